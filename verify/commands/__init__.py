@@ -1,0 +1,6 @@
+"""CLI subcommands, one module each; :mod:`verify.cli` registers every module listed in COMMANDS."""
+
+# (module under verify.commands, attribute holding the click command or group)
+COMMANDS: list[tuple[str, str]] = [
+    ("simulate", "simulate"),
+]

@@ -1,0 +1,94 @@
+"""Small exact linear algebra over the rationals (Fractions).
+
+Used to decide the theorem's hypotheses exactly (THEORY.md §2: A symmetric positive definite)
+and for the change of variables z = L^{-T} y of THEORY.md §3. Matrices are lists of rows.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+Matrix = list[list[Fraction]]
+
+__all__ = [
+    "identity",
+    "is_symmetric",
+    "ldl_decomposition",
+    "is_symmetric_positive_definite",
+    "matmul",
+    "transpose",
+    "mat_vec",
+    "dot",
+    "solve",
+]
+
+
+def identity(d: int) -> Matrix:
+    return [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
+
+
+def transpose(M: Sequence[Sequence[Fraction]]) -> Matrix:
+    return [list(col) for col in zip(*M)]
+
+
+def matmul(X: Sequence[Sequence[Fraction]], Y: Sequence[Sequence[Fraction]]) -> Matrix:
+    Yt = transpose(Y)
+    return [[sum((a * b for a, b in zip(row, col)), Fraction(0)) for col in Yt] for row in X]
+
+
+def mat_vec(M: Sequence[Sequence[Fraction]], v: Sequence[Fraction]) -> list[Fraction]:
+    return [sum((a * b for a, b in zip(row, v)), Fraction(0)) for row in M]
+
+
+def dot(u: Sequence[Fraction], v: Sequence[Fraction]) -> Fraction:
+    return sum((a * b for a, b in zip(u, v)), Fraction(0))
+
+
+def is_symmetric(M: Sequence[Sequence[Fraction]]) -> bool:
+    d = len(M)
+    return all(M[i][j] == M[j][i] for i in range(d) for j in range(i + 1, d))
+
+
+def ldl_decomposition(M: Sequence[Sequence[Fraction]]) -> tuple[Matrix, list[Fraction]] | None:
+    """Exact M = L diag(D) L^T with L unit lower triangular, or None if a zero pivot appears.
+
+    M must be symmetric. Without pivoting, the pivots are the ratios of consecutive leading
+    principal minors, so all pivots > 0 is exactly Sylvester's criterion for positive definiteness.
+    """
+    d = len(M)
+    L = identity(d)
+    D: list[Fraction] = []
+    for j in range(d):
+        pivot = M[j][j] - sum((L[j][k] ** 2 * D[k] for k in range(j)), Fraction(0))
+        if pivot == 0:
+            return None
+        D.append(pivot)
+        for i in range(j + 1, d):
+            L[i][j] = (M[i][j] - sum((L[i][k] * L[j][k] * D[k] for k in range(j)), Fraction(0))) / pivot
+    return L, D
+
+
+def is_symmetric_positive_definite(M: Sequence[Sequence[Fraction]]) -> bool:
+    """Decided exactly: symmetric, and every LDL^T pivot (leading-minor ratio) is positive."""
+    if not is_symmetric(M):
+        return False
+    decomposition = ldl_decomposition(M)
+    return decomposition is not None and all(p > 0 for p in decomposition[1])
+
+
+def solve(M: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Fraction] | None:
+    """Exact solution of M x = b by Gaussian elimination, or None when M is singular."""
+    n = len(M)
+    aug = [list(map(Fraction, row)) + [Fraction(rhs)] for row, rhs in zip(M, b)]
+    for col in range(n):
+        pivot_row = next((r for r in range(col, n) if aug[r][col] != 0), None)
+        if pivot_row is None:
+            return None
+        aug[col], aug[pivot_row] = aug[pivot_row], aug[col]
+        pivot = aug[col][col]
+        for r in range(n):
+            if r != col and aug[r][col] != 0:
+                factor = aug[r][col] / pivot
+                aug[r] = [x - factor * y for x, y in zip(aug[r], aug[col])]
+    return [aug[i][n] / aug[i][i] for i in range(n)]
