@@ -1,0 +1,92 @@
+"""`hardmax-verify simulate`: the example configuration, and every bad input named in one line with exit 2."""
+
+import json
+
+import pytest
+
+from verify.cli import main
+
+EXAMPLE = {"tokens": [["1", "1/3"], ["-1/12", "1/12"], [-1, -1], [0, 0.25]], "alpha": "1/2",
+           "A": [["1", "0"], ["0", "1"]]}
+
+
+def write(tmp_path, data, name="config.json"):
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_simulate_writes_exact_trajectory(tmp_path, capsys):
+    out = tmp_path / "traj.json"
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "3", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert len(data["positions"]) == 4
+    assert data["positions"][1][1] == ["-1/18", "5/36"]  # (z + 1/2 * z_3) / (3/2) with C_1 = {3}
+    assert data["attention"][0][1] == [3]
+    assert {"token": 1, "first_layer": 1} in data["leaders"]
+    assert data["config"]["alpha"] == "1/2"
+
+
+def test_simulate_float_reports_certification(tmp_path, capsys):
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "2", "--arithmetic", "float"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["arithmetic"] == "float" and data["certified"] is True
+
+
+BAD_INPUTS = [
+    ('{"tokens": [[1, 2]', "malformed JSON"),
+    ({"tokens": [[1, 2], [3]], "alpha": 1}, "tokens[1]"),
+    ({"tokens": [], "alpha": 1}, "tokens"),
+    ({"tokens": [[]], "alpha": 1}, "tokens[0]"),
+    ('{"tokens": [[1, NaN]], "alpha": 1}', "NaN"),
+    ('{"tokens": [[1, Infinity]], "alpha": 1}', "Infinity"),
+    ({"tokens": [[1, "one"]], "alpha": 1}, "tokens[0][1]"),
+    ({"tokens": [[1, 2]], "alpha": 0}, "alpha"),
+    ({"tokens": [[1, 2]], "alpha": "-1/2"}, "alpha"),
+    ({"tokens": [[1, 2]]}, "alpha"),
+    ({"alpha": 1}, "tokens"),
+    ({"tokens": [[1, 2]], "alpha": 1, "A": [[1, 0]]}, "A"),
+    ({"tokens": [[1, 2]], "alpha": 1, "A": [[1, 0, 0], [0, 1, 0]]}, "A"),
+    ({"tokens": [[1, 2]], "alpha": 1, "A": [[1, 1], [0, 1]]}, "not symmetric"),
+    ({"tokens": [[1, 2]], "alpha": 1, "A": [[1, 2], [2, 1]]}, "not positive definite"),
+    ({"tokens": [[0, 0], [1, 2]], "alpha": 1}, "origin"),
+    ({"tokens": [[1, 2], [1, 2]], "alpha": 1}, "equals tokens[0]"),
+    ({"tokens": [[1, 2]], "alpha": 1, "alpah": 2}, "unknown field"),
+    ([1, 2], "JSON object"),
+]
+
+
+@pytest.mark.parametrize("data, fragment", BAD_INPUTS)
+def test_bad_input_is_one_line_naming_the_field(tmp_path, capsys, data, fragment):
+    status = main(["simulate", str(write(tmp_path, data)), "--layers", "1"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert fragment in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_file_and_bad_options(tmp_path, capsys):
+    assert main(["simulate", str(tmp_path / "absent.json")]) == 2
+    assert "file not found" in capsys.readouterr().err
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "-1"]) == 2
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--arithmetic", "decimal"]) == 2
+
+
+@pytest.mark.parametrize("data", [
+    {"tokens": [[0, 0], [1, 2]], "alpha": 1},
+    {"tokens": [[1, 2], [1, 2], [0, 1]], "alpha": 1},
+    {"tokens": [[1, 2], [0, 1]], "alpha": 1, "A": [[1, 2], [0, 1]]},
+])
+def test_outside_hypotheses_by_flag_or_field(tmp_path, capsys, data):
+    path = write(tmp_path, data)
+    assert main(["simulate", str(path), "--layers", "2"]) == 2
+    assert main(["simulate", str(path), "--layers", "2", "--outside-hypotheses"]) == 0
+    capsys.readouterr()
+    assert main(["simulate", str(write(tmp_path, {**data, "outside_hypotheses": True}, "o.json")), "--layers", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["config"]["outside_hypotheses"] is True
+
+
+def test_help_works_for_the_group_and_simulate(capsys):
+    assert main(["--help"]) == 0
+    assert main(["simulate", "--help"]) == 0
+    assert "CONFIG.json" in capsys.readouterr().out

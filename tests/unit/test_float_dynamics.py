@@ -1,0 +1,91 @@
+"""The float engine: agrees with exact where it says it decided, and flags what rounding could change."""
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from verify import simulate, simulate_batch
+from verify.exact_dynamics import exact_layers
+
+
+def _exact_final(tokens, alpha, layers, A=None):
+    for layer in exact_layers(tokens, alpha=alpha, A=A):
+        if layer.index == layers:
+            return np.array([[float(x) for x in p] for p in layer.positions()])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generic_batches_agree_with_exact_within_the_proven_bound(seed):
+    rng = np.random.default_rng(seed)
+    tokens = rng.uniform(-1, 1, size=(6, 9, 3))
+    A = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.25], [0.0, 0.25, 1.5]])
+    result = simulate_batch(tokens, alpha=0.75, A=A, layers=12)
+    assert not result.undecided.any()
+    for b in range(len(tokens)):
+        exact = _exact_final([[F(x) for x in t] for t in tokens[b]], F(0.75), 12,
+                             A=[[F(x) for x in row] for row in A])
+        gap = np.abs(result.final[b] - exact).max()
+        assert gap <= 1e-12
+        assert gap <= result.position_error_bound[b] + 2.0 ** -52  # + rounding of the float(exact) comparison
+
+
+def test_float_simulate_agrees_with_exact_on_a_generic_configuration():
+    tokens = [[1, "1/3"], ["-1/12", "1/12"], [-1, -1], [0, "1/4"], ["-3/10", "-7/10"], ["4/5", "1/10"]]
+    exact = simulate(tokens, alpha="1/2", layers=10)
+    approx = simulate(tokens, alpha="1/2", layers=10, arithmetic="float")
+    assert approx.certified
+    assert approx.attention == exact.attention
+    assert approx.leaders == exact.leaders
+    for k in range(11):
+        assert np.abs(approx.positions[k] - np.array(exact.positions[k], dtype=float)).max() <= 1e-12
+
+
+def test_near_tie_where_float_and_exact_differ_is_flagged():
+    # Token 0 scores the first coordinate; token 1 wins by 2^-60 exactly, which float64 rounds away.
+    tokens = [[1, 0], [F(1) + F(1, 2 ** 60), 1], [1, -1]]
+    exact = simulate(tokens, alpha="1/2", layers=1)
+    approx = simulate(tokens, alpha="1/2", layers=1, arithmetic="float")
+    assert exact.attention[0][0] == frozenset({1})
+    assert approx.attention[0][0] != exact.attention[0][0]
+    assert 0 in approx.undecided[0]
+    assert not approx.certified
+
+
+def test_persistent_exact_tie_lost_by_float_equality_is_flagged_from_the_start():
+    # THEORY.md §3: the tie of (5/32, 15/32) between the two others persists exactly forever;
+    # float64 equality loses it at layer 3. The float engine must never call it decided.
+    tokens = [["1/8", 1], ["1/2", "7/8"], ["5/32", "15/32"]]
+    exact = simulate(tokens, alpha="1/2", layers=6)
+    approx = simulate(tokens, alpha="1/2", layers=6, arithmetic="float")
+    assert all(exact.attention[k][2] == frozenset({0, 1}) for k in range(7))
+    assert any(approx.attention[k][2] != exact.attention[k][2] for k in range(7))
+    assert 2 in approx.undecided[0]
+
+
+def test_batch_flags_ties_and_keeps_duplicates_tied():
+    # Config 0 has an exact three-way tie (flagged); config 1 has a duplicated token (a decided tie of copies).
+    tokens = np.array([
+        [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [-1.0, -1.0]],
+        [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-0.25, 0.5]],
+    ])
+    result = simulate_batch(tokens, alpha=0.5, layers=5)
+    assert result.undecided.tolist() == [True, False]
+    assert result.first_undecided_layer.tolist() == [0, -1]
+    assert np.array_equal(result.final[1, 0], result.final[1, 1])
+    assert result.distinct_points.tolist() == [4, 3]
+    # copies never lead (C_i contains the other copy); the single (0, 1) leads from layer 0
+    assert result.leaders[1].tolist() == [False, False, True, False]
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(tokens=np.zeros((2, 3))), "shape"),
+    (dict(tokens=np.full((1, 2, 2), np.nan)), "finite"),
+    (dict(alpha=0.0), "alpha"),
+    (dict(A=np.eye(3)), "A: expected shape"),
+])
+def test_batch_input_errors_name_the_argument(bad, message):
+    kwargs = dict(tokens=np.ones((1, 2, 2)) * np.array([[1.0, 2.0], [3.0, 1.0]]), alpha=0.5, layers=1)
+    kwargs.update(bad)
+    with pytest.raises(ValueError, match=message):
+        simulate_batch(**kwargs)

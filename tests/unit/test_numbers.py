@@ -1,0 +1,50 @@
+"""Number parsing at the boundary: decimals are read from their text, floats are exact, junk is refused."""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from verify.numbers import InputError, parse_json, rational_to_str, to_rational
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("0.1", Fraction(1, 10)), ("-3", Fraction(-3)), ("2/6", Fraction(1, 3)), (" 1e-3 ", Fraction(1, 1000)),
+    ("-.5", Fraction(-1, 2)), ("3/-4", Fraction(-3, 4)),
+])
+def test_strings_are_read_exactly(text, expected):
+    assert to_rational(text, field="x") == expected
+
+
+def test_json_numbers_are_read_from_their_decimal_text():
+    data = parse_json('{"a": 0.1, "b": [1, 2.5e-1]}')
+    assert to_rational(data["a"]) == Fraction(1, 10)
+    assert to_rational(data["b"][1]) == Fraction(1, 4)
+    assert isinstance(data["b"][0], int)
+
+
+def test_python_float_is_the_binary_value_it_stores():
+    assert to_rational(0.1) == Fraction(3602879701896397, 36028797018963968)
+
+
+@pytest.mark.parametrize("value, fragment", [
+    ("abc", "expected a number"), ("1/0", "denominator is zero"), (True, "boolean"),
+    (float("nan"), "finite"), (float("inf"), "finite"), ([1], "expected a number"), ("1e99999", "exponent"),
+    (Decimal("Infinity"), "finite"),
+])
+def test_bad_numbers_name_the_field(value, fragment):
+    with pytest.raises(InputError) as info:
+        to_rational(value, field="tokens[3][1]")
+    assert info.value.field == "tokens[3][1]"
+    assert fragment in info.value.message
+
+
+@pytest.mark.parametrize("text", ['{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}', '{"a": ', "[" * 100000])
+def test_bad_json_is_an_input_error(text):
+    with pytest.raises(InputError):
+        parse_json(text)
+
+
+def test_rational_text_form_round_trips():
+    for value in [Fraction(0), Fraction(-7, 3), Fraction(5)]:
+        assert to_rational(rational_to_str(value)) == value
