@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -55,7 +56,7 @@ def to_rational(value: Any, *, field: str = "value") -> Fraction:
         if not value.is_finite():
             raise InputError(field, f"expected a finite number, got {value}")
         _check_exponent(value, field)
-        return Fraction(value)
+        return _digits_guarded(lambda: Fraction(value), field)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InputError(field, f"expected a finite number, got {value}")
@@ -78,7 +79,7 @@ def _parse_text(text: str, field: str) -> Fraction:
     shown = text if len(text) <= 40 else text[:37] + "..."
     match = _FRACTION_TEXT.match(text)
     if match:
-        numerator, denominator = int(match.group(1)), int(match.group(2))
+        numerator, denominator = _digits_guarded(lambda: (int(match.group(1)), int(match.group(2))), field)
         if denominator == 0:
             raise InputError(field, f"denominator is zero in {shown!r}")
         return Fraction(numerator, denominator)
@@ -88,8 +89,22 @@ def _parse_text(text: str, field: str) -> Fraction:
         except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
             raise InputError(field, f"expected a number, got {shown!r}") from None
         _check_exponent(decimal, field)
-        return Fraction(decimal)
+        return _digits_guarded(lambda: Fraction(decimal), field)
     raise InputError(field, f"expected a number (integer, 'p/q' or decimal such as '0.1'), got {shown!r}")
+
+
+def _digits_guarded(convert: Any, field: str) -> Any:
+    """Run ``convert``; Python refuses int <-> text conversions beyond ~4300 digits with a bare ValueError."""
+    try:
+        return convert()
+    except ValueError as error:
+        if "digits" not in str(error):
+            raise
+        raise InputError(field, f"number has too many digits (limit {sys.get_int_max_str_digits()})") from None
+
+
+def _parse_json_int(text: str) -> int:
+    return _digits_guarded(lambda: int(text), "")
 
 
 def _check_exponent(decimal: Decimal, field: str) -> None:
@@ -116,7 +131,7 @@ def parse_json(text: str, *, source: str = "input") -> Any:
     NaN and Infinity are refused; malformed JSON raises :class:`InputError` with line and column.
     """
     try:
-        return json.loads(text, parse_float=Decimal, parse_constant=_refuse_constant)
+        return json.loads(text, parse_float=Decimal, parse_int=_parse_json_int, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
         raise InputError(source, f"malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     except InputError as error:
