@@ -35,9 +35,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+import numba
 import numpy as np
 
-__all__ = ["BatchResult", "FloatLayer", "simulate_batch", "float_layers", "UNIT_ROUNDOFF"]
+__all__ = ["BatchResult", "FloatLayer", "MergedBatch", "merge_identical_tokens", "simulate_batch", "float_layers",
+           "UNIT_ROUNDOFF"]
 
 UNIT_ROUNDOFF = 2.0 ** -53
 
@@ -76,98 +78,147 @@ class BatchResult:
 
 @dataclass
 class FloatLayer:
-    """Layer k of a float run on a chunk of merged, padded configurations (see :func:`float_layers`)."""
+    """Layer k of a float run on a merged, padded batch (see :func:`float_layers`)."""
 
     index: int
-    positions: np.ndarray        # (b, m, d), padded rows are meaningless
+    positions: np.ndarray        # (b, m, d); rows past a configuration's point count are meaningless
     argmax: np.ndarray           # (b, m) first maximiser of each row
-    tie_rows: np.ndarray         # (b, m) bool: float equality tie (|C| > 1) in that row
+    tie_rows: np.ndarray         # (b, m) bool: float-equality tie (|C| > 1) in that row
     undecided_rows: np.ndarray   # (b, m) bool: set not decided by the proven bound
     position_error: np.ndarray   # (b,) bound e_k
     score_error: np.ndarray      # (b,) bound E_k
-
-    def attention_masks(self, chunk: "MergedChunk") -> np.ndarray:
-        """(b, m, m) bool, C_u as float equality of scores (recomputed; only for recording)."""
-        scores = _scores(self.positions, chunk.A_transposed, chunk.column_penalty)
-        return (scores == scores.max(axis=2, keepdims=True)) & chunk.valid[:, :, None]
+    attention: np.ndarray | None  # (b, m, m) bool C_u by float equality, only when recording
 
 
 @dataclass
-class MergedChunk:
-    """Configurations with identical rows merged, padded to a common number m of distinct points."""
+class MergedBatch:
+    """Configurations with identical rows merged into distinct points with multiplicities."""
 
-    positions: np.ndarray       # (b, m, d)
+    positions: np.ndarray       # (b, m, d), zero-padded
     weights: np.ndarray         # (b, m) multiplicities, 0 on padding
-    valid: np.ndarray           # (b, m) bool
+    counts: np.ndarray          # (b,) number of distinct points per configuration
     inverse: np.ndarray         # (b, n) original token -> distinct point
-    A_transposed: np.ndarray | None  # (d, d) or (b, d, d); None = identity
-    column_penalty: np.ndarray  # (b, 1, m): 0 on real points, -inf on padding
+    A_transposed: np.ndarray    # (b, d, d) A^T per configuration (identity when A is None)
 
 
-def _scores(Z: np.ndarray, A_transposed: np.ndarray | None, column_penalty: np.ndarray) -> np.ndarray:
-    """S[b, u, v] = <A z_u, z_v> = (z_u^T A^T) . z_v, padding columns at -inf."""
-    left = Z if A_transposed is None else Z @ A_transposed
-    return np.matmul(left, Z.transpose(0, 2, 1)) + column_penalty
+def merge_identical_tokens(tokens: np.ndarray, A_transposed: np.ndarray) -> MergedBatch:
+    """Merge identical rows of each configuration (THEORY.md D5), vectorised over the batch.
 
-
-def _merge(tokens: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-    points, counts, inverses = [], [], []
-    for config in tokens:
-        unique, inverse, count = np.unique(config, axis=0, return_inverse=True, return_counts=True)
-        points.append(unique)
-        counts.append(count)
-        inverses.append(inverse.reshape(-1))
-    return points, counts, inverses
-
-
-def _pad_chunk(indices: np.ndarray, points, counts, inverses, A_transposed, d: int) -> MergedChunk:
-    m = max(len(points[i]) for i in indices)
-    b = len(indices)
-    Z = np.zeros((b, m, d))
-    W = np.zeros((b, m))
-    for row, i in enumerate(indices):
-        k = len(points[i])
-        Z[row, :k] = points[i]
-        W[row, :k] = counts[i]
-    valid = W > 0
-    penalty = np.where(valid, 0.0, -np.inf)[:, None, :]
-    A_chunk = None if A_transposed is None else (A_transposed if A_transposed.ndim == 2 else A_transposed[indices])
-    return MergedChunk(Z, W, valid, np.stack([inverses[i] for i in indices]), A_chunk, penalty)
-
-
-def float_layers(chunk: MergedChunk, *, alpha: np.ndarray, initial_error: np.ndarray,
-                 coordinate_bound: np.ndarray, matrix_bound: np.ndarray) -> Iterator[FloatLayer]:
-    """Yield layers 0, 1, ... of the float dynamics of a merged chunk (the caller stops).
-
-    ``alpha``, ``initial_error`` (e_0), ``coordinate_bound`` (R) and ``matrix_bound`` (a) are (b,) arrays.
+    One lexicographic sort of all B*n rows (keyed by configuration, then coordinates) puts
+    copies next to each other; a row that differs from its predecessor starts a new point.
     """
-    Z = chunk.positions.copy()
+    B, n, d = tokens.shape
+    flat = tokens.reshape(B * n, d)
+    config_of = np.repeat(np.arange(B), n)
+    order = np.lexsort(tuple(flat[:, c] for c in reversed(range(d))) + (config_of,))
+    sorted_rows = flat[order]
+    sorted_config = config_of[order]
+    new_point = np.ones(B * n, dtype=bool)
+    new_point[1:] = (sorted_config[1:] != sorted_config[:-1]) | (sorted_rows[1:] != sorted_rows[:-1]).any(axis=1)
+    point_number = np.cumsum(new_point) - 1                     # global distinct-point number
+    first_point = np.zeros(B, dtype=np.int64)
+    starts = np.nonzero(new_point)[0]
+    first_point_of_config = np.searchsorted(sorted_config[starts], np.arange(B))
+    first_point[:] = first_point_of_config
+    local = point_number - first_point[sorted_config]          # point index within its configuration
+    counts = np.bincount(sorted_config[starts], minlength=B)
+    m = int(counts.max())
+    positions = np.zeros((B, m, d))
+    weights = np.zeros((B, m))
+    positions[sorted_config, local] = sorted_rows
+    np.add.at(weights, (sorted_config, local), 1.0)
+    inverse = np.empty(B * n, dtype=np.int64)
+    inverse[order] = local
+    return MergedBatch(positions, weights, counts, inverse.reshape(B, n), A_transposed)
+
+
+@numba.njit(parallel=True, cache=True)
+def _layer_kernel(Z, W, counts, At, alpha, tolerance, record, new_Z, argmax, undecided, tie, attention):  # pragma: no cover - compiled
+    """One layer for every configuration: scores, attention set, undecided flag, update.
+
+    Row u of configuration b: s_v = <A z_u, z_v> for the b's points v; the set is decided when
+    exactly one score is within ``tolerance[b]`` (= 2 E_k) of the top. The update is
+    (z + alpha m) / (1 + alpha) with m the maximiser (decided rows) or, for undecided rows, the
+    multiplicity-weighted mean of the float-equality maximisers.
+    """
+    B, m, d = Z.shape
+    for b in numba.prange(B):
+        count = counts[b]
+        a = alpha[b]
+        scores = np.empty(count)
+        direction = np.empty(d)
+        for u in range(count):
+            for r in range(d):
+                acc = 0.0
+                for c in range(d):
+                    acc += Z[b, u, c] * At[b, c, r]
+                direction[r] = acc
+            top = -np.inf
+            best = 0
+            for v in range(count):
+                acc = 0.0
+                for r in range(d):
+                    acc += direction[r] * Z[b, v, r]
+                scores[v] = acc
+                if acc > top:
+                    top = acc
+                    best = v
+            near = 0
+            equal = 0
+            threshold = top - tolerance[b]
+            for v in range(count):
+                if scores[v] >= threshold:
+                    near += 1
+                if scores[v] == top:
+                    equal += 1
+                    if record:
+                        attention[b, u, v] = True
+            argmax[b, u] = best
+            undecided[b, u] = near > 1
+            tie[b, u] = equal > 1
+            if equal == 1:
+                for r in range(d):
+                    new_Z[b, u, r] = (Z[b, u, r] + a * Z[b, best, r]) / (1.0 + a)
+            else:
+                total = 0.0
+                for v in range(count):
+                    if scores[v] == top:
+                        total += W[b, v]
+                for r in range(d):
+                    acc = 0.0
+                    for v in range(count):
+                        if scores[v] == top:
+                            acc += W[b, v] * Z[b, v, r]
+                    new_Z[b, u, r] = (Z[b, u, r] + a * (acc / total)) / (1.0 + a)
+
+
+def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.ndarray,
+                 coordinate_bound: np.ndarray, matrix_bound: np.ndarray,
+                 record: bool = False) -> Iterator[FloatLayer]:
+    """Yield layers 0, 1, ... of the float dynamics of a merged batch (the caller stops).
+
+    ``alpha``, ``initial_error`` (e_0), ``coordinate_bound`` (R) and ``matrix_bound`` (a) are
+    (b,) arrays. With ``record`` each layer carries the full float-equality attention masks.
+    """
+    Z = batch.positions.copy()
     b, m, d = Z.shape
-    rows = np.arange(b)[:, None]
     e = initial_error.astype(float).copy()
     R = coordinate_bound
     score_rounding = 2.0 * (UNIT_ROUNDOFF + _gamma(2 * d) * (1 + UNIT_ROUNDOFF))
     step_rounding = 2.0 * (alpha * _gamma(2) + _gamma(3) * (1 + alpha * (1 + _gamma(2)))) / (1 + alpha)
-    a3 = alpha[:, None, None]
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    At = np.ascontiguousarray(batch.A_transposed)
     k = 0
     while True:
-        scores = _scores(Z, chunk.A_transposed, chunk.column_penalty)
-        top = scores.max(axis=2, keepdims=True)
         E = d * d * matrix_bound * (2 * R * e + e * e + score_rounding * (R + e) ** 2)
-        near_count = np.count_nonzero(scores >= top - 2.0 * E[:, None, None], axis=2)
-        undecided = (near_count > 1) & chunk.valid
-        argmax = scores.argmax(axis=2)
-        means = Z[rows, argmax]
-        tie_rows = np.zeros_like(undecided)
-        if undecided.any():
-            # Only rows already flagged can hold a float-equality tie (a tie is within any tolerance).
-            cb, cu = np.nonzero(undecided)
-            equal = scores[cb, cu] == top[cb, cu]
-            tie_rows[cb, cu] = equal.sum(axis=1) > 1
-            weights = equal * chunk.weights[cb]
-            means[cb, cu] = np.einsum("rv,rvc->rc", weights, Z[cb]) / weights.sum(axis=1, keepdims=True)
-        yield FloatLayer(k, Z, argmax, tie_rows, undecided, e.copy(), E)
-        Z = (Z + a3 * means) / (1 + a3)
+        new_Z = np.zeros_like(Z)
+        argmax = np.zeros((b, m), dtype=np.int64)
+        undecided = np.zeros((b, m), dtype=np.bool_)
+        tie = np.zeros((b, m), dtype=np.bool_)
+        attention = np.zeros((b, m, m) if record else (1, 1, 1), dtype=np.bool_)
+        _layer_kernel(Z, batch.weights, batch.counts, At, alpha, 2.0 * E, record, new_Z, argmax, undecided, tie, attention)
+        yield FloatLayer(k, Z, argmax, tie, undecided, e.copy(), E, attention if record else None)
+        Z = new_Z
         e = e + (R + e) * step_rounding
         k += 1
 
@@ -184,7 +235,7 @@ def _as_batch(tokens: np.ndarray) -> np.ndarray:
 
 
 def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarray | None = None,
-                   layers: int, chunk_size: int = 256, initial_error: np.ndarray | float = 0.0,
+                   layers: int, initial_error: np.ndarray | float = 0.0,
                    progress=None) -> BatchResult:
     """Run the float dynamics on a batch of configurations.
 
@@ -199,12 +250,10 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
         None (identity), (d, d) or (B, d, d).
     layers
         Number of layers to run.
-    chunk_size
-        Configurations processed together (memory is about chunk_size * n^2 * 24 bytes).
     initial_error
         Bound on |float token - exact token| per coordinate (0 for float inputs).
     progress
-        Optional callable receiving the number of configurations finished so far.
+        Optional callable receiving the index of each layer as it completes.
     """
     Z0 = _as_batch(tokens)
     B, n, d = Z0.shape
@@ -213,7 +262,7 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
         raise ValueError("alpha: expected alpha > 0 and finite")
     if layers < 0:
         raise ValueError(f"layers: expected a non-negative integer, got {layers}")
-    A_transposed = None
+    A_transposed: np.ndarray | None = None
     matrix_bound = np.ones(B)
     if A is not None:
         A_array = np.asarray(A, dtype=np.float64)
@@ -226,48 +275,25 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
         matrix_bound = np.maximum(matrix_bound, np.finfo(float).tiny)
     errors0 = np.broadcast_to(np.asarray(initial_error, dtype=np.float64), (B,))
 
-    points, counts, inverses = _merge(Z0)
-    sizes = np.array([len(p) for p in points])
-    # Chunks of similar distinct-point counts waste little on padding.
-    order = np.argsort(sizes, kind="stable")
-
-    final = np.empty_like(Z0)
-    undecided = np.zeros(B, dtype=bool)
+    if A is None:
+        A_transposed = np.broadcast_to(np.eye(d), (B, d, d))
+    batch = merge_identical_tokens(Z0, np.broadcast_to(A_transposed, (B, d, d)))
+    m = batch.positions.shape[1]
+    # Exact positions stay in the initial hull (D1): R bounds every coordinate at every layer.
+    R = np.abs(Z0).max(axis=(1, 2)) + errors0
+    point_leader_layer = np.full((B, m), -1)
     first_undecided = np.full(B, -1)
-    leaders = np.zeros((B, n), dtype=bool)
-    leader_layer = np.full((B, n), -1)
-    position_error = np.zeros(B)
-    score_error = np.zeros(B)
-    done = 0
-    for start in range(0, B, chunk_size):
-        indices = order[start:start + chunk_size]
-        chunk = _pad_chunk(indices, points, counts, inverses, A_transposed, d)
-        # Exact positions stay in the initial hull (D1): R bounds every coordinate at every layer.
-        R = np.abs(Z0[indices]).max(axis=(1, 2)) + errors0[indices]
-        b, m = chunk.weights.shape
-        point_leader_layer = np.full((b, m), -1)
-        chunk_first_undecided = np.full(b, -1)
-        for layer in float_layers(chunk, alpha=alphas[indices], initial_error=errors0[indices],
-                                  coordinate_bound=R, matrix_bound=matrix_bound[indices]):
-            row_undecided = layer.undecided_rows.any(axis=1)
-            newly = row_undecided & (chunk_first_undecided < 0)
-            chunk_first_undecided[newly] = layer.index
-            leads = (layer.argmax == np.arange(m)) & ~layer.undecided_rows & (chunk.weights == 1)
-            point_leader_layer[leads & (point_leader_layer < 0)] = layer.index
-            if layer.index == layers:
-                final_points = layer.positions
-                position_error[indices] = layer.position_error
-                score_error[indices] = layer.score_error
-                break
-        gather = np.take_along_axis(final_points, chunk.inverse[:, :, None], axis=1)
-        final[indices] = gather
-        token_leader_layer = np.take_along_axis(point_leader_layer, chunk.inverse, axis=1)
-        leader_layer[indices] = token_leader_layer
-        leaders[indices] = token_leader_layer >= 0
-        first_undecided[indices] = chunk_first_undecided
-        undecided[indices] = chunk_first_undecided >= 0
-        done += len(indices)
+    for layer in float_layers(batch, alpha=alphas, initial_error=errors0.copy(), coordinate_bound=R,
+                              matrix_bound=matrix_bound):
+        row_undecided = layer.undecided_rows.any(axis=1)
+        first_undecided[row_undecided & (first_undecided < 0)] = layer.index
+        leads = (layer.argmax == np.arange(m)) & ~layer.undecided_rows & (batch.weights == 1)
+        point_leader_layer[leads & (point_leader_layer < 0)] = layer.index
         if progress is not None:
-            progress(done)
-    return BatchResult(final, undecided, first_undecided, leaders, leader_layer,
-                       position_error, score_error, sizes)
+            progress(layer.index)
+        if layer.index == layers:
+            break
+    final = np.take_along_axis(layer.positions, batch.inverse[:, :, None], axis=1)
+    leader_layer = np.take_along_axis(point_leader_layer, batch.inverse, axis=1)
+    return BatchResult(final, first_undecided >= 0, first_undecided, leader_layer >= 0, leader_layer,
+                       layer.position_error, layer.score_error, batch.counts)

@@ -9,7 +9,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from .exact_dynamics import ExactLayer, exact_layers, group_tokens
-from .float_dynamics import UNIT_ROUNDOFF, MergedChunk, float_layers
+from .float_dynamics import UNIT_ROUNDOFF, MergedBatch, float_layers
 from .numbers import InputError, rational_to_str, to_rational
 
 __all__ = ["Trajectory", "simulate"]
@@ -127,20 +127,20 @@ def _simulate_float(tokens, alpha, A, layers) -> Trajectory:
     points = Z0[representatives]
     float_collisions = len(np.unique(points, axis=0)) < len(points)
     weights = np.array(groups.weights, dtype=float)
-    A_transposed = None if A is None else np.array([[float(x) for x in row] for row in A]).T.copy()
+    A_transposed = np.eye(d) if A is None else np.array([[float(x) for x in row] for row in A]).T.copy()
     matrix_bound = 1.0 if A is None else max(float(abs(x)) for row in A for x in row) or np.finfo(float).tiny
     m = len(points)
-    chunk = MergedChunk(points[None], weights[None], np.ones((1, m), dtype=bool),
-                        np.array(groups.point_of)[None], A_transposed, np.zeros((1, 1, m)))
+    batch = MergedBatch(points[None].copy(), weights[None], np.array([m]), np.array(groups.point_of)[None],
+                        A_transposed[None])
     R = float(np.abs(Z0).max()) * (1 + 2 * UNIT_ROUNDOFF)
     e0 = R * UNIT_ROUNDOFF  # rounding the rationals to the nearest float64
     positions, attention, undecided = [], [], []
     leaders: dict[int, int] = {}
-    for layer in float_layers(chunk, alpha=np.array([float(alpha)]), initial_error=np.array([e0]),
-                              coordinate_bound=np.array([R]), matrix_bound=np.array([matrix_bound])):
+    for layer in float_layers(batch, alpha=np.array([float(alpha)]), initial_error=np.array([e0]),
+                              coordinate_bound=np.array([R]), matrix_bound=np.array([matrix_bound]), record=True):
         points_now = layer.positions[0]
         positions.append(points_now[list(groups.point_of)].copy())
-        masks = layer.attention_masks(chunk)[0]
+        masks = layer.attention[0]
         point_sets = [np.nonzero(masks[u])[0].tolist() for u in range(m)]
         expanded = [groups.expand(s) for s in point_sets]
         attention.append([expanded[u] for u in groups.point_of])

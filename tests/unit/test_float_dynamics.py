@@ -89,3 +89,30 @@ def test_batch_input_errors_name_the_argument(bad, message):
     kwargs.update(bad)
     with pytest.raises(ValueError, match=message):
         simulate_batch(**kwargs)
+
+
+def test_merging_matches_numpy_unique_per_configuration():
+    from verify.float_dynamics import merge_identical_tokens
+
+    rng = np.random.default_rng(7)
+    tokens = rng.integers(-2, 3, size=(20, 15, 2)).astype(float)  # many copies on a small grid
+    merged = merge_identical_tokens(tokens, np.broadcast_to(np.eye(2), (20, 2, 2)))
+    for b in range(20):
+        unique = np.unique(tokens[b], axis=0)
+        count = merged.counts[b]
+        assert count == len(unique)
+        assert np.array_equal(np.unique(merged.positions[b, :count], axis=0), unique)
+        assert np.array_equal(merged.positions[b][merged.inverse[b]], tokens[b])
+        assert merged.weights[b, :count].sum() == 15 and (merged.weights[b, count:] == 0).all()
+
+
+def test_float_equality_ties_average_like_the_authors_loop():
+    # With ties (undecided, so flagged) the float engine still follows the float-equality rule.
+    Z = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [1.0, 0.0], [-1.0, -1.0]])
+    result = simulate_batch(Z[None], alpha=0.5, layers=1)
+    expected = np.empty_like(Z)
+    for i in range(len(Z)):
+        ip = Z @ Z[i]
+        expected[i] = (Z[i] + 0.5 * Z[ip == ip.max()].mean(axis=0)) / 1.5
+    assert np.array_equal(result.final[0], expected)
+    assert result.undecided[0]
