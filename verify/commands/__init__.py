@@ -3,4 +3,5 @@
 # (module under verify.commands, attribute holding the click command or group)
 COMMANDS: list[tuple[str, str]] = [
     ("simulate", "simulate"),
+    ("selftest", "selftest"),
 ]

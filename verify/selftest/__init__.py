@@ -1,0 +1,1 @@
+"""Mutation self-test: deliberately wrong dynamics (mutants), known answers, and the runner."""

@@ -1,0 +1,353 @@
+"""The mutation self-test: run the suite's checks against deliberately wrong dynamics.
+
+"The suite" is everything the project ships to decide whether an implementation is right:
+
+* ``known``: the configurations with exact answers known without the engine
+  (:mod:`verify.selftest.known_answers`: the worked configurations of THEORY.md §4 and the
+  examples of §3);
+* ``claims``: :func:`verify.claims.check_configuration` (verdicts T0..T4, D1..D3 and the
+  one-step ``replay`` against the independent oracle) on a fixed set of configurations,
+  with the dynamics injected;
+* ``properties``: the same claim checks on configurations drawn by the project's Hypothesis
+  strategies (:mod:`verify.strategies`), under the chosen settings profile;
+* ``float``: the float engine against the exact engine on near-tie configurations: where the
+  float engine calls a run decided, its leaders and final positions must agree with exact
+  arithmetic within the error bound it states.
+
+First the real engines run through every check (the *baseline*): a check that flags the
+real engine is broken, and then no "caught" below means anything. Then every mutant of
+:mod:`verify.selftest.mutants` runs through every check of its arithmetic; a mutant is
+*caught* when at least one check reports a failure (a failed verdict, a wrong known answer,
+a float/exact disagreement) or crashes on it. A mutant that no check flags is a gap in the
+suite, reported as such.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from ..config import Configuration, parse_configuration
+from ..exact_dynamics import ExactLayer, exact_layers
+from ..numbers import rational_to_str
+from ..worked import WORKED_CONFIGURATIONS
+from .known_answers import KNOWN_ANSWERS
+from .mutants import EXACT_MUTANTS, FLOAT_MUTANTS, Mutant
+
+__all__ = ["Detection", "VariantResult", "SelfTestResult", "run_selftest", "CLAIM_CONFIGURATIONS",
+           "near_tie_configurations", "check_known_answers", "check_claims", "check_float_against_exact"]
+
+ExactDynamics = Callable[..., Iterator[ExactLayer]]
+Progress = Callable[[str], None]
+
+# Per profile: layer budget of the claim checks, Hypothesis examples come from verify.profiles.
+LAYER_BUDGET = {"ci": 60, "dev": 120}
+RANDOM_NEAR_TIES = {"ci": 40, "dev": 200}
+FLOAT_LAYERS = 30
+
+
+@dataclass
+class Detection:
+    """One check flagging one engine on one configuration."""
+
+    check: str
+    configuration: str
+    detail: str
+
+    def to_json_dict(self) -> dict[str, str]:
+        return {"check": self.check, "configuration": self.configuration, "detail": self.detail}
+
+
+@dataclass
+class VariantResult:
+    """All detections of one engine (a mutant, or a real engine in the baseline)."""
+
+    name: str
+    description: str
+    arithmetic: str
+    detections: list[Detection] = field(default_factory=list)
+    checks_run: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def caught(self) -> bool:
+        return bool(self.detections)
+
+    def catching_checks(self) -> list[str]:
+        return sorted({d.check for d in self.detections})
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "arithmetic": self.arithmetic,
+                "caught": self.caught, "caught_by": self.catching_checks(), "checks_run": self.checks_run,
+                "detections": [d.to_json_dict() for d in self.detections]}
+
+
+@dataclass
+class SelfTestResult:
+    """Baseline (must be clean) and mutants (must all be caught)."""
+
+    profile: str
+    baseline: list[VariantResult]
+    variants: list[VariantResult]
+    unavailable: list[str] = field(default_factory=list)
+
+    @property
+    def baseline_clean(self) -> bool:
+        return not any(v.caught for v in self.baseline)
+
+    @property
+    def all_caught(self) -> bool:
+        return all(v.caught for v in self.variants)
+
+    @property
+    def ok(self) -> bool:
+        return self.baseline_clean and self.all_caught and not self.unavailable
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"format": "hardmax-verify/selftest-v1", "profile": self.profile, "ok": self.ok,
+                "baseline_clean": self.baseline_clean, "all_caught": self.all_caught,
+                "unavailable_checks": self.unavailable,
+                "baseline": [v.to_json_dict() for v in self.baseline],
+                "variants": [v.to_json_dict() for v in self.variants]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Configurations.
+
+def _config(name: str, tokens: list[list[str]], *, alpha: str = "1/2", A: list[list[str]] | None = None) -> Configuration:
+    data: dict[str, Any] = {"name": name, "tokens": tokens, "alpha": alpha}
+    if A is not None:
+        data["A"] = A
+    return parse_configuration(data)
+
+
+# Claim checks run on these: the worked rows, the tie examples of THEORY.md, and configurations
+# with A != I (a mutant ignoring A can only be caught where A changes an attention set).
+CLAIM_CONFIGURATIONS: tuple[Configuration, ...] = (
+    *WORKED_CONFIGURATIONS.values(),
+    _config("three_way_tie", [["1", "0"], ["0", "1"], ["1/2", "1/2"]]),
+    _config("chain", [["0", "1/4"], ["1", "1/3"], ["-1/12", "1/12"]]),
+    _config("diagonal_A", [["1", "0"], ["0", "1"], ["1/2", "1/2"], ["-1/3", "1/5"], ["1/4", "-2/3"]],
+            A=[["1", "0"], ["0", "4"]]),
+    _config("coupled_A", [["1", "1/2"], ["-1/2", "1"], ["1/3", "-1"], ["-1", "-1/4"], ["1/5", "1/5"], ["-1/4", "1/3"]],
+            A=[["2", "1"], ["1", "1"]], alpha="1/3"),
+)
+
+
+def near_tie_configurations(*, count: int, seed: int = 0) -> list[Configuration]:
+    """Configurations whose attention sets hinge on score gaps below 1e-3 (but far above rounding).
+
+    A fixed pair (a leader and a token scoring 1/2000 below it) plus ``count`` random ones:
+    points on a circle of radius 1 whose angles differ by about 1e-2, so the gaps
+    1 - cos(angle) are of order 1e-4. Coordinates are dyadic (exact in float64) and alpha = 1/2,
+    so the exact and the float engines start from the same rationals.
+    """
+    rng = np.random.default_rng(seed)
+    configs = [_config("near_tie_pair", [["1", "0"], ["0.9995", "0.03125"], ["-1/2", "1/4"]])]
+    for index in range(count):
+        n = int(rng.integers(3, 7))
+        angles = rng.uniform(0, 0.03, size=n) + rng.uniform(0, 2 * np.pi)
+        radii = 1 - rng.uniform(0, 2e-4, size=n)
+        tokens = []
+        for r, t in zip(radii, angles):
+            # Round to multiples of 2^-20: exact in float64, still distinct gaps ~1e-4.
+            tokens.append([str(Fraction(round(r * np.cos(t) * 2**20), 2**20)),
+                           str(Fraction(round(r * np.sin(t) * 2**20), 2**20))])
+        tokens.append([str(Fraction(int(rng.integers(-2**19, 2**19)), 2**20)),
+                       str(Fraction(int(rng.integers(-2**19, 2**19)), 2**20))])
+        try:
+            configs.append(_config(f"near_tie_{seed}_{index}", tokens))
+        except ValueError:  # a rare duplicate or zero token after rounding: skip it
+            continue
+    return configs
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks. Each returns the detections of one engine.
+
+def _crash(check: str, configuration: str, error: BaseException) -> Detection:
+    where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    at = f" at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}" if where else ""
+    return Detection(check, configuration, f"crashed: {type(error).__name__}: {error}{at}")
+
+
+def check_known_answers(dynamics: ExactDynamics) -> list[Detection]:
+    """Every known exact answer of :data:`KNOWN_ANSWERS` against ``dynamics``."""
+    found: list[Detection] = []
+    for known in KNOWN_ANSWERS:
+        try:
+            wrong = known.disagreements(dynamics)
+        except Exception as error:  # a crash on a known answer is a detection, with its reason
+            found.append(_crash(f"known:{known.name}", known.name, error))
+            continue
+        if wrong:
+            more = f" (+{len(wrong) - 1} more)" if len(wrong) > 1 else ""
+            found.append(Detection(f"known:{known.name}", known.name, wrong[0] + more))
+    return found
+
+
+def _verdicts(report: Any) -> list[Any]:
+    verdicts = report.verdicts
+    return list(verdicts.values()) if isinstance(verdicts, dict) else list(verdicts)
+
+
+def check_claims(dynamics: ExactDynamics, configs: Sequence[Configuration], *, layer_budget: int,
+                 prefix: str = "claim") -> list[Detection]:
+    """:func:`verify.claims.check_configuration` with ``dynamics`` injected; failed verdicts are detections."""
+    from ..claims import check_configuration
+
+    found: list[Detection] = []
+    for config in configs:
+        name = config.name or "unnamed"
+        try:
+            report = check_configuration(config, layer_budget=layer_budget, dynamics=dynamics)
+        except Exception as error:
+            found.append(_crash(f"{prefix}:crash", name, error))
+            continue
+        for verdict in _verdicts(report):
+            if verdict.status == "failed":
+                found.append(Detection(f"{prefix}:{verdict.claim}", name, verdict.summary))
+    return found
+
+
+def _describe(config: Configuration) -> str:
+    tokens = "; ".join(", ".join(rational_to_str(x) for x in t) for t in config.tokens)
+    A = "" if config.A is None else " A=[" + "; ".join(", ".join(rational_to_str(x) for x in r) for r in config.A) + "]"
+    return f"tokens [{tokens}] alpha {rational_to_str(config.alpha)}{A}"
+
+
+def check_properties(dynamics: ExactDynamics, *, profile: str, layer_budget: int) -> list[Detection]:
+    """The claim checks on configurations drawn by the project's strategies (Hypothesis, ``profile``)."""
+    from hypothesis import given, settings
+
+    from .. import strategies
+    from ..claims import check_configuration
+
+    found: list[Detection] = []
+    for strategy_name, strategy in strategies.selftest_strategies().items():
+        witness: list[Detection] = []
+
+        @settings(settings.get_profile(profile), database=None, report_multiple_bugs=False)
+        @given(config=strategy)
+        def no_failed_verdict(config: Configuration) -> None:
+            report = check_configuration(config, layer_budget=layer_budget, dynamics=dynamics)
+            failed = [v for v in _verdicts(report) if v.status == "failed"]
+            if failed:
+                witness[:] = [Detection(f"property:{v.claim}", f"{strategy_name}: {_describe(config)}", v.summary)
+                              for v in failed]
+                raise AssertionError(failed[0].summary)
+
+        try:
+            no_failed_verdict()
+        except AssertionError:
+            # Hypothesis replays the shrunk example last, so ``witness`` holds the minimal one.
+            found.extend(witness)
+        except Exception as error:
+            found.append(_crash(f"property:crash", strategy_name, error))
+    return found
+
+
+def _exact_final_and_leaders(config: Configuration, layers: int) -> tuple[list[tuple[Fraction, ...]], dict[int, int]]:
+    leaders: dict[int, int] = {}
+    for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A):
+        for i in layer.leaders():
+            leaders.setdefault(i, layer.index)
+        if layer.index == layers:
+            return layer.positions(), leaders
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def check_float_against_exact(simulate_batch: Callable[..., Any], configs: Sequence[Configuration], *,
+                              layers: int = FLOAT_LAYERS) -> list[Detection]:
+    """Where the float engine calls a run decided, it must agree with exact arithmetic.
+
+    Leaders and their first layers must be the exact ones, and every final coordinate must be
+    within the stated ``position_error_bound`` of the exact value. Undecided runs are the float
+    engine admitting it cannot tell, which is allowed.
+    """
+    found: list[Detection] = []
+    for config in configs:
+        name = config.name or "unnamed"
+        tokens = np.array([[float(x) for x in t] for t in config.tokens])[None]
+        A = None if config.A is None else np.array([[float(x) for x in r] for r in config.A])
+        try:
+            result = simulate_batch(tokens, alpha=float(config.alpha), A=A, layers=layers)
+        except Exception as error:
+            found.append(_crash("float:crash", name, error))
+            continue
+        if bool(result.undecided[0]):
+            continue
+        final, leaders = _exact_final_and_leaders(config, layers)
+        float_leaders = {i: int(k) for i, k in enumerate(result.leader_layer[0]) if k >= 0}
+        if float_leaders != leaders:
+            found.append(Detection("float:leaders", name,
+                                   f"decided run has leaders {float_leaders}, exact {leaders}"))
+            continue
+        bound = float(result.position_error_bound[0])
+        error = max(abs(Fraction(float(result.final[0][i][c])) - final[i][c])
+                    for i in range(config.n) for c in range(config.d))
+        if error > Fraction(bound):
+            found.append(Detection("float:positions", name,
+                                   f"decided run is {float(error):.3g} from exact at layer {layers}, "
+                                   f"stated bound {bound:.3g}"))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# The runner.
+
+def _exact_checks(profile: str, unavailable: list[str]) -> list[tuple[str, Callable[[ExactDynamics], list[Detection]]]]:
+    budget = LAYER_BUDGET[profile]
+    checks: list[tuple[str, Callable[[ExactDynamics], list[Detection]]]] = [("known", check_known_answers)]
+    try:
+        from .. import claims  # noqa: F401
+        checks.append(("claims", lambda dyn: check_claims(dyn, CLAIM_CONFIGURATIONS, layer_budget=budget)))
+    except ImportError as error:
+        unavailable.append(f"claims ({error})")
+    try:
+        from .. import strategies
+        if not hasattr(strategies, "selftest_strategies"):
+            raise ImportError("verify.strategies has no selftest_strategies()")
+        checks.append(("properties", lambda dyn: check_properties(dyn, profile=profile, layer_budget=budget)))
+    except ImportError as error:
+        unavailable.append(f"properties ({error})")
+    return checks
+
+
+def run_selftest(*, profile: str = "ci", progress: Progress | None = None,
+                 mutants: Sequence[Mutant] | None = None) -> SelfTestResult:
+    """Baseline and every mutant through the suite. ``progress`` receives a line per step."""
+    from ..float_dynamics import simulate_batch
+
+    if profile not in LAYER_BUDGET:
+        raise ValueError(f"profile: expected one of {sorted(LAYER_BUDGET)}, got {profile!r}")
+    say = progress or (lambda _: None)
+    unavailable: list[str] = []
+    exact_checks = _exact_checks(profile, unavailable)
+    near_ties = near_tie_configurations(count=RANDOM_NEAR_TIES[profile])
+
+    def run(name: str, description: str, arithmetic: str, engine: Callable[..., Any]) -> VariantResult:
+        result = VariantResult(name, description, arithmetic)
+        start = time.perf_counter()
+        if arithmetic == "exact":
+            for check_name, check in exact_checks:
+                say(f"{name}: {check_name}")
+                result.checks_run.append(check_name)
+                result.detections.extend(check(engine))
+        else:
+            say(f"{name}: float vs exact")
+            result.checks_run.append("float")
+            result.detections.extend(check_float_against_exact(engine, near_ties))
+        result.seconds = time.perf_counter() - start
+        return result
+
+    baseline = [run("exact_layers (reference)", "the real exact engine", "exact", exact_layers),
+                run("simulate_batch (reference)", "the real float engine", "float", simulate_batch)]
+    chosen = list(mutants) if mutants is not None else list(EXACT_MUTANTS + FLOAT_MUTANTS)
+    variants = [run(m.name, m.description, m.arithmetic, m.engine) for m in chosen]
+    return SelfTestResult(profile, baseline, variants, unavailable)
