@@ -1,0 +1,804 @@
+"""The claim checks: every statement of THEORY.md §2 (T0..T4) and the facts D1..D3, checked exactly.
+
+:func:`check_configuration` runs the exact dynamics (any callable with the signature of
+:func:`verify.exact_dynamics.exact_layers`, so the mutation self-test can pass wrong ones) until
+every token is a leader, fixed or locked (THEORY.md D7) or the layer budget is spent, then
+calls one named function per claim (:func:`check_T0` ... :func:`check_D3`, :func:`check_replay`),
+each returning a :class:`~verify.verdicts.Verdict` with an exact certificate when certified
+(schema: ``docs/certificates.md``) and, when failed, the layer, the tokens and the two exact
+numbers compared.
+
+What the checks trust: nothing from the engine but its positions. Scores and attention sets
+are recomputed here from the positions (integer arithmetic), and the "replay" verdict
+recomputes each layer from the previous one with the independent oracle :mod:`verify.oracle`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import lcm
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from flint import fmpz_mat
+
+from . import geometry, oracle
+from .config import Configuration, hypothesis_violations
+from .exact_dynamics import ExactLayer, exact_layers
+from .linalg import is_symmetric_positive_definite
+from .numbers import InputError, rational_to_str
+from .verdicts import CLAIM_IDS, Verdict
+
+__all__ = [
+    "REPORT_IDS",
+    "TokenFate",
+    "LayerData",
+    "ClaimRun",
+    "ClaimReport",
+    "check_configuration",
+    "run_configuration",
+    "check_T0",
+    "check_T1",
+    "check_T2",
+    "check_T3",
+    "check_T4",
+    "check_D1",
+    "check_D2",
+    "check_D3",
+    "check_replay",
+]
+
+Point = tuple[Fraction, ...]
+Dynamics = Callable[..., Iterator[ExactLayer]]
+# Every verdict of a report: the claim ids plus the one-step replay of issue 3 part 8.
+REPORT_IDS: tuple[str, ...] = CLAIM_IDS + ("replay",)
+# Certificates keep every layer's positions only for small runs (the checker replays anyway).
+POSITIONS_LIMIT = 4000
+# Cross-check the candidate set S (projections onto every face of K) only when K has few faces.
+FACE_LIMIT = 2000
+
+
+def q(x: Fraction | int) -> str:
+    return rational_to_str(x)
+
+
+def qv(p: Iterable[Fraction]) -> list[str]:
+    return [rational_to_str(x) for x in p]
+
+
+def _dot(c: Sequence[Fraction], x: Sequence[Fraction]) -> Fraction:
+    return sum((a * b for a, b in zip(c, x)), Fraction(0))
+
+
+def _mat_vec(A: Sequence[Sequence[Fraction]], v: Sequence[Fraction]) -> list[Fraction]:
+    return [_dot(row, v) for row in A]
+
+
+def _mean(points: Iterable[Point]) -> Point:
+    pts = list(points)
+    return tuple(sum((p[c] for p in pts), Fraction(0)) / len(pts) for c in range(len(pts[0])))
+
+
+# ---------------------------------------------------------------------------------------------
+# Data of a run
+
+
+@dataclass
+class LayerData:
+    """Layer k with its scores and attention sets recomputed here from the engine's positions.
+
+    ``scores[i][j] = <A z_i, z_j> * scale`` as integers (scale > 0), so comparisons are exact.
+    """
+
+    index: int
+    positions: list[Point]
+    scores: list[list[int]]
+    scale: Fraction
+    attention: list[frozenset[int]]
+
+    def score(self, i: int, j: int) -> Fraction:
+        return self.scores[i][j] * self.scale
+
+
+@dataclass
+class TokenFate:
+    """How token ``token`` is certified to converge (THEORY.md D7), or ``unsettled``.
+
+    ``layer``: the first layer at which the condition holds; ``attention``: {i} for a leader,
+    G for a fixed token (without itself), F for a locked one; ``limit``: the exact limit;
+    ``value``: for a locked token, the common score <A m_F, v> over F.
+    """
+
+    token: int
+    kind: str  # leader | fixed | locked | unsettled
+    layer: int | None = None
+    limit: Point | None = None
+    attention: frozenset[int] | None = None
+    value: Fraction | None = None
+    order: int = -1  # establishment order (fates are built inductively)
+    start: Point | None = None  # position at the fate layer (a locked token's path starts there)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"token": self.token, "kind": self.kind, "layer": self.layer,
+                                "set": sorted(self.attention) if self.attention is not None else None,
+                                "limit": qv(self.limit) if self.limit is not None else None}
+        if self.value is not None:
+            data["value"] = q(self.value)
+        return data
+
+
+@dataclass
+class ClaimRun:
+    """Everything the per-claim functions need: the configuration, the engine's layers, fates."""
+
+    config: Configuration
+    A: list[list[Fraction]]
+    layers: list[ExactLayer]
+    data: list[LayerData]
+    fates: list[TokenFate]
+    settled_layer: int | None
+    layer_budget: int
+    violations: list[dict[str, Any]] = field(default_factory=list)  # D7 consequences contradicted
+    cross_check: bool = True  # run the float cross-checks (cvxpy, candidate set); they never decide
+
+    @property
+    def outside(self) -> bool:
+        return self.config.outside_hypotheses
+
+    @property
+    def last_layer(self) -> int:
+        return self.data[-1].index
+
+    @property
+    def n(self) -> int:
+        return self.config.n
+
+    @property
+    def settled(self) -> bool:
+        return self.settled_layer is not None
+
+    def fates_in_order(self) -> list[TokenFate]:
+        return sorted((f for f in self.fates if f.kind != "unsettled"), key=lambda f: f.order)
+
+    def leader_fates(self) -> list[TokenFate]:
+        return [f for f in self.fates_in_order() if f.kind == "leader"]
+
+    def layer_positions(self, layers: Iterable[int]) -> dict[str, list[list[str]]] | None:
+        wanted = sorted(set(layers))
+        if self.n * len(wanted) > POSITIONS_LIMIT:
+            return None
+        return {str(k): [qv(p) for p in self.data[k].positions] for k in wanted}
+
+    def base_evidence(self) -> dict[str, Any]:
+        return {"outside_hypotheses": self.outside, "last_layer": self.last_layer,
+                "settled_layer": self.settled_layer}
+
+
+def _layer_data(layer: ExactLayer, *, A_int: fmpz_mat, a_scale: int) -> LayerData:
+    positions = [tuple(p) for p in layer.positions()]
+    den = lcm(*(x.denominator for p in positions for x in p))
+    N = fmpz_mat([[int(x * den) for x in p] for p in positions])
+    # <A z_i, z_j> = z_i^T A^T z_j.
+    S = N * A_int.transpose() * N.transpose()
+    n = len(positions)
+    entries = [int(x) for x in S.entries()]
+    scores = [entries[i * n:(i + 1) * n] for i in range(n)]
+    attention = []
+    for row in scores:
+        top = max(row)
+        attention.append(frozenset(j for j, s in enumerate(row) if s == top))
+    return LayerData(layer.index, positions, scores, Fraction(1, den * den * a_scale), attention)
+
+
+def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]], order: list[int]) -> None:
+    """Extend the fates with everything D7 establishes at this layer (leaders, fixed, locked)."""
+    k = data.index
+    pos = data.positions
+
+    def establish(fate: TokenFate) -> None:
+        fate.order = order[0]
+        order[0] += 1
+        fates[fate.token] = fate
+
+    for i, C in enumerate(data.attention):
+        if i not in fates and C == frozenset({i}):
+            establish(TokenFate(i, "leader", k, pos[i], frozenset({i})))
+    fixed = {t for t, f in fates.items() if f.kind in ("leader", "fixed")}
+    changed = True
+    while changed:  # D7(b) is inductive: a newly fixed token can make another one fixed
+        changed = False
+        for j, C in enumerate(data.attention):
+            if j in fates or j not in C:
+                continue
+            G = C - {j}
+            if G and G <= fixed and pos[j] == _mean(pos[g] for g in sorted(G)):
+                establish(TokenFate(j, "fixed", k, pos[j], frozenset(G)))
+                fixed.add(j)
+                changed = True
+    for i, F in enumerate(data.attention):
+        if i in fates or i in F or not F <= fixed:
+            continue
+        locked = _locking_value(pos, F, A)
+        if locked is not None:
+            m, value = locked
+            establish(TokenFate(i, "locked", k, m, F, value))
+
+
+def _locking_value(pos: Sequence[Point], F: frozenset[int], A: list[list[Fraction]]) -> tuple[Point, Fraction] | None:
+    """(m_F, <A m_F, v>) when <A m_F, .> is equal on F and maximal over all tokens (D7), else None."""
+    m = _mean(pos[v] for v in sorted(F))
+    w = _mat_vec(A, m)
+    values = {_dot(w, pos[v]) for v in F}
+    if len(values) != 1:
+        return None
+    value = values.pop()
+    if any(_dot(w, p) > value for p in pos):
+        return None
+    return m, value
+
+
+def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction, with_rate: bool,
+                  violations: list[dict[str, Any]]) -> None:
+    """Check at layer k what D3/D7 prove for every fate established at an earlier layer."""
+    k = data.index
+    for t, f in fates.items():
+        if f.layer is None or f.layer >= k:
+            continue
+        C = data.attention[t]
+        if f.kind in ("leader", "fixed"):
+            expected_C = f.attention if f.kind == "leader" else f.attention | {t}
+            if data.positions[t] != f.limit:
+                violations.append({"layer": k, "token": t, "fate": f.kind, "fate_layer": f.layer,
+                                   "what": "position moved", "expected": qv(f.limit or ()),
+                                   "got": qv(data.positions[t])})
+            elif C != expected_C:
+                violations.append({"layer": k, "token": t, "fate": f.kind, "fate_layer": f.layer,
+                                   "what": "attention set changed", "expected": sorted(expected_C),
+                                   "got": sorted(C)})
+        elif f.kind == "locked":
+            if C != f.attention:
+                violations.append({"layer": k, "token": t, "fate": "locked", "fate_layer": f.layer,
+                                   "what": "attention set changed", "expected": sorted(f.attention or ()),
+                                   "got": sorted(C)})
+            elif with_rate:
+                # D7: z^{k'} = m_F + (1+alpha)^{-(k'-k)} (z^k - m_F), exactly.
+                start = f.start or ()
+                r = (1 + alpha) ** (-(k - f.layer))
+                expected = tuple(m + r * (s - m) for m, s in zip(f.limit or (), start))
+                if data.positions[t] != expected:
+                    violations.append({"layer": k, "token": t, "fate": "locked", "fate_layer": f.layer,
+                                       "what": "not on the D7 geometric path", "expected": qv(expected),
+                                       "got": qv(data.positions[t])})
+
+
+def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
+                      progress: Callable[[int], None] | None = None) -> ClaimRun:
+    """Run ``dynamics`` until every token has a D7 fate (plus one layer) or ``layer_budget`` layers."""
+    if config.beta is not None:
+        raise InputError("beta", "the claims are about hardmax attention; softmax (beta) is studied by the conjecture lab")
+    if layer_budget < 1:
+        raise InputError("layer_budget", f"expected at least 1 layer, got {layer_budget}")
+    A = config.A_matrix
+    a_scale = lcm(*(x.denominator for row in A for x in row))
+    A_int = fmpz_mat([[int(x * a_scale) for x in row] for row in A])
+    kwargs: dict[str, Any] = {"alpha": config.alpha, "A": [list(r) for r in config.A] if config.A is not None else None}
+    if config.V is not None:
+        kwargs["V"] = [list(r) for r in config.V]
+    layers: list[ExactLayer] = []
+    data: list[LayerData] = []
+    fates: dict[int, TokenFate] = {}
+    violations: list[dict[str, Any]] = []
+    order = [0]
+    settled_layer: int | None = None
+    with_rate = config.V is None
+    for layer in dynamics([list(t) for t in config.tokens], **kwargs):
+        d = _layer_data(layer, A_int=A_int, a_scale=a_scale)
+        if d.index != len(data):
+            raise RuntimeError(f"dynamics yielded layer index {d.index}, expected {len(data)}")
+        layers.append(layer)
+        data.append(d)
+        _consequences(d, fates, config.alpha, with_rate, violations)
+        if settled_layer is None:
+            before = set(fates)
+            _settle(d, fates, A, order)
+            for t in set(fates) - before:
+                fates[t].start = d.positions[t]
+            if len(fates) == config.n:
+                settled_layer = d.index
+        if progress is not None:
+            progress(d.index)
+        # One layer past settlement so that D3/D7 consequences and the replay see a transition.
+        if (settled_layer is not None and d.index > settled_layer) or d.index >= layer_budget:
+            break
+    all_fates = [fates.get(t, TokenFate(t, "unsettled")) for t in range(config.n)]
+    return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations)
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdict helpers
+
+
+def _verdict(claim: str, status: str, summary: str, run: ClaimRun, *, certificate: dict[str, Any] | None = None,
+             **evidence: Any) -> Verdict:
+    ev = run.base_evidence()
+    ev.update(evidence)
+    return Verdict(claim, status, summary, ev, certificate if status == "certified" else None)  # type: ignore[arg-type]
+
+
+def _first_leading(run: ClaimRun) -> dict[int, int]:
+    first: dict[int, int] = {}
+    for d in run.data:
+        for i, C in enumerate(d.attention):
+            if C == frozenset({i}) and i not in first:
+                first[i] = d.index
+    return first
+
+
+def _fates_json(run: ClaimRun) -> list[dict[str, Any]]:
+    return [f.to_json_dict() for f in run.fates_in_order()]
+
+
+def _leader_limits(run: ClaimRun) -> dict[int, Point]:
+    return {f.token: f.limit for f in run.leader_fates() if f.limit is not None}
+
+
+def _unsettled(run: ClaimRun) -> list[int]:
+    return [f.token for f in run.fates if f.kind == "unsettled"]
+
+
+def _measured_distances(run: ClaimRun) -> dict[str, float]:
+    """Float distance of each unsettled token to its current attention mean (a measurement)."""
+    last = run.data[-1]
+    out = {}
+    for t in _unsettled(run):
+        m = _mean(last.positions[j] for j in sorted(last.attention[t]))
+        out[str(t)] = float(sum((float(a - b) ** 2 for a, b in zip(last.positions[t], m)), 0.0) ** 0.5)
+    return out
+
+
+def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
+    unsettled = _unsettled(run)
+    return _verdict(claim, "inconclusive",
+                    f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers",
+                    run, unsettled=unsettled,
+                    measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof",
+                                                         "values": _measured_distances(run)})
+
+
+# ---------------------------------------------------------------------------------------------
+# The claims
+
+
+def check_T0(run: ClaimRun) -> Verdict:
+    """T0: the set of leaders is nonempty (D0: already at layer 0, the token of largest A-norm)."""
+    first = _first_leading(run)
+    if not first:
+        return _verdict("T0", "inconclusive", f"no token satisfies C_i = {{i}} within layers 0..{run.last_layer}", run)
+    k = min(first.values())
+    leaders = sorted(i for i, layer in first.items() if layer == k)
+    d0 = run.data[0]
+    norms = [d0.score(i, i) for i in range(run.n)]
+    top = max(norms)
+    biggest = [i for i in range(run.n) if norms[i] == top]
+    evidence = {"first_layer": k, "leaders": leaders, "largest_A_norm_tokens": biggest, "largest_A_norm_squared": q(top)}
+    if not run.outside:
+        # D0 (a proven fact under the hypotheses): a token of largest A-norm leads at layer 0.
+        if k != 0 or not any(i in leaders for i in biggest):
+            detail = {}
+            i = biggest[0]
+            C = sorted(d0.attention[i])
+            j = next((j for j in C if j != i), i)
+            detail = {"token": i, "attention": C, "lhs": q(d0.score(i, j)), "rhs": q(d0.score(i, i)),
+                      "compared": f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}> at layer 0"}
+            return _verdict("T0", "failed", f"D0 violated: token {i} of largest A-norm does not lead at layer 0",
+                            run, **evidence, **detail)
+    cert = {"layer": k, "leaders": leaders}
+    lp = run.layer_positions(range(k + 1))
+    if lp is not None:
+        cert["layer_positions"] = {str(k): lp[str(k)]}
+    return _verdict("T0", "certified", f"{len(leaders)} leader(s) at layer {k}: tokens {leaders}", run,
+                    certificate=cert, **evidence)
+
+
+def _leader_permanence(run: ClaimRun, claim: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Failures of 'a leader stays a leader and does not move' over the layers run, and the certificate."""
+    first = _first_leading(run)
+    failures = []
+    for i, k in sorted(first.items()):
+        start = run.data[k].positions[i]
+        for d in run.data[k + 1:]:
+            if d.positions[i] != start:
+                moved = next(c for c in range(len(start)) if d.positions[i][c] != start[c])
+                failures.append({"token": i, "first_layer": k, "layer": d.index, "what": "leader moved",
+                                 "coordinate": moved, "lhs": q(d.positions[i][moved]), "rhs": q(start[moved]),
+                                 "compared": f"z_{i}^{d.index}[{moved}] vs z_{i}^{k}[{moved}]"})
+                break
+            if d.attention[i] != frozenset({i}):
+                j = next(j for j in sorted(d.attention[i]) if j != i)
+                failures.append({"token": i, "first_layer": k, "layer": d.index, "what": "leader lost C_i = {i}",
+                                 "attention": sorted(d.attention[i]), "lhs": q(d.score(i, j)), "rhs": q(d.score(i, i)),
+                                 "compared": f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}> at layer {d.index}"})
+                break
+    cert = {"last_layer": run.last_layer,
+            "leaders": [{"token": i, "first_layer": k, "position": qv(run.data[k].positions[i])}
+                        for i, k in sorted(first.items())]}
+    lp = run.layer_positions(set(first.values()))
+    if lp is not None:
+        cert["layer_positions"] = lp
+    return failures, cert
+
+
+def check_T1(run: ClaimRun) -> Verdict:
+    """T1: each leader is fixed from the first layer at which it leads (D3), and the leader set is final."""
+    failures, cert = _leader_permanence(run, "T1")
+    if failures:
+        f = failures[0]
+        return _verdict("T1", "failed", f"token {f['token']} led at layer {f['first_layer']} but at layer "
+                        f"{f['layer']}: {f['what']}", run, failures=failures)
+    count = len(cert["leaders"])
+    if not run.settled:
+        return _inconclusive_unsettled("T1", run, f"{count} leader(s) fixed over the layers run, but the leader set is not final")
+    cert["settled_layer"] = run.settled_layer
+    cert["fates"] = _fates_json(run)
+    return _verdict("T1", "certified", f"{count} leader(s), each fixed from its first leading layer "
+                    f"(checked to layer {run.last_layer}; final by D7 at layer {run.settled_layer})", run,
+                    certificate=cert, leaders={str(x["token"]): x["first_layer"] for x in cert["leaders"]})
+
+
+def check_D3(run: ClaimRun) -> Verdict:
+    """D3: a leader stays a leader and does not move (checked at every layer run)."""
+    failures, cert = _leader_permanence(run, "D3")
+    if failures:
+        f = failures[0]
+        return _verdict("D3", "failed", f"token {f['token']} led at layer {f['first_layer']} but at layer "
+                        f"{f['layer']}: {f['what']}", run, failures=failures)
+    if not cert["leaders"]:
+        return _verdict("D3", "inconclusive", "no leader within the layers run, nothing to check", run)
+    return _verdict("D3", "certified", f"{len(cert['leaders'])} leader(s) stay leaders and do not move, "
+                    f"layers checked up to {run.last_layer}", run, certificate=cert)
+
+
+def _fate_violation_verdict(claim: str, run: ClaimRun) -> Verdict | None:
+    if not run.violations:
+        return None
+    v = run.violations[0]
+    return _verdict(claim, "failed", f"D7 consequence contradicted: token {v['token']} ({v['fate']} from layer "
+                    f"{v['fate_layer']}) at layer {v['layer']}: {v['what']}", run, violations=run.violations[:20])
+
+
+def check_T2(run: ClaimRun) -> Verdict:
+    """T2: the leaders' limits are pairwise distinct and are exactly the vertices of K = conv(leader limits)."""
+    bad = _fate_violation_verdict("T2", run)
+    if bad is not None:
+        return bad
+    if not run.settled:
+        return _inconclusive_unsettled("T2", run, "the final set of leaders is not known")
+    limits = _leader_limits(run)
+    tokens = sorted(limits)
+    seen: dict[Point, int] = {}
+    for t in tokens:
+        if limits[t] in seen:
+            return _verdict("T2", "failed", f"leaders {seen[limits[t]]} and {t} have the same limit", run,
+                            tokens=[seen[limits[t]], t], limit=qv(limits[t]))
+        seen[limits[t]] = t
+    vertices = []
+    pts = [limits[t] for t in tokens]
+    for idx, t in enumerate(tokens):
+        v = limits[t]
+        c = _mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
+        if not all(_dot(c, v) > _dot(c, limits[u]) for u in tokens if u != t):
+            c = geometry.separating_direction(idx, pts)
+            if c is None:
+                weights = geometry.point_in_hull_weights(v, [limits[u] for u in tokens if u != t]) or {}
+                others = [u for u in tokens if u != t]
+                return _verdict("T2", "failed", f"leader {t}'s limit is not a vertex of K: it lies in the hull of the others",
+                                run, token=t, limit=qv(v),
+                                weights={str(others[j]): q(w) for j, w in weights.items()})
+        vertices.append({"token": t, "limit": qv(v), "direction": qv(c)})
+    cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "vertices": vertices}
+    return _verdict("T2", "certified", f"{len(tokens)} distinct leader limits, each a vertex of K (separating directions)",
+                    run, certificate=cert, vertices=len(tokens))
+
+
+def _in_K(run: ClaimRun, x: Point, limits: dict[int, Point]) -> dict[int, Fraction] | None:
+    tokens = sorted(limits)
+    weights = geometry.point_in_hull_weights(x, [limits[t] for t in tokens])
+    return None if weights is None else {tokens[j]: w for j, w in weights.items()}
+
+
+def _fate_direction(run: ClaimRun, f: TokenFate) -> list[Fraction]:
+    """A z at the fate layer: for D7 it exposes the face conv(F) (or conv(G ∪ {j})) of K."""
+    return _mat_vec(run.A, run.data[f.layer].positions[f.token]) if f.layer is not None else []
+
+
+def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders: list[TokenFate]) -> dict[str, Any]:
+    """Is every limit a vertex of K or the exact A-projection of 0 onto some face of K? (cross-check)."""
+    tokens = sorted(limits)
+    pts = [limits[t] for t in tokens]
+    try:
+        all_faces = geometry.faces(pts, limit=FACE_LIMIT)
+    except ValueError:
+        return {"check": "candidate set S", "status": "skipped", "reason": f"K has more than {FACE_LIMIT} faces"}
+    candidates = set(pts)
+    for face in all_faces:
+        members = sorted(face.members)
+        if len(members) > 1:
+            candidates.add(geometry.project_origin_exact([pts[i] for i in members], run.A).point)
+    missing = [f.token for f in non_leaders if f.limit not in candidates]
+    return {"check": "candidate set S = vertices of K + exact A-projections of 0 onto every face of K",
+            "faces": len(all_faces), "candidates": len(candidates), "agree": not missing, "tokens_not_in_S": missing}
+
+
+def check_T3(run: ClaimRun) -> Verdict:
+    """T3: every token converges to a point of S (D7 fates), and S lies on the boundary of K in R^d."""
+    bad = _fate_violation_verdict("T3", run)
+    if bad is not None:
+        return bad
+    if not run.settled:
+        return _inconclusive_unsettled("T3", run, "convergence not certified for every token")
+    limits = _leader_limits(run)
+    tokens = sorted(limits)
+    pts = [limits[t] for t in tokens]
+    boundary = []
+    non_leaders = [f for f in run.fates_in_order() if f.kind != "leader"]
+    for f in non_leaders:
+        x = f.limit or ()
+        weights = _in_K(run, x, limits)
+        if weights is None:
+            return _verdict("T3", "failed", f"token {f.token}'s limit is not in K = conv(leader limits)", run,
+                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x))
+        c = _fate_direction(run, f)
+        if not (any(t != 0 for t in c) and all(_dot(c, u) <= _dot(c, x) for u in pts)):
+            c = geometry.supporting_direction(x, pts)
+        if c is None:
+            ineq, _ = geometry.facets(pts)
+            slack = min(((b + _dot(a, x)), a) for b, a in ineq)
+            return _verdict("T3", "failed", f"token {f.token}'s limit {qv(x)} is in the interior of K", run,
+                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
+                            smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
+                                                  "compared": "b + a.x vs 0 (strictly positive for every facet)"})
+        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(_dot(c, x)),
+                         "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
+    cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary}
+    verdict = _verdict("T3", "certified", f"every token certified convergent (D7, layer {run.settled_layer}); "
+                       f"{len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))} limit point(s), "
+                       "all on the boundary of K", run, certificate=cert,
+                       kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked")})
+    if run.cross_check:
+        verdict.cross_checks.append(_candidate_cross_check(run, limits, non_leaders))
+    if verdict.cross_checks and not verdict.cross_checks[-1].get("agree", True):
+        verdict.summary += " (cross-check disagrees: see cross_checks)"
+    return verdict
+
+
+def _face_of(run: ClaimRun, c: Sequence[Fraction], limits: dict[int, Point]) -> tuple[Fraction, list[int]]:
+    values = {t: _dot(c, u) for t, u in limits.items()}
+    top = max(values.values())
+    return top, sorted(t for t, v in values.items() if v == top)
+
+
+def check_T4(run: ClaimRun) -> Verdict:
+    """T4: every non-vertex point of S is the A-norm projection of the origin onto a face of K."""
+    bad = _fate_violation_verdict("T4", run)
+    if bad is not None:
+        return bad
+    if not run.settled:
+        return _inconclusive_unsettled("T4", run, "the set S of limits is not known")
+    limits = _leader_limits(run)
+    vertex_points = set(limits.values())
+    groups: dict[Point, list[TokenFate]] = {}
+    for f in run.fates_in_order():
+        if f.limit is not None and f.limit not in vertex_points:
+            groups.setdefault(f.limit, []).append(f)
+    fates = _fates_json(run)
+    if not groups:
+        return _verdict("T4", "certified", "vacuous: no non-vertex limits", run,
+                        certificate={"vacuous": True, "fates": fates, "projections": []}, non_vertex_limits=0)
+    A_spd = is_symmetric_positive_definite([[ (run.A[r][c] + run.A[c][r]) / 2 for c in range(len(run.A))]
+                                            for r in range(len(run.A))])
+    projections = []
+    cross = []
+    for p, members in groups.items():
+        f = members[0]
+        candidates = [_fate_direction(run, f)]
+        support = geometry.supporting_direction(p, [limits[t] for t in sorted(limits)])
+        candidates.append(support if support is not None else [Fraction(0)] * len(p))
+        entry = None
+        for c in candidates:
+            M, face = _face_of(run, c, limits)
+            weights = geometry.point_in_hull_weights(p, [limits[t] for t in face])
+            if weights is None:
+                continue
+            proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
+            Asym = [[(run.A[r][s] + run.A[s][r]) / 2 for s in range(len(p))] for r in range(len(p))]
+            Ap = _mat_vec(Asym, p)
+            kkt = {t: _dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
+            if any(v < 0 for v in kkt.values()):
+                worst = min(kkt, key=lambda t: kkt[t])
+                return _verdict("T4", "failed", f"limit {qv(p)} of token(s) {[m.token for m in members]} is not the "
+                                "A-projection of 0 onto the face of K containing it", run,
+                                tokens=[m.token for m in members], limit=qv(p), face=face,
+                                projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
+                                compared=f"<A p, v - p> for face vertex (leader) {worst} vs 0",
+                                A_symmetric_positive_definite=A_spd)
+            entry = {"tokens": [m.token for m in members], "limit": qv(p), "fate": f.kind, "layer": f.layer,
+                     "set": sorted(f.attention or ()), "direction": qv(c), "face_value": q(M), "face": face,
+                     "multipliers": {str(face[j]): q(w) for j, w in sorted(weights.items())},
+                     "kkt": {str(t): q(v) for t, v in sorted(kkt.items())}}
+            if not run.cross_check:
+                break
+            solver = geometry.project_origin_cvxpy([limits[t] for t in face], run.A)
+            residual = None
+            if solver["point"] is not None:
+                residual = max(abs(a - float(b)) for a, b in zip(solver["point"], p))
+            cross.append({"check": "cvxpy projection onto the same face", "tokens": entry["tokens"],
+                          "face": face, "status": solver["status"], "error": solver["error"],
+                          "point_float": solver["point"], "residual_max_abs": residual, "tolerance": 1e-6,
+                          "agree": solver["status"] == "optimal" and residual is not None and residual <= 1e-6})
+            break
+        if entry is None:
+            return _verdict("T4", "failed", f"limit {qv(p)} lies on no face of K found by its exposing directions", run,
+                            tokens=[m.token for m in members], limit=qv(p))
+        projections.append(entry)
+    if not A_spd:
+        return _verdict("T4", "inconclusive", "A is not symmetric positive definite: the A-norm projection is not "
+                        "defined, although every exact KKT inequality holds", run, non_vertex_limits=len(projections))
+    cert = {"vacuous": False, "fates": fates, "projections": projections}
+    summary = (f"{len(projections)} non-vertex limit(s), each the exact A-projection of 0 onto a face of K")
+    verdict = _verdict("T4", "certified", summary, run, certificate=cert, non_vertex_limits=len(projections),
+                       faces=[e["face"] for e in projections])
+    verdict.cross_checks.extend(cross)
+    if not all(x["agree"] for x in cross):
+        verdict.summary += " (cvxpy cross-check disagrees or failed: see cross_checks; the exact certificate decides)"
+    return verdict
+
+
+def check_D1(run: ClaimRun) -> Verdict:
+    """D1: every token of layer k+1 lies in conv(layer k), with exact convex weights."""
+    alpha = run.config.alpha
+    keep = 1 / (1 + alpha)
+    all_weights = []
+    for prev, nxt in zip(run.data, run.data[1:]):
+        layer_weights = []
+        for i in range(run.n):
+            C = sorted(prev.attention[i])
+            # The rule's own weights first (D1's proof); any other exact convex weights also certify.
+            w: dict[int, Fraction] = {i: keep}
+            for j in C:
+                w[j] = w.get(j, Fraction(0)) + alpha / ((1 + alpha) * len(C))
+            combo = tuple(sum((wt * prev.positions[j][c] for j, wt in w.items()), Fraction(0))
+                          for c in range(len(nxt.positions[i])))
+            if combo != nxt.positions[i]:
+                found = geometry.point_in_hull_weights(nxt.positions[i], prev.positions)
+                if found is None:
+                    return _verdict("D1", "failed", f"token {i} at layer {nxt.index} is outside conv(layer {prev.index})",
+                                    run, layer=nxt.index, token=i, position=qv(nxt.positions[i]))
+                w = found
+            layer_weights.append([[j, q(wt)] for j, wt in sorted(w.items()) if wt != 0])
+        all_weights.append(layer_weights)
+    if not all_weights:
+        return _verdict("D1", "inconclusive", "only one layer was run: no transition to check", run)
+    cert = {"first_layer": 0, "last_layer": run.last_layer, "weights": all_weights}
+    return _verdict("D1", "certified", f"every token of layers 1..{run.last_layer} is an exact convex combination "
+                    "of the previous layer", run, certificate=cert)
+
+
+def check_D2(run: ClaimRun) -> Verdict:
+    """D2: the A-norm of every token never decreases (A symmetric positive definite)."""
+    norms = [[d.score(i, i) for i in range(run.n)] for d in run.data]
+    spd = is_symmetric_positive_definite(run.A)
+    for k in range(1, len(norms)):
+        for i in range(run.n):
+            if norms[k][i] < norms[k - 1][i]:
+                return _verdict("D2", "failed", f"token {i}'s squared A-norm decreases from layer {k - 1} to {k}", run,
+                                layer=k, token=i, lhs=q(norms[k][i]), rhs=q(norms[k - 1][i]),
+                                compared=f"||z_{i}^{k}||_A^2 vs ||z_{i}^{k - 1}||_A^2",
+                                A_symmetric_positive_definite=spd)
+    cert = {"last_layer": run.last_layer, "norms": [[q(x) for x in row] for row in norms]}
+    note = "" if spd else " (A is not symmetric positive definite: z^T A z is not a norm)"
+    return _verdict("D2", "certified", f"squared A-norms nondecreasing over layers 0..{run.last_layer}{note}", run,
+                    certificate=cert, A_symmetric_positive_definite=spd)
+
+
+def check_replay(run: ClaimRun) -> Verdict:
+    """Replay: layer k+1 of the engine equals the independent oracle's one step from layer k, for every k.
+
+    Also compares the engine's own attention sets with the oracle's (the engine reports them).
+    """
+    config = run.config
+    A = None if config.A is None else run.A
+    V = None if config.V is None else [list(r) for r in config.V]
+    for layer, prev, nxt in zip(run.layers, run.data, run.data[1:]):
+        engine_C = layer.attention_sets()
+        oracle_C = oracle.attention_sets(prev.positions, A=A)
+        for i in range(run.n):
+            if engine_C[i] != oracle_C[i]:
+                return _verdict("replay", "failed", f"engine's C_{i} at layer {prev.index} differs from the oracle's",
+                                run, layer=prev.index, token=i, engine=sorted(engine_C[i]), oracle=sorted(oracle_C[i]))
+        expected = oracle.one_layer(prev.positions, alpha=config.alpha, A=A, V=V)
+        for i in range(run.n):
+            if expected[i] != nxt.positions[i]:
+                c = next(c for c in range(len(expected[i])) if expected[i][c] != nxt.positions[i][c])
+                return _verdict("replay", "failed", f"layer {nxt.index}, token {i}: the engine's position differs from "
+                                "the oracle's one-step recomputation", run, layer=nxt.index, token=i, coordinate=c,
+                                lhs=q(nxt.positions[i][c]), rhs=q(expected[i][c]),
+                                compared=f"engine z_{i}^{nxt.index}[{c}] vs oracle")
+    if len(run.data) < 2:
+        return _verdict("replay", "inconclusive", "only one layer was run: no transition to replay", run)
+    cert = {"last_layer": run.last_layer, "final_positions": [qv(p) for p in run.data[-1].positions]}
+    return _verdict("replay", "certified", f"{len(run.data) - 1} layer transition(s) equal the independent oracle's",
+                    run, certificate=cert)
+
+
+CHECKS: dict[str, Callable[[ClaimRun], Verdict]] = {
+    "T0": check_T0, "T1": check_T1, "T2": check_T2, "T3": check_T3, "T4": check_T4,
+    "D1": check_D1, "D2": check_D2, "D3": check_D3, "replay": check_replay,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+@dataclass
+class ClaimReport:
+    """Every verdict of one configuration (ids of :data:`REPORT_IDS`), with the run behind them."""
+
+    config: Configuration
+    verdicts: dict[str, Verdict]
+    layers_run: int
+    layers: list[ExactLayer]
+    fates: list[TokenFate]
+    settled_layer: int | None
+    layer_budget: int
+
+    @property
+    def limits(self) -> dict[int, Point | None]:
+        return {f.token: f.limit for f in self.fates}
+
+    @property
+    def status(self) -> str:
+        statuses = [v.status for v in self.verdicts.values()]
+        for s in ("failed", "inconclusive"):
+            if s in statuses:
+                return s
+        return "certified"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "format": "hardmax-verify/claims-v1",
+            "config": self.config.to_json_dict(),
+            "outside_hypotheses": self.config.outside_hypotheses,
+            "hypothesis_violations": [f"{f}: {m}" for f, m in hypothesis_violations(self.config)],
+            "layer_budget": self.layer_budget,
+            "last_layer": self.layers_run,
+            "settled_layer": self.settled_layer,
+            "status": self.status,
+            "fates": [f.to_json_dict() for f in self.fates],
+            "verdicts": {cid: self.verdicts[cid].to_json_dict() for cid in REPORT_IDS if cid in self.verdicts},
+        }
+
+
+def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
+                        cross_check: bool = True, progress: Callable[[int], None] | None = None) -> ClaimReport:
+    """Check every claim (T0..T4, D1..D3) and the one-step replay on one configuration.
+
+    Parameters
+    ----------
+    config
+        The configuration (outside the theorem's hypotheses only if ``config.outside_hypotheses``).
+    layer_budget
+        Largest layer index computed; the run stops earlier, one layer after every token has a
+        D7 fate (leader, fixed or locked).
+    dynamics
+        A callable with the signature of :func:`verify.exact_dynamics.exact_layers`; every
+        check uses its layers (the mutation self-test passes deliberately wrong ones).
+    cross_check
+        Run the float cross-checks (cvxpy projections, candidate set S); they never decide.
+    progress
+        Called with each layer index as it is computed.
+    """
+    run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress)
+    run.cross_check = cross_check
+    verdicts = {cid: CHECKS[cid](run) for cid in REPORT_IDS}
+    return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget)
