@@ -1,0 +1,302 @@
+"""Hypothesis strategies for exact hardmax configurations: the public API for your own property tests.
+
+Example::
+
+    from hypothesis import given
+    from verify.strategies import configurations
+
+    @given(configurations(family="mirror_ties", max_n=8))
+    def test_my_claim(config):
+        ...  # config is a verify.config.Configuration, exact, inside the theorem's hypotheses
+
+Everything drawn is exact (:class:`fractions.Fraction`). Two kinds of draws are mixed on
+purpose:
+
+* *native* draws (tokens, entries of A, alpha drawn by Hypothesis itself) for the generic
+  families, so that a failing example shrinks coordinate by coordinate towards small numbers;
+* *seeded* draws for the structured families of :mod:`verify.families` (persistent ties,
+  collinear tokens, points on hull edges, ...): Hypothesis draws the family, n, d, the matrix
+  kind and a seed, and shrinks those (fewer tokens, lower dimension, seed 0).
+
+Sizes default to n <= 10 and d <= 3 so that an exact claim check of one example takes well
+under a second. Strategies outside the hypotheses (zero token, duplicates, non-symmetric,
+low-rank or indefinite A) are for the conjecture lab and set ``outside_hypotheses``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Sequence
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from .config import Configuration, parse_configuration
+from .families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, MAX_D, MAX_N, generate
+from .linalg import matmul, transpose
+
+__all__ = [
+    "rationals",
+    "positive_rationals",
+    "vectors",
+    "token_configurations",
+    "spd_matrices",
+    "alphas",
+    "configurations",
+    "nonsymmetric_pd_matrices",
+    "psd_low_rank_matrices",
+    "indefinite_matrices",
+    "outside_configurations",
+    "OUTSIDE_KINDS",
+    "NATIVE_FAMILIES",
+]
+
+Vector = tuple[Fraction, ...]
+Matrix = tuple[tuple[Fraction, ...], ...]
+
+# Families whose tokens and A are drawn natively (they shrink coordinate by coordinate).
+NATIVE_FAMILIES: dict[str, str] = {"generic": "identity", "diagonal": "diagonal", "dense_spd": "dense",
+                                   "ill_conditioned": "ill_conditioned"}
+OUTSIDE_KINDS: tuple[str, ...] = ("origin_token", "duplicates", "nonsymmetric_pd", "psd_low_rank", "indefinite")
+
+
+def rationals(*, min_value: Fraction | int = -1, max_value: Fraction | int = 1, max_denominator: int = 8,
+              allow_zero: bool = True) -> st.SearchStrategy[Fraction]:
+    """Exact rationals p/q in [min_value, max_value] with 1 <= q <= max_denominator.
+
+    Shrinks towards small denominators and towards 0 (or the bound nearest 0).
+    """
+    low, high = Fraction(min_value), Fraction(max_value)
+    if low > high or max_denominator < 1:
+        raise InvalidArgument(f"rationals: need min_value <= max_value and max_denominator >= 1, "
+                              f"got {low}, {high}, {max_denominator}")
+
+    @st.composite
+    def draw_rational(draw) -> Fraction:
+        q = draw(st.integers(1, max_denominator))
+        p_low, p_high = math.ceil(low * q), math.floor(high * q)
+        if p_low > p_high:  # no multiple of 1/q in the interval: the integer grid may still have one
+            q, p_low, p_high = max_denominator, math.ceil(low * max_denominator), math.floor(high * max_denominator)
+        value = Fraction(draw(st.integers(p_low, p_high)), q)
+        return value
+
+    strategy = draw_rational()
+    return strategy if allow_zero else strategy.filter(lambda x: x != 0)
+
+
+def positive_rationals(*, min_value: Fraction | int = Fraction(1, 8), max_value: Fraction | int = 4,
+                       max_denominator: int = 8) -> st.SearchStrategy[Fraction]:
+    """Rationals in [min_value, max_value] with min_value > 0."""
+    if Fraction(min_value) <= 0:
+        raise InvalidArgument(f"positive_rationals: min_value must be > 0, got {min_value}")
+    return rationals(min_value=min_value, max_value=max_value, max_denominator=max_denominator)
+
+
+def vectors(d: int, *, bound: Fraction | int = 1, max_denominator: int = 8) -> st.SearchStrategy[Vector]:
+    """Rational vectors of Q^d with coordinates in [-bound, bound] (possibly zero)."""
+    coordinate = rationals(min_value=-Fraction(bound), max_value=Fraction(bound), max_denominator=max_denominator)
+    return st.tuples(*[coordinate] * d)
+
+
+@st.composite
+def token_configurations(draw, *, min_n: int = 1, max_n: int = 10, d: int | None = None, min_d: int = 1,
+                         max_d: int = 3, bound: Fraction | int = 1, max_denominator: int = 8) -> tuple[Vector, ...]:
+    """Distinct nonzero rational tokens (the theorem's hypotheses), n in [min_n, max_n], d given or drawn."""
+    if d is None:
+        d = draw(st.integers(min_d, max_d))
+    nonzero = vectors(d, bound=bound, max_denominator=max_denominator).filter(lambda v: any(x != 0 for x in v))
+    tokens = draw(st.lists(nonzero, min_size=min_n, max_size=max_n, unique=True))
+    return tuple(tokens)
+
+
+def _identity(d: int) -> Matrix:
+    return tuple(tuple(Fraction(int(r == c)) for c in range(d)) for r in range(d))
+
+
+def _diagonal(values: Sequence[Fraction]) -> Matrix:
+    d = len(values)
+    return tuple(tuple(values[r] if r == c else Fraction(0) for c in range(d)) for r in range(d))
+
+
+@st.composite
+def spd_matrices(draw, d: int, *, kinds: Sequence[str] = MATRIX_KINDS) -> Matrix:
+    """A rational symmetric positive definite d x d matrix (exactly), of a kind drawn from ``kinds``.
+
+    ``identity``; ``scalar`` c I; ``diagonal``; ``dense`` B B^T + c I (c > 0 makes it definite
+    whatever B is); ``ill_conditioned`` u u^T + eps I with eps in {1/1000, 1/250}.
+    """
+    kind = draw(st.sampled_from(tuple(kinds)))
+    if kind == "identity":
+        return _identity(d)
+    if kind == "scalar":
+        c = draw(positive_rationals(min_value=Fraction(1, 4), max_value=4, max_denominator=4))
+        return _diagonal([c] * d)
+    if kind == "diagonal":
+        return _diagonal(draw(st.lists(positive_rationals(min_value=Fraction(1, 4), max_value=4, max_denominator=4),
+                                       min_size=d, max_size=d)))
+    if kind == "dense":
+        B = draw(st.lists(st.lists(rationals(min_value=Fraction(-3, 2), max_value=Fraction(3, 2), max_denominator=2),
+                                   min_size=d, max_size=d), min_size=d, max_size=d))
+        c = draw(positive_rationals(min_value=Fraction(1, 4), max_value=1, max_denominator=4))
+        BBt = matmul(B, transpose(B))
+        return tuple(tuple(BBt[r][s] + (c if r == s else 0) for s in range(d)) for r in range(d))
+    if kind == "ill_conditioned":
+        u = draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d).filter(any))
+        eps = draw(st.sampled_from((Fraction(1, 1000), Fraction(1, 250))))
+        return tuple(tuple(Fraction(u[r] * u[s]) + (eps if r == s else 0) for s in range(d)) for r in range(d))
+    raise InvalidArgument(f"spd_matrices: unknown kind {kind!r}; expected one of {', '.join(MATRIX_KINDS)}")
+
+
+def alphas() -> st.SearchStrategy[Fraction]:
+    """alpha > 0: the paper's 1/2 and a few simple values first (they shrink there), then rationals in [1/8, 4]."""
+    return st.one_of(st.sampled_from((Fraction(1, 2), Fraction(1), Fraction(1, 3), Fraction(2))),
+                     positive_rationals(min_value=Fraction(1, 8), max_value=4, max_denominator=8))
+
+
+def _configuration(tokens: Sequence[Sequence[Fraction]], alpha: Fraction, A: Matrix | None, *, name: str,
+                   outside: bool = False) -> Configuration:
+    data: dict = {"name": name, "tokens": [list(t) for t in tokens], "alpha": alpha}
+    if A is not None and A != _identity(len(A)):
+        data["A"] = [list(r) for r in A]
+    if outside:
+        data["outside_hypotheses"] = True
+    return parse_configuration(data)
+
+
+@st.composite
+def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
+                   min_d: int = 1, max_d: int = 3, matrix: str | None = None,
+                   alpha: Fraction | None = None) -> Configuration:
+    """Configurations inside the theorem's hypotheses, from one family, a list of families, or all of them.
+
+    Parameters
+    ----------
+    family
+        A name of :data:`verify.families.FAMILIES` (inside the hypotheses), a sequence of names,
+        or None for every inside family. Families whose minimum n or d exceeds the requested
+        range are skipped.
+    min_n, max_n, min_d, max_d
+        Size ranges (each family may raise the minimum: ties need d >= 2 and n >= 3).
+    matrix
+        Kind of A (:data:`verify.families.MATRIX_KINDS`); default: the generic families use their
+        own kind, the structured families draw one of the kinds they accept.
+    alpha
+        Fixed alpha; default drawn by :func:`alphas`.
+    """
+    names = INSIDE_FAMILIES if family is None else ((family,) if isinstance(family, str) else tuple(family))
+    for name in names:
+        if name not in FAMILIES or FAMILIES[name].outside:
+            raise InvalidArgument(f"configurations: {name!r} is not a family inside the hypotheses; "
+                                  f"expected one of {', '.join(INSIDE_FAMILIES)} (see outside_configurations)")
+    max_n, max_d = min(max_n, MAX_N), min(max_d, MAX_D)
+    usable = [name for name in names if max(min_n, FAMILIES[name].min_n) <= max_n
+              and max(min_d, FAMILIES[name].min_d) <= max_d]
+    if not usable:
+        raise InvalidArgument(f"configurations: no family among {names} fits n <= {max_n}, d <= {max_d}")
+    name = draw(st.sampled_from(usable))
+    spec = FAMILIES[name]
+    n = draw(st.integers(max(min_n, spec.min_n), max_n))
+    d = draw(st.integers(max(min_d, spec.min_d), max_d))
+    a = alpha if alpha is not None else draw(alphas())
+    if name in NATIVE_FAMILIES:
+        tokens = draw(token_configurations(min_n=n, max_n=n, d=d))
+        A = draw(spd_matrices(d, kinds=(matrix or NATIVE_FAMILIES[name],)))
+        return _configuration(tokens, a, A, name=f"{name} (drawn by Hypothesis)")
+    kind = matrix or draw(st.sampled_from(spec.matrices or MATRIX_KINDS))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    return generate(name, seed, n=n, d=d, alpha=a, matrix=kind)
+
+
+# ----------------------------------------------------------------------------- outside the hypotheses
+
+@st.composite
+def nonsymmetric_pd_matrices(draw, d: int) -> Matrix:
+    """A = S + K with S symmetric positive definite and K skew nonzero: x^T A x = x^T S x > 0 (THEORY.md D8)."""
+    if d < 2:
+        raise InvalidArgument("nonsymmetric_pd_matrices: a 1 x 1 matrix is always symmetric; need d >= 2")
+    S = draw(spd_matrices(d, kinds=("identity", "diagonal", "dense")))
+    upper = draw(st.lists(rationals(min_value=-2, max_value=2, max_denominator=2), min_size=d * (d - 1) // 2,
+                          max_size=d * (d - 1) // 2).filter(any))
+    K = [[Fraction(0)] * d for _ in range(d)]
+    entries = iter(upper)
+    for r in range(d):
+        for c in range(r + 1, d):
+            K[r][c] = next(entries)
+            K[c][r] = -K[r][c]
+    return tuple(tuple(S[r][c] + K[r][c] for c in range(d)) for r in range(d))
+
+
+@st.composite
+def _unimodular(draw, d: int) -> list[list[Fraction]]:
+    """Unit lower times unit upper triangular integer matrices: determinant 1."""
+    small = st.integers(-2, 2)
+    lower = [[Fraction(1 if r == c else (draw(small) if r > c else 0)) for c in range(d)] for r in range(d)]
+    upper = [[Fraction(1 if r == c else (draw(small) if r < c else 0)) for c in range(d)] for r in range(d)]
+    return matmul(lower, upper)
+
+
+@st.composite
+def _with_inertia(draw, d: int, signs: Sequence[int]) -> Matrix:
+    """P^T diag(signs * positive) P, P unimodular: by Sylvester's law of inertia, these signs exactly."""
+    P = draw(_unimodular(d))
+    values = [s * draw(st.integers(1, 4)) for s in signs]
+    middle = [[Fraction(values[r]) if r == c else Fraction(0) for c in range(d)] for r in range(d)]
+    return tuple(tuple(row) for row in matmul(transpose(P), matmul(middle, P)))
+
+
+@st.composite
+def psd_low_rank_matrices(draw, d: int) -> Matrix:
+    """Symmetric positive semidefinite of rank r < d (singular: outside the hypotheses)."""
+    if d < 2:
+        raise InvalidArgument("psd_low_rank_matrices: need d >= 2 (rank 0 would be the zero matrix)")
+    rank = draw(st.integers(1, d - 1))
+    return draw(_with_inertia(d, [1] * rank + [0] * (d - rank)))
+
+
+@st.composite
+def indefinite_matrices(draw, d: int) -> Matrix:
+    """Symmetric with at least one positive and one negative eigenvalue (d >= 2)."""
+    if d < 2:
+        raise InvalidArgument("indefinite_matrices: a 1 x 1 matrix cannot be indefinite; need d >= 2")
+    negatives = draw(st.integers(1, d - 1))
+    return draw(_with_inertia(d, [-1] * negatives + [1] * (d - negatives)))
+
+
+@st.composite
+def outside_configurations(draw, kind: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
+                           min_d: int = 1, max_d: int = 3) -> Configuration:
+    """Configurations that violate one hypothesis on purpose (``outside_hypotheses`` is set).
+
+    ``kind`` is one of :data:`OUTSIDE_KINDS` (or a sequence, or None for all): a token at the
+    origin (THEORY.md D4), duplicated tokens (D5), A positive definite but not symmetric (D8),
+    A positive semidefinite of low rank, A indefinite. Everything else is inside the hypotheses.
+    """
+    kinds = OUTSIDE_KINDS if kind is None else ((kind,) if isinstance(kind, str) else tuple(kind))
+    for k in kinds:
+        if k not in OUTSIDE_KINDS:
+            raise InvalidArgument(f"outside_configurations: unknown kind {k!r}; expected one of {', '.join(OUTSIDE_KINDS)}")
+    needs_d2 = {"nonsymmetric_pd", "psd_low_rank", "indefinite"}
+    usable = [k for k in kinds if max(min_d, 2 if k in needs_d2 else 1) <= max_d
+              and max(min_n, 2 if k == "duplicates" else 1) <= max_n]
+    if not usable:
+        raise InvalidArgument(f"outside_configurations: no kind among {kinds} fits n <= {max_n}, d <= {max_d}")
+    chosen = draw(st.sampled_from(usable))
+    d = draw(st.integers(max(min_d, 2 if chosen in needs_d2 else 1), max_d))
+    a = draw(alphas())
+    if chosen == "origin_token":
+        tokens = list(draw(token_configurations(min_n=max(min_n - 1, 0), max_n=max_n - 1, d=d)))
+        tokens.insert(draw(st.integers(0, len(tokens))), tuple(Fraction(0) for _ in range(d)))
+        A = draw(spd_matrices(d))
+    elif chosen == "duplicates":
+        distinct = list(draw(token_configurations(min_n=1, max_n=max(1, max_n - 1), d=d)))
+        copies = draw(st.lists(st.integers(0, len(distinct) - 1), min_size=max(1, min_n - len(distinct)),
+                               max_size=max(1, max_n - len(distinct))))
+        tokens = distinct + [distinct[i] for i in copies]
+        A = draw(spd_matrices(d))
+    else:
+        tokens = list(draw(token_configurations(min_n=min_n, max_n=max_n, d=d)))
+        builder = {"nonsymmetric_pd": nonsymmetric_pd_matrices, "psd_low_rank": psd_low_rank_matrices,
+                   "indefinite": indefinite_matrices}[chosen]
+        A = draw(builder(d))
+    return _configuration(tokens, a, A, name=f"{chosen} (outside the hypotheses, drawn by Hypothesis)", outside=True)
