@@ -1,0 +1,235 @@
+"""Fuzzing the parsers where input enters: any text gives a result or an InputError, never a traceback or a hang.
+
+Parsers covered: :func:`verify.numbers.parse_json` + :func:`verify.config.parse_configuration`
+(configuration files), :func:`verify.numbers.to_rational` (every number in every file), the
+TOML campaign parser of :mod:`verify.report.campaign` (when present), and the CLI end to end
+on random files (exit status 2 with one line on standard error).
+
+A hang cannot be asserted by timing (no timed tests, see tests/README.md); each example runs
+under a watchdog alarm that turns a hang into a failure with the input that caused it.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from contextlib import contextmanager
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from verify.config import KNOWN_FIELDS, Configuration, parse_configuration
+from verify.numbers import InputError, parse_json, to_rational
+
+WATCHDOG_SECONDS = 20
+
+
+@contextmanager
+def watchdog(what: Any) -> Iterator[None]:
+    """Fail (instead of hanging the test run) if the block takes WATCHDOG_SECONDS."""
+    def fire(signum: int, frame: Any) -> None:
+        raise AssertionError(f"no answer after {WATCHDOG_SECONDS} s (a hang) on input {str(what)[:200]!r}")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(WATCHDOG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def parse_config_text(text: str, *, outside: bool = False) -> Configuration | InputError:
+    """The whole configuration-file path: the only allowed outcomes are a Configuration or an InputError."""
+    with watchdog(text):
+        try:
+            return parse_configuration(parse_json(text), outside_hypotheses=outside)
+        except InputError as error:
+            assert str(error).strip(), "an InputError must say something"
+            assert "\n" not in str(error), f"error message is not one line: {error!r}"
+            return error
+
+
+# Numbers as people (and fuzzers) write them, including the nasty ones.
+NUMBER_TEXT = st.one_of(
+    st.integers().map(str),
+    st.fractions().map(str),
+    st.decimals(allow_nan=True, allow_infinity=True).map(str),
+    st.from_regex(r"\A[+-]?\d{1,6}(\.\d{0,6})?([eE][+-]?\d{1,12})?\Z"),
+    st.from_regex(r"\A[+-]?\d{1,5}\s*/\s*[+-]?\d{1,5}\Z"),
+    st.sampled_from(["1e999999999", "-1e-999999999", "1" * 5000, "1/" + "7" * 5000, "0." + "3" * 6000,
+                     "1e10000", "1e10001", "NaN", "Infinity", "-inf", "1/0", "0/0", "", " ", "1//2", "--1",
+                     "0x10", "1_000", "١٢", "½", "1e", ".", "+.e1"]),
+)
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(min_value=10**30, max_value=10**60),
+    st.floats(allow_nan=False, allow_infinity=False), NUMBER_TEXT, st.text(max_size=20))
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda children: st.one_of(st.lists(children, max_size=5),
+                               st.dictionaries(st.one_of(st.sampled_from(KNOWN_FIELDS), st.text(max_size=8)),
+                                               children, max_size=5)),
+    max_leaves=30)
+
+
+@st.composite
+def configuration_like(draw: st.DrawFn) -> dict[str, Any]:
+    """Mostly-valid configurations with some fields replaced by garbage: reaches deep into validation."""
+    n = draw(st.integers(1, 5))
+    d = draw(st.integers(1, 3))
+    coordinate = st.one_of(st.fractions(max_denominator=50).map(str), NUMBER_TEXT, JSON_SCALARS)
+    data: dict[str, Any] = {"tokens": draw(st.lists(st.lists(coordinate, min_size=d, max_size=d), min_size=n, max_size=n)),
+                            "alpha": draw(st.one_of(st.just("1/2"), NUMBER_TEXT, JSON_SCALARS))}
+    if draw(st.booleans()):
+        data["A"] = draw(st.one_of(st.lists(st.lists(coordinate, min_size=d, max_size=d), min_size=d, max_size=d),
+                                   JSON_VALUES))
+    for key in draw(st.lists(st.sampled_from(KNOWN_FIELDS + ("bogus",)), max_size=3)):
+        data[key] = draw(JSON_VALUES)
+    return data
+
+
+class _AsText(json.JSONEncoder):
+    def default(self, o: Any) -> Any:  # Fractions from st.fractions never reach here (mapped to str)
+        return str(o)
+
+
+@given(text=st.text(max_size=300))
+def test_arbitrary_text_is_a_configuration_or_an_input_error(text: str) -> None:
+    parse_config_text(text)
+
+
+@given(value=JSON_VALUES)
+def test_arbitrary_json_values_are_a_configuration_or_an_input_error(value: Any) -> None:
+    parse_config_text(json.dumps(value, cls=_AsText))
+
+
+@given(data=configuration_like(), outside=st.booleans())
+@example(data={"tokens": [["1e999999999"]], "alpha": "1/2"}, outside=False)
+@example(data={"tokens": [[1]], "alpha": "1" * 5000}, outside=False)
+@example(data={"tokens": [["0." + "3" * 6000]], "alpha": 1}, outside=False)
+@example(data={"tokens": [[1, 2], [3]], "alpha": 1}, outside=False)
+@example(data={"tokens": [], "alpha": 1}, outside=True)
+@example(data={"tokens": [[0]], "alpha": 1}, outside=False)
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_configuration_like_objects_are_a_configuration_or_an_input_error(data: dict[str, Any], outside: bool) -> None:
+    result = parse_config_text(json.dumps(data, cls=_AsText), outside=outside)
+    if isinstance(result, Configuration):
+        # What was accepted is what the theorem's model needs: exact, positive alpha, rectangular tokens.
+        assert result.alpha > 0 and all(len(t) == result.d for t in result.tokens)
+        assert all(isinstance(x, Fraction) for t in result.tokens for x in t)
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000 + "]" * 100_000,                       # deep nesting
+    '{"tokens": ' + "[" * 50_000 + "]" * 50_000 + ', "alpha": 1}',
+    "1" * 5000,                                          # an integer beyond Python's str->int limit
+    '{"tokens": [[' + "9" * 4301 + ']], "alpha": 1}',
+    '{"tokens": [[1e999999999]], "alpha": 1}',           # a JSON number with a huge exponent
+    '{"tokens": [[1e-999999999]], "alpha": 1}',
+    '{"tokens": [["1e999999999"]], "alpha": 1}',
+    '{"tokens": [[NaN]], "alpha": 1}',
+    '{"tokens": [[Infinity]], "alpha": 1}',
+    '{"tokens": [[1]], "alpha": -Infinity}',
+    '{"tokens": [[1]], "alpha": "1/0"}',
+    '{"tokens": [[1]], "alpha": true}',
+    '{"tokens": [[1]], "alpha": 0}',
+    '{"tokens": [["\\ud800"]], "alpha": 1}',             # a lone surrogate
+    '{"\\ud800": 1, "tokens": [[1]], "alpha": 1}',
+    "\ufeff{}",                                          # a byte-order mark
+    "",
+])
+def test_known_nasty_inputs_give_one_line_input_errors(text: str) -> None:
+    result = parse_config_text(text)
+    assert isinstance(result, InputError)
+
+
+@given(text=NUMBER_TEXT)
+def test_to_rational_gives_a_fraction_or_an_input_error(text: str) -> None:
+    with watchdog(text):
+        try:
+            value = to_rational(text, field="x")
+        except InputError as error:
+            assert error.field == "x"
+        else:
+            assert isinstance(value, Fraction)
+
+
+def test_huge_integer_digits_name_the_limit() -> None:
+    with pytest.raises(InputError, match="too many digits"):
+        parse_json("1" * 5000)
+    with pytest.raises(InputError, match="too many digits"):
+        to_rational("1/" + "3" * 5000, field="alpha")
+
+
+# -- The CLI end to end on random files. ------------------------------------------------------
+
+def _run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    from verify.cli import main
+
+    status = main(args)
+    return status, capsys.readouterr().err
+
+
+@given(content=st.one_of(st.binary(max_size=200), st.text(max_size=200).map(lambda t: t.encode("utf-8", "surrogatepass")),
+                         JSON_VALUES.map(lambda v: json.dumps(v, cls=_AsText).encode()),
+                         configuration_like().map(lambda v: json.dumps(v, cls=_AsText).encode())))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_simulate_on_random_files_exits_0_or_2_with_one_line(content: bytes, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(content)
+    with watchdog(content):
+        status, err = _run_cli(["simulate", str(path), "--layers", "2"], capsys)
+    assert status in (0, 2), (status, err)
+    if status == 2:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error:"), err
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "{missing}"],
+    ["simulate", "{dir}"],
+    ["simulate", "{file}", "--layers", "-1"],
+    ["simulate", "{file}", "--arithmetic", "quantum"],
+])
+def test_simulate_usage_errors_exit_2(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.json"
+    good.write_text('{"tokens": [[1, 0], [0, 1]], "alpha": "1/2"}')
+    filled = [a.format(missing=tmp_path / "nope.json", dir=tmp_path, file=good) for a in args]
+    status, err = _run_cli(filled, capsys)
+    assert status == 2
+    assert "Traceback" not in err
+
+
+# -- The TOML campaign parser (verify.report.campaign), when it is present. ------------------
+
+def _campaign_module() -> Any:
+    return pytest.importorskip("verify.report.campaign")
+
+
+TOML_TEXT = st.one_of(
+    st.text(max_size=300),
+    st.lists(st.tuples(st.from_regex(r"\A[a-z_]{1,12}\Z"),
+                       st.one_of(st.integers(-10**30, 10**30).map(str), st.sampled_from(
+                           ["true", '"x"', "1e999", "nan", "inf", "[1, 2]", "{a = 1}", '"../../etc/x"', "-1", "0"]))),
+             max_size=6).map(lambda pairs: "\n".join(f"{k} = {v}" for k, v in pairs)),
+    st.sampled_from(["[[family]]\nname = 1\n", "[[family]]\nname = \"nope\"\ncount = -1\n",
+                     "seed = 99999999999999999999999999\n", "[[family]]\n" * 3, "name = \"../../x\"\n",
+                     "[family]\nname = \"random\"\n", "examples = 1e9\n", "\x00", "[" * 10000]),
+)
+
+
+@given(text=TOML_TEXT)
+def test_campaign_toml_is_a_campaign_or_an_input_error(text: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    campaign = _campaign_module()
+    path = tmp_path_factory.mktemp("campaign") / "campaign.toml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    with watchdog(text):
+        try:
+            campaign.load_campaign(path)
+        except InputError as error:
+            assert "\n" not in str(error), f"error message is not one line: {error!r}"
