@@ -1,0 +1,73 @@
+"""``hardmax-verify check CONFIG.json``: every claim of the theorem checked exactly on one configuration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+
+from .. import exitcodes
+from ..claims import REPORT_IDS, check_configuration
+from ..config import load_configuration
+from ..io import atomic_write_text
+
+_STYLE = {"certified": "green", "failed": "bold red", "inconclusive": "yellow"}
+
+
+def _one_line(verdict) -> str:  # type: ignore[no-untyped-def]
+    """The verdict's summary plus the first cross-check that disagrees (the exact result decides)."""
+    text = verdict.summary
+    for cross in verdict.cross_checks:
+        if not cross.get("agree", True):
+            text += f" | cross-check {cross.get('check', '')}: status {cross.get('status')}"
+            if cross.get("residual_max_abs") is not None:
+                text += f", residual {cross['residual_max_abs']:.2e}"
+            break
+    return text
+
+
+@click.command("check")
+@click.argument("config_path", metavar="CONFIG.json", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--outside-hypotheses", is_flag=True,
+              help="Allow zero or duplicate tokens and A not symmetric positive definite (recorded in the output).")
+@click.option("--layer-budget", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Largest layer computed; the check stops one layer after every token is a leader, fixed or locked.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the full report with certificates (docs/certificates.md) to this file.")
+@click.option("--no-cross-check", is_flag=True, help="Skip the float cross-checks (cvxpy projections, candidate set).")
+def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, json_path: Path | None,
+          no_cross_check: bool) -> int:
+    """Check claims T0..T4, facts D1..D3 and the one-step replay on CONFIG.json, exactly.
+
+    Prints one row per claim: status (certified / failed / inconclusive) and one line of
+    evidence. Exit status 0 every claim certified, 1 a claim failed, 2 bad input, 3 nothing
+    failed but something is inconclusive (e.g. a token did not lock within the budget).
+    """
+    config = load_configuration(config_path, outside_hypotheses=outside_hypotheses)
+    console = Console(stderr=True)
+    with Progress(TextColumn("checking {task.description}"), BarColumn(), TextColumn("layer {task.completed}"),
+                  console=console, transient=True) as bar:
+        task = bar.add_task(config.name or config_path.name, total=layer_budget)
+        report = check_configuration(config, layer_budget=layer_budget, cross_check=not no_cross_check,
+                                     progress=lambda k: bar.update(task, completed=k))
+
+    title = (f"{config.name or config_path.name}: n={config.n}, d={config.d}, layers 0..{report.layers_run}"
+             f"{'' if report.settled_layer is None else f', settled at layer {report.settled_layer}'}"
+             f"{', OUTSIDE HYPOTHESES' if config.outside_hypotheses else ''}")
+    table = Table(title=title)
+    table.add_column("claim")
+    table.add_column("status")
+    table.add_column("evidence", overflow="fold")
+    for cid in REPORT_IDS:
+        verdict = report.verdicts[cid]
+        table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", _one_line(verdict))
+    Console().print(table)
+
+    if json_path is not None:
+        atomic_write_text(json_path, json.dumps(report.to_json_dict(), indent=1) + "\n")
+        click.echo(f"wrote {json_path}", err=True)
+    return exitcodes.combine([v.status for v in report.verdicts.values()])
