@@ -5,4 +5,5 @@ COMMANDS: list[tuple[str, str]] = [
     ("simulate", "simulate"),
     ("selftest", "selftest"),
     ("check", "check"),
+    ("conjecture", "conjecture"),
 ]

@@ -1,0 +1,125 @@
+"""``hardmax-verify conjecture``: list, run and re-check conjectures beyond the theorem's hypotheses.
+
+    hardmax-verify conjecture list
+    hardmax-verify conjecture run NAME|all|FILE.py [--examples N] [--profile ci|dev|thorough]
+                                  [--seed N] [--results-dir DIR]
+    hardmax-verify conjecture check NAME|FILE.py CONFIG.json
+
+Exit status: 0 every conjecture held, 1 a counterexample was found (and confirmed exactly),
+3 nothing false but something inconclusive, 2 bad input (unknown name, broken file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .. import exitcodes
+from ..conjectures.base import DEFAULT_RESULTS_DIR, Conjecture, ConjectureResult, Observation, recheck_file, run_conjecture
+from ..conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
+from ..conjectures.loader import load_conjectures, looks_like_file
+from ..numbers import InputError
+
+PROFILES = ("ci", "dev", "thorough")
+
+
+def _resolve(target: str) -> list[Conjecture]:
+    if target == "all":
+        return list(BUILTIN_CONJECTURES.values())
+    if looks_like_file(target):
+        return load_conjectures(target)
+    return [get_conjecture(target)]
+
+
+def _combined_exit(outcomes: list[str]) -> int:
+    if "counterexample" in outcomes:
+        return exitcodes.FALSE
+    if "inconclusive" in outcomes:
+        return exitcodes.INCONCLUSIVE
+    return exitcodes.SUCCESS
+
+
+@click.group("conjecture")
+def conjecture() -> None:
+    """Test conjectures beyond the theorem's hypotheses (THEORY.md §3 D4, D5, D8 and §6)."""
+
+
+@conjecture.command("list")
+def list_command() -> int:
+    """List the built-in conjectures with their statements."""
+    for c in BUILTIN_CONJECTURES.values():
+        click.echo(f"{c.name}  [{c.kind}; expected: {c.expected}]")
+        click.echo(f"    {c.statement}")
+    return exitcodes.SUCCESS
+
+
+def _summary_line(result: ConjectureResult) -> str:
+    line = f"{result.conjecture.name}: {result.outcome.upper()} — {result.reason}"
+    if result.counterexample_path is not None:
+        line += f"\n    counterexample: {result.counterexample_path} (reproduce: hardmax-verify conjecture check " \
+                f"{result.conjecture.name} {result.counterexample_path})"
+    return line
+
+
+@conjecture.command("run")
+@click.argument("target", metavar="NAME|all|FILE.py")
+@click.option("--examples", type=click.IntRange(min=1), default=None,
+              help="Examples to generate per conjecture (default: the profile's max_examples).")
+@click.option("--profile", type=click.Choice(PROFILES), default="ci", show_default=True,
+              help="Hypothesis settings profile (verify/profiles.py).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (same seed, same result).")
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RESULTS_DIR,
+              show_default=True, help="Where <name>.json and counterexample CONFIG files are written.")
+def run_command(target: str, examples: int | None, profile: str, seed: int, results_dir: Path) -> int:
+    """Search for counterexamples with Hypothesis; report held / counterexample / inconclusive.
+
+    A counterexample is shrunk by Hypothesis, saved as CONFIG.json with "outside_hypotheses":
+    true (plus V / beta / layers when the conjecture uses them) and re-checked exactly from
+    that file before it is reported.
+    """
+    conjectures = _resolve(target)
+    console = Console(stderr=True)
+    results: list[ConjectureResult] = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as progress:
+        for c in conjectures:
+            import hypothesis
+
+            total = examples if examples is not None else hypothesis.settings.get_profile(profile).max_examples
+            task = progress.add_task(c.name, total=total)
+
+            def advance(count: int, _observation: Observation, task: int = task) -> None:
+                progress.update(task, completed=count)
+
+            result = run_conjecture(c, examples=examples, profile=profile, seed=seed, results_dir=results_dir,
+                                    progress=advance)
+            progress.update(task, completed=total)
+            results.append(result)
+            click.echo(_summary_line(result))
+    names = ", ".join(f"{r.conjecture.name}.json" for r in results)
+    click.echo(f"results written to {results_dir}/ ({names})", err=True)
+    return _combined_exit([r.outcome for r in results])
+
+
+@conjecture.command("check")
+@click.argument("target", metavar="NAME|FILE.py")
+@click.argument("config_path", metavar="CONFIG.json", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--name", "name", default=None, help="Which conjecture of FILE.py (default: the only one).")
+def check_command(target: str, config_path: Path, name: str | None) -> int:
+    """Re-check one configuration against a conjecture rigorously (exact, or arb for softmax).
+
+    Exit 1 if the configuration is a counterexample, 0 if the statement holds on it, 3 if undecided.
+    """
+    conjectures = _resolve(target)
+    if name is not None:
+        conjectures = [c for c in conjectures if c.name == name]
+        if not conjectures:
+            raise InputError("--name", f"no conjecture named {name!r} in {target}")
+    if len(conjectures) != 1:
+        raise InputError(target, "defines several conjectures; choose one with --name")
+    observation = recheck_file(conjectures[0], config_path)
+    click.echo(f"{conjectures[0].name}: {observation.status} — {observation.detail}")
+    return {"held": exitcodes.SUCCESS, "failed": exitcodes.FALSE}.get(observation.status, exitcodes.INCONCLUSIVE)

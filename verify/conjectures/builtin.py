@@ -1,0 +1,445 @@
+"""The built-in conjectures of the lab (issue 6; THEORY.md §3 D4, D5, D8 and §6).
+
+Each conjecture draws :class:`~verify.config.Configuration` objects from a Hypothesis strategy
+(family label in ``Configuration.name``) and decides them exactly:
+
+* hardmax runs use :func:`verify.exact_dynamics.exact_layers` (the one exact engine);
+* the theorem's claims and the D7 fates come from :func:`verify.claims.check_configuration`
+  (its float cross-checks are switched off: they never decide);
+* softmax uses :mod:`verify.conjectures.softmax` (arb balls, a different rule).
+
+Every predicate is exact, so the runner's re-check of a counterexample from its saved file is
+the same exact computation on the reloaded numbers (the softmax one re-checks at a higher
+arb precision).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Sequence
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from ..claims import check_configuration
+from ..config import Configuration
+from ..exact_dynamics import exact_layers, group_tokens
+from ..linalg import identity, matmul, transpose
+from ..strategies import (alphas, configurations, indefinite_matrices, nonsymmetric_pd_matrices,
+                          outside_configurations, spd_matrices, token_configurations)
+from ..numbers import rational_to_str
+from .base import Conjecture, Observation
+from .softmax import deviation_from_hardmax
+
+__all__ = ["BUILTIN_CONJECTURES", "get_conjecture", "hull_vertices", "claims_report"]
+
+# Layer budgets: enough for the small sizes drawn here to settle (THEORY.md D7: 200 random
+# configurations with n <= 12 locked within 30 layers), small enough for CI on two cores.
+CLAIMS_BUDGET = 60
+FINITE_LAYERS = 30
+SOFTMAX_LAYERS = 6
+SOFTMAX_BETAS: tuple[Fraction, ...] = (Fraction(1), Fraction(10), Fraction(100), Fraction(1000))
+
+Matrix = tuple[tuple[Fraction, ...], ...]
+
+
+# --------------------------------------------------------------------------- strategies
+# Built on the public strategies of verify.strategies; the lab adds the families it alone
+# needs (exact-rank PSD and NSD matrices, the rank-one value matrix) and labels each draw with
+# its family in Configuration.name, which the runner counts.
+
+def _matrix(rows: Sequence[Sequence[Fraction | int]]) -> Matrix:
+    return tuple(tuple(Fraction(x) for x in row) for row in rows)
+
+
+def _rank(M: Sequence[Sequence[Fraction]]) -> int:
+    rows = [list(r) for r in M]
+    rank = 0
+    cols = len(rows[0]) if rows else 0
+    for c in range(cols):
+        pivot = next((r for r in range(rank, len(rows)) if rows[r][c] != 0), None)
+        if pivot is None:
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        for r in range(len(rows)):
+            if r != rank and rows[r][c] != 0:
+                f = rows[r][c] / rows[rank][c]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[rank])]
+        rank += 1
+    return rank
+
+
+@st.composite
+def _low_rank(draw: st.DrawFn, d: int, rank: int, sign: int) -> Matrix:
+    """sign * B B^T with B of exact rank ``rank`` (PSD for sign 1, NSD for sign -1)."""
+    B = [[Fraction(draw(st.integers(-2, 2))) for _ in range(rank)] for _ in range(d)]
+    assume(_rank(B) == rank)
+    return _matrix([[sign * x for x in row] for row in matmul(B, transpose(B))])
+
+
+def _config(family: str, tokens: Iterable[Sequence[Fraction]], alpha: Fraction, A: Matrix | None = None,
+            **variants: Any) -> Configuration:
+    if A is not None and A == _matrix(identity(len(A))):
+        A = None
+    return Configuration(tokens=tuple(tuple(t) for t in tokens), alpha=alpha, A=A, outside_hypotheses=True,
+                         name=family, **variants)
+
+
+@st.composite
+def _with_A(draw: st.DrawFn, family: str, d: int, matrices: st.SearchStrategy[Matrix], *,
+            max_n: int = 6) -> Configuration:
+    tokens = draw(token_configurations(min_n=2, max_n=max_n, d=d))
+    return _config(family, tokens, draw(alphas()), draw(matrices))
+
+
+def _inside(*, max_n: int = 6, max_d: int = 3) -> st.SearchStrategy[Configuration]:
+    """Inside the hypotheses, every family of verify.families (ties, collinear, hull edges...)."""
+    return configurations(min_n=2, max_n=max_n, max_d=max_d)
+
+
+@st.composite
+def _rank_one_value(draw: st.DrawFn) -> Configuration:
+    d = draw(st.sampled_from((1, 2, 3)))
+    u = draw(st.tuples(*[st.integers(-2, 2)] * d).filter(any))
+    v = draw(st.tuples(*[st.integers(-2, 2)] * d).filter(any))
+    # det(I + u v^T) = 1 + v.u: the update is defined only when it is nonzero.
+    assume(1 + sum(a * b for a, b in zip(u, v)) != 0)
+    V = _matrix([[a * b for b in v] for a in u])
+    A = draw(spd_matrices(d))
+    return _config(f"rank_one_value_d{d}", draw(token_configurations(min_n=2, max_n=5, d=d)), Fraction(1), A, V=V)
+
+
+def _nonsym_family() -> st.SearchStrategy[Configuration]:
+    return st.one_of(*[_with_A(f"nonsymmetric_pd_d{d}", d, nonsymmetric_pd_matrices(d)) for d in (2, 3)])
+
+
+def _psd_family() -> st.SearchStrategy[Configuration]:
+    return st.one_of(*[_with_A(f"psd_rank{r}_d{d}", d, _low_rank(d, r, 1), max_n=5)
+                       for r in (1, 2) for d in (3, 4)])
+
+
+def _indefinite_family() -> st.SearchStrategy[Configuration]:
+    return st.one_of(*[_with_A(f"indefinite_d{d}", d, indefinite_matrices(d)) for d in (2, 3)])
+
+
+def _negated(matrices: st.SearchStrategy[Matrix]) -> st.SearchStrategy[Matrix]:
+    return matrices.map(lambda M: tuple(tuple(-x for x in row) for row in M))
+
+
+def _nsd_family() -> st.SearchStrategy[Configuration]:
+    # Negative definite (-SPD) and singular negative semidefinite (-PSD of rank < d).
+    return st.one_of(*[_with_A(f"negative_definite_d{d}", d, _negated(spd_matrices(d))) for d in (1, 2, 3)],
+                     *[_with_A(f"nsd_rank{r}_d{d}", d, _low_rank(d, r, -1)) for d in (2, 3) for r in range(1, d)])
+
+
+def _outside(kind: str) -> st.SearchStrategy[Configuration]:
+    return outside_configurations(kind, min_n=2, max_n=6)
+
+
+# --------------------------------------------------------------------------- exact helpers
+
+def claims_report(config: Configuration, *, layer_budget: int = CLAIMS_BUDGET) -> dict[str, Any]:
+    """The claim report of :func:`verify.claims.check_configuration` as JSON (float cross-checks off: they never decide)."""
+    return check_configuration(config, layer_budget=layer_budget, cross_check=False).to_json_dict()
+
+
+def hull_vertices(points: Sequence[Sequence[Fraction]]) -> list[int]:
+    """Indices of the distinct points that are vertices of their convex hull (exact, pycddlib gmp)."""
+    import cdd
+    import cdd.gmp
+
+    first: dict[tuple[Fraction, ...], int] = {}
+    for i, p in enumerate(points):
+        first.setdefault(tuple(Fraction(x) for x in p), i)
+    distinct = list(first)
+    if len(distinct) == 1:
+        return [first[distinct[0]]]
+    matrix = cdd.gmp.matrix_from_array([[Fraction(1), *p] for p in distinct], rep_type=cdd.RepType.GENERATOR)
+    redundant = cdd.gmp.redundant_rows(matrix)
+    return sorted(first[p] for r, p in enumerate(distinct) if r not in redundant)
+
+
+def _fates(config: Configuration, budget: int) -> tuple[str, dict[str, Any]]:
+    """('settled', report) when every token has a D7 fate (verify.claims) within the budget, else the reason."""
+    report = claims_report(config, layer_budget=budget)
+    if report.get("settled_layer") is None:
+        return f"not every token has a D7 fate (leader, fixed or locked) within {budget} layers", report
+    return "settled", report
+
+
+THEOREM_CLAIMS: tuple[str, ...] = ("T0", "T1", "T2", "T3", "T4")
+
+
+def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Observation]:
+    """T0..T4 decide; the derived facts D1..D3 (proved for A SPD only) are recorded, not decisive.
+
+    A failed one-step replay would be an engine defect and is reported as a failure too.
+    """
+    def predicate(config: Configuration) -> Observation:
+        groups = group_tokens(config.tokens)
+        if all(len(m) > 1 for m in groups.members):
+            # D5: equal tokens stay equal and tie forever, so no token ever has C_i = {i}.
+            return Observation.failed(
+                "T0: every token is duplicated (groups " + ", ".join(str(list(m)) for m in groups.members)
+                + "); by D5 duplicates stay equal and always tie, so no token ever has C_i = {i}: no leader",
+                evidence={"claim": "T0", "duplicate_groups": [list(m) for m in groups.members]},
+                failed_claims="T0")
+        report = claims_report(config, layer_budget=budget)
+        verdicts = report["verdicts"]
+        facts_failed = sorted(cid for cid, v in verdicts.items() if cid not in THEOREM_CLAIMS and cid != "replay"
+                              and v["status"] == "failed")
+        extra = {"derived_facts_failed": ", ".join(facts_failed) or "none"}
+        failed = sorted(cid for cid in (*THEOREM_CLAIMS, "replay") if verdicts[cid]["status"] == "failed")
+        if failed:
+            summary = "; ".join(f"{cid}: {verdicts[cid]['summary']}" for cid in failed)
+            return Observation.failed(summary, evidence={cid: verdicts[cid].get("evidence", {}) for cid in failed},
+                                      failed_claims=", ".join(failed), **extra)
+        open_claims = sorted(cid for cid in THEOREM_CLAIMS if verdicts[cid]["status"] == "inconclusive")
+        if open_claims:
+            return Observation.undecided(f"{', '.join(open_claims)} inconclusive within {budget} layers", **extra)
+        return Observation.held("T0..T4 certified", settled_layer=report.get("settled_layer"), **extra)
+    return predicate
+
+
+def _leader_emergence(config: Configuration) -> Observation:
+    status, report = _fates(config, CLAIMS_BUDGET)
+    if status != "settled":
+        return Observation.undecided(status)
+    leaders = [f for f in report["fates"] if f["kind"] == "leader"]
+    last = max(f["layer"] for f in leaders)
+    return Observation.held(f"final leader set {sorted(f['token'] for f in leaders)} complete at layer {last}",
+                            last_leader_layer=last, leaders=len(leaders))
+
+
+def _settling(config: Configuration) -> Observation:
+    status, report = _fates(config, CLAIMS_BUDGET)
+    if status != "settled":
+        return Observation.undecided(status)
+    kinds = [f["kind"] for f in report["fates"]]
+    return Observation.held(f"every token has a fate by layer {report['settled_layer']}",
+                            settled_layer=report["settled_layer"], locked=kinds.count("locked"),
+                            fixed=kinds.count("fixed"), leaders=kinds.count("leader"))
+
+
+def _leader_or_tie(config: Configuration) -> Observation:
+    status, report = _fates(config, CLAIMS_BUDGET)
+    if status != "settled":
+        return Observation.undecided(status)
+    kind = {f["token"]: f["kind"] for f in report["fates"]}
+    ties = 0
+    for fate in report["fates"]:
+        members = fate["set"]
+        if fate["kind"] == "fixed" or (fate["kind"] == "locked" and len(members) > 1):
+            # D7: C_i stays equal to G u {i} (fixed) or F (locked) forever, so the tie persists.
+            ties += 1
+        elif fate["kind"] == "locked" and kind[members[0]] != "leader":
+            return Observation.failed(
+                f"token {fate['token']} locks at layer {fate['layer']} onto the single non-leader "
+                f"token {members[0]} (a {kind[members[0]]} token) without a tie of its own",
+                evidence={"fate": fate})
+    return Observation.held(f"{ties} tokens end on a persistent tie, the others at leaders", persistent_ties=ties)
+
+
+def _leaders_vs_hull(config: Configuration) -> Observation:
+    status, report = _fates(config, CLAIMS_BUDGET)
+    if status != "settled":
+        return Observation.undecided(status)
+    leaders = sorted(f["token"] for f in report["fates"] if f["kind"] == "leader")
+    vertices = hull_vertices(config.tokens)
+    evidence = {"leaders": leaders, "initial_hull_vertices": vertices, "settled_layer": report["settled_layer"]}
+    if len(leaders) != len(vertices):
+        return Observation.failed(
+            f"{len(leaders)} leaders {leaders} (final: every token has a D7 fate by layer {report['settled_layer']}) "
+            f"but {len(vertices)} vertices {vertices} of the initial hull", evidence=evidence,
+            leaders=len(leaders), hull_vertices=len(vertices))
+    return Observation.held("equal counts", leaders=len(leaders), hull_vertices=len(vertices))
+
+
+def _no_merge(config: Configuration) -> Observation:
+    """D8 over the first FINITE_LAYERS layers: distinct points never become equal (exact)."""
+    for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A_matrix, V=config.V):
+        seen: dict[tuple[int, ...], int] = {}
+        for u, row in enumerate(layer.numerators):
+            if row in seen:
+                i, j = layer.groups.members[seen[row]][0], layer.groups.members[u][0]
+                point = [rational_to_str(x) for x in layer.point(u)]
+                return Observation.failed(
+                    f"distinct tokens {i} and {j} merge at layer {layer.index} at ({', '.join(point)})",
+                    evidence={"tokens": [i, j], "layer": layer.index, "position": point}, merge_layer=layer.index)
+            seen[row] = u
+        if layer.index == FINITE_LAYERS:
+            return Observation.held(f"no merge within {FINITE_LAYERS} layers")
+    raise AssertionError("unreachable")  # exact_layers never ends
+
+
+def _value_matrix_facts(config: Configuration) -> Observation:
+    """D2 and D3 for the rank-one value matrix, over the first FINITE_LAYERS layers (exact)."""
+    A = config.A_matrix
+    previous = None
+    for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A, V=config.V):
+        positions = layer.positions()
+        norms = [sum(z[r] * A[r][c] * z[c] for r in range(config.d) for c in range(config.d)) for z in positions]
+        if previous is not None:
+            prev_norms, prev_leaders = previous
+            for i, (old, new) in enumerate(zip(prev_norms, norms)):
+                if new < old:
+                    return Observation.failed(
+                        f"D2 fails: ||z_{i}||_A^2 drops from {rational_to_str(old)} at layer {layer.index - 1} "
+                        f"to {rational_to_str(new)} at layer {layer.index}",
+                        evidence={"claim": "D2", "token": i, "layer": layer.index,
+                                  "before": rational_to_str(old), "after": rational_to_str(new)})
+            current = layer.attention_sets()
+            for i in prev_leaders:
+                if current[i] != frozenset({i}):
+                    return Observation.failed(
+                        f"D3 fails: token {i} leads at layer {layer.index - 1} but C_{i} = {sorted(current[i])} "
+                        f"at layer {layer.index}",
+                        evidence={"claim": "D3", "token": i, "layer": layer.index, "attention": sorted(current[i])})
+        if layer.index == FINITE_LAYERS:
+            return Observation.held(f"D2 and D3 hold over {FINITE_LAYERS} layers")
+        previous = (norms, layer.leaders())
+    raise AssertionError("unreachable")
+
+
+def _softmax_decision(config: Configuration, layers: int, precision: int) -> Observation:
+    enclosures = [deviation_from_hardmax(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers,
+                                         precision=precision) for b in SOFTMAX_BETAS]
+    measurements = {f"deviation_upper_beta_{b}": float(e.upper) for b, e in zip(SOFTMAX_BETAS, enclosures)}
+    evidence = {f"beta={b}": e.to_json_dict() for b, e in zip(SOFTMAX_BETAS, enclosures)}
+    evidence["precision_bits"] = precision
+    for (b1, e1), (b2, e2) in zip(zip(SOFTMAX_BETAS, enclosures), zip(SOFTMAX_BETAS[1:], enclosures[1:])):
+        if e2.certainly_greater(e1):
+            return Observation("failed",
+                               f"the deviation over {layers} layers grows from at most {float(e1.upper):.6g} "
+                               f"(beta={b1}) to at least {float(e2.lower):.6g} (beta={b2}) (arb enclosures)",
+                               measurements, evidence)
+        if e2.upper > e1.lower:
+            return Observation("undecided", "arb enclosures of consecutive deviations overlap", measurements, evidence)
+    return Observation("held", "deviation decreases along the beta grid", measurements, evidence)
+
+
+def _softmax_check(precision: int, max_precision: int = 8192) -> Callable[[Configuration], Observation]:
+    """Decide with arb balls, raising the precision while two enclosures overlap.
+
+    The softmax deviation at beta = 1000 can be as small as exp(-1000 * gap); resolving it
+    against the positions needs about beta * gap / ln 2 bits, so the precision adapts.
+    """
+    def predicate(config: Configuration) -> Observation:
+        layers = int(config.extra.get("layers", SOFTMAX_LAYERS))
+        bits = precision
+        while True:
+            observation = _softmax_decision(config, layers, bits)
+            if observation.status != "undecided" or bits >= max_precision:
+                return observation
+            bits *= 4
+    return predicate
+
+
+@st.composite
+def _softmax_family(draw: st.DrawFn) -> Configuration:
+    d = draw(st.sampled_from((1, 2)))
+    A = draw(spd_matrices(d))
+    config = _config(f"softmax_d{d}", draw(token_configurations(min_n=2, max_n=4, d=d)), draw(alphas()), A,
+                     beta=SOFTMAX_BETAS[-1])
+    return replace(config, extra={"layers": SOFTMAX_LAYERS})
+
+
+# --------------------------------------------------------------------------- registry
+
+def _claims_conjecture(name: str, family: str, strategy: st.SearchStrategy[Configuration], families: tuple[str, ...],
+                       expected: str = "open") -> Conjecture:
+    return Conjecture(
+        name=name,
+        statement=f"The theorem's claims T0..T4 hold {family}.",
+        strategy=strategy, predicate=_theorem_claims(), families=families, expected=expected,  # type: ignore[arg-type]
+        scope=f"verify.claims.check_configuration with a {CLAIMS_BUDGET}-layer budget; a claim not decided "
+              "within it makes the example undecided (never held). Failures of the derived facts D1..D3 "
+              "(proved for A SPD only) are counted in the measurement derived_facts_failed, not as refutations.",
+    )
+
+
+def _build() -> dict[str, Conjecture]:
+    conjectures = [
+        _claims_conjecture("theorem_nonsymmetric_pd", "for A positive definite but not symmetric (x^T A x > 0)",
+                           _nonsym_family(), ("nonsymmetric_pd_d2", "nonsymmetric_pd_d3")),
+        _claims_conjecture("theorem_psd_low_rank", "for A positive semidefinite of rank 1 or 2 in d = 3, 4",
+                           _psd_family(), tuple(f"psd_rank{r}_d{d}" for r in (1, 2) for d in (3, 4))),
+        _claims_conjecture("theorem_indefinite", "for A indefinite (THEORY.md §6: [FW] does not transfer)",
+                           _indefinite_family(), ("indefinite_d2", "indefinite_d3")),
+        _claims_conjecture("theorem_negative_semidefinite", "for A negative semidefinite (THEORY.md §6)",
+                           _nsd_family(), ("negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}")),
+        _claims_conjecture("theorem_duplicate_tokens", "when some tokens are duplicated (THEORY.md D5)",
+                           _outside("duplicates"), ("duplicates",), expected="false"),
+        _claims_conjecture("theorem_origin_token", "when one token is the origin (THEORY.md D4)",
+                           _outside("origin_token"), ("origin_token",), expected="false"),
+        Conjecture(
+            name="value_matrix_rank_one",
+            statement="With the value matrix V = u v^T, z -> (I + V)^{-1}(z + V mean_{C_i} z_j), the facts D2 "
+                      "(A-norm never decreases) and D3 (a leader stays a fixed leader) survive.",
+            strategy=_rank_one_value(), predicate=_value_matrix_facts, families=("rank_one_value",),
+            scope=f"u, v integer in [-2, 2]^d, 1 + v.u != 0, A = I or SPD, exact, first {FINITE_LAYERS} layers.",
+        ),
+        Conjecture(
+            name="ends_at_leader_or_tie",
+            statement="Every token ends at a leader unless a tie persists (its attention set stays a fixed set of "
+                      "two or more tokens forever).",
+            strategy=_inside(), predicate=_leader_or_tie, families=("every family of verify.families inside the hypotheses",), expected="true",
+            scope=f"Inside the hypotheses; decided by the D7 fates of verify.claims within {CLAIMS_BUDGET} layers.",
+        ),
+        Conjecture(
+            name="leaders_equal_hull_vertices",
+            statement="The number of leaders equals the number of vertices of the initial convex hull.",
+            strategy=_inside(), predicate=_leaders_vs_hull, families=("every family of verify.families inside the hypotheses",), expected="false",
+            scope=f"Inside the hypotheses; the final leader set from D7 fates within {CLAIMS_BUDGET} layers; "
+                  "hull vertices exactly by pycddlib (gmp).",
+        ),
+        Conjecture(
+            name="leader_emergence_layer",
+            statement="Measurement: the layer by which every leader has emerged, against n, d, alpha "
+                      "(held = measured exactly on every example).",
+            strategy=_inside(max_n=8), predicate=_leader_emergence, families=("every family of verify.families inside the hypotheses",),
+            kind="measurement", target="last_leader_layer",
+            scope=f"Final leader set certified by D7 fates within {CLAIMS_BUDGET} layers; Hypothesis targets the "
+                  "largest layer.",
+        ),
+        Conjecture(
+            name="every_token_settles",
+            statement="Every token becomes a leader, fixed or locked (THEORY.md D7); measurement: the layer by "
+                      "which that happens, against n, d, alpha.",
+            strategy=_inside(max_n=8), predicate=_settling, families=("every family of verify.families inside the hypotheses",),
+            kind="measurement", target="settled_layer", expected="true",
+            scope=f"D7 fates of verify.claims within {CLAIMS_BUDGET} layers; Hypothesis targets the largest layer.",
+        ),
+        Conjecture(
+            name="d8_beyond_pd",
+            statement="D8 beyond positive definite A: two distinct tokens never merge, for A positive "
+                      "semidefinite of low rank, indefinite or negative semidefinite.",
+            strategy=st.one_of(_psd_family(), _indefinite_family(), _nsd_family()), predicate=_no_merge,
+            families=("psd_rank{1,2}_d{3,4}", "indefinite_d{2,3}", "negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}"), expected="open",
+            scope=f"Exact, first {FINITE_LAYERS} layers (a merge is final: merged tokens stay equal, D5).",
+        ),
+        Conjecture(
+            name="softmax_tracks_hardmax",
+            statement="Softmax attention at inverse temperature beta tracks the hardmax trajectory better as beta "
+                      "grows: the largest deviation over K layers does not increase along beta = 1, 10, 100, 1000.",
+            strategy=_softmax_family(), predicate=_softmax_check(128), confirm=_softmax_check(512, 32768),
+            families=("every family of verify.families inside the hypotheses",), kind="claim",
+            scope=f"K = {SOFTMAX_LAYERS} layers, d <= 2, n <= 4; softmax in arb balls (128 bits raised up to 8192 while enclosures overlap; re-checked from 512 bits), "
+                  "hardmax exact; a comparison whose enclosures overlap is undecided.",
+        ),
+    ]
+    return {c.name: c for c in conjectures}
+
+
+BUILTIN_CONJECTURES: dict[str, Conjecture] = _build()
+
+
+def get_conjecture(name: str) -> Conjecture:
+    from ..numbers import InputError
+
+    try:
+        return BUILTIN_CONJECTURES[name]
+    except KeyError:
+        raise InputError("conjecture", f"unknown conjecture {name!r}; `hardmax-verify conjecture list` shows the "
+                                       "built-in ones, or pass a .py file") from None
