@@ -1,0 +1,264 @@
+"""verify.claims: the claim checks certify the theorem on known cases and catch wrong update rules.
+
+The wrong rules below are written here, on purpose independently of the engine, and passed
+as the ``dynamics`` callable: a check that still certifies them is a check that cannot fail.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+from math import lcm
+from typing import Any, Callable, Iterator, Sequence
+
+import pytest
+
+from verify.claims import REPORT_IDS, check_configuration, run_configuration, check_T4
+from verify.config import make_configuration
+from verify.exact_dynamics import ExactLayer, exact_layers, group_tokens
+from verify.worked import WORKED_CONFIGURATIONS
+
+
+# ---------------------------------------------------------------------------------------------
+# Deliberately wrong dynamics (the engine's signature, Fractions, no import of its loop)
+
+
+def _as_layer(k: int, positions: list[tuple[F, ...]], attention: list[frozenset[int]]) -> ExactLayer:
+    groups = group_tokens(positions)
+    distinct = [positions[m[0]] for m in groups.members]
+    den = lcm(*(x.denominator for p in distinct for x in p))
+    numerators = tuple(tuple(int(x * den) for x in p) for p in distinct)
+    att = tuple(tuple(sorted({groups.point_of[j] for j in attention[m[0]]})) for m in groups.members)
+    return ExactLayer(k, numerators, den, att, groups)
+
+
+def _scores(pos: Sequence[tuple[F, ...]], i: int, A: Any) -> list[F]:
+    d = len(pos[0])
+    M = A if A is not None else [[F(int(r == c)) for c in range(d)] for r in range(d)]
+    Az = [sum(F(M[r][c]) * pos[i][c] for c in range(d)) for r in range(d)]
+    return [sum(a * b for a, b in zip(Az, z)) for z in pos]
+
+
+def _attention(pos: Sequence[tuple[F, ...]], i: int, A: Any) -> frozenset[int]:
+    s = _scores(pos, i, A)
+    return frozenset(j for j, v in enumerate(s) if v == max(s))
+
+
+def _mean(pos: Sequence[tuple[F, ...]], members: Sequence[int]) -> tuple[F, ...]:
+    return tuple(sum(pos[j][c] for j in members) / len(members) for c in range(len(pos[0])))
+
+
+def _wrong(step: Callable[[list[tuple[F, ...]], F, Any], list[tuple[F, ...]]]) -> Callable[..., Iterator[ExactLayer]]:
+    def dynamics(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Any = None, V: Any = None) -> Iterator[ExactLayer]:
+        pos = [tuple(F(x) for x in t) for t in tokens]
+        k = 0
+        while True:
+            yield _as_layer(k, pos, [_attention(pos, i, A) for i in range(len(pos))])
+            pos = step(pos, F(alpha), A)
+            k += 1
+    return dynamics
+
+
+def _divide_by_alpha(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
+    # Normalising by 1/alpha instead of 1/(1 + alpha).
+    out = []
+    for i, z in enumerate(pos):
+        m = _mean(pos, sorted(_attention(pos, i, A)))
+        out.append(tuple((a + alpha * b) / alpha for a, b in zip(z, m)))
+    return out
+
+
+def _first_index_ties(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
+    # The authors' "argmax" reading: a tie goes to the first index only.
+    out = []
+    for i, z in enumerate(pos):
+        m = pos[min(_attention(pos, i, A))]
+        out.append(tuple((a + alpha * b) / (1 + alpha) for a, b in zip(z, m)))
+    return out
+
+
+def _in_place(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
+    # Tokens updated one after another, each seeing the already-updated earlier ones.
+    cur = list(pos)
+    for i in range(len(cur)):
+        m = _mean(cur, sorted(_attention(cur, i, A)))
+        cur[i] = tuple((a + alpha * b) / (1 + alpha) for a, b in zip(cur[i], m))
+    return cur
+
+
+def _lying_attention(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Any = None, V: Any = None) -> Iterator[ExactLayer]:
+    # Right positions, but the engine reports every token attending to itself only.
+    for layer in exact_layers(tokens, alpha=alpha, A=A, V=V):
+        yield ExactLayer(layer.index, layer.numerators, layer.denominator,
+                         tuple((u,) for u in range(len(layer.numerators))), layer.groups)
+
+
+THREE_WAY_TIE = make_configuration([[1, 0], [0, 1], ["1/2", "1/2"]], alpha="1/2", name="three_way_tie")
+# Settles (every token leader/fixed/locked) only at layer 4: used for budget tests.
+SLOW = make_configuration([["0", "1/2"], ["9/10", "-1"], ["-7/10", "7/10"], ["9/10", "-1/2"], ["-2/5", "4/5"]],
+                          alpha="1/5", name="slow")
+
+
+# ---------------------------------------------------------------------------------------------
+# The right dynamics certifies
+
+
+@pytest.mark.parametrize("name", sorted(WORKED_CONFIGURATIONS))
+def test_worked_configurations_are_certified(name: str) -> None:
+    report = check_configuration(WORKED_CONFIGURATIONS[name])
+    assert set(report.verdicts) == set(REPORT_IDS)
+    assert {cid: v.status for cid, v in report.verdicts.items()} == {cid: "certified" for cid in REPORT_IDS}
+    for v in report.verdicts.values():
+        assert v.certificate is not None
+    assert report.status == "certified"
+    json.dumps(report.to_json_dict())
+
+
+def test_non_leader_clusters_T4_certifies_real_non_vertex_limits() -> None:
+    report = check_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"])
+    t4 = report.verdicts["T4"]
+    assert t4.status == "certified" and t4.certificate is not None and not t4.certificate["vacuous"]
+    limits = {tuple(p["limit"]) for p in t4.certificate["projections"]}
+    assert limits == {("1", "0"), ("-1", "0")}
+    for p in t4.certificate["projections"]:
+        assert set(p["kkt"].values()) == {"0"} and len(p["face"]) == 2
+    assert all(c["agree"] and c["status"] == "optimal" for c in t4.cross_checks)
+
+
+def test_three_way_tie_is_fixed_by_D7b_and_projects_onto_the_edge() -> None:
+    report = check_configuration(THREE_WAY_TIE)
+    fate = report.fates[2]
+    assert (fate.kind, fate.layer, fate.limit, fate.attention) == ("fixed", 0, (F(1, 2), F(1, 2)), frozenset({0, 1}))
+    t4 = report.verdicts["T4"]
+    assert t4.status == "certified"
+    [projection] = t4.certificate["projections"]  # type: ignore[index]
+    assert projection["limit"] == ["1/2", "1/2"] and projection["face"] == [0, 1]
+    assert projection["multipliers"] == {"0": "1/2", "1": "1/2"}
+
+
+def test_T4_vacuous_is_said_so() -> None:
+    verdict = check_configuration(WORKED_CONFIGURATIONS["triangle"]).verdicts["T4"]
+    assert verdict.status == "certified" and "no non-vertex limits" in verdict.summary
+    assert verdict.certificate == {"vacuous": True, "fates": verdict.certificate["fates"], "projections": []}  # type: ignore[index]
+
+
+def test_lower_dimensional_K_is_its_own_boundary() -> None:
+    # THEORY.md §2: K = segment x = 1, the third token converges into its relative interior.
+    report = check_configuration(make_configuration([[1, 1], [1, -1], ["1/2", 0]], alpha="1/2"))
+    assert report.verdicts["T3"].status == "certified"
+    assert report.limits[2] == (F(1), F(0))
+
+
+def test_general_spd_A_keeps_the_tie() -> None:
+    config = make_configuration([[1, 1], [1, -1], [-1, 1], [-1, -1], ["1/2", 0], ["-1/2", 0]], alpha="1/3",
+                                A=[[2, 0], [0, 5]])
+    report = check_configuration(config)
+    assert report.status == "certified"
+    assert report.verdicts["T4"].certificate["projections"]  # type: ignore[index]
+
+
+def test_unsettled_within_budget_is_inconclusive_never_certified() -> None:
+    report = check_configuration(SLOW, layer_budget=2)
+    assert report.settled_layer is None
+    for cid in ("T1", "T2", "T3", "T4"):
+        verdict = report.verdicts[cid]
+        assert verdict.status == "inconclusive" and verdict.certificate is None
+        assert "measured" in json.dumps(verdict.evidence)
+    assert report.status == "inconclusive"
+    assert check_configuration(SLOW).status == "certified"
+    assert check_configuration(SLOW).settled_layer == 4
+
+
+def test_origin_token_fails_T3_outside_hypotheses() -> None:
+    # THEORY.md D4: the square plus the origin keeps the origin token at 0, inside K.
+    config = make_configuration([[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 0]], alpha="1/2", outside_hypotheses=True)
+    report = check_configuration(config)
+    t3 = report.verdicts["T3"]
+    assert t3.status == "failed" and t3.evidence["token"] == 4 and t3.evidence["outside_hypotheses"] is True
+    assert t3.evidence["limit"] == ["0", "0"] and t3.evidence["smallest_facet_slack"]["lhs"] == "1"
+    assert report.status == "failed"
+
+
+def test_duplicates_stay_unsettled() -> None:
+    config = make_configuration([[1, 0], [1, 0], [0, 1]], alpha="1/2", outside_hypotheses=True)
+    report = check_configuration(config, layer_budget=5)
+    assert [f.kind for f in report.fates[:2]] == ["unsettled", "unsettled"]
+    assert report.verdicts["T2"].status == "inconclusive"
+
+
+# ---------------------------------------------------------------------------------------------
+# Wrong dynamics fail
+
+
+def _statuses(config: Any, dynamics: Callable[..., Iterator[ExactLayer]], **kw: Any) -> dict[str, str]:
+    report = check_configuration(config, dynamics=dynamics, **kw)
+    return {cid: v.status for cid, v in report.verdicts.items()}
+
+
+def test_sanity_the_wrong_rule_harness_reproduces_the_engine_when_right() -> None:
+    def right(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
+        return [tuple((a + alpha * b) / (1 + alpha) for a, b in zip(z, _mean(pos, sorted(_attention(pos, i, A)))))
+                for i, z in enumerate(pos)]
+    for config in WORKED_CONFIGURATIONS.values():
+        assert set(_statuses(config, _wrong(right)).values()) == {"certified"}
+
+
+@pytest.mark.parametrize("name", sorted(WORKED_CONFIGURATIONS))
+def test_dividing_by_alpha_fails(name: str) -> None:
+    statuses = _statuses(WORKED_CONFIGURATIONS[name], _wrong(_divide_by_alpha), layer_budget=10)
+    assert statuses["replay"] == "failed"
+    assert statuses["D1"] == "failed"  # 2z + m leaves the hull
+
+
+def test_dividing_by_alpha_failure_evidence_has_exact_numbers() -> None:
+    report = check_configuration(WORKED_CONFIGURATIONS["triangle"], dynamics=_wrong(_divide_by_alpha), layer_budget=10)
+    ev = report.verdicts["replay"].evidence
+    assert ev["layer"] == 1 and isinstance(ev["token"], int)
+    assert F(ev["lhs"]) != F(ev["rhs"])  # "p/q" strings
+
+
+@pytest.mark.parametrize("config", [WORKED_CONFIGURATIONS["non_leader_clusters"], THREE_WAY_TIE])
+def test_first_index_ties_fail(config: Any) -> None:
+    statuses = _statuses(config, _wrong(_first_index_ties))
+    assert statuses["replay"] == "failed"
+    assert "failed" in {statuses["T3"], statuses["T4"]}  # the D7 fate the tie certified is contradicted
+
+
+def test_in_place_update_is_caught_by_the_replay_only() -> None:
+    # emerging_leader with tokens 1 and 3 swapped: the emerging token now attends to an EARLIER
+    # index that moves, so the in-place order matters; every claim still holds for that rule.
+    tokens = list(WORKED_CONFIGURATIONS["emerging_leader"].tokens)
+    tokens[1], tokens[3] = tokens[3], tokens[1]
+    config = make_configuration(tokens, alpha="1/2")
+    assert _statuses(config, _wrong(_in_place))["replay"] == "failed"
+    statuses = _statuses(config, _wrong(_in_place))
+    assert {cid: s for cid, s in statuses.items() if cid != "replay"} == {cid: "certified" for cid in REPORT_IDS
+                                                                         if cid != "replay"}
+
+
+def test_lying_attention_sets_are_caught() -> None:
+    report = check_configuration(WORKED_CONFIGURATIONS["square"], dynamics=_lying_attention)
+    replay = report.verdicts["replay"]
+    assert replay.status == "failed" and "C_" in replay.summary
+    assert replay.evidence["engine"] != replay.evidence["oracle"]
+
+
+def test_every_check_uses_the_given_dynamics() -> None:
+    calls = []
+
+    def spy(tokens: Any, **kw: Any) -> Iterator[ExactLayer]:
+        calls.append(kw)
+        return exact_layers(tokens, **kw)
+
+    check_configuration(WORKED_CONFIGURATIONS["square"], dynamics=spy)
+    assert len(calls) == 1
+
+
+def test_T4_fails_when_a_limit_is_not_the_projection() -> None:
+    # Tamper with the run: move a locked token's limit along the edge, off the projection (1, 0).
+    run = run_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"])
+    fate = next(f for f in run.fates if f.limit == (F(1), F(0)))
+    fate.limit = (F(1), F(1, 2))
+    verdict = check_T4(run)
+    assert verdict.status == "failed"
+    assert F(verdict.evidence["lhs"]) < 0 and verdict.evidence["rhs"] == "0"

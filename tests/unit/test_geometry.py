@@ -1,0 +1,115 @@
+"""verify.geometry: exact hulls, faces and A-norm projections, on known answers worked out by hand."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+
+from verify import geometry
+
+
+def P(*coords: object) -> tuple[F, ...]:
+    return tuple(F(c) for c in coords)  # type: ignore[arg-type]
+
+
+SQUARE = [P(1, 1), P(1, -1), P(-1, 1), P(-1, -1)]
+
+
+def test_hull_vertices_drop_points_on_edges_and_inside() -> None:
+    # (1, 0) lies on an edge: float Qhull would also drop it, but here it is decided exactly.
+    points = SQUARE + [P(1, 0), P("1/3", "1/7"), P(1, 1)]
+    assert geometry.convex_hull_vertices(points) == [0, 1, 2, 3]
+
+
+def test_collinear_hull_is_a_segment_with_its_faces() -> None:
+    points = [P(0, 0), P(2, 2), P(1, 1), P(3, 3)]
+    assert geometry.convex_hull_vertices(points) == [0, 3]
+    found = {(tuple(sorted(f.members)), f.dimension) for f in geometry.faces(points)}
+    assert found == {((0,), 0), ((3,), 0), ((0, 1, 2, 3), 1)}
+    _, equalities = geometry.facets(points)
+    assert equalities, "a segment in the plane has an affine-hull equation"
+
+
+def test_faces_of_a_square_all_dimensions() -> None:
+    found = geometry.faces(SQUARE + [P(0, 0)])
+    dims = sorted(f.dimension for f in found)
+    assert dims == [0, 0, 0, 0, 1, 1, 1, 1, 2]
+    assert frozenset({0, 1}) in {f.members for f in found}  # the edge x = 1
+
+
+def test_single_point_hull() -> None:
+    assert geometry.convex_hull_vertices([P(1, 2)]) == [0]
+    assert [f.members for f in geometry.faces([P(1, 2)])] == [frozenset({0})]
+
+
+def test_projection_of_origin_onto_an_edge_identity() -> None:
+    result = geometry.project_origin_exact([P(1, 1), P(1, -1)])
+    assert result.point == P(1, 0)
+    assert result.multipliers == {0: F(1, 2), 1: F(1, 2)}
+    assert result.kkt == {0: 0, 1: 0} and result.certified
+
+
+def test_projection_with_a_general_spd_matrix_by_hand() -> None:
+    # min 2x^2 + 2xy + 3y^2 on the segment x = 1, y in [-1, 1]: derivative 2 + 6y = 0, y = -1/3.
+    A = [[F(2), F(1)], [F(1), F(3)]]
+    result = geometry.project_origin_exact([P(1, 1), P(1, -1), P(2, 3)], A)
+    assert result.point == P(1, F(-1, 3))
+    assert result.kkt[2] > 0 and result.kkt[0] == 0 and result.certified
+
+
+def test_projection_onto_a_polytope_containing_the_origin_is_the_origin() -> None:
+    assert geometry.project_origin_exact(SQUARE).point == P(0, 0)
+
+
+def test_projection_to_a_vertex_3d() -> None:
+    result = geometry.project_origin_exact([P(1, 1, 1), P(2, 1, 1), P(1, 2, 1), P(1, 1, 2)])
+    assert result.point == P(1, 1, 1) and result.multipliers == {0: 1}
+
+
+def test_cvxpy_cross_check_agrees_with_exact() -> None:
+    A = [[F(2), F(1)], [F(1), F(3)]]
+    answer = geometry.project_origin_cvxpy([P(1, 1), P(1, -1), P(2, 3)], A)
+    assert answer["status"] == "optimal"
+    assert max(abs(a - b) for a, b in zip(answer["point"], (1.0, -1 / 3))) < 1e-6
+
+
+def test_point_in_hull_weights_are_exact_convex_weights() -> None:
+    x = P("1/2", "1/3")
+    weights = geometry.point_in_hull_weights(x, SQUARE)
+    assert weights is not None
+    assert all(w > 0 for w in weights.values()) and sum(weights.values()) == 1
+    assert tuple(sum(w * SQUARE[j][c] for j, w in weights.items()) for c in range(2)) == x
+    assert geometry.point_in_hull_weights(P(1, "1/1000000000001"), SQUARE) is not None  # on the edge x = 1
+    assert geometry.point_in_hull_weights(P("1000001/1000000", 0), SQUARE) is None
+
+
+def test_separating_direction_exists_exactly_for_vertices() -> None:
+    points = SQUARE + [P(0, 0)]
+    for i in range(4):
+        c = geometry.separating_direction(i, points)
+        assert c is not None
+        assert all(sum(a * b for a, b in zip(c, points[i])) > sum(a * b for a, b in zip(c, points[j]))
+                   for j in range(5) if j != i)
+    assert geometry.separating_direction(4, points) is None
+
+
+@pytest.mark.parametrize(("point", "on_boundary"), [(P(1, 0), True), (P(0, 0), False), (P(1, 1), True)])
+def test_supporting_direction_decides_boundary(point: tuple[F, ...], on_boundary: bool) -> None:
+    c = geometry.supporting_direction(point, SQUARE)
+    assert (c is not None) == on_boundary
+    if c is not None:
+        assert any(x != 0 for x in c)
+        assert all(sum(a * b for a, b in zip(c, v)) <= sum(a * b for a, b in zip(c, point)) for v in SQUARE)
+
+
+def test_a_lower_dimensional_hull_is_its_own_boundary() -> None:
+    # THEORY.md §2: K = segment x = 1 in the plane; its relative interior point (1, 0) is on the boundary.
+    c = geometry.supporting_direction(P(1, 0), [P(1, 1), P(1, -1)])
+    assert c is not None and any(x != 0 for x in c)
+
+
+def test_affine_dimension() -> None:
+    assert geometry.affine_dimension([P(1, 1)]) == 0
+    assert geometry.affine_dimension([P(0, 0, 0), P(1, 1, 1), P(2, 2, 2)]) == 1
+    assert geometry.affine_dimension([P(0, 0, 0), P(1, 0, 0), P(0, 1, 0), P(1, 1, 0)]) == 2
