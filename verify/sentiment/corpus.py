@@ -1,0 +1,148 @@
+"""Reviews -> preprocessed, encoded corpus and split, cached on disk (preprocessing 50k reviews takes a while).
+
+The cache key is the sha256 of the source file (or of the folder's file list and contents
+for ``aclImdb``) plus the preprocessing options and the review limit, so a changed input is
+never served stale. Cache files are written atomically; deleting them is always safe.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..io import atomic_write_bytes
+from ..numbers import InputError
+from .data import Reviews, carve_validation, file_sha256, load_reviews, official_split, paper_split
+from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
+
+__all__ = ["Corpus", "Split", "build_corpus", "load_corpus", "make_split", "PROTOCOLS",
+           "write_vocabulary", "read_vocabulary"]
+
+PROTOCOLS = ("paper", "official")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """All reviews encoded: ``ids[r]`` are review r's n word ids (0 = padding)."""
+
+    ids: np.ndarray          # (N, n) int32
+    labels: np.ndarray       # (N,) int8
+    lengths: np.ndarray      # (N,) int32 number of words before truncation
+    splits: tuple[str, ...] | None
+    vocabulary: Vocabulary
+    source: str
+    source_sha256: str
+    options: PreprocessOptions
+
+
+@dataclass(frozen=True)
+class Split:
+    """Row indices into a :class:`Corpus` for one protocol."""
+
+    protocol: str
+    seed: int
+    train: np.ndarray
+    validation: np.ndarray
+    test: np.ndarray
+
+    def describe(self) -> dict:
+        return {"protocol": self.protocol, "seed": self.seed, "train": int(len(self.train)),
+                "validation": int(len(self.validation)), "test": int(len(self.test))}
+
+
+def _source_digest(path: Path) -> str:
+    if path.is_file():
+        return file_sha256(path)
+    digest = hashlib.sha256()
+    for entry in sorted(p for p in path.rglob("*.txt") if p.is_file()):
+        digest.update(str(entry.relative_to(path)).encode() + b"\0")
+        digest.update(hashlib.sha256(entry.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def write_vocabulary(path: Path, vocabulary: Vocabulary) -> None:
+    """One word per line, gzip with mtime 0 so the bytes depend only on the words."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as handle:
+        handle.write("\n".join(vocabulary.words).encode("utf-8") + b"\n")
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def read_vocabulary(path: Path) -> Vocabulary:
+    try:
+        words = gzip.decompress(Path(path).read_bytes()).decode("utf-8").split("\n")
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise InputError(str(path), f"cannot read the vocabulary ({error})") from None
+    if words and words[-1] == "":
+        words.pop()
+    return Vocabulary(tuple(words))
+
+
+def build_corpus(reviews: Reviews, *, options: PreprocessOptions, length: int = SEQUENCE_LENGTH,
+                 source_sha256: str = "", progress: Callable[[int], None] | None = None) -> Corpus:
+    documents = []
+    for r, text in enumerate(reviews.texts):
+        documents.append(tokenize(text, options))
+        if progress is not None and r % 500 == 0:
+            progress(r)
+    vocabulary = build_vocabulary(documents)
+    ids = encode(documents, vocabulary, length=length)
+    lengths = np.array([len(d) for d in documents], dtype=np.int32)
+    return Corpus(ids, reviews.labels, lengths, reviews.splits, vocabulary, reviews.source, source_sha256, options)
+
+
+def load_corpus(path: Path | str, *, options: PreprocessOptions, cache_dir: Path | None,
+                limit: int | None = None, format: str = "auto",
+                progress: Callable[[int, int], None] | None = None) -> Corpus:
+    """Load and preprocess ``path``, reusing a cache in ``cache_dir`` when the input is unchanged.
+
+    ``progress(done, total)`` is called during preprocessing.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), "no such file or folder (give the IMDb data with --data)")
+    digest = _source_digest(path)
+    key_text = json.dumps({"sha256": digest, "options": options.to_json_dict(), "limit": limit,
+                           "format": format, "length": SEQUENCE_LENGTH}, sort_keys=True)
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:20]
+    if cache_dir is not None:
+        arrays_path = Path(cache_dir) / f"corpus-{key}.npz"
+        vocab_path = Path(cache_dir) / f"corpus-{key}.vocab.gz"
+        if arrays_path.exists() and vocab_path.exists():
+            with np.load(arrays_path, allow_pickle=False) as data:
+                splits = tuple(str(s) for s in data["splits"]) if data["splits"].size else None
+                return Corpus(data["ids"], data["labels"], data["lengths"], splits, read_vocabulary(vocab_path),
+                              str(path), digest, options)
+    reviews = load_reviews(path, format=format, limit=limit)
+    total = len(reviews)
+    corpus = build_corpus(reviews, options=options, source_sha256=digest,
+                          progress=None if progress is None else (lambda r: progress(r, total)))
+    if cache_dir is not None:
+        buffer = io.BytesIO()
+        np.savez(buffer, ids=corpus.ids, labels=corpus.labels, lengths=corpus.lengths,
+                 splits=np.array(corpus.splits if corpus.splits is not None else [], dtype="U5"))
+        write_vocabulary(vocab_path, corpus.vocabulary)
+        atomic_write_bytes(arrays_path, buffer.getvalue())
+    return corpus
+
+
+def make_split(corpus: Corpus, *, protocol: str, seed: int = 0, validation_fraction: float = 0.1) -> Split:
+    """Train/validation/test rows: ``paper`` (seeded shuffle of all, 70/30) or ``official`` (25k/25k)."""
+    if protocol == "paper":
+        train, test = paper_split(len(corpus.labels), seed=seed)
+    elif protocol == "official":
+        if corpus.splits is None:
+            raise InputError(corpus.source, "this data has no official split; use --protocol paper")
+        splits = np.array(corpus.splits)
+        train, test = np.flatnonzero(splits == "train"), np.flatnonzero(splits == "test")
+    else:
+        raise InputError("protocol", f"expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    train, validation = carve_validation(train, fraction=validation_fraction, seed=seed)
+    return Split(protocol, seed, train, validation, test)

@@ -1,0 +1,242 @@
+"""Loading IMDb reviews from the formats people have, and the two split protocols.
+
+Formats (detected from the path, or named with ``format=``):
+
+* ``csv``: the project's file, header ``review,sentiment,split`` (``.csv`` or ``.csv.gz``);
+* ``kaggle``: the popular ``IMDB Dataset.csv``, header ``review,sentiment`` (no split column);
+* ``aclimdb``: the original ``aclImdb/`` tree, ``{train,test}/{pos,neg}/<id>_<rating>.txt``
+  (the path may be the ``aclImdb`` folder or its parent).
+
+Every problem with a file (missing, not gzip, truncated, wrong header, bad label, empty)
+raises :class:`verify.numbers.InputError` whose field is the file's path.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import re
+import sys
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..numbers import InputError
+
+__all__ = ["Reviews", "load_reviews", "detect_format", "paper_split", "official_split",
+           "carve_validation", "file_sha256", "FORMATS"]
+
+FORMATS = ("auto", "csv", "kaggle", "aclimdb")
+_LABELS = {"positive": 1, "negative": 0, "pos": 1, "neg": 0, "1": 1, "0": 0}
+_ACL_NAME = re.compile(r"^(\d+)_(\d+)\.txt$")
+
+
+@dataclass(frozen=True)
+class Reviews:
+    """Labelled reviews in file order.
+
+    ``splits`` holds ``"train"``/``"test"`` per review when the source has the official split,
+    else None (Kaggle CSV).
+    """
+
+    texts: tuple[str, ...]
+    labels: np.ndarray            # (N,) int8, 1 = positive
+    splits: tuple[str, ...] | None
+    source: str                   # the path read
+    format: str
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def detect_format(path: Path) -> str:
+    """The format of ``path``: ``aclimdb`` for a folder, else ``csv``/``kaggle`` from the header."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), "no such file or folder")
+    if path.is_dir():
+        return "aclimdb"
+    header = _read_header(path)
+    return "csv" if "split" in header else "kaggle"
+
+
+def _open_text(path: Path):
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if path.suffix == ".gz" and magic != b"\x1f\x8b":
+        raise InputError(str(path), "the name ends in .gz but the file is not gzip-compressed")
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    return open(path, "r", encoding="utf-8", newline="")
+
+
+def _read_header(path: Path) -> list[str]:
+    try:
+        with _open_text(path) as handle:
+            row = next(csv.reader(handle), None)
+    except UnicodeDecodeError as error:
+        raise InputError(str(path), f"not valid UTF-8 ({error})") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise InputError(str(path), f"the compressed file is truncated or corrupt ({error})") from None
+    except OSError as error:
+        raise InputError(str(path), f"cannot read the file ({error})") from None
+    if not row:
+        raise InputError(str(path), "the file is empty (expected a header such as review,sentiment,split)")
+    return [c.strip().lower() for c in row]
+
+
+def load_reviews(path: Path | str, *, format: str = "auto", limit: int | None = None) -> Reviews:
+    """Read labelled reviews.
+
+    Parameters
+    ----------
+    path
+        A CSV (optionally gzip-compressed) or an ``aclImdb`` folder.
+    format
+        One of :data:`FORMATS`; ``auto`` detects it.
+    limit
+        Read at most this many reviews (a quick look; for CSVs the first rows of the file).
+    """
+    path = Path(path)
+    if format not in FORMATS:
+        raise InputError("format", f"expected one of {', '.join(FORMATS)}, got {format!r}")
+    if not path.exists():
+        raise InputError(str(path), "no such file or folder")
+    if format == "auto":
+        format = detect_format(path)
+    if format == "aclimdb":
+        return _load_aclimdb(path, limit=limit)
+    return _load_csv(path, format=format, limit=limit)
+
+
+def _load_csv(path: Path, *, format: str, limit: int | None) -> Reviews:
+    if path.is_dir():
+        raise InputError(str(path), f"expected a CSV file for format {format!r}, got a folder")
+    required = ["review", "sentiment"] + (["split"] if format == "csv" else [])
+    texts: list[str] = []
+    labels: list[int] = []
+    splits: list[str] = []
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        with _open_text(path) as handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            if not header:
+                raise InputError(str(path), "the file is empty (expected a header "
+                                            f"{','.join(required)})")
+            names = [c.strip().lower() for c in header]
+            missing = [c for c in required if c not in names]
+            if missing:
+                raise InputError(str(path), f"missing column(s) {', '.join(missing)} in the header "
+                                            f"{','.join(header)} (expected {','.join(required)})")
+            column = {name: names.index(name) for name in required}
+            for line, row in enumerate(reader, start=2):
+                if limit is not None and len(texts) >= limit:
+                    break
+                if not row:
+                    continue
+                if len(row) != len(names):
+                    raise InputError(str(path), f"line {line}: expected {len(names)} fields, got {len(row)} "
+                                                "(truncated or badly quoted file?)")
+                label = _LABELS.get(row[column["sentiment"]].strip().lower())
+                if label is None:
+                    raise InputError(str(path), f"line {line}: sentiment {row[column['sentiment']]!r} is not "
+                                                "positive/negative")
+                texts.append(row[column["review"]])
+                labels.append(label)
+                if format == "csv":
+                    split = row[column["split"]].strip().lower()
+                    if split not in ("train", "test"):
+                        raise InputError(str(path), f"line {line}: split {split!r} is not train/test")
+                    splits.append(split)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise InputError(str(path), f"the compressed file is truncated or corrupt ({error})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(str(path), f"not valid UTF-8 ({error})") from None
+    except csv.Error as error:
+        raise InputError(str(path), f"not a valid CSV file ({error})") from None
+    except OSError as error:
+        raise InputError(str(path), f"cannot read the file ({error})") from None
+    if not texts:
+        raise InputError(str(path), "the file has a header but no reviews")
+    return Reviews(tuple(texts), np.array(labels, dtype=np.int8), tuple(splits) if format == "csv" else None,
+                   str(path), format)
+
+
+def _load_aclimdb(path: Path, *, limit: int | None) -> Reviews:
+    root = path
+    if not (root / "train").is_dir() and (root / "aclImdb").is_dir():
+        root = root / "aclImdb"
+    texts: list[str] = []
+    labels: list[int] = []
+    splits: list[str] = []
+    found_any = False
+    # Same order as the project CSV: train/pos, train/neg, test/pos, test/neg, ids rising.
+    for split in ("train", "test"):
+        for folder, label in (("pos", 1), ("neg", 0)):
+            directory = root / split / folder
+            if not directory.is_dir():
+                continue
+            found_any = True
+            files = []
+            for entry in directory.iterdir():
+                match = _ACL_NAME.match(entry.name)
+                if match:
+                    files.append((int(match.group(1)), entry))
+            for _, entry in sorted(files):
+                if limit is not None and len(texts) >= limit:
+                    break
+                try:
+                    texts.append(entry.read_text(encoding="utf-8"))
+                except UnicodeDecodeError as error:
+                    raise InputError(str(entry), f"not valid UTF-8 ({error})") from None
+                except OSError as error:
+                    raise InputError(str(entry), f"cannot read the file ({error})") from None
+                labels.append(label)
+                splits.append(split)
+    if not found_any:
+        raise InputError(str(path), "not an aclImdb folder: expected train/pos, train/neg, test/pos, test/neg")
+    if not texts:
+        raise InputError(str(path), "the aclImdb folder holds no <id>_<rating>.txt reviews")
+    return Reviews(tuple(texts), np.array(labels, dtype=np.int8), tuple(splits), str(path), "aclimdb")
+
+
+def paper_split(count: int, *, seed: int = 0, train_fraction: float = 0.7) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's protocol (THEORY.md §5): shuffle all reviews with a fixed seed, first 70% train.
+
+    The authors' file was already in random order; the project's CSV is ordered by split and
+    label, so the shuffle is what makes the first 70% a fair sample.
+    """
+    order = np.random.default_rng(seed).permutation(count)
+    cut = int(count * train_fraction)
+    return np.sort(order[:cut]), np.sort(order[cut:])
+
+
+def official_split(reviews: Reviews) -> tuple[np.ndarray, np.ndarray]:
+    """The official 25k/25k split of the source (needs a source with a split column/folder)."""
+    if reviews.splits is None:
+        raise InputError(reviews.source, "this file has no split column, so the official split is unknown; "
+                                         "use the paper protocol")
+    splits = np.array(reviews.splits)
+    return np.flatnonzero(splits == "train"), np.flatnonzero(splits == "test")
+
+
+def carve_validation(train: np.ndarray, *, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Split ``train`` into (train, validation) by a seeded shuffle: model selection never sees the test set."""
+    if not 0 <= fraction < 1:
+        raise InputError("validation_fraction", f"expected a number in [0, 1), got {fraction}")
+    order = np.random.default_rng([seed, 1]).permutation(train)
+    cut = len(train) - int(round(len(train) * fraction))
+    return np.sort(order[:cut]), np.sort(order[cut:])
