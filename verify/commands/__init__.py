@@ -4,6 +4,7 @@
 COMMANDS: list[tuple[str, str]] = [
     ("simulate", "simulate"),
     ("selftest", "selftest"),
+    ("sentiment", "sentiment"),
     ("check", "check"),
     ("conjecture", "conjecture"),
 ]
