@@ -1,0 +1,82 @@
+"""``hardmax-verify check``: table, exit statuses 0/1/2/3, the JSON report with certificates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verify.cli import main
+from verify.worked import WORKED_CONFIGURATIONS
+
+
+def _write(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(WORKED_CONFIGURATIONS))
+def test_worked_configurations_exit_0_with_json(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS[name].to_json_dict())
+    out = tmp_path / "report.json"
+    assert main(["check", str(config), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for cid in ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay"):
+        assert cid in printed
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["status"] == "certified" and report["format"] == "hardmax-verify/claims-v1"
+    assert all("certificate" in v for v in report["verdicts"].values())
+
+
+def test_json_is_deterministic(tmp_path: Path) -> None:
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["non_leader_clusters"].to_json_dict())
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["check", str(config), "--json", str(a), "--no-cross-check"]) == 0
+    assert main(["check", str(config), "--json", str(b), "--no-cross-check"]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_failed_claim_exits_1_outside_hypotheses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = _write(tmp_path / "c.json", {"tokens": [[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 0]], "alpha": "1/2"})
+    assert main(["check", str(config)]) == 2  # the origin is outside the hypotheses: refused
+    assert "outside" in capsys.readouterr().err
+    out = tmp_path / "r.json"
+    assert main(["check", str(config), "--outside-hypotheses", "--json", str(out)]) == 1
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["outside_hypotheses"] is True and report["verdicts"]["T3"]["status"] == "failed"
+    assert report["verdicts"]["T3"]["evidence"]["outside_hypotheses"] is True
+
+
+def test_file_flag_for_outside_hypotheses_suffices(tmp_path: Path) -> None:
+    config = _write(tmp_path / "c.json", {"tokens": [[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 0]], "alpha": "1/2",
+                                          "outside_hypotheses": True})
+    assert main(["check", str(config)]) == 1
+
+
+def test_inconclusive_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = _write(tmp_path / "c.json", {"tokens": [["0", "1/2"], ["9/10", "-1"], ["-7/10", "7/10"], ["9/10", "-1/2"],
+                                                     ["-2/5", "4/5"]], "alpha": "1/5"})
+    assert main(["check", str(config), "--layer-budget", "2"]) == 3
+    assert "inconclusive" in capsys.readouterr().out
+    assert main(["check", str(config)]) == 0
+
+
+@pytest.mark.parametrize("content", ["{", '{"tokens": [], "alpha": 1}', '{"tokens": [[1]], "alpha": -1}'])
+def test_bad_input_exits_2(tmp_path: Path, content: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    assert capsys.readouterr().err.startswith("error:")
+
+
+def test_missing_file_and_bad_budget_exit_2(tmp_path: Path) -> None:
+    assert main(["check", str(tmp_path / "nope.json")]) == 2
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["triangle"].to_json_dict())
+    assert main(["check", str(config), "--layer-budget", "0"]) == 2
+
+
+def test_softmax_variant_is_refused(tmp_path: Path) -> None:
+    config = _write(tmp_path / "c.json", {"tokens": [[1, 0], [0, 1]], "alpha": "1/2", "beta": 10,
+                                          "outside_hypotheses": True})
+    assert main(["check", str(config)]) == 2
