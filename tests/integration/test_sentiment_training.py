@@ -1,0 +1,103 @@
+"""Sentiment end to end on a tiny seeded corpus the test writes: train, resume, evaluate (CLI and API)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from verify.cli import main  # noqa: E402
+from verify.sentiment.checkpoints import read_checkpoint  # noqa: E402
+
+POSITIVE = ["great", "wonderful", "loved", "superb", "enjoyed", "amazing"]
+NEGATIVE = ["awful", "boring", "waste", "worst", "terrible", "poor"]
+NEUTRAL = ["film", "plot", "actor", "scene", "story", "camera", "music", "ending", "director", "cast"]
+
+
+def write_fixture_csv(path, *, reviews: int = 300, seed: int = 0) -> None:
+    """A small project-format CSV: sentiment words mixed into neutral ones, both splits, both labels."""
+    rng = np.random.default_rng(seed)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["review", "sentiment", "split"])
+    for r in range(reviews):
+        label = r % 2
+        cue = POSITIVE if label else NEGATIVE
+        length = int(rng.integers(5, 40))
+        words = [str(rng.choice(cue)) if rng.random() < 0.3 else str(rng.choice(NEUTRAL)) for _ in range(length)]
+        writer.writerow([" ".join(words) + ".<br />The end!", "positive" if label else "negative",
+                         "train" if r < reviews // 2 else "test"])
+    path.write_bytes(gzip.compress(buffer.getvalue().encode("utf-8"), mtime=0))
+
+
+@pytest.fixture
+def fixture_csv(tmp_path):
+    path = tmp_path / "tiny.csv.gz"
+    write_fixture_csv(path)
+    return path
+
+
+def _train(data, out, cache, epochs, extra=()):
+    return main(["sentiment", "train", "--d", "2", "--epochs", str(epochs), "--data", str(data), "--out", str(out),
+                 "--cache-dir", str(cache), "--batch-size", "32", "--hardmax-every", "1", "--quiet", *extra])
+
+
+def test_training_is_seeded_and_resuming_equals_an_uninterrupted_run(fixture_csv, tmp_path):
+    cache = tmp_path / "cache"
+    assert _train(fixture_csv, tmp_path / "a", cache, 2) == 0
+    assert _train(fixture_csv, tmp_path / "b", cache, 1) == 0
+    assert _train(fixture_csv, tmp_path / "b", cache, 2) == 0  # resumes after epoch 1
+    a, b = read_checkpoint(tmp_path / "a", with_optimizer=True), read_checkpoint(tmp_path / "b", with_optimizer=True)
+    assert a.meta["epochs_completed"] == b.meta["epochs_completed"] == 2
+    for name, array in a.weights.to_arrays().items():
+        assert np.array_equal(array, b.weights.to_arrays()[name]), name
+    assert set(a.optimizer) == set(b.optimizer)
+    for name in a.optimizer:
+        assert np.array_equal(a.optimizer[name], b.optimizer[name]), name
+    assert (tmp_path / "a" / "weights.safetensors").read_bytes() == (tmp_path / "b" / "weights.safetensors").read_bytes()
+    history = a.meta["history"]
+    assert [h["epoch"] for h in history] == [1, 2]
+    assert {"train_loss", "val_acc", "test_acc", "hardmax_test_acc", "hardmax_test_exact_path"} <= set(history[-1])
+    assert float(a.weights.alpha) > 0
+    # The paper's split of 300 reviews: 210 train (189 + 21 validation), 90 test.
+    assert a.meta["split"] == {"protocol": "paper", "seed": 0, "train": 189, "validation": 21, "test": 90}
+
+
+def test_resume_refuses_a_folder_of_another_run(fixture_csv, tmp_path):
+    cache = tmp_path / "cache"
+    assert _train(fixture_csv, tmp_path / "a", cache, 1) == 0
+    assert _train(fixture_csv, tmp_path / "a", cache, 2, extra=("--seed", "1")) == 2
+
+
+def test_tiny_training_learns_and_evaluate_reports_certified_accuracy(fixture_csv, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    out = tmp_path / "run"
+    assert main(["sentiment", "train", "--d", "2", "--epochs", "6", "--data", str(fixture_csv), "--out", str(out),
+                 "--cache-dir", str(cache), "--batch-size", "16", "--lr", "0.05", "--hardmax-every", "0",
+                 "--protocol", "official", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["sentiment", "evaluate", "--checkpoint", str(out), "--data", str(fixture_csv),
+                 "--cache-dir", str(cache), "--json", "--quiet"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["protocol"] == "official" and record["split"] == "test" and record["reviews"] == 150
+    assert record["d"] == 2 and record["exact_path"] >= 0 and record["hardmax_seconds"] >= 0
+    # The cue words separate the classes; a few epochs at a high rate must beat chance clearly.
+    assert record["softmax_accuracy"] > 0.7
+    assert record["hardmax_accuracy"] > 0.7
+    assert "softmax_best_test_epoch" in record
+
+
+def test_evaluate_refuses_other_data(fixture_csv, tmp_path):
+    cache = tmp_path / "cache"
+    assert _train(fixture_csv, tmp_path / "a", cache, 1) == 0
+    other = tmp_path / "other.csv.gz"
+    write_fixture_csv(other, seed=5)
+    assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "a"), "--data", str(other),
+                 "--cache-dir", str(cache), "--quiet", "--no-softmax"]) == 2
+    assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "absent"), "--quiet"]) == 2
