@@ -39,6 +39,7 @@ from ..io import atomic_write_text, safe_name
 from ..numbers import rational_to_str
 
 __all__ = [
+    "family_of",
     "Observation",
     "Conjecture",
     "ConjectureResult",
@@ -86,6 +87,16 @@ class Observation:
 Predicate = Callable[[Configuration], Observation]
 
 
+def family_of(config: Configuration) -> str:
+    """The family label of a drawn configuration: its name without seed and size suffixes.
+
+    verify.families names its draws ``<family>-seed<s>-n<n>-d<d>``; verify.strategies adds
+    `` (drawn by Hypothesis)`` or `` (outside the hypotheses, ...)``.
+    """
+    name = config.name or "unnamed"
+    return name.split("-seed")[0].split(" (")[0]
+
+
 def _default_group(config: Configuration) -> dict[str, str]:
     return {"n": str(config.n), "d": str(config.d), "alpha": rational_to_str(config.alpha)}
 
@@ -122,6 +133,9 @@ class Conjecture:
         search for worst cases.
     group
         Key used to tabulate measurements (default: n, d, alpha).
+    explicit
+        Configurations always tried first (Hypothesis ``@example``; they are not shrunk, so a
+        claim conjecture whose counterexample should be shrunk leaves this empty).
     """
 
     name: str
@@ -135,6 +149,7 @@ class Conjecture:
     expected: Literal["true", "false", "open"] = "open"
     target: str | None = None
     group: Callable[[Configuration], Mapping[str, str]] = _default_group
+    explicit: tuple[Configuration, ...] = ()
 
     def check(self, config: Configuration) -> Observation:
         """The rigorous check of one configuration (``confirm``, else ``predicate``)."""
@@ -228,6 +243,14 @@ def _sort_key(value: Any) -> Any:
     return (1, 0, str(value))
 
 
+def _decade(value: float) -> str:
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    sign = "-" if value < 0 else ""
+    return f"{sign}[1e{exponent}, 1e{exponent + 1})"
+
+
 def _config_key(config: Configuration) -> str:
     return json.dumps(config.to_json_dict(), sort_keys=True)
 
@@ -242,10 +265,20 @@ def _aggregate_measurements(records: list[tuple[Configuration, Observation]],
         if not values:
             continue
         numeric = all(isinstance(v, (int, float, Fraction)) and not isinstance(v, bool) for _, v in values)
-        distribution = Counter(_json_number(v) if numeric else str(v) for _, v in values)
+        if numeric and any(isinstance(v, float) for _, v in values):
+            # Real-valued measurements: a histogram by order of magnitude, not one bin per value.
+            distribution = Counter(_decade(float(v)) for _, v in values)
+        else:
+            distribution = Counter(_json_number(v) if numeric else str(v) for _, v in values)
+        def order(key: Any) -> Any:
+            if isinstance(key, str) and key.lstrip("-").startswith("[1e"):
+                exponent = int(key.lstrip("-")[3:].split(",")[0])
+                return (0, -exponent if key.startswith("-") else exponent, "")
+            return _sort_key(key)
+
         entry: dict[str, Any] = {
             "count": len(values),
-            "distribution": {str(k): distribution[k] for k in sorted(distribution, key=_sort_key)},
+            "distribution": {str(k): distribution[k] for k in sorted(distribution, key=order)},
         }
         if numeric:
             worst_config, worst = max(values, key=lambda item: item[1])
@@ -301,7 +334,7 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     )
 
     records: list[tuple[Configuration, Observation]] = []
-    state: dict[str, Any] = {"failing": None, "searching": True}
+    state: dict[str, Any] = {"failing": None, "searching": True, "first": None}
 
     def body(config: Configuration) -> None:
         observation = _call(conjecture.predicate, config)
@@ -316,11 +349,16 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
         if observation.status == "failed":
             # After the first failure every call is Hypothesis shrinking; the last failing call
             # is its final replay of the minimal example.
+            if state["searching"]:
+                state["first"] = config
             state["searching"] = False
             state["failing"] = (config, observation)
             raise _Refuted(observation.detail)
 
-    test = hypothesis.seed(seed)(run_settings(given(conjecture.strategy)(body)))
+    wrapped = given(conjecture.strategy)(body)
+    for config in reversed(conjecture.explicit):
+        wrapped = hypothesis.example(config)(wrapped)
+    test = hypothesis.seed(seed)(run_settings(wrapped))
     problem: str | None = None
     try:
         test()
@@ -336,7 +374,7 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     search_records = records
     status_counts = Counter(obs.status for _, obs in search_records)
     undecided_reasons = Counter(obs.detail for _, obs in search_records if obs.status == "undecided")
-    by_family = Counter(config.name or conjecture.name for config, _ in search_records)
+    by_family = Counter(family_of(config) for config, _ in search_records)
     by_size = Counter(f"n={config.n}, d={config.d}" for config, _ in search_records)
     distinct = len({_config_key(config) for config, _ in search_records})
     measured = [(c, o) for c, o in search_records if o.status != "undecided" or o.measurements]
@@ -352,6 +390,11 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     if state["failing"] is not None:
         config, observation = state["failing"]
         outcome, reason, counterexample, counterexample_path = _confirm(conjecture, config, observation, results_dir)
+        first = state["first"]
+        if counterexample is not None:
+            # What shrinking achieved: the first failing example found against the reported one.
+            counterexample["shrinking"] = {"first_found": {"n": first.n, "d": first.d, "config": first.to_json_dict()},
+                                           "reported": {"n": config.n, "d": config.d}}
     elif problem is not None:
         outcome, reason = "inconclusive", problem
     elif status_counts.get("undecided"):

@@ -336,6 +336,17 @@ def _softmax_check(precision: int, max_precision: int = 8192) -> Callable[[Confi
     return predicate
 
 
+def _softmax_measure(config: Configuration) -> Observation:
+    """Rigorous upper bounds of the largest deviation, one per beta of the grid (a measurement)."""
+    layers = int(config.extra.get("layers", SOFTMAX_LAYERS))
+    bounds = {}
+    for b in SOFTMAX_BETAS:
+        e = deviation_from_hardmax(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers, precision=256)
+        # Rounded up to 1e-12 so that the stored float is still an upper bound of the enclosure.
+        bounds[f"deviation_upper_beta_{b}"] = float(-((-e.upper * 10 ** 12) // 1)) / 10 ** 12
+    return Observation.held(f"deviation bounds over {layers} layers", **bounds)
+
+
 @st.composite
 def _softmax_family(draw: st.DrawFn) -> Configuration:
     d = draw(st.sampled_from((1, 2)))
@@ -357,6 +368,13 @@ def _claims_conjecture(name: str, family: str, strategy: st.SearchStrategy[Confi
               "within it makes the example undecided (never held). Failures of the derived facts D1..D3 "
               "(proved for A SPD only) are counted in the measurement derived_facts_failed, not as refutations.",
     )
+
+
+def _worked() -> tuple[Configuration, ...]:
+    """The paper's worked configurations (THEORY.md §4), tried first by the measurement conjectures."""
+    from ..worked import WORKED_CONFIGURATIONS
+
+    return tuple(replace(c, name=f"worked_{name}") for name, c in WORKED_CONFIGURATIONS.items())
 
 
 def _build() -> dict[str, Conjecture]:
@@ -399,7 +417,7 @@ def _build() -> dict[str, Conjecture]:
             statement="Measurement: the layer by which every leader has emerged, against n, d, alpha "
                       "(held = measured exactly on every example).",
             strategy=_inside(max_n=8), predicate=_leader_emergence, families=("every family of verify.families inside the hypotheses",),
-            kind="measurement", target="last_leader_layer",
+            kind="measurement", target="last_leader_layer", explicit=_worked(),
             scope=f"Final leader set certified by D7 fates within {CLAIMS_BUDGET} layers; Hypothesis targets the "
                   "largest layer.",
         ),
@@ -408,7 +426,7 @@ def _build() -> dict[str, Conjecture]:
             statement="Every token becomes a leader, fixed or locked (THEORY.md D7); measurement: the layer by "
                       "which that happens, against n, d, alpha.",
             strategy=_inside(max_n=8), predicate=_settling, families=("every family of verify.families inside the hypotheses",),
-            kind="measurement", target="settled_layer", expected="true",
+            kind="measurement", target="settled_layer", expected="true", explicit=_worked(),
             scope=f"D7 fates of verify.claims within {CLAIMS_BUDGET} layers; Hypothesis targets the largest layer.",
         ),
         Conjecture(
@@ -427,6 +445,15 @@ def _build() -> dict[str, Conjecture]:
             families=("every family of verify.families inside the hypotheses",), kind="claim",
             scope=f"K = {SOFTMAX_LAYERS} layers, d <= 2, n <= 4; softmax in arb balls (128 bits raised up to 8192 while enclosures overlap; re-checked from 512 bits), "
                   "hardmax exact; a comparison whose enclosures overlap is undecided.",
+        ),
+        Conjecture(
+            name="softmax_deviation_vs_beta",
+            statement="Measurement: the largest deviation between softmax attention at inverse temperature beta and "
+                      f"the hardmax trajectory over K = {SOFTMAX_LAYERS} layers, for beta = 1, 10, 100, 1000.",
+            strategy=_softmax_family(), predicate=_softmax_measure, kind="measurement",
+            target=f"deviation_upper_beta_{SOFTMAX_BETAS[-1]}",
+            families=("softmax_d1", "softmax_d2"),
+            scope="Upper ends of arb enclosures (256 bits) rounded up to 1e-12; hardmax exact; d <= 2, n <= 4.",
         ),
     ]
     return {c.name: c for c in conjectures}

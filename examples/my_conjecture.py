@@ -1,0 +1,38 @@
+"""A user conjecture for the lab: run it with ``hardmax-verify conjecture run examples/my_conjecture.py``.
+
+Statement: there are never more leaders than vertices of the initial convex hull. Leaders of
+layer 0 are exposed vertices of conv(Z^0), but a leader may emerge later (THEORY.md §4,
+"emerging leader"), and a polytope inside another can have more vertices, so this is open.
+
+The file only defines Conjecture objects; nothing in the package is touched.
+"""
+
+from verify.claims import check_configuration
+from verify.config import Configuration
+from verify.conjectures import Conjecture, Observation, hull_vertices
+from verify.strategies import configurations
+
+LAYER_BUDGET = 60
+
+
+def at_most_hull_vertices(config: Configuration) -> Observation:
+    """Decide one configuration exactly: final leader set (D7 fates) against exact hull vertices."""
+    report = check_configuration(config, layer_budget=LAYER_BUDGET, cross_check=False)
+    if report.settled_layer is None:
+        # The leader set is final only once every token is a leader, fixed or locked (D7).
+        return Observation.undecided(f"not every token has a D7 fate within {LAYER_BUDGET} layers")
+    leaders = sorted(f.token for f in report.fates if f.kind == "leader")
+    vertices = hull_vertices(config.tokens)
+    if len(leaders) > len(vertices):
+        return Observation.failed(f"{len(leaders)} leaders {leaders} but {len(vertices)} hull vertices {vertices}")
+    return Observation.held(leaders=len(leaders), hull_vertices=len(vertices))
+
+
+LEADERS_AT_MOST_HULL_VERTICES = Conjecture(
+    name="leaders_at_most_hull_vertices",
+    statement="The number of leaders is at most the number of vertices of the initial convex hull.",
+    strategy=configurations(min_n=2, max_n=8, max_d=2),
+    predicate=at_most_hull_vertices,
+    scope=f"Inside the hypotheses (every family of verify.families), d <= 2, n <= 8, {LAYER_BUDGET}-layer budget.",
+    families=("every family of verify.families inside the hypotheses",),
+)

@@ -1,0 +1,17 @@
+"""A user's own property test built on the public API (run: ``pytest examples/test_user_example.py``).
+
+It uses the project's strategies and claim checks, and the project's Hypothesis profiles
+(``HYPOTHESIS_PROFILE=ci|dev|thorough``, loaded by the repository's conftest.py).
+"""
+
+from hypothesis import given
+
+from verify.claims import check_configuration
+from verify.strategies import configurations
+
+
+@given(configurations(family=("mirror_ties", "hull_edges", "generic"), max_n=6, max_d=2))
+def test_no_claim_is_false_on_ties_and_edges(config):
+    report = check_configuration(config, layer_budget=60, cross_check=False)
+    failed = {cid: v.summary for cid, v in report.verdicts.items() if v.status == "failed"}
+    assert not failed, (config.to_json_dict(), failed)
