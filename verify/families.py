@@ -21,6 +21,7 @@ sphere_ties    A = c I: rational points on the sphere (inverse stereographic pro
 collinear      all tokens on one line
 coplanar       all tokens on one affine plane (d >= 3)
 hull_edges     a subset of the vertices of a box, tokens on its edges, interior tokens
+emerging_leader A = c I: a token that leads only from layer 1 on (row 1 of THEORY.md §4, perturbed)
 near_origin    generic tokens and tokens within ~10^-6 of the origin
 close_pairs    generic tokens and partners at distance ~10^-9
 ============== =============================================================================
@@ -55,7 +56,7 @@ import numpy as np
 
 from .config import Configuration, parse_configuration
 from .linalg import identity, ldl_decomposition, matmul, solve, transpose
-from .numbers import InputError
+from .numbers import InputError, to_rational
 
 __all__ = [
     "Family",
@@ -73,6 +74,7 @@ __all__ = [
 
 Vector = tuple[Fraction, ...]
 Matrix = tuple[tuple[Fraction, ...], ...]
+Built = tuple[list[Vector], "Matrix | None"]  # a family's tokens and its A
 
 MAX_N = 32
 MAX_D = 4
@@ -83,7 +85,7 @@ DEFAULT_ALPHAS: tuple[Fraction, ...] = (Fraction(1, 2), Fraction(1), Fraction(1,
 
 @dataclass(frozen=True)
 class Family:
-    """A named generator: ``build(rng, n, d, A)`` returns the tokens (and possibly its own A).
+    """A named generator: ``build(rng, n, d, A, alpha)`` returns the tokens (and possibly its own A).
 
     ``reaches`` names the hard cases the family is built to produce (the quality tests in
     ``tests/meta/test_strategies_quality.py`` measure them), ``outside`` marks families that
@@ -92,7 +94,7 @@ class Family:
 
     name: str
     description: str
-    build: Callable[[np.random.Generator, int, int, Matrix | None], tuple[list[Vector], Matrix | None]]
+    build: Callable[[np.random.Generator, int, int, Matrix | None, Fraction], Built]
     default_matrix: str = "identity"
     min_n: int = 1
     min_d: int = 1
@@ -247,11 +249,11 @@ def _is_scalar(A: Matrix | None) -> bool:
 
 # ----------------------------------------------------------------------------- families (inside)
 
-def _generic(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _generic(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     return _fill_generic(rng, [], n, d), A
 
 
-def _mirror_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _mirror_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     D, to_z = _change_of_variables(A, d)
     # 2^|J| vertices and at least one tie token: |J| <= log2(n - 1).
     max_J = min(d, int(np.floor(np.log2(n - 1))))
@@ -311,7 +313,7 @@ def _sphere_point(x: Sequence[Fraction]) -> Vector:
     return tuple([2 * xi / (r2 + 1) for xi in x] + [(r2 - 1) / (r2 + 1)])
 
 
-def _sphere_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _sphere_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     k = int(rng.integers(2, max(3, min(n - 1, 2 * d + 2)) + 1))
     k = min(k, n - 1)
     vertices: list[Vector] = []
@@ -353,7 +355,7 @@ def _sphere_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> 
     return tokens, A_scalar
 
 
-def _collinear(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _collinear(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     p = _grid_vector(rng, d)
     u = _grid_vector(rng, d)
     while _is_zero(u):
@@ -372,7 +374,7 @@ def _collinear(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tu
     return tokens, A
 
 
-def _coplanar(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _coplanar(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     p, u, w = _grid_vector(rng, d), _grid_vector(rng, d), _grid_vector(rng, d)
     tokens: list[Vector] = []
     taken: set[Vector] = set()
@@ -385,7 +387,7 @@ def _coplanar(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tup
     return tokens, A
 
 
-def _hull_edges(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _hull_edges(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     # A subset of the vertices of a box is in convex position, and the segment between two of its
     # vertices that differ in one coordinate is an edge of the box, hence of the subset's hull.
     half = [Fraction(int(rng.integers(GRID // 2, GRID + 1)), GRID) for _ in range(d)]
@@ -416,13 +418,50 @@ def _hull_edges(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> t
     return [to_z(y) for y in tokens], A
 
 
-def _near_origin(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _emerging_leader(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
+    # Token i = (1, 0) attends to j = (11/10, 1/2) at layer 0 (<i, j> > <i, i>), but j attends to the
+    # far token l = (0, 3) (<j, l> > |j|^2) and moves away, so i leads from layer 1 on: a leader that
+    # emerges after layer 0, like row 1 of THEORY.md §4. The template is perturbed on a grid, padded
+    # with small tokens, rotated and scaled (A = c I), and kept only if an emergence is observed in
+    # the exact dynamics (the unperturbed template is the fallback); D3 must then hold from layer 1.
+    from .exact_dynamics import exact_layers
+
+    def emerges(tokens: list[Vector]) -> bool:
+        first: set[int] | None = None
+        for layer in exact_layers(tokens, alpha=alpha, A=A):
+            leaders = set(layer.leaders())
+            if first is None:
+                first = leaders
+            elif leaders - first:
+                return True
+            if layer.index == 8:
+                return False
+        return False  # pragma: no cover - the loop always returns
+
+    pad = [Fraction(0)] * (d - 2)
+    template = [(Fraction(1), Fraction(0), *pad), (Fraction(11, 10), Fraction(1, 2), *pad), (Fraction(0), Fraction(3), *pad)]
+    for attempt in range(30):
+        jitter = [] if attempt == 29 else [_grid_vector(rng, d, scale=Fraction(1, 10)) for _ in template]
+        core = [tuple(x + (jitter[t][c] if jitter else 0) for c, x in enumerate(v)) for t, v in enumerate(template)]
+        if len(set(core)) < 3 or any(_is_zero(v) for v in core):
+            continue
+        tokens = _fill_generic(rng, list(core), n, d, scale=Fraction(1, 4))
+        c = Fraction(int(rng.integers(1, 5)), int(rng.integers(1, 3)))
+        Q = cayley_rotation(rng, d) if rng.integers(0, 2) else None
+        tokens = [tuple(c * x for x in (_mat_vec(Q, t) if Q is not None else t)) for t in tokens]
+        if emerges(tokens) or attempt == 29:
+            order = rng.permutation(len(tokens))  # the emerging token is not always token 0
+            return [tokens[int(i)] for i in order], A
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _near_origin(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     near = int(rng.integers(1, max(1, n // 2) + 1))
     tokens = _fill_generic(rng, [], near, d, scale=Fraction(1, 10 ** 6), grid=4)
     return _fill_generic(rng, tokens, n, d), A
 
 
-def _close_pairs(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _close_pairs(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     tokens = _fill_generic(rng, [], (n + 1) // 2, d)
     taken = set(tokens)
     while len(tokens) < n:
@@ -452,7 +491,7 @@ def _congruent(rng: np.random.Generator, diag: Sequence[Fraction]) -> Matrix:
     return _as_matrix(matmul(transpose(P), matmul(middle, P)))
 
 
-def _origin_token(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _origin_token(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     tokens: list[Vector] = [tuple(Fraction(0) for _ in range(d))]
     if d >= 2 and n >= 5 and rng.integers(0, 2):
         # THEORY.md D4: the square (+-1, +-1) plus the origin keeps the origin token at 0 forever.
@@ -460,7 +499,7 @@ def _origin_token(rng: np.random.Generator, n: int, d: int, A: Matrix | None) ->
     return _fill_generic(rng, tokens, n, d), A
 
 
-def _duplicates(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _duplicates(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     distinct = _fill_generic(rng, [], max(1, n - int(rng.integers(1, max(1, n // 2) + 1))), d)
     tokens = list(distinct)
     while len(tokens) < n:
@@ -469,7 +508,7 @@ def _duplicates(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> t
     return [tokens[int(i)] for i in order], A
 
 
-def _nonsymmetric_pd(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _nonsymmetric_pd(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     S = random_spd_matrix(rng, d, "dense")
     assert S is not None
     K = [[Fraction(0)] * d for _ in range(d)]
@@ -484,19 +523,19 @@ def _nonsymmetric_pd(rng: np.random.Generator, n: int, d: int, A: Matrix | None)
     return _fill_generic(rng, [], n, d), matrix
 
 
-def _psd_low_rank(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _psd_low_rank(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     rank = int(rng.integers(1, d))
     diag = [Fraction(int(rng.integers(1, 5))) if i < rank else Fraction(0) for i in range(d)]
     return _fill_generic(rng, [], n, d), _congruent(rng, diag)
 
 
-def _indefinite(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _indefinite(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     negatives = int(rng.integers(1, d))
     diag = [Fraction(-int(rng.integers(1, 5))) if i < negatives else Fraction(int(rng.integers(1, 5))) for i in range(d)]
     return _fill_generic(rng, [], n, d), _congruent(rng, diag)
 
 
-def _negative_semidefinite(rng: np.random.Generator, n: int, d: int, A: Matrix | None) -> tuple[list[Vector], Matrix | None]:
+def _negative_semidefinite(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     rank = int(rng.integers(1, d + 1))
     diag = [Fraction(-int(rng.integers(1, 5))) if i < rank else Fraction(0) for i in range(d)]
     return _fill_generic(rng, [], n, d), _congruent(rng, diag)
@@ -516,6 +555,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("coplanar", "all tokens on one affine plane", _coplanar, min_n=3, min_d=3, reaches=frozenset({"coplanar"})),
     Family("hull_edges", "box vertices, tokens on the edges of their hull, interior tokens", _hull_edges,
            min_n=3, min_d=2, reaches=frozenset({"edge_point"})),
+    Family("emerging_leader", "a token that is not a leader at layer 0 becomes one later (A = c I)",
+           _emerging_leader, min_n=3, min_d=2, matrices=("identity", "scalar"), reaches=frozenset({"emerging_leader"})),
     Family("near_origin", "tokens within ~1e-6 of the origin", _near_origin, reaches=frozenset({"near_origin"})),
     Family("close_pairs", "pairs of tokens at distance ~1e-9", _close_pairs, min_n=2, reaches=frozenset({"close_pair"})),
     Family("origin_token", "one token at the origin (THEORY.md D4)", _origin_token, outside=True,
@@ -574,9 +615,12 @@ def generate(family: str, seed: int, *, n: int, d: int, alpha: Fraction | int | 
         raise InputError("matrix", f"family {family!r} accepts matrix kinds {', '.join(spec.matrices)}, got {kind!r}")
     rng = np.random.default_rng(seed)
     A = None if spec.outside else random_spd_matrix(rng, d, kind)
-    tokens, A = spec.build(rng, n, d, A)
-    if alpha is None:
-        alpha = DEFAULT_ALPHAS[int(rng.integers(0, len(DEFAULT_ALPHAS)))]
+    # The default alpha is always drawn, so a given alpha does not shift the rest of the random stream.
+    default_alpha = DEFAULT_ALPHAS[int(rng.integers(0, len(DEFAULT_ALPHAS)))]
+    alpha = default_alpha if alpha is None else to_rational(alpha, field="alpha")
+    if alpha <= 0:
+        raise InputError("alpha", f"expected alpha > 0, got {alpha}")
+    tokens, A = spec.build(rng, n, d, A, alpha)
     data: dict = {
         "name": f"{family}-seed{seed}-n{n}-d{d}",
         "description": f"verify.families.generate({family!r}, {seed}, n={n}, d={d}, matrix={kind!r}): {spec.description}",

@@ -102,11 +102,28 @@ def vectors(d: int, *, bound: Fraction | int = 1, max_denominator: int = 8) -> s
 @st.composite
 def token_configurations(draw, *, min_n: int = 1, max_n: int = 10, d: int | None = None, min_d: int = 1,
                          max_d: int = 3, bound: Fraction | int = 1, max_denominator: int = 8) -> tuple[Vector, ...]:
-    """Distinct nonzero rational tokens (the theorem's hypotheses), n in [min_n, max_n], d given or drawn."""
+    """Distinct nonzero rational tokens (the theorem's hypotheses), n in [min_n, max_n], d given or drawn.
+
+    Coordinates are drawn in [-bound, bound]; a drawn token that is zero or repeats an earlier
+    one is repaired (not filtered, so Hypothesis never gives up on a draw) by shifting its first
+    coordinate by the smallest multiple of +-1/(16 max_denominator) that makes it new. A
+    shrunk example therefore looks like (1/128, 0), (-1/128, 0), (1/64, 0), ...
+    """
     if d is None:
         d = draw(st.integers(min_d, max_d))
-    nonzero = vectors(d, bound=bound, max_denominator=max_denominator).filter(lambda v: any(x != 0 for x in v))
-    tokens = draw(st.lists(nonzero, min_size=min_n, max_size=max_n, unique=True))
+    n = draw(st.integers(min_n, max_n))
+    raw = draw(st.lists(vectors(d, bound=bound, max_denominator=max_denominator), min_size=n, max_size=n))
+    step = Fraction(1, 16 * max_denominator)
+    tokens: list[Vector] = []
+    taken: set[Vector] = set()
+    for v in raw:
+        shift = 0
+        candidate = v
+        while all(x == 0 for x in candidate) or candidate in taken:
+            shift = -shift if shift > 0 else 1 - shift  # 1, -1, 2, -2, ...
+            candidate = (v[0] + shift * step, *v[1:])
+        taken.add(candidate)
+        tokens.append(candidate)
     return tuple(tokens)
 
 
@@ -142,7 +159,9 @@ def spd_matrices(draw, d: int, *, kinds: Sequence[str] = MATRIX_KINDS) -> Matrix
         BBt = matmul(B, transpose(B))
         return tuple(tuple(BBt[r][s] + (c if r == s else 0) for s in range(d)) for r in range(d))
     if kind == "ill_conditioned":
-        u = draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d).filter(any))
+        u = draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d))
+        if not any(u):
+            u[0] = 1  # repaired rather than filtered: u = 0 would give eps I, not an ill-conditioned A
         eps = draw(st.sampled_from((Fraction(1, 1000), Fraction(1, 250))))
         return tuple(tuple(Fraction(u[r] * u[s]) + (eps if r == s else 0) for s in range(d)) for r in range(d))
     raise InvalidArgument(f"spd_matrices: unknown kind {kind!r}; expected one of {', '.join(MATRIX_KINDS)}")
@@ -217,7 +236,9 @@ def nonsymmetric_pd_matrices(draw, d: int) -> Matrix:
         raise InvalidArgument("nonsymmetric_pd_matrices: a 1 x 1 matrix is always symmetric; need d >= 2")
     S = draw(spd_matrices(d, kinds=("identity", "diagonal", "dense")))
     upper = draw(st.lists(rationals(min_value=-2, max_value=2, max_denominator=2), min_size=d * (d - 1) // 2,
-                          max_size=d * (d - 1) // 2).filter(any))
+                          max_size=d * (d - 1) // 2))
+    if not any(upper):
+        upper[0] = Fraction(1)  # repaired rather than filtered: K = 0 would make A symmetric
     K = [[Fraction(0)] * d for _ in range(d)]
     entries = iter(upper)
     for r in range(d):
