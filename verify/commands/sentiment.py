@@ -164,36 +164,24 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
                         progress: bool = False) -> dict:
     """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md)."""
     from ..sentiment.checkpoints import read_checkpoint
-    from ..sentiment.corpus import make_split
+    from ..sentiment.corpus import checkpoint_corpus
     from ..sentiment.evaluate import certified_evaluation
-    from ..sentiment.preprocess import PreprocessOptions
 
     checkpoint = read_checkpoint(checkpoint_dir)
     meta = checkpoint.meta
     weights = checkpoint.best if which == "best" and checkpoint.best is not None else checkpoint.weights
     epoch = (meta.get("best") or {}).get("epoch") if which == "best" else meta.get("epochs_completed")
-    data_meta = meta.get("data", {})
-    options = PreprocessOptions(**data_meta.get("preprocess", {}))
     data = data if data is not None else _default_data()
     with _progress(progress) as update:
-        corpus = _load(data, options=options, limit=data_meta.get("limit_reviews"), cache_dir=cache_dir,
-                       update=update)
-        if data_meta.get("sha256") and corpus.source_sha256 != data_meta["sha256"]:
-            raise InputError(str(data), f"sha256 {corpus.source_sha256} differs from the data the checkpoint was "
-                                        f"trained on ({data_meta['sha256']})")
-        if tuple(corpus.vocabulary.words) != tuple(checkpoint.vocabulary.words):
-            raise InputError(str(checkpoint_dir), "the vocabulary rebuilt from the data differs from the checkpoint's")
-        split_meta = meta["split"]
-        train_size = split_meta["train"] + split_meta["validation"]
-        split = make_split(corpus, protocol=split_meta["protocol"], seed=split_meta["seed"],
-                           validation_fraction=split_meta["validation"] / train_size if train_size else 0.0)
+        corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=cache_dir,
+                                          progress=lambda done, total: update("preprocessing", done, total))
         rows = {"test": split.test, "validation": split.validation, "train": split.train}[split_name]
         settings = meta["settings"]
         result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows], layers=settings["layers"],
                                       progress=lambda done, total: update("hardmax (certified)", done, total))
     record = {
         "checkpoint": str(checkpoint_dir), "which": which, "epoch": epoch, "d": weights.d,
-        "protocol": split_meta["protocol"], "split": split_name, "reviews": int(len(rows)),
+        "protocol": split.protocol, "split": split_name, "reviews": int(len(rows)),
         "hardmax_accuracy": result.accuracy, "hardmax_loss_float": result.loss,
         "exact_path": result.exact_path, "undecided_by_float_bound": int(result.undecided_mask.sum()),
         "hardmax_seconds": result.seconds, "alpha": float(weights.alpha),

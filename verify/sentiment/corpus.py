@@ -146,3 +146,26 @@ def make_split(corpus: Corpus, *, protocol: str, seed: int = 0, validation_fract
         raise InputError("protocol", f"expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     train, validation = carve_validation(train, fraction=validation_fraction, seed=seed)
     return Split(protocol, seed, train, validation, test)
+
+
+def checkpoint_corpus(checkpoint, data: Path | str, *, cache_dir: Path | None,
+                      progress: Callable[[int, int], None] | None = None) -> tuple[Corpus, Split]:
+    """The corpus and split a checkpoint was trained on, rebuilt from ``data`` and checked against it.
+
+    Raises InputError when the data's sha256 or the rebuilt vocabulary differ from the checkpoint's.
+    """
+    meta = checkpoint.meta
+    data_meta = meta.get("data", {})
+    options = PreprocessOptions(**data_meta.get("preprocess", {}))
+    corpus = load_corpus(data, options=options, cache_dir=cache_dir, limit=data_meta.get("limit_reviews"),
+                         progress=progress)
+    if data_meta.get("sha256") and corpus.source_sha256 != data_meta["sha256"]:
+        raise InputError(str(data), f"sha256 {corpus.source_sha256} differs from the data the checkpoint was "
+                                    f"trained on ({data_meta['sha256']})")
+    if tuple(corpus.vocabulary.words) != tuple(checkpoint.vocabulary.words):
+        raise InputError(str(checkpoint.path), "the vocabulary rebuilt from the data differs from the checkpoint's")
+    split_meta = meta["split"]
+    train_size = split_meta["train"] + split_meta["validation"]
+    split = make_split(corpus, protocol=split_meta["protocol"], seed=split_meta["seed"],
+                       validation_fraction=split_meta["validation"] / train_size if train_size else 0.0)
+    return corpus, split

@@ -1,0 +1,386 @@
+"""The paper's analyses of the sentiment model, and the experiment's claims checked (issue 5, parts 6-7).
+
+What is exact and what is measured
+----------------------------------
+* Leaders, predictions at K = 8: certified (float engine with proven bound, exact fallback;
+  :mod:`verify.sentiment.evaluate`). A leader is a token with C_i = {i} at some layer <= K,
+  defined on the original token indices, so a duplicated word or padding is never a leader
+  (THEORY.md D5); the authors' "first index of the argmax" rule is not used.
+* The "converged" state is the float state after ``converge_layers`` layers (measured, not
+  certified: reviews whose attention sets the float bound could not decide in those layers are
+  counted and left out of the comparison).
+* Lexicon shares (VADER) and leader-word counts are plain counts.
+* T0 on real data is exact at K (from the certified leaders); T2 (leaders are the vertices of K)
+  is checked in float on the converged state (measured, tolerance stated).
+
+Everything is written under ``out_dir`` as ``analysis.json`` plus PNG figures, replaced
+atomically as one folder.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..float_dynamics import simulate_batch
+from ..io import atomic_directory
+from ..numbers import InputError
+from .checkpoints import ModelWeights, read_checkpoint
+from .corpus import checkpoint_corpus
+from .data import file_sha256
+from .evaluate import Evaluation, certified_evaluation
+
+__all__ = ["run_analyses", "leader_statistics", "leader_words", "compare_with_converged", "lexicon_shares",
+           "hypotheses_on_reviews", "authors_configurations"]
+
+Progress = Callable[[str, int, int], None]
+CONFIDENCE = 0.95
+DISTANCE_FROM_HYPERPLANE = 2.0
+TOP_WORDS = 15
+
+
+def leader_statistics(evaluation: Evaluation) -> dict:
+    """Per review: number of leaders within K layers; fraction of them leading already at layer 0."""
+    leaders = evaluation.leader_layer >= 0
+    count = leaders.sum(axis=1)
+    initial = (evaluation.leader_layer == 0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = np.where(count > 0, initial / np.maximum(count, 1), np.nan)
+    return {
+        "reviews": int(len(count)), "layers": evaluation.layers,
+        "mean": float(count.mean()), "std": float(count.std()), "min": int(count.min()), "max": int(count.max()),
+        "fraction_initial_leaders_mean": float(np.nanmean(fraction)) if np.isfinite(fraction).any() else None,
+        "reviews_without_leader": int((count == 0).sum()),
+        "definition": "C_i = {i} at some layer <= K (original token indices; duplicates never lead)",
+    }
+
+
+def _decision_values(weights: ModelWeights, points: np.ndarray) -> np.ndarray:
+    return points @ weights.decoder_weight.astype(np.float64) + float(weights.decoder_bias)
+
+
+def leader_words(evaluation: Evaluation, weights: ModelWeights, ids: np.ndarray, labels: np.ndarray,
+                 words: tuple[str, ...], *, confidence: float = CONFIDENCE,
+                 distance: float = DISTANCE_FROM_HYPERPLANE) -> tuple[Counter, int]:
+    """Leader words of correctly classified confident reviews whose leaders satisfy |w.z + b| > distance.
+
+    A leader is fixed from the layer it first leads (D3), so its final position is its position then.
+    Returns the word counts (one per leader occurrence) and the number of reviews selected.
+    """
+    if evaluation.final is None:
+        raise ValueError("leader_words needs an evaluation run with keep_final=True")
+    threshold = np.log(confidence / (1 - confidence))
+    selected = (evaluation.predictions == labels) & (np.abs(evaluation.logits) > threshold)
+    counts: Counter = Counter()
+    for r in np.flatnonzero(selected):
+        leaders = np.flatnonzero(evaluation.leader_layer[r] >= 0)
+        if len(leaders) == 0:
+            continue
+        values = _decision_values(weights, evaluation.final[r, leaders])
+        for i in leaders[np.abs(values) > distance]:
+            counts[words[ids[r, i]]] += 1
+    return counts, int(selected.sum())
+
+
+def _vader_lexicon() -> dict[str, float]:
+    import vaderSentiment
+    path = Path(vaderSentiment.__file__).with_name("vader_lexicon.txt")
+    lexicon = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2:
+            try:
+                lexicon[parts[0].lower()] = float(parts[1])
+            except ValueError:
+                continue
+    return lexicon
+
+
+def lexicon_shares(leader_counts: Counter, ids: np.ndarray, words: tuple[str, ...]) -> dict:
+    """Share of leader words with a VADER polarity, against the share among all words of the same reviews."""
+    lexicon = _vader_lexicon()
+
+    def polar(word: str) -> bool:
+        return lexicon.get(word.lower(), 0.0) != 0.0
+
+    all_counts = Counter(ids[ids > 0].tolist())
+    all_total = sum(all_counts.values())
+    all_polar = sum(c for i, c in all_counts.items() if polar(words[i]))
+    distinct_polar = sum(1 for i in all_counts if polar(words[i]))
+    leader_total = sum(leader_counts.values())
+    leader_polar = sum(c for w, c in leader_counts.items() if polar(w))
+    top = leader_counts.most_common(TOP_WORDS)
+    return {
+        "lexicon": "VADER (vaderSentiment package, vader_lexicon.txt), polarity != 0, compared lowercased",
+        "leader_occurrences": leader_total,
+        "leader_polar_share": leader_polar / leader_total if leader_total else None,
+        "leader_distinct_words": len(leader_counts),
+        "leader_distinct_polar_share": (sum(1 for w in leader_counts if polar(w)) / len(leader_counts)
+                                        if leader_counts else None),
+        "top_words_polar": [w for w, _ in top if polar(w)],
+        "top_words_polar_share": (sum(1 for w, _ in top if polar(w)) / len(top)) if top else None,
+        "all_word_occurrences": all_total,
+        "all_polar_share": all_polar / all_total if all_total else None,
+        "all_distinct_words": len(all_counts),
+        "all_distinct_polar_share": distinct_polar / len(all_counts) if all_counts else None,
+    }
+
+
+def compare_with_converged(tokens: np.ndarray, *, alpha: float, weights: ModelWeights | None, layers: int,
+                           converge_layers: int, certified_final: np.ndarray | None = None,
+                           certified_predictions: np.ndarray | None = None) -> dict:
+    """K layers against ``converge_layers`` layers: prediction changes and distances between the states.
+
+    Float evidence. Over many layers tokens approach their limits geometrically, so scores of a
+    token and of the point it converges to become equal to rounding and the float bound stops
+    deciding attention sets: most configurations end up "undecided" in a long run. That count is
+    reported, and the comparison uses the float states of all configurations (measured, not
+    certified). Distances are the max over tokens of the Euclidean distance.
+    """
+    at_k = simulate_batch(tokens, alpha=alpha, layers=layers) if certified_final is None else None
+    final_k = certified_final if certified_final is not None else at_k.final
+    half = simulate_batch(tokens, alpha=alpha, layers=converge_layers // 2)
+    far = simulate_batch(tokens, alpha=alpha, layers=converge_layers)
+    ok = np.ones(len(tokens), dtype=bool)
+    dist = np.linalg.norm(final_k - far.final, axis=2).max(axis=1)
+    settle = np.linalg.norm(half.final - far.final, axis=2).max(axis=1)
+    leaders_k = (far.leader_layer >= 0) & (far.leader_layer <= layers)
+    leaders_far = far.leader_layer >= 0
+    record = {
+        "configurations": int(len(tokens)), "layers": layers, "converge_layers": converge_layers,
+        "undecided_within_converge_layers": int(far.undecided.sum()),
+        "undecided_first_layer": _summary(far.first_undecided_layer[far.undecided].astype(float)),
+        "distance_K_to_converged": _summary(dist[ok]),
+        "distance_half_to_converged": _summary(settle[ok]),
+        "share_with_new_leaders_after_K": float((leaders_far & ~leaders_k).any(axis=1)[ok].mean()) if ok.any() else None,
+        "share_without_leader_at_K": float((~leaders_k.any(axis=1))[ok].mean()) if ok.any() else None,
+        "share_without_leader_converged": float((~leaders_far.any(axis=1))[ok].mean()) if ok.any() else None,
+        "note": "float evidence (converged state not certified; see undecided counts)",
+    }
+    if weights is not None:
+        w = weights.decoder_weight.astype(np.float64)
+        b = float(weights.decoder_bias)
+        pred_k = (final_k.mean(axis=1) @ w + b > 0) if certified_predictions is None else certified_predictions == 1
+        pred_far = far.final.mean(axis=1) @ w + b > 0
+        record["share_prediction_changed"] = float((pred_k != pred_far)[ok].mean()) if ok.any() else None
+        record["predictions_changed"] = int((pred_k != pred_far)[ok].sum())
+    return record
+
+
+def _summary(values: np.ndarray) -> dict:
+    if len(values) == 0:
+        return {"count": 0}
+    return {"count": int(len(values)), "mean": float(values.mean()), "median": float(np.median(values)),
+            "p95": float(np.quantile(values, 0.95)), "max": float(values.max())}
+
+
+def hypotheses_on_reviews(ids: np.ndarray, evaluation: Evaluation) -> dict:
+    """How real reviews violate distinctness (D5), and T0 at K (exact, from the certified leaders)."""
+    padded = (ids == 0).any(axis=1)
+    repeated = np.array([len(set(row[row > 0].tolist())) < int((row > 0).sum()) for row in ids])
+    any_duplicate = evaluation.distinct_points < ids.shape[1]
+    has_leader = (evaluation.leader_layer >= 0).any(axis=1)
+    return {
+        "reviews": int(len(ids)),
+        "with_padding": int(padded.sum()), "with_repeated_word": int(repeated.sum()),
+        "with_any_duplicate_token": int(any_duplicate.sum()),
+        "within_hypotheses": int((~any_duplicate).sum()),
+        "distinct_points": _summary(evaluation.distinct_points.astype(float)),
+        "T0_leader_within_K": {"holds": int(has_leader.sum()), "fails": int((~has_leader).sum()),
+                               "fails_among_duplicate_reviews": int((~has_leader & any_duplicate).sum()),
+                               "fails_among_distinct_reviews": int((~has_leader & ~any_duplicate).sum()),
+                               "status": "exact (certified leaders)"},
+    }
+
+
+def _t2_vertices(points: np.ndarray, leader_mask: np.ndarray, tolerance: float = 1e-9) -> tuple[int, int]:
+    """(holds, fails): leaders' converged positions are exactly the vertices of their hull (float, d = 2)."""
+    from scipy.spatial import ConvexHull, QhullError
+    holds = fails = 0
+    for Z, mask in zip(points, leader_mask):
+        L = Z[mask]
+        if len(L) == 0:
+            continue
+        if len(L) <= 2:
+            distinct = len(L) == 1 or np.linalg.norm(L[0] - L[1]) > tolerance
+            holds, fails = (holds + 1, fails) if distinct else (holds, fails + 1)
+            continue
+        try:
+            hull = ConvexHull(L)
+            ok = len(hull.vertices) == len(L)
+        except QhullError:
+            # Collinear leaders: only the two extremes can be vertices.
+            ok = False
+        holds, fails = (holds + 1, fails) if ok else (holds, fails + 1)
+    return holds, fails
+
+
+def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int = 8, converge_layers: int,
+                           seed: int) -> dict:
+    """Word-free checks on configurations drawn from the authors' d = 2 embedding (no word list exists).
+
+    Two families, seeded: ``distinct`` draws n different non-padding rows (within the theorem's
+    hypotheses when they are nonzero and distinct) and ``padded`` draws a review-like length
+    m ~ U{1..n} of rows and pads with row 0 (outside: duplicates).
+    """
+    with np.load(npz, allow_pickle=False) as data:
+        E = data["E"].astype(np.float64)
+        alpha = float(np.asarray(data["alpha"], dtype=np.float32).reshape(-1)[0])
+        w = np.asarray(data["w"], dtype=np.float32).reshape(-1)
+        b = np.asarray(data["b"], dtype=np.float32).reshape(())
+    weights = ModelWeights(E.astype(np.float32), np.float32(0).reshape(()), np.float32(alpha).reshape(()), w, b)
+    rng = np.random.default_rng(seed)
+    rows = np.arange(1, len(E))
+    distinct_ids = np.stack([rng.choice(rows, size=n, replace=False) for _ in range(samples)])
+    padded_ids = distinct_ids.copy()
+    lengths = rng.integers(1, n + 1, size=samples)
+    for r, m in enumerate(lengths):
+        padded_ids[r, m:] = 0
+    record: dict = {"file": str(npz), "sha256": file_sha256(npz), "alpha": alpha, "samples": samples, "n": n,
+                    "seed": seed}
+    for name, ids in (("distinct", distinct_ids), ("padded", padded_ids)):
+        evaluation = certified_evaluation(weights, ids, None, layers=layers, keep_final=True)
+        tokens = E[ids]
+        comparison = compare_with_converged(tokens, alpha=alpha, weights=weights, layers=layers,
+                                            converge_layers=converge_layers, certified_final=evaluation.final,
+                                            certified_predictions=evaluation.predictions)
+        far = simulate_batch(tokens, alpha=alpha, layers=converge_layers)
+        holds, fails = _t2_vertices(far.final, far.leader_layer >= 0)
+        record[name] = {
+            "leaders": leader_statistics(evaluation),
+            "exact_path": evaluation.exact_path,
+            "zero_tokens": int((np.abs(tokens).sum(axis=2) == 0).sum()),
+            "T0_leader_within_K": {"holds": int((evaluation.leader_layer >= 0).any(axis=1).sum()),
+                                   "fails": int((~(evaluation.leader_layer >= 0).any(axis=1)).sum()),
+                                   "status": "exact (certified leaders)"},
+            "T2_leader_limits_are_hull_vertices": {"holds": holds, "fails": fails,
+                                                   "status": "measured (float, converged state)"},
+            "K_vs_converged": comparison,
+        }
+    return record
+
+
+def _plot_history(history: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    epochs = [h["epoch"] for h in history]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3))
+    axes[0].plot(epochs, [h["train_loss"] for h in history], label="train (softmax)")
+    axes[0].plot(epochs, [h.get("test_loss") for h in history], label="test (softmax)")
+    hm = [h for h in history if "hardmax_test_loss" in h]
+    axes[0].scatter([h["epoch"] for h in hm], [h["hardmax_test_loss"] for h in hm], label="test (hardmax)",
+                    facecolor="none", edgecolor="C3")
+    axes[0].set_xlabel("epoch"), axes[0].set_ylabel("BCE loss"), axes[0].legend()
+    axes[1].plot(epochs, [h["train_acc"] for h in history], label="train (softmax)")
+    axes[1].plot(epochs, [h.get("val_acc") for h in history], label="validation (softmax)")
+    axes[1].plot(epochs, [h.get("test_acc") for h in history], label="test (softmax)")
+    axes[1].scatter([h["epoch"] for h in hm], [h["hardmax_test_acc"] for h in hm],
+                    label="test (hardmax, certified)", facecolor="none", edgecolor="C3")
+    axes[1].set_xlabel("epoch"), axes[1].set_ylabel("accuracy"), axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, metadata={"Software": None})
+    plt.close(fig)
+
+
+def _plot_words(top: list[tuple[str, int]], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.bar([w for w, _ in top], [c for _, c in top])
+    ax.set_ylabel("leader occurrences")
+    ax.tick_params(axis="x", rotation=60)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, metadata={"Software": None})
+    plt.close(fig)
+
+
+def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data: Path, cache_dir: Path | None,
+                 out_dir: Path, max_reviews: int | None = None, samples: int = 2000, converge_layers: int = 200,
+                 seed: int = 0, converge_reviews: int = 3000, progress: Progress | None = None) -> dict:
+    """Run every analysis that its inputs allow and write ``analysis.json`` (+ PNGs) to ``out_dir``."""
+    update = progress or (lambda *args: None)
+    result: dict = {"versions": {"python": platform.python_version(), "numpy": np.__version__}}
+    lines: list[str] = []
+    figures: dict[str, Callable[[Path], None]] = {}
+    if checkpoint_dir is not None:
+        checkpoint = read_checkpoint(checkpoint_dir)
+        weights = checkpoint.best or checkpoint.weights
+        corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=cache_dir,
+                                          progress=lambda done, total: update("preprocessing", done, total))
+        rows = split.test if max_reviews is None else split.test[:max_reviews]
+        ids, labels = corpus.ids[rows], corpus.labels[rows]
+        layers = checkpoint.meta["settings"]["layers"]
+        evaluation = certified_evaluation(weights, ids, labels, layers=layers, keep_final=True,
+                                          progress=lambda done, total: update("hardmax (certified)", done, total))
+        counts, selected = leader_words(evaluation, weights, ids, labels, corpus.vocabulary.words)
+        top = counts.most_common(TOP_WORDS)
+        subset = slice(0, min(converge_reviews, len(ids)))
+        update("converged state", 0, 1)
+        comparison = compare_with_converged(weights.embedding.astype(np.float64)[ids[subset]],
+                                            alpha=float(weights.alpha), weights=weights, layers=layers,
+                                            converge_layers=converge_layers,
+                                            certified_final=evaluation.final[subset],
+                                            certified_predictions=evaluation.predictions[subset])
+        update("converged state", 1, 1)
+        result["checkpoint"] = {
+            "path": str(checkpoint_dir), "epoch": (checkpoint.meta.get("best") or {}).get("epoch"), "d": weights.d,
+            "alpha": float(weights.alpha), "split": split.describe(), "reviews": int(len(rows)),
+            "hardmax_accuracy": evaluation.accuracy, "exact_path": evaluation.exact_path,
+            "leader_statistics": leader_statistics(evaluation),
+            "leader_words": {"confidence": CONFIDENCE, "distance": DISTANCE_FROM_HYPERPLANE,
+                             "reviews_selected": selected, "top": top},
+            "lexicon": lexicon_shares(counts, ids, corpus.vocabulary.words),
+            "K_vs_converged": comparison,
+            "hypotheses": hypotheses_on_reviews(ids, evaluation),
+        }
+        stats = result["checkpoint"]["leader_statistics"]
+        lines.append(f"checkpoint d={weights.d}: hardmax test accuracy {evaluation.accuracy:.4f} "
+                     f"({evaluation.exact_path} exact-path reviews)")
+        lines.append(f"  leaders per review: mean {stats['mean']:.2f}, std {stats['std']:.2f}, min {stats['min']}, "
+                     f"max {stats['max']}, initial fraction {stats['fraction_initial_leaders_mean']}")
+        lines.append("  top leader words: " + ", ".join(f"{w} {c}" for w, c in top))
+        lex = result["checkpoint"]["lexicon"]
+        lines.append(f"  VADER polarity share: leaders {lex['leader_polar_share']}, all words {lex['all_polar_share']}")
+        lines.append(f"  K=8 vs {converge_layers} layers: prediction changed for "
+                     f"{comparison.get('share_prediction_changed')} of {comparison['configurations']} reviews")
+        history = checkpoint.meta.get("history", [])
+        if history:
+            figures["training_curves.png"] = lambda p, h=history: _plot_history(h, p)
+        if top:
+            figures["leader_words.png"] = lambda p, t=top: _plot_words(t, p)
+    if authors_npz is not None:
+        if not Path(authors_npz).exists():
+            raise InputError(str(authors_npz), "no such file")
+        update("authors' embeddings", 0, 1)
+        result["authors_d2"] = authors_configurations(Path(authors_npz), samples=samples,
+                                                      converge_layers=converge_layers, seed=seed)
+        update("authors' embeddings", 1, 1)
+        for name in ("distinct", "padded"):
+            part = result["authors_d2"][name]
+            lines.append(f"authors' d=2 embeddings, {name} configurations: leaders mean "
+                         f"{part['leaders']['mean']:.2f}; K=8 vs converged prediction changed "
+                         f"{part['K_vs_converged'].get('share_prediction_changed')}; T0 fails "
+                         f"{part['T0_leader_within_K']['fails']}; T2 fails "
+                         f"{part['T2_leader_limits_are_hull_vertices']['fails']}")
+    result["lines"] = lines
+    with atomic_directory(Path(out_dir)) as staging:
+        (staging / "analysis.json").write_text(json.dumps(result, indent=1, default=_json_default) + "\n",
+                                               encoding="utf-8")
+        for name, draw in figures.items():
+            draw(staging / name)
+    return result
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    raise TypeError(f"not JSON serialisable: {type(value)}")
