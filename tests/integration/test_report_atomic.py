@@ -1,0 +1,76 @@
+"""The report folder is replaced whole or not at all (issue 4, behaviour): a crash or Ctrl-C
+mid-run leaves the previous report byte for byte and no partial folder beside it."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from verify.claims import check_configuration
+from verify.report import build as build_module
+from verify.report.build import build_report
+from verify.report.campaign import CampaignSpec, FamilySpec
+
+SPEC = CampaignSpec(examples=3, layer_budget=20, worked=False, float_check=True, shrink=False,
+                    families=(FamilySpec("generic", n=(3, 5), d=(2,)),))
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture()
+def previous(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    out = tmp_path / "reports" / "latest"
+    build_report(out=out, seed=1, spec=SPEC, runs_dir=None)
+    return out, _snapshot(out)
+
+
+def _assert_untouched(out: Path, before: dict[str, bytes]) -> None:
+    assert _snapshot(out) == before
+    # Only the report folder itself: no ".latest.*.partial" staging folder, no ".old" backup.
+    assert [p.name for p in out.parent.iterdir()] == ["latest"]
+
+
+def test_ctrl_c_during_the_campaign(previous) -> None:
+    out, before = previous
+    seen = []
+
+    def interrupted(config, layer_budget):
+        seen.append(config.name)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return check_configuration(config, layer_budget=layer_budget)
+
+    with pytest.raises(KeyboardInterrupt):
+        build_report(out=out, seed=2, spec=SPEC, runs_dir=None, checker=interrupted)
+    _assert_untouched(out, before)
+
+
+def test_crash_while_writing(previous, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The campaign finished and figures are half written when the process fails."""
+    out, before = previous
+    real = build_module.write_figures
+
+    def write_then_crash(records, staging):
+        real(records, staging)
+        assert any(staging.rglob("*.png"))  # something really was half-written
+        raise OSError("disk full (injected)")
+
+    monkeypatch.setattr(build_module, "write_figures", write_then_crash)
+    with pytest.raises(OSError, match="injected"):
+        build_report(out=out, seed=2, spec=SPEC, runs_dir=None)
+    _assert_untouched(out, before)
+
+
+def test_success_replaces_the_report_whole(previous) -> None:
+    out, before = previous
+    (out / "stale.txt").write_text("from an older report", encoding="utf-8")
+    build_report(out=out, seed=2, spec=SPEC, runs_dir=None,
+                 checker=functools.partial(check_configuration))
+    after = _snapshot(out)
+    assert "stale.txt" not in after
+    assert after["results.json"] != before["results.json"]
+    assert [p.name for p in out.parent.iterdir()] == ["latest"]

@@ -1,0 +1,176 @@
+"""Build a verification report: run the campaign, then write the report folder atomically.
+
+:func:`build_report` is what ``hardmax-verify report`` calls. The folder holds ``report.md``,
+``report.html`` (self-contained), ``results.json`` (schema in :mod:`verify.report.schema`),
+``figures/`` and ``counterexamples/`` (one CONFIG.json per shrunk counterexample). It is
+assembled in a temporary folder beside the target and renamed into place only when complete
+(:func:`verify.io.atomic_directory`), so an exception or Ctrl-C at any point leaves the
+previous report untouched and no partial folder behind.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from .. import exitcodes
+from ..io import atomic_directory, safe_name
+from ..numbers import InputError
+from .campaign import (CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks)
+from .figures import write_figures
+from .provenance import environment_block, sha256_file, utc_now
+from .render import build_document, to_html, to_markdown
+from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
+
+__all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_optional_sections"]
+
+# Saved results shown when present (never recomputed): section -> folder under the runs directory.
+OPTIONAL_SECTIONS: dict[str, str] = {"sentiment": "sentiment", "conjectures": "conjectures"}
+MAX_SUMMARY_FIELDS = 16
+
+
+@dataclass
+class ReportOutcome:
+    exit_status: int
+    out: Path
+    results: dict[str, Any]
+
+
+def _scalar_summary(data: Any) -> dict[str, Any]:
+    """Top-level scalar fields of a saved result (numbers, strings, booleans), in file order."""
+    if not isinstance(data, Mapping):
+        return {}
+    summary = {}
+    for key, value in data.items():
+        if isinstance(value, (str, int, float, bool)) and not (isinstance(value, str) and len(value) > 120):
+            summary[str(key)] = value
+        if len(summary) >= MAX_SUMMARY_FIELDS:
+            break
+    return summary
+
+
+def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """Read ``RUNS/sentiment/*.json`` and ``RUNS/conjectures/*.json`` if they exist.
+
+    Returns the ``optional_sections`` block and the input-file entries (with sha256) for provenance.
+    A file that is not valid JSON is listed with its hash and an ``unreadable`` note, not skipped.
+    """
+    sections: dict[str, Any] = {}
+    inputs: list[dict[str, str]] = []
+    if runs_dir is None:
+        return sections, inputs
+    for section, folder in OPTIONAL_SECTIONS.items():
+        directory = Path(runs_dir) / folder
+        files = sorted(directory.glob("*.json")) if directory.is_dir() else []
+        items = []
+        for path in files:
+            shown = path.as_posix()
+            digest = sha256_file(path)
+            try:
+                summary = _scalar_summary(json.loads(path.read_text(encoding="utf-8")))
+            except (ValueError, UnicodeDecodeError):
+                summary = {"unreadable": "not valid UTF-8 JSON"}
+            items.append({"path": shown, "sha256": digest, "summary": summary})
+            inputs.append({"role": f"{section} results", "path": shown, "sha256": digest})
+        sections[section] = {"directory": directory.as_posix(), "files": items}
+    return sections, inputs
+
+
+def _counterexamples(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    found = []
+    for record in records:
+        c = record.get("counterexample")
+        if not c:
+            continue
+        name = record["task"]["name"]
+        found.append({"example": name, "claim": c["claim"], "claims": c["claims"],
+                      "original_n": c["original_n"], "shrunk_n": c["shrunk_n"], "checks": c["checks"],
+                      "file": f"counterexamples/{safe_name(name)}-{safe_name(c['claim'])}.json",
+                      "config": c["config"]})
+    return found
+
+
+def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, runs_dir: Path | None = Path("runs"),
+                 campaign_file: Path | None = None, argv: Sequence[str] = (), command_line: str = "",
+                 checker: Checker | None = None,
+                 progress: Callable[[Task, dict[str, Any]], None] | None = None,
+                 on_tasks: Callable[[list[Task]], None] | None = None) -> ReportOutcome:
+    """Run the campaign and write the report folder ``out`` atomically; the report is written in every case.
+
+    Parameters
+    ----------
+    out
+        The report folder (replaced whole on success, untouched on failure).
+    seed
+        Campaign seed; the same seed, campaign and versions give the same ``results.json``
+        apart from its ``environment`` block.
+    spec
+        The campaign (:func:`verify.report.campaign.default_spec` or a CAMPAIGN.toml).
+    jobs
+        Worker processes (1 runs in this process).
+    runs_dir
+        Where saved sentiment / conjecture results are looked for (None: skip).
+    campaign_file
+        The CAMPAIGN.toml read, if any (its sha256 is recorded).
+    argv, command_line
+        The command line as typed and an equivalent canonical one, for provenance.
+    checker
+        Replaces :func:`verify.claims.check_configuration` (tests).
+    progress, on_tasks
+        Called per finished task, and once with the planned task list.
+    """
+    if seed < 0:
+        raise InputError("--seed", f"expected a non-negative integer, got {seed}")
+    started = utc_now()
+    clock = time.perf_counter()
+    tasks = plan_tasks(spec, seed=seed)
+    if on_tasks is not None:
+        on_tasks(tasks)
+    records = run_tasks(tasks, jobs=jobs, checker=checker, progress=progress)
+    campaign_seconds = time.perf_counter() - clock
+
+    optional, inputs = collect_optional_sections(runs_dir)
+    if campaign_file is not None:
+        inputs.insert(0, {"role": "campaign", "path": Path(campaign_file).as_posix(), "sha256": sha256_file(campaign_file)})
+    counterexamples = _counterexamples(records)
+    statuses = overall_statuses(records)
+    exit_status = exitcodes.combine(statuses)
+    overall = {exitcodes.SUCCESS: "certified", exitcodes.FALSE: "failed"}.get(exit_status, "inconclusive")
+    results: dict[str, Any] = {
+        "schema": SCHEMA_NAME,
+        "schema_version": SCHEMA_VERSION,
+        "campaign": {"seed": seed, **spec.to_json_dict(), "tasks": len(tasks)},
+        "inputs": inputs,
+        "summary": {"overall": overall, "exit_status": exit_status, "examples": len(records),
+                    "errors": sum(r.get("status") == "error" for r in records),
+                    "claims": claim_counts(records)},
+        "examples": records,
+        "counterexamples": counterexamples,
+        "optional_sections": optional,
+    }
+
+    with atomic_directory(Path(out)) as staging:
+        staging.chmod(0o755)  # mkdtemp makes it private; the report is meant to be read
+        clock = time.perf_counter()
+        figures = write_figures(records, staging)
+        figure_seconds = time.perf_counter() - clock
+        for c in counterexamples:
+            path = staging / c["file"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(c["config"], indent=2) + "\n", encoding="utf-8")
+        results["environment"] = environment_block(
+            started=started, finished=utc_now(),
+            timings={"campaign": campaign_seconds, "figures": figure_seconds,
+                     "per_task_mean": campaign_seconds / max(len(tasks), 1)},
+            argv=list(argv), equivalent_command=command_line)
+        errors = validate_results(results)
+        if errors:  # a bug in the suite, not bad input: raise and write nothing
+            raise RuntimeError("results.json would violate its schema: " + "; ".join(errors[:5]))
+        (staging / "results.json").write_text(dumps_results(results), encoding="utf-8")
+        blocks = build_document(results, figures)
+        (staging / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
+        (staging / "report.html").write_text(to_html(blocks, report_dir=staging), encoding="utf-8")
+    return ReportOutcome(exit_status, Path(out), results)

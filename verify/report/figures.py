@@ -1,0 +1,314 @@
+"""The report's figures (matplotlib, object API on the Agg canvas: no global pyplot state).
+
+Every figure is drawn from the campaign's records (and, for the worked configurations, from
+an exact trajectory recomputed with :func:`verify.trajectory.simulate`, which is cheap for
+their 8 to 10 tokens). Figures illustrate; the verdicts are decided elsewhere, exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+
+__all__ = ["FigureInfo", "write_figures", "hull_order", "PANEL_LAYERS"]
+
+PANEL_LAYERS = (0, 1, 2, 5)   # plus the last layer, as in [P1] Figure 2
+WORKED_LAST_LAYER = 30        # [P1] Figure 2 runs 30 layers
+DPI = 110
+# Fixed metadata: the PNG/SVG bytes then depend on the data and the matplotlib version only.
+PNG_METADATA = {"Software": None}
+SVG_METADATA = {"Date": None, "Creator": None}
+
+
+@dataclass(frozen=True)
+class FigureInfo:
+    """A written figure: file names relative to the report folder, a caption and alt text."""
+
+    name: str
+    png: str
+    svg: str | None
+    title: str
+    caption: str
+
+
+def _save(fig: Figure, out_dir: Path, name: str, *, svg: bool = False) -> tuple[str, str | None]:
+    FigureCanvasAgg(fig)
+    figures = out_dir / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    png = f"figures/{name}.png"
+    fig.savefig(out_dir / png, dpi=DPI, metadata=PNG_METADATA)
+    svg_name = None
+    if svg:
+        svg_name = f"figures/{name}.svg"
+        fig.savefig(out_dir / svg_name, metadata=SVG_METADATA)
+    return png, svg_name
+
+
+def hull_order(points: np.ndarray) -> np.ndarray:
+    """Indices of the 2-D convex hull vertices in counter-clockwise order (segment or point when degenerate).
+
+    [P1]'s code draws the polytope in index order, which draws a self-crossing polygon; this
+    draws K as a polygon. Collinear points give the two extreme ones.
+    """
+    points = np.asarray(points, dtype=float)
+    if len(points) <= 2:
+        return np.arange(len(points))
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return np.asarray(ConvexHull(points).vertices)
+    except QhullError:
+        order = np.lexsort((points[:, 1], points[:, 0]))
+        return np.array([order[0], order[-1]])
+
+
+def _limit(fate: dict[str, Any]) -> np.ndarray | None:
+    if not fate.get("limit"):
+        return None
+    return np.array([float(Fraction(x)) for x in fate["limit"]])
+
+
+def _palette(n: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    """[P1] Figure 2 style: one row per worked configuration, columns at layers 0, 1, 2, 5 and the last."""
+    from ..config import parse_configuration
+    from ..trajectory import simulate
+
+    worked = [r for r in records if r["task"]["kind"] == "worked" and r.get("status") != "error"
+              and len(r["configuration"]["tokens"][0]) == 2]
+    if not worked:
+        return None
+    last = WORKED_LAST_LAYER
+    columns = list(PANEL_LAYERS) + [last]
+    fig = Figure(figsize=(3.0 * len(columns), 3.0 * len(worked)))
+    for row, record in enumerate(worked):
+        config = parse_configuration(record["configuration"], outside_hypotheses=True)
+        trajectory = simulate(config.tokens, alpha=config.alpha, A=config.A_matrix if config.A else None,
+                              layers=last)
+        positions = np.array([[[float(x) for x in p] for p in layer] for layer in trajectory.positions])
+        n = config.n
+        colours = _palette(n)
+        leader_limits = [(f["token"], _limit(f)) for f in record["fates"] if f["kind"] == "leader" and f.get("limit")]
+        other_limits = [_limit(f) for f in record["fates"] if f["kind"] != "leader" and f.get("limit")]
+        low, high = positions.reshape(-1, 2).min(axis=0), positions.reshape(-1, 2).max(axis=0)
+        pad = 0.08 * max(float((high - low).max()), 1e-9)
+        for col, k in enumerate(columns):
+            ax = fig.add_subplot(len(worked), len(columns), row * len(columns) + col + 1)
+            # One collection per kind of mark (not one artist per token): drawing stays fast.
+            ax.add_collection(LineCollection([positions[:k + 1, i] for i in range(n)], colors="0.75",
+                                             linewidths=0.8, zorder=1))
+            if leader_limits:
+                vertices = np.array([v for _, v in leader_limits])
+                order = hull_order(vertices)
+                closed = np.vstack([vertices[order], vertices[order[:1]]])
+                ax.plot(closed[:, 0], closed[:, 1], color="0.2", linewidth=1.0, linestyle="--", zorder=2)
+            attention = trajectory.attention[k]
+            faces, edges, leads = [], [], []
+            for i in range(n):
+                target = sorted(attention[i])
+                tie = len(target) > 1
+                faces.append("white" if tie else colours[target[0]])
+                leads.append(attention[i] == frozenset({i}))
+                edges.append("black" if (tie or leads[-1]) else faces[-1])
+            for is_leader, marker, size in ((False, "o", 40), (True, "*", 150)):
+                chosen = [i for i in range(n) if leads[i] == is_leader]
+                if chosen:
+                    ax.scatter(positions[k, chosen, 0], positions[k, chosen, 1], s=size, marker=marker,
+                               facecolors=[faces[i] for i in chosen], edgecolors=[edges[i] for i in chosen],
+                               linewidths=0.8, zorder=3)
+            marks = np.array([limit for limit in other_limits if limit is not None])
+            if len(marks):
+                ax.scatter(marks[:, 0], marks[:, 1], marker="x", color="black", s=45, linewidths=1.2, zorder=4)
+            ax.set_xlim(low[0] - pad, high[0] + pad)
+            ax.set_ylim(low[1] - pad, high[1] + pad)
+            ax.set_aspect("equal", adjustable="box")
+            ax.tick_params(labelsize=6)
+            if row == 0:
+                ax.set_title(f"layer {k}", fontsize=9)
+            if col == 0:
+                ax.set_ylabel(record["task"]["name"].replace("_", " "), fontsize=9)
+    fig.subplots_adjust(left=0.05, right=0.99, bottom=0.03, top=0.96, wspace=0.25, hspace=0.2)
+    png, svg = _save(fig, out_dir, "worked_panels", svg=True)
+    return FigureInfo("worked_panels", png, svg, "Worked configurations (THEORY.md §4, [P1] Figure 2)",
+                      "Rows: the worked configurations; columns: layers 0, 1, 2, 5 and 30 of the exact dynamics. "
+                      "Stars: leaders at that layer (C_i = {i}). Colour: the token each token attends to "
+                      "(white with a black edge: a tie, |C_i| > 1). Grey lines: trails since layer 0. "
+                      "Dashed polygon: K, the convex hull of the leaders' certified limits, drawn in hull order. "
+                      "Crosses: certified limits of non-leaders (fixed or locked tokens, THEORY.md D7).")
+
+
+def _families(records: Sequence[dict[str, Any]]) -> list[str]:
+    return sorted({r["task"]["family"] for r in records})
+
+
+def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("status") != "error" and r.get("convergence", {}).get("max_A_distance")]
+    if not ok:
+        return None
+    families = _families(ok)
+    colours = dict(zip(families, _palette(len(families))))
+    fig = Figure(figsize=(11, 4.2))
+    ax = fig.add_subplot(1, 2, 1)
+    for family in families:
+        first = True
+        for record in (r for r in ok if r["task"]["family"] == family):
+            series = np.array(record["convergence"]["max_A_distance"], dtype=float)
+            # Exactly zero once every token with a limit sits on it; clip for the log scale.
+            ax.semilogy(np.arange(len(series)), np.maximum(series, 1e-36), color=colours[family], alpha=0.55,
+                        linewidth=0.9, label=family if first else None)
+            first = False
+    top = max((max(r["convergence"]["max_A_distance"]) for r in ok), default=1.0)
+    ax.set_ylim(1e-35, max(top, 1e-30) * 10)
+    ax.set_xlabel("layer k")
+    ax.set_ylabel("max_i ||z_i^k - s_i||_A")
+    ax.set_title("A-distance to the certified limits", fontsize=10)
+    ax.legend(fontsize=7)
+    ax2 = fig.add_subplot(1, 2, 2)
+    for index, family in enumerate(families):
+        layers = [f["layer"] for r in ok if r["task"]["family"] == family for f in r["fates"]
+                  if f["kind"] != "leader" and f.get("layer") is not None]
+        if layers:
+            jitter = np.linspace(-0.25, 0.25, len(layers)) if len(layers) > 1 else np.zeros(1)
+            ax2.scatter(np.array(layers), index + jitter, s=8, color=colours[family], alpha=0.7)
+    from matplotlib.ticker import MaxNLocator
+
+    ax2.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax2.set_yticks(range(len(families)))
+    ax2.set_yticklabels(families, fontsize=8)
+    ax2.set_xlabel("layer at which a non-leader locked or became fixed (THEORY.md D7)")
+    ax2.set_title("Locking layers", fontsize=10)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "convergence")
+    return FigureInfo("convergence", png, svg, "Convergence",
+                      "Left: for each example, the largest A-distance between a token and its certified limit "
+                      "against the layer (log scale), coloured by family: exact squared distances, square root in "
+                      "float64. Curves drop to the bottom when every certified token sits on its limit. "
+                      "Right: the layer at which each non-leader locked or became fixed (exact, THEORY.md D7).")
+
+
+def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("float_comparison")]
+    if not ok:
+        return None
+    families = _families(ok)
+    colours = dict(zip(families, _palette(len(families))))
+    fig = Figure(figsize=(11, 4.2))
+    ax = fig.add_subplot(1, 2, 1)
+    for family in families:
+        rows = [r["float_comparison"] for r in ok if r["task"]["family"] == family]
+        x = [c["layers"] for c in rows]
+        y = [max(c["final_max_abs_difference"], 1e-20) for c in rows]
+        undecided = [c["first_undecided_layer"] is not None for c in rows]
+        ax.scatter([a for a, u in zip(x, undecided) if not u], [b for b, u in zip(y, undecided) if not u],
+                   color=colours[family], marker="o", s=18, label=f"{family}: all sets decided")
+        ax.scatter([a for a, u in zip(x, undecided) if u], [b for b, u in zip(y, undecided) if u],
+                   color=colours[family], marker="^", s=28, edgecolor="black", label=f"{family}: undecided")
+    ax.set_yscale("log")
+    ax.set_xlabel("layers run")
+    ax.set_ylabel("max |float - exact| at the last layer")
+    ax.set_title("How far float64 ended from the exact run", fontsize=10)
+    ax.legend(fontsize=6)
+    ax2 = fig.add_subplot(1, 2, 2)
+    counts = []
+    for family in families:
+        rows = [r["float_comparison"] for r in ok if r["task"]["family"] == family]
+        counts.append((sum(c["first_undecided_layer"] is not None for c in rows),
+                       sum(c["first_differing_layer"] is not None for c in rows), len(rows)))
+    positions = np.arange(len(families))
+    ax2.bar(positions - 0.2, [c[0] for c in counts], width=0.4, label="float flagged a set undecided")
+    ax2.bar(positions + 0.2, [c[1] for c in counts], width=0.4, label="float chose a different set")
+    ax2.set_xticks(positions)
+    ax2.set_xticklabels(families, rotation=30, fontsize=7, ha="right")
+    ax2.set_ylabel("examples")
+    ax2.set_title("Float attention sets against exact ones", fontsize=10)
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "exact_vs_float")
+    return FigureInfo("exact_vs_float", png, svg, "Exact against float",
+                      "Left: largest coordinate difference between the float64 and the exact positions at the "
+                      "last layer (triangles: the float run's proven rounding bound could not decide some "
+                      "attention set). Right: per family, examples where float64 flagged a set undecided and "
+                      "examples where it chose a different attention set than exact arithmetic.")
+
+
+def denominator_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("denominator_bits")]
+    if not ok:
+        return None
+    families = _families(ok)
+    colours = dict(zip(families, _palette(len(families))))
+    fig = Figure(figsize=(6.5, 4.2))
+    ax = fig.add_subplot(1, 1, 1)
+    for family in families:
+        first = True
+        for record in (r for r in ok if r["task"]["family"] == family):
+            bits = record["denominator_bits"]
+            ax.plot(range(len(bits)), bits, color=colours[family], alpha=0.6, linewidth=0.9,
+                    label=family if first else None)
+            first = False
+    ax.set_xlabel("layer k")
+    ax.set_ylabel("bit length of the common denominator")
+    ax.set_title("The cost of exactness", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "denominator_bits")
+    return FigureInfo("denominator_bits", png, svg, "The cost of exactness",
+                      "Bit length of the common denominator of all positions at each layer of the exact run "
+                      "(exact). Growth is roughly linear in the layer: each layer multiplies by (1 + alpha) and "
+                      "by the sizes of the attention sets.")
+
+
+def leaders_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("status") != "error" and r.get("fates")]
+    if not ok:
+        return None
+    fig = Figure(figsize=(11, 4.2))
+    ax = fig.add_subplot(1, 2, 1)
+    dims = sorted({len(r["configuration"]["tokens"][0]) for r in ok})
+    colours = dict(zip(dims, _palette(len(dims))))
+    for d in dims:
+        rows = [r for r in ok if len(r["configuration"]["tokens"][0]) == d]
+        n = [len(r["configuration"]["tokens"]) for r in rows]
+        leaders = [sum(f["kind"] == "leader" for f in r["fates"]) for r in rows]
+        ax.scatter(n, leaders, color=colours[d], s=20, label=f"d = {d}", alpha=0.8)
+    ax.set_xlabel("number of tokens n")
+    ax.set_ylabel("number of leaders")
+    ax.set_title("Leaders against n and d", fontsize=10)
+    ax.legend(fontsize=7)
+    ax2 = fig.add_subplot(1, 2, 2)
+    last = [max(f["layer"] for f in r["fates"] if f["kind"] == "leader") for r in ok
+            if any(f["kind"] == "leader" and f.get("layer") is not None for f in r["fates"])]
+    if last:
+        ax2.hist(last, bins=np.arange(0, max(last) + 2) - 0.5, color="0.4")
+    ax2.set_xlabel("layer at which the last leader emerged")
+    ax2.set_ylabel("examples")
+    ax2.set_title("Emergence of the last leader", fontsize=10)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "leaders")
+    return FigureInfo("leaders", png, svg, "Leaders",
+                      "Left: number of leaders (tokens with C_i = {i} at some layer, exact) against n, coloured by d. "
+                      "Right: the first layer at which the last leader of each example led (exact; counts only "
+                      "leaders that emerged within the layer budget).")
+
+
+def write_figures(records: Sequence[dict[str, Any]], out_dir: Path) -> list[FigureInfo]:
+    """Draw every figure the records support into ``out_dir/figures``; return what was written."""
+    figures = []
+    for draw in (worked_panels, convergence_figure, float_figure, denominator_figure, leaders_figure):
+        info = draw(records, out_dir)
+        if info is not None:
+            figures.append(info)
+    return figures

@@ -1,0 +1,366 @@
+"""Render a report twice from one document model: ``report.md`` and a self-contained ``report.html``.
+
+The content is built once as a list of blocks (headings, paragraphs, lists, tables, figures,
+code); :func:`to_markdown` and :func:`to_html` only format them, so the two files always say
+the same thing. The HTML embeds every figure as a base64 PNG and needs no other file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .figures import FigureInfo
+
+__all__ = ["Block", "build_document", "to_markdown", "to_html", "CLAIM_STATEMENTS", "CLAIM_ASSUMPTIONS"]
+
+# One line per claim (THEORY.md §2 and §3) for the table.
+CLAIM_STATEMENTS: dict[str, str] = {
+    "T0": "the set of leaders is nonempty",
+    "T1": "each leader is fixed from the first layer it leads",
+    "T2": "leader limits are distinct and are the vertices of K",
+    "T3": "every token converges to a point of S on the boundary of K",
+    "T4": "non-vertex limits are A-projections of 0 onto faces of K",
+    "D1": "each layer lies in the convex hull of the previous one",
+    "D2": "A-norms never decrease",
+    "D3": "leaders are permanent and fixed",
+    "replay": "the exact engine agrees with an independent replay",
+}
+
+# What a certified verdict rests on beyond the exact computation (proved in THEORY.md, not re-proved here).
+CLAIM_ASSUMPTIONS: dict[str, str] = {
+    "T0": "none (exact scores at the certificate's layer)",
+    "T1": "D3 (THEORY.md §3) for layers after the last one computed",
+    "T2": "D7: locked and fixed tokens never lead, so the leader set is final",
+    "T3": "D7 locking lemma: exact geometric convergence after the lock layer",
+    "T4": "D7 and A symmetric positive definite (KKT conditions imply the projection)",
+    "D1": "none within the layers computed; later layers unchecked",
+    "D2": "none within the layers computed; later layers unchecked",
+    "D3": "D3's proof for layers after the last one computed",
+    "replay": "none",
+}
+
+_STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
+
+
+@dataclass
+class Block:
+    kind: str                      # h1 h2 h3 p list table figure code
+    text: str = ""
+    items: list[str] = field(default_factory=list)
+    headers: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    figure: FigureInfo | None = None
+
+
+def _h(level: int, text: str) -> Block:
+    return Block(f"h{level}", text)
+
+
+def _p(text: str) -> Block:
+    return Block("p", text)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> Block:
+    return Block("table", headers=list(headers), rows=[[str(x) for x in row] for row in rows])
+
+
+def _count(value: Any) -> str:
+    return "n/a" if value is None else str(value)
+
+
+def _fmt_float(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3g}"
+
+
+def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
+    """Plain statements of what was not certified, computed from the records."""
+    notes = []
+    records = results["examples"]
+    ok = [r for r in records if r.get("status") != "error"]
+    unsettled = [(r["task"]["name"], f["token"]) for r in ok for f in r["fates"] if f.get("kind") == "unsettled"]
+    budget = results["campaign"]["layer_budget"]
+    if unsettled:
+        examples = sorted({name for name, _ in unsettled})
+        notes.append(f"{len(unsettled)} token(s) in {len(examples)} example(s) neither locked nor became fixed "
+                     f"within {budget} layers: their convergence is measured, not certified "
+                     f"({', '.join(examples[:6])}{', ...' if len(examples) > 6 else ''}).")
+    else:
+        notes.append(f"Every token of every example led, became fixed or locked within {budget} layers "
+                     "(THEORY.md D7), so convergence (T3) is certified wherever T3 says so.")
+    errors = [r for r in records if r.get("status") == "error"]
+    if errors:
+        notes.append(f"{len(errors)} task(s) raised an error twice and were not checked: "
+                     + "; ".join(f"{r['task']['name']} ({r['error']})" for r in errors[:5]) + ".")
+    outside = [r["task"]["name"] for r in ok if r["configuration"].get("outside_hypotheses")]
+    if outside:
+        notes.append(f"{len(outside)} example(s) lie outside the theorem's hypotheses (recorded as such): "
+                     + ", ".join(outside[:6]) + ".")
+    summary = results["summary"]
+    if summary["claims"] and next(iter(summary["claims"].values()))["recertified"] is None:
+        notes.append("The independent certificate checker (verify.certcheck) was not available: no certificate "
+                     "was re-verified independently; certified verdicts rest on the suite's own exact checks.")
+    notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
+                 "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
+                 "distances to certified limits, rounded to float for plotting.")
+    notes.append("Assumed: the facts proved in THEORY.md that carry a certificate beyond the layers computed "
+                 "(last column of the table).")
+    return notes
+
+
+def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) -> list[Block]:
+    """The report's content, from a validated results dictionary and the figures written."""
+    blocks: list[Block] = []
+    summary = results["summary"]
+    campaign = results["campaign"]
+    records = results["examples"]
+    ok = [r for r in records if r.get("status") != "error"]
+    by_name = {f.name: f for f in figures}
+    overall = summary["overall"]
+
+    blocks.append(_h(1, "hardmax-verify: verification report"))
+    worked = sum(r["task"]["kind"] == "worked" for r in records)
+    families = sorted({r["task"]["family"] for r in records if r["task"]["kind"] == "generated"})
+    blocks.append(_p(f"**Overall: {_STATUS_WORD.get(overall, overall)}** (exit status {summary['exit_status']}). "
+                     f"{len(records)} configurations checked: {worked} worked configurations of THEORY.md §4 and "
+                     f"{len(records) - worked} generated from seed {campaign['seed']} across the families "
+                     f"{', '.join(families) or '(none)'}; layer budget {campaign['layer_budget']}. "
+                     "Every verdict below is decided in exact rational arithmetic unless marked as measured."))
+
+    blocks.append(_h(2, "Claims"))
+    claims = summary["claims"]
+    rows = []
+    for claim, row in claims.items():
+        rows.append([claim, CLAIM_STATEMENTS.get(claim, ""), row["certified"], row["failed"], row["inconclusive"],
+                     row["unchecked"], row["exact"], row["measured"], _count(row["recertified"]),
+                     CLAIM_ASSUMPTIONS.get(claim, "")])
+    blocks.append(_table(["claim", "statement", "certified", "failed", "inconclusive", "not checked", "exact",
+                          "measured", "re-verified by certcheck", "assumed"], rows))
+    blocks.append(_p("*exact*: decided in exact arithmetic (certified or failed). *measured*: inconclusive, with "
+                     "a float measurement shown instead. *re-verified by certcheck*: certified verdicts whose "
+                     "certificate the independent checker (verify.certcheck, standard library only) re-verified "
+                     "from the configuration alone (n/a: checker not available)."))
+    blocks.append(_h(3, "What was assumed or left unchecked"))
+    blocks.append(Block("list", items=_unchecked_notes(results)))
+
+    blocks.append(_h(2, "Counterexamples"))
+    if results["counterexamples"]:
+        items = []
+        for c in results["counterexamples"]:
+            items.append(f"{c['claim']} fails on `{c['example']}`: shrunk from {c['original_n']} to {c['shrunk_n']} "
+                         f"tokens, reproduce with `hardmax-verify check {c['file']}` (file in this report folder).")
+        blocks.append(Block("list", items=items))
+        for c in results["counterexamples"]:
+            import json
+            blocks.append(_p(f"`{c['file']}`:"))
+            blocks.append(Block("code", json.dumps(c["config"], indent=1)))
+    else:
+        blocks.append(_p("None: no claim failed on any configuration."))
+    silent = sum(r.get("float_comparison", {}).get("silent_disagreements", 0) for r in ok)
+    rejected = sum(len(r.get("certcheck", {}).get("rejected", {})) for r in ok)
+    if silent or rejected:
+        blocks.append(_p(f"**Defects found in the suite itself:** {silent} float attention set(s) differed from the "
+                         f"exact ones without being flagged by the proven rounding bound; {rejected} certificate(s) "
+                         "rejected by the independent checker. Each counts as a failure."))
+
+    blocks.append(_h(2, "Worked configurations"))
+    worked_records = [r for r in ok if r["task"]["kind"] == "worked"]
+    if "worked_panels" in by_name:
+        blocks.append(Block("figure", figure=by_name["worked_panels"]))
+    rows = []
+    for r in worked_records:
+        leaders = [f for f in r["fates"] if f["kind"] == "leader"]
+        others = [f for f in r["fates"] if f["kind"] in ("fixed", "locked")]
+        rows.append([r["task"]["name"], len(r["configuration"]["tokens"]), r["status"],
+                     ", ".join(f"{f['token']} (layer {f['layer']})" for f in sorted(leaders, key=lambda f: f["token"])),
+                     ", ".join(f"{f['token']} {f['kind']} at {f['layer']} -> ({', '.join(f['limit'])})"
+                               for f in sorted(others, key=lambda f: f["token"])) or "—",
+                     _fmt_settled(r)])
+    blocks.append(_table(["configuration", "n", "status", "leaders (first layer)", "non-leaders: fate, layer, exact limit",
+                          "settled at layer"], rows))
+
+    blocks.append(_h(2, "Convergence"))
+    if "convergence" in by_name:
+        blocks.append(Block("figure", figure=by_name["convergence"]))
+    rows = []
+    for family in sorted({r["task"]["family"] for r in ok}):
+        group = [r for r in ok if r["task"]["family"] == family]
+        settled = [r["settled_layer"] for r in group if r.get("settled_layer") is not None]
+        locks = [f["layer"] for r in group for f in r["fates"] if f["kind"] in ("fixed", "locked")]
+        unsettled = sum(f["kind"] == "unsettled" for r in group for f in r["fates"])
+        rows.append([family, len(group), len(settled), _median(settled), max(settled, default="—"),
+                     _median(locks), max(locks, default="—"), unsettled])
+    blocks.append(_table(["family", "examples", "settled", "median settled layer", "max settled layer",
+                          "median lock layer", "max lock layer", "unsettled tokens"], rows))
+
+    blocks.append(_h(2, "Exact against float"))
+    if "exact_vs_float" in by_name:
+        blocks.append(Block("figure", figure=by_name["exact_vs_float"]))
+    compared = [r for r in ok if r.get("float_comparison")]
+    rows = []
+    for family in sorted({r["task"]["family"] for r in compared}):
+        group = [r["float_comparison"] for r in compared if r["task"]["family"] == family]
+        rows.append([family, len(group), sum(c["first_undecided_layer"] is not None for c in group),
+                     sum(c["first_differing_layer"] is not None for c in group),
+                     sum(c["silent_disagreements"] for c in group),
+                     _fmt_float(max((c["final_max_abs_difference"] for c in group), default=None))])
+    blocks.append(_table(["family", "examples", "float flagged undecided", "float chose different sets",
+                          "silent disagreements (must be 0)", "max final |float - exact|"], rows))
+    blocks.append(_p("Measured: float64 dynamics (verify.float_dynamics) against the exact engine over the same "
+                     "layers (30, or more when the claim checks ran longer). "
+                     "A float run may legitimately choose different sets once it has flagged a set undecided; "
+                     "a difference before that would contradict the proven rounding bound."))
+
+    blocks.append(_h(2, "The cost of exactness"))
+    if "denominator_bits" in by_name:
+        blocks.append(Block("figure", figure=by_name["denominator_bits"]))
+    rows = []
+    for family in sorted({r["task"]["family"] for r in ok}):
+        group = [r for r in ok if r["task"]["family"] == family and r.get("denominator_bits")]
+        if group:
+            rows.append([family, max(r["denominator_bits"][-1] for r in group),
+                         max(len(r["denominator_bits"]) - 1 for r in group)])
+    blocks.append(_table(["family", "largest final denominator (bits)", "most layers computed"], rows))
+
+    blocks.append(_h(2, "Leaders"))
+    if "leaders" in by_name:
+        blocks.append(Block("figure", figure=by_name["leaders"]))
+
+    blocks.append(_h(2, "Every example"))
+    claim_ids = list(claims)
+    rows = []
+    for r in records:
+        task = r["task"]
+        if r.get("status") == "error":
+            rows.append([task["name"], task["family"], "—", "—", "—", "ERROR", "—", "—"] + ["—"] * len(claim_ids))
+            continue
+        config = r["configuration"]
+        rows.append([task["name"], task["family"], len(config["tokens"]), len(config["tokens"][0]), config["alpha"],
+                     r["status"], sum(f["kind"] == "leader" for f in r["fates"]), _fmt_settled(r)]
+                    + [_short(r["verdicts"].get(c, {}).get("status")) for c in claim_ids])
+    blocks.append(_table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows))
+    blocks.append(_p("C = certified, F = failed, I = inconclusive, — = not checked. Each example's configuration, "
+                     "verdicts, evidence and certificates are in results.json."))
+
+    optional = results["optional_sections"]
+    for key, title in (("sentiment", "Sentiment experiment (saved results)"),
+                       ("conjectures", "Conjecture runs (saved results)")):
+        section = optional.get(key)
+        if not section or not section.get("files"):
+            continue
+        blocks.append(_h(2, title))
+        blocks.append(_p(f"Read from `{section['directory']}` (not recomputed by this report)."))
+        for item in section["files"]:
+            fields = item["summary"]
+            text = ", ".join(f"{k} = {v}" for k, v in fields.items()) or "(no scalar fields)"
+            blocks.append(Block("list", items=[f"`{item['path']}` (sha256 {item['sha256'][:12]}…): {text}"]))
+
+    blocks.append(_h(2, "Provenance"))
+    env = results["environment"]
+    blocks.append(_p(f"Seed {campaign['seed']}; campaign from {campaign['source']}; command line: "
+                     f"`{env['command_line']}`; started {env['started']}, finished {env['finished']}; "
+                     f"git commit {env.get('git_commit') or 'unknown'}."))
+    blocks.append(_table(["input", "role", "sha256"], [[i["path"], i["role"], i["sha256"]] for i in results["inputs"]]
+                         or [["(none: embedded defaults only)", "—", "—"]]))
+    blocks.append(_table(["dependency", "version"], sorted(env["versions"].items())))
+    blocks.append(_table(["step", "seconds"], sorted(env["timings_seconds"].items())))
+    blocks.append(_p("results.json holds everything above; its `environment` block (timestamps, timings, versions) "
+                     "is the only part that differs between two runs with the same seed and versions."))
+    return blocks
+
+
+def _fmt_settled(record: Mapping[str, Any]) -> str:
+    settled = record.get("settled_layer")
+    return "not within budget" if settled is None else str(settled)
+
+
+def _median(values: Sequence[int]) -> str:
+    return "—" if not values else f"{statistics.median(values):g}"
+
+
+def _short(status: str | None) -> str:
+    return {"certified": "C", "failed": "F", "inconclusive": "I"}.get(status or "", "—")
+
+
+# --------------------------------------------------------------------------- formatting
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(blocks: Sequence[Block]) -> str:
+    out: list[str] = []
+    for block in blocks:
+        if block.kind.startswith("h"):
+            out.append("#" * int(block.kind[1]) + " " + block.text)
+        elif block.kind == "p":
+            out.append(block.text)
+        elif block.kind == "list":
+            out.append("\n".join(f"- {item}" for item in block.items))
+        elif block.kind == "code":
+            out.append("```json\n" + block.text + "\n```")
+        elif block.kind == "table":
+            lines = ["| " + " | ".join(_md_cell(h) for h in block.headers) + " |",
+                     "|" + "|".join("---" for _ in block.headers) + "|"]
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+            out.append("\n".join(lines))
+        elif block.kind == "figure" and block.figure is not None:
+            f = block.figure
+            extra = f" ([SVG]({f.svg}))" if f.svg else ""
+            out.append(f"![{f.title}]({f.png})\n\n*{f.title}.* {f.caption}{extra}")
+    return "\n\n".join(out) + "\n"
+
+
+_INLINE_CODE = re.compile(r"`([^`]+)`")
+_BOLD = re.compile(r"\*\*([^*]+)\*\*")
+_ITALIC = re.compile(r"\*([^*]+)\*")
+
+
+def _inline(text: str) -> str:
+    escaped = html.escape(text, quote=False)
+    escaped = _INLINE_CODE.sub(r"<code>\1</code>", escaped)
+    escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
+    return _ITALIC.sub(r"<em>\1</em>", escaped)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}
+table{border-collapse:collapse;margin:1em 0;font-size:.85em}th,td{border:1px solid #ccc;padding:.25em .5em;
+text-align:left;vertical-align:top}th{background:#f3f3f3}figure{margin:1.5em 0}img{max-width:100%}
+figcaption{font-size:.9em;color:#444}pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.8em}
+code{background:#f6f6f6;padding:0 .2em}
+"""
+
+
+def to_html(blocks: Sequence[Block], *, report_dir: Path) -> str:
+    """A single self-contained HTML file: every figure embedded as a base64 PNG."""
+    title = next((b.text for b in blocks if b.kind == "h1"), "report")
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>{html.escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>"]
+    for block in blocks:
+        if block.kind.startswith("h"):
+            level = block.kind[1]
+            out.append(f"<h{level}>{_inline(block.text)}</h{level}>")
+        elif block.kind == "p":
+            out.append(f"<p>{_inline(block.text)}</p>")
+        elif block.kind == "list":
+            out.append("<ul>" + "".join(f"<li>{_inline(item)}</li>" for item in block.items) + "</ul>")
+        elif block.kind == "code":
+            out.append(f"<pre><code>{html.escape(block.text)}</code></pre>")
+        elif block.kind == "table":
+            head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
+            body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        elif block.kind == "figure" and block.figure is not None:
+            f = block.figure
+            data = base64.b64encode((report_dir / f.png).read_bytes()).decode("ascii")
+            out.append(f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,{data}">'
+                       f"<figcaption><strong>{html.escape(f.title)}.</strong> {_inline(f.caption)}</figcaption></figure>")
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"
