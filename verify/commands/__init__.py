@@ -6,5 +6,6 @@ COMMANDS: list[tuple[str, str]] = [
     ("selftest", "selftest"),
     ("sentiment", "sentiment"),
     ("check", "check"),
+    ("report", "report"),
     ("conjecture", "conjecture"),
 ]
