@@ -22,7 +22,7 @@ def _families(checks: list[str]) -> str:
         grouped.setdefault(family, []).append(item)
     parts = []
     for family, items in grouped.items():
-        parts.append(f"{family} ({len(items)})" if family == "known" else f"{family} {', '.join(items)}")
+        parts.append(f"{family} ({len(items)})" if family == "known" else f"{family} {' '.join(items)}")
     return "; ".join(parts) or "-"
 
 
@@ -54,7 +54,12 @@ def render(result: SelfTestResult, console: Console) -> None:
     for missing in result.unavailable:
         console.print(f"[yellow]check not available:[/yellow] {missing}")
     caught = sum(v.caught for v in result.variants)
-    verdict = "[green]every variant caught[/green]" if result.ok else "[red]the suite has a gap[/red]"
+    if result.ok:
+        verdict = "[green]every variant caught[/green]"
+    elif result.unavailable:
+        verdict = "[red]some checks could not run[/red]"
+    else:
+        verdict = "[red]the suite has a gap[/red]"
     console.print(f"{caught}/{len(result.variants)} variants caught; baseline "
                   f"{'clean' if result.baseline_clean else 'FLAGGED (a check rejects the real engine)'}: {verdict}")
 

@@ -1,0 +1,147 @@
+"""The mutation self-test end to end: every wrong variant is caught, the real engines are not, and the runner is honest.
+
+Issue 7 part 1: the suite (claim checks, one-step replay, known answers, properties) must
+catch each deliberately wrong dynamics of :mod:`verify.selftest.mutants`; the in-place update
+keeps every claim true and must still be caught by the replay and the known answers.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from verify.cli import main
+from verify.exact_dynamics import exact_layers
+from verify.float_dynamics import simulate_batch
+from verify.selftest.known_answers import KNOWN_ANSWERS
+from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS, MUTANTS, Mutant, loose_tolerance_simulate_batch
+from verify.selftest.runner import check_float_against_exact, check_known_answers, near_tie_configurations, run_selftest
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def selftest_json(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """One full run through the CLI, shared by the assertions below."""
+    out = tmp_path_factory.mktemp("selftest") / "selftest.json"
+    status = main(["selftest", "--profile", "ci", "--json", str(out)])
+    data = json.loads(out.read_text())
+    data["exit_status"] = status
+    return data
+
+
+def test_selftest_exits_0_with_every_variant_caught(selftest_json: dict) -> None:
+    assert selftest_json["exit_status"] == 0, [v["name"] for v in selftest_json["variants"] if not v["caught"]]
+    assert selftest_json["ok"] and selftest_json["all_caught"] and selftest_json["baseline_clean"]
+    assert not selftest_json["unavailable_checks"]
+    assert {v["name"] for v in selftest_json["variants"]} == {m.name for m in MUTANTS}
+
+
+def test_the_real_engines_pass_every_check(selftest_json: dict) -> None:
+    for baseline in selftest_json["baseline"]:
+        assert not baseline["caught"], baseline["detections"][:3]
+    exact = selftest_json["baseline"][0]
+    assert set(exact["checks_run"]) == {"known", "claims", "properties"}
+
+
+def _caught_by(data: dict, name: str) -> list[str]:
+    return next(v for v in data["variants"] if v["name"] == name)["caught_by"]
+
+
+def test_in_place_update_is_caught_by_replay_and_known_answers(selftest_json: dict) -> None:
+    # The in-place update keeps T0..T4 true on most inputs: only exact answers can tell.
+    caught_by = _caught_by(selftest_json, "in_place_update")
+    assert "claim:replay" in caught_by and "known:chain" in caught_by
+
+
+def test_ignoring_A_is_caught_where_A_changes_an_attention_set(selftest_json: dict) -> None:
+    caught_by = _caught_by(selftest_json, "without_A")
+    assert "known:diagonal_A" in caught_by and "claim:replay" in caught_by
+
+
+def test_tie_breaking_by_index_is_caught_on_the_tie_configurations(selftest_json: dict) -> None:
+    for name in ("ties_first_index", "ties_last_index"):
+        assert {"known:three_way_tie", "known:non_leader_clusters"} <= set(_caught_by(selftest_json, name))
+
+
+def test_loose_float_tolerance_is_caught_by_comparison_with_exact(selftest_json: dict) -> None:
+    assert _caught_by(selftest_json, "loose_tolerance_float")
+
+
+def test_no_variant_is_caught_only_by_crashing(selftest_json: dict) -> None:
+    for variant in selftest_json["variants"]:
+        reasons = [d for d in variant["detections"] if not d["detail"].startswith("crashed:")]
+        assert reasons, f"{variant['name']} was flagged only because a check crashed"
+
+
+def test_a_variant_that_is_the_real_engine_is_not_caught() -> None:
+    # The runner must not call everything caught: the engine in disguise passes every check.
+    disguised = Mutant("disguised_engine", "the real engine under another name", "exact", exact_layers)
+    disguised_float = Mutant("disguised_float", "the real float engine", "float", simulate_batch)
+    result = run_selftest(profile="ci", mutants=[disguised, disguised_float])
+    assert result.baseline_clean
+    assert not any(v.caught for v in result.variants)
+    assert not result.ok
+
+
+# -- The mutants themselves (meta): each really is wrong, and only in the intended way. ----------
+
+@pytest.mark.parametrize("mutant", EXACT_MUTANTS, ids=lambda m: m.name)
+def test_each_exact_mutant_differs_from_the_engine_on_a_known_answer(mutant: Mutant) -> None:
+    assert any(known.disagreements(mutant.engine) for known in KNOWN_ANSWERS)
+
+
+def test_the_known_answers_hold_for_the_engine() -> None:
+    assert check_known_answers(exact_layers) == []
+
+
+@pytest.mark.parametrize("mutant", EXACT_MUTANTS, ids=lambda m: m.name)
+def test_exact_mutants_agree_with_the_engine_where_their_mistake_does_not_matter(mutant: Mutant) -> None:
+    # Two far-apart leaders in d = 1 with A = I: no ties, no chains, nothing in between. Only the
+    # mutants whose mistake changes every step (normalisation, own term) may differ here.
+    tokens = [[Fraction(1)], [Fraction(-2)]]
+    expected = [layer.positions() for layer in islice(exact_layers(tokens, alpha=Fraction(1, 2)), 3)]
+    got = [layer.positions() for layer in islice(mutant.engine(tokens, alpha=Fraction(1, 2)), 3)]
+    if mutant.name in ("wrong_normalisation", "without_own_term"):
+        assert got != expected
+    else:
+        assert got == expected
+
+
+def test_the_loose_tolerance_mutant_claims_decided_runs() -> None:
+    config = near_tie_configurations(count=0)[0]
+    tokens = np.array([[float(x) for x in t] for t in config.tokens])[None]
+    result = loose_tolerance_simulate_batch(tokens, alpha=0.5, layers=5)
+    assert not result.undecided.any()
+    assert check_float_against_exact(loose_tolerance_simulate_batch, [config])
+    assert check_float_against_exact(simulate_batch, [config]) == []
+
+
+def test_near_tie_configurations_are_decided_by_the_real_float_engine() -> None:
+    # Otherwise the float check would compare nothing (undecided runs are skipped).
+    configs = near_tie_configurations(count=10)
+    decided = 0
+    for config in configs:
+        tokens = np.array([[float(x) for x in t] for t in config.tokens])[None]
+        decided += not simulate_batch(tokens, alpha=float(config.alpha), layers=30).undecided[0]
+    assert decided >= len(configs) // 2
+
+
+def test_selftest_command_exits_1_when_a_variant_is_missed(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from verify.commands import selftest as command
+    from verify.selftest import runner
+
+    real = runner.run_selftest
+
+    def only_disguised(**kwargs):
+        disguised = Mutant("disguised_engine", "the real engine", "exact", exact_layers)
+        return real(mutants=[disguised, *FLOAT_MUTANTS], **kwargs)
+
+    monkeypatch.setattr(command, "run_selftest", only_disguised)
+    assert main(["selftest"]) == 1
+    assert "MISSED" in capsys.readouterr().out
