@@ -101,3 +101,34 @@ def test_evaluate_refuses_other_data(fixture_csv, tmp_path):
     assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "a"), "--data", str(other),
                  "--cache-dir", str(cache), "--quiet", "--no-softmax"]) == 2
     assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "absent"), "--quiet"]) == 2
+
+
+def test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays(fixture_csv, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    out = tmp_path / "run"
+    assert main(["sentiment", "train", "--d", "2", "--epochs", "3", "--data", str(fixture_csv), "--out", str(out),
+                 "--cache-dir", str(cache), "--batch-size", "16", "--lr", "0.05", "--hardmax-every", "3",
+                 "--quiet"]) == 0
+    # Arrays shaped like the authors' file (E with a padding row, alpha, w, b), made here.
+    rng = np.random.default_rng(1)
+    npz = tmp_path / "authors_like.npz"
+    np.savez(npz, E=rng.normal(size=(300, 2)).astype(np.float32), alpha=np.array([2.35], dtype=np.float32),
+             w=np.array([[-7.3, 5.7]], dtype=np.float32), b=np.array([-0.28], dtype=np.float32))
+    analysis = tmp_path / "analysis"
+    assert main(["sentiment", "analyze", "--checkpoint", str(out), "--authors-npz", str(npz), "--data",
+                 str(fixture_csv), "--cache-dir", str(cache), "--out", str(analysis), "--samples", "6",
+                 "--converge-layers", "30", "--quiet"]) == 0
+    result = json.loads((analysis / "analysis.json").read_text(encoding="utf-8"))
+    stats = result["checkpoint"]["leader_statistics"]
+    assert stats["reviews"] == 90 and 0 <= stats["min"] <= stats["mean"] <= stats["max"]
+    hypotheses = result["checkpoint"]["hypotheses"]
+    # Every fixture review repeats a word or is padded (n = 128 > 40 words): none within the hypotheses.
+    assert hypotheses["within_hypotheses"] == 0 and hypotheses["with_padding"] == 90
+    assert result["checkpoint"]["K_vs_converged"]["configurations"] == 90
+    for family in ("distinct", "padded"):
+        part = result["authors_d2"][family]
+        assert part["leaders"]["reviews"] == 6
+        assert part["T0_leader_within_K"]["holds"] + part["T0_leader_within_K"]["fails"] == 6
+    # Distinct nonzero tokens: a max-norm token leads at layer 0 (D0), so T0 holds for all.
+    assert result["authors_d2"]["distinct"]["T0_leader_within_K"]["fails"] == 0
+    assert (analysis / "training_curves.png").exists()
