@@ -34,6 +34,6 @@ def test_leaders_stay_fixed_over_many_layers(config):
         sets.append(attention_sets(points, A=config.A_matrix))  # recomputed, not the engine's own sets
         if layer.index == LAYERS:
             break
-    emerged = [i for i in range(config.n) if any(C == {i} for C in sets[1:]) and sets[0][i] != {i}]
+    emerged = [i for i in range(config.n) if sets[0][i] != {i} and any(layer_sets[i] == {i} for layer_sets in sets[1:])]
     record_event("a leader emerges after layer 0" if emerged else "all leaders lead at layer 0")
     assert_leaders_stay_fixed(positions, sets, config=config)
