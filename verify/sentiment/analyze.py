@@ -301,6 +301,65 @@ def _plot_words(top: list[tuple[str, int]], path: Path) -> None:
     plt.close(fig)
 
 
+def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[str, ...], *, layers: int,
+                          png: Path, gif: Path | None = None, title: str = "") -> dict:
+    """Token evolution of one review for d = 2 (layers 0..K), exact positions (:func:`verify.trajectory.simulate`).
+
+    Leaders (C_i = {i} at some layer <= K) are labelled with their words; the decision line
+    w.z + b = 0 splits the plane into the positive (shaded) and negative half-planes; the mean
+    token (what the decoder sees) is the star.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from ..trajectory import simulate
+    if weights.d != 2:
+        raise InputError("d", "the token-evolution plot needs d = 2")
+    tokens = weights.embedding.astype(np.float64)[ids]
+    trajectory = simulate([tuple(float(x) for x in row) for row in tokens], alpha=float(weights.alpha),
+                          layers=layers, arithmetic="exact")
+    positions = [np.array([[float(x) for x in p] for p in layer], dtype=np.float64) for layer in trajectory.positions]
+    leaders = sorted(trajectory.leaders)
+    w = weights.decoder_weight.astype(np.float64)
+    b = float(weights.decoder_bias)
+    everything = np.vstack(positions)
+    low, high = everything.min(axis=0), everything.max(axis=0)
+    pad = 0.1 * np.maximum(high - low, 1e-6)
+    low, high = low - pad, high + pad
+
+    def draw(ax, k: int) -> None:
+        Z = positions[k]
+        gx, gy = np.meshgrid(np.linspace(low[0], high[0], 80), np.linspace(low[1], high[1], 80))
+        ax.contourf(gx, gy, w[0] * gx + w[1] * gy + b > 0, levels=[-0.5, 0.5, 1.5], colors=["#f4cccc", "#d9ead3"],
+                    alpha=0.6)
+        ax.contour(gx, gy, w[0] * gx + w[1] * gy + b, levels=[0], colors="k", linewidths=0.8)
+        ax.scatter(Z[:, 0], Z[:, 1], s=8, c="C0")
+        for i in leaders:
+            if trajectory.leaders[i] <= k:
+                ax.annotate(words[ids[i]], Z[i], fontsize=6)
+        mean = Z.mean(axis=0)
+        ax.scatter([mean[0]], [mean[1]], marker="*", s=80, c="C3")
+        ax.set_xlim(low[0], high[0]), ax.set_ylim(low[1], high[1])
+        ax.set_title(f"layer {k}", fontsize=8)
+        ax.tick_params(labelsize=6)
+
+    fig, axes = plt.subplots(3, 3, figsize=(9, 9))
+    for k, ax in enumerate(axes.flat):
+        draw(ax, min(k, layers))
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    if gif is not None:
+        from matplotlib.animation import FuncAnimation, PillowWriter
+        fig, ax = plt.subplots(figsize=(5, 5))
+        animation = FuncAnimation(fig, lambda k: (ax.clear(), draw(ax, k)), frames=layers + 1)
+        animation.save(gif, writer=PillowWriter(fps=2))
+        plt.close(fig)
+    return {"leaders": {words[ids[i]]: trajectory.leaders[i] for i in leaders}, "layers": layers}
+
+
 def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data: Path, cache_dir: Path | None,
                  out_dir: Path, max_reviews: int | None = None, samples: int = 2000, converge_layers: int = 200,
                  seed: int = 0, converge_reviews: int = 3000, progress: Progress | None = None) -> dict:
@@ -350,6 +409,20 @@ def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data:
         lines.append(f"  VADER polarity share: leaders {lex['leader_polar_share']}, all words {lex['all_polar_share']}")
         lines.append(f"  K=8 vs {converge_layers} layers: prediction changed for "
                      f"{comparison.get('share_prediction_changed')} of {comparison['configurations']} reviews")
+        if weights.d == 2:
+            threshold = np.log(0.999 / 0.001)
+            chosen = {}
+            for label in (1, 0):
+                candidates = np.flatnonzero((evaluation.predictions == labels) & (labels == label)
+                                            & (np.abs(evaluation.logits) > threshold))
+                if len(candidates):
+                    chosen["positive" if label else "negative"] = int(candidates[0])
+            for name, r in chosen.items():
+                figures[f"review_{name}.png"] = (
+                    lambda p, r=r, name=name: result["checkpoint"].setdefault("reviews_plotted", {}).__setitem__(
+                        name, {"test_row": int(rows[r]), **plot_review_evolution(
+                            weights, ids[r], corpus.vocabulary.words, layers=layers, png=p,
+                            gif=p.with_suffix(".gif"), title=f"{name} test review {int(rows[r])}")}))
         history = checkpoint.meta.get("history", [])
         if history:
             figures["training_curves.png"] = lambda p, h=history: _plot_history(h, p)
@@ -371,10 +444,10 @@ def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data:
                          f"{part['T2_leader_limits_are_hull_vertices']['fails']}")
     result["lines"] = lines
     with atomic_directory(Path(out_dir)) as staging:
-        (staging / "analysis.json").write_text(json.dumps(result, indent=1, default=_json_default) + "\n",
-                                               encoding="utf-8")
         for name, draw in figures.items():
             draw(staging / name)
+        (staging / "analysis.json").write_text(json.dumps(result, indent=1, default=_json_default) + "\n",
+                                               encoding="utf-8")
     return result
 
 
