@@ -276,7 +276,10 @@ def _plot_history(history: list[dict], path: Path) -> None:
     hm = [h for h in history if "hardmax_test_loss" in h]
     axes[0].scatter([h["epoch"] for h in hm], [h["hardmax_test_loss"] for h in hm], label="test (hardmax)",
                     facecolor="none", edgecolor="C3")
-    axes[0].set_xlabel("epoch"), axes[0].set_ylabel("BCE loss"), axes[0].legend()
+    hm_train = [h for h in history if "hardmax_train_loss" in h]
+    axes[0].scatter([h["epoch"] for h in hm_train], [h["hardmax_train_loss"] for h in hm_train],
+                    label="train (hardmax)", marker="^", facecolor="none", edgecolor="C4")
+    axes[0].set_xlabel("epoch"), axes[0].set_ylabel("BCE loss"), axes[0].legend(fontsize=7)
     axes[1].plot(epochs, [h["train_acc"] for h in history], label="train (softmax)")
     axes[1].plot(epochs, [h.get("val_acc") for h in history], label="validation (softmax)")
     axes[1].plot(epochs, [h.get("test_acc") for h in history], label="test (softmax)")

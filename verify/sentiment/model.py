@@ -270,7 +270,8 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
                 entry[f"{name}_loss"], entry[f"{name}_acc"] = loss_value, accuracy
         weights = weights_from_model(model)
         if hardmax_every and ((epoch + 1) % hardmax_every == 0 or epoch + 1 == epochs):
-            for name, rows in (("val", split.validation), ("test", split.test)):
+            # Train too: the paper compares softmax and hardmax *training* losses (THEORY.md §5).
+            for name, rows in (("train", split.train), ("val", split.validation), ("test", split.test)):
                 if len(rows):
                     result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows],
                                                   layers=settings.layers)
