@@ -453,7 +453,8 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
                                "evidence": dict(confirmation.evidence),
                                "method": "rigorous re-check of the saved file"}}
     if path is not None:
-        report["file"] = str(path)
+        # The bare name (the file sits beside <name>.json): results do not depend on where they were written.
+        report["file"] = path.name
     if confirmation.status == "failed":
         return ("counterexample", f"refuted: {confirmation.detail}", report, path)
     # The search said false but the rigorous check does not: never report it as a counterexample.

@@ -88,9 +88,9 @@ def _config(family: str, tokens: Iterable[Sequence[Fraction]], alpha: Fraction, 
 
 @st.composite
 def _with_A(draw: st.DrawFn, family: str, d: int, matrices: st.SearchStrategy[Matrix], *,
-            max_n: int = 6) -> Configuration:
+            max_n: int = 6, alpha: st.SearchStrategy[Fraction] | None = None) -> Configuration:
     tokens = draw(token_configurations(min_n=2, max_n=max_n, d=d))
-    return _config(family, tokens, draw(alphas()), draw(matrices))
+    return _config(family, tokens, draw(alpha if alpha is not None else alphas()), draw(matrices))
 
 
 def _inside(*, max_n: int = 6, max_d: int = 3) -> st.SearchStrategy[Configuration]:
@@ -114,23 +114,23 @@ def _nonsym_family() -> st.SearchStrategy[Configuration]:
     return st.one_of(*[_with_A(f"nonsymmetric_pd_d{d}", d, nonsymmetric_pd_matrices(d)) for d in (2, 3)])
 
 
-def _psd_family() -> st.SearchStrategy[Configuration]:
-    return st.one_of(*[_with_A(f"psd_rank{r}_d{d}", d, _low_rank(d, r, 1), max_n=5)
+def _psd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
+    return st.one_of(*[_with_A(f"psd_rank{r}_d{d}", d, _low_rank(d, r, 1), max_n=5, alpha=alpha)
                        for r in (1, 2) for d in (3, 4)])
 
 
-def _indefinite_family() -> st.SearchStrategy[Configuration]:
-    return st.one_of(*[_with_A(f"indefinite_d{d}", d, indefinite_matrices(d)) for d in (2, 3)])
+def _indefinite_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
+    return st.one_of(*[_with_A(f"indefinite_d{d}", d, indefinite_matrices(d), alpha=alpha) for d in (2, 3)])
 
 
 def _negated(matrices: st.SearchStrategy[Matrix]) -> st.SearchStrategy[Matrix]:
     return matrices.map(lambda M: tuple(tuple(-x for x in row) for row in M))
 
 
-def _nsd_family() -> st.SearchStrategy[Configuration]:
+def _nsd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
     # Negative definite (-SPD) and singular negative semidefinite (-PSD of rank < d).
-    return st.one_of(*[_with_A(f"negative_definite_d{d}", d, _negated(spd_matrices(d))) for d in (1, 2, 3)],
-                     *[_with_A(f"nsd_rank{r}_d{d}", d, _low_rank(d, r, -1)) for d in (2, 3) for r in range(1, d)])
+    return st.one_of(*[_with_A(f"negative_definite_d{d}", d, _negated(spd_matrices(d)), alpha=alpha) for d in (1, 2, 3)],
+                     *[_with_A(f"nsd_rank{r}_d{d}", d, _low_rank(d, r, -1), alpha=alpha) for d in (2, 3) for r in range(1, d)])
 
 
 def _outside(kind: str) -> st.SearchStrategy[Configuration]:
@@ -377,6 +377,11 @@ def _worked() -> tuple[Configuration, ...]:
     return tuple(replace(c, name=f"worked_{name}") for name, c in WORKED_CONFIGURATIONS.items())
 
 
+# Two tokens attending to each other merge exactly when alpha = 1 ((z + w)/2 both), so the D8
+# search weights alpha = 1 alongside two other values.
+MERGE_ALPHAS = st.sampled_from((Fraction(1), Fraction(1, 2), Fraction(2)))
+
+
 def _build() -> dict[str, Conjecture]:
     conjectures = [
         _claims_conjecture("theorem_nonsymmetric_pd", "for A positive definite but not symmetric (x^T A x > 0)",
@@ -433,9 +438,11 @@ def _build() -> dict[str, Conjecture]:
             name="d8_beyond_pd",
             statement="D8 beyond positive definite A: two distinct tokens never merge, for A positive "
                       "semidefinite of low rank, indefinite or negative semidefinite.",
-            strategy=st.one_of(_psd_family(), _indefinite_family(), _nsd_family()), predicate=_no_merge,
+            strategy=st.one_of(_psd_family(MERGE_ALPHAS), _indefinite_family(MERGE_ALPHAS), _nsd_family(MERGE_ALPHAS)),
+            predicate=_no_merge,
             families=("psd_rank{1,2}_d{3,4}", "indefinite_d{2,3}", "negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}"), expected="open",
-            scope=f"Exact, first {FINITE_LAYERS} layers (a merge is final: merged tokens stay equal, D5).",
+            scope=f"Exact, first {FINITE_LAYERS} layers (a merge is final: merged tokens stay equal, D5); "
+                  "alpha in {1, 1/2, 2}.",
         ),
         Conjecture(
             name="softmax_tracks_hardmax",

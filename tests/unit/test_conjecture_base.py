@@ -1,0 +1,111 @@
+"""The conjecture runner (verify.conjectures.base): outcomes, shrinking, exact re-check, files, determinism."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import strategies as st
+
+from verify.config import Configuration, load_configuration
+from verify.conjectures.base import Conjecture, Observation, family_of, run_conjecture
+
+
+def _line(x: int) -> Configuration:
+    return Configuration(tokens=((Fraction(x),), (Fraction(x + 1),)), alpha=Fraction(1, 2),
+                         outside_hypotheses=True, name="line-seed7-n2-d1")
+
+
+LINE = st.integers(-100, 100).map(_line)
+
+
+def below_five(config: Configuration) -> Observation:
+    x = config.tokens[0][0]
+    if x >= 5:
+        return Observation.failed(f"first token {x} >= 5", evidence={"x": str(x)})
+    return Observation.held(value=x)
+
+
+def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp_path):
+    conjecture = Conjecture("below five", "The first token is below 5.", LINE, below_five)
+    result = run_conjecture(conjecture, examples=50, seed=3, results_dir=tmp_path)
+    assert result.outcome == "counterexample" and result.exit_status == 1
+    # Hypothesis shrinks integers towards 0, so the minimal failing first token is exactly 5.
+    assert result.counterexample["config"]["tokens"] == [["5"], ["6"]]
+    assert result.counterexample["confirmation"]["status"] == "failed"
+    saved = load_configuration(result.counterexample_path)
+    assert saved.outside_hypotheses and saved.tokens[0] == (Fraction(5),)
+    # The name has a space: the file name goes through safe_name.
+    assert result.counterexample_path.name == "below_five.counterexample.json"
+    written = json.loads((tmp_path / "below_five.json").read_text())
+    assert written["outcome"] == "counterexample"
+    shrink = result.counterexample["shrinking"]
+    assert shrink["reported"]["n"] <= shrink["first_found"]["n"]
+
+
+def test_known_true_holds_with_counts_families_and_measurements(tmp_path):
+    conjecture = Conjecture("small", "The first token is at most 100.", LINE,
+                            lambda c: Observation.held(value=c.tokens[0][0]))
+    result = run_conjecture(conjecture, examples=30, seed=0, results_dir=tmp_path)
+    assert result.outcome == "held" and result.exit_status == 0
+    assert 0 < result.examples_run <= 30 and result.status_counts["held"] == result.examples_run
+    assert result.by_family == {"line": result.examples_run}
+    value = result.measurements["value"]
+    assert value["count"] == result.examples_run
+    assert Fraction(value["worst"]) == max(Fraction(k) for k in value["distribution"])
+    assert result.counterexample is None
+
+
+def test_a_search_failure_the_rigorous_check_rejects_is_not_reported(tmp_path):
+    # The search predicate says false, the rigorous re-check says true: a "float artefact".
+    conjecture = Conjecture("artefact", "Always true, but the search check is wrong.", LINE, below_five,
+                            confirm=lambda c: Observation.held("exact re-check holds"))
+    result = run_conjecture(conjecture, examples=50, seed=3, results_dir=tmp_path)
+    assert result.outcome == "inconclusive" and result.exit_status == 3
+    assert "did not confirm" in result.reason
+    assert not list(tmp_path.glob("*.counterexample.json"))
+    assert "unconfirmed_candidate" in result.counterexample
+
+
+def test_undecided_examples_make_the_outcome_inconclusive_with_the_reason(tmp_path):
+    conjecture = Conjecture("budget", "Something needing more layers.", LINE,
+                            lambda c: Observation.undecided("layer budget spent"))
+    result = run_conjecture(conjecture, examples=10, seed=0, results_dir=None)
+    assert result.outcome == "inconclusive" and "layer budget spent" in result.reason
+
+
+def test_a_raising_predicate_is_inconclusive_never_a_counterexample():
+    def broken(config):
+        raise ZeroDivisionError("oops")
+
+    result = run_conjecture(Conjecture("broken", "s", LINE, broken), examples=5, seed=0, results_dir=None)
+    assert result.outcome == "inconclusive"
+    assert "ZeroDivisionError" in result.reason and result.counterexample is None
+
+
+def test_a_strategy_that_cannot_generate_is_inconclusive():
+    never = LINE.filter(lambda c: False)
+    result = run_conjecture(Conjecture("empty", "s", never, below_five), examples=5, seed=0, results_dir=None)
+    assert result.outcome == "inconclusive"
+
+
+def test_same_seed_same_bytes(tmp_path):
+    conjecture = Conjecture("below five", "The first token is below 5.", LINE, below_five)
+    run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "a")
+    run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "b")
+    for name in ("below_five.json", "below_five.counterexample.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_result_files_cannot_escape_the_results_folder(tmp_path):
+    conjecture = Conjecture("../../escape/me", "s", LINE, lambda c: Observation.held())
+    run_conjecture(conjecture, examples=3, seed=0, results_dir=tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["escape_me.json"]
+
+
+@pytest.mark.parametrize("name, family", [
+    ("coplanar-seed0-n3-d3", "coplanar"), ("generic (drawn by Hypothesis)", "generic"),
+    ("psd_rank1_d3", "psd_rank1_d3"), (None, "unnamed"),
+])
+def test_family_labels(name, family):
+    config = Configuration(tokens=((Fraction(1),),), alpha=Fraction(1), name=name)
+    assert family_of(config) == family

@@ -1,0 +1,124 @@
+"""Built-in conjectures: each predicate on hand-computed configurations, and the strategies' reach."""
+
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import Phase, find, settings
+
+from verify.config import Configuration
+from verify.conjectures import builtin
+from verify.conjectures.base import family_of
+from verify.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture, hull_vertices
+from verify.io import safe_name
+from verify.linalg import is_symmetric
+from verify.numbers import InputError
+
+
+def config(tokens, *, alpha=F(1, 2), A=None, V=None) -> Configuration:
+    def matrix(M):
+        return None if M is None else tuple(tuple(F(x) for x in row) for row in M)
+
+    return Configuration(tokens=tuple(tuple(F(x) for x in t) for t in tokens), alpha=F(alpha), A=matrix(A),
+                         V=matrix(V), outside_hypotheses=True, name="hand")
+
+
+def test_every_builtin_is_documented_and_has_a_safe_unique_name():
+    assert len(BUILTIN_CONJECTURES) >= 13
+    for name, c in BUILTIN_CONJECTURES.items():
+        assert c.name == name == safe_name(name)
+        assert c.statement and c.scope and c.families
+    with pytest.raises(InputError, match="unknown conjecture"):
+        get_conjecture("no_such_thing")
+
+
+# D8 beyond PD: with A = -1 (d = 1), tokens 1 and -1 attend to each other; with alpha = 1 the
+# update (z + m)/2 sends both to 0 at layer 1. With alpha = 1/2 they stay apart.
+def test_d8_merge_found_exactly_for_negative_A_and_alpha_one():
+    merged = builtin._no_merge(config([[1], [-1]], alpha=1, A=[[-1]]))
+    assert merged.status == "failed" and merged.evidence["layer"] == 1 and merged.evidence["position"] == ["0"]
+    assert builtin._no_merge(config([[1], [-1]], alpha=F(1, 2), A=[[-1]])).status == "held"
+    # A = I (positive definite): D8 is a theorem, no merge.
+    assert builtin._no_merge(config([[1], [-1]], alpha=1)).status == "held"
+
+
+# Value matrix V = -2 (d = 1): (I + V)^{-1} = -1, z' = -z + 2 m. Layer 0: token 1 leads (1 > 1/2)
+# and stays at 1; token 1/2 attends to 1 and goes to -1/2 + 2 = 3/2. Layer 1: token 0 now
+# attends to 3/2, so D3 (a leader stays a leader) fails at layer 1.
+def test_value_matrix_breaks_D3_by_hand():
+    observation = builtin._value_matrix_facts(config([[1], [F(1, 2)]], alpha=1, V=[[-2]]))
+    assert observation.status == "failed"
+    assert observation.evidence == {"claim": "D3", "token": 0, "layer": 1, "attention": [1]}
+
+
+def test_value_matrix_alpha_identity_reduces_to_the_model_and_holds():
+    # V = alpha I with alpha = 1 is the theorem's model: D2 and D3 hold.
+    assert builtin._value_matrix_facts(config([[1, 0], [0, 2], [F(1, 2), F(1, 2)]], alpha=1,
+                                              V=[[1, 0], [0, 1]])).status == "held"
+
+
+def test_hull_vertices_exact():
+    square = [[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 0], [F(1, 2), 0]]
+    assert hull_vertices([[F(x) for x in p] for p in square]) == [0, 1, 2, 3]
+    # Points on an edge are not vertices; duplicates count once (first index).
+    assert hull_vertices([[F(0), F(0)], [F(1), F(0)], [F(2), F(0)], [F(2), F(0)]]) == [0, 2]
+    assert hull_vertices([[F(3)]]) == [0]
+
+
+def test_leaders_vs_hull_refuted_on_the_smallest_case():
+    # d = 1, A = 1: tokens 1 and 1/2 are both hull vertices, but 1/2 attends to 1 (1/2 > 1/4).
+    observation = builtin._leaders_vs_hull(config([[1], [F(1, 2)]]))
+    assert observation.status == "failed"
+    assert observation.evidence["leaders"] == [0] and observation.evidence["initial_hull_vertices"] == [0, 1]
+    assert builtin._leaders_vs_hull(config([[1], [-1]])).status == "held"
+
+
+def test_all_duplicated_tokens_refute_T0_by_D5():
+    predicate = builtin._theorem_claims()
+    observation = predicate(config([[1, 0], [1, 0], [0, 1], [0, 1]]))
+    assert observation.status == "failed" and observation.evidence["claim"] == "T0"
+    # With one token not duplicated, D5 alone does not decide T0: the claim checks run.
+    assert "duplicated" not in predicate(config([[1, 0], [F(1, 2), 0], [F(1, 2), 0]])).detail
+
+
+def test_theorem_claims_hold_on_a_plain_configuration():
+    observation = builtin._theorem_claims()(config([[1, 0], [0, 1], [F(1, 2), F(1, 4)]]))
+    assert observation.status == "held"
+
+
+def test_settling_and_emergence_measure_the_worked_emerging_leader():
+    from verify.worked import WORKED_CONFIGURATIONS
+
+    emerging = WORKED_CONFIGURATIONS["emerging_leader"]
+    observation = builtin._leader_emergence(emerging)
+    # THEORY.md §4: token 1 is not a leader at layer 0 but becomes one at layer 1.
+    assert observation.status == "held" and observation.measurements["last_leader_layer"] == 1
+    assert builtin._settling(emerging).measurements["settled_layer"] >= 1
+
+
+def test_ends_at_leader_or_tie_counts_the_persistent_ties_of_non_leader_clusters():
+    from verify.worked import WORKED_CONFIGURATIONS
+
+    observation = builtin._leader_or_tie(WORKED_CONFIGURATIONS["non_leader_clusters"])
+    # (+-1/2, 0) tie between two corners forever (THEORY.md §4).
+    assert observation.status == "held" and observation.measurements["persistent_ties"] >= 2
+
+
+def test_softmax_predicate_refutes_monotonicity_rigorously():
+    # A small token's score gaps are tiny, so larger beta can drift further from hardmax.
+    observation = builtin._softmax_check(128)(config([[0, F(1, 3)], [1, 0]]))
+    assert observation.status == "failed"
+    assert observation.evidence["beta=10"]["lower"] > observation.evidence["beta=1"]["upper"]
+
+
+@pytest.mark.parametrize("strategy, family, check", [
+    (builtin._psd_family(), "psd_rank1_d4", lambda c: builtin._rank(c.A) == 1 and is_symmetric(c.A)),
+    (builtin._psd_family(), "psd_rank2_d3", lambda c: builtin._rank(c.A) == 2),
+    (builtin._nsd_family(), "nsd_rank1_d3", lambda c: builtin._rank(c.A) == 1 and all(c.A[i][i] <= 0 for i in range(3))),
+    (builtin._nonsym_family(), "nonsymmetric_pd_d3", lambda c: not is_symmetric(c.A)),
+    (builtin._rank_one_value(), "rank_one_value_d2", lambda c: builtin._rank(c.V) == 1),
+])
+def test_strategies_reach_their_families(strategy, family, check):
+    # Generation only: find() would otherwise spend its time shrinking the example it found.
+    found = find(strategy, lambda c: family_of(c) == family,
+                 settings=settings(phases=[Phase.generate], max_examples=300, database=None))
+    assert check(found) and found.outside_hypotheses
