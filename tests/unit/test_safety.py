@@ -131,8 +131,10 @@ def test_the_corpus_cache_is_never_unpickled(tmp_path: Path) -> None:
     assert cached, "the corpus loader wrote no cache; this test needs one to tamper with"
     marker = tmp_path / "unpickled"
     cached[0].write_bytes(_malicious_npz(marker))
-    with pytest.raises((InputError, ValueError)):
-        corpus.load_corpus(csv, options=options, cache_dir=cache)
+    try:
+        corpus.load_corpus(csv, options=options, cache_dir=cache)  # refused, or rebuilt from the source
+    except InputError:
+        pass
     assert not marker.exists()
 
 

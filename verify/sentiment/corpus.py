@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import io
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -116,10 +117,16 @@ def load_corpus(path: Path | str, *, options: PreprocessOptions, cache_dir: Path
         arrays_path = Path(cache_dir) / f"corpus-{key}.npz"
         vocab_path = Path(cache_dir) / f"corpus-{key}.vocab.gz"
         if arrays_path.exists() and vocab_path.exists():
-            with np.load(arrays_path, allow_pickle=False) as data:
-                splits = tuple(str(s) for s in data["splits"]) if data["splits"].size else None
-                return Corpus(data["ids"], data["labels"], data["lengths"], splits, read_vocabulary(vocab_path),
-                              str(path), digest, options)
+            try:
+                # Our own handle: np.load leaks its file when the zip is unreadable.
+                with open(arrays_path, "rb") as handle, np.load(handle, allow_pickle=False) as data:
+                    splits = tuple(str(s) for s in data["splits"]) if data["splits"].size else None
+                    return Corpus(data["ids"], data["labels"], data["lengths"], splits, read_vocabulary(vocab_path),
+                                  str(path), digest, options)
+            except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile):
+                # A truncated or tampered cache (object arrays are refused, never unpickled) is
+                # derived data: rebuild it from the source below instead of failing.
+                pass
     reviews = load_reviews(path, format=format, limit=limit)
     total = len(reviews)
     corpus = build_corpus(reviews, options=options, source_sha256=digest,
