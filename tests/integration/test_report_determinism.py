@@ -58,3 +58,8 @@ def test_merge_does_not_depend_on_completion_order() -> None:
 def test_planned_tasks_repeat() -> None:
     assert plan_tasks(default_spec(examples=12), seed=4) == plan_tasks(default_spec(examples=12), seed=4)
     assert plan_tasks(default_spec(examples=12), seed=4) != plan_tasks(default_spec(examples=12), seed=5)
+
+
+def test_process_pool_gives_the_same_records() -> None:
+    tasks = plan_tasks(default_spec(examples=4), seed=11)[4:]
+    assert json.dumps(run_tasks(tasks, jobs=2)) == json.dumps(run_tasks(tasks, jobs=1))

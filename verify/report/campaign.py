@@ -92,7 +92,7 @@ class CampaignSpec:
 
 # The default campaign: sized to finish within a few minutes on 2 cores (measured, docs/report.md).
 DEFAULT_SPEC = CampaignSpec(
-    examples=48,
+    examples=144,
     layer_budget=200,
     worked=True,
     float_check=True,
@@ -103,7 +103,12 @@ DEFAULT_SPEC = CampaignSpec(
         FamilySpec("dense_spd", share=1, n=(4, 24)),
         FamilySpec("ill_conditioned", share=1, n=(4, 16)),
         FamilySpec("mirror_ties", share=1, n=(4, 16)),      # persistent ties, non-vertex limits (T4)
-        FamilySpec("sphere_ties", share=1, n=(4, 16)),
+        FamilySpec("sphere_ties", share=1, n=(4, 16)),      # persistent ties on edge midpoints
+        FamilySpec("collinear", share=1, n=(4, 16)),
+        FamilySpec("coplanar", share=1, n=(4, 16), d=(3, 4)),
+        FamilySpec("hull_edges", share=1, n=(4, 16)),       # tokens on edges of the hull
+        FamilySpec("near_origin", share=1, n=(4, 16)),
+        FamilySpec("close_pairs", share=1, n=(4, 16)),
     ),
 )
 
@@ -723,6 +728,8 @@ def claim_counts(records: Sequence[dict[str, Any]], claims: Sequence[str] = REPO
     * ``exact``: decided in exact arithmetic (every certified or failed verdict);
     * ``measured``: inconclusive verdicts whose evidence holds a float measurement (``measured_*`` keys);
     * ``unchecked``: examples where the claim has no verdict (task error or claim not run);
+    * ``vacuous``: certified verdicts whose certificate says the claim held vacuously (T4 with
+      no non-vertex limit: nothing to project);
     * ``recertified``: certified verdicts re-verified by the independent checker
       (``None`` when :mod:`verify.certcheck` is not available).
     """
@@ -730,7 +737,7 @@ def claim_counts(records: Sequence[dict[str, Any]], claims: Sequence[str] = REPO
     certcheck_available = any(r.get("certcheck", {}).get("available") for r in records)
     for claim in claims:
         row: dict[str, Any] = {s: 0 for s in STATUSES}
-        row.update(unchecked=0, exact=0, measured=0, rejected_by_checker=0,
+        row.update(unchecked=0, exact=0, measured=0, vacuous=0, rejected_by_checker=0,
                    recertified=0 if certcheck_available else None)
         for record in records:
             verdict = record.get("verdicts", {}).get(claim)
@@ -740,6 +747,8 @@ def claim_counts(records: Sequence[dict[str, Any]], claims: Sequence[str] = REPO
             row[verdict["status"]] += 1
             if verdict["status"] in ("certified", "failed"):
                 row["exact"] += 1
+            if (verdict.get("certificate") or {}).get("vacuous") is True:
+                row["vacuous"] += 1
             elif any(key.startswith("measured") for key in verdict.get("evidence", {})):
                 row["measured"] += 1
             check = record.get("certcheck", {})

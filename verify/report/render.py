@@ -102,6 +102,14 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         notes.append(f"{len(outside)} example(s) lie outside the theorem's hypotheses (recorded as such): "
                      + ", ".join(outside[:6]) + ".")
     summary = results["summary"]
+    t4 = summary["claims"].get("T4")
+    if t4 is not None and t4["certified"]:
+        projections = sum(len((r["verdicts"].get("T4", {}).get("certificate") or {}).get("projections", []))
+                          for r in ok)
+        notes.append(f"T4 is vacuous (no limit outside the vertices of K) in {t4['vacuous']} of its {t4['certified']} "
+                     f"certified verdicts; the other {t4['certified'] - t4['vacuous']} certify {projections} "
+                     "non-vertex limit(s) as A-projections of the origin onto faces of K (the persistent-tie "
+                     "families are built to reach this case).")
     if summary["claims"] and next(iter(summary["claims"].values()))["recertified"] is None:
         notes.append("The independent certificate checker (verify.certcheck) was not available: no certificate "
                      "was re-verified independently; certified verdicts rest on the suite's own exact checks.")

@@ -34,7 +34,7 @@ SCHEMA_VERSION = 1
 ENVIRONMENT_KEY = "environment"
 TOP_LEVEL_KEYS = ("schema", "schema_version", "campaign", "inputs", "summary", "examples",
                   "counterexamples", "optional_sections", ENVIRONMENT_KEY)
-COUNT_KEYS = ("certified", "failed", "inconclusive", "unchecked", "exact", "measured", "recertified",
+COUNT_KEYS = ("certified", "failed", "inconclusive", "unchecked", "exact", "measured", "vacuous", "recertified",
               "rejected_by_checker")
 
 

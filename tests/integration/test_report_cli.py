@@ -1,0 +1,108 @@
+"""``hardmax-verify report --config CAMPAIGN.toml``: bad files give one line naming the key, exit 2;
+a good file drives the campaign and its sha256 is recorded; saved results appear as optional sections."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from verify import exitcodes
+from verify.cli import main
+
+GOOD = """
+[campaign]
+examples = 2
+layer_budget = 40
+worked = false
+shrink = false
+
+[[family]]
+name = "sphere_ties"
+n = [4, 6]
+d = [3]
+alpha = ["1/3", 2]
+"""
+
+
+def _report(tmp_path: Path, *args: str) -> int:
+    return main(["report", "--out", str(tmp_path / "out"), "--jobs", "1", *args])
+
+
+@pytest.mark.parametrize("text, key", [
+    ("[campaign\nexamples = 2", "malformed TOML"),
+    ("[campaign]\nexampels = 2", "campaign.exampels"),
+    ("[campaign]\nexamples = \"ten\"", "campaign.examples"),
+    ("[campaign]\nexamples = -1", "campaign.examples"),
+    ("[campaign]\nworked = 1", "campaign.worked"),
+    ("[campaign]\nlayer_budget = 0", "campaign.layer_budget"),
+    ("[[family]]\nname = \"no_such_family\"", "family[0].name"),
+    ("[[family]]\nname = \"generic\"\nn = [3, 99]", "family[0].n"),
+    ("[[family]]\nname = \"generic\"\nd = [2, 7]", "family[0].d"),
+    ("[[family]]\nname = \"coplanar\"\nd = [2]", "family[0].d"),
+    ("[[family]]\nname = \"generic\"\nalpha = [\"-1/2\"]", "family[0].alpha"),
+    ("[[family]]\nname = \"generic\"\ncolour = \"red\"", "family[0].colour"),
+    ("[[family]]\nname = \"generic\"\noptions = {matrix = \"weird\"}", "family[0].options.matrix"),
+    ("[[family]]\nname = \"generic\"\n[[family]]\nname = \"generic\"", "each family may appear once"),
+    ("[extras]\nx = 1", "extras"),
+])
+def test_bad_campaign_file_is_one_line_naming_the_key(tmp_path: Path, capsys, text: str, key: str) -> None:
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(text, encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path)) == exitcodes.BAD_INPUT
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("error: ") and key in err and str(path) in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_campaign_file(tmp_path: Path, capsys) -> None:
+    assert _report(tmp_path, "--config", str(tmp_path / "nope.toml")) == exitcodes.BAD_INPUT
+    assert "file not found" in capsys.readouterr().err
+
+
+def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    runs = tmp_path / "runs"
+    (runs / "sentiment").mkdir(parents=True)
+    (runs / "conjectures").mkdir(parents=True)
+    (runs / "sentiment" / "d2.json").write_text(json.dumps({"d": 2, "test_accuracy": 0.79, "curve": [1, 2]}),
+                                                encoding="utf-8")
+    (runs / "conjectures" / "broken.json").write_text("{not json", encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path), "--seed", "7", "--runs", str(runs)) == exitcodes.SUCCESS
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert [r["task"]["family"] for r in results["examples"]] == ["sphere_ties", "sphere_ties"]
+    assert all(len(r["configuration"]["tokens"][0]) == 3 for r in results["examples"])
+    assert results["campaign"]["layer_budget"] == 40 and results["campaign"]["source"] == str(path)
+    digests = {i["role"]: i["sha256"] for i in results["inputs"]}
+    assert digests["campaign"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert digests["sentiment results"] == hashlib.sha256((runs / "sentiment" / "d2.json").read_bytes()).hexdigest()
+    sentiment = results["optional_sections"]["sentiment"]["files"][0]
+    assert sentiment["summary"] == {"d": 2, "test_accuracy": 0.79}
+    assert results["optional_sections"]["conjectures"]["files"][0]["summary"] == {"unreadable": "not valid UTF-8 JSON"}
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "## Sentiment experiment (saved results)" in markdown and "test_accuracy = 0.79" in markdown
+    assert "## Conjecture runs (saved results)" in markdown
+
+
+def test_without_saved_results_there_is_no_optional_section(tmp_path: Path) -> None:
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(tmp_path / "empty")) == 0
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "saved results" not in markdown
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert len(results["examples"]) == 1
+
+
+def test_default_output_folder_is_reports_latest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--examples", "1", "--jobs", "1"]) == exitcodes.SUCCESS
+    results = json.loads((tmp_path / "reports" / "latest" / "results.json").read_text(encoding="utf-8"))
+    assert results["campaign"]["source"] == "embedded defaults"
+    assert len(results["examples"]) == 5  # the four worked configurations and one generated
+    assert results["optional_sections"] == {"sentiment": {"directory": "runs/sentiment", "files": []},
+                                            "conjectures": {"directory": "runs/conjectures", "files": []}}
