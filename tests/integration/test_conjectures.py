@@ -96,7 +96,8 @@ def test_every_builtin_runs_from_the_cli_and_reports_honestly(tmp_path, capsys):
         outcomes.append(result["outcome"])
         assert result["outcome"] in ("held", "counterexample", "inconclusive")
         if result["outcome"] == "counterexample":
-            assert (tmp_path / f"{name}.counterexample.json").exists()
+            assert (tmp_path / "counterexamples" / f"{name}.json").exists()
+            assert result["counterexample_file"] == f"counterexamples/{name}.json"
     expected = 1 if "counterexample" in outcomes else 3 if "inconclusive" in outcomes else 0
     assert status == expected
     out = capsys.readouterr().out
@@ -135,9 +136,9 @@ def test_a_user_written_conjecture_file_works(tmp_path):
     path = tmp_path / "user_conj.py"
     path.write_text(USER_FILE)
     assert main(["conjecture", "run", str(path), "--examples", "25", "--results-dir", str(tmp_path / "out")]) == 1
-    saved = load_configuration(tmp_path / "out" / "only_one_leader.counterexample.json")
+    saved = load_configuration(tmp_path / "out" / "counterexamples" / "only_one_leader.json")
     assert saved.outside_hypotheses and saved.n >= 2
-    assert main(["conjecture", "check", str(path), str(tmp_path / "out" / "only_one_leader.counterexample.json")]) == 1
+    assert main(["conjecture", "check", str(path), str(tmp_path / "out" / "counterexamples" / "only_one_leader.json")]) == 1
 
 
 def test_the_documented_user_conjecture_file_runs(tmp_path):

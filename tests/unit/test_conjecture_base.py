@@ -35,7 +35,7 @@ def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp
     saved = load_configuration(result.counterexample_path)
     assert saved.outside_hypotheses and saved.tokens[0] == (Fraction(5),)
     # The name has a space: the file name goes through safe_name.
-    assert result.counterexample_path.name == "below_five.counterexample.json"
+    assert result.counterexample_path.relative_to(tmp_path).as_posix() == "counterexamples/below_five.json"
     written = json.loads((tmp_path / "below_five.json").read_text())
     assert written["outcome"] == "counterexample"
     shrink = result.counterexample["shrinking"]
@@ -62,7 +62,7 @@ def test_a_search_failure_the_rigorous_check_rejects_is_not_reported(tmp_path):
     result = run_conjecture(conjecture, examples=50, seed=3, results_dir=tmp_path)
     assert result.outcome == "inconclusive" and result.exit_status == 3
     assert "did not confirm" in result.reason
-    assert not list(tmp_path.glob("*.counterexample.json"))
+    assert not list(tmp_path.rglob("counterexamples/*.json"))
     assert "unconfirmed_candidate" in result.counterexample
 
 
@@ -92,7 +92,7 @@ def test_same_seed_same_bytes(tmp_path):
     conjecture = Conjecture("below five", "The first token is below 5.", LINE, below_five)
     run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "a")
     run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "b")
-    for name in ("below_five.json", "below_five.counterexample.json"):
+    for name in ("below_five.json", "counterexamples/below_five.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 

@@ -54,6 +54,12 @@ Outcome = Literal["held", "counterexample", "inconclusive"]
 OUTCOME_EXIT: dict[str, int] = {"held": exitcodes.SUCCESS, "counterexample": exitcodes.FALSE,
                                 "inconclusive": exitcodes.INCONCLUSIVE}
 DEFAULT_RESULTS_DIR = Path("runs") / "conjectures"
+# Counterexample CONFIG files go one level down, so that RESULTS/*.json are the run results only.
+COUNTEREXAMPLE_DIR = "counterexamples"
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -181,13 +187,21 @@ class ConjectureResult:
     def to_json_dict(self) -> dict[str, Any]:
         c = self.conjecture
         data: dict[str, Any] = {
+            # Short scalar fields first: the verification report lists a result file's scalars.
             "conjecture": c.name,
+            "outcome": self.outcome,
+            "exit_status": self.exit_status,
+            "examples_run": self.examples_run,
+            "summary": _shorten(self.reason, 120),
+        }
+        if self.counterexample_path is not None:
+            data["counterexample_file"] = f"{COUNTEREXAMPLE_DIR}/{self.counterexample_path.name}"
+        data.update({
             "statement": c.statement,
             "scope": c.scope,
             "families": list(c.families),
             "kind": c.kind,
             "expected": c.expected,
-            "outcome": self.outcome,
             "reason": self.reason,
             "examples": {
                 "run": self.examples_run,
@@ -196,7 +210,7 @@ class ConjectureResult:
                 "by_family": self.by_family,
                 "by_size": self.by_size,
             },
-        }
+        })
         if self.undecided_reasons:
             data["examples"]["undecided_reasons"] = self.undecided_reasons
         if self.measurements:
@@ -314,7 +328,7 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     seed
         Hypothesis seed: the same seed and inputs give the same examples and the same result file.
     results_dir
-        Where ``<name>.json`` and a counterexample ``<name>.counterexample.json`` are written
+        Where ``<name>.json`` and a counterexample ``counterexamples/<name>.json`` are written
         (atomically); None writes nothing (a counterexample is then re-checked from its
         in-memory JSON round trip instead of the file).
     progress
@@ -440,7 +454,7 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
         data["layers"] = config.extra["layers"]
     path: Path | None = None
     if results_dir is not None:
-        path = Path(results_dir) / f"{safe_name(conjecture.name, fallback='conjecture')}.counterexample.json"
+        path = Path(results_dir) / COUNTEREXAMPLE_DIR / f"{safe_name(conjecture.name, fallback='conjecture')}.json"
         atomic_write_text(path, json.dumps(data, indent=2) + "\n")
         reloaded = load_configuration(path)
     else:
@@ -453,8 +467,8 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
                                "evidence": dict(confirmation.evidence),
                                "method": "rigorous re-check of the saved file"}}
     if path is not None:
-        # The bare name (the file sits beside <name>.json): results do not depend on where they were written.
-        report["file"] = path.name
+        # Relative to the results folder: results do not depend on where they were written.
+        report["file"] = f"{COUNTEREXAMPLE_DIR}/{path.name}"
     if confirmation.status == "failed":
         return ("counterexample", f"refuted: {confirmation.detail}", report, path)
     # The search said false but the rigorous check does not: never report it as a counterexample.

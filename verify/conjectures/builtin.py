@@ -15,6 +15,7 @@ arb precision).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Sequence
@@ -135,6 +136,16 @@ def _nsd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchSt
 
 def _outside(kind: str) -> st.SearchStrategy[Configuration]:
     return outside_configurations(kind, min_n=2, max_n=6)
+
+
+@st.composite
+def _symmetric_with_origin(draw: st.DrawFn) -> Configuration:
+    """Tokens +-v plus the origin: the mean stays 0 by symmetry, so the origin token never moves (THEORY.md D4)."""
+    d = draw(st.integers(1, 3))
+    half = draw(token_configurations(min_n=1, max_n=3, d=d))
+    tokens = list(dict.fromkeys([*half, *(tuple(-x for x in v) for v in half)]))
+    tokens.insert(draw(st.integers(0, len(tokens))), tuple(Fraction(0) for _ in range(d)))
+    return _config(f"origin_symmetric_d{d}", tokens, draw(alphas()), draw(spd_matrices(d)))
 
 
 # --------------------------------------------------------------------------- exact helpers
@@ -302,10 +313,16 @@ def _value_matrix_facts(config: Configuration) -> Observation:
     raise AssertionError("unreachable")
 
 
+def _float_above(x: Fraction) -> float:
+    """The smallest float >= x, so that a stored upper bound stays an upper bound (no underflow to 0)."""
+    value = float(x)
+    return value if Fraction(value) >= x else math.nextafter(value, math.inf)
+
+
 def _softmax_decision(config: Configuration, layers: int, precision: int) -> Observation:
     enclosures = [deviation_from_hardmax(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers,
                                          precision=precision) for b in SOFTMAX_BETAS]
-    measurements = {f"deviation_upper_beta_{b}": float(e.upper) for b, e in zip(SOFTMAX_BETAS, enclosures)}
+    measurements = {f"deviation_upper_beta_{b}": _float_above(e.upper) for b, e in zip(SOFTMAX_BETAS, enclosures)}
     evidence = {f"beta={b}": e.to_json_dict() for b, e in zip(SOFTMAX_BETAS, enclosures)}
     evidence["precision_bits"] = precision
     for (b1, e1), (b2, e2) in zip(zip(SOFTMAX_BETAS, enclosures), zip(SOFTMAX_BETAS[1:], enclosures[1:])):
@@ -342,8 +359,7 @@ def _softmax_measure(config: Configuration) -> Observation:
     bounds = {}
     for b in SOFTMAX_BETAS:
         e = deviation_from_hardmax(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers, precision=256)
-        # Rounded up to 1e-12 so that the stored float is still an upper bound of the enclosure.
-        bounds[f"deviation_upper_beta_{b}"] = float(-((-e.upper * 10 ** 12) // 1)) / 10 ** 12
+        bounds[f"deviation_upper_beta_{b}"] = _float_above(e.upper)
     return Observation.held(f"deviation bounds over {layers} layers", **bounds)
 
 
@@ -395,7 +411,8 @@ def _build() -> dict[str, Conjecture]:
         _claims_conjecture("theorem_duplicate_tokens", "when some tokens are duplicated (THEORY.md D5)",
                            _outside("duplicates"), ("duplicates",), expected="false"),
         _claims_conjecture("theorem_origin_token", "when one token is the origin (THEORY.md D4)",
-                           _outside("origin_token"), ("origin_token",), expected="false"),
+                           st.one_of(_outside("origin_token"), _symmetric_with_origin()),
+                           ("origin_token", "origin_symmetric_d{1,2,3}"), expected="false"),
         Conjecture(
             name="value_matrix_rank_one",
             statement="With the value matrix V = u v^T, z -> (I + V)^{-1}(z + V mean_{C_i} z_j), the facts D2 "
@@ -460,7 +477,7 @@ def _build() -> dict[str, Conjecture]:
             strategy=_softmax_family(), predicate=_softmax_measure, kind="measurement",
             target=f"deviation_upper_beta_{SOFTMAX_BETAS[-1]}",
             families=("softmax_d1", "softmax_d2"),
-            scope="Upper ends of arb enclosures (256 bits) rounded up to 1e-12; hardmax exact; d <= 2, n <= 4.",
+            scope="Upper ends of arb enclosures (256 bits) rounded up to a float; hardmax exact; d <= 2, n <= 4.",
         ),
     ]
     return {c.name: c for c in conjectures}
