@@ -56,6 +56,8 @@ REPORT_IDS: tuple[str, ...] = CLAIM_IDS + ("replay",)
 POSITIONS_LIMIT = 4000
 # Cross-check the candidate set S (projections onto every face of K) only when K has few faces.
 FACE_LIMIT = 2000
+CANDIDATE_MAX_DIMENSION = 4
+CANDIDATE_MAX_VERTICES = 24
 
 
 def q(x: Fraction | int) -> str:
@@ -515,6 +517,10 @@ def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders:
     """Is every limit a vertex of K or the exact A-projection of 0 onto some face of K? (cross-check)."""
     tokens = sorted(limits)
     pts = [limits[t] for t in tokens]
+    if len(pts[0]) > CANDIDATE_MAX_DIMENSION or len(pts) > CANDIDATE_MAX_VERTICES:
+        return {"check": "candidate set S", "status": "skipped",
+                "reason": f"face enumeration only for d <= {CANDIDATE_MAX_DIMENSION} and at most "
+                          f"{CANDIDATE_MAX_VERTICES} leaders (here d = {len(pts[0])}, {len(pts)} leaders)"}
     try:
         all_faces = geometry.faces(pts, limit=FACE_LIMIT)
     except ValueError:
@@ -594,33 +600,38 @@ def check_T4(run: ClaimRun) -> Verdict:
     if not groups:
         return _verdict("T4", "certified", "vacuous: no non-vertex limits", run,
                         certificate={"vacuous": True, "fates": fates, "projections": []}, non_vertex_limits=0)
-    A_spd = is_symmetric_positive_definite([[ (run.A[r][c] + run.A[c][r]) / 2 for c in range(len(run.A))]
-                                            for r in range(len(run.A))])
+    Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(len(run.A))] for r in range(len(run.A))]
+    if not is_symmetric_positive_definite(Asym):
+        return _verdict("T4", "inconclusive", "the symmetric part of A is not positive definite: the A-norm "
+                        "projection of the origin is not defined", run, non_vertex_limits=len(groups),
+                        A_symmetric_positive_definite=False)
     projections = []
     cross = []
     for p, members in groups.items():
         f = members[0]
-        candidates = [_fate_direction(run, f)]
-        support = geometry.supporting_direction(p, [limits[t] for t in sorted(limits)])
-        candidates.append(support if support is not None else [Fraction(0)] * len(p))
+        def candidates() -> Iterator[list[Fraction]]:
+            yield _fate_direction(run, f)  # A z at the D7 layer exposes conv(F)
+            # Fallback (only if the D7 direction does not expose a face containing p): a facet
+            # normal through p, or the zero direction, which exposes K itself.
+            support = geometry.supporting_direction(p, [limits[t] for t in sorted(limits)])
+            yield support if support is not None else [Fraction(0)] * len(p)
+
         entry = None
-        for c in candidates:
+        for c in candidates():
             M, face = _face_of(run, c, limits)
             weights = geometry.point_in_hull_weights(p, [limits[t] for t in face])
             if weights is None:
                 continue
-            proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
-            Asym = [[(run.A[r][s] + run.A[s][r]) / 2 for s in range(len(p))] for r in range(len(p))]
             Ap = _mat_vec(Asym, p)
             kkt = {t: _dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
             if any(v < 0 for v in kkt.values()):
                 worst = min(kkt, key=lambda t: kkt[t])
+                proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
                 return _verdict("T4", "failed", f"limit {qv(p)} of token(s) {[m.token for m in members]} is not the "
                                 "A-projection of 0 onto the face of K containing it", run,
                                 tokens=[m.token for m in members], limit=qv(p), face=face,
                                 projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
-                                compared=f"<A p, v - p> for face vertex (leader) {worst} vs 0",
-                                A_symmetric_positive_definite=A_spd)
+                                compared=f"<A p, v - p> for face vertex (leader) {worst} vs 0")
             entry = {"tokens": [m.token for m in members], "limit": qv(p), "fate": f.kind, "layer": f.layer,
                      "set": sorted(f.attention or ()), "direction": qv(c), "face_value": q(M), "face": face,
                      "multipliers": {str(face[j]): q(w) for j, w in sorted(weights.items())},
@@ -640,9 +651,6 @@ def check_T4(run: ClaimRun) -> Verdict:
             return _verdict("T4", "failed", f"limit {qv(p)} lies on no face of K found by its exposing directions", run,
                             tokens=[m.token for m in members], limit=qv(p))
         projections.append(entry)
-    if not A_spd:
-        return _verdict("T4", "inconclusive", "A is not symmetric positive definite: the A-norm projection is not "
-                        "defined, although every exact KKT inequality holds", run, non_vertex_limits=len(projections))
     cert = {"vacuous": False, "fates": fates, "projections": projections}
     summary = (f"{len(projections)} non-vertex limit(s), each the exact A-projection of 0 onto a face of K")
     verdict = _verdict("T4", "certified", summary, run, certificate=cert, non_vertex_limits=len(projections),
