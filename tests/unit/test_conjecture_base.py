@@ -109,3 +109,17 @@ def test_result_files_cannot_escape_the_results_folder(tmp_path):
 def test_family_labels(name, family):
     config = Configuration(tokens=((Fraction(1),),), alpha=Fraction(1), name=name)
     assert family_of(config) == family
+
+
+def test_ctrl_c_leaves_no_file(tmp_path):
+    calls = []
+
+    def interrupted(config):
+        calls.append(config)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return Observation.held()
+
+    with pytest.raises(KeyboardInterrupt):
+        run_conjecture(Conjecture("stopped", "s", LINE, interrupted), examples=20, seed=0, results_dir=tmp_path / "out")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*"))

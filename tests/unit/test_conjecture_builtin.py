@@ -122,3 +122,16 @@ def test_strategies_reach_their_families(strategy, family, check):
     found = find(strategy, lambda c: family_of(c) == family,
                  settings=settings(phases=[Phase.generate], max_examples=300, database=None))
     assert check(found) and found.outside_hypotheses
+
+
+def test_ends_at_leader_or_tie_can_fail_on_a_lock_onto_a_non_leader():
+    # Fabricated fates: token 2 locked onto the fixed (non-leader) token 1 alone.
+    fates = [{"token": 0, "kind": "leader", "layer": 0, "set": [0]},
+             {"token": 1, "kind": "fixed", "layer": 0, "set": [0]},
+             {"token": 2, "kind": "locked", "layer": 1, "set": [1]}]
+    observation = builtin.ends_at_leader_or_tie(fates)
+    assert observation.status == "failed" and observation.evidence["fate"]["token"] == 2
+    fates[2]["set"] = [0]
+    assert builtin.ends_at_leader_or_tie(fates).status == "held"
+    fates[2]["kind"] = "unsettled"
+    assert builtin.ends_at_leader_or_tie(fates).status == "undecided"

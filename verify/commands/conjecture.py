@@ -88,7 +88,8 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
         for c in conjectures:
             import hypothesis
 
-            total = examples if examples is not None else hypothesis.settings.get_profile(profile).max_examples
+            total = (examples if examples is not None else hypothesis.settings.get_profile(profile).max_examples) \
+                + len(c.explicit)
             task = progress.add_task(c.name, total=total)
 
             def advance(count: int, _observation: Observation, task: int = task) -> None:

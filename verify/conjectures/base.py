@@ -34,7 +34,7 @@ from hypothesis.errors import FailedHealthCheck, Flaky, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from .. import exitcodes
-from ..config import Configuration, load_configuration, save_configuration
+from ..config import Configuration, load_configuration
 from ..io import atomic_write_text, safe_name
 from ..numbers import rational_to_str
 
@@ -265,6 +265,14 @@ def _decade(value: float) -> str:
     return f"{sign}[1e{exponent}, 1e{exponent + 1})"
 
 
+def _bin_order(key: Any) -> Any:
+    # Decade bins "[1e-3, 1e-2)" sort by exponent (negative values reversed), everything else by value.
+    if isinstance(key, str) and key.lstrip("-").startswith("[1e"):
+        exponent = int(key.lstrip("-")[3:].split(",")[0])
+        return (0, -exponent if key.startswith("-") else exponent, "")
+    return _sort_key(key)
+
+
 def _config_key(config: Configuration) -> str:
     return json.dumps(config.to_json_dict(), sort_keys=True)
 
@@ -284,15 +292,9 @@ def _aggregate_measurements(records: list[tuple[Configuration, Observation]],
             distribution = Counter(_decade(float(v)) for _, v in values)
         else:
             distribution = Counter(_json_number(v) if numeric else str(v) for _, v in values)
-        def order(key: Any) -> Any:
-            if isinstance(key, str) and key.lstrip("-").startswith("[1e"):
-                exponent = int(key.lstrip("-")[3:].split(",")[0])
-                return (0, -exponent if key.startswith("-") else exponent, "")
-            return _sort_key(key)
-
         entry: dict[str, Any] = {
             "count": len(values),
-            "distribution": {str(k): distribution[k] for k in sorted(distribution, key=order)},
+            "distribution": {str(k): distribution[k] for k in sorted(distribution, key=_bin_order)},
         }
         if numeric:
             worst_config, worst = max(values, key=lambda item: item[1])
@@ -483,10 +485,3 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
 def recheck_file(conjecture: Conjecture, path: str | Path) -> Observation:
     """Re-check one saved configuration file rigorously (what ``conjecture check`` runs)."""
     return conjecture.check(load_configuration(path, outside_hypotheses=True))
-
-
-def save_counterexample(config: Configuration, path: Path) -> Path:
-    """Write a configuration with ``outside_hypotheses`` set (kept for callers outside the runner)."""
-    from dataclasses import replace
-
-    return save_configuration(replace(config, outside_hypotheses=True), path)

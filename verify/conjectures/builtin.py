@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -233,23 +233,33 @@ def _settling(config: Configuration) -> Observation:
                             fixed=kinds.count("fixed"), leaders=kinds.count("leader"))
 
 
-def _leader_or_tie(config: Configuration) -> Observation:
-    status, report = _fates(config, CLAIMS_BUDGET)
-    if status != "settled":
-        return Observation.undecided(status)
-    kind = {f["token"]: f["kind"] for f in report["fates"]}
+def ends_at_leader_or_tie(fates: Sequence[Mapping[str, Any]]) -> Observation:
+    """Decide the statement from a complete list of D7 fates (entries of the claim report).
+
+    A leader ends at itself; a fixed token (C = G u {i} forever) or a token locked onto |F| > 1
+    ends on a persistent tie; a token locked onto a single token must be locked onto a leader.
+    """
+    kind = {f["token"]: f["kind"] for f in fates}
     ties = 0
-    for fate in report["fates"]:
+    for fate in fates:
         members = fate["set"]
         if fate["kind"] == "fixed" or (fate["kind"] == "locked" and len(members) > 1):
-            # D7: C_i stays equal to G u {i} (fixed) or F (locked) forever, so the tie persists.
             ties += 1
         elif fate["kind"] == "locked" and kind[members[0]] != "leader":
             return Observation.failed(
                 f"token {fate['token']} locks at layer {fate['layer']} onto the single non-leader "
                 f"token {members[0]} (a {kind[members[0]]} token) without a tie of its own",
-                evidence={"fate": fate})
+                evidence={"fate": dict(fate)})
+        elif fate["kind"] not in ("leader", "locked"):
+            return Observation.undecided(f"token {fate['token']} has no D7 fate")
     return Observation.held(f"{ties} tokens end on a persistent tie, the others at leaders", persistent_ties=ties)
+
+
+def _leader_or_tie(config: Configuration) -> Observation:
+    status, report = _fates(config, CLAIMS_BUDGET)
+    if status != "settled":
+        return Observation.undecided(status)
+    return ends_at_leader_or_tie(report["fates"])
 
 
 def _leaders_vs_hull(config: Configuration) -> Observation:
