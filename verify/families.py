@@ -41,7 +41,8 @@ the face F of vertices that agree with it, <D m, v> = |m|_D^2 for v in F and
 therefore has C_t = F as long as every other token w has |w|_D < |m|_D (Cauchy–Schwarz), it
 moves along the ray towards m, and by THEORY.md D7 it locks at layer 0 and converges to m, the
 A-norm projection of the origin onto the face conv(F) of K: a non-vertex limit (T4) in every
-example. *sphere_ties*: the vertices are distinct points of the unit sphere (all leaders by
+example. Sometimes one tie token sits at m itself (s = 1): C_t = F ∪ {t}, fixed from layer 0 by
+D7(b). *sphere_ties*: the vertices are distinct points of the unit sphere (all leaders by
 D0), and a tie token on the ray of the midpoint m of two of them is kept only when every
 other token scores strictly below |m|^2 against m, checked exactly.
 """
@@ -288,8 +289,15 @@ def _mirror_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alp
     y_tokens: list[Vector] = list(vertices)
     taken = set(y_tokens)
     radius2 = None
-    for S, m in chosen:
+    # A tie token placed exactly at m ties with F and with itself: it is fixed from layer 0 by D7(b)
+    # (the three-way tie of THEORY.md D7). Allowed for the first tie point only when no other tie
+    # direction m' scores it as high as its own face (<D m', m> < |m'|_D^2), so no other tie moves.
+    exact_first = bool(rng.integers(0, 3) == 0) and all(
+        _quad(D, other, chosen[0][1]) < _quad(D, other, other) for _, other in chosen[1:])
+    for index, (S, m) in enumerate(chosen):
         s = fractions_s[int(rng.integers(0, len(fractions_s)))]
+        if index == 0 and exact_first:
+            s = Fraction(1)
         t = tuple(s * x for x in m)
         while t in taken:
             s = s * Fraction(7, 8)

@@ -96,6 +96,14 @@ def test_tie_families_reach_non_vertex_limits():
     assert share(examples, has_non_vertex_limit) >= 0.8  # measured: 1.0
 
 
+def test_tie_families_reach_both_kinds_of_non_vertex_limits():
+    # THEORY.md D7: a non-vertex limit is certified either by a locked token (|F| > 1) or by a fixed non-leader (b).
+    examples = sample(configurations(family="mirror_ties", max_n=12, max_d=4))
+    fates = [{f.kind for f in check_configuration(c, cross_check=False).fates} for c in examples]
+    assert share(fates, lambda kinds: "locked" in kinds) >= 0.6   # measured: 0.77
+    assert share(fates, lambda kinds: "fixed" in kinds) >= 0.1    # measured: about 0.3
+
+
 @pytest.mark.parametrize("kind", ["identity", "diagonal", "dense", "ill_conditioned"])
 def test_mirror_ties_persist_for_every_kind_of_A(kind):
     # Ties built for D = diag of the LDL^T of A survive the change of variables z = L^{-T} y (THEORY.md §3).
