@@ -220,6 +220,50 @@ def _t2_vertices(points: np.ndarray, leader_mask: np.ndarray, tolerance: float =
     return holds, fails
 
 
+def _t3_boundary(points: np.ndarray, leader_mask: np.ndarray, tolerance: float = 1e-6) -> dict:
+    """T3 in float on converged states: every token's limit lies on the boundary of K = conv(leader limits).
+
+    K is taken in R^d (THEORY.md §2): when K is a point or a segment it is its own boundary and
+    a limit must lie on K. Implemented for d = 2; a configuration without leaders is counted apart.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+    holds = fails = no_leader = 0
+    interior_tokens = off_tokens = 0
+    for Z, mask in zip(points, leader_mask):
+        L = np.unique(Z[mask], axis=0)
+        if len(L) == 0:
+            no_leader += 1
+            continue
+        bad_interior = bad_off = 0
+        hull = None
+        if len(L) >= 3:
+            try:
+                hull = ConvexHull(L)
+            except QhullError:
+                hull = None
+        if hull is not None:
+            # Facet equations: normal . z + offset <= 0 inside; on the boundary the max is ~0.
+            values = (Z @ hull.equations[:, :-1].T + hull.equations[:, -1]).max(axis=1)
+            bad_interior = int((values < -tolerance).sum())
+            bad_off = int((values > tolerance).sum())
+        else:
+            # K is a point or a segment (collinear leaders): distance of each token to the segment.
+            a, b = L[np.argmin(L @ (L[-1] - L[0]))], L[np.argmax(L @ (L[-1] - L[0]))]
+            direction = b - a
+            length = float(direction @ direction)
+            t = np.clip(((Z - a) @ direction) / length, 0, 1) if length > 0 else np.zeros(len(Z))
+            distance = np.linalg.norm(Z - (a + t[:, None] * direction), axis=1)
+            bad_off = int((distance > tolerance).sum())
+        interior_tokens += bad_interior
+        off_tokens += bad_off
+        if bad_interior or bad_off:
+            fails += 1
+        else:
+            holds += 1
+    return {"holds": holds, "fails": fails, "without_leader": no_leader, "tokens_strictly_inside_K": interior_tokens,
+            "tokens_outside_K": off_tokens, "tolerance": tolerance, "status": "measured (float, converged state, d = 2)"}
+
+
 def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int = 8, converge_layers: int,
                            seed: int) -> dict:
     """Word-free checks on configurations drawn from the authors' d = 2 embedding (no word list exists).
@@ -260,6 +304,7 @@ def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int
                                    "status": "exact (certified leaders)"},
             "T2_leader_limits_are_hull_vertices": {"holds": holds, "fails": fails,
                                                    "status": "measured (float, converged state)"},
+            "T3_limits_on_boundary_of_K": _t3_boundary(far.final, far.leader_layer >= 0),
             "K_vs_converged": comparison,
         }
     return record
@@ -391,6 +436,11 @@ def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data:
                                             certified_final=evaluation.final[subset],
                                             certified_predictions=evaluation.predictions[subset])
         update("converged state", 1, 1)
+        t3 = None
+        if weights.d == 2:
+            far = simulate_batch(weights.embedding.astype(np.float64)[ids[subset]], alpha=float(weights.alpha),
+                                 layers=converge_layers)
+            t3 = _t3_boundary(far.final, far.leader_layer >= 0)
         result["checkpoint"] = {
             "path": str(checkpoint_dir), "epoch": (checkpoint.meta.get("best") or {}).get("epoch"), "d": weights.d,
             "alpha": float(weights.alpha), "split": split.describe(), "reviews": int(len(rows)),
@@ -402,6 +452,9 @@ def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data:
             "K_vs_converged": comparison,
             "hypotheses": hypotheses_on_reviews(ids, evaluation),
         }
+        if t3 is not None:
+            result["checkpoint"]["hypotheses"]["T3_limits_on_boundary_of_K"] = {
+                **t3, "reviews": int(len(ids[subset]))}
         stats = result["checkpoint"]["leader_statistics"]
         lines.append(f"checkpoint d={weights.d}: hardmax test accuracy {evaluation.accuracy:.4f} "
                      f"({evaluation.exact_path} exact-path reviews)")
@@ -444,7 +497,8 @@ def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data:
                          f"{part['leaders']['mean']:.2f}; K=8 vs converged prediction changed "
                          f"{part['K_vs_converged'].get('share_prediction_changed')}; T0 fails "
                          f"{part['T0_leader_within_K']['fails']}; T2 fails "
-                         f"{part['T2_leader_limits_are_hull_vertices']['fails']}")
+                         f"{part['T2_leader_limits_are_hull_vertices']['fails']}; T3 fails "
+                         f"{part['T3_limits_on_boundary_of_K']['fails']}")
     result["lines"] = lines
     with atomic_directory(Path(out_dir)) as staging:
         for name, draw in figures.items():
