@@ -3,8 +3,10 @@
 Each helper checks one claim or fact of THEORY.md exactly and, when it fails, raises
 :class:`ClaimFailure` (an ``AssertionError``) whose message gives what a mathematician needs:
 the claim, the configuration, the layer, the token and the two exact numbers compared. The
-configuration is also written as a CONFIG.json that ``hardmax-verify check`` reproduces, into
-``$HARDMAX_COUNTEREXAMPLE_DIR`` or ``.hypothesis/counterexamples/``; the message says where.
+configuration is also written as a CONFIG.json that ``hardmax-verify check`` reproduces (or
+``hardmax-verify simulate`` for the facts D5, D8 and the float bound, which ``check`` does not
+cover), into ``$HARDMAX_COUNTEREXAMPLE_DIR`` or ``.hypothesis/counterexamples/``; the message
+says where and gives the command.
 Inside a Hypothesis test the file is written only for the final (shrunk) example.
 
 Inconclusive verdicts (a token that did not lock within the layer budget, THEORY.md D7) are
@@ -137,6 +139,20 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+# ``check`` re-decides T0..T4 (T0 includes D0), D1..D3 and the replay; the other facts are
+# properties of the trajectory, which ``simulate`` prints exactly.
+_CHECKED_BY_CHECK = frozenset({"T0", "T1", "T2", "T3", "T4", "D0", "D1", "D2", "D3", "replay"})
+
+
+def _reproduce_command(claim: str, path: Path, config: Configuration, layer: Any) -> str:
+    flag = " --outside-hypotheses" if config.outside_hypotheses else ""
+    if claim in _CHECKED_BY_CHECK:
+        return f"hardmax-verify check {path}{flag}"
+    layers = f" --layers {layer}" if isinstance(layer, int) else ""
+    arithmetic = " --arithmetic float" if claim == "float" else ""
+    return f"hardmax-verify simulate {path}{layers}{arithmetic}{flag}"
+
+
 def fail_claim(claim: str, config: Configuration, summary: str, **context: Any) -> NoReturn:
     """Raise :class:`ClaimFailure` for ``claim`` with its context, writing the counterexample file.
 
@@ -157,8 +173,7 @@ def fail_claim(claim: str, config: Configuration, summary: str, **context: Any) 
             lines.append(f"  (could not write the counterexample: {error})")
         else:
             lines.append(f"  counterexample written to {path}")
-            lines.append(f"  reproduce with: hardmax-verify check {path}"
-                         + (" --outside-hypotheses" if config.outside_hypotheses else ""))
+            lines.append(f"  reproduce with: {_reproduce_command(claim, path, config, context.get('layer'))}")
     raise ClaimFailure("\n".join(lines), claim=claim, path=path)
 
 

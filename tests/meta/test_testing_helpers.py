@@ -258,3 +258,12 @@ def test_float_within_bound():
         assert_float_within_bound(exact, [[0.3334, 0.0]], 1e-6, config=config, layer=2)
     assert "token 0, coordinate 0 at layer 2 is outside the proven bound" in str(caught.value)
     assert json.loads(json.dumps(str(caught.value)))  # plain text, printable
+
+
+def test_facts_that_check_does_not_cover_are_reproduced_with_simulate():
+    config = make_configuration([[1, 0], [1, 0], [0, 1]], alpha=1, outside_hypotheses=True)
+    with pytest.raises(ClaimFailure) as caught:
+        fail_claim("D5", config, "made up", layer=4)
+    path = caught.value.path
+    assert str(caught.value).rstrip().endswith(f"hardmax-verify simulate {path} --layers 4 --outside-hypotheses")
+    assert main(["simulate", str(path), "--layers", "4", "--outside-hypotheses", "--out", str(path.with_suffix(".out"))]) == 0
