@@ -159,8 +159,8 @@ def _optimizer_arrays(model, optimizer) -> dict[str, np.ndarray]:
         for p in group["params"]:
             state = optimizer.state.get(p, {})
             for key, value in state.items():
-                arrays[f"{names[id(p)]}.{key}"] = value.detach().numpy().astype(np.float32).copy() \
-                    if value.dtype != np.float64 else value.detach().numpy().copy()
+                # Adam keeps float32 moments and a float32 step counter (exact up to 2^24 steps).
+                arrays[f"{names[id(p)]}.{key}"] = value.detach().numpy().copy()
     return arrays
 
 
