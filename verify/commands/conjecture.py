@@ -11,6 +11,7 @@ Exit status: 0 every conjecture held, 1 a counterexample was found (and confirme
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -22,6 +23,7 @@ from ..conjectures.base import DEFAULT_RESULTS_DIR, Conjecture, ConjectureResult
 from ..conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
 from ..conjectures.loader import load_conjectures, looks_like_file
 from ..numbers import InputError
+from ..report.provenance import sha256_file
 
 PROFILES = ("ci", "dev", "thorough")
 
@@ -81,6 +83,12 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
     that file before it is reported.
     """
     conjectures = _resolve(target)
+    # The canonical command that reruns exactly this (every option spelled out).
+    words = ["hardmax-verify", "conjecture", "run", target, "--profile", profile, "--seed", str(seed),
+             "--results-dir", str(results_dir)] + (["--examples", str(examples)] if examples is not None else [])
+    provenance: dict[str, str] = {"command": shlex.join(words)}
+    if looks_like_file(target):
+        provenance["conjecture_file_sha256"] = sha256_file(target)
     console = Console(stderr=True)
     results: list[ConjectureResult] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -96,7 +104,7 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
                 progress.update(task, completed=count)
 
             result = run_conjecture(c, examples=examples, profile=profile, seed=seed, results_dir=results_dir,
-                                    progress=advance)
+                                    progress=advance, provenance=provenance)
             progress.update(task, completed=total)
             results.append(result)
             click.echo(_summary_line(result))

@@ -316,7 +316,8 @@ def _aggregate_measurements(records: list[tuple[Configuration, Observation]],
 
 def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profile: str = "ci", seed: int = 0,
                    results_dir: Path | None = DEFAULT_RESULTS_DIR,
-                   progress: Callable[[int, Observation], None] | None = None) -> ConjectureResult:
+                   progress: Callable[[int, Observation], None] | None = None,
+                   provenance: Mapping[str, Any] | None = None) -> ConjectureResult:
     """Search for a counterexample with Hypothesis and return the honest outcome.
 
     Parameters
@@ -335,6 +336,9 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
         in-memory JSON round trip instead of the file).
     progress
         Called after each generated example with the running count and its observation.
+    provenance
+        Extra fields recorded in the result's ``settings`` (the CLI records its command line
+        and, for a user file, the file's sha256).
     """
     import verify.profiles  # noqa: F401 - registers the profiles
 
@@ -396,9 +400,12 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     measured = [(c, o) for c, o in search_records if o.status != "undecided" or o.measurements]
     measurements = _aggregate_measurements(measured, conjecture.group)
 
+    from ..report.provenance import dependency_versions
+
     settings_used = {
-        "profile": profile, "examples_requested": max_examples, "seed": seed,
-        "hypothesis": hypothesis.__version__,
+        "profile": profile, "examples_requested": max_examples, "explicit_examples": len(conjecture.explicit),
+        "seed": seed, "versions": dependency_versions(("hardmax-verify", "hypothesis", "python-flint", "pycddlib")),
+        **(provenance or {}),
     }
     counterexample: dict[str, Any] | None = None
     counterexample_path: Path | None = None
