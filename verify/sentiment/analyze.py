@@ -316,7 +316,7 @@ def _plot_history(history: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
     epochs = [h["epoch"] for h in history]
     fig, axes = plt.subplots(1, 2, figsize=(9, 3))
-    axes[0].plot(epochs, [h["train_loss"] for h in history], label="train (softmax)")
+    axes[0].plot(epochs, [h["train_loss"] for h in history], label="train (softmax, running over the epoch)")
     axes[0].plot(epochs, [h.get("test_loss") for h in history], label="test (softmax)")
     hm = [h for h in history if "hardmax_test_loss" in h]
     axes[0].scatter([h["epoch"] for h in hm], [h["hardmax_test_loss"] for h in hm], label="test (hardmax)",
@@ -325,7 +325,7 @@ def _plot_history(history: list[dict], path: Path) -> None:
     axes[0].scatter([h["epoch"] for h in hm_train], [h["hardmax_train_loss"] for h in hm_train],
                     label="train (hardmax)", marker="^", facecolor="none", edgecolor="C4")
     axes[0].set_xlabel("epoch"), axes[0].set_ylabel("BCE loss"), axes[0].legend(fontsize=7)
-    axes[1].plot(epochs, [h["train_acc"] for h in history], label="train (softmax)")
+    axes[1].plot(epochs, [h["train_acc"] for h in history], label="train (softmax, running)")
     axes[1].plot(epochs, [h.get("val_acc") for h in history], label="validation (softmax)")
     axes[1].plot(epochs, [h.get("test_acc") for h in history], label="test (softmax)")
     axes[1].scatter([h["epoch"] for h in hm], [h["hardmax_test_acc"] for h in hm],
