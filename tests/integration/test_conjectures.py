@@ -169,3 +169,13 @@ def test_fraction_positions_are_exact_strings(tmp_path):
     data = json.loads(result.counterexample_path.read_text())
     config = load_configuration(result.counterexample_path)
     assert [[Fraction(x) for x in t] for t in data["tokens"]] == [list(t) for t in config.tokens]
+
+
+def test_profiles_are_registered_outside_pytest(tmp_path):
+    # Under pytest conftest.py registers the profiles; a plain command line must do it itself.
+    completed = subprocess.run(
+        [sys.executable, "-m", "verify", "conjecture", "run", "leaders_equal_hull_vertices", "--profile", "dev",
+         "--examples", "3", "--results-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert completed.returncode in (0, 1, 3), completed.stderr
+    assert json.loads((tmp_path / "leaders_equal_hull_vertices.json").read_text())["settings"]["profile"] == "dev"

@@ -34,6 +34,7 @@ from hypothesis.errors import FailedHealthCheck, Flaky, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from .. import exitcodes
+from .. import profiles as _profiles  # noqa: F401 - registers ci/dev/thorough before any get_profile
 from ..config import Configuration, load_configuration
 from ..io import atomic_write_text, safe_name
 from ..numbers import rational_to_str
@@ -340,8 +341,6 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
         Extra fields recorded in the result's ``settings`` (the CLI records its command line
         and, for a user file, the file's sha256).
     """
-    import verify.profiles  # noqa: F401 - registers the profiles
-
     base = settings.get_profile(profile)
     max_examples = examples if examples is not None else base.max_examples
     # The seed decides the run (derandomize would ignore it); no database, so reruns do not
