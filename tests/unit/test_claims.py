@@ -262,3 +262,111 @@ def test_T4_fails_when_a_limit_is_not_the_projection() -> None:
     verdict = check_T4(run)
     assert verdict.status == "failed"
     assert F(verdict.evidence["lhs"]) < 0 and verdict.evidence["rhs"] == "0"
+
+
+# ---------------------------------------------------------------------------------------------
+# The certificates satisfy docs/certificates.md, re-derived from the oracle's replay (not the engine)
+
+
+def _pt(v: Sequence[str]) -> tuple[F, ...]:
+    return tuple(F(x) for x in v)
+
+
+def _d(c: Sequence[F], x: Sequence[F]) -> F:
+    return sum((a * b for a, b in zip(c, x)), F(0))
+
+
+def _fate_holds(fate: dict, k: int, pos: list, C: list, established: dict, A: list) -> bool:
+    """docs/certificates.md "fates": the condition of ``fate`` at layer k, given established fates."""
+    i, S = fate["token"], set(fate["set"])
+    fixed = {t for t, f in established.items() if f["kind"] in ("leader", "fixed") and f["layer"] <= k}
+    if fate["kind"] == "leader":
+        return C[k][i] == {i}
+    if fate["kind"] == "fixed":
+        return bool(S) and S <= fixed and i not in S and C[k][i] == S | {i} and \
+            pos[k][i] == _mean(pos[k], sorted(S))
+    m = _mean(pos[k], sorted(S))
+    w = [_d(row, m) for row in A]
+    values = {_d(w, pos[k][v]) for v in S}
+    return (C[k][i] == S and i not in S and S <= fixed and len(values) == 1
+            and all(_d(w, p) <= min(values) for p in pos[k]))
+
+
+def _check_certificates(report_json: dict) -> None:
+    from verify import oracle
+
+    cfg = report_json["config"]
+    tokens = [_pt(t) for t in cfg["tokens"]]
+    d = len(tokens[0])
+    A = [[F(x) for x in row] for row in cfg["A"]] if "A" in cfg else [[F(int(r == c)) for c in range(d)] for r in range(d)]
+    last = report_json["last_layer"]
+    pos = oracle.replay(tokens, alpha=F(cfg["alpha"]), layers=last, A=A)
+    C = [oracle.attention_sets(p, A=A) for p in pos]
+    v = report_json["verdicts"]
+
+    # fates: in establishment order, each condition true at its layer and false one layer before.
+    fates = v["T2"]["certificate"]["fates"]
+    assert sorted(f["token"] for f in fates) == list(range(len(tokens)))
+    established: dict[int, dict] = {}
+    for f in fates:
+        k = f["layer"]
+        assert _fate_holds(f, k, pos, C, established, A), f
+        earlier = {t: e for t, e in established.items() if e["layer"] <= k - 1}
+        assert k == 0 or not _fate_holds(f, k - 1, pos, C, earlier, A), f
+        limit = pos[k][f["token"]] if f["kind"] != "locked" else _mean(pos[k], f["set"])
+        assert _pt(f["limit"]) == limit
+        established[f["token"]] = f
+    leaders = {f["token"]: _pt(f["limit"]) for f in fates if f["kind"] == "leader"}
+
+    for vert in v["T2"]["certificate"]["vertices"]:
+        c = _pt(vert["direction"])
+        assert all(_d(c, leaders[vert["token"]]) > _d(c, u) for t, u in leaders.items() if t != vert["token"])
+    for b in v["T3"]["certificate"]["boundary"]:
+        c, x = _pt(b["direction"]), _pt(b["limit"])
+        assert any(c) and F(b["value"]) == _d(c, x) and all(_d(c, u) <= _d(c, x) for u in leaders.values())
+        lam = {int(t): F(w) for t, w in b["multipliers"].items()}
+        assert min(lam.values()) >= 0 and sum(lam.values()) == 1
+        assert tuple(sum(w * leaders[t][r] for t, w in lam.items()) for r in range(d)) == x
+    for p in v["T4"]["certificate"]["projections"]:
+        c, x, M = _pt(p["direction"]), _pt(p["limit"]), F(p["face_value"])
+        assert sorted(t for t, u in leaders.items() if _d(c, u) == M) == p["face"]
+        assert all(_d(c, u) < M for t, u in leaders.items() if t not in p["face"])
+        lam = {int(t): F(w) for t, w in p["multipliers"].items()}
+        assert set(lam) <= set(p["face"]) and min(lam.values()) >= 0 and sum(lam.values()) == 1
+        assert tuple(sum(w * leaders[t][r] for t, w in lam.items()) for r in range(d)) == x
+        Ax = [_d(row, x) for row in A]  # A symmetric here
+        for t in p["face"]:
+            assert F(p["kkt"][str(t)]) == _d(Ax, tuple(a - b for a, b in zip(leaders[t], x))) >= 0
+    for k, layer in enumerate(v["D1"]["certificate"]["weights"]):
+        for i, pairs in enumerate(layer):
+            w = {j: F(x) for j, x in pairs}
+            assert min(w.values()) >= 0 and sum(w.values()) == 1
+            assert tuple(sum(x * pos[k][j][r] for j, x in w.items()) for r in range(d)) == pos[k + 1][i]
+    norms = v["D2"]["certificate"]["norms"]
+    for k in range(last + 1):
+        assert [F(x) for x in norms[k]] == [_d([_d(row, z) for row in A], z) for z in pos[k]]
+    for leader in v["T1"]["certificate"]["leaders"]:
+        i, k0 = leader["token"], leader["first_layer"]
+        assert k0 == 0 or C[k0 - 1][i] != {i}
+        assert all(pos[k][i] == _pt(leader["position"]) and C[k][i] == {i} for k in range(k0, last + 1))
+    for key in ("T0", "T1"):
+        for k, layer in v[key]["certificate"].get("layer_positions", {}).items():
+            assert [_pt(p) for p in layer] == pos[int(k)]
+
+
+@pytest.mark.parametrize("config", [*WORKED_CONFIGURATIONS.values(), THREE_WAY_TIE, SLOW],
+                         ids=[*WORKED_CONFIGURATIONS, "three_way_tie", "slow"])
+def test_certificates_satisfy_the_documented_schema(config: Any) -> None:
+    report = check_configuration(config)
+    assert report.status == "certified"
+    _check_certificates(json.loads(json.dumps(report.to_json_dict())))
+
+
+def test_certificates_of_generated_tie_families() -> None:
+    from verify.families import generate
+
+    for family in ("mirror_ties", "sphere_ties", "hull_edges", "emerging_leader"):
+        for seed in range(3):
+            report = check_configuration(generate(family, seed, n=7, d=2 + seed % 2))
+            assert report.status == "certified", (family, seed)
+            _check_certificates(json.loads(json.dumps(report.to_json_dict())))
