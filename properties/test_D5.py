@@ -10,7 +10,7 @@ from hypothesis import given
 
 from verify.exact_dynamics import exact_layers
 from verify.oracle import attention_sets
-from verify.strategies import outside_configurations, spd_matrices
+from verify.strategies import outside_configurations
 from verify.testing import assert_duplicates_stay_equal, fail_claim
 
 LAYERS = 20

@@ -355,7 +355,8 @@ def _sphere_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alp
         taken.add(t)
         tokens.append(t)
     radius2 = min((m2 for _, m2, _ in ties), default=Fraction(1, 4))
-    _fill_generic(rng, tokens, n, d, scale=_ellipsoid_scales([Fraction(1)] * d, radius2), accept=lambda w: _dot(w, w) < radius2 and keeps_ties(w))
+    _fill_generic(rng, tokens, n, d, scale=_ellipsoid_scales([Fraction(1)] * d, radius2),
+                  accept=lambda w: _dot(w, w) < radius2 and keeps_ties(w))
     c = Fraction(int(rng.integers(1, 5)), int(rng.integers(1, 5)))  # scaling keeps every tie
     Q = cayley_rotation(rng, d)
     tokens = [tuple(c * x for x in _mat_vec(Q, t)) for t in tokens]
@@ -447,7 +448,8 @@ def _emerging_leader(rng: np.random.Generator, n: int, d: int, A: Matrix | None,
         return False  # pragma: no cover - the loop always returns
 
     pad = [Fraction(0)] * (d - 2)
-    template = [(Fraction(1), Fraction(0), *pad), (Fraction(11, 10), Fraction(1, 2), *pad), (Fraction(0), Fraction(3), *pad)]
+    template = [(Fraction(1), Fraction(0), *pad), (Fraction(11, 10), Fraction(1, 2), *pad),
+                (Fraction(0), Fraction(3), *pad)]
     for attempt in range(30):
         jitter = [] if attempt == 29 else [_grid_vector(rng, d, scale=Fraction(1, 10)) for _ in template]
         core = [tuple(x + (jitter[t][c] if jitter else 0) for c, x in enumerate(v)) for t, v in enumerate(template)]

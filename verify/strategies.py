@@ -296,7 +296,8 @@ def outside_configurations(draw, kind: str | Sequence[str] | None = None, *, min
     kinds = OUTSIDE_KINDS if kind is None else ((kind,) if isinstance(kind, str) else tuple(kind))
     for k in kinds:
         if k not in OUTSIDE_KINDS:
-            raise InvalidArgument(f"outside_configurations: unknown kind {k!r}; expected one of {', '.join(OUTSIDE_KINDS)}")
+            raise InvalidArgument(f"outside_configurations: unknown kind {k!r}; "
+                                  f"expected one of {', '.join(OUTSIDE_KINDS)}")
     needs_d2 = {"nonsymmetric_pd", "psd_low_rank", "indefinite"}
     usable = [k for k in kinds if max(min_d, 2 if k in needs_d2 else 1) <= max_d
               and max(min_n, 2 if k == "duplicates" else 1) <= max_n]

@@ -247,14 +247,20 @@ def assert_largest_norm_token_leads(config: Configuration, attention: Sequence[f
         if recomputed != {i}:
             j = next(j for j in sorted(recomputed) if j != i)
             fail_claim("D0", config, f"token {i} has the largest A-norm but C_{i} = {sorted(recomputed)} at layer 0",
-                       layer=0, token=i, compared=f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}>", lhs=scores[j], rhs=scores[i])
+                       layer=0, token=i, compared=f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}>",
+                       lhs=scores[j], rhs=scores[i])
         if attention[i] != {i}:
-            fail_claim("D0", config, f"the engine's C_{i} at layer 0 is {sorted(attention[i])}, but exact scores give {{{i}}}",
-                       layer=0, token=i, compared="engine attention set vs recomputed", lhs=sorted(attention[i]), rhs=[i])
+            fail_claim("D0", config,
+                       f"the engine's C_{i} at layer 0 is {sorted(attention[i])}, but exact scores give {{{i}}}",
+                       layer=0, token=i, compared="engine attention set vs recomputed",
+                       lhs=sorted(attention[i]), rhs=[i])
 
 
 def _outside_hull_certificate(point: Point, hull: Sequence[Point]) -> list[Fraction] | None:
-    """None if ``point`` is in conv(hull); else (z0, z) with z0 + <z, point> < 0 <= z0 + <z, v> for all v, checked exactly."""
+    """None if ``point`` is in conv(hull); else (z0, z) with z0 + <z, point> < 0 <= z0 + <z, v> for every v.
+
+    The halfspace is re-checked exactly here before it is returned.
+    """
     import cdd
     import cdd.gmp as cdd_gmp
 
@@ -285,7 +291,8 @@ def assert_hull_shrinks(before: Sequence[Point], after: Sequence[Point], *, conf
         lhs = z0 + sum((a * b for a, b in zip(z, p)), Fraction(0))
         rhs = min(z0 + sum((a * b for a, b in zip(z, v)), Fraction(0)) for v in before)
         fail_claim("D1", config, f"token {i} of layer {layer} lies outside conv(layer {layer - 1})", layer=layer,
-                   token=i, position=tuple(p), compared=f"z0 + <z, z_{i}^{layer}> vs min over layer {layer - 1} of z0 + <z, v>",
+                   token=i, position=tuple(p),
+                   compared=f"z0 + <z, z_{i}^{layer}> vs min over layer {layer - 1} of z0 + <z, v>",
                    lhs=lhs, rhs=rhs, separating_halfspace=tuple(certificate))
 
 
@@ -330,7 +337,8 @@ def assert_duplicates_stay_equal(positions: Sequence[Sequence[Point]], *, config
                 if initial[i] == initial[j] and layer[i] != layer[j]:
                     c = next(c for c, (a, b) in enumerate(zip(layer[i], layer[j])) if a != b)
                     fail_claim("D5", config, f"tokens {i} and {j} start equal but differ at layer {k}", layer=k,
-                               token=(i, j), compared=f"z_{i}^{k}[{c}] vs z_{j}^{k}[{c}]", lhs=layer[i][c], rhs=layer[j][c])
+                               token=(i, j), compared=f"z_{i}^{k}[{c}] vs z_{j}^{k}[{c}]",
+                               lhs=layer[i][c], rhs=layer[j][c])
 
 
 def assert_tokens_never_merge(positions: Sequence[Sequence[Point]], *, config: Configuration) -> None:
