@@ -395,9 +395,9 @@ def check_T0(run: ClaimRun) -> Verdict:
             return _verdict("T0", "failed", f"D0 violated: token {i} of largest A-norm does not lead at layer 0",
                             run, **evidence, **detail)
     cert = {"layer": k, "leaders": leaders}
-    lp = run.layer_positions(range(k + 1))
+    lp = run.layer_positions([k])
     if lp is not None:
-        cert["layer_positions"] = {str(k): lp[str(k)]}
+        cert["layer_positions"] = lp
     return _verdict("T0", "certified", f"{len(leaders)} leader(s) at layer {k}: tokens {leaders}", run,
                     certificate=cert, **evidence)
 
@@ -759,6 +759,7 @@ class ClaimReport:
     fates: list[TokenFate]
     settled_layer: int | None
     layer_budget: int
+    run: ClaimRun | None = field(default=None, repr=False, compare=False)  # scores, attention sets per layer
 
     @property
     def limits(self) -> dict[int, Point | None]:
@@ -809,4 +810,4 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
     run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress)
     run.cross_check = cross_check
     verdicts = {cid: CHECKS[cid](run) for cid in REPORT_IDS}
-    return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget)
+    return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget, run)
