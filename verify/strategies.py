@@ -209,10 +209,14 @@ def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: in
             raise InvalidArgument(f"configurations: {name!r} is not a family inside the hypotheses; "
                                   f"expected one of {', '.join(INSIDE_FAMILIES)} (see outside_configurations)")
     max_n, max_d = min(max_n, MAX_N), min(max_d, MAX_D)
+    if matrix is not None and matrix not in MATRIX_KINDS:
+        raise InvalidArgument(f"configurations: unknown matrix kind {matrix!r}; expected one of {', '.join(MATRIX_KINDS)}")
     usable = [name for name in names if max(min_n, FAMILIES[name].min_n) <= max_n
-              and max(min_d, FAMILIES[name].min_d) <= max_d]
+              and max(min_d, FAMILIES[name].min_d) <= max_d
+              and (matrix is None or FAMILIES[name].matrices is None or matrix in FAMILIES[name].matrices)]
     if not usable:
-        raise InvalidArgument(f"configurations: no family among {names} fits n <= {max_n}, d <= {max_d}")
+        raise InvalidArgument(f"configurations: no family among {names} fits n <= {max_n}, d <= {max_d}"
+                              + ("" if matrix is None else f" and matrix {matrix!r}"))
     name = draw(st.sampled_from(usable))
     spec = FAMILIES[name]
     n = draw(st.integers(max(min_n, spec.min_n), max_n))

@@ -262,3 +262,18 @@ def test_tie_families_expose_tie_breaking_through_the_claims_themselves(name, mu
     engine = _mutants()[name]
     ties = [_failed_claims(c, engine) - {"replay"} for c in mutant_samples["ties"]]
     assert share(ties, bool) >= 0.6  # measured: 1.0 (first index), 0.85 (last index)
+
+
+def test_strategy_arguments_are_validated():
+    from hypothesis.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="not a family inside the hypotheses"):
+        sample(configurations(family="duplicates"), count=1)
+    with pytest.raises(InvalidArgument, match="no family among"):
+        sample(configurations(family="sphere_ties", matrix="dense"), count=1)
+    with pytest.raises(InvalidArgument, match="no family among"):
+        sample(configurations(family="coplanar", max_d=2), count=1)
+    with pytest.raises(InvalidArgument, match="unknown kind"):
+        sample(outside_configurations(kind="negative"), count=1)
+    # A matrix kind restricts a mixed draw to the families that accept it.
+    assert all(c.A is not None for c in sample(configurations(family=TIE_FAMILIES, matrix="dense"), count=10))
