@@ -210,7 +210,8 @@ def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: in
                                   f"expected one of {', '.join(INSIDE_FAMILIES)} (see outside_configurations)")
     max_n, max_d = min(max_n, MAX_N), min(max_d, MAX_D)
     if matrix is not None and matrix not in MATRIX_KINDS:
-        raise InvalidArgument(f"configurations: unknown matrix kind {matrix!r}; expected one of {', '.join(MATRIX_KINDS)}")
+        raise InvalidArgument(f"configurations: unknown matrix kind {matrix!r}; "
+                              f"expected one of {', '.join(MATRIX_KINDS)}")
     usable = [name for name in names if max(min_n, FAMILIES[name].min_n) <= max_n
               and max(min_d, FAMILIES[name].min_d) <= max_d
               and (matrix is None or FAMILIES[name].matrices is None or matrix in FAMILIES[name].matrices)]
