@@ -358,6 +358,15 @@ def _measured_distances(run: ClaimRun) -> dict[str, float]:
     return out
 
 
+def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str, others: str) -> dict[str, Any]:
+    """Exact proof that x is outside conv(points): a direction c with c.x > max c.p."""
+    c = geometry.separation_from_hull(x, points)
+    if c is None:  # pragma: no cover - only called when the hull test said "outside"
+        return {}
+    return {"direction": qv(c), "lhs": q(_dot(c, x)), "rhs": q(max(_dot(c, p) for p in points)),
+            "compared": f"c.x for {what} vs max of c.p over {others} (strictly greater: outside the hull)"}
+
+
 def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
     unsettled = _unsettled(run)
     return _verdict(claim, "inconclusive",
@@ -552,7 +561,8 @@ def check_T3(run: ClaimRun) -> Verdict:
         weights = _in_K(run, x, limits)
         if weights is None:
             return _verdict("T3", "failed", f"token {f.token}'s limit is not in K = conv(leader limits)", run,
-                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x))
+                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
+                            **_outside_evidence(x, pts, "the limit", "every leader limit"))
         c = _fate_direction(run, f)
         if not (any(t != 0 for t in c) and all(_dot(c, u) <= _dot(c, x) for u in pts)):
             c = geometry.supporting_direction(x, pts)
@@ -680,7 +690,9 @@ def check_D1(run: ClaimRun) -> Verdict:
                 found = geometry.point_in_hull_weights(nxt.positions[i], prev.positions)
                 if found is None:
                     return _verdict("D1", "failed", f"token {i} at layer {nxt.index} is outside conv(layer {prev.index})",
-                                    run, layer=nxt.index, token=i, position=qv(nxt.positions[i]))
+                                    run, layer=nxt.index, token=i, position=qv(nxt.positions[i]),
+                                    **_outside_evidence(nxt.positions[i], prev.positions, f"z_{i}^{nxt.index}",
+                                                        f"every token of layer {prev.index}"))
                 w = found
             layer_weights.append([[j, q(wt)] for j, wt in sorted(w.items()) if wt != 0])
         all_weights.append(layer_weights)

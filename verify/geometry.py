@@ -35,6 +35,7 @@ __all__ = [
     "project_origin_cvxpy",
     "point_in_hull_weights",
     "separating_direction",
+    "separation_from_hull",
     "supporting_direction",
 ]
 
@@ -288,6 +289,19 @@ def point_in_hull_weights(point: Sequence[Fraction], points: Sequence[Sequence[F
     if any(x != 0 for x in result.point):
         return None
     return result.multipliers
+
+
+def separation_from_hull(point: Sequence[Fraction], points: Sequence[Sequence[Fraction]]
+                         ) -> list[Fraction] | None:
+    """A direction c with c.point > c.p for every p in points (a proof that the point is outside
+    conv(points)), or None when the point is in the hull. Exact."""
+    x = [Fraction(t) for t in point]
+    shifted = [tuple(Fraction(a) - b for a, b in zip(p, x)) for p in points]
+    w = min_norm_point(shifted).point
+    if all(t == 0 for t in w):
+        return None
+    # <w, p - x> >= |w|^2 > 0 for every p, so c = -w scores the point strictly highest.
+    return [-t for t in w]
 
 
 def separating_direction(index: int, points: Sequence[Sequence[Fraction]]) -> list[Fraction] | None:

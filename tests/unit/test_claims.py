@@ -215,6 +215,8 @@ def test_dividing_by_alpha_failure_evidence_has_exact_numbers() -> None:
     ev = report.verdicts["replay"].evidence
     assert ev["layer"] == 1 and isinstance(ev["token"], int)
     assert F(ev["lhs"]) != F(ev["rhs"])  # "p/q" strings
+    d1 = report.verdicts["D1"].evidence
+    assert F(d1["lhs"]) > F(d1["rhs"]) and d1["layer"] == 1  # c.z^1 beats every token of layer 0
 
 
 @pytest.mark.parametrize("config", [WORKED_CONFIGURATIONS["non_leader_clusters"], THREE_WAY_TIE])

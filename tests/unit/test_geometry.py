@@ -113,3 +113,11 @@ def test_affine_dimension() -> None:
     assert geometry.affine_dimension([P(1, 1)]) == 0
     assert geometry.affine_dimension([P(0, 0, 0), P(1, 1, 1), P(2, 2, 2)]) == 1
     assert geometry.affine_dimension([P(0, 0, 0), P(1, 0, 0), P(0, 1, 0), P(1, 1, 0)]) == 2
+
+
+def test_separation_from_hull_proves_a_point_is_outside() -> None:
+    x = P("1000001/1000000", 0)
+    c = geometry.separation_from_hull(x, SQUARE)
+    assert c is not None
+    assert all(sum(a * b for a, b in zip(c, x)) > sum(a * b for a, b in zip(c, v)) for v in SQUARE)
+    assert geometry.separation_from_hull(P(1, 0), SQUARE) is None
