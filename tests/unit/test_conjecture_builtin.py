@@ -135,3 +135,30 @@ def test_ends_at_leader_or_tie_can_fail_on_a_lock_onto_a_non_leader():
     assert builtin.ends_at_leader_or_tie(fates).status == "held"
     fates[2]["kind"] = "unsettled"
     assert builtin.ends_at_leader_or_tie(fates).status == "undecided"
+
+
+# A = -1 (d = 1): tokens 1 and -1 attend to each other. With alpha = 1/2 each moves to
+# (z + (-z)/2) / (3/2) = z/3, so Z^1 = (1/3) Z^0 and the pair shrinks forever without a leader.
+# With alpha = 1 both land on 0 at layer 1: every position is shared, so no leader ever (D5).
+@pytest.mark.parametrize("alpha, kind, layer, factor", [(F(1, 2), "self-similar", 1, "1/3"),
+                                                        (F(1), "all merged", 1, None)])
+def test_no_leader_certificates_by_hand(alpha, kind, layer, factor):
+    certificate = builtin.no_leader_certificate(config([[1], [-1]], alpha=alpha, A=[[-1]]), 10)
+    assert certificate["kind"] == kind and certificate["layer"] == layer
+    assert certificate.get("factor") == factor
+
+
+def test_no_leader_certificate_matches_the_exact_trajectory():
+    # Independent look: 12 exact layers of simulate show no leader, and each layer is 1/3 of the previous.
+    from verify.trajectory import simulate
+
+    trajectory = simulate([[1, 0], [-1, 0]], alpha=F(1, 2), A=[[-1, 0], [0, 1]], layers=12)
+    assert trajectory.leaders == {}
+    for k in range(12):
+        assert trajectory.positions[k + 1] == [tuple(x / 3 for x in p) for p in trajectory.positions[k]]
+    assert builtin.no_leader_certificate(config([[1, 0], [-1, 0]], A=[[-1, 0], [0, 1]]), 12)["factor"] == "1/3"
+
+
+def test_no_leader_certificate_is_none_when_a_leader_exists():
+    assert builtin.no_leader_certificate(config([[1], [2]]), 10) is None
+    assert builtin.no_leader_certificate(config([[1], [-1]], A=[[1]]), 10) is None

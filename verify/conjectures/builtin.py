@@ -16,6 +16,7 @@ arb precision).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -182,6 +183,43 @@ def _fates(config: Configuration, budget: int) -> tuple[str, dict[str, Any]]:
 THEOREM_CLAIMS: tuple[str, ...] = ("T0", "T1", "T2", "T3", "T4")
 
 
+def no_leader_certificate(config: Configuration, budget: int) -> dict[str, Any] | None:
+    """An exact proof that no token is ever a leader (T0 false), or None.
+
+    Two finite certificates, each checked on the exact layers 0..k, none of which has a leader:
+
+    * *all merged*: at layer k every position is shared by two or more tokens. Equal tokens
+      stay equal and always tie (D5 holds for every A), so no C_i = {i} ever again.
+    * *self-similar*: Z^k = c P Z^{k-1} for a rational c != 0 and a permutation P of the
+      tokens. The update commutes with relabelling and is homogeneous, and scaling every token
+      by c multiplies every score by c^2 > 0 (same attention sets), so
+      Z^{k-1+j} = (c P)^j Z^{k-1} for all j: the attention sets of every later layer are those
+      of layer k-1 relabelled, and layer k-1 has no leader.
+    """
+    previous: list[tuple[Fraction, ...]] | None = None
+    for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A, V=config.V):
+        if layer.leaders():
+            return None
+        positions = layer.positions()
+        counts = Counter(positions)
+        if config.n >= 2 and all(c >= 2 for c in counts.values()):
+            return {"kind": "all merged", "layer": layer.index,
+                    "positions": [[rational_to_str(x) for x in p] for p in positions]}
+        if previous is not None:
+            before = max(abs(x) for p in previous for x in p)
+            after = max(abs(x) for p in positions for x in p)
+            if before != 0 and after != 0:
+                for c in (after / before, -after / before):
+                    if Counter(tuple(c * x for x in p) for p in previous) == counts:
+                        return {"kind": "self-similar", "layer": layer.index, "factor": rational_to_str(c),
+                                "positions_before": [[rational_to_str(x) for x in p] for p in previous],
+                                "positions": [[rational_to_str(x) for x in p] for p in positions]}
+        previous = positions
+        if layer.index >= budget:
+            return None
+    raise AssertionError("unreachable")
+
+
 def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Observation]:
     """T0..T4 decide; the derived facts D1..D3 (proved for A SPD only) are recorded, not decisive.
 
@@ -207,6 +245,16 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
             return Observation.failed(summary, evidence={cid: verdicts[cid].get("evidence", {}) for cid in failed},
                                       failed_claims=", ".join(failed), **extra)
         open_claims = sorted(cid for cid in THEOREM_CLAIMS if verdicts[cid]["status"] == "inconclusive")
+        if "T0" in open_claims:
+            certificate = no_leader_certificate(config, budget)
+            if certificate is not None:
+                where = certificate["layer"]
+                how = ("every position is shared by two or more tokens (D5)" if certificate["kind"] == "all merged"
+                       else f"Z^{where} = ({certificate['factor']}) P Z^{where - 1}: the configuration repeats up to "
+                            "scale and relabelling forever")
+                return Observation.failed(f"T0: no token leads at layers 0..{where} and {how}, so no token is ever "
+                                          "a leader", evidence={"claim": "T0", "certificate": certificate},
+                                          failed_claims="T0", **extra)
         if open_claims:
             return Observation.undecided(f"{', '.join(open_claims)} inconclusive within {budget} layers", **extra)
         return Observation.held("T0..T4 certified", settled_layer=report.get("settled_layer"), **extra)
