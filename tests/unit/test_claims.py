@@ -372,3 +372,51 @@ def test_certificates_of_generated_tie_families() -> None:
             report = check_configuration(generate(family, seed, n=7, d=2 + seed % 2))
             assert report.status == "certified", (family, seed)
             _check_certificates(json.loads(json.dumps(report.to_json_dict())))
+
+
+def test_cvxpy_failure_is_shown_but_the_exact_certificate_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify import geometry
+
+    monkeypatch.setattr(geometry, "project_origin_cvxpy",
+                        lambda V, A=None: {"solver": "clarabel", "status": "infeasible", "point": None, "error": None})
+    t4 = check_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"]).verdicts["T4"]
+    assert t4.status == "certified" and "cross-check" in t4.summary
+    assert [c["status"] for c in t4.cross_checks] == ["infeasible", "infeasible"]
+    assert not any(c["agree"] for c in t4.cross_checks)
+
+
+def test_cvxpy_disagreement_reports_the_residual(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify import geometry
+
+    monkeypatch.setattr(geometry, "project_origin_cvxpy",
+                        lambda V, A=None: {"solver": "clarabel", "status": "optimal", "point": [0.5, 0.25], "error": None})
+    t4 = check_configuration(THREE_WAY_TIE).verdicts["T4"]
+    assert t4.status == "certified"
+    [cross] = t4.cross_checks
+    assert cross["agree"] is False and cross["residual_max_abs"] == pytest.approx(0.25)
+
+
+def test_T4_is_inconclusive_when_the_A_norm_is_undefined() -> None:
+    # The branch itself: the same settled run, judged with an indefinite A (no A-norm, no projection).
+    run = run_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"])
+    run.A = [[F(1), F(0)], [F(0), F(-1)]]
+    t4 = check_T4(run)
+    assert t4.status == "inconclusive" and t4.certificate is None
+    assert t4.evidence["A_symmetric_positive_definite"] is False and t4.evidence["non_vertex_limits"] == 2
+
+
+def test_outside_hypotheses_is_recorded_in_every_verdict() -> None:
+    config = make_configuration([[1, 1], [1, -1], [-1, 1], [-1, -1], ["1/2", 0], ["-1/2", 0]], alpha="1/2",
+                                A=[[1, 0], [0, -1]], outside_hypotheses=True)
+    report = check_configuration(config, layer_budget=20)
+    assert all(v.evidence["outside_hypotheses"] is True for v in report.verdicts.values())
+    assert report.to_json_dict()["hypothesis_violations"]
+
+
+def test_value_matrix_variant_runs_and_replays() -> None:
+    from verify.config import parse_configuration
+
+    config = parse_configuration({"tokens": [[1, 0], [0, 1], ["1/2", "1/3"]], "alpha": "1/2",
+                                  "V": [[1, "1/2"], [0, "1/2"]]}, outside_hypotheses=True)
+    report = check_configuration(config, layer_budget=10)
+    assert report.verdicts["replay"].status == "certified"
