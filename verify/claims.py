@@ -526,6 +526,11 @@ def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders:
     """Is every limit a vertex of K or the exact A-projection of 0 onto some face of K? (cross-check)."""
     tokens = sorted(limits)
     pts = [limits[t] for t in tokens]
+    d = len(pts[0])
+    Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(d)] for r in range(d)]
+    if not is_symmetric_positive_definite(Asym):
+        return {"check": "candidate set S", "status": "skipped",
+                "reason": "the symmetric part of A is not positive definite: no A-norm projections"}
     if len(pts[0]) > CANDIDATE_MAX_DIMENSION or len(pts) > CANDIDATE_MAX_VERTICES:
         return {"check": "candidate set S", "status": "skipped",
                 "reason": f"face enumeration only for d <= {CANDIDATE_MAX_DIMENSION} and at most "

@@ -285,10 +285,22 @@ def point_in_hull_weights(point: Sequence[Fraction], points: Sequence[Sequence[F
         if tuple(Fraction(x) for x in p) == target:
             return {j: Fraction(1)}
     shifted = [tuple(Fraction(a) - b for a, b in zip(p, target)) for p in points]
-    result = min_norm_point(shifted)
+    result = _certified_min_norm_point(shifted)
     if any(x != 0 for x in result.point):
         return None
     return result.multipliers
+
+
+def _certified_min_norm_point(points: Sequence[Sequence[Fraction]]) -> Projection:
+    """Euclidean min-norm point whose exact KKT certificate holds (else an error, never a wrong answer).
+
+    With the identity inner product, x in conv(points) and <x, p - x> >= 0 for every p prove
+    that x is the minimum-norm point, so "x != 0" proves the origin is outside the hull.
+    """
+    result = min_norm_point(points)
+    if not result.certified:  # pragma: no cover - exact Wolfe always ends certified
+        raise RuntimeError("exact minimum-norm point without a valid KKT certificate")
+    return result
 
 
 def separation_from_hull(point: Sequence[Fraction], points: Sequence[Sequence[Fraction]]
@@ -297,7 +309,7 @@ def separation_from_hull(point: Sequence[Fraction], points: Sequence[Sequence[Fr
     conv(points)), or None when the point is in the hull. Exact."""
     x = [Fraction(t) for t in point]
     shifted = [tuple(Fraction(a) - b for a, b in zip(p, x)) for p in points]
-    w = min_norm_point(shifted).point
+    w = _certified_min_norm_point(shifted).point
     if all(t == 0 for t in w):
         return None
     # <w, p - x> >= |w|^2 > 0 for every p, so c = -w scores the point strictly highest.
@@ -311,7 +323,7 @@ def separating_direction(index: int, points: Sequence[Sequence[Fraction]]) -> li
     others = [tuple(Fraction(a) - b for a, b in zip(p, v)) for j, p in enumerate(points) if j != index]
     if not others:
         return [Fraction(0)] * len(v)
-    w = min_norm_point(others).point
+    w = _certified_min_norm_point(others).point
     if all(x == 0 for x in w):
         return None
     # Optimality of w: <w, y> >= |w|^2 > 0 for every y in conv(others), so c = -w separates.

@@ -121,3 +121,39 @@ def test_separation_from_hull_proves_a_point_is_outside() -> None:
     assert c is not None
     assert all(sum(a * b for a, b in zip(c, x)) > sum(a * b for a, b in zip(c, v)) for v in SQUARE)
     assert geometry.separation_from_hull(P(1, 0), SQUARE) is None
+
+
+def test_wolfe_membership_agrees_with_cdd_redundancy_on_seeded_random_sets() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        d = int(rng.integers(1, 4))
+        points = [tuple(F(int(x), 4) for x in rng.integers(-4, 5, size=d)) for _ in range(int(rng.integers(1, 7)))]
+        x = tuple(F(int(t), 8) for t in rng.integers(-8, 9, size=d))
+        # x (appended last) is in the hull exactly when cdd finds it redundant (or it repeats a point).
+        inside_cdd = len(points) not in geometry.convex_hull_vertices(points + [x])
+        weights = geometry.point_in_hull_weights(x, points)
+        assert (weights is not None) == inside_cdd, (points, x)
+        if weights is not None:
+            assert sum(weights.values()) == 1 and min(weights.values()) >= 0
+            assert tuple(sum(w * points[j][c] for j, w in weights.items()) for c in range(d)) == x
+        else:
+            c = geometry.separation_from_hull(x, points)
+            assert c is not None
+
+
+def test_exact_projection_agrees_with_cvxpy_on_seeded_random_faces() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    for _ in range(15):
+        d = int(rng.integers(2, 4))
+        points = [tuple(F(int(x), 4) for x in rng.integers(-8, 9, size=d)) for _ in range(int(rng.integers(2, 6)))]
+        B = [[F(int(x), 2) for x in rng.integers(-2, 3, size=d)] for _ in range(d)]
+        A = [[sum(B[r][k] * B[c][k] for k in range(d)) + (1 if r == c else 0) for c in range(d)] for r in range(d)]
+        exact = geometry.project_origin_exact(points, A)
+        assert exact.certified
+        solver = geometry.project_origin_cvxpy(points, A)
+        assert solver["status"] == "optimal"
+        assert max(abs(a - float(b)) for a, b in zip(solver["point"], exact.point)) < 1e-5
