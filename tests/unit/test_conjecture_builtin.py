@@ -167,3 +167,16 @@ def test_no_leader_certificate_matches_the_exact_trajectory():
 def test_no_leader_certificate_is_none_when_a_leader_exists():
     assert builtin.no_leader_certificate(config([[1], [2]]), 10) is None
     assert builtin.no_leader_certificate(config([[1], [-1]], A=[[1]]), 10) is None
+
+
+def test_A_twins_certificate_for_a_singular_A_by_hand():
+    # A = e1 e1^T (PSD, rank 1, d = 2): (1, 0) and (1, 1) have the same image (1, 0), score rows
+    # (1, 1) and (1, 1): each ties with the other forever, so neither is ever a leader.
+    twins = config([[1, 0], [1, 1]], A=[[1, 0], [0, 0]])
+    certificate = builtin.no_leader_certificate(twins, 10)
+    assert certificate["kind"] == "A-twins" and certificate["layer"] == 0
+    from verify.trajectory import simulate
+
+    assert simulate(twins.tokens, alpha=twins.alpha, A=twins.A, layers=15).leaders == {}
+    # Not for a value matrix, and not when one token has no twin.
+    assert builtin.no_leader_certificate(config([[1, 0], [1, 1], [2, 0]], A=[[1, 0], [0, 0]]), 10) is None

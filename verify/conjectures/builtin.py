@@ -195,7 +195,14 @@ def no_leader_certificate(config: Configuration, budget: int) -> dict[str, Any] 
       by c multiplies every score by c^2 > 0 (same attention sets), so
       Z^{k-1+j} = (c P)^j Z^{k-1} for all j: the attention sets of every later layer are those
       of layer k-1 relabelled, and layer k-1 has no leader.
+    * *A-twins* (A symmetric, no value matrix): at layer k every token i has a twin j != i with
+      A z_i = A z_j. Twins have equal score rows, hence equal attention sets and means, so
+      A(z_i - z_j) shrinks by 1/(1+alpha) and stays 0: twins forever. And
+      <A z_i, z_j> = <z_i, A z_j> = <A z_i, z_i>, so j ties with i in row i: C_i != {i}.
+      (Duplicates, D5, are the case A = I.)
     """
+    A = config.A_matrix
+    symmetric = config.V is None and all(A[r][c] == A[c][r] for r in range(config.d) for c in range(config.d))
     previous: list[tuple[Fraction, ...]] | None = None
     for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A, V=config.V):
         if layer.leaders():
@@ -205,6 +212,12 @@ def no_leader_certificate(config: Configuration, budget: int) -> dict[str, Any] 
         if config.n >= 2 and all(c >= 2 for c in counts.values()):
             return {"kind": "all merged", "layer": layer.index,
                     "positions": [[rational_to_str(x) for x in p] for p in positions]}
+        if symmetric and config.n >= 2:
+            images = Counter(tuple(sum((A[r][c] * p[c] for c in range(config.d)), Fraction(0)) for r in range(config.d))
+                             for p in positions)
+            if all(count >= 2 for count in images.values()):
+                return {"kind": "A-twins", "layer": layer.index,
+                        "positions": [[rational_to_str(x) for x in p] for p in positions]}
         if previous is not None:
             before = max(abs(x) for p in previous for x in p)
             after = max(abs(x) for p in positions for x in p)
@@ -249,9 +262,11 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
             certificate = no_leader_certificate(config, budget)
             if certificate is not None:
                 where = certificate["layer"]
-                how = ("every position is shared by two or more tokens (D5)" if certificate["kind"] == "all merged"
-                       else f"Z^{where} = ({certificate['factor']}) P Z^{where - 1}: the configuration repeats up to "
-                            "scale and relabelling forever")
+                how = {"all merged": "every position is shared by two or more tokens (D5)",
+                       "A-twins": "every token has a twin with the same image under the symmetric A, and twins "
+                                  "tie with each other forever",
+                       "self-similar": f"Z^{where} = ({certificate.get('factor')}) P Z^{where - 1}: the configuration "
+                                       "repeats up to scale and relabelling forever"}[certificate["kind"]]
                 return Observation.failed(f"T0: no token leads at layers 0..{where} and {how}, so no token is ever "
                                           "a leader", evidence={"claim": "T0", "certificate": certificate},
                                           failed_claims="T0", **extra)
