@@ -119,16 +119,16 @@ def test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays(fi
                  str(fixture_csv), "--cache-dir", str(cache), "--out", str(analysis), "--samples", "6",
                  "--converge-layers", "30", "--quiet"]) == 0
     result = json.loads((analysis / "analysis.json").read_text(encoding="utf-8"))
-    stats = result["checkpoint"]["leader_statistics"]
+    stats = result["checkpoints"][0]["leader_statistics"]
     assert stats["reviews"] == 90 and 0 <= stats["min"] <= stats["mean"] <= stats["max"]
-    hypotheses = result["checkpoint"]["hypotheses"]
+    hypotheses = result["checkpoints"][0]["hypotheses"]
     # Every fixture review repeats a word or is padded (n = 128 > 40 words): none within the hypotheses.
     assert hypotheses["within_hypotheses"] == 0 and hypotheses["with_padding"] == 90
-    assert result["checkpoint"]["K_vs_converged"]["configurations"] == 90
+    assert result["checkpoints"][0]["K_vs_converged"]["configurations"] == 90
     for family in ("distinct", "padded"):
         part = result["authors_d2"][family]
         assert part["leaders"]["reviews"] == 6
         assert part["T0_leader_within_K"]["holds"] + part["T0_leader_within_K"]["fails"] == 6
     # Distinct nonzero tokens: a max-norm token leads at layer 0 (D0), so T0 holds for all.
     assert result["authors_d2"]["distinct"]["T0_leader_within_K"]["fails"] == 0
-    assert (analysis / "training_curves.png").exists()
+    assert (analysis / "run_training_curves.png").exists()

@@ -204,8 +204,9 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
 
 
 @sentiment.command("analyze")
-@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), default=None,
-              help="A trained checkpoint for the word-based analyses (leaders, leader words, lexicon).")
+@click.option("--checkpoint", "checkpoint_dirs", type=click.Path(path_type=Path), multiple=True,
+              help="A trained checkpoint for the word-based analyses (leaders, leader words, lexicon); "
+                   "repeat for several (e.g. one per d).")
 @click.option("--authors-npz", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The authors' d=2 arrays (E, alpha, w, b) for the word-free checks "
                    "[default: ../shared/data/reference/authors_d2_epoch100.npz if present].")
@@ -221,7 +222,7 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
               help="Layers run for the 'converged' state compared with K = 8.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True)
-def analyze(checkpoint_dir: Path | None, authors_npz: Path | None, data: Path | None, cache_dir: Path,
+def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path,
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, seed: int,
             quiet: bool) -> int:
     """The paper's analyses and the experiment's claims, checked; JSON (and PNG) under --out."""
@@ -230,10 +231,10 @@ def analyze(checkpoint_dir: Path | None, authors_npz: Path | None, data: Path | 
     if authors_npz is None:
         candidate = _REPO / "../shared/data/reference/authors_d2_epoch100.npz"
         authors_npz = candidate if candidate.exists() else None
-    if checkpoint_dir is None and authors_npz is None:
+    if not checkpoint_dirs and authors_npz is None:
         raise InputError("--checkpoint", "give a checkpoint and/or --authors-npz: nothing to analyse")
     with _progress(not quiet) as update:
-        summary = run_analyses(checkpoint_dir=checkpoint_dir, authors_npz=authors_npz,
+        summary = run_analyses(checkpoint_dirs=checkpoint_dirs, authors_npz=authors_npz,
                                data=data if data is not None else _default_data(), cache_dir=cache_dir,
                                out_dir=out_dir, max_reviews=max_reviews, samples=samples,
                                converge_layers=converge_layers, seed=seed, progress=update)

@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from ..float_dynamics import simulate_batch
-from ..io import atomic_directory
+from ..io import atomic_directory, safe_name
 from ..numbers import InputError
 from .checkpoints import ModelWeights, read_checkpoint
 from .corpus import checkpoint_corpus
@@ -408,82 +408,101 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
     return {"leaders": {words[ids[i]]: trajectory.leaders[i] for i in leaders}, "layers": layers}
 
 
-def run_analyses(*, checkpoint_dir: Path | None, authors_npz: Path | None, data: Path, cache_dir: Path | None,
-                 out_dir: Path, max_reviews: int | None = None, samples: int = 2000, converge_layers: int = 200,
-                 seed: int = 0, converge_reviews: int = 3000, progress: Progress | None = None) -> dict:
-    """Run every analysis that its inputs allow and write ``analysis.json`` (+ PNGs) to ``out_dir``."""
+def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | None, max_reviews: int | None,
+                        converge_layers: int, converge_reviews: int, update: Progress, lines: list[str],
+                        figures: dict[str, Callable[[Path], None]]) -> dict:
+    """The word-based analyses of one checkpoint (figures are registered, drawn later into the output folder)."""
+    prefix = safe_name(Path(checkpoint_dir).name, fallback="checkpoint") + "_"
+    checkpoint = read_checkpoint(checkpoint_dir)
+    weights = checkpoint.best or checkpoint.weights
+    corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=cache_dir,
+                                      progress=lambda done, total: update("preprocessing", done, total))
+    rows = split.test if max_reviews is None else split.test[:max_reviews]
+    ids, labels = corpus.ids[rows], corpus.labels[rows]
+    layers = checkpoint.meta["settings"]["layers"]
+    evaluation = certified_evaluation(weights, ids, labels, layers=layers, keep_final=True,
+                                      progress=lambda done, total: update("hardmax (certified)", done, total))
+    counts, selected = leader_words(evaluation, weights, ids, labels, corpus.vocabulary.words)
+    top = counts.most_common(TOP_WORDS)
+    subset = slice(0, min(converge_reviews, len(ids)))
+    update("converged state", 0, 1)
+    comparison = compare_with_converged(weights.embedding.astype(np.float64)[ids[subset]],
+                                        alpha=float(weights.alpha), weights=weights, layers=layers,
+                                        converge_layers=converge_layers,
+                                        certified_final=evaluation.final[subset],
+                                        certified_predictions=evaluation.predictions[subset])
+    update("converged state", 1, 1)
+    t3 = None
+    if weights.d == 2:
+        far = simulate_batch(weights.embedding.astype(np.float64)[ids[subset]], alpha=float(weights.alpha),
+                             layers=converge_layers)
+        t3 = _t3_boundary(far.final, far.leader_layer >= 0)
+    record: dict = {
+        "path": str(checkpoint_dir), "epoch": (checkpoint.meta.get("best") or {}).get("epoch"), "d": weights.d,
+        "alpha": float(weights.alpha), "split": split.describe(), "reviews": int(len(rows)),
+        "hardmax_accuracy": evaluation.accuracy, "exact_path": evaluation.exact_path,
+        "leader_statistics": leader_statistics(evaluation),
+        "leader_words": {"confidence": CONFIDENCE, "distance": DISTANCE_FROM_HYPERPLANE,
+                         "reviews_selected": selected, "top": top},
+        "lexicon": lexicon_shares(counts, ids, corpus.vocabulary.words),
+        "K_vs_converged": comparison,
+        "hypotheses": hypotheses_on_reviews(ids, evaluation),
+    }
+    if t3 is not None:
+        record["hypotheses"]["T3_limits_on_boundary_of_K"] = {
+            **t3, "reviews": int(len(ids[subset]))}
+    stats = record["leader_statistics"]
+    lines.append(f"checkpoint {checkpoint_dir} (d={weights.d}): hardmax test accuracy {evaluation.accuracy:.4f} "
+                 f"({evaluation.exact_path} exact-path reviews)")
+    lines.append(f"  leaders per review: mean {stats['mean']:.2f}, std {stats['std']:.2f}, min {stats['min']}, "
+                 f"max {stats['max']}, initial fraction {stats['fraction_initial_leaders_mean']}")
+    lines.append("  top leader words: " + ", ".join(f"{w} {c}" for w, c in top))
+    lex = record["lexicon"]
+    lines.append(f"  VADER polarity share: leaders {lex['leader_polar_share']}, all words {lex['all_polar_share']}")
+    lines.append(f"  K=8 vs {converge_layers} layers: prediction changed for "
+                 f"{comparison.get('share_prediction_changed')} of {comparison['configurations']} reviews")
+    if weights.d == 2:
+        threshold = np.log(0.999 / 0.001)
+        chosen = {}
+        for label in (1, 0):
+            candidates = np.flatnonzero((evaluation.predictions == labels) & (labels == label)
+                                        & (np.abs(evaluation.logits) > threshold))
+            if len(candidates):
+                chosen["positive" if label else "negative"] = int(candidates[0])
+        for name, r in chosen.items():
+            figures[f"{prefix}review_{name}.png"] = (
+                lambda p, r=r, name=name: record.setdefault("reviews_plotted", {}).__setitem__(
+                    name, {"test_row": int(rows[r]), **plot_review_evolution(
+                        weights, ids[r], corpus.vocabulary.words, layers=layers, png=p,
+                        gif=p.with_suffix(".gif"), title=f"{name} test review {int(rows[r])}")}))
+    history = checkpoint.meta.get("history", [])
+    if history:
+        figures[f"{prefix}training_curves.png"] = lambda p, h=history: _plot_history(h, p)
+    if top:
+        figures[f"{prefix}leader_words.png"] = lambda p, t=top: _plot_words(t, p)
+    return record
+
+
+def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors_npz: Path | None, data: Path,
+                 cache_dir: Path | None, out_dir: Path, max_reviews: int | None = None, samples: int = 2000,
+                 converge_layers: int = 200, seed: int = 0, converge_reviews: int = 3000,
+                 progress: Progress | None = None) -> dict:
+    """Run every analysis that its inputs allow and write ``analysis.json`` (+ PNG/GIF) to ``out_dir``.
+
+    ``analysis.json`` holds ``checkpoints`` (one record per checkpoint, e.g. one per d: the
+    leader-statistics table is their ``leader_statistics``) and ``authors_d2`` when the
+    authors' arrays are given.
+    """
     update = progress or (lambda *args: None)
-    result: dict = {"versions": {"python": platform.python_version(), "numpy": np.__version__}}
+    result: dict = {"versions": {"python": platform.python_version(), "numpy": np.__version__},
+                    "converge_layers": converge_layers, "seed": seed, "checkpoints": []}
     lines: list[str] = []
     figures: dict[str, Callable[[Path], None]] = {}
-    if checkpoint_dir is not None:
-        checkpoint = read_checkpoint(checkpoint_dir)
-        weights = checkpoint.best or checkpoint.weights
-        corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=cache_dir,
-                                          progress=lambda done, total: update("preprocessing", done, total))
-        rows = split.test if max_reviews is None else split.test[:max_reviews]
-        ids, labels = corpus.ids[rows], corpus.labels[rows]
-        layers = checkpoint.meta["settings"]["layers"]
-        evaluation = certified_evaluation(weights, ids, labels, layers=layers, keep_final=True,
-                                          progress=lambda done, total: update("hardmax (certified)", done, total))
-        counts, selected = leader_words(evaluation, weights, ids, labels, corpus.vocabulary.words)
-        top = counts.most_common(TOP_WORDS)
-        subset = slice(0, min(converge_reviews, len(ids)))
-        update("converged state", 0, 1)
-        comparison = compare_with_converged(weights.embedding.astype(np.float64)[ids[subset]],
-                                            alpha=float(weights.alpha), weights=weights, layers=layers,
-                                            converge_layers=converge_layers,
-                                            certified_final=evaluation.final[subset],
-                                            certified_predictions=evaluation.predictions[subset])
-        update("converged state", 1, 1)
-        t3 = None
-        if weights.d == 2:
-            far = simulate_batch(weights.embedding.astype(np.float64)[ids[subset]], alpha=float(weights.alpha),
-                                 layers=converge_layers)
-            t3 = _t3_boundary(far.final, far.leader_layer >= 0)
-        result["checkpoint"] = {
-            "path": str(checkpoint_dir), "epoch": (checkpoint.meta.get("best") or {}).get("epoch"), "d": weights.d,
-            "alpha": float(weights.alpha), "split": split.describe(), "reviews": int(len(rows)),
-            "hardmax_accuracy": evaluation.accuracy, "exact_path": evaluation.exact_path,
-            "leader_statistics": leader_statistics(evaluation),
-            "leader_words": {"confidence": CONFIDENCE, "distance": DISTANCE_FROM_HYPERPLANE,
-                             "reviews_selected": selected, "top": top},
-            "lexicon": lexicon_shares(counts, ids, corpus.vocabulary.words),
-            "K_vs_converged": comparison,
-            "hypotheses": hypotheses_on_reviews(ids, evaluation),
-        }
-        if t3 is not None:
-            result["checkpoint"]["hypotheses"]["T3_limits_on_boundary_of_K"] = {
-                **t3, "reviews": int(len(ids[subset]))}
-        stats = result["checkpoint"]["leader_statistics"]
-        lines.append(f"checkpoint d={weights.d}: hardmax test accuracy {evaluation.accuracy:.4f} "
-                     f"({evaluation.exact_path} exact-path reviews)")
-        lines.append(f"  leaders per review: mean {stats['mean']:.2f}, std {stats['std']:.2f}, min {stats['min']}, "
-                     f"max {stats['max']}, initial fraction {stats['fraction_initial_leaders_mean']}")
-        lines.append("  top leader words: " + ", ".join(f"{w} {c}" for w, c in top))
-        lex = result["checkpoint"]["lexicon"]
-        lines.append(f"  VADER polarity share: leaders {lex['leader_polar_share']}, all words {lex['all_polar_share']}")
-        lines.append(f"  K=8 vs {converge_layers} layers: prediction changed for "
-                     f"{comparison.get('share_prediction_changed')} of {comparison['configurations']} reviews")
-        if weights.d == 2:
-            threshold = np.log(0.999 / 0.001)
-            chosen = {}
-            for label in (1, 0):
-                candidates = np.flatnonzero((evaluation.predictions == labels) & (labels == label)
-                                            & (np.abs(evaluation.logits) > threshold))
-                if len(candidates):
-                    chosen["positive" if label else "negative"] = int(candidates[0])
-            for name, r in chosen.items():
-                figures[f"review_{name}.png"] = (
-                    lambda p, r=r, name=name: result["checkpoint"].setdefault("reviews_plotted", {}).__setitem__(
-                        name, {"test_row": int(rows[r]), **plot_review_evolution(
-                            weights, ids[r], corpus.vocabulary.words, layers=layers, png=p,
-                            gif=p.with_suffix(".gif"), title=f"{name} test review {int(rows[r])}")}))
-        history = checkpoint.meta.get("history", [])
-        if history:
-            figures["training_curves.png"] = lambda p, h=history: _plot_history(h, p)
-        if top:
-            figures["leader_words.png"] = lambda p, t=top: _plot_words(t, p)
+    for checkpoint_dir in checkpoint_dirs:
+        result["checkpoints"].append(_analyze_checkpoint(
+            Path(checkpoint_dir), data=data, cache_dir=cache_dir, max_reviews=max_reviews,
+            converge_layers=converge_layers, converge_reviews=converge_reviews, update=update, lines=lines,
+            figures=figures))
     if authors_npz is not None:
         if not Path(authors_npz).exists():
             raise InputError(str(authors_npz), "no such file")

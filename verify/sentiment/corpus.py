@@ -20,7 +20,7 @@ import numpy as np
 
 from ..io import atomic_write_bytes
 from ..numbers import InputError
-from .data import Reviews, carve_validation, file_sha256, load_reviews, official_split, paper_split
+from .data import Reviews, carve_validation, file_sha256, load_reviews, paper_split
 from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
 
 __all__ = ["Corpus", "Split", "build_corpus", "load_corpus", "make_split", "PROTOCOLS",

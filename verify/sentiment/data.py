@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
-import io
 import re
 import sys
 import zlib

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import platform
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
