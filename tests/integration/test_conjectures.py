@@ -179,3 +179,13 @@ def test_profiles_are_registered_outside_pytest(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert completed.returncode in (0, 1, 3), completed.stderr
     assert json.loads((tmp_path / "leaders_equal_hull_vertices.json").read_text())["settings"]["profile"] == "dev"
+
+
+def test_origin_counterexample_reproduced_by_check(tmp_path, capsys):
+    # THEORY.md D4: +-v plus the origin; the origin never moves and its limit lies inside K.
+    result = run_conjecture(BUILTIN_CONJECTURES["theorem_origin_token"], examples=25, seed=0, results_dir=tmp_path)
+    assert result.outcome == "counterexample" and result.counterexample["evidence"].keys() >= {"T3"}
+    config = load_configuration(result.counterexample_path)
+    assert any(not any(t) for t in config.tokens)
+    assert main(["check", str(result.counterexample_path)]) == 1
+    assert "T3" in capsys.readouterr().out
