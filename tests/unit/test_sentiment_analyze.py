@@ -1,0 +1,66 @@
+"""verify.sentiment.analyze: leader statistics, leader-word selection and lexicon shares on hand-made evaluations."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from verify.sentiment.analyze import _t3_boundary, leader_statistics, leader_words, lexicon_shares
+from verify.sentiment.checkpoints import ModelWeights
+from verify.sentiment.evaluate import Evaluation
+
+WORDS = ("<PAD>", "great", "film", "awful", "plot")
+
+
+def _evaluation() -> Evaluation:
+    # Review 0: tokens great, film, pad, pad; leaders great (layer 0) and film (layer 2).
+    # Review 1: tokens awful, plot, pad, pad; one leader awful (layer 0).
+    leader_layer = np.array([[0, 2, -1, -1], [0, -1, -1, -1]])
+    final = np.array([[[3.0, 0.0], [0.5, 0.0], [0.0, 1.0], [0.0, 1.0]],
+                      [[-3.0, 0.0], [-0.5, 0.0], [0.0, 1.0], [0.0, 1.0]]])
+    return Evaluation(predictions=np.array([1, 0], dtype=np.int8), logits=np.array([4.0, -4.0]),
+                      exact_path_mask=np.zeros(2, bool), undecided_mask=np.zeros(2, bool), leader_layer=leader_layer,
+                      distinct_points=np.array([3, 3]), final=final, labels=np.array([1, 0], dtype=np.int8),
+                      seconds=0.0, layers=8)
+
+
+def _weights() -> ModelWeights:
+    # Decision value w.z + b = z_x: |.| > 2 only for the tokens at x = +-3.
+    return ModelWeights(np.zeros((5, 2), np.float32), np.float32(0).reshape(()), np.float32(1).reshape(()),
+                        np.array([1.0, 0.0], np.float32), np.float32(0).reshape(()))
+
+
+def test_leader_statistics_known_answer():
+    stats = leader_statistics(_evaluation())
+    assert (stats["mean"], stats["min"], stats["max"]) == (1.5, 1, 2)
+    assert stats["fraction_initial_leaders_mean"] == 0.75  # (1/2 + 1/1) / 2
+
+
+def test_leader_words_keep_confident_correct_reviews_and_far_leaders():
+    ids = np.array([[1, 2, 0, 0], [3, 4, 0, 0]])
+    counts, selected = leader_words(_evaluation(), _weights(), ids, np.array([1, 0]), WORDS)
+    assert selected == 2 and dict(counts) == {"great": 1, "awful": 1}  # "film" is too close to the line
+    # A wrong prediction drops the review.
+    counts, selected = leader_words(_evaluation(), _weights(), ids, np.array([0, 0]), WORDS)
+    assert selected == 1 and dict(counts) == {"awful": 1}
+
+
+def test_lexicon_shares_compare_leaders_with_all_words():
+    ids = np.array([[1, 2, 0, 0], [3, 4, 0, 0]])
+    counts, _ = leader_words(_evaluation(), _weights(), ids, np.array([1, 0]), WORDS)
+    shares = lexicon_shares(counts, ids, WORDS)
+    assert shares["leader_polar_share"] == 1.0          # great, awful are in VADER with polarity
+    assert shares["all_polar_share"] == 0.5             # film, plot are not; padding is not a word
+
+
+def test_t3_boundary_flags_a_limit_inside_or_outside_the_leader_hull():
+    leaders = np.array([[True, True, True, False]])
+    on_edge = np.array([[[0, 0], [2, 0], [0, 2], [1, 0]]], dtype=float)
+    inside = np.array([[[0, 0], [2, 0], [0, 2], [0.5, 0.5]]], dtype=float)
+    outside = np.array([[[0, 0], [2, 0], [0, 2], [3, 3]]], dtype=float)
+    assert _t3_boundary(on_edge, leaders)["holds"] == 1
+    assert _t3_boundary(inside, leaders)["tokens_strictly_inside_K"] == 1
+    assert _t3_boundary(outside, leaders)["tokens_outside_K"] == 1
+    # Two leaders: K is a segment, its own boundary; a limit on it is fine, off it is not.
+    two = np.array([[True, True, False]])
+    assert _t3_boundary(np.array([[[0, 0], [2, 0], [1, 0]]], dtype=float), two)["holds"] == 1
+    assert _t3_boundary(np.array([[[0, 0], [2, 0], [1, 1]]], dtype=float), two)["fails"] == 1
