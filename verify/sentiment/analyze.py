@@ -437,6 +437,7 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
         far = simulate_batch(weights.embedding.astype(np.float64)[ids[subset]], alpha=float(weights.alpha),
                              layers=converge_layers)
         t3 = _t3_boundary(far.final, far.leader_layer >= 0)
+        t2_holds, t2_fails = _t2_vertices(far.final, far.leader_layer >= 0)
     record: dict = {
         "path": str(checkpoint_dir), "epoch": (checkpoint.meta.get("best") or {}).get("epoch"), "d": weights.d,
         "alpha": float(weights.alpha), "split": split.describe(), "reviews": int(len(rows)),
@@ -451,6 +452,8 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
     if t3 is not None:
         record["hypotheses"]["T3_limits_on_boundary_of_K"] = {
             **t3, "reviews": int(len(ids[subset]))}
+        record["hypotheses"]["T2_leader_limits_are_hull_vertices"] = {
+            "holds": t2_holds, "fails": t2_fails, "status": "measured (float, converged state)"}
     stats = record["leader_statistics"]
     lines.append(f"checkpoint {checkpoint_dir} (d={weights.d}): hardmax test accuracy {evaluation.accuracy:.4f} "
                  f"({evaluation.exact_path} exact-path reviews)")
