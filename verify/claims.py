@@ -68,6 +68,11 @@ def qv(p: Iterable[Fraction]) -> list[str]:
     return [rational_to_str(x) for x in p]
 
 
+def _show(p: Iterable[Fraction]) -> str:
+    """A point for a one-line summary: (1/2, -1)."""
+    return "(" + ", ".join(rational_to_str(x) for x in p) + ")"
+
+
 def _dot(c: Sequence[Fraction], x: Sequence[Fraction]) -> Fraction:
     return sum((a * b for a, b in zip(c, x)), Fraction(0))
 
@@ -574,7 +579,7 @@ def check_T3(run: ClaimRun) -> Verdict:
         if c is None:
             ineq, _ = geometry.facets(pts)
             slack = min(((b + _dot(a, x)), a) for b, a in ineq)
-            return _verdict("T3", "failed", f"token {f.token}'s limit {qv(x)} is in the interior of K", run,
+            return _verdict("T3", "failed", f"token {f.token}'s limit {_show(x)} is in the interior of K", run,
                             token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
                             smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
                                                   "compared": "b + a.x vs 0 (strictly positive for every facet)"})
@@ -642,7 +647,7 @@ def check_T4(run: ClaimRun) -> Verdict:
             if any(v < 0 for v in kkt.values()):
                 worst = min(kkt, key=lambda t: kkt[t])
                 proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
-                return _verdict("T4", "failed", f"limit {qv(p)} of token(s) {[m.token for m in members]} is not the "
+                return _verdict("T4", "failed", f"limit {_show(p)} of token(s) {[m.token for m in members]} is not the "
                                 "A-projection of 0 onto the face of K containing it", run,
                                 tokens=[m.token for m in members], limit=qv(p), face=face,
                                 projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
@@ -663,7 +668,7 @@ def check_T4(run: ClaimRun) -> Verdict:
                           "agree": solver["status"] == "optimal" and residual is not None and residual <= 1e-6})
             break
         if entry is None:
-            return _verdict("T4", "failed", f"limit {qv(p)} lies on no face of K found by its exposing directions", run,
+            return _verdict("T4", "failed", f"limit {_show(p)} lies on no face of K found by its exposing directions", run,
                             tokens=[m.token for m in members], limit=qv(p))
         projections.append(entry)
     cert = {"vacuous": False, "fates": fates, "projections": projections}
