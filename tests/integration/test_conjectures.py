@@ -150,7 +150,9 @@ def test_the_documented_user_conjecture_file_runs(tmp_path):
 
 
 def test_the_documented_user_pytest_example_passes_under_the_ci_profile():
-    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci"}
+    # A fresh pytest, as a user would start it: none of this run's PYTEST_* (xdist worker) variables.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env["HYPOTHESIS_PROFILE"] = "ci"
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "examples/test_user_example.py"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
