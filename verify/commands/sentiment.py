@@ -74,7 +74,7 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 @_data_option
 @_cache_option
 @click.option("--limit-reviews", type=click.IntRange(min=2), default=None,
-              help="Use only the first N reviews of the file (quick runs, tests).")
+              help="Use a seeded random sample of N reviews (quick runs, tests).")
 @click.option("--protocol", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
               help="paper: seeded shuffle of all reviews, 70/30; official: the 25k/25k split.")
 @click.option("--validation-fraction", type=float, default=0.1, show_default=True,

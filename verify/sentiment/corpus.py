@@ -104,14 +104,19 @@ def load_corpus(path: Path | str, *, options: PreprocessOptions, cache_dir: Path
                 progress: Callable[[int, int], None] | None = None) -> Corpus:
     """Load and preprocess ``path``, reusing a cache in ``cache_dir`` when the input is unchanged.
 
+    ``limit`` keeps a seeded random sample of that many reviews, in file order.
+
     ``progress(done, total)`` is called during preprocessing.
     """
     path = Path(path)
     if not path.exists():
         raise InputError(str(path), "no such file or folder (give the IMDb data with --data)")
     digest = _source_digest(path)
-    key_text = json.dumps({"sha256": digest, "options": options.to_json_dict(), "limit": limit,
-                           "format": format, "length": SEQUENCE_LENGTH}, sort_keys=True)
+    key_fields = {"sha256": digest, "options": options.to_json_dict(), "limit": limit, "format": format,
+                  "length": SEQUENCE_LENGTH}
+    if limit is not None:
+        key_fields["sample"] = "seeded-random-v1"
+    key_text = json.dumps(key_fields, sort_keys=True)
     key = hashlib.sha256(key_text.encode()).hexdigest()[:20]
     if cache_dir is not None:
         arrays_path = Path(cache_dir) / f"corpus-{key}.npz"
@@ -127,7 +132,14 @@ def load_corpus(path: Path | str, *, options: PreprocessOptions, cache_dir: Path
                 # A truncated or tampered cache (object arrays are refused, never unpickled) is
                 # derived data: rebuild it from the source below instead of failing.
                 pass
-    reviews = load_reviews(path, format=format, limit=limit)
+    reviews = load_reviews(path, format=format)
+    if limit is not None and limit < len(reviews):
+        # The project CSV is ordered by split and label: its first rows are all positive, so a
+        # limit takes a seeded random sample (in file order) instead of the head of the file.
+        rows = np.sort(np.random.default_rng(0).choice(len(reviews), size=limit, replace=False))
+        reviews = Reviews(tuple(reviews.texts[r] for r in rows), reviews.labels[rows],
+                          None if reviews.splits is None else tuple(reviews.splits[r] for r in rows),
+                          reviews.source, reviews.format)
     total = len(reviews)
     corpus = build_corpus(reviews, options=options, source_sha256=digest,
                           progress=None if progress is None else (lambda r: progress(r, total)))
