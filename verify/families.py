@@ -322,38 +322,42 @@ def _sphere_point(x: Sequence[Fraction]) -> Vector:
 
 
 def _sphere_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
-    k = int(rng.integers(2, max(3, min(n - 1, 2 * d + 2)) + 1))
-    k = min(k, n - 1)
-    vertices: list[Vector] = []
-    taken: set[Vector] = set()
-    while len(vertices) < k:
-        v = _sphere_point([_grid(rng, -2 * GRID, 2 * GRID, GRID // 2) for _ in range(d - 1)])
-        if v not in taken:
-            taken.add(v)
-            vertices.append(v)
-    tokens: list[Vector] = list(vertices)
-    ties: list[tuple[Vector, Fraction, frozenset[Vector]]] = []  # (direction m, |m|^2, the face F)
+    # Redrawn until at least one tie exists (two antipodal vertices have no exposed midpoint).
+    for _attempt in range(50):
+        k = int(rng.integers(2, max(3, min(n - 1, 2 * d + 2)) + 1))
+        k = min(k, n - 1)
+        vertices: list[Vector] = []
+        taken: set[Vector] = set()
+        while len(vertices) < k:
+            v = _sphere_point([_grid(rng, -2 * GRID, 2 * GRID, GRID // 2) for _ in range(d - 1)])
+            if v not in taken:
+                taken.add(v)
+                vertices.append(v)
+        tokens: list[Vector] = list(vertices)
+        ties: list[tuple[Vector, Fraction, frozenset[Vector]]] = []  # (direction m, |m|^2, the face F)
 
-    def keeps_ties(w: Vector, own: frozenset[Vector] = frozenset()) -> bool:
-        return all(_dot(m, w) < m2 for m, m2, F in ties if w not in F and w not in own)
+        def keeps_ties(w: Vector, own: frozenset[Vector] = frozenset()) -> bool:
+            return all(_dot(m, w) < m2 for m, m2, F in ties if w not in F and w not in own)
 
-    pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
-    for index in rng.permutation(len(pairs)):
-        if len(tokens) >= n or len(ties) >= max(1, (n - k) // 2 + 1):
+        pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        for index in rng.permutation(len(pairs)):
+            if len(tokens) >= n or len(ties) >= max(1, (n - k) // 2 + 1):
+                break
+            a, b = pairs[int(index)]
+            m = tuple((x + y) / 2 for x, y in zip(vertices[a], vertices[b]))
+            m2 = _dot(m, m)
+            if m2 == 0 or any(_dot(m, v) >= m2 for c, v in enumerate(vertices) if c not in (a, b)):
+                continue  # the midpoint direction does not expose exactly the edge {a, b}
+            s = Fraction(int(rng.integers(1, 8)), 8)
+            t = tuple(s * x for x in m)
+            F = frozenset({vertices[a], vertices[b]})
+            if t in taken or any(_dot(m, w) >= m2 for w in tokens if w not in F) or not keeps_ties(t):
+                continue
+            ties.append((m, m2, F))
+            taken.add(t)
+            tokens.append(t)
+        if ties:
             break
-        a, b = pairs[int(index)]
-        m = tuple((x + y) / 2 for x, y in zip(vertices[a], vertices[b]))
-        m2 = _dot(m, m)
-        if m2 == 0 or any(_dot(m, v) >= m2 for c, v in enumerate(vertices) if c not in (a, b)):
-            continue  # the midpoint direction does not expose exactly the edge {a, b}
-        s = Fraction(int(rng.integers(1, 8)), 8)
-        t = tuple(s * x for x in m)
-        F = frozenset({vertices[a], vertices[b]})
-        if t in taken or any(_dot(m, w) >= m2 for w in tokens if w not in F) or not keeps_ties(t):
-            continue
-        ties.append((m, m2, F))
-        taken.add(t)
-        tokens.append(t)
     radius2 = min((m2 for _, m2, _ in ties), default=Fraction(1, 4))
     _fill_generic(rng, tokens, n, d, scale=_ellipsoid_scales([Fraction(1)] * d, radius2),
                   accept=lambda w: _dot(w, w) < radius2 and keeps_ties(w))
