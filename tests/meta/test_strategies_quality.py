@@ -277,3 +277,11 @@ def test_strategy_arguments_are_validated():
         sample(outside_configurations(kind="negative"), count=1)
     # A matrix kind restricts a mixed draw to the families that accept it.
     assert all(c.A is not None for c in sample(configurations(family=TIE_FAMILIES, matrix="dense"), count=10))
+
+
+def test_sphere_ties_never_draws_only_an_antipodal_pair():
+    # Regression (found by the thorough profile): seed 30, n = 3, d = 2 drew two antipodal vertices,
+    # whose midpoint is the origin, so the configuration had no tie and T4 was vacuous.
+    assert has_non_vertex_limit(generate("sphere_ties", 30, n=3, d=2, alpha=Fraction(1, 2), matrix="identity"))
+    for seed in range(40):
+        assert has_persistent_tie(generate("sphere_ties", seed, n=3, d=2))
