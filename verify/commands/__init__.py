@@ -8,4 +8,5 @@ COMMANDS: list[tuple[str, str]] = [
     ("check", "check"),
     ("report", "report"),
     ("conjecture", "conjecture"),
+    ("certcheck", "certcheck"),
 ]
