@@ -7,6 +7,7 @@ turns the package's :class:`~verify.numbers.InputError` into a one-line message 
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 
 import click
@@ -55,7 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     return status if isinstance(status, int) else exitcodes.SUCCESS
 
 
+def _terminate(signum: int, frame: object) -> None:
+    # SIGTERM (kill, a CI timeout, a scheduler) gets the same clean stop as Ctrl-C: atomic writes
+    # remove their temporaries, process pools are shut down, the earlier output stays intact.
+    raise KeyboardInterrupt
+
+
 def run() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
     sys.exit(main())
 
 
