@@ -7,7 +7,9 @@
   examples of §3);
 * ``claims``: :func:`verify.claims.check_configuration` (verdicts T0..T4, D1..D3 and the
   one-step ``replay`` against the independent oracle) on a fixed set of configurations,
-  with the dynamics injected;
+  with the dynamics injected; every certificate it issues is then re-checked by the
+  independent checker :mod:`verify.certcheck` (``certcheck:*`` detections: a certificate
+  built on wrong positions is rejected by the checker's own replay);
 * ``properties``: the same claim checks on configurations drawn by the project's Hypothesis
   strategies (:mod:`verify.strategies`), under the chosen settings profile;
 * ``float``: the float engine against the exact engine on near-tie configurations: where the
@@ -213,7 +215,21 @@ def check_claims(dynamics: ExactDynamics, configs: Sequence[Configuration], *, l
         for verdict in _verdicts(report):
             if verdict.status == "failed":
                 found.append(Detection(f"{prefix}:{verdict.claim}", name, verdict.summary))
+        found.extend(_certcheck(report, name))
     return found
+
+
+def _certcheck(report: Any, name: str) -> list[Detection]:
+    """The independent certificate checker (stdlib only, its own replay) on every certified verdict."""
+    try:
+        from .. import certcheck
+    except ImportError:  # pragma: no cover - certcheck ships with the package
+        return []
+    try:
+        result = certcheck.check_report(report.to_json_dict(), source=name)
+    except Exception as error:
+        return [_crash("certcheck:crash", name, error)]
+    return [Detection(f"certcheck:{o.claim}", name, o.reason) for o in result.outcomes if o.status == "rejected"]
 
 
 def _describe(config: Configuration) -> str:
