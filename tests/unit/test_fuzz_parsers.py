@@ -223,7 +223,51 @@ TOML_TEXT = st.one_of(
 )
 
 
-@given(text=TOML_TEXT)
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value) if not isinstance(value, float) or value == value and abs(value) != float("inf") else (
+            "nan" if value != value else ("inf" if value > 0 else "-inf"))
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is (nearly) a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_value(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(value)
+
+
+TOML_SCALARS = st.one_of(st.booleans(), st.integers(-10**20, 10**20), st.floats(), NUMBER_TEXT, st.text(max_size=10))
+TOML_VALUES = st.recursive(TOML_SCALARS, lambda c: st.one_of(st.lists(c, max_size=4),
+                                                             st.dictionaries(st.text(max_size=6), c, max_size=3)),
+                           max_leaves=12)
+
+
+@st.composite
+def campaign_like(draw: st.DrawFn) -> str:
+    """Mostly-valid CAMPAIGN.toml files with values replaced by garbage: reaches deep into validation."""
+    campaign_keys = ("examples", "layer_budget", "worked", "float_check", "shrink", "bogus")
+    lines = ["[campaign]"]
+    for key in draw(st.lists(st.sampled_from(campaign_keys), unique=True, max_size=4)):
+        value = draw(st.one_of(st.integers(-5, 10**9), st.booleans(), TOML_VALUES))
+        lines.append(f"{key} = {_toml_value(value)}")
+    for _ in range(draw(st.integers(0, 3))):
+        lines.append("[[family]]")
+        name = draw(st.one_of(st.sampled_from(["generic", "mirror_ties", "collinear", "nope", "../../etc/x"]),
+                              st.text(max_size=8)))
+        lines.append(f"name = {_toml_value(name)}")
+        fields = {"share": st.integers(-2, 10**7), "n": st.lists(st.integers(-3, 10**6), max_size=3),
+                  "d": st.lists(st.integers(-1, 100), max_size=3),
+                  "alpha": st.lists(st.one_of(NUMBER_TEXT, st.floats(), st.integers()), max_size=3),
+                  "options": st.dictionaries(st.sampled_from(["matrix", "x"]), st.text(max_size=8), max_size=2)}
+        for key in draw(st.lists(st.sampled_from(sorted(fields)), unique=True, max_size=5)):
+            value = draw(st.one_of(fields[key], TOML_VALUES))
+            lines.append(f"{key} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+@given(text=st.one_of(TOML_TEXT, campaign_like()))
 def test_campaign_toml_is_a_campaign_or_an_input_error(text: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     campaign = _campaign_module()
     path = tmp_path_factory.mktemp("campaign") / "campaign.toml"
@@ -233,3 +277,79 @@ def test_campaign_toml_is_a_campaign_or_an_input_error(text: str, tmp_path_facto
             campaign.load_campaign(path)
         except InputError as error:
             assert "\n" not in str(error), f"error message is not one line: {error!r}"
+
+
+# -- Every command's inputs: bad files give exit status 2 and one line. ------------------------
+
+def _write_bad_inputs(folder: Path) -> None:
+    import gzip
+
+    (folder / "alpha0.json").write_text('{"tokens": [[1, 0], [0, 1]], "alpha": 0}')
+    (folder / "origin.json").write_text('{"tokens": [[0, 0], [0, 1]], "alpha": "1/2"}')
+    (folder / "garbage.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (folder / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (folder / "huge.json").write_text('{"tokens": [[' + "9" * 5000 + ']], "alpha": 1}')
+    (folder / "malformed.toml").write_text("[campaign\nexamples = 3\n")
+    (folder / "unknown.toml").write_text("[campaign]\nexampels = 3\n")
+    (folder / "types.toml").write_text('[campaign]\nexamples = "many"\n')
+    (folder / "family.toml").write_text('[[family]]\nname = "no_such_family"\n')
+    (folder / "range.toml").write_text('[[family]]\nname = "generic"\nn = [10, 2]\n')
+    (folder / "alpha.toml").write_text('[[family]]\nname = "generic"\nalpha = ["1e999999999"]\n')
+    (folder / "binary.toml").write_bytes(b"\xff\xfe\x00\x00")
+    (folder / "syntax.py").write_text("def (:\n")
+    (folder / "raises.py").write_text("raise RuntimeError('boom')\n")
+    (folder / "nothing.py").write_text("x = 1\n")
+    (folder / "claims.json").write_text('{"format": "something-else"}')
+    (folder / "reviews.csv.gz").write_bytes(gzip.compress(b"review,sentiment,split\nA film,positive,train\n" * 50)[:60])
+    checkpoint = folder / "checkpoint"
+    checkpoint.mkdir()
+    (checkpoint / "checkpoint.json").write_text("{not json")
+
+
+BAD_COMMANDS = [
+    ["check", "alpha0.json"],
+    ["check", "origin.json"],
+    ["check", "garbage.json"],
+    ["check", "deep.json"],
+    ["check", "huge.json"],
+    ["check", "missing.json"],
+    ["check", "."],
+    ["simulate", "huge.json"],
+    ["report", "--config", "malformed.toml", "--out", "out"],
+    ["report", "--config", "unknown.toml", "--out", "out"],
+    ["report", "--config", "types.toml", "--out", "out"],
+    ["report", "--config", "family.toml", "--out", "out"],
+    ["report", "--config", "range.toml", "--out", "out"],
+    ["report", "--config", "alpha.toml", "--out", "out"],
+    ["report", "--config", "binary.toml", "--out", "out"],
+    ["report", "--config", "missing.toml", "--out", "out"],
+    ["conjecture", "run", "syntax.py"],
+    ["conjecture", "run", "raises.py"],
+    ["conjecture", "run", "nothing.py"],
+    ["conjecture", "run", "no_such_conjecture"],
+    ["conjecture", "check", "no_such_conjecture", "alpha0.json"],
+    ["certcheck", "claims.json"],
+    ["certcheck", "garbage.json"],
+    ["certcheck", "missing.json"],
+    ["sentiment", "evaluate", "--checkpoint", "checkpoint"],
+    ["sentiment", "evaluate", "--checkpoint", "missing-folder"],
+    ["sentiment", "train", "--d", "2", "--epochs", "1", "--data", "reviews.csv.gz", "--out", "model", "--quiet"],
+    ["selftest", "--profile", "thorough-ish"],
+]
+
+
+@pytest.mark.parametrize("args", BAD_COMMANDS, ids=lambda a: " ".join(a))
+def test_every_command_refuses_bad_input_with_one_line_and_exit_2(args: list[str], tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    _write_bad_inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with watchdog(args):
+        status, err = _run_cli(args, capsys)
+    assert status == 2, (status, err)
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) <= 3 and lines, err  # click usage errors print "Usage:" + "Try ..." + the error
+    assert any(line.startswith("error:") or line.startswith("Error:") for line in lines), err
+    # Nothing was written for a refused input.
+    assert not (tmp_path / "out").exists() and not (tmp_path / "model").exists()
