@@ -41,7 +41,15 @@ class InputError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         self.field = field
         self.message = message
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(_one_line(f"{field}: {message}" if field else message))
+
+
+def _one_line(text: str) -> str:
+    # Field names and values come from input files: a newline or a control character in them
+    # must not break the CLI's one-line error (nor forge a second line).
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def to_rational(value: Any, *, field: str = "value") -> Fraction:

@@ -114,6 +114,7 @@ def test_arbitrary_json_values_are_a_configuration_or_an_input_error(value: Any)
 @example(data={"tokens": [[1, 2], [3]], "alpha": 1}, outside=False)
 @example(data={"tokens": [], "alpha": 1}, outside=True)
 @example(data={"tokens": [[0]], "alpha": 1}, outside=False)
+@example(data={"\n": None, "tokens": [[1]], "alpha": 1}, outside=False)  # a newline in a field name
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 def test_configuration_like_objects_are_a_configuration_or_an_input_error(data: dict[str, Any], outside: bool) -> None:
     result = parse_config_text(json.dumps(data, cls=_AsText), outside=outside)
