@@ -4,6 +4,10 @@ mid-run leaves the previous report byte for byte and no partial folder beside it
 from __future__ import annotations
 
 import functools
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +78,38 @@ def test_success_replaces_the_report_whole(previous) -> None:
     assert "stale.txt" not in after
     assert after["results.json"] != before["results.json"]
     assert [p.name for p in out.parent.iterdir()] == ["latest"]
+
+
+def _processes_mentioning(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to look for surviving workers")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_stopping_a_pool_run_leaves_nothing(tmp_path: Path, signum: int) -> None:
+    """A signal mid-campaign on the process pool: exit 130, previous report intact, no worker survives."""
+    out = tmp_path / "reports" / "latest"
+    build_report(out=out, seed=1, spec=SPEC, runs_dir=None)
+    before = _snapshot(out)
+    command = [sys.executable, "-m", "verify", "report", "--out", str(out), "--jobs", "2", "--examples", "5000",
+               "--runs", str(tmp_path / "none")]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(6)  # imports and the first tasks
+    assert process.poll() is None, "the campaign finished before it could be interrupted"
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "nothing half-written" in err
+    _assert_untouched(out, before)
+    time.sleep(0.5)
+    assert _processes_mentioning(str(out)) == []

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import importlib
 import math
+import multiprocessing
 import os
+import signal
+from concurrent.futures import ProcessPoolExecutor, as_completed
 import tomllib
 import zlib
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -674,7 +676,23 @@ def _set_float_threads(count: int | None) -> int | None:
 
 
 def _worker_init() -> None:
+    # Ctrl-C in a terminal reaches the whole process group: only the parent handles it (it
+    # terminates the pool), so workers ignore it instead of printing one traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Forked workers inherit the command's SIGTERM handler; pool.terminate() must simply end them.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _set_float_threads(1)
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Workers start from a clean process, never a fork of the caller.
+
+    A plain fork copies the caller's threads' locks: after an in-process float run the
+    OpenMP runtime behind the numba kernel is live, and a forked worker can hang forever
+    in it (seen in the test suite). forkserver forks from a fresh single-threaded server.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, checker: Checker | None = None,
@@ -696,22 +714,31 @@ def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, checker: Checker | None =
         finally:
             _set_float_threads(previous)
         return merge_records(records)
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(), initializer=_worker_init)
     try:
-        pending: dict[Future, Task] = {pool.submit(_attempt, task, checker): task for task in tasks}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                task = pending.pop(future)
-                record = future.result()
-                records.append(record)
-                if progress is not None:
-                    progress(task, record)
+        futures = {pool.submit(_attempt, task, checker): task for task in tasks}
+        for future in as_completed(futures):
+            record = future.result()
+            records.append(record)
+            if progress is not None:
+                progress(futures[future], record)
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Ctrl-C, SIGTERM (see verify.commands.report) or a broken pool: stop the workers now,
+        # whatever they are running, so that none outlives the campaign.
+        _stop_pool(pool)
         raise
     pool.shutdown(wait=True)
     return merge_records(records)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued tasks and terminate the workers (concurrent.futures has no public call for the latter)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=10)
 
 
 def merge_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
