@@ -115,3 +115,31 @@ def test_task_that_raises_is_recorded_not_dropped(tmp_path: Path) -> None:
     assert outcome.results["summary"]["claims"]["T0"]["unchecked"] == 2
     data = json.loads((tmp_path / "r" / "results.json").read_text(encoding="utf-8"))
     assert data["examples"][0]["error"] == "ZeroDivisionError: injected"
+
+
+class _TamperedReport(_FakeReport):
+    """The real verdicts, but the T0 certificate names a token that does not lead at its layer."""
+
+    def __init__(self, config, status: str = "certified") -> None:
+        super().__init__(config, status)
+        real = check_configuration(config, layer_budget=20)
+        self.verdicts["T3"] = real.verdicts["T3"]
+        t0 = real.verdicts["T0"]
+        certificate = dict(t0.certificate)
+        followers = [i for i in range(config.n) if i not in certificate["leaders"]]
+        certificate["leaders"] = sorted(certificate["leaders"] + followers[:1])
+        self.verdicts["T0"] = Verdict("T0", "certified", t0.summary, t0.evidence, certificate)
+        self.settled_layer = real.settled_layer
+
+
+def test_certificates_are_rechecked_independently(tmp_path: Path) -> None:
+    honest = build_report(out=tmp_path / "honest", seed=0, spec=SPEC, runs_dir=None)
+    for claim, row in honest.results["summary"]["claims"].items():
+        assert row["recertified"] == row["certified"] == 2, claim
+    tampered = build_report(out=tmp_path / "tampered", seed=0, spec=SPEC, runs_dir=None,
+                            checker=lambda config, layer_budget: _TamperedReport(config))
+    row = tampered.results["summary"]["claims"]["T0"]
+    assert (row["certified"], row["recertified"], row["rejected_by_checker"]) == (2, 0, 2)
+    assert tampered.exit_status == exitcodes.FALSE  # the suite claimed too much: a failure
+    markdown = (tmp_path / "tampered" / "report.md").read_text(encoding="utf-8")
+    assert "**Overall: FAILED**" in markdown and "REJECTED 2" in markdown

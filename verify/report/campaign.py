@@ -564,34 +564,34 @@ def float_comparison(config: Configuration, layers: Sequence[Any]) -> dict[str, 
 # --------------------------------------------------------------------------- certificates
 
 CERTCHECK_MODULE = "verify.certcheck"
-CERTCHECK_FUNCTIONS = ("check_record", "check_certificates", "verify_certificates")
 
 
 def recheck_certificates(record: dict[str, Any]) -> dict[str, Any]:
-    """Hook for the independent certificate checker (issue 8): re-verify this record's certificates.
+    """Re-verify the record's certificates with the independent checker (issue 8, part 3).
 
-    Looks for :mod:`verify.certcheck` and one of :data:`CERTCHECK_FUNCTIONS`, called with the
-    record's configuration and verdicts (JSON form, the checker trusts nothing else). Returns
-    ``{"available": bool, "verified": [claims], "rejected": {claim: reason}}``.
+    Calls :func:`verify.certcheck.check_record` (standard library only, imports nothing from
+    the package) with the record's configuration and certified verdicts in their JSON form:
+    the checker replays the dynamics itself and trusts nothing else. Returns
+    ``{"available", "verified": [claims], "rejected": {claim: reason}, "unsupported": {claim: reason}}``;
+    ``available`` is False when the checker module is missing (the report then says n/a).
     """
     try:
         module = importlib.import_module(CERTCHECK_MODULE)
     except ModuleNotFoundError:
-        return {"available": False, "verified": [], "rejected": {}}
-    function = next((getattr(module, name) for name in CERTCHECK_FUNCTIONS if hasattr(module, name)), None)
-    if function is None:
-        return {"available": False, "verified": [], "rejected": {}}
+        return {"available": False, "verified": [], "rejected": {}, "unsupported": {}}
     certified = {c: v for c, v in record["verdicts"].items() if v.get("certificate") is not None}
-    outcome = function(record["configuration"], certified)
-    verified, rejected = [], {}
+    outcome = module.check_record(record["configuration"], certified, last_layer=record.get("layers_run"),
+                                  settled_layer=record.get("settled_layer"))
+    verified, rejected, unsupported = [], {}, {}
     for claim in sorted(certified):
-        result = outcome.get(claim) if isinstance(outcome, Mapping) else None
-        if result is True or (isinstance(result, Mapping) and result.get("ok")):
+        result = outcome.get(claim, {"ok": False, "status": "rejected", "reason": "not checked by certcheck"})
+        if result.get("ok"):
             verified.append(claim)
+        elif result.get("status") == "unsupported":
+            unsupported[claim] = str(result.get("reason", ""))
         else:
-            reason = result.get("reason") if isinstance(result, Mapping) else result
-            rejected[claim] = str(reason) if reason not in (None, False) else "rejected"
-    return {"available": True, "verified": verified, "rejected": rejected}
+            rejected[claim] = str(result.get("reason") or "rejected")
+    return {"available": True, "verified": verified, "rejected": rejected, "unsupported": unsupported}
 
 
 # --------------------------------------------------------------------------- counterexamples

@@ -110,9 +110,22 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
                      f"certified verdicts; the other {t4['certified'] - t4['vacuous']} certify {projections} "
                      "non-vertex limit(s) as A-projections of the origin onto faces of K (the persistent-tie "
                      "families are built to reach this case).")
-    if summary["claims"] and next(iter(summary["claims"].values()))["recertified"] is None:
+    claims = summary["claims"]
+    if claims and next(iter(claims.values()))["recertified"] is None:
         notes.append("The independent certificate checker (verify.certcheck) was not available: no certificate "
                      "was re-verified independently; certified verdicts rest on the suite's own exact checks.")
+    elif claims:
+        certified = sum(row["certified"] for row in claims.values())
+        recertified = sum(row["recertified"] or 0 for row in claims.values())
+        rejected = sum(row["rejected_by_checker"] for row in claims.values())
+        unsupported = sum(len(r.get("certcheck", {}).get("unsupported", {})) for r in ok)
+        text = (f"The independent checker (verify.certcheck: standard library only, replays the dynamics itself) "
+                f"re-verified {recertified} of the {certified} certificates")
+        if rejected:
+            text += f"; it REJECTED {rejected} (each counts as a failure of the suite)"
+        if unsupported:
+            text += f"; {unsupported} concern a model variant it does not implement"
+        notes.append(text + ".")
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
                  "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
                  "distances to certified limits, rounded to float for plotting.")
