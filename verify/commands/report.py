@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -32,7 +34,7 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Campaign seed: the same seed and versions give the same results.json (apart from its environment block).")
 @click.option("--examples", type=click.IntRange(min=0), default=None,
-              help="Number of generated configurations (default: the campaign's, 120 for the embedded one).")
+              help="Number of generated configurations (default: the campaign's; 144 for the embedded one).")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="CAMPAIGN.toml with families, counts, sizes and layer budget (see docs/report.md).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
@@ -47,13 +49,30 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     The report is written in every case; the exit status combines the verdicts: 0 all
     certified, 1 something failed, 3 nothing failed but something inconclusive.
     """
+    jobs = jobs or os.cpu_count() or 1
+    previous_handler = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (a scheduler stopping the job) is handled like Ctrl-C: the pool is stopped and
+        # the staging folder removed, instead of the process vanishing mid-write.
+        signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run(out, seed, examples, config, jobs, runs)
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous_handler)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int, runs: Path) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     spec = load_campaign(config) if config is not None else default_spec()
     if examples is not None:
         spec = type(spec)(**{**{k: getattr(spec, k) for k in spec.__dataclass_fields__}, "examples": examples})
-    jobs = jobs or os.cpu_count() or 1
     console = Console(stderr=True)
     with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=console, transient=True,
@@ -69,7 +88,8 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
         outcome = build_report(out=out, seed=seed, spec=spec, jobs=jobs, runs_dir=runs, campaign_file=config,
                                argv=list(sys.argv),
                                command_line=_equivalent_command(out, seed, examples, config, jobs, runs),
-                               progress=on_done, on_tasks=on_tasks)
+                               progress=on_done, on_tasks=on_tasks,
+                               on_stage=lambda stage: bar.update(progress_task, description=f"{stage}..."))
     summary = outcome.results["summary"]
     failed = [c for c, row in summary["claims"].items() if row["failed"]]
     inconclusive = [c for c, row in summary["claims"].items() if row["inconclusive"] or row["unchecked"]]

@@ -97,7 +97,8 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
                  campaign_file: Path | None = None, argv: Sequence[str] = (), command_line: str = "",
                  checker: Checker | None = None,
                  progress: Callable[[Task, dict[str, Any]], None] | None = None,
-                 on_tasks: Callable[[list[Task]], None] | None = None) -> ReportOutcome:
+                 on_tasks: Callable[[list[Task]], None] | None = None,
+                 on_stage: Callable[[str], None] | None = None) -> ReportOutcome:
     """Run the campaign and write the report folder ``out`` atomically; the report is written in every case.
 
     Parameters
@@ -119,8 +120,9 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         The command line as typed and an equivalent canonical one, for provenance.
     checker
         Replaces :func:`verify.claims.check_configuration` (tests).
-    progress, on_tasks
-        Called per finished task, and once with the planned task list.
+    progress, on_tasks, on_stage
+        Called per finished task, once with the planned task list, and with the name of
+        each later stage ("figures", "writing").
     """
     if seed < 0:
         raise InputError("--seed", f"expected a non-negative integer, got {seed}")
@@ -154,6 +156,8 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
 
     with atomic_directory(Path(out)) as staging:
         staging.chmod(0o755)  # mkdtemp makes it private; the report is meant to be read
+        if on_stage is not None:
+            on_stage("figures")
         clock = time.perf_counter()
         figures = write_figures(records, staging)
         figure_seconds = time.perf_counter() - clock
@@ -166,6 +170,8 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
             timings={"campaign": campaign_seconds, "figures": figure_seconds,
                      "per_task_mean": campaign_seconds / max(len(tasks), 1)},
             argv=list(argv), equivalent_command=command_line)
+        if on_stage is not None:
+            on_stage("writing")
         errors = validate_results(results)
         if errors:  # a bug in the suite, not bad input: raise and write nothing
             raise RuntimeError("results.json would violate its schema: " + "; ".join(errors[:5]))

@@ -208,19 +208,22 @@ def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo
     fig = Figure(figsize=(11, 4.2))
     ax = fig.add_subplot(1, 2, 1)
     for family in families:
-        rows = [r["float_comparison"] for r in ok if r["task"]["family"] == family]
-        x = [c["layers"] for c in rows]
-        y = [max(c["final_max_abs_difference"], 1e-20) for c in rows]
-        undecided = [c["first_undecided_layer"] is not None for c in rows]
-        ax.scatter([a for a, u in zip(x, undecided) if not u], [b for b, u in zip(y, undecided) if not u],
-                   color=colours[family], marker="o", s=18, label=f"{family}: all sets decided")
-        ax.scatter([a for a, u in zip(x, undecided) if u], [b for b, u in zip(y, undecided) if u],
-                   color=colours[family], marker="^", s=28, edgecolor="black", label=f"{family}: undecided")
-    ax.set_yscale("log")
-    ax.set_xlabel("layers run")
-    ax.set_ylabel("max |float - exact| at the last layer")
-    ax.set_title("How far float64 ended from the exact run", fontsize=10)
-    ax.legend(fontsize=6)
+        first = True
+        for record in (r for r in ok if r["task"]["family"] == family):
+            c = record["float_comparison"]
+            series = np.maximum(np.array(c["max_abs_difference"], dtype=float), 1e-20)
+            ax.semilogy(np.arange(len(series)), series, color=colours[family], alpha=0.6, linewidth=0.9,
+                        label=family if first else None)
+            first = False
+            if c["first_differing_layer"] is not None:
+                k = c["first_differing_layer"]
+                ax.scatter([k], [series[k]], marker="^", s=22, color=colours[family], edgecolors="black",
+                           linewidths=0.5, zorder=3)
+    ax.set_ylim(bottom=1e-20)
+    ax.set_xlabel("layer k")
+    ax.set_ylabel("max |float - exact| (0 drawn at 1e-20)")
+    ax.set_title("How far float64 drifts from the exact run", fontsize=10)
+    ax.legend(fontsize=6, ncol=2)
     ax2 = fig.add_subplot(1, 2, 2)
     counts = []
     for family in families:
@@ -238,9 +241,9 @@ def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo
     fig.tight_layout()
     png, svg = _save(fig, out_dir, "exact_vs_float")
     return FigureInfo("exact_vs_float", png, svg, "Exact against float",
-                      "Left: largest coordinate difference between the float64 and the exact positions at the "
-                      "last layer (triangles: the float run's proven rounding bound could not decide some "
-                      "attention set). Right: per family, examples where float64 flagged a set undecided and "
+                      "Left: largest coordinate difference between the float64 and the exact positions at each "
+                      "layer, per example (triangles: the first layer at which float64 chose a different "
+                      "attention set than exact arithmetic). Right: per family, examples where float64 flagged a set undecided and "
                       "examples where it chose a different attention set than exact arithmetic.")
 
 

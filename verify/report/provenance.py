@@ -26,7 +26,7 @@ __all__ = ["MATH_DEPENDENCIES", "dependency_versions", "sha256_file", "sha256_te
 # Every distribution whose code can change a number in the report (and the report's own tools).
 MATH_DEPENDENCIES: tuple[str, ...] = (
     "hardmax-verify", "numpy", "scipy", "sympy", "mpmath", "python-flint", "pycddlib", "cvxpy",
-    "clarabel", "matplotlib", "hypothesis", "click", "rich",
+    "clarabel", "numba", "matplotlib", "hypothesis", "click", "rich",
 )
 
 
