@@ -106,3 +106,31 @@ def test_default_output_folder_is_reports_latest(tmp_path: Path, monkeypatch: py
     assert len(results["examples"]) == 5  # the four worked configurations and one generated
     assert results["optional_sections"] == {"sentiment": {"directory": "runs/sentiment", "files": []},
                                             "conjectures": {"directory": "runs/conjectures", "files": []}}
+
+
+OUTSIDE = """
+[campaign]
+examples = 2
+worked = false
+
+[[family]]
+name = "duplicates"
+n = [4, 6]
+d = [2]
+"""
+
+
+def test_outside_families_need_an_explicit_opt_in(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(OUTSIDE, encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path)) == exitcodes.BAD_INPUT
+    err = capsys.readouterr().err
+    assert "family[0].name" in err and "--outside-hypotheses" in err
+    # Either the flag or the file's key suffices; the examples then say they are outside.
+    assert _report(tmp_path, "--config", str(path), "--outside-hypotheses") == exitcodes.INCONCLUSIVE
+    path.write_text(OUTSIDE.replace("worked = false", "worked = false\noutside_hypotheses = true"), encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path)) == exitcodes.INCONCLUSIVE
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["campaign"]["outside_hypotheses"] is True
+    assert all(r["configuration"]["outside_hypotheses"] for r in results["examples"])
+    assert "outside the theorem's hypotheses" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")

@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+from dataclasses import replace
+
 import click
 
 from ..report.build import build_report
@@ -18,12 +20,14 @@ DEFAULT_OUT = Path("reports") / "latest"
 
 
 def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int,
-                        runs: Path) -> str:
+                        runs: Path, outside_hypotheses: bool) -> str:
     parts = ["hardmax-verify", "report", "--out", str(out), "--seed", str(seed)]
     if examples is not None:
         parts += ["--examples", str(examples)]
     if config is not None:
         parts += ["--config", str(config)]
+    if outside_hypotheses:
+        parts.append("--outside-hypotheses")
     parts += ["--jobs", str(jobs), "--runs", str(runs)]
     return shlex.join(parts)
 
@@ -41,7 +45,10 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               help="Worker processes (default: all cores; 1 runs everything in this process).")
 @click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, RUNS/conjectures/*.json).")
-def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path) -> int:
+@click.option("--outside-hypotheses", is_flag=True,
+              help="Allow campaign families outside the theorem's hypotheses (zero or duplicate tokens, A not SPD).")
+def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path,
+           outside_hypotheses: bool) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
@@ -56,7 +63,7 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
         # the staging folder removed, instead of the process vanishing mid-write.
         signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _run(out, seed, examples, config, jobs, runs)
+        return _run(out, seed, examples, config, jobs, runs, outside_hypotheses)
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
@@ -66,13 +73,19 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int, runs: Path) -> int:
+def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int, runs: Path,
+         outside_hypotheses: bool) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    spec = load_campaign(config) if config is not None else default_spec()
+    spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
+    changes = {}
     if examples is not None:
-        spec = type(spec)(**{**{k: getattr(spec, k) for k in spec.__dataclass_fields__}, "examples": examples})
+        changes["examples"] = examples
+    if outside_hypotheses:
+        changes["outside_hypotheses"] = True
+    if changes:
+        spec = replace(spec, **changes)
     console = Console(stderr=True)
     with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=console, transient=True,
@@ -87,7 +100,7 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
 
         outcome = build_report(out=out, seed=seed, spec=spec, jobs=jobs, runs_dir=runs, campaign_file=config,
                                argv=list(sys.argv),
-                               command_line=_equivalent_command(out, seed, examples, config, jobs, runs),
+                               command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses),
                                progress=on_done, on_tasks=on_tasks,
                                on_stage=lambda stage: bar.update(progress_task, description=f"{stage}..."))
     summary = outcome.results["summary"]

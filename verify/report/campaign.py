@@ -83,6 +83,7 @@ class CampaignSpec:
     shrink: bool
     families: tuple[FamilySpec, ...]
     source: str = "embedded defaults"
+    outside_hypotheses: bool = False  # allow families outside the theorem's hypotheses (recorded per example)
 
     def to_json_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -137,7 +138,7 @@ def _available_families() -> Mapping[str, Any] | None:
     return getattr(families, "FAMILIES", None)
 
 
-_CAMPAIGN_KEYS = {"examples", "layer_budget", "worked", "float_check", "shrink"}
+_CAMPAIGN_KEYS = {"examples", "layer_budget", "worked", "float_check", "shrink", "outside_hypotheses"}
 _FAMILY_KEYS = {"name", "share", "n", "d", "alpha", "options"}
 MAX_EXAMPLES = 1_000_000
 MAX_LAYER_BUDGET = 100_000
@@ -157,7 +158,7 @@ def _bool(value: Any, key: str) -> bool:
     return value
 
 
-def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign") -> CampaignSpec:
+def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign", outside_hypotheses: bool = False) -> CampaignSpec:
     """Validate a decoded CAMPAIGN.toml; every problem is an :class:`InputError` naming the key.
 
     Layout (every key optional; missing keys keep the embedded defaults)::
@@ -168,9 +169,10 @@ def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign") -> Camp
         worked = true          # include the four worked configurations of THEORY.md section 4
         float_check = true     # compare the float dynamics with the exact ones
         shrink = true          # shrink counterexamples before reporting them
+        outside_hypotheses = false  # allow families outside the theorem's hypotheses (or --outside-hypotheses)
 
         [[family]]             # repeat per family; when present, replaces the default list
-        name = "identity"      # a name registered in verify.families.FAMILIES
+        name = "generic"       # a name registered in verify.families.FAMILIES (generic: A = I)
         share = 2
         n = [4, 32]            # inclusive range of token counts
         d = [2, 3, 4]
@@ -182,6 +184,7 @@ def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign") -> Camp
         raise InputError(f"{source}: {unknown[0]}", "unknown table (expected [campaign] and [[family]])")
     fields = _spec_fields(default_spec())
     fields["source"] = source
+    fields["outside_hypotheses"] = outside_hypotheses
     table = data.get("campaign", {})
     if not isinstance(table, Mapping):
         raise InputError(f"{source}: campaign", "expected a table [campaign]")
@@ -192,9 +195,11 @@ def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign") -> Camp
     if "layer_budget" in table:
         fields["layer_budget"] = _int(table["layer_budget"], f"{source}: campaign.layer_budget", low=1,
                                       high=MAX_LAYER_BUDGET)
-    for key in ("worked", "float_check", "shrink"):
+    for key in ("worked", "float_check", "shrink", "outside_hypotheses"):
         if key in table:
             fields[key] = _bool(table[key], f"{source}: campaign.{key}")
+    # Either the flag or the file suffices (project convention).
+    fields["outside_hypotheses"] = fields["outside_hypotheses"] or outside_hypotheses
 
     if "family" in data:
         entries = data["family"]
@@ -214,9 +219,27 @@ def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign") -> Camp
             raise InputError(f"{source}: family", "each family may appear once")
         fields["families"] = tuple(families)
     spec = CampaignSpec(**fields)
+    check_outside(spec, where=f"{source}: family")
     if spec.examples and not spec.families:
         raise InputError(f"{source}: family", "no family to generate examples from")
     return spec
+
+
+def check_outside(spec: CampaignSpec, *, where: str = "family") -> None:
+    """Refuse families outside the theorem's hypotheses unless the campaign allows them explicitly.
+
+    The project's convention: ``--outside-hypotheses`` or ``outside_hypotheses = true`` (in
+    [campaign]) says the user means it; the examples then carry ``outside_hypotheses`` and
+    the report lists them as such.
+    """
+    if spec.outside_hypotheses:
+        return
+    registry = _available_families() or {}
+    for index, family in enumerate(spec.families):
+        if getattr(registry.get(family.name), "outside", False):
+            raise InputError(f"{where}[{index}].name",
+                             f"family {family.name!r} lies outside the theorem's hypotheses; pass "
+                             "--outside-hypotheses or set outside_hypotheses = true in [campaign] to study it")
 
 
 def _parse_family(entry: Mapping[str, Any], where: str, registry: Mapping[str, Any] | None) -> FamilySpec:
@@ -267,7 +290,7 @@ def _family_limits() -> tuple[int, int]:
     return getattr(families, "MAX_N", 4096), getattr(families, "MAX_D", 64)
 
 
-def load_campaign(path: str | os.PathLike[str]) -> CampaignSpec:
+def load_campaign(path: str | os.PathLike[str], *, outside_hypotheses: bool = False) -> CampaignSpec:
     """Read CAMPAIGN.toml; a missing, unreadable or malformed file is an :class:`InputError`."""
     path = Path(path)
     try:
@@ -284,7 +307,7 @@ def load_campaign(path: str | os.PathLike[str]) -> CampaignSpec:
         raise InputError(str(path), "is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(str(path), f"malformed TOML: {error}") from None
-    return parse_campaign(data, source=str(path))
+    return parse_campaign(data, source=str(path), outside_hypotheses=outside_hypotheses)
 
 
 # --------------------------------------------------------------------------- tasks
