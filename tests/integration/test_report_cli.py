@@ -134,3 +134,30 @@ def test_outside_families_need_an_explicit_opt_in(tmp_path: Path, capsys) -> Non
     assert results["campaign"]["outside_hypotheses"] is True
     assert all(r["configuration"]["outside_hypotheses"] for r in results["examples"])
     assert "outside the theorem's hypotheses" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+
+
+def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -> None:
+    """Sentiment checkpoints/analyses live one folder down; conjecture runs get a table."""
+    runs = tmp_path / "runs"
+    (runs / "sentiment" / "d2-paper").mkdir(parents=True)
+    (runs / "sentiment" / "analysis").mkdir(parents=True)
+    (runs / "conjectures" / "counterexamples").mkdir(parents=True)
+    (runs / "sentiment" / "d2-paper" / "checkpoint.json").write_text(
+        json.dumps({"format": "ckpt/1", "best": {"epoch": 3, "val_acc": 0.8}, "history": [{"epoch": 1}]}), encoding="utf-8")
+    (runs / "sentiment" / "analysis" / "analysis.json").write_text(
+        json.dumps({"seed": 0, "lines": ["leaders mean 4.9", "T3 fails 0"]}), encoding="utf-8")
+    (runs / "conjectures" / "every_token_settles.json").write_text(
+        json.dumps({"conjecture": "every_token_settles", "outcome": "held", "examples_run": 64,
+                    "summary": "held on 64 examples"}), encoding="utf-8")
+    (runs / "conjectures" / "counterexamples" / "x.json").write_text("{}", encoding="utf-8")
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(runs)) == exitcodes.SUCCESS
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    sentiment = {Path(f["path"]).parent.name: f["summary"] for f in results["optional_sections"]["sentiment"]["files"]}
+    assert sentiment["d2-paper"] == {"format": "ckpt/1", "best.epoch": 3, "best.val_acc": 0.8}
+    assert sentiment["analysis"]["lines"] == ["leaders mean 4.9", "T3 fails 0"]
+    assert len(results["optional_sections"]["conjectures"]["files"]) == 1  # counterexample files are not runs
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| every_token_settles | held | 64 | held on 64 examples |" in markdown
+    assert "- T3 fails 0" in markdown

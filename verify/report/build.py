@@ -27,9 +27,15 @@ from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
 
 __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_optional_sections"]
 
-# Saved results shown when present (never recomputed): section -> folder under the runs directory.
-OPTIONAL_SECTIONS: dict[str, str] = {"sentiment": "sentiment", "conjectures": "conjectures"}
+# Saved results shown when present (never recomputed): section -> (folder under RUNS, file patterns).
+# The sentiment commands write RUNS/sentiment/<run>/checkpoint.json (training) and
+# RUNS/sentiment/<name>/analysis.json (analysis); the conjecture lab RUNS/conjectures/<name>.json.
+OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
+    "conjectures": ("conjectures", ("*.json",)),
+}
 MAX_SUMMARY_FIELDS = 16
+MAX_SUMMARY_LINES = 20
 
 
 @dataclass
@@ -39,21 +45,34 @@ class ReportOutcome:
     results: dict[str, Any]
 
 
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= 200)
+
+
 def _scalar_summary(data: Any) -> dict[str, Any]:
-    """Top-level scalar fields of a saved result (numbers, strings, booleans), in file order."""
+    """Top-level scalar fields of a saved result, and one level of small objects ("best.val_acc"), in file order.
+
+    A ``lines`` list of strings (the analysis's own summary) is kept as ``lines``.
+    """
     if not isinstance(data, Mapping):
         return {}
-    summary = {}
+    summary: dict[str, Any] = {}
     for key, value in data.items():
-        if isinstance(value, (str, int, float, bool)) and not (isinstance(value, str) and len(value) > 120):
-            summary[str(key)] = value
         if len(summary) >= MAX_SUMMARY_FIELDS:
             break
+        if _is_scalar(value):
+            summary[str(key)] = value
+        elif isinstance(value, Mapping) and value and len(value) <= 6 and all(_is_scalar(v) for v in value.values()):
+            for inner, v in value.items():
+                summary[f"{key}.{inner}"] = v
+    lines = data.get("lines")
+    if isinstance(lines, list) and lines and all(isinstance(x, str) for x in lines):
+        summary["lines"] = lines[:MAX_SUMMARY_LINES]
     return summary
 
 
 def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """Read ``RUNS/sentiment/*.json`` and ``RUNS/conjectures/*.json`` if they exist.
+    """Read the saved results of :data:`OPTIONAL_SECTIONS` under ``runs_dir`` if they exist.
 
     Returns the ``optional_sections`` block and the input-file entries (with sha256) for provenance.
     A file that is not valid JSON is listed with its hash and an ``unreadable`` note, not skipped.
@@ -62,9 +81,10 @@ def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], li
     inputs: list[dict[str, str]] = []
     if runs_dir is None:
         return sections, inputs
-    for section, folder in OPTIONAL_SECTIONS.items():
+    for section, (folder, patterns) in OPTIONAL_SECTIONS.items():
         directory = Path(runs_dir) / folder
-        files = sorted(directory.glob("*.json")) if directory.is_dir() else []
+        files = sorted({p for pattern in patterns for p in directory.glob(pattern) if p.is_file()}) \
+            if directory.is_dir() else []
         items = []
         for path in files:
             shown = path.as_posix()

@@ -276,10 +276,26 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
             continue
         blocks.append(_h(2, title))
         blocks.append(_p(f"Read from `{section['directory']}` (not recomputed by this report)."))
+        files = section["files"]
+        if key == "conjectures" and all("outcome" in item["summary"] for item in files):
+            # The conjecture lab's own summary line per run (held / counterexample / inconclusive).
+            blocks.append(_table(["conjecture", "outcome", "examples", "summary", "sha256"],
+                                 [[item["summary"].get("conjecture", item["path"]), item["summary"]["outcome"],
+                                   item["summary"].get("examples_run", "—"), item["summary"].get("summary", ""),
+                                   item["sha256"][:12] + "…"] for item in files]))
+            blocks.append(_p("A conjecture's counterexample is a finding of the conjecture lab, not a failure of this "
+                             "report: optional sections never change the exit status."))
+            continue
+        items = []
         for item in section["files"]:
-            fields = item["summary"]
+            fields = {k: v for k, v in item["summary"].items() if k != "lines"}
             text = ", ".join(f"{k} = {v}" for k, v in fields.items()) or "(no scalar fields)"
-            blocks.append(Block("list", items=[f"`{item['path']}` (sha256 {item['sha256'][:12]}…): {text}"]))
+            items.append(f"`{item['path']}` (sha256 {item['sha256'][:12]}…): {text}")
+        blocks.append(Block("list", items=items))
+        for item in section["files"]:
+            if item["summary"].get("lines"):
+                blocks.append(_p(f"`{item['path']}` says:"))
+                blocks.append(Block("list", items=list(item["summary"]["lines"])))
 
     blocks.append(_h(2, "Provenance"))
     env = results["environment"]
