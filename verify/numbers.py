@@ -29,8 +29,9 @@ __all__ = [
     "rational_matrix",
 ]
 
-_FRACTION_TEXT = re.compile(r"^\s*([+-]?\d+)\s*/\s*([+-]?\d+)\s*$")
-_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+# ASCII digits only: int() and Decimal() would also read other scripts' digits ("١٢" as 12).
+_FRACTION_TEXT = re.compile(r"^\s*([+-]?\d+)\s*/\s*([+-]?\d+)\s*$", re.ASCII)
+_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$", re.ASCII)
 # Exponents this large would build integers with millions of digits; nobody means them.
 _MAX_EXPONENT = 10_000
 
@@ -125,8 +126,19 @@ def rational_to_str(value: Fraction | int) -> str:
     """Render a rational as ``"p/q"`` (or ``"p"`` when integral): the project's exact text form."""
     value = Fraction(value)
     if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator}"
+        return _int_text(value.numerator)
+    return f"{_int_text(value.numerator)}/{_int_text(value.denominator)}"
+
+
+def _int_text(n: int) -> str:
+    try:
+        return str(n)
+    except ValueError:
+        # Beyond Python's int -> str digit limit (a DoS guard for *parsing*): exact results can
+        # legitimately be that long (1e-5000 is valid input; denominators grow with the layers).
+        from flint import fmpz
+
+        return str(fmpz(n))
 
 
 def _refuse_constant(name: str) -> Any:

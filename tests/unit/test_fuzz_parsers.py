@@ -354,3 +354,20 @@ def test_every_command_refuses_bad_input_with_one_line_and_exit_2(args: list[str
     assert any(line.startswith("error:") or line.startswith("Error:") for line in lines), err
     # Nothing was written for a refused input.
     assert not (tmp_path / "out").exists() and not (tmp_path / "model").exists()
+
+
+def test_regression_exact_output_longer_than_pythons_digit_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # alpha = 1e-5000 is valid input, but printing its 5001-digit denominator hit Python's
+    # int -> str limit (found by the CLI fuzz test under the thorough profile).
+    path = tmp_path / "config.json"
+    path.write_text('{"tokens": [["1"], ["-1/2"]], "alpha": "1e-5000"}')
+    status, err = _run_cli(["simulate", str(path), "--layers", "1", "--out", str(tmp_path / "out.json")], capsys)
+    assert status == 0, err
+    assert "1/1" + "0" * 5000 in (tmp_path / "out.json").read_text()
+
+
+@pytest.mark.parametrize("text", ["١٢", "1E-५000", "３/４"])
+def test_regression_only_ascii_digits_are_numbers(text: str) -> None:
+    # int() and Decimal() read digits of any script; a configuration file should not.
+    with pytest.raises(InputError):
+        to_rational(text, field="x")
