@@ -156,6 +156,18 @@ def test_check_command_exits_3_and_names_the_budget(tmp_path: Path, capsys: pyte
     assert "5 layers" in (captured.out + captured.err)
 
 
+def test_report_states_an_exhausted_layer_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "budget.toml").write_text(
+        "[campaign]\nexamples = 3\nworked = false\nfloat_check = false\nshrink = false\nlayer_budget = 1\n\n"
+        "[[family]]\nname = \"generic\"\nn = [6, 8]\nd = [2]\nalpha = [\"1/10\"]\n")
+    monkeypatch.chdir(tmp_path)
+    status = main(["report", "--config", "budget.toml", "--out", "out", "--jobs", "1", "--runs", "none"])
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert status == 3
+    assert "layer budget 1" in text and "not within budget" in text
+    assert "Overall: inconclusive" in text
+
+
 # -- Interrupted reports (subprocess: real signals). ------------------------------------------------
 
 SMALL_CAMPAIGN = """\
