@@ -766,11 +766,22 @@ def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, checker: Checker | None =
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel queued tasks and terminate the workers (concurrent.futures has no public call for the latter)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()
     for process in processes:
         process.join(timeout=10)
+    # The manager thread notices the dead workers and ends; join it, then drop it from the
+    # interpreter's exit hook (concurrent.futures.process._python_exit), which would otherwise
+    # write to its already closed wake-up pipe and print an OSError traceback at exit.
+    pool.shutdown(wait=True)
+    try:
+        from concurrent.futures import process as futures_process
+
+        futures_process._threads_wakeups.pop(manager, None)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # another Python version: at worst the traceback returns
+        pass
 
 
 def merge_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
