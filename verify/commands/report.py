@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from dataclasses import replace
 
@@ -19,8 +20,9 @@ from ..report.campaign import default_spec, load_campaign
 DEFAULT_OUT = Path("reports") / "latest"
 
 
-def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int,
-                        runs: Path, outside_hypotheses: bool) -> str:
+def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
+                        runs: Path, outside_hypotheses: bool, scheduler: str | None = None,
+                        dask_local: int | None = None) -> str:
     parts = ["hardmax-verify", "report", "--out", str(out), "--seed", str(seed)]
     if examples is not None:
         parts += ["--examples", str(examples)]
@@ -28,7 +30,13 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
         parts += ["--config", str(config)]
     if outside_hypotheses:
         parts.append("--outside-hypotheses")
-    parts += ["--jobs", str(jobs), "--runs", str(runs)]
+    if scheduler is not None:
+        parts += ["--scheduler", scheduler]
+    elif dask_local is not None:
+        parts += ["--dask-local", str(dask_local)]
+    else:
+        parts += ["--jobs", str(jobs)]
+    parts += ["--runs", str(runs)]
     return shlex.join(parts)
 
 
@@ -43,11 +51,18 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               help="CAMPAIGN.toml with families, counts, sizes and layer budget (see docs/report.md).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: all cores; 1 runs everything in this process).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Run the tasks on an existing Dask cluster (`dask scheduler`; needs the 'distributed' extra).")
+@click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=1024), default=None, metavar="N",
+              help="Start a Dask LocalCluster of N worker processes on loopback and run the tasks there.")
+@click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600), default=10.0,
+              show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2).")
 @click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, RUNS/conjectures/*.json).")
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow campaign families outside the theorem's hypotheses (zero or duplicate tokens, A not SPD).")
-def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path,
+def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
+           scheduler: str | None, dask_local: int | None, connect_timeout: float, runs: Path,
            outside_hypotheses: bool) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
@@ -56,14 +71,21 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     The report is written in every case; the exit status combines the verdicts: 0 all
     certified, 1 something failed, 3 nothing failed but something inconclusive.
     """
-    jobs = jobs or os.cpu_count() or 1
+    from ..report.executors import make_executor
+
+    # Checked before anything runs: two executors at once, or an empty address, is bad input.
+    executor = make_executor(jobs=jobs, scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout)
+    if scheduler is None and dask_local is None:
+        jobs = jobs or os.cpu_count() or 1
     previous_handler = signal.getsignal(signal.SIGTERM)
     if threading.current_thread() is threading.main_thread():
         # SIGTERM (a scheduler stopping the job) is handled like Ctrl-C: the pool is stopped and
         # the staging folder removed, instead of the process vanishing mid-write.
         signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _run(out, seed, examples, config, jobs, runs, outside_hypotheses)
+        with executor:
+            return _run(out, seed, examples, config, jobs, runs, outside_hypotheses, executor,
+                        scheduler=scheduler, dask_local=dask_local)
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
@@ -73,8 +95,8 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int, runs: Path,
-         outside_hypotheses: bool) -> int:
+def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path,
+         outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -98,10 +120,11 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
         def on_done(task, record) -> None:
             bar.update(progress_task, advance=1, description=f"{task.name}: {record.get('status')}")
 
-        outcome = build_report(out=out, seed=seed, spec=spec, jobs=jobs, runs_dir=runs, campaign_file=config,
+        outcome = build_report(out=out, seed=seed, spec=spec, jobs=jobs or 1, runs_dir=runs, campaign_file=config,
                                argv=list(sys.argv),
-                               command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses),
-                               progress=on_done, on_tasks=on_tasks,
+                               command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses,
+                                                                scheduler, dask_local),
+                               progress=on_done, executor=executor, on_tasks=on_tasks,
                                on_stage=lambda stage: bar.update(progress_task, description=f"{stage}..."))
     summary = outcome.results["summary"]
     failed = [c for c, row in summary["claims"].items() if row["failed"]]

@@ -118,7 +118,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
                  checker: Checker | None = None,
                  progress: Callable[[Task, dict[str, Any]], None] | None = None,
                  on_tasks: Callable[[list[Task]], None] | None = None,
-                 on_stage: Callable[[str], None] | None = None) -> ReportOutcome:
+                 on_stage: Callable[[str], None] | None = None, executor: Any = None) -> ReportOutcome:
     """Run the campaign and write the report folder ``out`` atomically; the report is written in every case.
 
     Parameters
@@ -143,15 +143,21 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
     progress, on_tasks, on_stage
         Called per finished task, once with the planned task list, and with the name of
         each later stage ("figures", "writing").
+    executor
+        A :class:`verify.report.executors.Executor` (in-process, process pool, Dask) to run the
+        tasks on instead of ``jobs``; started before planning so workers come up meanwhile.
+        The caller closes it.
     """
     if seed < 0:
         raise InputError("--seed", f"expected a non-negative integer, got {seed}")
     started = utc_now()
     clock = time.perf_counter()
+    if executor is not None:
+        executor.start()
     tasks = plan_tasks(spec, seed=seed)
     if on_tasks is not None:
         on_tasks(tasks)
-    records = run_tasks(tasks, jobs=jobs, checker=checker, progress=progress)
+    records = run_tasks(tasks, jobs=jobs, checker=checker, progress=progress, executor=executor)
     campaign_seconds = time.perf_counter() - clock
 
     optional, inputs = collect_optional_sections(runs_dir)

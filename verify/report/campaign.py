@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import importlib
 import math
-import multiprocessing
 import os
-import signal
-from concurrent.futures import ProcessPoolExecutor, as_completed
 import tomllib
 import zlib
 from dataclasses import asdict, dataclass
@@ -677,17 +674,12 @@ def shrink_counterexample(config: Configuration, claims: Sequence[str], check: C
 # --------------------------------------------------------------------------- running many tasks
 
 def _attempt(task: Task, checker: Checker | None) -> dict[str, Any]:
-    """Run a task, retrying once; a task that fails twice becomes an error record (never dropped)."""
-    error: BaseException | None = None
-    for _ in range(2):
-        try:
-            return run_task(task, checker=checker)
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except Exception as caught:  # noqa: BLE001 - recorded in the report, see docstring
-            error = caught
-    return {"task": task.describe(), "status": "error",
-            "error": f"{type(error).__name__}: {error}", "attempts": 2}
+    """Run a task, retrying once; a task that fails twice becomes an error record (never dropped).
+
+    Kept for callers of the old name; the task function lives in :mod:`verify.report.executors`.
+    """
+    from .executors import attempt_task
+    return attempt_task(task, checker)
 
 
 def _set_float_threads(count: int | None) -> int | None:
@@ -707,81 +699,24 @@ def _set_float_threads(count: int | None) -> int | None:
     return previous
 
 
-def _worker_init() -> None:
-    # Ctrl-C in a terminal reaches the whole process group: only the parent handles it (it
-    # terminates the pool), so workers ignore it instead of printing one traceback each.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Forked workers inherit the command's SIGTERM handler; pool.terminate() must simply end them.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _set_float_threads(1)
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """Workers start from a clean process, never a fork of the caller.
-
-    A plain fork copies the caller's threads' locks: after an in-process float run the
-    OpenMP runtime behind the numba kernel is live, and a forked worker can hang forever
-    in it (seen in the test suite). forkserver forks from a fresh single-threaded server.
-    """
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
 def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, checker: Checker | None = None,
-              progress: Callable[[Task, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run the tasks in this process (``jobs == 1``) or on a process pool; return merged records.
+              progress: Callable[[Task, dict[str, Any]], None] | None = None,
+              executor: Any = None) -> list[dict[str, Any]]:
+    """Run the tasks and return the merged records (one per task, errors included).
 
-    ``progress`` is called once per finished task, in completion order. Ctrl-C cancels the
-    outstanding tasks and propagates (the caller's atomic directory then leaves nothing).
+    ``executor`` is a :class:`verify.report.executors.Executor` (in-process, process pool or
+    Dask); without one, ``jobs == 1`` runs in this process and more runs a process pool of
+    ``jobs`` workers that is closed afterwards. ``progress`` is called once per finished task,
+    in completion order. Ctrl-C cancels the outstanding tasks and propagates (the caller's
+    atomic directory then leaves nothing).
     """
-    records: list[dict[str, Any]] = []
-    if jobs <= 1 or len(tasks) <= 1:
-        previous = _set_float_threads(1)
-        try:
-            for task in tasks:
-                record = _attempt(task, checker)
-                records.append(record)
-                if progress is not None:
-                    progress(task, record)
-        finally:
-            _set_float_threads(previous)
-        return merge_records(records)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(), initializer=_worker_init)
-    try:
-        futures = {pool.submit(_attempt, task, checker): task for task in tasks}
-        for future in as_completed(futures):
-            record = future.result()
-            records.append(record)
-            if progress is not None:
-                progress(futures[future], record)
-    except BaseException:
-        # Ctrl-C, SIGTERM (see verify.commands.report) or a broken pool: stop the workers now,
-        # whatever they are running, so that none outlives the campaign.
-        _stop_pool(pool)
-        raise
-    pool.shutdown(wait=True)
-    return merge_records(records)
+    from .executors import InProcessExecutor, ProcessPoolExecutorBackend
 
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Cancel queued tasks and terminate the workers (concurrent.futures has no public call for the latter)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    manager = getattr(pool, "_executor_manager_thread", None)
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=10)
-    # The manager thread notices the dead workers and ends; join it, then drop it from the
-    # interpreter's exit hook (concurrent.futures.process._python_exit), which would otherwise
-    # write to its already closed wake-up pipe and print an OSError traceback at exit.
-    pool.shutdown(wait=True)
-    try:
-        from concurrent.futures import process as futures_process
-
-        futures_process._threads_wakeups.pop(manager, None)  # type: ignore[attr-defined]
-    except (AttributeError, TypeError):  # another Python version: at worst the traceback returns
-        pass
+    if executor is not None:
+        return executor.run(tasks, checker=checker, progress=progress)
+    own = InProcessExecutor() if jobs <= 1 or len(tasks) <= 1 else ProcessPoolExecutorBackend(jobs)
+    with own:
+        return own.run(tasks, checker=checker, progress=progress)
 
 
 def merge_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,398 @@
+"""Where a campaign's tasks run: in this process, on a local process pool, or on Dask distributed (issue 9).
+
+Three executors behind one interface (:class:`Executor`): ``start()`` (optional: bring the
+workers up early, e.g. while the campaign is planned), ``run(tasks, checker=, progress=)``
+returning the merged records, and ``close()``. All three call the same task function,
+:func:`attempt_task`, which runs :func:`verify.report.campaign.run_task` and retries a task
+that raises once; a task that fails twice becomes an *error record* (``status: "error"``),
+which the report counts as inconclusive. A task lost to the executor itself (a worker that
+died, a task that cannot be sent) also becomes an error record: nothing is dropped.
+
+Records are merged with :func:`verify.report.campaign.merge_records` (sorted by kind, family
+and seed), so results.json is the same byte for byte whichever executor ran the campaign and
+in whatever order the tasks finished.
+
+Stopping: Ctrl-C (and SIGTERM, which ``hardmax-verify report`` turns into Ctrl-C) cancels the
+outstanding tasks, stops the workers (pool) or cancels the futures and closes the client and
+any cluster it started (Dask), then propagates; the caller's atomic directory leaves no
+partial report.
+
+Dask is imported lazily, so the package works without the ``distributed`` extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import multiprocessing
+import os
+import signal
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from typing import Any, Callable, Sequence
+
+from ..numbers import InputError
+from .campaign import Checker, Task, merge_records, run_task
+
+__all__ = ["Executor", "InProcessExecutor", "ProcessPoolExecutorBackend", "DaskExecutor", "make_executor",
+           "attempt_task", "error_record", "DEFAULT_CONNECT_TIMEOUT", "Progress"]
+
+Progress = Callable[[Task, dict[str, Any]], None]
+
+DEFAULT_CONNECT_TIMEOUT = 10.0  # seconds to reach a --scheduler before giving up with exit status 2
+ATTEMPTS = 2  # a task that raises is run once more, then recorded as an error
+
+# Imported by every worker before its first task (pool initializer, Dask task function):
+# the start-up cost is then paid while the workers wait, not inside the first task's timing.
+WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.worked",
+                "verify.report.campaign")
+
+
+# --------------------------------------------------------------------------- the task function
+
+def error_record(task: Task, error: str, *, attempts: int) -> dict[str, Any]:
+    """The record of a task that could not be checked (counted as inconclusive, listed in the report)."""
+    return {"task": task.describe(), "status": "error", "error": error, "attempts": attempts}
+
+
+def attempt_task(task: Task, checker: Checker | None = None) -> dict[str, Any]:
+    """THE task function of every executor: run the task, retry once, else return an error record.
+
+    Deterministic errors (a bug, a checker that raises) fail twice and are recorded with the
+    exception's type and message; a transient one (memory pressure, a flaky import) gets its
+    second chance. KeyboardInterrupt and SystemExit propagate: they stop the campaign.
+    """
+    # One configuration is far too little work for a numba thread team (see
+    # campaign._set_float_threads); set per call because numba's setting is per thread and a
+    # Dask worker may run tasks on several threads.
+    _set_float_threads(1)
+    error: BaseException | None = None
+    for _ in range(ATTEMPTS):
+        try:
+            return run_task(task, checker=checker)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as caught:  # noqa: BLE001 - recorded in the report, see docstring
+            error = caught
+    return error_record(task, f"{type(error).__name__}: {error}", attempts=ATTEMPTS)
+
+
+def _set_float_threads(count: int | None) -> int | None:
+    from .campaign import _set_float_threads as set_threads
+    return set_threads(count)
+
+
+def _warm() -> int:
+    """Import the modules a task needs (run once per worker); returns the worker's pid."""
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    return os.getpid()
+
+
+def _cost_order(tasks: Sequence[Task]) -> list[Task]:
+    """Submission order for parallel executors: the expensive tasks first (longest-first scheduling).
+
+    Cost grows with n and d (measured: the 30-token, 4-dimensional configurations of the
+    default campaign take ~0.8 s, the median task 0.06 s); the worked configurations come
+    first because two of them are among the slowest. Starting the long tasks first keeps one
+    worker from finishing alone at the end. The order of the *records* is unaffected
+    (merge_records sorts them).
+    """
+    def key(item: tuple[int, Task]) -> tuple:
+        index, task = item
+        return (0 if task.kind == "worked" else 1, -(task.n * max(task.d, 1)), index)
+    return [task for _, task in sorted(enumerate(tasks), key=key)]
+
+
+# --------------------------------------------------------------------------- the interface
+
+class Executor:
+    """Runs campaign tasks. Use as a context manager or call :meth:`close`."""
+
+    name = "executor"
+
+    def start(self) -> "Executor":
+        """Bring the workers up now (optional; :meth:`run` starts them when needed)."""
+        return self
+
+    def run(self, tasks: Sequence[Task], *, checker: Checker | None = None,
+            progress: Progress | None = None) -> list[dict[str, Any]]:
+        """Run every task with :func:`attempt_task`; return the merged records (one per task)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the workers (idempotent)."""
+
+    def describe(self) -> str:
+        return self.name
+
+    def __enter__(self) -> "Executor":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcessExecutor(Executor):
+    """Every task in this process, in the given order (for debugging: breakpoints and tracebacks work)."""
+
+    name = "in-process"
+
+    def run(self, tasks: Sequence[Task], *, checker: Checker | None = None,
+            progress: Progress | None = None) -> list[dict[str, Any]]:
+        previous = _set_float_threads(1)
+        records = []
+        try:
+            for task in tasks:
+                record = attempt_task(task, checker)
+                records.append(record)
+                if progress is not None:
+                    progress(task, record)
+        finally:
+            _set_float_threads(previous)
+        return merge_records(records)
+
+
+def _worker_init() -> None:
+    # Ctrl-C in a terminal reaches the whole process group: only the parent handles it (it
+    # terminates the pool), so workers ignore it instead of printing one traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Workers may inherit the command's SIGTERM handler; pool termination must simply end them.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _warm()
+    _set_float_threads(1)
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Workers start from a clean process, never a fork of the caller.
+
+    A plain fork copies the caller's threads' locks: after an in-process float run the
+    OpenMP runtime behind the numba kernel is live, and a forked worker can hang forever
+    in it (seen in the test suite). forkserver forks from a fresh single-threaded server.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+class ProcessPoolExecutorBackend(Executor):
+    """A local pool of ``jobs`` worker processes (the default executor: all cores)."""
+
+    name = "process pool"
+
+    def __init__(self, jobs: int) -> None:
+        if jobs < 1:
+            raise InputError("--jobs", f"expected at least 1 worker, got {jobs}")
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+
+    def describe(self) -> str:
+        return f"process pool ({self.jobs} workers)"
+
+    def start(self) -> "ProcessPoolExecutorBackend":
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_pool_context(),
+                                             initializer=_worker_init)
+            # concurrent.futures starts workers as work arrives; one no-op per worker brings
+            # them all up (and through their imports) now, e.g. while the campaign is planned.
+            for _ in range(self.jobs):
+                self._pool.submit(os.getpid)
+        return self
+
+    def run(self, tasks: Sequence[Task], *, checker: Checker | None = None,
+            progress: Progress | None = None) -> list[dict[str, Any]]:
+        pool = self.start()._pool
+        assert pool is not None
+        records: list[dict[str, Any]] = []
+        try:
+            futures: dict[Future, Task] = {pool.submit(attempt_task, task, checker): task
+                                           for task in _cost_order(tasks)}
+            for future in as_completed(futures):
+                task = futures[future]
+                try:
+                    record = future.result()
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as error:  # noqa: BLE001 - e.g. the checker cannot be pickled
+                    # Not an exception of the task itself (attempt_task catches those): the pool
+                    # could not run it. Recorded, never dropped. A broken pool (a worker killed)
+                    # fails every outstanding future the same way.
+                    record = error_record(task, f"{type(error).__name__}: {error}", attempts=0)
+                records.append(record)
+                if progress is not None:
+                    progress(task, record)
+        except BaseException:
+            # Ctrl-C, SIGTERM (see verify.commands.report): stop the workers now, whatever they
+            # are running, so that none outlives the campaign.
+            self._stop()
+            raise
+        return merge_records(records)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def _stop(self) -> None:
+        """Cancel queued tasks and terminate the workers (concurrent.futures has no public call for the latter)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(timeout=10)
+        # The manager thread notices the dead workers and ends; join it, then drop it from the
+        # interpreter's exit hook (concurrent.futures.process._python_exit), which would otherwise
+        # write to its already closed wake-up pipe and print an OSError traceback at exit.
+        pool.shutdown(wait=True)
+        try:
+            from concurrent.futures import process as futures_process
+
+            futures_process._threads_wakeups.pop(manager, None)  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):  # another Python version: at worst the traceback returns
+            pass
+
+
+class DaskExecutor(Executor):
+    """Dask distributed: an existing cluster (``scheduler``) or a LocalCluster of ``local_workers`` processes.
+
+    Parameters
+    ----------
+    scheduler
+        Address of a running scheduler, e.g. ``tcp://10.0.0.5:8786`` (``dask scheduler``).
+    local_workers
+        Start a :class:`distributed.LocalCluster` of this many single-threaded worker
+        processes listening on the loopback interface only.
+    connect_timeout
+        Seconds to reach the scheduler; an unreachable or malformed address is an
+        :class:`InputError` (exit status 2).
+    """
+
+    def __init__(self, *, scheduler: str | None = None, local_workers: int | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
+        if (scheduler is None) == (local_workers is None):
+            raise InputError("--scheduler", "give either a scheduler address or a number of local workers")
+        if local_workers is not None and local_workers < 1:
+            raise InputError("--dask-local", f"expected at least 1 worker, got {local_workers}")
+        self.scheduler = scheduler
+        self.local_workers = local_workers
+        self.connect_timeout = connect_timeout
+        self._cluster: Any = None
+        self._client: Any = None
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return "dask"
+
+    def describe(self) -> str:
+        if self.scheduler is not None:
+            return f"dask distributed (scheduler {self.scheduler})"
+        return f"dask distributed (LocalCluster, {self.local_workers} workers on loopback)"
+
+    def start(self) -> "DaskExecutor":
+        if self._client is not None:
+            return self
+        distributed = _import_distributed("--scheduler" if self.scheduler is not None else "--dask-local")
+        if self.scheduler is not None:
+            self._client = _connect(distributed, self.scheduler, self.connect_timeout)
+        else:
+            try:
+                self._cluster = distributed.LocalCluster(
+                    n_workers=self.local_workers, threads_per_worker=1, processes=True,
+                    host="127.0.0.1",           # loopback only: nothing is exposed to the network
+                    scheduler_port=0, dashboard_address=None,  # free ports; no dashboard (needs bokeh)
+                    silence_logs=logging.ERROR)
+                self._client = distributed.Client(self._cluster, set_as_default=False)
+            except BaseException:
+                self.close()
+                raise
+        return self
+
+    def run(self, tasks: Sequence[Task], *, checker: Checker | None = None,
+            progress: Progress | None = None) -> list[dict[str, Any]]:
+        distributed = _import_distributed("--scheduler")
+        client = self.start()._client
+        records: list[dict[str, Any]] = []
+        futures: list[Any] = []
+        try:
+            ordered = _cost_order(tasks)
+            # pure=False: a re-run is a new computation, never a cached result of another
+            # campaign; retries=0: attempt_task retries in the worker, and the scheduler
+            # already reschedules tasks whose worker died (distributed.scheduler.allowed-failures).
+            futures = client.map(attempt_task, ordered, checker=checker, pure=False, retries=0,
+                                 key=[f"hardmax-task-{i}-{os.getpid()}-{id(self)}" for i in range(len(ordered))],
+                                 batch_size=1024)
+            by_key = {future.key: task for future, task in zip(futures, ordered)}
+            for future in distributed.as_completed(futures, loop=client.loop):
+                task = by_key[future.key]
+                if future.status == "finished":
+                    try:
+                        record = future.result()
+                    except Exception as error:  # noqa: BLE001 - lost between finish and fetch
+                        record = error_record(task, f"{type(error).__name__}: {error}", attempts=0)
+                else:
+                    # The task never returned: its worker died repeatedly (KilledWorker), or it
+                    # could not be deserialised on the worker. Recorded, never dropped.
+                    error = future.exception()
+                    record = error_record(task, f"{type(error).__name__}: {error}", attempts=0)
+                future.release()
+                records.append(record)
+                if progress is not None:
+                    progress(task, record)
+        except BaseException:
+            if futures:
+                try:
+                    client.cancel(futures, force=True)
+                except Exception:  # noqa: BLE001 - the client may already be gone; close() follows
+                    pass
+            self.close()
+            raise
+        return merge_records(records)
+
+    def close(self) -> None:
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _import_distributed(option: str) -> Any:
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise InputError(option, "needs Dask distributed: pip install 'hardmax-verify[distributed]'") from None
+
+
+def _connect(distributed: Any, address: str, timeout: float) -> Any:
+    """A client of the scheduler at ``address``; unreachable or malformed -> InputError (exit 2)."""
+    if "://" not in address:
+        address = f"tcp://{address}"  # dask's own default protocol, as `dask worker HOST:PORT` accepts
+    try:
+        return distributed.Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, ValueError, TypeError) as error:  # TimeoutError is an OSError
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError("--scheduler", f"cannot connect to {address} within {timeout:g} s: {message}") from None
+
+
+def make_executor(*, jobs: int | None = None, scheduler: str | None = None, dask_local: int | None = None,
+                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Executor:
+    """The executor a command line asks for: ``--scheduler``, ``--dask-local`` or ``--jobs`` (at most one of them).
+
+    ``jobs`` None means all cores; ``jobs == 1`` runs in this process.
+    """
+    given = [name for name, value in (("--jobs", jobs), ("--scheduler", scheduler), ("--dask-local", dask_local))
+             if value is not None]
+    if len(given) > 1:
+        raise InputError(given[1], f"choose one executor: {' or '.join(given)}")
+    if scheduler is not None:
+        if not scheduler.strip():
+            raise InputError("--scheduler", "expected an address such as tcp://HOST:8786")
+        return DaskExecutor(scheduler=scheduler.strip(), connect_timeout=connect_timeout)
+    if dask_local is not None:
+        return DaskExecutor(local_workers=dask_local, connect_timeout=connect_timeout)
+    jobs = jobs or os.cpu_count() or 1
+    return InProcessExecutor() if jobs <= 1 else ProcessPoolExecutorBackend(jobs)
