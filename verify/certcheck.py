@@ -287,9 +287,8 @@ class Fate(NamedTuple):
 
 def _fixed_failure(m: Model, j: int, k: int, G: frozenset, fixed: set) -> str | None:
     """Why D7 (b) does not hold for token j at layer k with G (None when it holds)."""
+    # G empty would need C_j = {j} and z_j = mean of nothing; j in G would give j two fates.
     C = m.attention(k)[j]
-    if not G or j in G:
-        return f"G = {_show(G)} must be nonempty and must not contain {j}"
     if C != G | {j}:
         return f"C_{j} at layer {k} is {_show(C)}, not G + {{{j}}} = {_show(G | {j})}"
     if not G <= fixed:
@@ -306,8 +305,7 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     C = m.attention(k)[i]
     if C != F:
         return f"C_{i} at layer {k} is {_show(C)}, not F = {_show(F)}"
-    if i in F:
-        return f"F = {_show(F)} contains {i} itself"
+    # i in F is caught here: i has no leader/fixed fate before its own entry.
     if not F <= fixed:
         return f"tokens {_show(F - fixed)} of F are not established as leader/fixed before"
     Z = m.layer(k)

@@ -1,0 +1,818 @@
+"""The independent certificate checker (verify.certcheck, issue 8; docs/certificates.md).
+
+Certificates are produced by :func:`verify.claims.check_configuration` on small fixtures made
+here; the checker must verify them, reject every change of a number it re-derives, and judge a
+changed witness (direction, multipliers, D1 weights) exactly as this test decides by its own
+arithmetic whether the witness still proves the claim.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from verify import certcheck
+from verify.claims import check_configuration
+from verify.config import parse_configuration
+from verify.exact_dynamics import exact_layers
+from verify.families import generate
+from verify.worked import WORKED_CONFIGURATIONS
+
+F = Fraction
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _report(config: Any) -> dict[str, Any]:
+    """The producer's claims report, through JSON (as the checker reads it from a file)."""
+    return json.loads(json.dumps(check_configuration(config, cross_check=False, layer_budget=60).to_json_dict()))
+
+
+# A leader at the origin's projection onto an edge: (1/2, 1/2) is fixed from layer 0 by D7 (b).
+THREE_WAY_TIE = {"tokens": [["1", "0"], ["0", "1"], ["1/2", "1/2"]], "alpha": "1/2"}
+# A value matrix V (not a multiple of I): the producer certifies T1 and D3, yet leader 1 stops
+# leading at layer 3 and "locked" token 4 leads at layer 1 (found by a seeded search); D3/D7 are
+# not proved for this rule.
+V_LEADER_LOST = {"tokens": [["-1", "1/2"], ["-7/4", "5/4"], ["1", "1/4"], ["3/4", "-7/4"], ["1/2", "-1/4"]],
+                 "V": [["-3/2", "-3/2"], ["-1/4", "3/4"]], "alpha": "1/2"}
+
+
+@functools.lru_cache(maxsize=None)
+def reports() -> dict[str, dict[str, Any]]:
+    """Certified claims reports covering every fate kind, first layers > 0, T4 with a dense A."""
+    out = {name: _report(config) for name, config in WORKED_CONFIGURATIONS.items()}
+    out["three_way_tie"] = _report(parse_configuration(THREE_WAY_TIE))
+    # fixed and locked tokens, dense symmetric positive definite A, non-vacuous T4
+    out["mirror_dense"] = _report(generate("mirror_ties", 4, n=4, d=2, matrix="dense"))
+    # two layers after settlement, alpha = 2, fixed and locked tokens
+    out["mirror_two_layers"] = _report(generate("mirror_ties", 12, n=5, d=2))
+    for name, report in out.items():
+        assert report["status"] == "certified", name
+    return out
+
+
+def _outcome(result: certcheck.CheckResult, claim: str) -> certcheck.Outcome:
+    return next(o for o in result.outcomes if o.claim == claim)
+
+
+def _positions(report: dict[str, Any], k: int) -> list[tuple[Fraction, ...]]:
+    """Layer k from the exact engine (the test's own source of positions, not the checker's)."""
+    config = report["config"]
+    A = config.get("A")
+    for layer in exact_layers(config["tokens"], alpha=config["alpha"], A=A):
+        if layer.index == k:
+            return [tuple(p) for p in layer.positions()]
+    raise AssertionError  # pragma: no cover
+
+
+# --------------------------------------------------------------------------- known answers
+
+
+@pytest.mark.parametrize("name", ["emerging_leader", "triangle", "square", "non_leader_clusters", "three_way_tie",
+                                  "mirror_dense", "mirror_two_layers"])
+def test_certificates_of_fixtures_verify(name: str) -> None:
+    result = certcheck.check_report(reports()[name])
+    assert [o for o in result.outcomes if o.status != "verified"] == []
+    assert sorted(result.counts()) == ["D1", "D2", "D3", "T0", "T1", "T2", "T3", "T4", "replay"]
+    assert result.exit_status == 0
+
+
+def test_fixtures_reach_every_fate_kind_and_a_later_first_layer() -> None:
+    fates = [f for r in reports().values() for f in r["fates"]]
+    assert {f["kind"] for f in fates} == {"leader", "fixed", "locked"}
+    assert any(f["kind"] == "leader" and f["layer"] > 0 for f in fates)
+    assert any(not r["verdicts"]["T4"]["certificate"]["vacuous"] and r["config"].get("A") for r in reports().values())
+
+
+def test_fixed_token_named_one_layer_late_is_rejected_as_not_first() -> None:
+    report = copy.deepcopy(reports()["three_way_tie"])
+    fates = report["verdicts"]["T3"]["certificate"]["fates"]
+    fixed = next(f for f in fates if f["kind"] == "fixed")
+    fixed["layer"] = 1
+    outcome = _outcome(certcheck.check_report(report), "T3")
+    assert outcome.status == "rejected" and "not the first layer" in outcome.reason
+
+
+def test_leader_named_late_is_rejected_as_not_first() -> None:
+    report = copy.deepcopy(reports()["square"])
+    entry = report["verdicts"]["T1"]["certificate"]["leaders"][0]
+    entry["first_layer"] = 1
+    outcome = _outcome(certcheck.check_report(report), "T1")
+    assert outcome.status == "rejected" and "leads already at layer 0" in outcome.reason
+
+
+def test_value_matrix_regression_leader_lost_after_certified_T1() -> None:
+    """Regression: the producer certified T1 with V = [[-3/2, -3/2], [-1/4, 3/4]]; leader 1 loses at layer 3."""
+    config = parse_configuration(V_LEADER_LOST, outside_hypotheses=True)
+    report = _report(config)
+    layers = list(zip(range(4), exact_layers(config.tokens, alpha=config.alpha, V=config.V)))
+    assert report["verdicts"]["T1"]["status"] == "certified"
+    assert layers[0][1].attention_sets()[1] == {1} and layers[3][1].attention_sets()[1] != {1}
+    result = certcheck.check_report(report)
+    # D3's finite conditions hold on layers 0..1; only the missing proof for this V rejects it.
+    assert report["verdicts"]["D3"]["status"] == "certified"
+    assert "value matrix V" in _outcome(result, "D3").reason
+    # The T1 certificate lists token 4 as leading at layer 1 while its fate says locked at layer 0.
+    assert "differ from the leader fates" in _outcome(result, "T1").reason
+    for claim in ("T1", "D3"):
+        assert _outcome(result, claim).status == "rejected"
+    assert {_outcome(result, c).status for c in ("T0", "D2", "replay")} == {"verified"}
+
+
+def test_value_matrix_multiple_of_identity_is_the_proved_model() -> None:
+    data = dict(THREE_WAY_TIE, V=[["2", "0"], ["0", "2"]])
+    report = _report(parse_configuration(data, outside_hypotheses=True))
+    assert certcheck.check_report(report).exit_status == 0
+
+
+def test_softmax_variant_is_refused_as_unsupported() -> None:
+    report = copy.deepcopy(reports()["three_way_tie"])
+    report["config"]["beta"] = "1000"
+    result = certcheck.check_report(report)
+    assert {o.status for o in result.outcomes} == {"unsupported"} and result.exit_status == 3
+
+
+def test_certified_without_certificate_unknown_claim_and_not_certified() -> None:
+    report = copy.deepcopy(reports()["triangle"])
+    del report["verdicts"]["T2"]["certificate"]
+    report["verdicts"]["T9"] = dict(report["verdicts"]["T0"], claim="T9")
+    report["verdicts"]["T3"] = {"claim": "T3", "status": "inconclusive", "summary": "", "evidence": {}}
+    result = certcheck.check_report(report)
+    assert _outcome(result, "T2").status == "rejected"
+    assert _outcome(result, "T9").status == "rejected" and "does not know" in _outcome(result, "T9").reason
+    assert _outcome(result, "T3").status == "not certified"
+    assert result.exit_status == 1
+
+
+def test_positive_definite_known_answers() -> None:
+    assert certcheck._positive_definite([[F(2), F(1)], [F(1), F(2)]])
+    assert not certcheck._positive_definite([[F(1), F(2)], [F(2), F(1)]])
+    assert not certcheck._positive_definite([[F(1), F(0)], [F(0), F(0)]])
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("text, field", [
+    ("{not json", "not valid JSON"),
+    ('{"format": "something-else"}', "neither a claims report"),
+    ('[1, 2]', "neither a claims report"),
+])
+def test_bad_files_are_bad_input(tmp_path: Path, text: str, field: str) -> None:
+    path = tmp_path / "in.json"
+    path.write_text(text)
+    with pytest.raises(certcheck.BadInput, match=field):
+        certcheck.check_file(str(path))
+
+
+def test_malformed_configuration_is_bad_input_and_main_prints_one_line(tmp_path: Path, capsys: Any) -> None:
+    report = copy.deepcopy(reports()["triangle"])
+    report["config"]["tokens"][1] = ["1/0", "2"]
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(report))
+    assert certcheck.main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "config.tokens[1][0]" in err
+
+
+def test_main_exit_statuses(tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(reports()["emerging_leader"]))
+    assert certcheck.main([str(good)]) == 0
+    report = copy.deepcopy(reports()["emerging_leader"])
+    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "7"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(report))
+    assert certcheck.main([str(bad), "--json"]) == 1
+
+
+# --------------------------------------------------------------------------- results.json and the report hook
+
+
+def _results(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The parts of a verification report's results.json the checker reads (verify/report/schema.py)."""
+    examples = [{"task": {"kind": "worked", "family": "worked", "seed": 0, "name": name},
+                 "configuration": r["config"], "status": r["status"], "layers_run": r["last_layer"],
+                 "settled_layer": r["settled_layer"], "fates": r["fates"], "verdicts": r["verdicts"]}
+                for name, r in copy.deepcopy(records).items()]
+    return {"schema": "hardmax-verify/results", "schema_version": 1, "examples": examples,
+            "optional_sections": {"conjectures": [{"claims": reports()["three_way_tie"]}]}}
+
+
+def test_results_file_every_embedded_certificate(tmp_path: Path) -> None:
+    data = _results({n: reports()[n] for n in ("triangle", "square")})
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data))
+    result = certcheck.check_file(str(path))
+    assert len(result.outcomes) == 27 and result.exit_status == 0
+    data["examples"][1]["verdicts"]["T2"]["certificate"]["vertices"][0]["limit"][0] = "5"
+    path.write_text(json.dumps(data))
+    result = certcheck.check_file(str(path))
+    rejected = [o for o in result.outcomes if o.status == "rejected"]
+    assert [(o.claim, o.source) for o in rejected] == [("T2", "results.examples[1] (square)")]
+
+
+def test_report_hook_calls_the_checker() -> None:
+    from verify.report.campaign import recheck_certificates
+
+    r = reports()["non_leader_clusters"]
+    record = {"configuration": r["config"], "verdicts": copy.deepcopy(r["verdicts"])}
+    outcome = recheck_certificates(record)
+    assert outcome["available"] and outcome["verified"] == sorted(r["verdicts"]) and outcome["rejected"] == {}
+    record["verdicts"]["T4"]["certificate"]["projections"][0]["kkt"]["2"] = "1"
+    outcome = recheck_certificates(record)
+    assert list(outcome["rejected"]) == ["T4"] and "kkt" in outcome["rejected"]["T4"]
+
+
+# --------------------------------------------------------------------------- tampering: re-derived numbers
+
+# Paths (inside a certificate) of witnesses: a changed witness may still prove the claim.
+WITNESS_KEYS = {("T2", "direction"), ("T3", "direction"), ("T3", "multipliers"), ("T4", "direction"),
+                ("T4", "multipliers"), ("D1", "weights")}
+SET_KEYS = {"leaders", "set", "face", "tokens"}
+
+
+def _sites(claim: str, node: Any, path: tuple) -> list[tuple]:
+    """Every leaf of a certificate the checker re-derives, as (claim, path)."""
+    if path and (claim, path[-1]) in WITNESS_KEYS or (len(path) >= 3 and (claim, path[-2]) in WITNESS_KEYS):
+        return []
+    if path and path[0] == "layer_positions" and len(path) == 1:
+        # Only the points: relabelling a layer key is no change when the layers coincide (all tokens fixed).
+        return [s for key, points in node.items() for s in _sites(claim, points, path + (key,))]
+    if isinstance(node, list) and path and path[-1] in SET_KEYS and all(isinstance(x, int) for x in node):
+        return [(claim, path, "set")]
+    if isinstance(node, dict):
+        return [s for key, value in node.items() for s in _sites(claim, value, path + (key,))]
+    if isinstance(node, list):
+        return [s for i, value in enumerate(node) for s in _sites(claim, value, path + (i,))]
+    return [(claim, path, "leaf")]
+
+
+@functools.lru_cache(maxsize=None)
+def derived_sites() -> list[tuple]:
+    return [(name,) + s for name, r in sorted(reports().items()) for claim, v in sorted(r["verdicts"].items())
+            for s in _sites(claim, v["certificate"], ())]
+
+
+def _locate(report: dict[str, Any], claim: str, path: tuple) -> tuple[Any, Any]:
+    node = report["verdicts"][claim]["certificate"]
+    for key in path[:-1]:
+        node = node[key]
+    return node, path[-1]
+
+
+def _nonzero(**bounds: Any) -> st.SearchStrategy[Fraction]:
+    return st.fractions(**bounds).map(lambda x: x if x else F(1, 2))
+
+
+def _changed(value: Any, kind: str, n: int, draw: Any) -> Any:
+    """A different value of the same JSON type."""
+    if kind == "set":
+        j = draw(st.integers(0, n - 1))
+        return sorted(set(value) ^ {j})
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + draw(st.sampled_from([-2, -1, 1, 2, 3]))
+    if value in ("leader", "fixed", "locked"):
+        return draw(st.sampled_from(sorted({"leader", "fixed", "locked"} - {value})))
+    delta = draw(_nonzero(min_value=-3, max_value=3, max_denominator=7))
+    return str(F(value) + delta)
+
+
+@given(st.data())
+def test_changing_any_rederived_number_is_rejected(data: Any) -> None:
+    claim = data.draw(st.sampled_from(sorted({s[1] for s in derived_sites()})))
+    name, claim, path, kind = data.draw(st.sampled_from([s for s in derived_sites() if s[1] == claim]))
+    report = copy.deepcopy(reports()[name])
+    parent, key = _locate(report, claim, path)
+    parent[key] = _changed(parent[key], kind, len(report["config"]["tokens"]), data.draw)
+    outcome = _outcome(certcheck.check_report(report), claim)
+    assert outcome.status == "rejected", (name, claim, path, parent[key])
+
+
+@given(st.data())
+def test_changing_a_token_coordinate_is_rejected(data: Any) -> None:
+    name = data.draw(st.sampled_from(sorted(reports())))
+    report = copy.deepcopy(reports()[name])
+    tokens = report["config"]["tokens"]
+    i, r = data.draw(st.integers(0, len(tokens) - 1)), data.draw(st.integers(0, len(tokens[0]) - 1))
+    tokens[i][r] = _changed(tokens[i][r], "leaf", len(tokens), data.draw)
+    # T0 carries the layer-0 positions of every fixture (small n), so the change is seen there at least.
+    assert "0" in report["verdicts"]["T0"]["certificate"]["layer_positions"]
+    assert certcheck.check_report(report).exit_status == 1
+
+
+@given(st.data())
+def test_changing_alpha_is_rejected_when_a_token_moves(data: Any) -> None:
+    name = data.draw(st.sampled_from(sorted(n for n, r in reports().items() if r["last_layer"] == 1)))
+    report = copy.deepcopy(reports()[name])
+    report["config"]["alpha"] = str(F(report["config"]["alpha"]) * data.draw(st.sampled_from([F(1, 2), F(2), F(3)])))
+    # One layer: z' = z + alpha/(1+alpha) (m - z) is injective in alpha wherever m != z.
+    moved = report["verdicts"]["replay"]["certificate"]["final_positions"] != report["config"]["tokens"]
+    assert (certcheck.check_report(report).exit_status == 1) == moved
+
+
+# --------------------------------------------------------------------------- tampering: witnesses
+
+
+def _q(x: Any) -> Fraction:
+    return F(x)
+
+
+def _dot(x: Any, y: Any) -> Fraction:
+    return sum((_q(a) * _q(b) for a, b in zip(x, y)), F(0))
+
+
+def _leader_limits(cert: dict[str, Any]) -> dict[int, tuple[Fraction, ...]]:
+    return {f["token"]: tuple(map(_q, f["limit"])) for f in cert["fates"] if f["kind"] == "leader"}
+
+
+def _combination_ok(lam: dict[str, str], points: dict[int, tuple[Fraction, ...]], target: Any) -> bool:
+    weights = {int(k): _q(v) for k, v in lam.items()}
+    if not set(weights) <= set(points) or any(w < 0 for w in weights.values()) or sum(weights.values()) != 1:
+        return False
+    d = len(target)
+    return all(sum((w * points[u][r] for u, w in weights.items()), F(0)) == _q(target[r]) for r in range(d))
+
+
+def _t2_ok(cert: dict[str, Any], p: int) -> bool:
+    e, leaders = cert["vertices"][p], _leader_limits(cert)
+    return all(_dot(e["direction"], e["limit"]) > _dot(e["direction"], v) for u, v in leaders.items() if u != e["token"])
+
+
+def _t3_ok(cert: dict[str, Any], p: int) -> bool:
+    e, leaders = cert["boundary"][p], _leader_limits(cert)
+    c, value = e["direction"], _q(e["value"])
+    return (any(_q(x) != 0 for x in c) and value == _dot(c, e["limit"])
+            and all(_dot(c, v) <= value for v in leaders.values()) and _combination_ok(e["multipliers"], leaders, e["limit"]))
+
+
+def _t4_ok(cert: dict[str, Any], p: int, A: list[list[Fraction]]) -> bool:
+    e, leaders = cert["projections"][p], _leader_limits(cert)
+    c, top, face = e["direction"], _q(e["face_value"]), set(e["face"])
+    if {u for u, v in leaders.items() if _dot(c, v) == top} != face or any(_dot(c, v) > top for v in leaders.values()):
+        return False
+    limit = tuple(map(_q, e["limit"]))
+    Ap = [sum(((A[r][s] + A[s][r]) / 2 * limit[s] for s in range(len(limit))), F(0)) for r in range(len(limit))]
+    kkt_ok = {int(k) for k in e["kkt"]} == face and all(
+        _q(e["kkt"][str(u)]) == _dot(Ap, [a - b for a, b in zip(leaders[u], limit)]) >= 0 for u in face)
+    return kkt_ok and _combination_ok(e["multipliers"], {u: leaders[u] for u in face}, e["limit"])
+
+
+def _d1_ok(report: dict[str, Any], k: int, i: int) -> bool:
+    pairs = report["verdicts"]["D1"]["certificate"]["weights"][k][i]
+    before, after = _positions(report, k), _positions(report, k + 1)
+    if not all(0 <= j < len(before) for j, _ in pairs) or any(_q(w) < 0 for _, w in pairs):
+        return False
+    if sum((_q(w) for _, w in pairs), F(0)) != 1:
+        return False
+    return all(sum((_q(w) * before[j][r] for j, w in pairs), F(0)) == after[i][r] for r in range(len(after[i])))
+
+
+def _mutate_direction(e: dict[str, Any], draw: Any, *, value_key: str | None, points: list) -> None:
+    """Scale (stays a witness), negate, or perturb one coordinate; maybe recompute the dependent value."""
+    how = draw(st.sampled_from(["scale", "negate", "perturb"]))
+    c = [_q(x) for x in e["direction"]]
+    if how == "scale":
+        c = [x * draw(st.sampled_from([F(1, 3), F(2), F(5, 2)])) for x in c]
+    elif how == "negate":
+        c = [-x for x in c]
+    else:
+        r = draw(st.integers(0, len(c) - 1))
+        c[r] += draw(_nonzero(min_value=-2, max_value=2, max_denominator=4))
+    e["direction"] = [str(x) for x in c]
+    if value_key is not None and draw(st.booleans()):
+        # recompute what the direction determines, so that the witness itself is what is judged
+        e[value_key] = str(max(_dot(c, p) for p in points))
+
+
+def _mutate_weights(lam: dict[str, str], draw: Any, keys: list[int]) -> None:
+    how = draw(st.sampled_from(["move", "add_zero", "set"]))
+    key = draw(st.sampled_from(sorted(lam)))
+    other = str(draw(st.sampled_from(keys)))
+    if how == "move":
+        t = draw(_nonzero(min_value=-1, max_value=1, max_denominator=4))
+        lam[key] = str(_q(lam[key]) - t)
+        lam[other] = str(_q(lam.get(other, "0")) + t)
+    elif how == "add_zero":
+        lam.setdefault(other, "0")
+    else:
+        lam[key] = str(draw(st.fractions(min_value=0, max_value=1, max_denominator=4)))
+
+
+@functools.lru_cache(maxsize=None)
+def witness_sites() -> list[tuple]:
+    out = []
+    for name, r in sorted(reports().items()):
+        v = r["verdicts"]
+        out += [(name, "T2", p) for p in range(len(v["T2"]["certificate"]["vertices"]))]
+        out += [(name, "T3", p) for p in range(len(v["T3"]["certificate"]["boundary"]))]
+        out += [(name, "T4", p) for p in range(len(v["T4"]["certificate"]["projections"]))]
+        out += [(name, "D1", (k, i)) for k, rows in enumerate(v["D1"]["certificate"]["weights"]) for i in range(len(rows))]
+    return out
+
+
+@given(st.data())
+def test_changed_witness_rejected_exactly_when_it_no_longer_proves(data: Any) -> None:
+    # the claim first, so that rare sites (T4 has few projections) are drawn as often as D1 weights
+    claim = data.draw(st.sampled_from(["T2", "T3", "T4", "D1"]))
+    name, claim, p = data.draw(st.sampled_from([s for s in witness_sites() if s[1] == claim]))
+    report = copy.deepcopy(reports()[name])
+    cert = report["verdicts"][claim]["certificate"]
+    n = len(report["config"]["tokens"])
+    d = len(report["config"]["tokens"][0])
+    A = [[_q(x) for x in row] for row in report["config"].get("A") or
+         [[int(r == c) for c in range(d)] for r in range(d)]]
+    leaders = _leader_limits(cert) if claim != "D1" else {}
+    if claim == "T2":
+        _mutate_direction(cert["vertices"][p], data.draw, value_key=None, points=[])
+        expected = _t2_ok(cert, p)
+    elif claim == "T3":
+        e = cert["boundary"][p]
+        if data.draw(st.booleans()):
+            _mutate_direction(e, data.draw, value_key=None, points=[])
+            if data.draw(st.booleans()):
+                e["value"] = str(_dot(e["direction"], e["limit"]))
+        else:
+            _mutate_weights(e["multipliers"], data.draw, sorted(leaders) + [n - 1])
+        expected = _t3_ok(cert, p)
+    elif claim == "T4":
+        e = cert["projections"][p]
+        if data.draw(st.booleans()):
+            _mutate_direction(e, data.draw, value_key="face_value", points=list(leaders.values()))
+        else:
+            _mutate_weights(e["multipliers"], data.draw, sorted(leaders))
+        expected = _t4_ok(cert, p, A)
+    else:
+        k, i = p
+        pairs = cert["weights"][k][i]
+        how = data.draw(st.sampled_from(["split", "add_zero", "move", "retarget"]))
+        q = data.draw(st.integers(0, len(pairs) - 1))
+        j, w = pairs[q]
+        if how == "split":
+            pairs[q:q + 1] = [[j, str(_q(w) / 2)], [j, str(_q(w) / 2)]]
+        elif how == "add_zero":
+            pairs.append([data.draw(st.integers(0, n - 1)), "0"])
+        elif how == "move":
+            t = data.draw(_nonzero(min_value=-1, max_value=1, max_denominator=4))
+            pairs[q] = [j, str(_q(w) - t)]
+            pairs.append([data.draw(st.integers(0, n - 1)), str(t)])
+        else:
+            pairs[q] = [data.draw(st.integers(0, n - 1).filter(lambda x: x != j)), w]
+        expected = _d1_ok(report, k, i)
+    event(f"{claim} witness still proves: {expected}")
+    outcome = _outcome(certcheck.check_report(report), claim)
+    assert (outcome.status == "verified") == expected, (name, claim, p, outcome.reason)
+
+
+def test_witness_changes_reach_both_outcomes() -> None:
+    """The witness test is not one-sided: a scaled direction or a split weight still proves the claim."""
+    report = copy.deepcopy(reports()["square"])
+    cert = report["verdicts"]["T2"]["certificate"]
+    cert["vertices"][0]["direction"] = [str(2 * _q(x)) for x in cert["vertices"][0]["direction"]]
+    report["verdicts"]["D1"]["certificate"]["weights"][0][0].append([1, "0"])
+    result = certcheck.check_report(report)
+    assert _outcome(result, "T2").status == "verified" and _outcome(result, "D1").status == "verified"
+    cert["vertices"][0]["direction"] = [str(-_q(x)) for x in cert["vertices"][0]["direction"]]
+    assert _outcome(certcheck.check_report(report), "T2").status == "rejected"
+
+
+# --------------------------------------------------------------------------- one condition at a time
+# Each tampering below is caught by exactly one condition of the checker (the others still hold),
+# so that no condition is redundant in the tests' eyes.
+
+
+def _reason(report: dict[str, Any], claim: str) -> str:
+    outcome = _outcome(certcheck.check_report(report), claim)
+    assert outcome.status == "rejected", outcome
+    return outcome.reason
+
+
+def test_leader_fate_moved_one_layer_late_to_the_end() -> None:
+    # a leader no other fate depends on, so that moving it later breaks nothing but "first"
+    name, entry = next((name, f) for name, r in sorted(reports().items()) for f in r["fates"]
+                       if f["kind"] == "leader" and not any(f["token"] in g["set"] for g in r["fates"] if g is not f))
+    report = copy.deepcopy(reports()[name])
+    fates = report["verdicts"]["T4"]["certificate"]["fates"]
+    fates.remove(entry)
+    fates.append(dict(entry, layer=max([entry["layer"]] + [f["layer"] for f in fates]) + 1))
+    assert "not the first layer" in _reason(report, "T4")
+
+
+def test_locked_fate_moved_one_layer_late_to_the_end() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    fates = report["verdicts"]["T4"]["certificate"]["fates"]
+    entry = next(f for f in fates if f["kind"] == "locked")
+    fates.remove(entry)
+    fates.append(dict(entry, layer=1))  # still locked at layer 1 (D7), but not first there
+    assert "not the first layer" in _reason(report, "T4")
+
+
+def test_locked_fate_before_the_leaders_it_needs() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    fates = report["verdicts"]["T3"]["certificate"]["fates"]
+    entry = next(f for f in fates if f["kind"] == "locked")
+    fates.remove(entry)
+    fates.insert(0, entry)
+    assert "not established as leader/fixed before" in _reason(report, "T3")
+
+
+def test_fates_out_of_layer_order() -> None:
+    report = copy.deepcopy(reports()["emerging_leader"])
+    fates = report["verdicts"]["T4"]["certificate"]["fates"]
+    assert fates[-1]["layer"] > fates[0]["layer"]
+    fates.insert(0, fates.pop())
+    assert "not in establishment order" in _reason(report, "T4")
+
+
+# Leaders (1,0,0), (0,1,0), (3/5,3/5,-1); token 3 has C_3 = {0, 1} with equal scores against
+# m_F = (1/2,1/2,0), but token 2 scores 3/5 > 1/2 against it: D7 locking does not hold.
+NOT_LOCKED = {"tokens": [["1", "0", "0"], ["0", "1", "0"], ["3/5", "3/5", "-1"], ["1/4", "1/4", "1/4"]],
+              "alpha": "1/2"}
+
+
+def test_forged_lock_with_a_token_scoring_higher_than_F() -> None:
+    report = _report(parse_configuration(NOT_LOCKED))
+    forged = [{"token": t, "kind": "leader", "layer": 0, "set": [t], "limit": report["config"]["tokens"][t]}
+              for t in (0, 1, 2)]
+    forged.append({"token": 3, "kind": "locked", "layer": 0, "set": [0, 1], "limit": ["1/2", "1/2", "0"], "value": "1/2"})
+    report["verdicts"]["T3"]["status"] = "certified"
+    report["verdicts"]["T3"]["certificate"] = {"fates": forged, "boundary": []}
+    assert "token 2 scores 3/5 > 1/2" in _reason(report, "T3")
+
+
+def test_D3_missing_a_leader() -> None:
+    report = copy.deepcopy(reports()["square"])
+    report["verdicts"]["D3"]["certificate"]["leaders"].pop()
+    assert "tokens leading by layer" in _reason(report, "D3")
+
+
+def test_T3_missing_a_boundary_entry() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    report["verdicts"]["T3"]["certificate"]["boundary"].pop()
+    assert "not every non-leader token" in _reason(report, "T3")
+
+
+def test_T4_called_vacuous_with_non_vertex_limits() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    report["verdicts"]["T4"]["certificate"]["vacuous"] = True
+    assert "non-vertex limits" in _reason(report, "T4")
+
+
+def test_T0_later_layer_with_the_same_leaders() -> None:
+    report = copy.deepcopy(reports()["square"])
+    cert = report["verdicts"]["T0"]["certificate"]
+    cert["layer"] = 1
+    del cert["layer_positions"]
+    assert "not the first layer with a leader" in _reason(report, "T0")
+
+
+def test_forged_D2_where_the_A_norm_decreases() -> None:
+    """nonsymmetric_pd seed 0 (outside the hypotheses): the producer's D2 fails; exact norms in a forged certificate."""
+    report = _report(generate("nonsymmetric_pd", 0, n=3, d=2))
+    assert report["verdicts"]["D2"]["status"] == "failed"
+    A = [[_q(x) for x in row] for row in report["config"]["A"]]
+    last = report["last_layer"]
+    norms = [[str(_dot([_dot(row, z) for row in A], z)) for z in _positions(report, k)] for k in range(last + 1)]
+    report["verdicts"]["D2"].update(status="certified", certificate={"last_layer": last, "norms": norms})
+    assert "decreases" in _reason(report, "D2")
+
+
+# Non-symmetric A = [[1, 1], [-1, 1]] (Asym = I): token 2 locks onto the leaders' mean (1, 0), which
+# is not the projection of 0 onto their edge; a forged T4 with the exact KKT values, one negative.
+def test_forged_T4_with_a_negative_kkt_value() -> None:
+    data = {"tokens": [["2", "1"], ["0", "-1"], ["1/2", "0"]], "alpha": "1/2", "A": [["1", "1"], ["-1", "1"]]}
+    report = _report(parse_configuration(data, outside_hypotheses=True))
+    assert report["verdicts"]["T4"]["status"] == "failed"
+    projection = {"tokens": [2], "limit": ["1", "0"], "fate": "locked", "layer": 0, "set": [0, 1],
+                  "direction": ["1", "-1"], "face_value": "1", "face": [0, 1], "multipliers": {"0": "1/2", "1": "1/2"},
+                  "kkt": {"0": "1", "1": "-1"}}
+    report["verdicts"]["T4"].update(status="certified", certificate={
+        "vacuous": False, "fates": report["verdicts"]["T3"]["certificate"]["fates"], "projections": [projection]})
+    assert "kkt[1] = -1 < 0" in _reason(report, "T4")
+
+
+def _forged_T3(data: dict[str, Any], fates: list[dict[str, Any]]) -> dict[str, Any]:
+    report = _report(parse_configuration(data))
+    report["verdicts"]["T3"].update(status="certified", certificate={"fates": fates, "boundary": []})
+    return report
+
+
+def _leader_fates(data: dict[str, Any], tokens: list[int]) -> list[dict[str, Any]]:
+    return [{"token": t, "kind": "leader", "layer": 0, "set": [t], "limit": data["tokens"][t]} for t in tokens]
+
+
+def test_forged_fixed_token_away_from_the_mean_of_G() -> None:
+    # C_1 = {0, 1} at layer 0 (1/2 = 1/2), but z_1 = (1/2, 1/2) is not the mean of G = {0}.
+    data = {"tokens": [["1", "0"], ["1/2", "1/2"]], "alpha": "1/2"}
+    fates = _leader_fates(data, [0]) + [{"token": 1, "kind": "fixed", "layer": 0, "set": [0], "limit": ["1/2", "1/2"]}]
+    assert "not the mean of G" in _reason(_forged_T3(data, fates), "T3")
+
+
+def test_forged_lock_with_unequal_scores_on_F() -> None:
+    # C_2 = {0, 1} at layer 0, but <A m_F, v> is 2 for v = (2, 0) and 1/2 for v = (0, 1).
+    data = {"tokens": [["2", "0"], ["0", "1"], ["1/4", "1/2"]], "alpha": "1/2"}
+    fates = _leader_fates(data, [0, 1]) + [
+        {"token": 2, "kind": "locked", "layer": 0, "set": [0, 1], "limit": ["1", "1/2"], "value": "2"}]
+    assert "differs on F" in _reason(_forged_T3(data, fates), "T3")
+
+
+def test_fixed_token_before_its_leaders() -> None:
+    report = copy.deepcopy(reports()["three_way_tie"])
+    fates = report["verdicts"]["T3"]["certificate"]["fates"]
+    fates.insert(0, fates.pop(next(i for i, f in enumerate(fates) if f["kind"] == "fixed")))
+    assert "not established as leader/fixed before" in _reason(report, "T3")
+
+
+def test_locked_value_changed() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    entry = next(f for f in report["verdicts"]["T2"]["certificate"]["fates"] if f["kind"] == "locked")
+    entry["value"] = str(F(entry["value"]) + 1)
+    assert "value is" in _reason(report, "T2")
+
+
+def test_D1_negative_weight_that_still_sums_and_combines() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    pairs = report["verdicts"]["D1"]["certificate"]["weights"][0][4]
+    j, w = pairs[0]
+    pairs[0:1] = [[j, str(F(w) + 1)], [j, "-1"]]
+    assert not _d1_ok(report, 0, 4)
+    assert "negative" in _reason(report, "D1")
+
+
+def test_multipliers_negative_along_an_affine_dependence() -> None:
+    # Leaders of non_leader_clusters: 0 (1,1), 1 (1,-1), 2 (-1,1), 3 (-1,-1); (0) + (3) = (1) + (2).
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    cert = report["verdicts"]["T3"]["certificate"]
+    p = next(i for i, e in enumerate(cert["boundary"]) if e["multipliers"] == {"0": "1/2", "1": "1/2"})
+    cert["boundary"][p]["multipliers"] = {"0": "3/4", "1": "1/4", "2": "-1/4", "3": "1/4"}
+    assert not _t3_ok(cert, p)
+    assert "negative" in _reason(report, "T3")
+
+
+def test_T3_zero_direction() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    cert = report["verdicts"]["T3"]["certificate"]
+    cert["boundary"][0].update(direction=["0", "0"], value="0")
+    assert not _t3_ok(cert, 0)
+    assert "direction is zero" in _reason(report, "T3")
+
+
+def test_T4_direction_exposing_the_opposite_side() -> None:
+    # (-1/2, 0) puts leaders 0, 1 at -1/2 (the face's value) but leaders 2, 3 above it.
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    cert = report["verdicts"]["T4"]["certificate"]
+    p = next(i for i, e in enumerate(cert["projections"]) if e["face"] == [0, 1])
+    cert["projections"][p].update(direction=["-1/2", "0"], face_value="-1/2")
+    A = [[F(1), F(0)], [F(0), F(1)]]
+    assert not _t4_ok(cert, p, A)
+    assert "> face_value" in _reason(report, "T4")
+
+
+def test_T2_direction_separating_only_weakly() -> None:
+    report = copy.deepcopy(reports()["square"])
+    cert = report["verdicts"]["T2"]["certificate"]
+    p = next(i for i, e in enumerate(cert["vertices"]) if e["limit"] == ["1", "1"])
+    cert["vertices"][p]["direction"] = ["1", "0"]  # ties with the vertex (1, -1)
+    assert not _t2_ok(cert, p)
+    assert "is not >" in _reason(report, "T2")
+
+
+def test_T2_missing_a_vertex() -> None:
+    report = copy.deepcopy(reports()["square"])
+    report["verdicts"]["T2"]["certificate"]["vertices"].pop()
+    assert "vertices cover" in _reason(report, "T2")
+
+
+def _deterministic_changes(value: Any, kind: str, n: int) -> list[Any]:
+    if kind == "set":
+        return [sorted(set(value) ^ {j}) for j in range(n)]
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value - 1, value + 1]
+    if value in ("leader", "fixed", "locked"):
+        return sorted({"leader", "fixed", "locked"} - {value})
+    return [str(F(value) + F(1, 7)), str(F(value) - 1)]
+
+
+def test_every_rederived_number_changed_is_rejected_exhaustively() -> None:
+    """All sites of all fixtures, a few fixed changes each (the Hypothesis test above draws at random)."""
+    survivors = []
+    for name, claim, path, kind in derived_sites():
+        report = reports()[name]
+        n = len(report["config"]["tokens"])
+        for value in _deterministic_changes(_locate(report, claim, path)[0][path[-1]], kind, n):
+            verdict = copy.deepcopy(report["verdicts"][claim])
+            node = verdict["certificate"]
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = value
+            outcome = certcheck.check_record(report["config"], {claim: verdict}, last_layer=report["last_layer"],
+                                             settled_layer=report["settled_layer"])[claim]
+            if outcome["ok"]:
+                survivors.append((name, claim, path, value))
+    assert survivors == []
+
+
+def test_multipliers_with_the_wrong_sum_but_the_right_combination() -> None:
+    # (1,1) + (-1,-1) = 0, so adding t to both leaves the combination and changes the sum by 2t.
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    cert = report["verdicts"]["T3"]["certificate"]
+    p = next(i for i, e in enumerate(cert["boundary"]) if e["multipliers"] == {"0": "1/2", "1": "1/2"})
+    cert["boundary"][p]["multipliers"] = {"0": "3/4", "1": "1/2", "3": "1/4"}
+    assert not _t3_ok(cert, p)
+    assert "sum to" in _reason(report, "T3")
+
+
+def test_D1_weights_with_the_wrong_sum_but_the_right_combination() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    assert report["config"]["tokens"][0] == ["1", "1"] and report["config"]["tokens"][3] == ["-1", "-1"]
+    report["verdicts"]["D1"]["certificate"]["weights"][0][4] += [[0, "1/4"], [3, "1/4"]]
+    assert not _d1_ok(report, 0, 4)
+    assert "sum to" in _reason(report, "D1")
+
+
+def test_T4_multipliers_and_kkt_keys_outside_the_face() -> None:
+    for key in ("multipliers", "kkt"):
+        report = copy.deepcopy(reports()["non_leader_clusters"])
+        cert = report["verdicts"]["T4"]["certificate"]
+        p = next(i for i, e in enumerate(cert["projections"]) if e["face"] == [0, 1])
+        # leader 2 = (-1, 1) is not on the face; kkt value <p, u - p> for u = (-1, 1), p = (1, 0) is -2
+        cert["projections"][p][key]["2"] = "0" if key == "multipliers" else "-2"
+        assert not _t4_ok(cert, p, [[F(1), F(0)], [F(0), F(1)]])
+        _reason(report, "T4")
+
+
+def test_settled_layer_checked_without_the_report() -> None:
+    r = reports()["emerging_leader"]
+    verdict = copy.deepcopy(r["verdicts"]["T2"])
+    verdict["certificate"]["settled_layer"] += 1
+    outcome = certcheck.check_record(r["config"], {"T2": verdict})["T2"]
+    assert not outcome["ok"] and "the fates settle at" in outcome["reason"]
+
+
+def test_value_matrix_D3_over_more_layers_sees_the_lost_leader() -> None:
+    """The leader set by layer 3, from the engine: leader 1 no longer leads at layer 3 (C_1 = {0})."""
+    config = parse_configuration(V_LEADER_LOST, outside_hypotheses=True)
+    layers = [layer for _, layer in zip(range(4), exact_layers(config.tokens, alpha=config.alpha, V=config.V))]
+    first: dict[int, int] = {}
+    for layer in layers:
+        for i, C in enumerate(layer.attention_sets()):
+            if C == {i}:
+                first.setdefault(i, layer.index)
+    leaders = [{"token": i, "first_layer": f, "position": [str(x) for x in layers[f].positions()[i]]}
+               for i, f in sorted(first.items())]
+    verdict = {"claim": "D3", "status": "certified", "summary": "", "evidence": {},
+               "certificate": {"last_layer": 3, "leaders": leaders}}
+    outcome = certcheck.check_record(_report(config)["config"], {"D3": verdict})["D3"]
+    assert not outcome["ok"] and "C_1 at layer 3 is {0}" in outcome["reason"]
+
+
+def test_forged_leader_fate_for_a_locked_token() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    fates = report["verdicts"]["T3"]["certificate"]["fates"]
+    entry = next(f for f in fates if f["kind"] == "locked")
+    entry.update(kind="leader", set=[entry["token"]], limit=report["config"]["tokens"][entry["token"]])
+    entry.pop("value")
+    assert f"not {{{entry['token']}}}" in _reason(report, "T3")
+
+
+def test_forged_fixed_fate_at_the_mean_of_G_attending_elsewhere() -> None:
+    # z_2 = (1, 1/2) is the mean of G = {(2,0), (0,1)}, but C_2 = {0}: D7 (b) does not hold.
+    data = {"tokens": [["2", "0"], ["0", "1"], ["1", "1/2"]], "alpha": "1/2"}
+    fates = _leader_fates(data, [0, 1]) + [{"token": 2, "kind": "fixed", "layer": 0, "set": [0, 1], "limit": ["1", "1/2"]}]
+    assert "not G + {2}" in _reason(_forged_T3(data, fates), "T3")
+
+
+def test_T3_fates_missing_a_token() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    cert = report["verdicts"]["T3"]["certificate"]
+    token = cert["fates"].pop()["token"]
+    cert["boundary"] = [e for e in cert["boundary"] if e["token"] != token]
+    assert "one entry per token" in _reason(report, "T3")
+
+
+def test_T3_boundary_limit_moved_to_a_leader_with_a_consistent_witness() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    cert = report["verdicts"]["T3"]["certificate"]
+    p = next(i for i, e in enumerate(cert["boundary"]) if e["multipliers"] == {"0": "1/2", "1": "1/2"})
+    cert["boundary"][p].update(limit=["1", "1"], direction=["1", "1"], value="2", multipliers={"0": "1"})
+    assert "is not the fate's" in _reason(report, "T3")
+
+
+def test_T3_boundary_entry_twice() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    boundary = report["verdicts"]["T3"]["certificate"]["boundary"]
+    boundary.append(copy.deepcopy(boundary[0]))
+    assert "listed twice" in _reason(report, "T3")
