@@ -468,14 +468,19 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
         threshold = np.log(0.999 / 0.001)
         chosen = {}
         for label in (1, 0):
-            candidates = np.flatnonzero((evaluation.predictions == labels) & (labels == label)
-                                        & (np.abs(evaluation.logits) > threshold))
-            if len(candidates):
-                chosen["positive" if label else "negative"] = int(candidates[0])
+            correct = np.flatnonzero((evaluation.predictions == labels) & (labels == label))
+            confident = correct[np.abs(evaluation.logits[correct]) > threshold]
+            if len(confident):
+                chosen["positive" if label else "negative"] = int(confident[0])
+            elif len(correct):
+                # The paper plots reviews with confidence > 0.999; a less trained model may have
+                # none, so the most confident correct review stands in (its logit is recorded).
+                chosen["positive" if label else "negative"] = int(correct[np.argmax(np.abs(evaluation.logits[correct]))])
         for name, r in chosen.items():
             figures[f"{prefix}review_{name}.png"] = (
                 lambda p, r=r, name=name: record.setdefault("reviews_plotted", {}).__setitem__(
-                    name, {"test_row": int(rows[r]), **plot_review_evolution(
+                    name, {"test_row": int(rows[r]), "hardmax_logit": float(evaluation.logits[r]),
+                           **plot_review_evolution(
                         weights, ids[r], corpus.vocabulary.words, layers=layers, png=p,
                         gif=p.with_suffix(".gif"), title=f"{name} test review {int(rows[r])}")}))
     history = checkpoint.meta.get("history", [])
@@ -523,6 +528,7 @@ def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors
                          f"{part['T3_limits_on_boundary_of_K']['fails']}")
     result["lines"] = lines
     with atomic_directory(Path(out_dir)) as staging:
+        staging.chmod(0o755)  # mkdtemp makes it private; results are meant to be read and committed
         for name, draw in figures.items():
             draw(staging / name)
         (staging / "analysis.json").write_text(json.dumps(result, indent=1, default=_json_default) + "\n",
