@@ -239,8 +239,15 @@ def _describe(config: Configuration) -> str:
 
 
 def _property_strategies(strategies: Any) -> dict[str, Any]:
-    """Every family inside the hypotheses, and the families with A != I (where ignoring A shows)."""
+    """The draws of the properties/ modules: every family, the persistent-tie families, and A != I.
+
+    ``properties/`` calls the real engine directly; these are the same strategies with the
+    claim checks' ``dynamics`` injected.
+    """
+    from ..families import TIE_FAMILIES
+
     return {"configurations()": strategies.configurations(max_n=6),
+            "configurations(ties)": strategies.configurations(family=TIE_FAMILIES, max_n=8),
             "configurations(A != I)": strategies.configurations(family=("dense_spd", "diagonal"), max_n=6, min_d=2)}
 
 
