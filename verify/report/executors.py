@@ -303,6 +303,10 @@ class DaskExecutor(Executor):
                     n_workers=self.local_workers, threads_per_worker=1, processes=True,
                     host="127.0.0.1",           # loopback only: nothing is exposed to the network
                     scheduler_port=0, dashboard_address=None,  # free ports; no dashboard (needs bokeh)
+                    # The scheduler still serves /health on HTTP, by default on port 8787: a second
+                    # cluster then collides, and distributed leaks the failed socket. A free
+                    # loopback port instead.
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                     silence_logs=logging.ERROR)
                 self._client = distributed.Client(self._cluster, set_as_default=False)
             except BaseException:
@@ -371,6 +375,18 @@ def _connect(distributed: Any, address: str, timeout: float) -> Any:
     """A client of the scheduler at ``address``; unreachable or malformed -> InputError (exit 2)."""
     if "://" not in address:
         address = f"tcp://{address}"  # dask's own default protocol, as `dask worker HOST:PORT` accepts
+    # A malformed address is refused before a Client exists: a Client that failed inside its
+    # constructor later times out in its finaliser and prints a traceback at exit.
+    try:
+        from distributed.comm.addressing import parse_address
+        from distributed.comm.registry import get_backend
+
+        scheme, location = parse_address(address)
+        get_backend(scheme)
+        if not location or ":" not in location.rsplit("]", 1)[-1] and scheme in ("tcp", "tls"):
+            raise ValueError("expected HOST:PORT after the scheme")
+    except (ValueError, TypeError) as error:
+        raise InputError("--scheduler", f"{address!r} is not a scheduler address: {error}") from None
     try:
         return distributed.Client(address, timeout=timeout, set_as_default=False)
     except (OSError, ValueError, TypeError) as error:  # TimeoutError is an OSError

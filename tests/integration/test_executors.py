@@ -1,0 +1,137 @@
+"""One campaign, three executors, the same results.json; failing tasks are retried, then reported (issue 9).
+
+The executors (verify.report.executors) run the same task function in this process, on a
+forkserver process pool and on a Dask LocalCluster of two worker processes over loopback.
+The deterministic part of results.json (everything before the environment block) must be
+byte-identical across them. A checker that raises is retried once and then recorded as an
+error record while the rest of the campaign completes; one that fails only on its first
+attempt must succeed on the retry (the attempt is marked by a file, so it is visible across
+processes).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verify import exitcodes
+from verify.cli import main
+from verify.claims import check_configuration
+from verify.report.campaign import CampaignSpec, FamilySpec, plan_tasks, run_tasks
+from verify.report.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend, make_executor
+from verify.report.schema import deterministic_part
+from verify.numbers import InputError
+
+distributed = pytest.importorskip("distributed")
+
+pytestmark = [
+    pytest.mark.slow,
+    # distributed's nanny and comm layers may warn while a LocalCluster shuts down (workers
+    # closing their streams before the scheduler); these say nothing about the campaign.
+    pytest.mark.filterwarnings("ignore:.*[Cc]losing.*:RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning"),
+]
+
+SPEC = CampaignSpec(examples=3, layer_budget=20, worked=False, float_check=False, shrink=False,
+                    families=(FamilySpec("generic", n=(4, 5), d=(2,)),))
+ALWAYS = "generic-seed1-"  # configuration names start with the family and the task seed
+FLAKY = "generic-seed2-"
+
+
+class FailingChecker:
+    """check_configuration, except that one configuration always raises and one raises on its first attempt only."""
+
+    def __init__(self, marker_dir: Path) -> None:
+        self.marker_dir = marker_dir
+
+    def __call__(self, config, *, layer_budget):
+        name = config.name or ""
+        if name.startswith(ALWAYS):
+            (self.marker_dir / f"always-{name}-{len(list(self.marker_dir.glob('always-*')))}").touch()
+            raise RuntimeError("deliberate failure")
+        if name.startswith(FLAKY):
+            marker = self.marker_dir / f"flaky-{name}"
+            if not marker.exists():
+                marker.touch()
+                raise RuntimeError("deliberate transient failure")
+        return check_configuration(config, layer_budget=layer_budget)
+
+
+def _report(tmp: Path, name: str, *executor_args: str) -> str:
+    out = tmp / name
+    status = main(["report", "--out", str(out), "--examples", "2", "--seed", "3", "--runs", str(tmp / "none"),
+                   *executor_args])
+    assert status == exitcodes.SUCCESS
+    return (out / "results.json").read_text(encoding="utf-8")
+
+
+def test_three_executors_give_identical_results(tmp_path: Path) -> None:
+    texts = {args: _report(tmp_path, args.replace(" ", "").strip("-"), *args.split())
+             for args in ("--jobs 1", "--jobs 2", "--dask-local 2")}
+    parts = {args: deterministic_part(text) for args, text in texts.items()}
+    assert len(set(parts.values())) == 1, "results differ between executors"
+    reference = parts["--jobs 1"]
+    assert len(reference) > 0.9 * len(texts["--jobs 1"])  # the environment block is a small tail
+    examples = json.loads(texts["--dask-local 2"])["examples"]
+    assert len(examples) == 4 + 2 and all(r["status"] == "certified" for r in examples)
+    assert "--dask-local 2" in json.loads(texts["--dask-local 2"])["environment"]["command_line"]
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    executor = DaskExecutor(local_workers=2).start()
+    yield executor
+    executor.close()
+
+
+def _check_failure_handling(records: list[dict], marker_dir: Path) -> None:
+    tasks = plan_tasks(SPEC, seed=0)
+    assert [r["task"]["name"] for r in records] == [t.name for t in tasks]  # none dropped, canonical order
+    by_prefix = {r["configuration"]["name"][:len(ALWAYS)] if "configuration" in r else r["task"]["name"]: r
+                 for r in records}
+    failed = by_prefix["generic-1"]
+    assert failed["status"] == "error" and failed["attempts"] == 2
+    assert failed["error"] == "RuntimeError: deliberate failure"
+    assert len(list(marker_dir.glob("always-*"))) == 2  # tried, then retried once
+    flaky = by_prefix[FLAKY]
+    assert flaky["status"] == "certified"  # its first attempt raised, the retry succeeded
+    assert (marker_dir / f"flaky-{flaky['configuration']['name']}").exists()
+    assert sum(r["status"] == "certified" for r in records) == len(tasks) - 1
+
+
+@pytest.mark.parametrize("kind", ["in-process", "process pool", "dask"])
+def test_failing_task_is_retried_then_reported(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    executor = {"in-process": InProcessExecutor, "process pool": lambda: ProcessPoolExecutorBackend(2),
+                "dask": lambda: request.getfixturevalue("dask_cluster")}[kind]()
+    seen = []
+    records = run_tasks(plan_tasks(SPEC, seed=0), checker=FailingChecker(tmp_path), executor=executor,
+                        progress=lambda task, record: seen.append(task.name))
+    if kind == "process pool":
+        executor.close()
+    assert sorted(seen) == sorted(r["task"]["name"] for r in records)  # progress once per task
+    _check_failure_handling(records, tmp_path)
+
+
+def test_interrupt_cancels_and_closes_the_cluster() -> None:
+    executor = DaskExecutor(local_workers=1).start()
+    cluster = executor._cluster
+
+    def stop(task, record) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tasks(plan_tasks(SPEC, seed=0), executor=executor, progress=stop)
+    assert executor._client is None and executor._cluster is None
+    assert cluster.status.name == "closed"
+
+
+def test_bad_scheduler_address_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["report", "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1", "--examples", "0"])
+    assert status == exitcodes.BAD_INPUT
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --scheduler: cannot connect to tcp://127.0.0.1:1")
+    assert main(["report", "--scheduler", "foo://x"]) == exitcodes.BAD_INPUT
+    with pytest.raises(InputError):
+        make_executor(jobs=2, dask_local=2)
