@@ -35,6 +35,7 @@ __all__ = ["FORMAT", "BadInput", "Outcome", "CheckResult", "check_report", "chec
 
 FORMAT = "hardmax-verify/claims-v1"
 RESULTS_SCHEMA = "hardmax-verify/results"
+MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
 MAX_LAYER = 5000  # a replay bound, so that a mistyped layer index cannot ask for hours of work
 NEEDS_D3_D7 = ("T1", "T2", "T3", "T4", "D3")
 
@@ -107,12 +108,22 @@ def _number(x: Any, where: str) -> Fraction:
     # bool is an int in Python; a float's binary value is not the exact number it was meant to be.
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
         return Fraction(x)
-    if isinstance(x, str):
+    # Only "p", "p/q" or a plain decimal: Fraction would also take "1e999999999", a denial of service.
+    if isinstance(x, str) and len(x) <= MAX_DIGITS and _plain(x):
         try:
             return Fraction(x)
-        except (ValueError, ZeroDivisionError):
+        except (ZeroDivisionError, ValueError):  # ValueError: more digits than int() converts
             pass
-    raise Rejected(f"{where}: not an exact number: {x!r}")
+    raise Rejected(f"{where}: not an exact number: {x!r}"[:300])
+
+
+def _plain(text: str) -> bool:
+    body = text[1:] if text[:1] in "+-" else text
+    head, slash, tail = body.partition("/")
+    if slash:
+        return head.isdigit() and tail.isdigit() and head.isascii() and tail.isascii()
+    whole, dot, fraction = head.partition(".")
+    return (whole + fraction).isdigit() and (whole + fraction).isascii()
 
 
 def _get(obj: Any, key: str, where: str) -> Any:
@@ -369,12 +380,14 @@ def _check_fates(raw: Any, m: Model) -> dict[int, Fate]:
     return fates
 
 
-def _fates_of(cert: dict, ctx: "Context") -> dict[int, Fate]:
+def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, Fate]:
+    """The certificate's verified fates; with ``settled``, its settled_layer = the last fate layer."""
     fates = _check_fates(_get(cert, "fates", "certificate"), ctx.model)
-    if "settled_layer" in cert:
-        settled = max(f.layer for f in fates.values())
-        _require(cert["settled_layer"] == settled, f"settled_layer is {cert['settled_layer']!r}, the fates settle at {settled}")
-        ctx.same("settled_layer", cert["settled_layer"])
+    if settled:
+        last = max(f.layer for f in fates.values())
+        given = _get(cert, "settled_layer", "certificate")
+        _require(given == last and not isinstance(given, bool), f"settled_layer is {given!r}, the fates settle at {last}")
+        ctx.same("settled_layer", given)
     return fates
 
 
@@ -499,7 +512,7 @@ def check_T3(cert: dict, ctx: Context) -> None:
 
 def check_T4(cert: dict, ctx: Context) -> None:
     m = ctx.model
-    fates = _fates_of(cert, ctx)
+    fates = _fates_of(cert, ctx, settled=False)
     leaders = _leaders(fates)
     vertex_limits = set(leaders.values())
     non_vertex: dict[Point, list] = {}
@@ -520,9 +533,9 @@ def check_T4(cert: dict, ctx: Context) -> None:
         _require(point in non_vertex and point not in seen, f"{w}: {_show(point)} is not a (new) non-vertex limit")
         seen.add(point)
         tokens = non_vertex[point]
-        _require(_get(e, "tokens", w) == tokens, f"{w}: tokens with this limit are {tokens}")
+        _require(_index_set(_get(e, "tokens", w), m.n, f"{w}.tokens") == set(tokens), f"{w}: tokens with this limit are {tokens}")
         first = fates[tokens[0]]
-        _require(_get(e, "fate", w) == first.kind and _get(e, "layer", w) == first.layer
+        _require(_get(e, "fate", w) == first.kind and _int(_get(e, "layer", w), f"{w}.layer") == first.layer
                  and _index_set(_get(e, "set", w), m.n, f"{w}.set") == first.set,
                  f"{w}: fate/layer/set do not copy token {tokens[0]}'s fate ({first.kind}, {first.layer}, {_show(first.set)})")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
@@ -687,8 +700,8 @@ def check_file(path: str) -> CheckResult:
     """Re-verify a claims report, or every claims report / record embedded in a ``results.json``."""
     try:
         with open(path, encoding="utf-8") as handle:
-            # parse_float: a decimal in the file is read from its text, exactly.
-            data = json.load(handle, parse_float=Fraction)
+            # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
+            data = json.load(handle, parse_float=str)
     except OSError as error:
         raise BadInput(str(path), error.strerror or str(error)) from None
     except (ValueError, RecursionError) as error:

@@ -816,3 +816,48 @@ def test_T3_boundary_entry_twice() -> None:
     boundary = report["verdicts"]["T3"]["certificate"]["boundary"]
     boundary.append(copy.deepcopy(boundary[0]))
     assert "listed twice" in _reason(report, "T3")
+
+
+# --------------------------------------------------------------------------- malformed certificates
+
+JUNK = [None, "abc", "1e9999999", "1/0", [], {}, True, 1.5, 12345, [["x"]], {"0": None}]
+
+
+def _containers(node: Any, path: tuple = ()) -> list[tuple]:
+    """Paths to every key / index of a certificate (the optional layer_positions as a whole excepted)."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    out = []
+    for key, value in items:
+        if path == () and key == "layer_positions":
+            continue
+        out.append(path + (key,))
+        out += _containers(value, path + (key,))
+    return out
+
+
+@given(st.data())
+def test_junk_anywhere_in_a_certificate_is_rejected_without_a_crash(data: Any) -> None:
+    name = data.draw(st.sampled_from(sorted(reports())))
+    claim = data.draw(st.sampled_from(sorted(reports()[name]["verdicts"])))
+    report = copy.deepcopy(reports()[name])
+    cert = report["verdicts"][claim]["certificate"]
+    path = data.draw(st.sampled_from(_containers(cert)))
+    node = cert
+    for key in path[:-1]:
+        node = node[key]
+    if isinstance(node, dict) and data.draw(st.booleans()):
+        del node[path[-1]]
+    else:
+        junk = data.draw(st.sampled_from([j for j in JUNK if j != node[path[-1]]]))
+        node[path[-1]] = junk
+    outcome = _outcome(certcheck.check_report(report), claim)
+    assert outcome.status == "rejected", (name, claim, path)
+
+
+def test_missing_key_is_a_rejection_not_a_crash() -> None:
+    report = copy.deepcopy(reports()["triangle"])
+    del report["verdicts"]["T3"]["certificate"]["fates"][0]["limit"]
+    assert "missing 'limit'" in _reason(report, "T3")
+    report = copy.deepcopy(reports()["triangle"])
+    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * 5000  # more digits than int() converts
+    assert "not an exact number" in _reason(report, "D2")
