@@ -325,10 +325,10 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     top = max(on_F.values())
     if min(on_F.values()) != top:
         return f"<A m_F, v> differs on F at layer {k}: {', '.join(f'{v}: {s}' for v, s in on_F.items())}"
-    higher = [(w, _dot(AmF, z)) for w, z in enumerate(Z) if _dot(AmF, z) > top]
-    if higher:
-        w, s = higher[0]
-        return f"token {w} scores {s} > {top} = <A m_F, v> on F at layer {k}"
+    for w, z in enumerate(Z):
+        s = _dot(AmF, z)
+        if s > top:
+            return f"token {w} scores {s} > {top} = <A m_F, v> on F at layer {k}"
     return None
 
 
@@ -648,11 +648,25 @@ def _verify(claim: str, verdict: Any, ctx: Context) -> tuple[str, str]:
     return "verified", ""
 
 
+_MODELS: dict[str, Model] = {}
+
+
+def _model(config: Any) -> Model:
+    """The replay of ``config``, kept for a few configurations (it depends on the configuration only)."""
+    key = json.dumps(config, sort_keys=True, default=str)
+    if key not in _MODELS:
+        model = Model(config)
+        if len(_MODELS) >= 16:
+            _MODELS.pop(next(iter(_MODELS)))
+        _MODELS[key] = model
+    return _MODELS[key]
+
+
 def _check_verdicts(source: str, config: Any, verdicts: Any, *, last_layer: Any = None,
                     settled_layer: Any = None) -> list[Outcome]:
     if not isinstance(verdicts, dict):
         raise BadInput(f"{source}.verdicts", "expected an object keyed by claim id")
-    ctx = Context(Model(config), last_layer=last_layer, settled_layer=settled_layer)
+    ctx = Context(_model(config), last_layer=last_layer, settled_layer=settled_layer)
     return [Outcome(source, claim, *_verify(claim, verdicts[claim], ctx)) for claim in sorted(verdicts)]
 
 

@@ -712,16 +712,18 @@ def test_every_rederived_number_changed_is_rejected_exhaustively() -> None:
     for name, claim, path, kind in derived_sites():
         report = reports()[name]
         n = len(report["config"]["tokens"])
-        for value in _deterministic_changes(_locate(report, claim, path)[0][path[-1]], kind, n):
-            verdict = copy.deepcopy(report["verdicts"][claim])
-            node = verdict["certificate"]
-            for key in path[:-1]:
-                node = node[key]
-            node[path[-1]] = value
-            outcome = certcheck.check_record(report["config"], {claim: verdict}, last_layer=report["last_layer"],
-                                             settled_layer=report["settled_layer"])[claim]
-            if outcome["ok"]:
-                survivors.append((name, claim, path, value))
+        parent, key = _locate(report, claim, path)
+        original = parent[key]
+        try:  # changed in place and restored: a deep copy per change would dominate the run time
+            for value in _deterministic_changes(original, kind, n):
+                parent[key] = value
+                outcome = certcheck.check_record(report["config"], {claim: report["verdicts"][claim]},
+                                                 last_layer=report["last_layer"],
+                                                 settled_layer=report["settled_layer"])[claim]
+                if outcome["ok"]:
+                    survivors.append((name, claim, path, value))
+        finally:
+            parent[key] = original
     assert survivors == []
 
 
@@ -861,3 +863,10 @@ def test_missing_key_is_a_rejection_not_a_crash() -> None:
     report = copy.deepcopy(reports()["triangle"])
     report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * 5000  # more digits than int() converts
     assert "not an exact number" in _reason(report, "D2")
+
+
+def test_unsettled_kind_inside_a_certificate() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    entry = next(f for f in report["verdicts"]["T3"]["certificate"]["fates"] if f["kind"] == "locked")
+    entry["kind"] = "unsettled"
+    assert "is not leader, fixed or locked" in _reason(report, "T3")

@@ -42,7 +42,7 @@ def certcheck(path: Path, json_path: Path | None, verbose: bool) -> int:
     for o in result.outcomes:
         if verbose or o.status in ("rejected", "unsupported"):
             console.print(f"{o.source}: {o.claim} [{_STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
-                          markup=True, highlight=False)
+                          markup=True, highlight=False, soft_wrap=True)  # one line per certificate, for grep
     table = Table(title=f"independent certificate check of {path.name}")
     table.add_column("claim")
     for status in ("verified", "rejected", "unsupported", "not certified"):
@@ -50,7 +50,7 @@ def certcheck(path: Path, json_path: Path | None, verbose: bool) -> int:
     for claim, row in sorted(result.counts().items()):
         table.add_row(claim, *(str(row[s]) for s in ("verified", "rejected", "unsupported", "not certified")))
     console.print(table)
-    console.print(result.lines()[-1], highlight=False)
+    console.print(result.lines()[-1], highlight=False, soft_wrap=True)
     if json_path is not None:
         atomic_write_text(json_path, json.dumps(result.to_json_dict(), indent=1) + "\n")
         click.echo(f"wrote {json_path}", err=True)
