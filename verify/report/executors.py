@@ -43,8 +43,8 @@ ATTEMPTS = 2  # a task that raises is run once more, then recorded as an error
 
 # Imported by every worker before its first task (pool initializer, Dask task function):
 # the start-up cost is then paid while the workers wait, not inside the first task's timing.
-WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.worked",
-                "verify.report.campaign")
+WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.exact_dynamics",
+                "verify.worked", "verify.certcheck", "verify.report.campaign")
 
 
 # --------------------------------------------------------------------------- the task function
@@ -168,9 +168,19 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     A plain fork copies the caller's threads' locks: after an in-process float run the
     OpenMP runtime behind the numba kernel is live, and a forked worker can hang forever
     in it (seen in the test suite). forkserver forks from a fresh single-threaded server.
+
+    The server imports :data:`WARM_MODULES` once (preload), so each worker is forked with
+    them loaded instead of importing them itself: the imports (~1-2 s of CPU) are paid once,
+    not once per worker (measured in bench/campaign.py). Importing runs no numba kernel, so
+    the OpenMP runtime is not live in the server when it forks. The preload list only takes
+    effect when the server starts, i.e. for the first forkserver pool of the process.
     """
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(WARM_MODULES))
+    return context
 
 
 class ProcessPoolExecutorBackend(Executor):
