@@ -870,3 +870,10 @@ def test_unsettled_kind_inside_a_certificate() -> None:
     entry = next(f for f in report["verdicts"]["T3"]["certificate"]["fates"] if f["kind"] == "locked")
     entry["kind"] = "unsettled"
     assert "is not leader, fixed or locked" in _reason(report, "T3")
+
+
+def test_T1_leader_listed_twice() -> None:
+    report = copy.deepcopy(reports()["square"])
+    leaders = report["verdicts"]["T1"]["certificate"]["leaders"]
+    leaders.append(copy.deepcopy(leaders[0]))
+    assert "listed twice" in _reason(report, "T1")
