@@ -135,3 +135,10 @@ def test_bad_scheduler_address_is_bad_input(capsys: pytest.CaptureFixture[str]) 
     assert main(["report", "--scheduler", "foo://x"]) == exitcodes.BAD_INPUT
     with pytest.raises(InputError):
         make_executor(jobs=2, dask_local=2)
+
+
+def test_without_the_extra_dask_options_are_bad_input(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)  # import distributed -> ImportError
+    assert main(["report", "--dask-local", "2", "--examples", "0"]) == exitcodes.BAD_INPUT
+    assert "needs Dask distributed" in capsys.readouterr().err
