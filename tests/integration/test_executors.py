@@ -142,3 +142,30 @@ def test_without_the_extra_dask_options_are_bad_input(monkeypatch: pytest.Monkey
     monkeypatch.setitem(__import__("sys").modules, "distributed", None)  # import distributed -> ImportError
     assert main(["report", "--dask-local", "2", "--examples", "0"]) == exitcodes.BAD_INPUT
     assert "needs Dask distributed" in capsys.readouterr().err
+
+
+class KillingChecker:
+    """check_configuration, except that one configuration kills its worker process outright."""
+
+    def __call__(self, config, *, layer_budget):
+        if (config.name or "").startswith(ALWAYS):
+            __import__("os")._exit(3)
+        return check_configuration(config, layer_budget=layer_budget)
+
+
+def test_dask_task_whose_worker_dies_is_recorded(dask_cluster) -> None:
+    scheduler = dask_cluster._cluster.scheduler  # LocalCluster: the scheduler lives in this process
+    previous, scheduler.allowed_failures = scheduler.allowed_failures, 0  # give up after one death (default 3)
+    try:
+        records = run_tasks(plan_tasks(SPEC, seed=0), checker=KillingChecker(), executor=dask_cluster)
+    finally:
+        scheduler.allowed_failures = previous
+    assert len(records) == 3  # nothing dropped
+    by_name = {r["task"]["name"]: r for r in records}
+    killer = by_name["generic-1"]
+    assert killer["status"] == "error" and killer["attempts"] == 0 and "KilledWorker" in killer["error"]
+    # Tasks queued on the same worker when it died count that death too (Dask's rule), so with
+    # allowed_failures = 0 a bystander may also be recorded as lost; it must never vanish.
+    for name in ("generic-0", "generic-2"):
+        record = by_name[name]
+        assert record["status"] == "certified" or "KilledWorker" in record["error"]

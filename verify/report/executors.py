@@ -27,6 +27,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import uuid
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Sequence
 
@@ -332,11 +333,14 @@ class DaskExecutor(Executor):
         futures: list[Any] = []
         try:
             ordered = _cost_order(tasks)
+            run = uuid.uuid4().hex
             # pure=False: a re-run is a new computation, never a cached result of another
             # campaign; retries=0: attempt_task retries in the worker, and the scheduler
             # already reschedules tasks whose worker died (distributed.scheduler.allowed-failures).
             futures = client.map(attempt_task, ordered, checker=checker, pure=False, retries=0,
-                                 key=[f"hardmax-task-{i}-{os.getpid()}-{id(self)}" for i in range(len(ordered))],
+                                 # Fresh keys per run: a key the scheduler still remembers from an
+                                 # earlier run (another checker, say) would return that run's result.
+                                 key=[f"hardmax-task-{run}-{i}" for i in range(len(ordered))],
                                  batch_size=1024)
             by_key = {future.key: task for future, task in zip(futures, ordered)}
             for future in distributed.as_completed(futures, loop=client.loop):
