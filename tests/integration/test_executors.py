@@ -135,6 +135,10 @@ def test_bad_scheduler_address_is_bad_input(capsys: pytest.CaptureFixture[str]) 
     assert main(["report", "--scheduler", "foo://x"]) == exitcodes.BAD_INPUT
     with pytest.raises(InputError):
         make_executor(jobs=2, dask_local=2)
+    with pytest.raises(InputError):
+        make_executor(scheduler="  ")
+    assert isinstance(make_executor(jobs=1), InProcessExecutor)
+    assert isinstance(make_executor(jobs=2), ProcessPoolExecutorBackend)  # not started: no workers yet
 
 
 def test_without_the_extra_dask_options_are_bad_input(monkeypatch: pytest.MonkeyPatch,
