@@ -877,3 +877,25 @@ def test_T1_leader_listed_twice() -> None:
     leaders = report["verdicts"]["T1"]["certificate"]["leaders"]
     leaders.append(copy.deepcopy(leaders[0]))
     assert "listed twice" in _reason(report, "T1")
+
+
+def test_T4_missing_a_projection() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    report["verdicts"]["T4"]["certificate"]["projections"].pop()
+    assert "one entry per non-vertex limit" in _reason(report, "T4")
+
+
+def test_D1_missing_a_token() -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    report["verdicts"]["D1"]["certificate"]["weights"][0].pop()
+    assert "one entry per token" in _reason(report, "D1")
+
+
+def test_T4_needs_a_positive_definite_symmetric_part(monkeypatch: Any) -> None:
+    """The KKT values prove an A-projection only for (A + A^T)/2 positive definite (known answers above)."""
+    monkeypatch.setattr(certcheck, "_positive_definite", lambda S: False)
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    assert "not positive definite" in _reason(report, "T4")
+    vacuous = copy.deepcopy(reports()["square"])
+    assert vacuous["verdicts"]["T4"]["certificate"]["vacuous"]
+    assert _outcome(certcheck.check_report(vacuous), "T4").status == "verified"
