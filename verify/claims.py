@@ -810,6 +810,43 @@ class ClaimReport:
         }
 
 
+def _value_matrix_is_the_plain_model(config: Configuration) -> bool:
+    """True without V, or when V = c I with c > 0: then the rule is THEORY.md §1's with alpha = c."""
+    if config.V is None:
+        return True
+    c = config.V[0][0]
+    return c > 0 and all(config.V[r][k] == (c if r == k else 0) for r in range(config.d) for k in range(config.d))
+
+
+# Claims whose certificates lean on D3 / D7 beyond the layers computed. Those facts are proved
+# for the rule of THEORY.md §1 only; with a general value matrix V they are open (THEORY.md §6).
+_RESTS_ON_D3_D7 = {"T1": "D3", "D3": "D3", "T2": "D7", "T3": "D7", "T4": "D7"}
+
+
+def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
+    """Under a general value matrix, nothing that rests on D3/D7 may be certified.
+
+    A certified T1..T4 or D3 becomes inconclusive. A failed T2..T4 becomes inconclusive too:
+    it reports a contradicted D7 consequence, which shows that D7 does not transfer to the
+    variant, not that the claim itself is false. A failed T1/D3 stays failed: a leader that
+    stops leading is observed directly, layer by layer.
+    """
+    adjusted = dict(verdicts)
+    for claim, fact in _RESTS_ON_D3_D7.items():
+        verdict = verdicts.get(claim)
+        if verdict is None or verdict.status == "inconclusive":
+            continue
+        if verdict.status == "failed" and claim in ("T1", "D3"):
+            continue
+        reason = (f"{fact} is proved for V = alpha I only (THEORY.md §3); with this value matrix the "
+                  f"check's {verdict.status} verdict rests on it beyond the layers computed")
+        evidence = dict(verdict.evidence, unproved_fact=fact, verdict_if_it_held=verdict.status,
+                        summary_if_it_held=verdict.summary)
+        adjusted[claim] = Verdict(claim, "inconclusive", f"not decided: {reason}", evidence, None,
+                                  verdict.cross_checks)
+    return adjusted
+
+
 def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
                         cross_check: bool = True, progress: Callable[[int], None] | None = None) -> ClaimReport:
     """Check every claim (T0..T4, D1..D3) and the one-step replay on one configuration.
@@ -832,4 +869,6 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
     run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress)
     run.cross_check = cross_check
     verdicts = {cid: CHECKS[cid](run) for cid in REPORT_IDS}
+    if not _value_matrix_is_the_plain_model(config):
+        verdicts = _without_unproved_facts(verdicts)
     return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget, run)
