@@ -23,6 +23,8 @@ from typing import Any, Sequence
 
 import cdd.gmp as cdd_gmp
 
+from .linalg import rank, solve
+
 __all__ = [
     "Projection",
     "Face",
@@ -66,40 +68,12 @@ def _distinct(points: Sequence[Sequence[Fraction]]) -> list[int]:
     return sorted(seen.values())
 
 
-def _solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
-    n = len(M)
-    aug = [list(row) + [rhs] for row, rhs in zip(M, b)]
-    for col in range(n):
-        pivot = next((r for r in range(col, n) if aug[r][col] != 0), None)
-        if pivot is None:
-            return None
-        aug[col], aug[pivot] = aug[pivot], aug[col]
-        for r in range(n):
-            if r != col and aug[r][col] != 0:
-                f = aug[r][col] / aug[col][col]
-                aug[r] = [x - f * y for x, y in zip(aug[r], aug[col])]
-    return [aug[i][n] / aug[i][i] for i in range(n)]
-
-
 def affine_dimension(points: Sequence[Sequence[Fraction]]) -> int:
     """Dimension of the affine hull (exact rank of the differences); -1 for no points."""
     if not points:
         return -1
     base = points[0]
-    rows = [[Fraction(a) - Fraction(b) for a, b in zip(p, base)] for p in points[1:]]
-    rank = 0
-    d = len(base)
-    for col in range(d):
-        pivot = next((r for r in range(rank, len(rows)) if rows[r][col] != 0), None)
-        if pivot is None:
-            continue
-        rows[rank], rows[pivot] = rows[pivot], rows[rank]
-        for r in range(len(rows)):
-            if r != rank and rows[r][col] != 0:
-                f = rows[r][col] / rows[rank][col]
-                rows[r] = [x - f * y for x, y in zip(rows[r], rows[rank])]
-        rank += 1
-    return rank
+    return rank([[Fraction(a) - Fraction(b) for a, b in zip(p, base)] for p in points[1:]])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,7 +209,7 @@ def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, 
             k = len(S)
             system = [[g(S[r], S[c]) for c in range(k)] + [Fraction(1)] for r in range(k)]
             system.append([Fraction(1)] * k + [Fraction(0)])
-            sol = _solve(system, [Fraction(0)] * k + [Fraction(1)])
+            sol = solve(system, [Fraction(0)] * k + [Fraction(1)])
             if sol is None:  # affinely dependent active set: drop the newest point (degenerate input)
                 lam.pop(j, None)
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -10,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_directory", "safe_name"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_directory", "safe_name", "sha256_file"]
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
@@ -68,3 +69,12 @@ def safe_name(name: str, *, fallback: str = "item", max_length: int = 80) -> str
     """A file name derived from user data that cannot escape its folder (no separators, no dot-dot)."""
     cleaned = _UNSAFE.sub("_", name).strip("._-")[:max_length]
     return cleaned or fallback
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks (inputs are recorded by hash for provenance)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

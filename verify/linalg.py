@@ -21,6 +21,7 @@ __all__ = [
     "mat_vec",
     "dot",
     "solve",
+    "rank",
 ]
 
 
@@ -92,3 +93,21 @@ def solve(M: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Fracti
                 factor = aug[r][col] / pivot
                 aug[r] = [x - factor * y for x, y in zip(aug[r], aug[col])]
     return [aug[i][n] / aug[i][i] for i in range(n)]
+
+
+def rank(M: Sequence[Sequence[Fraction]]) -> int:
+    """Exact rank by Gaussian elimination over the rationals."""
+    rows = [[Fraction(x) for x in r] for r in M]
+    found = 0
+    cols = len(rows[0]) if rows else 0
+    for c in range(cols):
+        pivot = next((r for r in range(found, len(rows)) if rows[r][c] != 0), None)
+        if pivot is None:
+            continue
+        rows[found], rows[pivot] = rows[pivot], rows[found]
+        for r in range(len(rows)):
+            if r != found and rows[r][c] != 0:
+                f = rows[r][c] / rows[found][c]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[found])]
+        found += 1
+    return found

@@ -28,6 +28,7 @@ from ..claims import check_configuration
 from ..config import Configuration
 from ..exact_dynamics import exact_layers, group_tokens
 from ..linalg import identity, matmul, transpose
+from ..linalg import rank as matrix_rank
 from ..strategies import (alphas, configurations, indefinite_matrices, nonsymmetric_pd_matrices,
                           outside_configurations, spd_matrices, token_configurations)
 from ..numbers import rational_to_str
@@ -55,28 +56,11 @@ def _matrix(rows: Sequence[Sequence[Fraction | int]]) -> Matrix:
     return tuple(tuple(Fraction(x) for x in row) for row in rows)
 
 
-def _rank(M: Sequence[Sequence[Fraction]]) -> int:
-    rows = [list(r) for r in M]
-    rank = 0
-    cols = len(rows[0]) if rows else 0
-    for c in range(cols):
-        pivot = next((r for r in range(rank, len(rows)) if rows[r][c] != 0), None)
-        if pivot is None:
-            continue
-        rows[rank], rows[pivot] = rows[pivot], rows[rank]
-        for r in range(len(rows)):
-            if r != rank and rows[r][c] != 0:
-                f = rows[r][c] / rows[rank][c]
-                rows[r] = [a - f * b for a, b in zip(rows[r], rows[rank])]
-        rank += 1
-    return rank
-
-
 @st.composite
 def _low_rank(draw: st.DrawFn, d: int, rank: int, sign: int) -> Matrix:
     """sign * B B^T with B of exact rank ``rank`` (PSD for sign 1, NSD for sign -1)."""
     B = [[Fraction(draw(st.integers(-2, 2))) for _ in range(rank)] for _ in range(d)]
-    assume(_rank(B) == rank)
+    assume(matrix_rank(B) == rank)
     return _matrix([[sign * x for x in row] for row in matmul(B, transpose(B))])
 
 

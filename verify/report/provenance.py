@@ -20,6 +20,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..io import sha256_file
+
 __all__ = ["MATH_DEPENDENCIES", "dependency_versions", "sha256_file", "sha256_text",
            "environment_block", "git_commit", "utc_now"]
 
@@ -39,14 +41,6 @@ def dependency_versions(names: Iterable[str] = MATH_DEPENDENCIES) -> dict[str, s
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
     return versions
-
-
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sha256_text(text: str) -> str:

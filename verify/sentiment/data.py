@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import hashlib
 import re
 import sys
 import zlib
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io import sha256_file as file_sha256  # the name the sentiment modules use
 from ..numbers import InputError
 
 __all__ = ["Reviews", "load_reviews", "detect_format", "paper_split", "official_split",
@@ -50,14 +50,6 @@ class Reviews:
 
     def __len__(self) -> int:
         return len(self.texts)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def detect_format(path: Path) -> str:
