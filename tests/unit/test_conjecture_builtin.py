@@ -5,13 +5,13 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import Phase, find, settings
 
-from verify.linalg import rank as matrix_rank
 from verify.config import Configuration
 from verify.conjectures import builtin
 from verify.conjectures.base import family_of
 from verify.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture, hull_vertices
 from verify.io import safe_name
 from verify.linalg import is_symmetric
+from verify.linalg import rank as matrix_rank
 from verify.numbers import InputError
 
 
