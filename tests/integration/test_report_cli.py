@@ -104,7 +104,7 @@ def test_default_output_folder_is_reports_latest(tmp_path: Path, monkeypatch: py
     results = json.loads((tmp_path / "reports" / "latest" / "results.json").read_text(encoding="utf-8"))
     assert results["campaign"]["source"] == "embedded defaults"
     assert len(results["examples"]) == 5  # the four worked configurations and one generated
-    assert results["optional_sections"] == {"sentiment": {"directory": "runs/sentiment", "files": []},
+    assert results["optional_sections"] == {"sentiment": {"directory": "runs/sentiment", "files": [], "figures": []},
                                             "conjectures": {"directory": "runs/conjectures", "files": []}}
 
 
@@ -161,3 +161,35 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| every_token_settles | held | 64 | held on 64 examples |" in markdown
     assert "- T3 fails 0" in markdown
+
+
+def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) -> None:
+    """`sentiment evaluate --json` files give the accuracy table against the authors' figures (THEORY.md §5);
+    the analysis's PNGs are copied byte for byte, linked from report.md and embedded in report.html."""
+    import base64
+
+    runs = tmp_path / "runs"
+    analysis = runs / "sentiment" / "analysis"
+    analysis.mkdir(parents=True)
+    evaluation = {"checkpoint": "models/sentiment-d4-paper", "epoch": 31, "d": 4, "protocol": "paper",
+                  "reviews": 15000, "hardmax_accuracy": 0.7811, "softmax_accuracy": 0.7802, "exact_path": 3,
+                  "hardmax_seconds": 9.25, "softmax_best_test_epoch": {"epoch": 40, "test_acc": 0.7923}}
+    (runs / "sentiment" / "evaluate-d4-paper.json").write_text(json.dumps(evaluation), encoding="utf-8")
+    (analysis / "analysis.json").write_text(json.dumps({"seed": 0, "lines": ["x"]}), encoding="utf-8")
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(40))  # not rendered, only copied and embedded
+    (analysis / "sentiment-d4-paper_leader_words.png").write_bytes(png)
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(runs)) == exitcodes.SUCCESS
+    out = tmp_path / "out"
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    row = next(line for line in markdown.splitlines() if line.startswith("| 4 |"))
+    assert "0.8228" in row and "0.7923 (epoch 40)" in row and "**0.7811** (epoch 31)" in row and "| 3 |" in row
+    copied = out / "figures" / "sentiment" / "analysis-sentiment-d4-paper_leader_words.png"
+    assert copied.read_bytes() == png
+    assert "](figures/sentiment/analysis-sentiment-d4-paper_leader_words.png)" in markdown
+    assert "leader words" in markdown
+    assert base64.b64encode(png).decode("ascii") in (out / "report.html").read_text(encoding="utf-8")
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    roles = {entry["role"] for entry in results["inputs"]}
+    assert "sentiment figure" in roles

@@ -11,6 +11,7 @@ previous report untouched and no partial folder behind.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,17 @@ def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], li
             items.append({"path": shown, "sha256": digest, "summary": summary})
             inputs.append({"role": f"{section} results", "path": shown, "sha256": digest})
         sections[section] = {"directory": directory.as_posix(), "files": items}
+        if section == "sentiment":
+            # The analyses' figures (training curves, leader words, token evolution) are copied
+            # into the report; their sources are hashed like every other input.
+            figures = []
+            for analysis in (p for p in files if p.name == "analysis.json"):
+                for png in sorted(analysis.parent.glob("*.png")):
+                    digest = sha256_file(png)
+                    figures.append({"path": png.as_posix(), "sha256": digest,
+                                    "file": f"figures/sentiment/{safe_name(analysis.parent.name)}-{safe_name(png.stem)}.png"})
+                    inputs.append({"role": "sentiment figure", "path": png.as_posix(), "sha256": digest})
+            sections[section]["figures"] = figures
     return sections, inputs
 
 
@@ -187,6 +199,10 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         clock = time.perf_counter()
         figures = write_figures(records, staging)
         figure_seconds = time.perf_counter() - clock
+        for figure in optional.get("sentiment", {}).get("figures", []):
+            target = staging / figure["file"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(figure["path"], target)
         for c in counterexamples:
             path = staging / c["file"]
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -277,6 +277,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
         blocks.append(_h(2, title))
         blocks.append(_p(f"Read from `{section['directory']}` (not recomputed by this report)."))
         files = section["files"]
+        if key == "sentiment":
+            blocks.extend(_sentiment_blocks(section))
         if key == "conjectures" and all("outcome" in item["summary"] for item in files):
             # The conjecture lab's own summary line per run (held / counterexample / inconclusive).
             blocks.append(_table(["conjecture", "outcome", "examples", "summary", "sha256"],
@@ -328,6 +330,68 @@ def _short(status: str | None) -> str:
 
 def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+# Captions of the figures ``hardmax-verify sentiment analyze`` writes, by file-name suffix.
+_SENTIMENT_FIGURES = {
+    "training_curves": ("training curves",
+                        "Loss and accuracy per epoch: softmax attention (as trained) on train, validation and test, "
+                        "and certified hardmax on validation and test every few epochs (THEORY.md §5)."),
+    "leader_words": ("leader words",
+                     "The 15 most frequent leader words (C_i = {i}) among test reviews classified correctly with "
+                     "confidence >= 0.95, counting leaders with |w.z + b| > 2, as in the paper's bar chart."),
+    "review_positive": ("token evolution of a positive review",
+                        "Layers 0..8 of one confident positive test review (d = 2, exact positions): leaders "
+                        "labelled with their words, the decision line with its half-planes, the mean token. "
+                        "An animated GIF sits next to the source PNG."),
+    "review_negative": ("token evolution of a negative review",
+                        "As the previous figure, for one confident negative test review."),
+}
+
+
+def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
+    """The accuracy table (from ``sentiment evaluate --json`` files) and the analyses' figures."""
+    from ..sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
+
+    blocks: list[Block] = []
+    evaluations = [item for item in section["files"]
+                   if {"hardmax_accuracy", "d", "epoch"} <= set(item["summary"])]
+    if evaluations:
+        rows = []
+        for item in sorted(evaluations, key=lambda i: (i["summary"]["d"], i["path"])):
+            e = item["summary"]
+            authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(e["d"])
+            like = (f"{e['softmax_best_test_epoch.test_acc']:.4f} (epoch {e['softmax_best_test_epoch.epoch']})"
+                    if "softmax_best_test_epoch.test_acc" in e else "—")
+            seconds = e.get("hardmax_seconds")
+            rows.append([str(e["d"]), f"`{e.get('checkpoint', item['path'])}`", str(e.get("protocol", "—")),
+                         f"{authors:.4f}" if authors is not None else "—", like,
+                         f"**{e['hardmax_accuracy']:.4f}** (epoch {e['epoch']})",
+                         f"{e['softmax_accuracy']:.4f}" if "softmax_accuracy" in e else "—",
+                         str(e.get("exact_path", "—")), str(e.get("reviews", "—")),
+                         f"{seconds:.1f}" if isinstance(seconds, (int, float)) else "—"])
+        blocks.append(_h(3, "Accuracy"))
+        blocks.append(_table(["d", "checkpoint", "protocol", "authors (softmax, best test epoch)",
+                              "ours like-for-like (softmax, best test epoch)",
+                              "ours honest (certified hardmax, epoch chosen on validation)",
+                              "softmax at that epoch", "exact-path reviews", "test reviews", "hardmax s"], rows))
+        blocks.append(_p("The honest number is the certified hardmax test accuracy of the checkpoint selected on a "
+                         "validation split carved from train: every prediction is that of exact rational arithmetic "
+                         "on the stored float32 weights (reviews the float rounding bound could not decide were "
+                         "recomputed exactly; their count is the exact-path column). The like-for-like number uses "
+                         "the test set for selection, as the paper did (THEORY.md §5); it is evidence, not a "
+                         "certified figure. Epochs trained are in each checkpoint's `checkpoint.json`."))
+    figures = section.get("figures") or []
+    if figures:
+        blocks.append(_h(3, "Analyses"))
+        for figure in figures:
+            stem = Path(figure["file"]).stem
+            title, caption = next(((f"{stem[:-len(suffix) - 1]}: {t}", c)
+                                   for suffix, (t, c) in _SENTIMENT_FIGURES.items() if stem.endswith(suffix)),
+                                  (stem, "A figure of the sentiment analysis."))
+            blocks.append(Block("figure", figure=FigureInfo(stem, figure["file"], None, title,
+                                                            f"{caption} Source: `{figure['path']}`.")))
+    return blocks
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:
