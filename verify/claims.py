@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+import time
 from math import lcm
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -146,6 +147,8 @@ class ClaimRun:
     settled_layer: int | None
     layer_budget: int
     violations: list[dict[str, Any]] = field(default_factory=list)  # D7 consequences contradicted
+    stopped_by: str = "settled"  # settled | layer budget | time budget
+    time_budget: float | None = None
     cross_check: bool = True  # run the float cross-checks (cvxpy, candidate set); they never decide
 
     @property
@@ -279,12 +282,17 @@ def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction,
 
 
 def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
-                      progress: Callable[[int], None] | None = None) -> ClaimRun:
-    """Run ``dynamics`` until every token has a D7 fate (plus one layer) or ``layer_budget`` layers."""
+                      progress: Callable[[int], None] | None = None, time_budget: float | None = None) -> ClaimRun:
+    """Run ``dynamics`` until every token has a D7 fate (plus one layer), ``layer_budget`` layers,
+    or ``time_budget`` seconds of wall-clock time (checked after each layer), whichever comes first."""
     if config.beta is not None:
         raise InputError("beta", "the claims are about hardmax attention; softmax (beta) is studied by the conjecture lab")
     if layer_budget < 1:
         raise InputError("layer_budget", f"expected at least 1 layer, got {layer_budget}")
+    if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < float("inf")):
+        raise InputError("time_budget", f"expected a positive number of seconds, got {time_budget!r}")
+    started = time.monotonic()
+    stopped_by = "layer budget"
     A = config.A_matrix
     a_scale = lcm(*(x.denominator for row in A for x in row))
     A_int = fmpz_mat([[int(x * a_scale) for x in row] for row in A])
@@ -317,8 +325,15 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         # One layer past settlement so that D3/D7 consequences and the replay see a transition.
         if (settled_layer is not None and d.index > settled_layer) or d.index >= layer_budget:
             break
+        if time_budget is not None and settled_layer is None and time.monotonic() - started > time_budget:
+            # Only a wall-clock limit: what was computed stays exact; unsettled tokens are inconclusive.
+            stopped_by = "time budget"
+            break
+    if settled_layer is not None:
+        stopped_by = "settled"
     all_fates = [fates.get(t, TokenFate(t, "unsettled")) for t in range(config.n)]
-    return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations)
+    return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations,
+                    stopped_by=stopped_by, time_budget=time_budget)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,11 +387,17 @@ def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str,
             "compared": f"c.x for {what} vs max of c.p over {others} (strictly greater: outside the hull)"}
 
 
+def _budget_spent(run: ClaimRun) -> str:
+    if run.stopped_by == "time budget":
+        return f"time budget of {run.time_budget:g} s spent"
+    return f"layer budget of {run.layer_budget} spent" if run.stopped_by == "layer budget" else run.stopped_by
+
+
 def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
     unsettled = _unsettled(run)
     return _verdict(claim, "inconclusive",
-                    f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers",
-                    run, unsettled=unsettled,
+                    f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers "
+                    f"({_budget_spent(run)})", run, unsettled=unsettled, stopped_by=run.stopped_by,
                     measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof",
                                                          "values": _measured_distances(run)})
 
@@ -782,6 +803,8 @@ class ClaimReport:
     settled_layer: int | None
     layer_budget: int
     run: ClaimRun | None = field(default=None, repr=False, compare=False)  # scores, attention sets per layer
+    time_budget: float | None = None
+    stopped_by: str = "settled"  # settled | layer budget | time budget
 
     @property
     def limits(self) -> dict[int, Point | None]:
@@ -802,6 +825,8 @@ class ClaimReport:
             "outside_hypotheses": self.config.outside_hypotheses,
             "hypothesis_violations": [f"{f}: {m}" for f, m in hypothesis_violations(self.config)],
             "layer_budget": self.layer_budget,
+            "time_budget": self.time_budget,
+            "stopped_by": self.stopped_by,
             "last_layer": self.layers_run,
             "settled_layer": self.settled_layer,
             "status": self.status,
@@ -848,7 +873,8 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
 
 
 def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
-                        cross_check: bool = True, progress: Callable[[int], None] | None = None) -> ClaimReport:
+                        cross_check: bool = True, progress: Callable[[int], None] | None = None,
+                        time_budget: float | None = None) -> ClaimReport:
     """Check every claim (T0..T4, D1..D3) and the one-step replay on one configuration.
 
     Parameters
@@ -865,10 +891,16 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
         Run the float cross-checks (cvxpy projections, candidate set S); they never decide.
     progress
         Called with each layer index as it is computed.
+    time_budget
+        Wall-clock seconds for the layers (None: no limit). A run stopped by it says so
+        (``stopped_by``); its unsettled tokens make T2..T4 inconclusive, never certified.
+        Results then depend on the machine's speed, so reproducible campaigns leave it unset.
     """
-    run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress)
+    run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress,
+                            time_budget=time_budget)
     run.cross_check = cross_check
     verdicts = {cid: CHECKS[cid](run) for cid in REPORT_IDS}
     if not _value_matrix_is_the_plain_model(config):
         verdicts = _without_unproved_facts(verdicts)
-    return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget, run)
+    return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget, run,
+                       time_budget=time_budget, stopped_by=run.stopped_by)

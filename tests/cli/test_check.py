@@ -80,3 +80,27 @@ def test_softmax_variant_is_refused(tmp_path: Path) -> None:
     config = _write(tmp_path / "c.json", {"tokens": [[1, 0], [0, 1]], "alpha": "1/2", "beta": 10,
                                           "outside_hypotheses": True})
     assert main(["check", str(config)]) == 2
+
+
+def test_time_budget_stops_the_run_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 7: a run that exceeds its time budget says so; its unsettled claims are inconclusive (exit 3).
+    emerging_leader settles only at layer 1, so a budget spent after layer 0 leaves a token unsettled."""
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["emerging_leader"].to_json_dict())
+    out = tmp_path / "report.json"
+    assert main(["check", str(config), "--no-cross-check", "--json", str(out)]) == 0  # certified without a budget
+    assert json.loads(out.read_text(encoding="utf-8"))["stopped_by"] == "settled"
+    capsys.readouterr()
+    assert main(["check", str(config), "--no-cross-check", "--time-budget", "1e-9", "--json", str(out)]) == 3
+    printed = capsys.readouterr().out
+    assert "stopped by the time budget" in " ".join(printed.split())
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["stopped_by"] == "time budget" and report["time_budget"] == 1e-9 and report["last_layer"] == 0
+    assert report["verdicts"]["T3"]["status"] == "inconclusive"
+    assert "time budget of 1e-09 s spent" in report["verdicts"]["T3"]["summary"]
+    assert report["verdicts"]["T3"]["evidence"]["stopped_by"] == "time budget"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "ten"])
+def test_bad_time_budget_exits_2(tmp_path: Path, value: str) -> None:
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["triangle"].to_json_dict())
+    assert main(["check", str(config), "--time-budget", value]) == 2

@@ -38,6 +38,10 @@ def _report(tmp_path: Path, *args: str) -> int:
     ("[campaign]\nexamples = -1", "campaign.examples"),
     ("[campaign]\nworked = 1", "campaign.worked"),
     ("[campaign]\nlayer_budget = 0", "campaign.layer_budget"),
+    ("[campaign]\ntime_budget = 0", "campaign.time_budget"),
+    ("[campaign]\ntime_budget = \"1 min\"", "campaign.time_budget"),
+    ("[campaign]\ntime_budget = nan", "campaign.time_budget"),
+    ("[campaign]\ntime_budget = true", "campaign.time_budget"),
     ("[[family]]\nname = \"no_such_family\"", "family[0].name"),
     ("[[family]]\nname = \"generic\"\nn = [3, 99]", "family[0].n"),
     ("[[family]]\nname = \"generic\"\nd = [2, 7]", "family[0].d"),
@@ -193,3 +197,22 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     roles = {entry["role"] for entry in results["inputs"]}
     assert "sentiment figure" in roles
+
+
+def test_time_budget_makes_unsettled_examples_inconclusive_and_the_report_says_so(tmp_path: Path) -> None:
+    """Issue 7: a campaign whose runs exceed the time budget reports it (and exits 3, not 0)."""
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text("[campaign]\nexamples = 0\nworked = true\ntime_budget = 1e-9\n", encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path), "--runs", str(tmp_path / "none")) == exitcodes.INCONCLUSIVE
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["campaign"]["time_budget"] == 1e-9
+    stopped = {r["task"]["name"]: r["stopped_by"] for r in results["examples"]}
+    assert stopped["emerging_leader"] == "time budget" and stopped["triangle"] == "settled"
+    markdown = " ".join((tmp_path / "out" / "report.md").read_text(encoding="utf-8").split())
+    assert "time budget 1e-09 s per configuration" in markdown
+    assert "stopped by the time budget" in markdown and "emerging_leader" in markdown
+    assert "no: time budget spent at layer 0" in markdown
+    # The flag overrides the file and lands in the equivalent command.
+    assert _report(tmp_path, "--examples", "0", "--time-budget", "1e-9", "--runs", str(tmp_path / "none")) == 3
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert "--time-budget 1e-09" in results["environment"]["command_line"]

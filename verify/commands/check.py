@@ -36,11 +36,14 @@ def _one_line(verdict) -> str:  # type: ignore[no-untyped-def]
               help="Allow zero or duplicate tokens and A not symmetric positive definite (recorded in the output).")
 @click.option("--layer-budget", type=click.IntRange(min=1), default=200, show_default=True,
               help="Largest layer computed; the check stops one layer after every token is a leader, fixed or locked.")
+@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True, max=1e9), default=None, metavar="SECONDS",
+              help="Stop computing layers after this much wall-clock time (default: no limit); tokens not settled "
+                   "by then are inconclusive, and the output says the time budget stopped the run.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the full report with certificates (docs/certificates.md) to this file.")
 @click.option("--no-cross-check", is_flag=True, help="Skip the float cross-checks (cvxpy projections, candidate set).")
-def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, json_path: Path | None,
-          no_cross_check: bool) -> int:
+def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_budget: float | None,
+          json_path: Path | None, no_cross_check: bool) -> int:
     """Check claims T0..T4, facts D1..D3 and the one-step replay on CONFIG.json, exactly.
 
     Prints one row per claim: status (certified / failed / inconclusive) and one line of
@@ -53,10 +56,11 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, json_p
                   console=console, transient=True) as bar:
         task = bar.add_task(config.name or config_path.name, total=layer_budget)
         report = check_configuration(config, layer_budget=layer_budget, cross_check=not no_cross_check,
-                                     progress=lambda k: bar.update(task, completed=k))
+                                     progress=lambda k: bar.update(task, completed=k), time_budget=time_budget)
 
     title = (f"{config.name or config_path.name}: n={config.n}, d={config.d}, layers 0..{report.layers_run}"
              f"{'' if report.settled_layer is None else f', settled at layer {report.settled_layer}'}"
+             f"{f', stopped by the {report.stopped_by}' if report.stopped_by != 'settled' else ''}"
              f"{', OUTSIDE HYPOTHESES' if config.outside_hypotheses else ''}")
     table = Table(title=title)
     table.add_column("claim")

@@ -22,7 +22,7 @@ DEFAULT_OUT = Path("reports") / "latest"
 
 def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
                         runs: Path, outside_hypotheses: bool, scheduler: str | None = None,
-                        dask_local: int | None = None) -> str:
+                        dask_local: int | None = None, time_budget: float | None = None) -> str:
     parts = ["hardmax-verify", "report", "--out", str(out), "--seed", str(seed)]
     if examples is not None:
         parts += ["--examples", str(examples)]
@@ -30,6 +30,8 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
         parts += ["--config", str(config)]
     if outside_hypotheses:
         parts.append("--outside-hypotheses")
+    if time_budget is not None:
+        parts += ["--time-budget", repr(time_budget)]
     if scheduler is not None:
         parts += ["--scheduler", scheduler]
     elif dask_local is not None:
@@ -59,11 +61,15 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2).")
 @click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, RUNS/conjectures/*.json).")
+@click.option("--time-budget", "time_budget", type=click.FloatRange(min=0, min_open=True, max=1e9), default=None,
+              metavar="SECONDS", help="Wall-clock seconds per configuration (default: the campaign's, none for the "
+                                      "embedded one). Runs it stops are inconclusive and say so; results then depend "
+                                      "on the machine's speed.")
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow campaign families outside the theorem's hypotheses (zero or duplicate tokens, A not SPD).")
 def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
            scheduler: str | None, dask_local: int | None, connect_timeout: float, runs: Path,
-           outside_hypotheses: bool) -> int:
+           time_budget: float | None, outside_hypotheses: bool) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
@@ -85,7 +91,7 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     try:
         with executor:
             return _run(out, seed, examples, config, jobs, runs, outside_hypotheses, executor,
-                        scheduler=scheduler, dask_local=dask_local)
+                        scheduler=scheduler, dask_local=dask_local, time_budget=time_budget)
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
@@ -96,7 +102,8 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path,
-         outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None) -> int:
+         outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
+         time_budget: float | None = None) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -106,6 +113,8 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
         changes["examples"] = examples
     if outside_hypotheses:
         changes["outside_hypotheses"] = True
+    if time_budget is not None:
+        changes["time_budget"] = time_budget
     if changes:
         spec = replace(spec, **changes)
     console = Console(stderr=True)
@@ -123,7 +132,7 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
         outcome = build_report(out=out, seed=seed, spec=spec, jobs=jobs or 1, runs_dir=runs, campaign_file=config,
                                argv=list(sys.argv),
                                command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses,
-                                                                scheduler, dask_local),
+                                                                scheduler, dask_local, time_budget),
                                progress=on_done, executor=executor, on_tasks=on_tasks,
                                on_stage=lambda stage: bar.update(progress_task, description=f"{stage}..."))
     summary = outcome.results["summary"]

@@ -81,6 +81,7 @@ class CampaignSpec:
     families: tuple[FamilySpec, ...]
     source: str = "embedded defaults"
     outside_hypotheses: bool = False  # allow families outside the theorem's hypotheses (recorded per example)
+    time_budget: float | None = None  # wall-clock seconds per configuration (None: none; makes results machine-dependent)
 
     def to_json_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -135,7 +136,8 @@ def _available_families() -> Mapping[str, Any] | None:
     return getattr(families, "FAMILIES", None)
 
 
-_CAMPAIGN_KEYS = {"examples", "layer_budget", "worked", "float_check", "shrink", "outside_hypotheses"}
+_CAMPAIGN_KEYS = {"examples", "layer_budget", "time_budget", "worked", "float_check", "shrink", "outside_hypotheses"}
+MAX_TIME_BUDGET = 1e9
 _FAMILY_KEYS = {"name", "share", "n", "d", "alpha", "options"}
 MAX_EXAMPLES = 1_000_000
 MAX_LAYER_BUDGET = 100_000
@@ -163,6 +165,7 @@ def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign", outside
         [campaign]
         examples = 48          # generated configurations, split between families by share
         layer_budget = 200     # layers the claim checks may run per configuration
+        time_budget = 30       # wall-clock seconds per configuration (default: none; results then depend on speed)
         worked = true          # include the four worked configurations of THEORY.md section 4
         float_check = true     # compare the float dynamics with the exact ones
         shrink = true          # shrink counterexamples before reporting them
@@ -192,6 +195,14 @@ def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign", outside
     if "layer_budget" in table:
         fields["layer_budget"] = _int(table["layer_budget"], f"{source}: campaign.layer_budget", low=1,
                                       high=MAX_LAYER_BUDGET)
+    if "time_budget" in table:
+        value = table["time_budget"]
+        where = f"{source}: campaign.time_budget"
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputError(where, f"expected a number of seconds, got {type(value).__name__} {value!r}")
+        if not 0 < value <= MAX_TIME_BUDGET:  # also refuses nan and inf
+            raise InputError(where, f"expected seconds in (0, {MAX_TIME_BUDGET:g}], got {value}")
+        fields["time_budget"] = float(value)
     for key in ("worked", "float_check", "shrink", "outside_hypotheses"):
         if key in table:
             fields[key] = _bool(table[key], f"{source}: campaign.{key}")
@@ -321,6 +332,7 @@ class Task:
     d: int = 0
     alpha: str = ""
     layer_budget: int = 200
+    time_budget: float | None = None
     float_check: bool = True
     shrink: bool = True
     options: tuple[tuple[str, Any], ...] = ()
@@ -359,7 +371,7 @@ def plan_tasks(spec: CampaignSpec, *, seed: int) -> list[Task]:
         # Seed = the builder's own seed in verify.worked (0: no randomness), which is also the
         # order of [P1] Figure 2's rows.
         tasks += [Task("worked", WORKED_FAMILY, index, name, layer_budget=spec.layer_budget,
-                       float_check=spec.float_check, shrink=spec.shrink) for index, name in enumerate(WORKED_NAMES)]
+                       time_budget=spec.time_budget, float_check=spec.float_check, shrink=spec.shrink) for index, name in enumerate(WORKED_NAMES)]
     for family, count in zip(spec.families, _family_counts(spec)):
         if count > SEED_STRIDE:
             raise InputError(f"family {family.name}", f"at most {SEED_STRIDE} examples per family, got {count}")
@@ -371,7 +383,8 @@ def plan_tasks(spec: CampaignSpec, *, seed: int) -> list[Task]:
             alpha = family.alpha[int(rng.integers(len(family.alpha)))]
             task_seed = seed * SEED_STRIDE + j
             tasks.append(Task("generated", family.name, task_seed, f"{family.name}-{task_seed}", n=n, d=d,
-                              alpha=alpha, layer_budget=spec.layer_budget, float_check=spec.float_check,
+                              alpha=alpha, layer_budget=spec.layer_budget, time_budget=spec.time_budget,
+                              float_check=spec.float_check,
                               shrink=spec.shrink, options=family.options))
     return sorted(tasks, key=lambda t: t.sort_key)
 
@@ -400,7 +413,10 @@ def run_task(task: Task, *, checker: Checker | None = None) -> dict[str, Any]:
     """
     check = checker or default_checker()
     config = build_configuration(task)
-    report = check(config, layer_budget=task.layer_budget)
+    budgets: dict[str, Any] = {"layer_budget": task.layer_budget}
+    if task.time_budget is not None:
+        budgets["time_budget"] = task.time_budget
+    report = check(config, **budgets)
     record: dict[str, Any] = {"task": task.describe(), "configuration": config.to_json_dict()}
     record.update(claim_record(report))
     # The claim checks stop one layer after every token is settled (often layer 1 or 2); the
@@ -420,7 +436,8 @@ def run_task(task: Task, *, checker: Checker | None = None) -> dict[str, Any]:
     record["certcheck"] = recheck_certificates(record)
     failed = sorted(c for c, v in record["verdicts"].items() if v["status"] == "failed")
     if failed and task.shrink:
-        record["counterexample"] = shrink_counterexample(config, failed, check, task.layer_budget)
+        record["counterexample"] = shrink_counterexample(config, failed, check, task.layer_budget,
+                                                         time_budget=task.time_budget)
     return record
 
 
@@ -479,6 +496,7 @@ def claim_record(report: Any) -> dict[str, Any]:
         "status": status,
         "layers_run": int(layers_run),
         "settled_layer": data.get("settled_layer"),
+        "stopped_by": data.get("stopped_by", "settled" if data.get("settled_layer") is not None else "layer budget"),
         "verdicts": verdicts,
         "fates": fates,
     }
@@ -629,7 +647,7 @@ MAX_SHRINK_CHECKS = 200
 
 
 def shrink_counterexample(config: Configuration, claims: Sequence[str], check: Checker,
-                          layer_budget: int) -> dict[str, Any]:
+                          layer_budget: int, *, time_budget: float | None = None) -> dict[str, Any]:
     """Greedily delete tokens while the same claim still fails; return the smallest CONFIG.json found.
 
     Deleting a token keeps the hypotheses (distinct, nonzero tokens, same A), so the shrunk
@@ -645,7 +663,10 @@ def shrink_counterexample(config: Configuration, claims: Sequence[str], check: C
         nonlocal checks
         checks += 1
         try:
-            verdict = check(candidate, layer_budget=layer_budget).verdicts.get(target)
+            budgets: dict[str, Any] = {"layer_budget": layer_budget}
+            if time_budget is not None:
+                budgets["time_budget"] = time_budget
+            verdict = check(candidate, **budgets).verdicts.get(target)
         except InputError:
             return False
         return verdict is not None and verdict.status == "failed"

@@ -90,6 +90,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         notes.append(f"{len(unsettled)} token(s) in {len(examples)} example(s) neither locked nor became fixed "
                      f"within {budget} layers: their convergence is measured, not certified "
                      f"({', '.join(examples[:6])}{', ...' if len(examples) > 6 else ''}).")
+    timed_out = [r["task"]["name"] for r in ok if r.get("stopped_by") == "time budget"]
+    if timed_out:
+        notes.append(f"{len(timed_out)} example(s) were stopped by the time budget of "
+                     f"{results['campaign'].get('time_budget')} s per configuration before every token settled "
+                     f"({', '.join(timed_out[:6])}{', ...' if len(timed_out) > 6 else ''}); their unsettled "
+                     "claims are inconclusive, and with a time budget the results depend on the machine's speed.")
     else:
         notes.append(f"Every token of every example led, became fixed or locked within {budget} layers "
                      "(THEORY.md D7), so convergence (T3) is certified wherever T3 says so.")
@@ -147,10 +153,13 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
     blocks.append(_h(1, "hardmax-verify: verification report"))
     worked = sum(r["task"]["kind"] == "worked" for r in records)
     families = sorted({r["task"]["family"] for r in records if r["task"]["kind"] == "generated"})
+    time_budget = campaign.get("time_budget")
+    time_budget_text = "" if time_budget is None else f", time budget {time_budget:g} s per configuration"
     blocks.append(_p(f"**Overall: {_STATUS_WORD.get(overall, overall)}** (exit status {summary['exit_status']}). "
                      f"{len(records)} configurations checked: {worked} worked configurations of THEORY.md §4 and "
                      f"{len(records) - worked} generated from seed {campaign['seed']} across the families "
-                     f"{', '.join(families) or '(none)'}; layer budget {campaign['layer_budget']}. "
+                     f"{', '.join(families) or '(none)'}; layer budget {campaign['layer_budget']}"
+                     f"{time_budget_text}. "
                      "Every verdict below is decided in exact rational arithmetic unless marked as measured."))
 
     blocks.append(_h(2, "Claims"))
@@ -315,7 +324,9 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
 
 def _fmt_settled(record: Mapping[str, Any]) -> str:
     settled = record.get("settled_layer")
-    return "not within budget" if settled is None else str(settled)
+    if settled is not None:
+        return str(settled)
+    return f"no: {record.get('stopped_by', 'layer budget')} spent at layer {record.get('layers_run', '?')}"
 
 
 def _median(values: Sequence[int]) -> str:
