@@ -132,3 +132,17 @@ def test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays(fi
     # Distinct nonzero tokens: a max-norm token leads at layer 0 (D0), so T0 holds for all.
     assert result["authors_d2"]["distinct"]["T0_leader_within_K"]["fails"] == 0
     assert (analysis / "run_training_curves.png").exists()
+
+
+def test_training_keeps_the_thread_count_it_was_given(fixture_csv, tmp_path):
+    """The certified evaluation inside training runs a numba parallel kernel; numba's OpenMP layer
+    shares torch's libgomp, so uncapped it left torch's parallel regions on every core (two
+    trainings on 2 cores ran 3x slower). Training caps numba at --threads."""
+    numba = pytest.importorskip("numba")
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        assert _train(fixture_csv, tmp_path / "a", tmp_path / "cache", 1, extra=("--threads", "1")) == 0
+        assert numba.get_num_threads() == 1
+    finally:
+        numba.set_num_threads(before)

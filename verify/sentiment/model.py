@@ -204,6 +204,13 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     from .evaluate import certified_evaluation
 
     torch.set_num_threads(threads)
+    # The certified hardmax evaluation runs a numba parallel kernel. Numba's OpenMP layer shares
+    # torch's libgomp and leaves the OpenMP thread count at all cores, after which torch's own
+    # parallel regions run on 2 threads despite set_num_threads(1): measured, 37 s epochs became
+    # 105 s with two trainings on 2 cores. Cap numba at the same count.
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
     out_dir = Path(out_dir)
     data_description = dict(data_description or {})
     identity = {"settings": asdict(settings), "split": split.describe(), "data": data_description,
