@@ -44,8 +44,11 @@ ATTEMPTS = 2  # a task that raises is run once more, then recorded as an error
 
 # Imported by every worker before its first task (pool initializer, Dask task function):
 # the start-up cost is then paid while the workers wait, not inside the first task's timing.
+# cvxpy is imported lazily by verify.geometry (the T4 cross-check) but costs ~0.8 CPU s, most of
+# a cold worker's overhead (measured with cProfile on the first task); its import starts only
+# OpenBLAS threads, which OpenBLAS's own fork handlers make safe, like numpy's already here.
 WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.exact_dynamics",
-                "verify.worked", "verify.certcheck", "verify.report.campaign")
+                "verify.worked", "verify.certcheck", "verify.report.campaign", "cvxpy")
 
 
 # --------------------------------------------------------------------------- the task function
