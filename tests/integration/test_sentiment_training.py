@@ -146,3 +146,25 @@ def test_training_keeps_the_thread_count_it_was_given(fixture_csv, tmp_path):
         assert numba.get_num_threads() == 1
     finally:
         numba.set_num_threads(before)
+
+
+def test_a_published_checkpoint_evaluates_but_does_not_resume(fixture_csv, tmp_path, capsys):
+    """models/<name> of a finished run holds best.safetensors, checkpoint.json and vocab.txt.gz only."""
+    cache = tmp_path / "cache"
+    run = tmp_path / "run"
+    assert _train(fixture_csv, run, cache, 2) == 0
+    published = tmp_path / "published"
+    published.mkdir()
+    for name in ("best.safetensors", "checkpoint.json", "vocab.txt.gz"):
+        (published / name).write_bytes((run / name).read_bytes())
+    capsys.readouterr()
+    common = ["--data", str(fixture_csv), "--cache-dir", str(cache), "--quiet", "--no-softmax", "--json"]
+    assert main(["sentiment", "evaluate", "--checkpoint", str(run), *common]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert main(["sentiment", "evaluate", "--checkpoint", str(published), *common]) == 0
+    slim = json.loads(capsys.readouterr().out)
+    assert slim["hardmax_accuracy"] == full["hardmax_accuracy"] and slim["epoch"] == full["epoch"]
+    assert main(["sentiment", "evaluate", "--checkpoint", str(published), "--which", "last", *common]) == 2
+    assert "only the selected (best) weights" in capsys.readouterr().err
+    assert _train(fixture_csv, published, cache, 3) == 2
+    assert "training cannot resume" in capsys.readouterr().err

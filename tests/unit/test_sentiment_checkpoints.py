@@ -54,7 +54,7 @@ def test_rewriting_replaces_the_whole_folder(tmp_path):
     (lambda d: (d / "checkpoint.json").write_text(json.dumps({"format": "other"}), encoding="utf-8"),
      "unknown format"),
     (lambda d: (d / "weights.safetensors").write_bytes(b"garbage"), "not a readable safetensors"),
-    (lambda d: (d / "weights.safetensors").unlink(), "missing from the checkpoint"),
+    (lambda d: [(d / n).unlink() for n in ("weights.safetensors", "best.safetensors")], "missing from the checkpoint"),
 ])
 def test_damaged_checkpoint_is_an_input_error_naming_the_file(tmp_path, damage, expected):
     _write(tmp_path / "ck")
@@ -74,3 +74,15 @@ def test_nonpositive_alpha_is_refused(tmp_path):
     _write(tmp_path / "ck", weights=bad)
     with pytest.raises(InputError, match="alpha"):
         read_checkpoint(tmp_path / "ck")
+
+
+def test_a_published_folder_with_only_the_selected_weights_reads_as_those(tmp_path):
+    """models/ may hold only best.safetensors (a finished run): evaluation uses it, nothing pretends it is the last epoch."""
+    _write(tmp_path / "ck")
+    for name in ("weights.safetensors", "optimizer.safetensors"):
+        (tmp_path / "ck" / name).unlink()
+    checkpoint = read_checkpoint(tmp_path / "ck", with_optimizer=True)
+    assert checkpoint.selected_only and checkpoint.optimizer is None
+    assert np.array_equal(checkpoint.weights.embedding, _weights(2.0).embedding)
+    assert checkpoint.best is checkpoint.weights
+    assert not read_checkpoint(_write(tmp_path / "full") or tmp_path / "full").selected_only

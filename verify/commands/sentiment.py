@@ -168,6 +168,8 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
     from ..sentiment.evaluate import certified_evaluation
 
     checkpoint = read_checkpoint(checkpoint_dir)
+    if which != "best" and checkpoint.selected_only:
+        raise InputError("--which", f"{checkpoint_dir} holds only the selected (best) weights, not those of the last epoch")
     meta = checkpoint.meta
     weights = checkpoint.best if which == "best" and checkpoint.best is not None else checkpoint.weights
     epoch = (meta.get("best") or {}).get("epoch") if which == "best" else meta.get("epochs_completed")

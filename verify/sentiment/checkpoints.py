@@ -87,6 +87,9 @@ class Checkpoint:
     best: ModelWeights | None
     optimizer: dict[str, np.ndarray] | None
     vocabulary: Vocabulary
+    # A published folder may hold only the selected weights (best.safetensors): enough to
+    # evaluate and analyse, not to resume training. Then ``weights`` is ``best``.
+    selected_only: bool = False
 
 
 def _save_arrays(path: Path, arrays: dict[str, np.ndarray], metadata: dict[str, str] | None = None) -> None:
@@ -145,14 +148,15 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
         raise InputError(str(meta_path), f"not valid JSON ({error})") from None
     if meta.get("format") != FORMAT:
         raise InputError(str(meta_path), f"unknown format {meta.get('format')!r} (expected {FORMAT})")
-    weights = ModelWeights.from_arrays(_load_arrays(directory / "weights.safetensors"),
-                                       where=str(directory / "weights.safetensors"))
     best_path = directory / "best.safetensors"
     best = ModelWeights.from_arrays(_load_arrays(best_path), where=str(best_path)) if best_path.exists() else None
+    selected_only = best is not None and not (directory / "weights.safetensors").exists()
+    weights = best if selected_only else ModelWeights.from_arrays(_load_arrays(directory / "weights.safetensors"),
+                                                                  where=str(directory / "weights.safetensors"))
     optimizer = _load_arrays(directory / "optimizer.safetensors") if with_optimizer and (
         directory / "optimizer.safetensors").exists() else None
     vocabulary = read_vocabulary(directory / "vocab.txt.gz")
     if len(vocabulary) != weights.embedding.shape[0]:
         raise InputError(str(directory / "vocab.txt.gz"),
                          f"{len(vocabulary)} words but the embedding has {weights.embedding.shape[0]} rows")
-    return Checkpoint(directory, meta, weights, best, optimizer, vocabulary)
+    return Checkpoint(directory, meta, weights, best, optimizer, vocabulary, selected_only)

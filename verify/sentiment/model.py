@@ -223,6 +223,9 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     start_epoch = 0
     if (out_dir / "checkpoint.json").exists():
         checkpoint = read_checkpoint(out_dir, with_optimizer=True)
+        if checkpoint.selected_only:
+            raise InputError(str(out_dir), "holds only the selected weights (best.safetensors, no weights.safetensors): "
+                                           "a published checkpoint that training cannot resume; choose another --out folder")
         recorded = {k: checkpoint.meta.get(k) for k in identity}
         if recorded != identity:
             raise InputError(str(out_dir), "holds a checkpoint of a different run (settings, split or data differ); "
