@@ -179,7 +179,21 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
                   "reviews": 15000, "hardmax_accuracy": 0.7811, "softmax_accuracy": 0.7802, "exact_path": 3,
                   "hardmax_seconds": 9.25, "softmax_best_test_epoch": {"epoch": 40, "test_acc": 0.7923}}
     (runs / "sentiment" / "evaluate-d4-paper.json").write_text(json.dumps(evaluation), encoding="utf-8")
-    (analysis / "analysis.json").write_text(json.dumps({"seed": 0, "lines": ["x"]}), encoding="utf-8")
+    analysed = {"path": "models/sentiment-d4-paper", "d": 4, "epoch": 31,
+                "leader_statistics": {"mean": 5.25, "std": 1.5, "min": 1, "max": 11,
+                                      "fraction_initial_leaders_mean": 0.99},
+                "leader_words": {"reviews_selected": 900, "top": [["great", 120], ["worst", 80]]},
+                "lexicon": {"leader_polar_share": 0.61, "all_polar_share": 0.16},
+                "K_vs_converged": {"configurations": 3000, "predictions_changed": 2,
+                                   "distance_K_to_converged": {"max": 0.125}},
+                "hypotheses": {"reviews": 15000, "within_hypotheses": 0,
+                               "T0_leader_within_K": {"holds": 14990, "fails": 10},
+                               "T3_limits_on_boundary_of_K": {"holds": 1500, "fails": 1497, "without_leader": 3}}}
+    (analysis / "analysis.json").write_text(json.dumps({"seed": 0, "lines": ["x"], "checkpoints": [analysed],
+                                                        "authors_d2": {"samples": 2000, "distinct": {
+                                                            "leaders": {"mean": 4.94, "std": 1.14, "min": 2, "max": 9},
+                                                            "T0_leader_within_K": {"holds": 2000, "fails": 0}}}}),
+                                            encoding="utf-8")
     png = b"\x89PNG\r\n\x1a\n" + bytes(range(40))  # not rendered, only copied and embedded
     (analysis / "sentiment-d4-paper_leader_words.png").write_bytes(png)
     path = tmp_path / "CAMPAIGN.toml"
@@ -189,6 +203,11 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     markdown = (out / "report.md").read_text(encoding="utf-8")
     row = next(line for line in markdown.splitlines() if line.startswith("| 4 |"))
     assert "0.8228" in row and "0.7923 (epoch 40)" in row and "**0.7811** (epoch 31)" in row and "| 3 |" in row
+    analysis_row = next(line for line in markdown.splitlines() if line.startswith("| `models/sentiment-d4-paper` |"))
+    for cell in ("5.25 (1.50, 1-11)", "99.0%", "great 120, worst 80 (900 reviews)", "61.0% / 16.0%",
+                 "2 of 3000 (0.125)", "10 of 15000", "1497 of 3000"):
+        assert cell in analysis_row, cell
+    assert "| `authors' d=2 embeddings, distinct samples` | 2 | 100 | 4.94 (1.14, 2-9) |" in markdown
     copied = out / "figures" / "sentiment" / "analysis-sentiment-d4-paper_leader_words.png"
     assert copied.read_bytes() == png
     assert "](figures/sentiment/analysis-sentiment-d4-paper_leader_words.png)" in markdown

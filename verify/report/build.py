@@ -72,6 +72,54 @@ def _scalar_summary(data: Any) -> dict[str, Any]:
     return summary
 
 
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _analysis_rows(data: Any) -> list[dict[str, Any]]:
+    """One flat row per analysed model (``sentiment analyze``'s analysis.json), for the report's table.
+
+    Missing fields stay None (an analysis run with fewer parts, or an older file).
+    """
+    rows: list[dict[str, Any]] = []
+    for entry in (_get(data, "checkpoints") or []):
+        if not isinstance(entry, Mapping):
+            continue
+        top = _get(entry, "leader_words", "top") or []
+        rows.append({
+            "model": entry.get("path"), "d": entry.get("d"), "epoch": entry.get("epoch"),
+            "leaders": _get(entry, "leader_statistics"),
+            "top_words": [w for w in top if isinstance(w, list) and len(w) == 2][:5],
+            "reviews_selected": _get(entry, "leader_words", "reviews_selected"),
+            "leader_polar_share": _get(entry, "lexicon", "leader_polar_share"),
+            "all_polar_share": _get(entry, "lexicon", "all_polar_share"),
+            "K_vs_converged": _get(entry, "K_vs_converged"),
+            "T0": _get(entry, "hypotheses", "T0_leader_within_K"),
+            "T2": _get(entry, "hypotheses", "T2_leader_limits_are_hull_vertices"),
+            "T3": _get(entry, "hypotheses", "T3_limits_on_boundary_of_K"),
+            "within_hypotheses": _get(entry, "hypotheses", "within_hypotheses"),
+            "reviews": _get(entry, "hypotheses", "reviews"),
+        })
+    authors = _get(data, "authors_d2")
+    for family in ("distinct", "padded"):
+        part = _get(authors, family)
+        if isinstance(part, Mapping):
+            rows.append({
+                "model": f"authors' d=2 embeddings, {family} samples", "d": 2, "epoch": 100,
+                "leaders": part.get("leaders"), "top_words": [], "reviews_selected": None,
+                "leader_polar_share": None, "all_polar_share": None,
+                "K_vs_converged": part.get("K_vs_converged"), "T0": part.get("T0_leader_within_K"),
+                "T2": part.get("T2_leader_limits_are_hull_vertices"), "T3": part.get("T3_limits_on_boundary_of_K"),
+                "within_hypotheses": _get(authors, "samples") if family == "distinct" else 0,
+                "reviews": _get(authors, "samples"),
+            })
+    return rows
+
+
 def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """Read the saved results of :data:`OPTIONAL_SECTIONS` under ``runs_dir`` if they exist.
 
@@ -90,11 +138,15 @@ def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], li
         for path in files:
             shown = path.as_posix()
             digest = sha256_file(path)
+            item: dict[str, Any] = {"path": shown, "sha256": digest}
             try:
-                summary = _scalar_summary(json.loads(path.read_text(encoding="utf-8")))
+                data = json.loads(path.read_text(encoding="utf-8"))
+                item["summary"] = _scalar_summary(data)
+                if section == "sentiment" and path.name == "analysis.json":
+                    item["analysis_rows"] = _analysis_rows(data)
             except (ValueError, UnicodeDecodeError):
-                summary = {"unreadable": "not valid UTF-8 JSON"}
-            items.append({"path": shown, "sha256": digest, "summary": summary})
+                item["summary"] = {"unreadable": "not valid UTF-8 JSON"}
+            items.append(item)
             inputs.append({"role": f"{section} results", "path": shown, "sha256": digest})
         sections[section] = {"directory": directory.as_posix(), "files": items}
         if section == "sentiment":
