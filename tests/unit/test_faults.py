@@ -164,7 +164,7 @@ def test_report_states_an_exhausted_layer_budget(tmp_path: Path, monkeypatch: py
     status = main(["report", "--config", "budget.toml", "--out", "out", "--jobs", "1", "--runs", "none"])
     text = (tmp_path / "out" / "report.md").read_text()
     assert status == 3
-    assert "layer budget 1" in text and "not within budget" in text
+    assert "layer budget 1" in text and "no: layer budget spent at layer 1" in text
     assert "Overall: inconclusive" in text
 
 
