@@ -192,7 +192,12 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     (analysis / "analysis.json").write_text(json.dumps({"seed": 0, "lines": ["x"], "checkpoints": [analysed],
                                                         "authors_d2": {"samples": 2000, "distinct": {
                                                             "leaders": {"mean": 4.94, "std": 1.14, "min": 2, "max": 9},
-                                                            "T0_leader_within_K": {"holds": 2000, "fails": 0}}}}),
+                                                            "T0_leader_within_K": {"holds": 2000, "fails": 0},
+                                                            "certified_limits": {
+                                                                "configurations": 200, "limits_certified": 200,
+                                                                "status_counts": {"certified": 200},
+                                                                "predictions_changed": 1,
+                                                                "distance_K_to_limit": {"max": 0.0046}}}}}),
                                             encoding="utf-8")
     png = b"\x89PNG\r\n\x1a\n" + bytes(range(40))  # not rendered, only copied and embedded
     (analysis / "sentiment-d4-paper_leader_words.png").write_bytes(png)
@@ -207,7 +212,9 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     for cell in ("5.25 (1.50, 1-11)", "99.0%", "great 120, worst 80 (900 reviews)", "61.0% / 16.0%",
                  "2 of 3000 (0.125)", "10 of 15000", "1497 of 3000"):
         assert cell in analysis_row, cell
-    assert "| `authors' d=2 embeddings, distinct samples` | 2 | 100 | 4.94 (1.14, 2-9) |" in markdown
+    authors_row = next(line for line in markdown.splitlines() if "distinct samples" in line)
+    assert authors_row.startswith("| `authors' d=2 embeddings, distinct samples` | 2 | 100 | 4.94 (1.14, 2-9) |")
+    assert authors_row.endswith("| 200 of 200; 1 of 200; 0.0046 |")
     copied = out / "figures" / "sentiment" / "analysis-sentiment-d4-paper_leader_words.png"
     assert copied.read_bytes() == png
     assert "](figures/sentiment/analysis-sentiment-d4-paper_leader_words.png)" in markdown

@@ -64,3 +64,35 @@ def test_t3_boundary_flags_a_limit_inside_or_outside_the_leader_hull():
     two = np.array([[True, True, False]])
     assert _t3_boundary(np.array([[[0, 0], [2, 0], [1, 0]]], dtype=float), two)["holds"] == 1
     assert _t3_boundary(np.array([[[0, 0], [2, 0], [1, 1]]], dtype=float), two)["fails"] == 1
+
+
+def test_certified_limits_agree_with_a_long_float_run_and_catch_a_changed_class():
+    """certified_limits (exact, D7) against an independent measurement: 400 float layers.
+
+    The exact limit state's class must equal the class of the long float run, the exact
+    distance K -> limit must match the float one to rounding, and a wrong class at K is counted.
+    """
+    from verify.float_dynamics import simulate_batch
+    from verify.sentiment.analyze import certified_limits
+    from verify.sentiment.evaluate import certified_evaluation
+
+    rng = np.random.default_rng(3)
+    E = rng.normal(size=(60, 2)).astype(np.float32)
+    weights = ModelWeights(E, np.float32(0).reshape(()), np.float32(2.0).reshape(()),
+                           np.array([1.5, -0.5], dtype=np.float32), np.float32(0.1).reshape(()))
+    ids = np.stack([rng.choice(np.arange(1, 60), size=12, replace=False) for _ in range(4)])
+    tokens = E[ids].astype(np.float64)
+    at_K = certified_evaluation(weights, ids, None, layers=8, keep_final=True)
+    result = certified_limits(tokens, weights=weights, layers=8, predictions_at_K=at_K.predictions)
+    assert result["limits_certified"] == 4 and result["claims"]["T3"] == {"certified": 4}
+
+    far = simulate_batch(tokens, alpha=2.0, layers=400).final
+    logits_far = far.mean(axis=1) @ weights.decoder_weight.astype(np.float64) + float(weights.decoder_bias)
+    changed = int(((logits_far > 0).astype(np.int8) != at_K.predictions).sum())
+    assert result["predictions_changed"] == changed
+    float_distance = np.linalg.norm(at_K.final - far, axis=2).max(axis=1)
+    assert abs(result["distance_K_to_limit"]["max"] - float_distance.max()) < 1e-9
+    assert abs(result["distance_K_to_limit"]["mean"] - float_distance.mean()) < 1e-9
+
+    flipped = certified_limits(tokens, weights=weights, layers=8, predictions_at_K=1 - at_K.predictions)
+    assert flipped["predictions_changed"] == 4 - changed

@@ -222,11 +222,14 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
               help="Configurations drawn from the authors' embeddings.")
 @click.option("--converge-layers", type=click.IntRange(min=9), default=200, show_default=True,
               help="Layers run for the 'converged' state compared with K = 8.")
+@click.option("--certify-samples", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Of the authors' distinct configurations, how many to run through the exact claim checks "
+                   "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True)
 def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path,
-            out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, seed: int,
-            quiet: bool) -> int:
+            out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
+            seed: int, quiet: bool) -> int:
     """The paper's analyses and the experiment's claims, checked; JSON (and PNG) under --out."""
     from ..sentiment.analyze import run_analyses
 
@@ -239,7 +242,8 @@ def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: P
         summary = run_analyses(checkpoint_dirs=checkpoint_dirs, authors_npz=authors_npz,
                                data=data if data is not None else _default_data(), cache_dir=cache_dir,
                                out_dir=out_dir, max_reviews=max_reviews, samples=samples,
-                               converge_layers=converge_layers, seed=seed, progress=update)
+                               converge_layers=converge_layers, certify_samples=certify_samples, seed=seed,
+                               progress=update)
     for line in summary.get("lines", []):
         click.echo(line)
     click.echo(f"wrote {out_dir}", err=True)

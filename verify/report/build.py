@@ -115,7 +115,7 @@ def _analysis_rows(data: Any) -> list[dict[str, Any]]:
                 "K_vs_converged": part.get("K_vs_converged"), "T0": part.get("T0_leader_within_K"),
                 "T2": part.get("T2_leader_limits_are_hull_vertices"), "T3": part.get("T3_limits_on_boundary_of_K"),
                 "within_hypotheses": _get(authors, "samples") if family == "distinct" else 0,
-                "reviews": _get(authors, "samples"),
+                "reviews": _get(authors, "samples"), "certified_limits": part.get("certified_limits"),
             })
     return rows
 

@@ -12,6 +12,10 @@ What is exact and what is measured
 * Lexicon shares (VADER) and leader-word counts are plain counts.
 * T0 on real data is exact at K (from the certified leaders); T2 (leaders are the vertices of K)
   is checked in float on the converged state (measured, tolerance stated).
+* On configurations of the authors' embedding within the hypotheses (distinct nonzero rows),
+  :func:`certified_limits` decides T0..T4 and the limit state exactly with the claim checks
+  (D7 certificates): the class of the asymptotic state and its distance from the state at K
+  are then exact, not measured.
 
 Everything is written under ``out_dir`` as ``analysis.json`` plus PNG figures, replaced
 atomically as one folder.
@@ -264,8 +268,69 @@ def _t3_boundary(points: np.ndarray, leader_mask: np.ndarray, tolerance: float =
             "tokens_outside_K": off_tokens, "tolerance": tolerance, "status": "measured (float, converged state, d = 2)"}
 
 
+def certified_limits(tokens: np.ndarray, *, weights: ModelWeights, layers: int, predictions_at_K: np.ndarray,
+                     layer_budget: int = 200, progress: Callable[[int, int], None] | None = None) -> dict:
+    """The theorem and "K layers approximate the asymptotic state", decided exactly (THEORY.md §2, D7).
+
+    For each configuration (distinct nonzero rows, A = I: within the hypotheses) the claim checks
+    run the exact engine until every token is a leader, fixed or locked, which certifies T0..T4
+    and gives every token's exact limit (D7). The decoder applied to the mean of the limits gives
+    the class of the asymptotic state exactly, compared with the certified class at layer K;
+    the distance between the state at K and the limit is exact too (D7's geometric path),
+    reported rounded to float. Float32 inputs are taken as the rationals they represent.
+    """
+    from fractions import Fraction
+
+    from ..claims import check_configuration
+    from ..config import make_configuration
+
+    alpha = Fraction(float(weights.alpha))
+    w = [Fraction(float(x)) for x in np.asarray(weights.decoder_weight).reshape(-1)]
+    b = Fraction(float(weights.decoder_bias))
+    rate = 1 / (1 + alpha)
+    statuses: Counter = Counter()
+    claims: dict[str, Counter] = {}
+    changed = certified = 0
+    distances: list[float] = []
+    settled: list[int] = []
+    for r, Z in enumerate(tokens):
+        config = make_configuration([[Fraction(float(v)) for v in row] for row in Z], alpha=alpha)
+        report = check_configuration(config, layer_budget=layer_budget, cross_check=False)
+        statuses[report.status] += 1
+        for claim, verdict in report.verdicts.items():
+            claims.setdefault(claim, Counter())[verdict.status] += 1
+        if progress is not None:
+            progress(r + 1, len(tokens))
+        if report.verdicts["T3"].status != "certified" or report.settled_layer is None:
+            continue
+        certified += 1
+        settled.append(report.settled_layer)
+        limits = [f.limit for f in report.fates]
+        mean = [sum(limit[j] for limit in limits) / len(limits) for j in range(len(w))]
+        logit = sum(wj * mj for wj, mj in zip(w, mean)) + b
+        changed += int((logit > 0) != bool(predictions_at_K[r]))  # logit 0 is negative, as at K
+        if any(fate.layer > layers for fate in report.fates):
+            continue  # settled after layer K: the state at K is not on the D7 path yet
+        worst = Fraction(0)
+        for fate in report.fates:
+            if fate.kind == "locked":
+                # D7: z^k = m + rate^(k - k0) (z^k0 - m) for k >= k0; leaders and fixed tokens sit at their limit.
+                gap = sum((a - m) ** 2 for a, m in zip(fate.start, fate.limit)) * rate ** (2 * (layers - fate.layer))
+                worst = max(worst, gap)
+        distances.append(float(worst) ** 0.5)
+    return {"configurations": int(len(tokens)), "layer_budget": layer_budget, "K": layers,
+            "status_counts": dict(sorted(statuses.items())),
+            "claims": {c: dict(sorted(v.items())) for c, v in sorted(claims.items())},
+            "limits_certified": certified, "predictions_changed": changed,
+            "share_prediction_changed": changed / certified if certified else None,
+            "settled_layer": _summary(np.asarray(settled, dtype=float)),
+            "distance_K_to_limit": _summary(np.asarray(distances, dtype=float)),
+            "status": "exact (claim checks with D7 certificates; distances rounded from exact values)"}
+
+
 def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int = 8, converge_layers: int,
-                           seed: int) -> dict:
+                           seed: int, certify_samples: int = 0,
+                           progress: Callable[[int, int], None] | None = None) -> dict:
     """Word-free checks on configurations drawn from the authors' d = 2 embedding (no word list exists).
 
     Two families, seeded: ``distinct`` draws n different non-padding rows (within the theorem's
@@ -307,6 +372,12 @@ def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int
             "T3_limits_on_boundary_of_K": _t3_boundary(far.final, far.leader_layer >= 0),
             "K_vs_converged": comparison,
         }
+        if name == "distinct" and certify_samples:
+            # Within the hypotheses: the theorem itself, and the limit state, decided exactly.
+            count = min(certify_samples, samples)
+            record[name]["certified_limits"] = certified_limits(
+                tokens[:count], weights=weights, layers=layers, predictions_at_K=evaluation.predictions[:count],
+                progress=progress)
     return record
 
 
@@ -494,7 +565,7 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
 def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors_npz: Path | None, data: Path,
                  cache_dir: Path | None, out_dir: Path, max_reviews: int | None = None, samples: int = 2000,
                  converge_layers: int = 200, seed: int = 0, converge_reviews: int = 3000,
-                 progress: Progress | None = None) -> dict:
+                 certify_samples: int = 0, progress: Progress | None = None) -> dict:
     """Run every analysis that its inputs allow and write ``analysis.json`` (+ PNG/GIF) to ``out_dir``.
 
     ``analysis.json`` holds ``checkpoints`` (one record per checkpoint, e.g. one per d: the
@@ -515,8 +586,10 @@ def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors
         if not Path(authors_npz).exists():
             raise InputError(str(authors_npz), "no such file")
         update("authors' embeddings", 0, 1)
-        result["authors_d2"] = authors_configurations(Path(authors_npz), samples=samples,
-                                                      converge_layers=converge_layers, seed=seed)
+        result["authors_d2"] = authors_configurations(
+            Path(authors_npz), samples=samples, converge_layers=converge_layers, seed=seed,
+            certify_samples=certify_samples,
+            progress=lambda done, total: update("authors' configurations: exact claim checks", done, total))
         update("authors' embeddings", 1, 1)
         for name in ("distinct", "padded"):
             part = result["authors_d2"][name]
@@ -526,6 +599,12 @@ def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors
                          f"{part['T0_leader_within_K']['fails']}; T2 fails "
                          f"{part['T2_leader_limits_are_hull_vertices']['fails']}; T3 fails "
                          f"{part['T3_limits_on_boundary_of_K']['fails']}")
+            exact = part.get("certified_limits")
+            if exact:
+                lines.append(f"  exact, {exact['configurations']} of them: theorem certified on "
+                             f"{exact['status_counts'].get('certified', 0)}; limit state's class differs from "
+                             f"K=8's on {exact['predictions_changed']} of {exact['limits_certified']}; max distance "
+                             f"K=8 to limit {exact['distance_K_to_limit'].get('max', float('nan')):.3g}")
     result["lines"] = lines
     with atomic_directory(Path(out_dir)) as staging:
         staging.chmod(0o755)  # mkdtemp makes it private; results are meant to be read and committed
