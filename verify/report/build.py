@@ -11,6 +11,7 @@ previous report untouched and no partial folder behind.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -80,6 +81,23 @@ def _get(data: Any, *keys: str) -> Any:
     return data
 
 
+_EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy", "softmax_accuracy",
+                      "exact_path", "hardmax_seconds")
+
+
+def _evaluation_row(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The accuracy-table row of a ``sentiment evaluate --json`` file (the summary keeps only 16 fields)."""
+    row = {key: data.get(key) for key in _EVALUATION_FIELDS}
+    row["like_for_like_epoch"] = _get(data, "softmax_best_test_epoch", "epoch")
+    row["like_for_like_accuracy"] = _get(data, "softmax_best_test_epoch", "test_acc")
+    return row
+
+
+def _natural_key(path: Path) -> list[Any]:
+    """d2 before d16: digit runs compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+
+
 def _analysis_rows(data: Any) -> list[dict[str, Any]]:
     """One flat row per analysed model (``sentiment analyze``'s analysis.json), for the report's table.
 
@@ -144,6 +162,9 @@ def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], li
                 item["summary"] = _scalar_summary(data)
                 if section == "sentiment" and path.name == "analysis.json":
                     item["analysis_rows"] = _analysis_rows(data)
+                if section == "sentiment" and isinstance(data, Mapping) \
+                        and isinstance(data.get("hardmax_accuracy"), (int, float)):
+                    item["evaluation"] = _evaluation_row(data)
             except (ValueError, UnicodeDecodeError):
                 item["summary"] = {"unreadable": "not valid UTF-8 JSON"}
             items.append(item)
@@ -154,7 +175,7 @@ def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], li
             # into the report; their sources are hashed like every other input.
             figures = []
             for analysis in (p for p in files if p.name == "analysis.json"):
-                for png in sorted(analysis.parent.glob("*.png")):
+                for png in sorted(analysis.parent.glob("*.png"), key=_natural_key):
                     digest = sha256_file(png)
                     figures.append({"path": png.as_posix(), "sha256": digest,
                                     "file": f"figures/sentiment/{safe_name(analysis.parent.name)}-{safe_name(png.stem)}.png"})

@@ -406,20 +406,19 @@ def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
     from ..sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
 
     blocks: list[Block] = []
-    evaluations = [item for item in section["files"]
-                   if {"hardmax_accuracy", "d", "epoch"} <= set(item["summary"])]
+    evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
     if evaluations:
         rows = []
-        for item in sorted(evaluations, key=lambda i: (i["summary"]["d"], i["path"])):
-            e = item["summary"]
-            authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(e["d"])
-            like = (f"{e['softmax_best_test_epoch.test_acc']:.4f} (epoch {e['softmax_best_test_epoch.epoch']})"
-                    if "softmax_best_test_epoch.test_acc" in e else "—")
+        for e in sorted(evaluations, key=lambda e: (e.get("d") or 0, str(e.get("checkpoint")))):
+            authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(e.get("d"))
+            like = (f"{e['like_for_like_accuracy']:.4f} (epoch {e['like_for_like_epoch']})"
+                    if isinstance(e.get("like_for_like_accuracy"), (int, float)) else "—")
             seconds = e.get("hardmax_seconds")
-            rows.append([str(e["d"]), f"`{e.get('checkpoint', item['path'])}`", str(e.get("protocol", "—")),
+            softmax = e.get("softmax_accuracy")
+            rows.append([str(e.get("d")), f"`{e.get('checkpoint')}`", str(e.get("protocol") or "—"),
                          f"{authors:.4f}" if authors is not None else "—", like,
-                         f"**{e['hardmax_accuracy']:.4f}** (epoch {e['epoch']})",
-                         f"{e['softmax_accuracy']:.4f}" if "softmax_accuracy" in e else "—",
+                         f"**{e['hardmax_accuracy']:.4f}** (epoch {e.get('epoch')})",
+                         f"{softmax:.4f}" if isinstance(softmax, (int, float)) else "—",
                          str(e.get("exact_path", "—")), str(e.get("reviews", "—")),
                          f"{seconds:.1f}" if isinstance(seconds, (int, float)) else "—"])
         blocks.append(_h(3, "Accuracy"))
