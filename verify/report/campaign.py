@@ -337,6 +337,11 @@ class Task:
     shrink: bool = True
     options: tuple[tuple[str, Any], ...] = ()
 
+    def budgets(self) -> dict[str, Any]:
+        """The checker's budget keywords; time_budget only when set, so checkers without it keep working."""
+        return {"layer_budget": self.layer_budget,
+                **({"time_budget": self.time_budget} if self.time_budget is not None else {})}
+
     @property
     def sort_key(self) -> tuple:
         return (0 if self.kind == "worked" else 1, self.family, self.seed, self.name)
@@ -413,10 +418,7 @@ def run_task(task: Task, *, checker: Checker | None = None) -> dict[str, Any]:
     """
     check = checker or default_checker()
     config = build_configuration(task)
-    budgets: dict[str, Any] = {"layer_budget": task.layer_budget}
-    if task.time_budget is not None:
-        budgets["time_budget"] = task.time_budget
-    report = check(config, **budgets)
+    report = check(config, **task.budgets())
     record: dict[str, Any] = {"task": task.describe(), "configuration": config.to_json_dict()}
     record.update(claim_record(report))
     # The claim checks stop one layer after every token is settled (often layer 1 or 2); the
@@ -436,8 +438,7 @@ def run_task(task: Task, *, checker: Checker | None = None) -> dict[str, Any]:
     record["certcheck"] = recheck_certificates(record)
     failed = sorted(c for c, v in record["verdicts"].items() if v["status"] == "failed")
     if failed and task.shrink:
-        record["counterexample"] = shrink_counterexample(config, failed, check, task.layer_budget,
-                                                         time_budget=task.time_budget)
+        record["counterexample"] = shrink_counterexample(config, failed, check, task.budgets())
     return record
 
 
@@ -647,8 +648,10 @@ MAX_SHRINK_CHECKS = 200
 
 
 def shrink_counterexample(config: Configuration, claims: Sequence[str], check: Checker,
-                          layer_budget: int, *, time_budget: float | None = None) -> dict[str, Any]:
+                          budgets: Mapping[str, Any]) -> dict[str, Any]:
     """Greedily delete tokens while the same claim still fails; return the smallest CONFIG.json found.
+
+    ``budgets`` are the keywords the original check ran with (:meth:`Task.budgets`).
 
     Deleting a token keeps the hypotheses (distinct, nonzero tokens, same A), so the shrunk
     configuration is a counterexample of the same kind. Bounded by :data:`MAX_SHRINK_CHECKS`.
@@ -663,9 +666,6 @@ def shrink_counterexample(config: Configuration, claims: Sequence[str], check: C
         nonlocal checks
         checks += 1
         try:
-            budgets: dict[str, Any] = {"layer_budget": layer_budget}
-            if time_budget is not None:
-                budgets["time_budget"] = time_budget
             verdict = check(candidate, **budgets).verdicts.get(target)
         except InputError:
             return False
