@@ -9,7 +9,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from .exact_dynamics import ExactLayer, exact_layers, group_tokens
-from .float_dynamics import UNIT_ROUNDOFF, MergedBatch, float_layers
+from .float_dynamics import UNDERFLOW_SLACK, UNIT_ROUNDOFF, MergedBatch, float_layers
 from .numbers import InputError, rational_to_str, to_rational
 
 __all__ = ["Trajectory", "simulate"]
@@ -132,12 +132,13 @@ def _simulate_float(tokens, alpha, A, layers) -> Trajectory:
     m = len(points)
     batch = MergedBatch(points[None].copy(), weights[None], np.array([m]), np.array(groups.point_of)[None],
                         A_transposed[None])
-    R = float(np.abs(Z0).max()) * (1 + 2 * UNIT_ROUNDOFF)
-    e0 = R * UNIT_ROUNDOFF  # rounding the rationals to the nearest float64
+    # Rounding each rational to the nearest float64 errs by at most u |x| <= u (1 + 2u) |fl(x)|,
+    # plus 2^-1075 where the result is subnormal: a bound per point, from its own size.
+    e0 = np.abs(points).max(axis=1) * UNIT_ROUNDOFF * (1 + 2 * UNIT_ROUNDOFF) * (1 + 2 * UNIT_ROUNDOFF) + UNDERFLOW_SLACK
     positions, attention, undecided = [], [], []
     leaders: dict[int, int] = {}
-    for layer in float_layers(batch, alpha=np.array([float(alpha)]), initial_error=np.array([e0]),
-                              coordinate_bound=np.array([R]), matrix_bound=np.array([matrix_bound]), record=True):
+    for layer in float_layers(batch, alpha=np.array([float(alpha)]), initial_error=e0[None, :],
+                              matrix_bound=np.array([matrix_bound]), record=True):
         points_now = layer.positions[0]
         positions.append(points_now[list(groups.point_of)].copy())
         masks = layer.attention[0]

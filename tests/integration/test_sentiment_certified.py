@@ -67,3 +67,23 @@ def test_exact_review_known_answer_two_tokens():
     result = exact_review(np.array([[1.0], [2.0]]), alpha=1.0, w=np.array([2.0]), b=-1.0, layers=1)
     assert result.logit == Fraction(5, 2)
     assert result.leader_layer.tolist() == [-1, 0]
+
+
+def test_rows_shrunk_by_weight_decay_do_not_send_reviews_to_the_exact_path():
+    # Adam with L2 weight decay drives the rows of words never seen in training to float32
+    # subnormals (~1e-38) beside trained rows of size ~1-3. Per-point rounding bounds decide
+    # those reviews in float; the result must still equal exact arithmetic.
+    rng = np.random.default_rng(3)
+    trained = rng.normal(size=(30, 4))
+    shrunk = rng.normal(size=(30, 4)) * 1e-38
+    embedding = np.vstack([trained, shrunk])
+    ids = np.concatenate([rng.integers(0, 30, size=(20, 10)), rng.integers(30, 60, size=(20, 6))], axis=1)
+    weights = _weights(embedding, alpha=1.8, w=[0.5, -1.0, 0.75, 0.25], b=0.0625)
+    result = certified_evaluation(weights, ids, layers=8)
+    assert result.exact_path == 0 and not result.undecided_mask.any()
+    tokens = weights.embedding.astype(np.float64)[ids]
+    for r in range(len(ids)):
+        exact = exact_review(tokens[r], alpha=float(weights.alpha), w=weights.decoder_weight,
+                             b=float(weights.decoder_bias), layers=8)
+        assert result.predictions[r] == (1 if exact.logit > 0 else 0), r
+        assert np.array_equal(result.leader_layer[r], exact.leader_layer), r

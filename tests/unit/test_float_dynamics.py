@@ -116,3 +116,33 @@ def test_float_equality_ties_average_like_the_authors_loop():
         expected[i] = (Z[i] + 0.5 * Z[ip == ip.max()].mean(axis=0)) / 1.5
     assert np.array_equal(result.final[0], expected)
     assert result.undecided[0]
+
+
+def test_a_rounding_reversed_order_of_scores_is_flagged():
+    # Exact arithmetic: token 0 scores token 1 higher than token 2 by ~1.6e-16; the float dot
+    # product (two rounded products and a rounded sum) orders them the other way. Position
+    # errors are 0 at layer 0, so only the score-rounding term of the bound can flag the row.
+    u = [0.8407192263263364, 0.719968239718003]
+    a = [16 * x for x in (-0.16716010288930128, 0.41650958849594333)]
+    b = [16 * x for x in (-0.1671601028893012, 0.4165095884959432)]
+    scores = [u[0] * v[0] + u[1] * v[1] for v in (a, b)]
+    assert scores[1] > scores[0]  # float order
+    exact_sets = next(iter(exact_layers([[F(x) for x in t] for t in (u, a, b)], alpha=F(1)))).attention_sets()
+    assert exact_sets[0] == frozenset({1})
+    result = simulate_batch(np.array([[u, a, b]]), alpha=1.0, layers=1)
+    assert result.undecided[0] and result.first_undecided_layer[0] == 0
+
+
+def test_tokens_of_very_different_sizes_are_decided_with_per_point_bounds():
+    # A trained embedding with weight decay mixes rows of size ~1 with rows of size ~1e-38
+    # (float32 subnormals). A bound scaled by the largest coordinate (~1e-16) cannot separate
+    # the small rows' scores (~1e-76); each point's own bound can, and stays exact.
+    rng = np.random.default_rng(5)
+    big = rng.uniform(-2, 2, size=(6, 2))
+    small = rng.uniform(-1, 1, size=(6, 2)) * 2.0 ** -126
+    tokens = np.concatenate([big, small])
+    result = simulate_batch(tokens[None], alpha=0.75, layers=8)
+    assert not result.undecided[0]
+    exact = _exact_final([[F(x) for x in t] for t in tokens], F(0.75), 8)
+    for i in range(len(tokens)):
+        assert abs(result.final[0][i] - exact[i]).max() <= result.token_error_bound[0][i]

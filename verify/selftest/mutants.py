@@ -206,7 +206,8 @@ def loose_tolerance_simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndar
     bound = R * 8 * (layers + 1) * UNIT_ROUNDOFF
     return BatchResult(final=Z, undecided=np.zeros(B, dtype=bool), first_undecided_layer=np.full(B, -1),
                        leaders=leader_layer >= 0, leader_layer=leader_layer, position_error_bound=bound,
-                       score_error_bound=bound, distinct_points=np.full(B, n))
+                       score_error_bound=bound, distinct_points=np.full(B, n),
+                       token_error_bound=np.repeat(bound[:, None], n, axis=1))
 
 
 # ---------------------------------------------------------------------------------------------
