@@ -31,17 +31,22 @@ def _fixture(seed: int = 0):
     return weights, ids
 
 
+def _assert_equal_to_exact(result, weights: ModelWeights, ids: np.ndarray) -> None:
+    """Each review's certified prediction, leaders and logit against a pure exact evaluation."""
+    tokens = weights.embedding.astype(np.float64)[ids]
+    for r in range(len(ids)):
+        exact = exact_review(tokens[r], alpha=float(weights.alpha), w=weights.decoder_weight,
+                             b=float(weights.decoder_bias), layers=result.layers)
+        assert result.predictions[r] == (1 if exact.logit > 0 else 0), r
+        assert np.array_equal(result.leader_layer[r], exact.leader_layer), r
+        assert abs(result.logits[r] - float(exact.logit)) <= 1e-9 * max(1.0, abs(float(exact.logit))), r
+
+
 def test_certified_predictions_and_leaders_equal_exact_arithmetic():
     weights, ids = _fixture()
     labels = (np.arange(len(ids)) % 2).astype(np.int8)
     result = certified_evaluation(weights, ids, labels, layers=8, block=16)
-    tokens = weights.embedding.astype(np.float64)[ids]
-    for r in range(len(ids)):
-        exact = exact_review(tokens[r], alpha=float(weights.alpha), w=weights.decoder_weight,
-                             b=float(weights.decoder_bias), layers=8)
-        assert result.predictions[r] == (1 if exact.logit > 0 else 0), r
-        assert np.array_equal(result.leader_layer[r], exact.leader_layer), r
-        assert abs(result.logits[r] - float(exact.logit)) < 1e-9
+    _assert_equal_to_exact(result, weights, ids)
     assert result.exact_path >= 10                  # the tie reviews
     assert result.exact_path < len(ids)             # and not everything
     assert result.undecided_mask[:10].all()
@@ -81,9 +86,4 @@ def test_rows_shrunk_by_weight_decay_do_not_send_reviews_to_the_exact_path():
     weights = _weights(embedding, alpha=1.8, w=[0.5, -1.0, 0.75, 0.25], b=0.0625)
     result = certified_evaluation(weights, ids, layers=8)
     assert result.exact_path == 0 and not result.undecided_mask.any()
-    tokens = weights.embedding.astype(np.float64)[ids]
-    for r in range(len(ids)):
-        exact = exact_review(tokens[r], alpha=float(weights.alpha), w=weights.decoder_weight,
-                             b=float(weights.decoder_bias), layers=8)
-        assert result.predictions[r] == (1 if exact.logit > 0 else 0), r
-        assert np.array_equal(result.leader_layer[r], exact.leader_layer), r
+    _assert_equal_to_exact(result, weights, ids)
