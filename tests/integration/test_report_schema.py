@@ -96,3 +96,22 @@ def _damaged(results: dict, damage) -> list[str]:
 def test_schema_violations_are_reported(results: dict, damage, expected: str) -> None:
     errors = _damaged(results, damage)
     assert any(expected in e for e in errors), errors
+
+
+def test_svg_figures_are_the_same_bytes_on_every_run(tmp_path: Path) -> None:
+    # Matplotlib names SVG clip paths from a random salt unless one is set; a report's SVG
+    # must not change between two runs with the same seed and inputs.
+    from matplotlib.figure import Figure
+
+    from verify.report.figures import _save
+
+    outputs = []
+    for attempt in range(2):
+        fig = Figure(figsize=(2, 2))
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [1, 0])
+        ax.set_xlim(0.2, 0.8)  # clipped: the line gets a clip-path id
+        _, svg = _save(fig, tmp_path / str(attempt), "panel", svg=True)
+        outputs.append((tmp_path / str(attempt) / svg).read_bytes())
+    assert b"clip-path" in outputs[0]
+    assert outputs[0] == outputs[1]

@@ -12,6 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Sequence
 
+import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
@@ -47,7 +48,10 @@ def _save(fig: Figure, out_dir: Path, name: str, *, svg: bool = False) -> tuple[
     svg_name = None
     if svg:
         svg_name = f"figures/{name}.svg"
-        fig.savefig(out_dir / svg_name, metadata=SVG_METADATA)
+        # SVG element ids (clip paths) are random unless salted: a fixed salt makes the same
+        # figure the same bytes on every run.
+        with matplotlib.rc_context({"svg.hashsalt": "hardmax-verify"}):
+            fig.savefig(out_dir / svg_name, metadata=SVG_METADATA)
     return png, svg_name
 
 
