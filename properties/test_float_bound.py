@@ -45,22 +45,29 @@ def test_decided_float_runs_are_within_their_bound(config):
         record_event("float run undecided (not certified, nothing to compare)")
         return
     record_event("float run decided")
+    exact = _assert_decided_run_matches_exact(stored, result, LAYERS)
+    assert_float_within_bound(exact, result.final[0], float(result.position_error_bound[0]), config=stored, layer=LAYERS)
+
+
+def _assert_decided_run_matches_exact(config, result, layers: int):
+    """Every token of a decided float run within its own bound of the exact one, and the same
+    leaders at the same first layers; returns the exact positions at ``layers``."""
     exact = None
     exact_leaders = {}
-    for layer in exact_layers(stored.tokens, alpha=stored.alpha, A=stored.A):
+    for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A):
         for i in layer.leaders():
             exact_leaders.setdefault(i, layer.index)
-        if layer.index == LAYERS:
+        if layer.index == layers:
             exact = layer.positions()
             break
-    assert_float_within_bound(exact, result.final[0], float(result.position_error_bound[0]), config=stored, layer=LAYERS)
-    for i in range(stored.n):
+    for i in range(config.n):
         assert_float_within_bound([exact[i]], result.final[0][i:i + 1], float(result.token_error_bound[0][i]),
-                                  config=stored, layer=LAYERS)
-    float_leaders = {i: int(result.leader_layer[0][i]) for i in range(stored.n) if result.leaders[0][i]}
+                                  config=config, layer=layers)
+    float_leaders = {i: int(result.leader_layer[0][i]) for i in range(config.n) if result.leaders[0][i]}
     if float_leaders != exact_leaders:
-        fail_claim("float", stored, "decided float run and exact run disagree on the leaders", layer=LAYERS,
+        fail_claim("float", config, "decided float run and exact run disagree on the leaders", layer=layers,
                    lhs=float_leaders, rhs=exact_leaders, compared="float leaders {token: first layer} vs exact")
+    return exact
 
 
 @st.composite
@@ -93,17 +100,4 @@ def test_per_point_bounds_hold_across_scales(case):
         record_event("mixed scales: undecided")
         return
     record_event("mixed scales: decided")
-    exact_leaders = {}
-    for layer in exact_layers(config.tokens, alpha=config.alpha):
-        for i in layer.leaders():
-            exact_leaders.setdefault(i, layer.index)
-        if layer.index == layers:
-            exact = layer.positions()
-            break
-    for i in range(len(tokens)):
-        assert_float_within_bound([exact[i]], result.final[0][i:i + 1], float(result.token_error_bound[0][i]),
-                                  config=config, layer=layers)
-    float_leaders = {i: int(result.leader_layer[0][i]) for i in range(len(tokens)) if result.leaders[0][i]}
-    if float_leaders != exact_leaders:
-        fail_claim("float", config, "decided float run and exact run disagree on the leaders", layer=layers,
-                   lhs=float_leaders, rhs=exact_leaders, compared="float leaders {token: first layer} vs exact")
+    _assert_decided_run_matches_exact(config, result, layers)

@@ -147,6 +147,13 @@ def merge_identical_tokens(tokens: np.ndarray, A_transposed: np.ndarray) -> Merg
     return MergedBatch(positions, weights, counts, inverse.reshape(B, n), A_transposed)
 
 
+@numba.njit(inline="always", cache=True)
+def _pair_score_bound(eu, ru, ev, rv, pair_scale, score_rounding):  # pragma: no cover - compiled
+    """E_uv of the module docstring, from both points' errors e and sizes rho, plus underflow slack."""
+    return pair_scale * (eu * rv + ru * ev + eu * ev + score_rounding * (ru + eu) * (rv + ev)
+                         + UNDERFLOW_SLACK * (1.0 + ru + rv))
+
+
 @numba.njit(parallel=True, cache=True)
 def _layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding, record,
                   new_Z, new_error, argmax, undecided, tie, attention, score_error):  # pragma: no cover - compiled
@@ -198,14 +205,11 @@ def _layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, 
             ru = magnitude[u]
             et = error[b, best]
             rt = magnitude[best]
-            bound_top = pair_scale * (eu * rt + ru * et + eu * et + score_rounding * (ru + eu) * (rt + et)
-                                      + UNDERFLOW_SLACK * (1.0 + ru + rt))
+            bound_top = _pair_score_bound(eu, ru, et, rt, pair_scale, score_rounding)
             # E_uv is increasing in rho_v and e_v: with the configuration's largest ones it bounds
             # every pair of the row, so most v are settled by one comparison, as fast as a single
             # tolerance per configuration; only the v within it get their own E_uv.
-            bound_any = pair_scale * (eu * largest_magnitude + ru * largest_error + eu * largest_error
-                                      + score_rounding * (ru + eu) * (largest_magnitude + largest_error)
-                                      + UNDERFLOW_SLACK * (1.0 + ru + largest_magnitude))
+            bound_any = _pair_score_bound(eu, ru, largest_error, largest_magnitude, pair_scale, score_rounding)
             worst_pair = max(worst_pair, bound_any)
             # (1 + 16u): the ~10 roundings of the bound's own evaluation (all terms >= 0).
             quick = (bound_top + bound_any) * (1.0 + 16.0 * UNIT_ROUNDOFF)
@@ -213,10 +217,7 @@ def _layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, 
             equal = 0
             for v in range(count):
                 if v != best and top - scores[v] <= quick:
-                    ev = error[b, v]
-                    rv = magnitude[v]
-                    bound_v = pair_scale * (eu * rv + ru * ev + eu * ev + score_rounding * (ru + eu) * (rv + ev)
-                                            + UNDERFLOW_SLACK * (1.0 + ru + rv))
+                    bound_v = _pair_score_bound(eu, ru, error[b, v], magnitude[v], pair_scale, score_rounding)
                     if top - scores[v] <= (bound_top + bound_v) * (1.0 + 16.0 * UNIT_ROUNDOFF):
                         near = True
                 if scores[v] == top:
