@@ -75,6 +75,31 @@ def test_resume_refuses_a_folder_of_another_run(fixture_csv, tmp_path):
     assert _train(fixture_csv, tmp_path / "a", cache, 2, extra=("--seed", "1")) == 2
 
 
+def test_min_count_and_split_seed_are_recorded_and_evaluation_rebuilds_them(fixture_csv, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    # Cue words occur about 100 times in the training reviews, neutral words about 300 times:
+    # --min-count 150 sends every cue word to <UNK> and keeps the neutral ones.
+    restricted = ("--min-count", "150", "--seed", "1", "--split-seed", "0")
+    assert _train(fixture_csv, tmp_path / "a", cache, 2, extra=restricted) == 0
+    assert _train(fixture_csv, tmp_path / "plain", cache, 1) == 0
+    run, plain = read_checkpoint(tmp_path / "a"), read_checkpoint(tmp_path / "plain")
+    assert run.meta["data"]["min_count"] == 150 and "min_count" not in plain.meta["data"]
+    assert run.meta["settings"]["seed"] == 1 and run.meta["split"] == plain.meta["split"]  # split seed 0
+    words = run.vocabulary.words
+    assert words[:2] == ("<PAD>", "<UNK>") and "film" in words
+    assert not set(POSITIVE + NEGATIVE) & set(words)
+    capsys.readouterr()
+    assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "a"), "--data", str(fixture_csv),
+                 "--cache-dir", str(cache), "--json", "--quiet", "--no-softmax"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    recorded = next(e for e in run.meta["history"] if e["epoch"] == record["epoch"])
+    # The evaluation rebuilt the restricted vocabulary and the seed-0 split it was trained on.
+    assert record["hardmax_accuracy"] == recorded["hardmax_test_acc"]
+    # A different --min-count is a different run: the folder is not resumed with it.
+    assert _train(fixture_csv, tmp_path / "a", cache, 3, extra=("--min-count", "2", "--seed", "1",
+                                                                   "--split-seed", "0")) == 2
+
+
 def test_tiny_training_learns_and_evaluate_reports_certified_accuracy(fixture_csv, tmp_path, capsys):
     cache = tmp_path / "cache"
     out = tmp_path / "run"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from verify.numbers import InputError
-from verify.sentiment.corpus import load_corpus, make_split
+from verify.sentiment.corpus import UNK, load_corpus, make_split, restrict_vocabulary
 from verify.sentiment.preprocess import PreprocessOptions
 
 
@@ -59,3 +59,60 @@ def test_split_protocols(tmp_path):
         make_split(load_corpus(kaggle, options=PreprocessOptions(), cache_dir=None), protocol="official")
     with pytest.raises(InputError, match="protocol"):
         make_split(corpus, protocol="random")
+
+
+def _letters(k: int) -> str:
+    return chr(97 + k % 26) + chr(97 + k // 26)
+
+
+def test_restrict_vocabulary_counts_training_rows_only(tmp_path):
+    # Review r: a frequent word, a word of its own (once in the corpus) and a word it shares
+    # with review r + 1 (pairs 0-1, 2-3, ...: twice in the corpus, in training or not).
+    path = tmp_path / "reviews.csv"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["review", "sentiment", "split"])
+    for r in range(200):
+        writer.writerow([f"movie own{_letters(r)} pair{_letters(r // 2)}", "positive" if r % 2 else "negative",
+                         "train"])
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    corpus = load_corpus(path, options=PreprocessOptions(), cache_dir=None)
+    split = make_split(corpus, protocol="paper", seed=0, validation_fraction=0.1)
+    restricted = restrict_vocabulary(corpus, split, min_count=2)
+    words = corpus.vocabulary.words
+    assert restricted.vocabulary.words[:2] == ("<PAD>", UNK)
+    in_train = set(split.train.tolist())
+    kept_pairs = {f"pair{_letters(k)}" for k in range(100) if {2 * k, 2 * k + 1} <= in_train}
+    assert 0 < len(kept_pairs) < 100
+    # Exactly the words seen at least twice in training rows: the frequent word and the pairs
+    # both of whose reviews are in training; every "own" word and the other pairs become <UNK>.
+    assert set(restricted.vocabulary.words[2:]) == {"movie"} | kept_pairs
+    # Kept words keep their previous (frequency) order.
+    assert list(restricted.vocabulary.words[2:]) == [w for w in words[1:] if w in restricted.vocabulary.words]
+    for r in range(len(corpus.labels)):
+        for old, new in zip(corpus.ids[r], restricted.ids[r]):
+            if old == 0:
+                assert new == 0
+            elif words[old] == "movie" or words[old] in kept_pairs:
+                assert restricted.vocabulary.words[new] == words[old]
+            else:
+                assert new == 1
+    with pytest.raises(InputError, match="min_count"):
+        restrict_vocabulary(corpus, split, min_count=0)
+
+
+def test_restrict_vocabulary_maps_words_absent_from_training_to_unk(tmp_path):
+    path = tmp_path / "reviews.csv"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["review", "sentiment", "split"])
+    for r in range(100):
+        writer.writerow([f"common word{'x' * (r % 3)}", "positive" if r % 2 else "negative", "train"])
+    writer.writerow(["common onlyintest", "positive", "test"])
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    corpus = load_corpus(path, options=PreprocessOptions(), cache_dir=None)
+    split = make_split(corpus, protocol="official", seed=0, validation_fraction=0.0)
+    restricted = restrict_vocabulary(corpus, split, min_count=1)
+    assert "onlyintest" in corpus.vocabulary.words and "onlyintest" not in restricted.vocabulary.words
+    test_row = restricted.ids[split.test[0]]
+    assert [restricted.vocabulary.words[i] for i in test_row[:2]] == ["common", UNK]

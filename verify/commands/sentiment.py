@@ -79,7 +79,14 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
               help="paper: seeded shuffle of all reviews, 70/30; official: the 25k/25k split.")
 @click.option("--validation-fraction", type=float, default=0.1, show_default=True,
               help="Share of the training reviews held out for model selection.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the initialisation, the batch order and (unless --split-seed) the split.")
+@click.option("--split-seed", type=int, default=None,
+              help="Seed of the train/validation/test split [default: --seed]; fix it to compare training seeds "
+                   "on the same test reviews.")
+@click.option("--min-count", type=click.IntRange(min=1), default=None,
+              help="Words seen fewer than N times in the training reviews become one trained <UNK> token "
+                   "(counted on train only; the paper kept every word).")
 @click.option("--lowercase", is_flag=True, help="Lowercase before stopwords and lemmas (the paper did not).")
 @click.option("--stopwords", type=click.Choice(["nltk", "stop-words", "none"]), default="nltk", show_default=True)
 @click.option("--lemmas", type=click.Choice(["plural", "all", "none"]), default="plural", show_default=True,
@@ -96,7 +103,8 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
-          protocol: str, validation_fraction: float, seed: int, lowercase: bool, stopwords: str, lemmas: str,
+          protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
+          lowercase: bool, stopwords: str, lemmas: str,
           learning_rate: float, batch_size: int, weight_decay: float, layers: int, beta: float, patience: int,
           hardmax_every: int, threads: int, quiet: bool) -> int:
     """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
@@ -104,7 +112,7 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
     Selection is by validation accuracy (the test set is only reported); the softmax test
     accuracy of every epoch is recorded too, for the paper's like-for-like best-test-epoch number.
     """
-    from ..sentiment.corpus import make_split
+    from ..sentiment.corpus import make_split, restrict_vocabulary
     from ..sentiment.model import TrainingSettings, train as run_training
 
     data = data if data is not None else _default_data()
@@ -114,9 +122,13 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
     options = _preprocess_options(lowercase, stopwords, lemmas)
     with _progress(not quiet) as update:
         corpus = _load(data, options=options, limit=limit_reviews, cache_dir=cache_dir, update=update)
-        split = make_split(corpus, protocol=protocol, seed=seed, validation_fraction=validation_fraction)
+        split = make_split(corpus, protocol=protocol, seed=seed if split_seed is None else split_seed,
+                           validation_fraction=validation_fraction)
         description = {"source": str(data.name), "sha256": corpus.source_sha256, "limit_reviews": limit_reviews,
                        "preprocess": options.to_json_dict()}
+        if min_count is not None:
+            corpus = restrict_vocabulary(corpus, split, min_count=min_count)
+            description["min_count"] = min_count
         meta = run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
                             hardmax_every=hardmax_every, threads=threads, data_description=description,
                             progress=update, log=lambda text: click.echo(text, err=True))
@@ -225,7 +237,14 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
 @click.option("--certify-samples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Of the authors' distinct configurations, how many to run through the exact claim checks "
                    "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the initialisation, the batch order and (unless --split-seed) the split.")
+@click.option("--split-seed", type=int, default=None,
+              help="Seed of the train/validation/test split [default: --seed]; fix it to compare training seeds "
+                   "on the same test reviews.")
+@click.option("--min-count", type=click.IntRange(min=1), default=None,
+              help="Words seen fewer than N times in the training reviews become one trained <UNK> token "
+                   "(counted on train only; the paper kept every word).")
 @click.option("--quiet", is_flag=True)
 def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path,
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,

@@ -23,10 +23,14 @@ from ..numbers import InputError
 from .data import Reviews, carve_validation, file_sha256, load_reviews, paper_split
 from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
 
-__all__ = ["Corpus", "Split", "build_corpus", "load_corpus", "make_split", "PROTOCOLS",
+__all__ = ["Corpus", "Split", "build_corpus", "load_corpus", "make_split", "restrict_vocabulary", "PROTOCOLS", "UNK",
            "write_vocabulary", "read_vocabulary"]
 
 PROTOCOLS = ("paper", "official")
+
+# The rare-word token of a restricted vocabulary (restrict_vocabulary). Preprocessing removes
+# punctuation, so no review word can be spelled like it (nor like <PAD>).
+UNK = "<UNK>"
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,29 @@ def make_split(corpus: Corpus, *, protocol: str, seed: int = 0, validation_fract
     return Split(protocol, seed, train, validation, test)
 
 
+def restrict_vocabulary(corpus: Corpus, split: Split, *, min_count: int) -> Corpus:
+    """The corpus re-encoded so that words seen fewer than ``min_count`` times in training are ``<UNK>``.
+
+    Counts are over the training rows' n = 128 encoded tokens (what the model trains on), never
+    over validation or test, so a word that occurs only in test reviews, whose embedding would
+    keep its random initial value, is read as the trained ``<UNK>`` row instead. New ids:
+    ``<PAD>`` = 0, ``<UNK>`` = 1, then the kept words in their previous (frequency) order.
+    """
+    if min_count < 1:
+        raise InputError("min_count", f"expected a positive integer, got {min_count}")
+    words = corpus.vocabulary.words
+    counts = np.bincount(corpus.ids[split.train].ravel(), minlength=len(words))
+    keep = counts >= min_count
+    keep[0] = False  # padding keeps id 0 below
+    kept = np.flatnonzero(keep)
+    new_ids = np.ones(len(words), dtype=np.int32)       # everything else -> <UNK> (1)
+    new_ids[0] = 0
+    new_ids[kept] = np.arange(2, 2 + len(kept), dtype=np.int32)
+    vocabulary = Vocabulary((words[0], UNK, *(words[i] for i in kept)))
+    return Corpus(new_ids[corpus.ids], corpus.labels, corpus.lengths, corpus.splits, vocabulary, corpus.source,
+                  corpus.source_sha256, corpus.options)
+
+
 def checkpoint_corpus(checkpoint, data: Path | str, *, cache_dir: Path | None,
                       progress: Callable[[int, int], None] | None = None) -> tuple[Corpus, Split]:
     """The corpus and split a checkpoint was trained on, rebuilt from ``data`` and checked against it.
@@ -181,10 +208,12 @@ def checkpoint_corpus(checkpoint, data: Path | str, *, cache_dir: Path | None,
     if data_meta.get("sha256") and corpus.source_sha256 != data_meta["sha256"]:
         raise InputError(str(data), f"sha256 {corpus.source_sha256} differs from the data the checkpoint was "
                                     f"trained on ({data_meta['sha256']})")
-    if tuple(corpus.vocabulary.words) != tuple(checkpoint.vocabulary.words):
-        raise InputError(str(checkpoint.path), "the vocabulary rebuilt from the data differs from the checkpoint's")
     split_meta = meta["split"]
     train_size = split_meta["train"] + split_meta["validation"]
     split = make_split(corpus, protocol=split_meta["protocol"], seed=split_meta["seed"],
                        validation_fraction=split_meta["validation"] / train_size if train_size else 0.0)
+    if data_meta.get("min_count"):
+        corpus = restrict_vocabulary(corpus, split, min_count=int(data_meta["min_count"]))
+    if tuple(corpus.vocabulary.words) != tuple(checkpoint.vocabulary.words):
+        raise InputError(str(checkpoint.path), "the vocabulary rebuilt from the data differs from the checkpoint's")
     return corpus, split
