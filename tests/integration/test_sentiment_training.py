@@ -95,6 +95,13 @@ def test_min_count_and_split_seed_are_recorded_and_evaluation_rebuilds_them(fixt
     recorded = next(e for e in run.meta["history"] if e["epoch"] == record["epoch"])
     # The evaluation rebuilt the restricted vocabulary and the seed-0 split it was trained on.
     assert record["hardmax_accuracy"] == recorded["hardmax_test_acc"]
+    # The analyses rebuild it too (a leader word is read from the restricted vocabulary).
+    analysis = tmp_path / "analysis"
+    assert main(["sentiment", "analyze", "--checkpoint", str(tmp_path / "a"), "--data", str(fixture_csv),
+                 "--cache-dir", str(cache), "--out", str(analysis), "--reviews", "20", "--samples", "1",
+                 "--certify-samples", "0", "--converge-layers", "9", "--quiet"]) == 0
+    result = json.loads((analysis / "analysis.json").read_text(encoding="utf-8"))
+    assert result["checkpoints"][0]["leader_statistics"]["reviews"] == 20
     # A different --min-count is a different run: the folder is not resumed with it.
     assert _train(fixture_csv, tmp_path / "a", cache, 3, extra=("--min-count", "2", "--seed", "1",
                                                                    "--split-seed", "0")) == 2

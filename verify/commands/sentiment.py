@@ -237,14 +237,7 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
 @click.option("--certify-samples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Of the authors' distinct configurations, how many to run through the exact claim checks "
                    "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seeds the initialisation, the batch order and (unless --split-seed) the split.")
-@click.option("--split-seed", type=int, default=None,
-              help="Seed of the train/validation/test split [default: --seed]; fix it to compare training seeds "
-                   "on the same test reviews.")
-@click.option("--min-count", type=click.IntRange(min=1), default=None,
-              help="Words seen fewer than N times in the training reviews become one trained <UNK> token "
-                   "(counted on train only; the paper kept every word).")
+@click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True)
 def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path,
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
