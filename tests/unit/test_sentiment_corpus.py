@@ -13,16 +13,22 @@ from verify.sentiment.corpus import UNK, load_corpus, make_split, restrict_vocab
 from verify.sentiment.preprocess import PreprocessOptions
 
 
-def _ordered_csv(path, count: int = 200, header=("review", "sentiment", "split")) -> None:
-    """Ordered like the project file: all positives first, then negatives; train then test."""
+def _write_csv(path, rows, header=("review", "sentiment", "split")) -> None:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
+    writer.writerows(rows)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def _ordered_csv(path, count: int = 200, header=("review", "sentiment", "split")) -> None:
+    """Ordered like the project file: all positives first, then negatives; train then test."""
+    rows = []
     for r in range(count):
         label = "positive" if r < count // 2 else "negative"
         row = [f"review {r} great movie" if label == "positive" else f"review {r} awful movie", label]
-        writer.writerow(row + (["train" if r % 2 == 0 else "test"] if len(header) == 3 else []))
-    path.write_text(buffer.getvalue(), encoding="utf-8")
+        rows.append(row + (["train" if r % 2 == 0 else "test"] if len(header) == 3 else []))
+    _write_csv(path, rows, header)
 
 
 def test_corpus_cache_returns_the_same_encoding(tmp_path):
@@ -69,13 +75,8 @@ def test_restrict_vocabulary_counts_training_rows_only(tmp_path):
     # Review r: a frequent word, a word of its own (once in the corpus) and a word it shares
     # with review r + 1 (pairs 0-1, 2-3, ...: twice in the corpus, in training or not).
     path = tmp_path / "reviews.csv"
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["review", "sentiment", "split"])
-    for r in range(200):
-        writer.writerow([f"movie own{_letters(r)} pair{_letters(r // 2)}", "positive" if r % 2 else "negative",
-                         "train"])
-    path.write_text(buffer.getvalue(), encoding="utf-8")
+    _write_csv(path, [[f"movie own{_letters(r)} pair{_letters(r // 2)}", "positive" if r % 2 else "negative", "train"]
+                      for r in range(200)])
     corpus = load_corpus(path, options=PreprocessOptions(), cache_dir=None)
     split = make_split(corpus, protocol="paper", seed=0, validation_fraction=0.1)
     restricted = restrict_vocabulary(corpus, split, min_count=2)
@@ -103,13 +104,8 @@ def test_restrict_vocabulary_counts_training_rows_only(tmp_path):
 
 def test_restrict_vocabulary_maps_words_absent_from_training_to_unk(tmp_path):
     path = tmp_path / "reviews.csv"
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["review", "sentiment", "split"])
-    for r in range(100):
-        writer.writerow([f"common word{'x' * (r % 3)}", "positive" if r % 2 else "negative", "train"])
-    writer.writerow(["common onlyintest", "positive", "test"])
-    path.write_text(buffer.getvalue(), encoding="utf-8")
+    _write_csv(path, [[f"common word{'x' * (r % 3)}", "positive" if r % 2 else "negative", "train"] for r in range(100)]
+               + [["common onlyintest", "positive", "test"]])
     corpus = load_corpus(path, options=PreprocessOptions(), cache_dir=None)
     split = make_split(corpus, protocol="official", seed=0, validation_fraction=0.0)
     restricted = restrict_vocabulary(corpus, split, min_count=1)
