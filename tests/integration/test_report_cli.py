@@ -181,8 +181,14 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
                   "hardmax_loss_float": 0.45, "exact_path": 3, "undecided_by_float_bound": 3,
                   "hardmax_seconds": 9.25, "alpha": 1.7, "certified": "hardmax predictions are exact",
                   "softmax_accuracy": 0.7802, "softmax_seconds": 22.9, "hardmax_softmax_agreement": 0.999,
-                  "softmax_best_test_epoch": {"epoch": 40, "test_acc": 0.7923, "note": "test-selected"}}
+                  "softmax_best_test_epoch": {"epoch": 40, "test_acc": 0.7923, "note": "test-selected"},
+                  "validation_accuracy": 0.7901}
     (runs / "sentiment" / "evaluate-d4-paper.json").write_text(json.dumps(evaluation), encoding="utf-8")
+    # A second d = 4 run with the better validation accuracy but the worse test number: it is the
+    # one chosen for d = 4 (choosing on test would pick the first).
+    other = {**evaluation, "checkpoint": "models/sentiment-d4-paper-min2", "hardmax_accuracy": 0.7733,
+             "validation_accuracy": 0.7955}
+    (runs / "sentiment" / "evaluate-d4-paper-min2.json").write_text(json.dumps(other), encoding="utf-8")
     analysed = {"path": "models/sentiment-d4-paper", "d": 4, "epoch": 31,
                 "leader_statistics": {"mean": 5.25, "std": 1.5, "min": 1, "max": 11,
                                       "fraction_initial_leaders_mean": 0.99},
@@ -210,8 +216,11 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(runs)) == exitcodes.SUCCESS
     out = tmp_path / "out"
     markdown = (out / "report.md").read_text(encoding="utf-8")
-    row = next(line for line in markdown.splitlines() if line.startswith("| 4 |"))
+    row = next(line for line in markdown.splitlines() if line.startswith("| 4 | `models/sentiment-d4-paper` |"))
     assert "0.8228" in row and "0.7923 (epoch 40)" in row and "**0.7811** (epoch 31)" in row and "| 3 |" in row
+    assert "| 0.7901 |" in row and "chosen" not in row
+    chosen = next(line for line in markdown.splitlines() if line.startswith("| 4 | `models/sentiment-d4-paper-min2` |"))
+    assert "**0.7733** (epoch 31) | 0.7955 (chosen for this d) |" in chosen
     analysis_row = next(line for line in markdown.splitlines() if line.startswith("| `models/sentiment-d4-paper` |"))
     for cell in ("5.25 (1.50, 1-11)", "99.0%", "great 120, worst 80 (900 reviews)", "61.0% / 16.0%",
                  "2 of 3000 (0.125)", "10 of 15000", "1497 of 3000"):

@@ -95,6 +95,7 @@ def test_min_count_and_split_seed_are_recorded_and_evaluation_rebuilds_them(fixt
     recorded = next(e for e in run.meta["history"] if e["epoch"] == record["epoch"])
     # The evaluation rebuilt the restricted vocabulary and the seed-0 split it was trained on.
     assert record["hardmax_accuracy"] == recorded["hardmax_test_acc"]
+    assert record["validation_accuracy"] == run.meta["best"]["val_acc"] == recorded["val_acc"]
     # The analyses rebuild it too (a leader word is read from the restricted vocabulary).
     analysis = tmp_path / "analysis"
     assert main(["sentiment", "analyze", "--checkpoint", str(tmp_path / "a"), "--data", str(fixture_csv),

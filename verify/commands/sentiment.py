@@ -209,6 +209,10 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         record["softmax_accuracy"] = float(((scores > 0) == (corpus.labels[rows] == 1)).mean())
         record["softmax_seconds"] = time.perf_counter() - started
         record["hardmax_softmax_agreement"] = float(((scores > 0) == (result.predictions == 1)).mean())
+    if which == "best" and isinstance(meta.get("best"), dict):
+        # What selected this epoch; the report compares it across runs of the same d, since picking
+        # the run with the best *test* accuracy would be selection on the test set again.
+        record["validation_accuracy"] = meta["best"].get("val_acc")
     history = meta.get("history", [])
     if history and "test_acc" in history[0]:
         best_test = max(history, key=lambda h: h["test_acc"])

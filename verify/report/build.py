@@ -82,7 +82,7 @@ def _get(data: Any, *keys: str) -> Any:
 
 
 _EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy", "softmax_accuracy",
-                      "exact_path", "hardmax_seconds")
+                      "exact_path", "hardmax_seconds", "validation_accuracy")
 
 
 def _evaluation_row(data: Mapping[str, Any]) -> dict[str, Any]:
