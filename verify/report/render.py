@@ -442,7 +442,8 @@ def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
         blocks.append(_table(["d", "checkpoint", "protocol", "authors (softmax, best test epoch)",
                               "ours like-for-like (softmax, best test epoch)",
                               "ours honest (certified hardmax, epoch chosen on validation)",
-                              "validation accuracy of that epoch", "softmax at that epoch", "exact-path reviews", "test reviews", "hardmax s"], rows))
+                              "validation accuracy of that epoch", "softmax at that epoch", "exact-path reviews",
+                              "test reviews", "hardmax s"], rows))
         blocks.append(_p("The honest number is the certified hardmax test accuracy of the checkpoint selected on a "
                          "validation split carved from train: every prediction is that of exact rational arithmetic "
                          "on the stored float32 weights (reviews the float rounding bound could not decide were "
