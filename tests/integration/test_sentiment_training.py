@@ -201,3 +201,19 @@ def test_a_published_checkpoint_evaluates_but_does_not_resume(fixture_csv, tmp_p
     assert "only the selected (best) weights" in capsys.readouterr().err
     assert _train(fixture_csv, published, cache, 3) == 2
     assert "training cannot resume" in capsys.readouterr().err
+
+
+def test_alpha_init_starts_alpha_there_is_recorded_and_must_be_positive(fixture_csv, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    assert _train(fixture_csv, tmp_path / "small", cache, 1, extra=("--alpha-init", "0.3")) == 0
+    assert _train(fixture_csv, tmp_path / "default", cache, 1) == 0
+    small = read_checkpoint(tmp_path / "small")
+    default = read_checkpoint(tmp_path / "default")
+    assert small.meta["settings"]["alpha_init"] == 0.3 and default.meta["settings"]["alpha_init"] == 1.0
+    # One epoch of Adam at lr 1e-3 moves alpha_raw by a few hundredths, not from 0.3 to near 1.
+    assert abs(float(small.weights.alpha) - 0.3) < 0.1 < abs(float(default.weights.alpha) - 0.3)
+    # Another start is another run: the folder is not resumed with it.
+    assert _train(fixture_csv, tmp_path / "small", cache, 2, extra=("--alpha-init", "0.5")) == 2
+    capsys.readouterr()
+    assert _train(fixture_csv, tmp_path / "bad", cache, 1, extra=("--alpha-init", "0")) == 2
+    assert "--alpha-init" in capsys.readouterr().err
