@@ -20,8 +20,14 @@ NEGATIVE = ["awful", "boring", "waste", "worst", "terrible", "poor"]
 NEUTRAL = ["film", "plot", "actor", "scene", "story", "camera", "music", "ending", "director", "cast"]
 
 
-def write_fixture_csv(path, *, reviews: int = 300, seed: int = 0) -> None:
-    """A small project-format CSV: sentiment words mixed into neutral ones, both splits, both labels."""
+def write_fixture_csv(path, *, reviews: int = 300, seed: int = 0, test_only_word: str | None = None,
+                      train_hapax: str | None = None) -> None:
+    """A small project-format CSV: sentiment words mixed into neutral ones, both splits, both labels.
+
+    ``test_only_word`` is appended to every tenth review of the official test split, ``train_hapax``
+    to the first review (official train split); neither takes a random draw, so the other words are
+    unchanged.
+    """
     rng = np.random.default_rng(seed)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -31,6 +37,10 @@ def write_fixture_csv(path, *, reviews: int = 300, seed: int = 0) -> None:
         cue = POSITIVE if label else NEGATIVE
         length = int(rng.integers(5, 40))
         words = [str(rng.choice(cue)) if rng.random() < 0.3 else str(rng.choice(NEUTRAL)) for _ in range(length)]
+        if test_only_word is not None and r >= reviews // 2 and r % 10 == 0:
+            words.append(test_only_word)
+        if train_hapax is not None and r == 0:
+            words.append(train_hapax)
         writer.writerow([" ".join(words) + ".<br />The end!", "positive" if label else "negative",
                          "train" if r < reviews // 2 else "test"])
     path.write_bytes(gzip.compress(buffer.getvalue().encode("utf-8"), mtime=0))
@@ -165,6 +175,26 @@ def test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays(fi
     # Distinct nonzero tokens: a max-norm token leads at layer 0 (D0), so T0 holds for all.
     assert result["authors_d2"]["distinct"]["T0_leader_within_K"]["fails"] == 0
     assert (analysis / "run_training_curves.png").exists()
+
+
+def test_analyze_counts_leaders_among_words_never_seen_in_training(tmp_path):
+    data = tmp_path / "unseen.csv.gz"
+    # "zyzzyva" is in 15 official-test reviews and no training review; "quokka" once in training.
+    write_fixture_csv(data, test_only_word="zyzzyva", train_hapax="quokka")
+    cache = tmp_path / "cache"
+    for name, extra in (("plain", ()), ("min2", ("--min-count", "2"))):
+        assert _train(data, tmp_path / name, cache, 1, extra=("--protocol", "official", *extra)) == 0
+    analysis = tmp_path / "analysis"
+    assert main(["sentiment", "analyze", "--checkpoint", str(tmp_path / "plain"), "--checkpoint",
+                 str(tmp_path / "min2"), "--data", str(data), "--cache-dir", str(cache), "--out", str(analysis),
+                 "--samples", "1", "--certify-samples", "0", "--converge-layers", "9", "--quiet"]) == 0
+    plain, restricted = json.loads((analysis / "analysis.json").read_text(encoding="utf-8"))["checkpoints"]
+    unseen = plain["unseen_words"]
+    assert unseen["reviews"] == 150
+    assert unseen["unseen_tokens"] == unseen["reviews_with_unseen_word"] == 15
+    assert 0 <= unseen["unseen_leaders"] == unseen["reviews_with_unseen_leader"] <= 15
+    # With --min-count 2 both words are <UNK>, a row trained through "quokka": nothing is unseen any more.
+    assert restricted["unseen_words"]["unseen_tokens"] == restricted["unseen_words"]["unseen_leaders"] == 0
 
 
 def test_training_keeps_the_thread_count_it_was_given(fixture_csv, tmp_path):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.sentiment.analyze import _t3_boundary, leader_statistics, leader_words, lexicon_shares
+from verify.sentiment.analyze import (_t3_boundary, leader_statistics, leader_words, lexicon_shares,
+                                     unseen_word_leaders)
 from verify.sentiment.checkpoints import ModelWeights
 from verify.sentiment.evaluate import Evaluation
 
@@ -50,6 +51,20 @@ def test_lexicon_shares_compare_leaders_with_all_words():
     shares = lexicon_shares(counts, ids, WORDS)
     assert shares["leader_polar_share"] == 1.0          # great, awful are in VADER with polarity
     assert shares["all_polar_share"] == 0.5             # film, plot are not; padding is not a word
+
+
+def test_unseen_word_leaders_count_words_absent_from_training_rows():
+    ids = np.array([[1, 2, 0, 0], [3, 4, 0, 0]])
+    # Training showed "great" and "plot" (and padding): "film" and "awful" never got a gradient.
+    train_ids = np.array([[1, 0, 0, 0], [4, 1, 0, 0]])
+    unseen = unseen_word_leaders(_evaluation(), ids, train_ids)
+    assert (unseen["tokens"], unseen["unseen_tokens"]) == (4, 2)          # padding is not counted
+    assert (unseen["leaders"], unseen["unseen_leaders"]) == (3, 2)        # film (review 0), awful (review 1)
+    assert unseen["reviews_with_unseen_leader"] == 2 and unseen["reviews_with_unseen_word"] == 2
+    # Once "awful" is seen in training, only review 0 keeps an unseen leader; "plot" never led.
+    unseen = unseen_word_leaders(_evaluation(), ids, np.array([[1, 3, 4, 0]]))
+    assert (unseen["unseen_tokens"], unseen["unseen_leaders"], unseen["reviews_with_unseen_leader"]) == (1, 1, 1)
+    assert unseen["unseen_leader_share"] == 1 / 3
 
 
 def test_t3_boundary_flags_a_limit_inside_or_outside_the_leader_hull():

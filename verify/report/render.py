@@ -385,8 +385,13 @@ def _analysis_cells(row: Mapping[str, Any]) -> list[str]:
     changed = (f"{k['predictions_changed']} of {k.get('configurations', '?')}"
                + (f" ({distance:.3g})" if isinstance(distance, (int, float)) else "")
                if "predictions_changed" in k else "—")
+    unseen = row.get("unseen_words") or {}
+    unseen_text = (f"{_fmt_share(unseen.get('unseen_leader_share'))} of leaders "
+                   f"({_fmt_share(unseen.get('unseen_token_share'))} of tokens); "
+                   f"{unseen.get('reviews_with_unseen_leader')} reviews"
+                   if "unseen_leaders" in unseen else "—")
     return [f"`{row.get('model')}`", str(row.get("d", "—")), str(row.get("epoch", "—")), leader_text,
-            _fmt_share(leaders.get("fraction_initial_leaders_mean")), words, polar, changed,
+            _fmt_share(leaders.get("fraction_initial_leaders_mean")), words, polar, unseen_text, changed,
             _fmt_fails(row.get("T0")), _fmt_fails(row.get("T2")), _fmt_fails(row.get("T3")),
             _fmt_certified_limits(row.get("certified_limits"))]
 
@@ -460,6 +465,7 @@ def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
         blocks.append(_table(
             ["model", "d", "epoch", "leaders per review: mean (std, min-max)", "already leading at layer 0",
              "top leader words (confident, |w.z+b| > 2)", "VADER-polar share: leaders / all words",
+             "words never seen in training: share of leaders (of tokens); reviews with such a leader",
              "K = 8 vs converged: predictions changed (max distance)", "T0 fails (exact)", "T2 fails", "T3 fails",
              "exact (claim checks, D7): theorem certified; limit class changed; max distance"],
             [_analysis_cells(row) for row in analysis_rows]))

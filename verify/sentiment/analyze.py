@@ -40,7 +40,7 @@ from .data import file_sha256
 from .evaluate import Evaluation, certified_evaluation
 
 __all__ = ["run_analyses", "leader_statistics", "leader_words", "compare_with_converged", "lexicon_shares",
-           "hypotheses_on_reviews", "authors_configurations"]
+           "unseen_word_leaders", "hypotheses_on_reviews", "authors_configurations"]
 
 Progress = Callable[[str, int, int], None]
 CONFIDENCE = 0.95
@@ -61,6 +61,34 @@ def leader_statistics(evaluation: Evaluation) -> dict:
         "fraction_initial_leaders_mean": float(np.nanmean(fraction)) if np.isfinite(fraction).any() else None,
         "reviews_without_leader": int((count == 0).sum()),
         "definition": "C_i = {i} at some layer <= K (original token indices; duplicates never lead)",
+    }
+
+
+def unseen_word_leaders(evaluation: Evaluation, ids: np.ndarray, train_ids: np.ndarray) -> dict:
+    """How much of the test reviews' leadership goes to words the training never showed.
+
+    A word absent from every training row (validation rows do not train either) got no gradient
+    and keeps its random initial embedding. Tokens and leaders are counted without padding (id 0);
+    leaders are the certified ones (C_i = {i} within K layers). With ``--min-count`` such words are
+    read as the trained ``<UNK>`` row, so there are none.
+    """
+    seen = np.zeros(int(max(ids.max(initial=0), train_ids.max(initial=0))) + 1, dtype=bool)
+    seen[np.unique(train_ids)] = True
+    words = ids != 0
+    unseen = words & ~seen[ids]
+    leaders = (evaluation.leader_layer >= 0) & words
+    unseen_leaders = leaders & unseen
+    token_count, leader_count = int(words.sum()), int(leaders.sum())
+    return {
+        "reviews": int(len(ids)),
+        "tokens": token_count, "unseen_tokens": int(unseen.sum()),
+        "unseen_token_share": float(unseen.sum() / token_count) if token_count else None,
+        "leaders": leader_count, "unseen_leaders": int(unseen_leaders.sum()),
+        "unseen_leader_share": float(unseen_leaders.sum() / leader_count) if leader_count else None,
+        "reviews_with_unseen_word": int(unseen.any(axis=1).sum()),
+        "reviews_with_unseen_leader": int(unseen_leaders.any(axis=1).sum()),
+        "definition": "unseen: a word id in no training row (padding excluded); leaders certified, C_i = {i} "
+                      "within K layers",
     }
 
 
@@ -517,6 +545,7 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
         "leader_words": {"confidence": CONFIDENCE, "distance": DISTANCE_FROM_HYPERPLANE,
                          "reviews_selected": selected, "top": top},
         "lexicon": lexicon_shares(counts, ids, corpus.vocabulary.words),
+        "unseen_words": unseen_word_leaders(evaluation, ids, corpus.ids[split.train]),
         "K_vs_converged": comparison,
         "hypotheses": hypotheses_on_reviews(ids, evaluation),
     }
@@ -533,6 +562,10 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
     lines.append("  top leader words: " + ", ".join(f"{w} {c}" for w, c in top))
     lex = record["lexicon"]
     lines.append(f"  VADER polarity share: leaders {lex['leader_polar_share']}, all words {lex['all_polar_share']}")
+    unseen = record["unseen_words"]
+    lines.append(f"  words never seen in training: {unseen['unseen_token_share']} of test tokens, "
+                 f"{unseen['unseen_leader_share']} of leaders, a leader in {unseen['reviews_with_unseen_leader']} "
+                 f"of {unseen['reviews']} reviews")
     lines.append(f"  K=8 vs {converge_layers} layers: prediction changed for "
                  f"{comparison.get('share_prediction_changed')} of {comparison['configurations']} reviews")
     if weights.d == 2:
