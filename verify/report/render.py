@@ -388,7 +388,7 @@ def _analysis_cells(row: Mapping[str, Any]) -> list[str]:
     unseen = row.get("unseen_words") or {}
     unseen_text = (f"{_fmt_share(unseen.get('unseen_leader_share'))} of leaders "
                    f"({_fmt_share(unseen.get('unseen_token_share'))} of tokens); "
-                   f"{unseen.get('reviews_with_unseen_leader')} reviews"
+                   f"{unseen.get('reviews_with_unseen_leader')} of {unseen.get('reviews')} reviews"
                    if "unseen_leaders" in unseen else "—")
     return [f"`{row.get('model')}`", str(row.get("d", "—")), str(row.get("epoch", "—")), leader_text,
             _fmt_share(leaders.get("fraction_initial_leaders_mean")), words, polar, unseen_text, changed,
