@@ -57,12 +57,12 @@ def test_unseen_word_leaders_count_words_absent_from_training_rows():
     ids = np.array([[1, 2, 0, 0], [3, 4, 0, 0]])
     # Training showed "great" and "plot" (and padding): "film" and "awful" never got a gradient.
     train_ids = np.array([[1, 0, 0, 0], [4, 1, 0, 0]])
-    unseen = unseen_word_leaders(_evaluation(), ids, train_ids)
+    unseen = unseen_word_leaders(_evaluation(), ids, np.bincount(train_ids.ravel(), minlength=len(WORDS)))
     assert (unseen["tokens"], unseen["unseen_tokens"]) == (4, 2)          # padding is not counted
     assert (unseen["leaders"], unseen["unseen_leaders"]) == (3, 2)        # film (review 0), awful (review 1)
     assert unseen["reviews_with_unseen_leader"] == 2 and unseen["reviews_with_unseen_word"] == 2
     # Once "awful" is seen in training, only review 0 keeps an unseen leader; "plot" never led.
-    unseen = unseen_word_leaders(_evaluation(), ids, np.array([[1, 3, 4, 0]]))
+    unseen = unseen_word_leaders(_evaluation(), ids, np.bincount([1, 3, 4, 0], minlength=len(WORDS)))
     assert (unseen["unseen_tokens"], unseen["unseen_leaders"], unseen["reviews_with_unseen_leader"]) == (1, 1, 1)
     assert unseen["unseen_leader_share"] == 1 / 3
 

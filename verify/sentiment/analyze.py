@@ -35,7 +35,7 @@ from ..float_dynamics import simulate_batch
 from ..io import atomic_directory, safe_name
 from ..numbers import InputError
 from .checkpoints import ModelWeights, read_checkpoint
-from .corpus import checkpoint_corpus
+from .corpus import checkpoint_corpus, training_word_counts
 from .data import file_sha256
 from .evaluate import Evaluation, certified_evaluation
 
@@ -64,18 +64,17 @@ def leader_statistics(evaluation: Evaluation) -> dict:
     }
 
 
-def unseen_word_leaders(evaluation: Evaluation, ids: np.ndarray, train_ids: np.ndarray) -> dict:
+def unseen_word_leaders(evaluation: Evaluation, ids: np.ndarray, train_counts: np.ndarray) -> dict:
     """How much of the test reviews' leadership goes to words the training never showed.
 
-    A word absent from every training row (validation rows do not train either) got no gradient
-    and keeps its random initial embedding. Tokens and leaders are counted without padding (id 0);
-    leaders are the certified ones (C_i = {i} within K layers). With ``--min-count`` such words are
-    read as the trained ``<UNK>`` row, so there are none.
+    ``train_counts`` is ``corpus.training_word_counts``: a word with count 0 is in no training row
+    (validation rows do not train either), got no gradient and keeps its random initial embedding.
+    Tokens and leaders are counted without padding (id 0); leaders are the certified ones
+    (C_i = {i} within K layers). With ``--min-count`` such words are read as the trained ``<UNK>``
+    row, so there are none.
     """
-    seen = np.zeros(int(max(ids.max(initial=0), train_ids.max(initial=0))) + 1, dtype=bool)
-    seen[np.unique(train_ids)] = True
     words = ids != 0
-    unseen = words & ~seen[ids]
+    unseen = words & (train_counts[ids] == 0)
     leaders = (evaluation.leader_layer >= 0) & words
     unseen_leaders = leaders & unseen
     token_count, leader_count = int(words.sum()), int(leaders.sum())
@@ -545,7 +544,7 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
         "leader_words": {"confidence": CONFIDENCE, "distance": DISTANCE_FROM_HYPERPLANE,
                          "reviews_selected": selected, "top": top},
         "lexicon": lexicon_shares(counts, ids, corpus.vocabulary.words),
-        "unseen_words": unseen_word_leaders(evaluation, ids, corpus.ids[split.train]),
+        "unseen_words": unseen_word_leaders(evaluation, ids, training_word_counts(corpus, split)),
         "K_vs_converged": comparison,
         "hypotheses": hypotheses_on_reviews(ids, evaluation),
     }

@@ -23,7 +23,7 @@ from ..numbers import InputError
 from .data import Reviews, carve_validation, file_sha256, load_reviews, paper_split
 from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
 
-__all__ = ["Corpus", "Split", "build_corpus", "load_corpus", "make_split", "restrict_vocabulary", "PROTOCOLS", "UNK",
+__all__ = ["Corpus", "Split", "build_corpus", "load_corpus", "make_split", "restrict_vocabulary", "training_word_counts", "PROTOCOLS", "UNK",
            "write_vocabulary", "read_vocabulary"]
 
 PROTOCOLS = ("paper", "official")
@@ -171,6 +171,15 @@ def make_split(corpus: Corpus, *, protocol: str, seed: int = 0, validation_fract
     return Split(protocol, seed, train, validation, test)
 
 
+def training_word_counts(corpus: Corpus, split: Split) -> np.ndarray:
+    """Occurrences of each vocabulary id in the training rows' n = 128 encoded tokens.
+
+    What the model trains on: validation and test rows never count. ``restrict_vocabulary``
+    keeps words by it, and the analyses call a word with count 0 unseen in training.
+    """
+    return np.bincount(corpus.ids[split.train].ravel(), minlength=len(corpus.vocabulary.words))
+
+
 def restrict_vocabulary(corpus: Corpus, split: Split, *, min_count: int) -> Corpus:
     """The corpus re-encoded so that words seen fewer than ``min_count`` times in training are ``<UNK>``.
 
@@ -182,8 +191,7 @@ def restrict_vocabulary(corpus: Corpus, split: Split, *, min_count: int) -> Corp
     if min_count < 1:
         raise InputError("min_count", f"expected a positive integer, got {min_count}")
     words = corpus.vocabulary.words
-    counts = np.bincount(corpus.ids[split.train].ravel(), minlength=len(words))
-    keep = counts >= min_count
+    keep = training_word_counts(corpus, split) >= min_count
     keep[0] = False  # padding keeps id 0 below
     kept = np.flatnonzero(keep)
     new_ids = np.ones(len(words), dtype=np.int32)       # everything else -> <UNK> (1)
