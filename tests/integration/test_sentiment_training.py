@@ -247,3 +247,44 @@ def test_alpha_init_starts_alpha_there_is_recorded_and_must_be_positive(fixture_
     capsys.readouterr()
     assert _train(fixture_csv, tmp_path / "bad", cache, 1, extra=("--alpha-init", "0")) == 2
     assert "--alpha-init" in capsys.readouterr().err
+
+
+def test_embedding_dropout_is_a_seeded_training_only_regulariser_that_resumes_exactly(fixture_csv, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    dropout = ("--dropout", "0.3")
+    assert _train(fixture_csv, tmp_path / "a", cache, 2, extra=dropout) == 0
+    assert _train(fixture_csv, tmp_path / "b", cache, 1, extra=dropout) == 0
+    assert _train(fixture_csv, tmp_path / "b", cache, 2, extra=dropout) == 0  # resumes after epoch 1
+    assert _train(fixture_csv, tmp_path / "plain", cache, 2) == 0
+    a, b = read_checkpoint(tmp_path / "a"), read_checkpoint(tmp_path / "b")
+    plain = read_checkpoint(tmp_path / "plain")
+    assert a.meta["settings"]["embedding_dropout"] == 0.3 and plain.meta["settings"]["embedding_dropout"] == 0.0
+    # The masks are reseeded per epoch from (seed, epoch): a resumed run draws the same ones.
+    assert (tmp_path / "a" / "weights.safetensors").read_bytes() == (tmp_path / "b" / "weights.safetensors").read_bytes()
+    # Dropout changed the training ...
+    assert not np.array_equal(a.weights.embedding, plain.weights.embedding)
+    # ... but not the evaluation: the recorded softmax accuracy of the last epoch is that of the
+    # full embeddings (evaluate recomputes it from the weights with the model in eval mode).
+    capsys.readouterr()
+    assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "a"), "--which", "last", "--data",
+                 str(fixture_csv), "--cache-dir", str(cache), "--json", "--quiet"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["softmax_accuracy"] == a.meta["history"][-1]["test_acc"]
+    # Another dropout is another run, and a probability outside [0, 1) is refused naming the option.
+    assert _train(fixture_csv, tmp_path / "a", cache, 3, extra=("--dropout", "0.2")) == 2
+    capsys.readouterr()
+    assert _train(fixture_csv, tmp_path / "bad", cache, 1, extra=("--dropout", "1")) == 2
+    assert "--dropout" in capsys.readouterr().err
+
+
+def test_a_checkpoint_written_before_a_setting_existed_still_resumes(fixture_csv, tmp_path):
+    cache = tmp_path / "cache"
+    assert _train(fixture_csv, tmp_path / "a", cache, 1) == 0
+    assert _train(fixture_csv, tmp_path / "b", cache, 2) == 0
+    # Remove the newest setting from the record, as a run from before it was added would have.
+    path = tmp_path / "a" / "checkpoint.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    del meta["settings"]["embedding_dropout"]
+    path.write_text(json.dumps(meta), encoding="utf-8")
+    assert _train(fixture_csv, tmp_path / "a", cache, 2) == 0
+    assert (tmp_path / "a" / "weights.safetensors").read_bytes() == (tmp_path / "b" / "weights.safetensors").read_bytes()

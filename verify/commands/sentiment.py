@@ -94,6 +94,10 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 @click.option("--lr", "learning_rate", type=float, default=1e-3, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--weight-decay", type=float, default=0.0, show_default=True)
+@click.option("--dropout", "embedding_dropout", type=click.FloatRange(min=0, max=1, max_open=True), default=0.0,
+              show_default=True,
+              help="Dropout on the embedded tokens during training only (a regulariser; evaluation uses the full "
+                   "embeddings). 0 is the paper's model.")
 @click.option("--alpha-init", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="Initial alpha (trained; softplus keeps it > 0). A small start can settle in a small-alpha, "
                    "weakly clustering regime: see docs/sentiment.md.")
@@ -108,7 +112,8 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
           protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
           lowercase: bool, stopwords: str, lemmas: str,
-          learning_rate: float, batch_size: int, weight_decay: float, alpha_init: float, layers: int, beta: float,
+          learning_rate: float, batch_size: int, weight_decay: float, embedding_dropout: float, alpha_init: float,
+          layers: int, beta: float,
           patience: int, hardmax_every: int, threads: int, quiet: bool) -> int:
     """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
 
@@ -121,7 +126,8 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
     data = data if data is not None else _default_data()
     out_dir = out_dir if out_dir is not None else Path(DEFAULT_RUNS_DIR) / f"d{d}-{protocol}"
     settings = TrainingSettings(d=d, layers=layers, beta=beta, learning_rate=learning_rate, batch_size=batch_size,
-                                seed=seed, weight_decay=weight_decay, alpha_init=alpha_init)
+                                seed=seed, weight_decay=weight_decay, alpha_init=alpha_init,
+                                embedding_dropout=embedding_dropout)
     options = _preprocess_options(lowercase, stopwords, lemmas)
     with _progress(not quiet) as update:
         corpus = _load(data, options=options, limit=limit_reviews, cache_dir=cache_dir, update=update)

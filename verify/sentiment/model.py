@@ -13,9 +13,10 @@ Softmax attention is only the training surrogate; the hardmax predictions are co
 :mod:`verify.sentiment.evaluate` with the project's one float implementation of the hardmax
 rule and exact arithmetic where it cannot decide. Nothing here implements the hardmax rule.
 
-Randomness: torch's generator (seeded) only initialises the weights; the order of the
-training reviews in epoch e is ``numpy.random.default_rng([seed, e]).permutation``, so a run
-resumed from a checkpoint sees exactly the batches an uninterrupted run would.
+Randomness: torch's generator, seeded, initialises the weights and is reseeded at the start of
+epoch e from ``default_rng([seed, e, 1])`` for the dropout masks (if ``embedding_dropout`` > 0);
+the order of the training reviews in epoch e is ``numpy.random.default_rng([seed, e]).permutation``.
+So a run resumed from a checkpoint sees exactly the batches and masks an uninterrupted run would.
 
 torch is imported inside the functions so that the rest of the package works without it.
 """
@@ -25,7 +26,7 @@ from __future__ import annotations
 import math
 import platform
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Callable
 
@@ -54,6 +55,9 @@ class TrainingSettings:
     seed: int = 0
     alpha_init: float = 1.0
     weight_decay: float = 0.0
+    # Training-time dropout on the embedded tokens Z^0 (a regulariser; evaluation, softmax and
+    # hardmax alike, always uses the full embeddings). 0 is the paper's model.
+    embedding_dropout: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("d", "layers", "batch_size"):
@@ -62,6 +66,8 @@ class TrainingSettings:
         for name in ("beta", "learning_rate", "gradient_clip", "alpha_init"):
             if not getattr(self, name) > 0:
                 raise InputError(name, f"expected a positive number, got {getattr(self, name)}")
+        if not 0 <= self.embedding_dropout < 1:
+            raise InputError("embedding_dropout", f"expected a probability in [0, 1), got {self.embedding_dropout}")
 
 
 _MODEL_CLASS = None
@@ -77,7 +83,8 @@ def _model_class():
         class SentimentTransformer(nn.Module):
             """Embedding -> K shared softmax-attention layers (A = I) -> mean -> linear (logit)."""
 
-            def __init__(self, vocab_size: int, d: int, *, layers: int, beta: float, alpha_init: float) -> None:
+            def __init__(self, vocab_size: int, d: int, *, layers: int, beta: float, alpha_init: float,
+                         embedding_dropout: float = 0.0) -> None:
                 super().__init__()
                 self.layers = layers
                 self.beta = beta
@@ -85,12 +92,14 @@ def _model_class():
                 # softplus^{-1}(alpha_init): alpha starts at alpha_init and can never reach 0.
                 self.alpha_raw = nn.Parameter(torch.tensor(math.log(math.expm1(alpha_init)), dtype=torch.float32))
                 self.decoder = nn.Linear(d, 1)
+                # Active only in train() mode; nn.Dropout draws from torch's seeded global generator.
+                self.embedding_dropout = nn.Dropout(embedding_dropout)
 
             def alpha(self) -> "torch.Tensor":
                 return F.softplus(self.alpha_raw)
 
             def forward(self, ids: "torch.Tensor") -> "torch.Tensor":
-                z = self.embedding(ids)
+                z = self.embedding_dropout(self.embedding(ids))
                 a = self.alpha()
                 for _ in range(self.layers):
                     attention = torch.softmax(self.beta * (z @ z.transpose(1, 2)), dim=-1)
@@ -106,7 +115,7 @@ def build_model(vocab_size: int, settings: TrainingSettings):
     import torch
     torch.manual_seed(settings.seed)
     return _model_class()(vocab_size, settings.d, layers=settings.layers, beta=settings.beta,
-                          alpha_init=settings.alpha_init)
+                          alpha_init=settings.alpha_init, embedding_dropout=settings.embedding_dropout)
 
 
 def weights_from_model(model) -> ModelWeights:
@@ -124,7 +133,7 @@ def weights_from_model(model) -> ModelWeights:
 def model_from_weights(weights: ModelWeights, settings: TrainingSettings):
     import torch
     model = _model_class()(weights.embedding.shape[0], weights.d, layers=settings.layers, beta=settings.beta,
-                           alpha_init=1.0)
+                           alpha_init=1.0, embedding_dropout=settings.embedding_dropout)
     with torch.no_grad():
         model.embedding.weight.copy_(torch.from_numpy(weights.embedding))
         model.alpha_raw.copy_(torch.from_numpy(np.asarray(weights.alpha_raw)))
@@ -227,6 +236,10 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             raise InputError(str(out_dir), "holds only the selected weights (best.safetensors, no weights.safetensors): "
                                            "a published checkpoint that training cannot resume; choose another --out folder")
         recorded = {k: checkpoint.meta.get(k) for k in identity}
+        if isinstance(recorded["settings"], dict):
+            # A setting added after the checkpoint was written has the default that reproduces the
+            # older runs (embedding_dropout = 0), so such runs still resume.
+            recorded["settings"] = {**{f.name: f.default for f in fields(TrainingSettings)}, **recorded["settings"]}
         if recorded != identity:
             raise InputError(str(out_dir), "holds a checkpoint of a different run (settings, split or data differ); "
                                            "choose another --out folder")
@@ -255,6 +268,9 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         started = time.perf_counter()
         model.train()
         order = np.random.default_rng([settings.seed, epoch]).permutation(len(train_ids))
+        # Dropout masks come from torch's global generator: reseeding it per epoch from
+        # (seed, epoch) keeps a resumed run identical to an uninterrupted one.
+        torch.manual_seed(int(np.random.default_rng([settings.seed, epoch, 1]).integers(2**62)))
         batches = range(0, len(order), settings.batch_size)
         total_loss, total_correct = 0.0, 0
         for b, start in enumerate(batches):
