@@ -196,6 +196,8 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
                 "lexicon": {"leader_polar_share": 0.61, "all_polar_share": 0.16},
                 "unseen_words": {"unseen_leader_share": 0.027, "unseen_token_share": 0.017, "unseen_leaders": 2100,
                                  "reviews_with_unseen_leader": 4200, "reviews": 15000},
+                "without_attention": {"reviews": 15000, "accuracy_without_attention": 0.8125,
+                                      "accuracy_at_K": 0.7811, "predictions_changed": 900, "exact_path": 0},
                 "K_vs_converged": {"configurations": 3000, "predictions_changed": 2,
                                    "distance_K_to_converged": {"max": 0.125}},
                 "hypotheses": {"reviews": 15000, "within_hypotheses": 0,
@@ -225,7 +227,8 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     assert "**0.7733** (epoch 31) | 0.7955 (chosen for this d) |" in chosen
     analysis_row = next(line for line in markdown.splitlines() if line.startswith("| `models/sentiment-d4-paper` |"))
     for cell in ("5.25 (1.50, 1-11)", "99.0%", "great 120, worst 80 (900 reviews)", "61.0% / 16.0%",
-                 "2.7% of leaders (1.7% of tokens); 4200 of 15000 reviews", "2 of 3000 (0.125)", "10 of 15000", "1497 of 3000"):
+                 "2.7% of leaders (1.7% of tokens); 4200 of 15000 reviews", "2 of 3000 (0.125)", "0.8125 (at K: 0.7811); 900 of 15000 differ",
+                 "10 of 15000", "1497 of 3000"):
         assert cell in analysis_row, cell
     authors_row = next(line for line in markdown.splitlines() if "distinct samples" in line)
     assert authors_row.startswith("| `authors' d=2 embeddings, distinct samples` | 2 | 100 | 4.94 (1.14, 2-9) |")

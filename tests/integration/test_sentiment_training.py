@@ -168,6 +168,11 @@ def test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays(fi
     # Every fixture review repeats a word or is padded (n = 128 > 40 words): none within the hypotheses.
     assert hypotheses["within_hypotheses"] == 0 and hypotheses["with_padding"] == 90
     assert result["checkpoints"][0]["K_vs_converged"]["configurations"] == 90
+    # The ablation without attention covers the same 90 test reviews, and its "at K" accuracy is
+    # the certified hardmax accuracy of the analysis.
+    ablation = result["checkpoints"][0]["without_attention"]
+    assert ablation["reviews"] == 90 and ablation["accuracy_at_K"] == result["checkpoints"][0]["hardmax_accuracy"]
+    assert 0 <= ablation["accuracy_without_attention"] <= 1 and 0 <= ablation["predictions_changed"] <= 90
     for family in ("distinct", "padded"):
         part = result["authors_d2"][family]
         assert part["leaders"]["reviews"] == 6

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from verify.sentiment.analyze import (_t3_boundary, leader_statistics, leader_words, lexicon_shares,
-                                     unseen_word_leaders)
+                                     unseen_word_leaders, without_attention)
 from verify.sentiment.checkpoints import ModelWeights
 from verify.sentiment.evaluate import Evaluation
 
@@ -111,3 +111,39 @@ def test_certified_limits_agree_with_a_long_float_run_and_catch_a_changed_class(
 
     flipped = certified_limits(tokens, weights=weights, layers=8, predictions_at_K=1 - at_K.predictions)
     assert flipped["predictions_changed"] == 4 - changed
+
+
+def test_without_attention_decodes_the_mean_embedding_exactly():
+    # Embedding rows on the x axis; decoder w = (1, 0), b = 0: the K = 0 logit is the mean x.
+    embedding = np.array([[0, 0], [3, 0], [-1, 0], [-2, 0], [1, 5]], np.float32)
+    weights = ModelWeights(embedding, np.float32(0).reshape(()), np.float32(1).reshape(()),
+                           np.array([1.0, 0.0], np.float32), np.float32(0).reshape(()))
+    ids = np.array([[1, 2, 0, 0],    # 3 - 1 = 2 > 0: positive
+                    [2, 3, 0, 0],    # -3: negative
+                    [1, 3, 2, 0],    # 3 - 2 - 1 = 0 exactly: negative (the paper's rule), by the exact path
+                    [4, 4, 0, 0]])   # 2 > 0: positive
+    labels = np.array([1, 0, 1, 1])
+    result = without_attention(weights, ids, labels, predictions_at_K=np.array([1, 1, 1, 1]))
+    assert result["accuracy_without_attention"] == 0.75        # review 2 is wrong (0 counts negative)
+    assert result["accuracy_at_K"] == 0.75                     # review 1 is wrong at K
+    assert result["predictions_changed"] == 2                  # reviews 1 and 2
+    assert result["exact_path"] == 1                           # only the exact tie needed fractions
+    # A bias shifts every sum by n b: with b = 1/4 the tie becomes n b = 1 > 0, positive.
+    shifted = ModelWeights(embedding, weights.alpha_raw, weights.alpha, weights.decoder_weight,
+                           np.float32(0.25).reshape(()))
+    result = without_attention(shifted, ids, labels, predictions_at_K=np.array([1, 0, 1, 1]))
+    assert result["accuracy_without_attention"] == 1.0 and result["predictions_changed"] == 0
+    assert result["exact_path"] == 0
+
+
+def test_without_attention_decides_sums_that_float_rounding_would_get_wrong():
+    # 1 + 2^-30 - 1 in float32 weights: float64 keeps it, but the bound must not hide a cancellation
+    # that float64 could not resolve; 2^60 + 1 - 2^60 has to go to fractions and come out positive.
+    big = np.float32(2.0 ** 60)
+    embedding = np.array([[0, 0], [big, 0], [1, 0], [-big, 0]], np.float32)
+    weights = ModelWeights(embedding, np.float32(0).reshape(()), np.float32(1).reshape(()),
+                           np.array([1.0, 0.0], np.float32), np.float32(0).reshape(()))
+    ids = np.array([[1, 2, 3]])
+    assert float(np.float64(big) + 1.0 - np.float64(big)) == 0.0   # float64 alone would call it 0: negative
+    result = without_attention(weights, ids, np.array([1]), predictions_at_K=np.array([0]))
+    assert result["accuracy_without_attention"] == 1.0 and result["exact_path"] == 1

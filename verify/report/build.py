@@ -117,6 +117,7 @@ def _analysis_rows(data: Any) -> list[dict[str, Any]]:
             "all_polar_share": _get(entry, "lexicon", "all_polar_share"),
             "K_vs_converged": _get(entry, "K_vs_converged"),
             "unseen_words": _get(entry, "unseen_words"),
+            "without_attention": _get(entry, "without_attention"),
             "T0": _get(entry, "hypotheses", "T0_leader_within_K"),
             "T2": _get(entry, "hypotheses", "T2_leader_limits_are_hull_vertices"),
             "T3": _get(entry, "hypotheses", "T3_limits_on_boundary_of_K"),

@@ -390,8 +390,13 @@ def _analysis_cells(row: Mapping[str, Any]) -> list[str]:
                    f"({_fmt_share(unseen.get('unseen_token_share'))} of tokens); "
                    f"{unseen.get('reviews_with_unseen_leader')} of {unseen.get('reviews')} reviews"
                    if "unseen_leaders" in unseen else "—")
+    ablation = row.get("without_attention") or {}
+    ablation_text = (f"{ablation['accuracy_without_attention']:.4f} (at K: {ablation.get('accuracy_at_K', float('nan')):.4f}); "
+                     f"{ablation.get('predictions_changed')} of {ablation.get('reviews')} differ"
+                     if isinstance(ablation.get("accuracy_without_attention"), (int, float)) else "—")
     return [f"`{row.get('model')}`", str(row.get("d", "—")), str(row.get("epoch", "—")), leader_text,
             _fmt_share(leaders.get("fraction_initial_leaders_mean")), words, polar, unseen_text, changed,
+            ablation_text,
             _fmt_fails(row.get("T0")), _fmt_fails(row.get("T2")), _fmt_fails(row.get("T3")),
             _fmt_certified_limits(row.get("certified_limits"))]
 
@@ -466,7 +471,9 @@ def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
             ["model", "d", "epoch", "leaders per review: mean (std, min-max)", "already leading at layer 0",
              "top leader words (confident, |w.z+b| > 2)", "VADER-polar share: leaders / all words",
              "words never seen in training: share of leaders (of tokens); reviews with such a leader",
-             "K = 8 vs converged: predictions changed (max distance)", "T0 fails (exact)", "T2 fails", "T3 fails",
+             "K = 8 vs converged: predictions changed (max distance)",
+             "without attention (K = 0, same weights, certified): accuracy (at K); predictions that differ",
+             "T0 fails (exact)", "T2 fails", "T3 fails",
              "exact (claim checks, D7): theorem certified; limit class changed; max distance"],
             [_analysis_cells(row) for row in analysis_rows]))
         blocks.append(_p("Leaders are exact (C_i = {i} within K = 8 layers, certified hardmax). Real reviews repeat "

@@ -10,6 +10,8 @@ What is exact and what is measured
   certified: reviews whose attention sets the float bound could not decide in those layers are
   counted and left out of the comparison).
 * Lexicon shares (VADER) and leader-word counts are plain counts.
+* The ablation without attention (K = 0, the same weights) is certified: float64 sums under a
+  proven rounding bound, exact fractions where the bound cannot decide.
 * T0 on real data is exact at K (from the certified leaders); T2 (leaders are the vertices of K)
   is checked in float on the converged state (measured, tolerance stated).
 * On configurations of the authors' embedding within the hypotheses (distinct nonzero rows),
@@ -40,7 +42,7 @@ from .data import file_sha256
 from .evaluate import Evaluation, certified_evaluation
 
 __all__ = ["run_analyses", "leader_statistics", "leader_words", "compare_with_converged", "lexicon_shares",
-           "unseen_word_leaders", "hypotheses_on_reviews", "authors_configurations"]
+           "unseen_word_leaders", "without_attention", "hypotheses_on_reviews", "authors_configurations"]
 
 Progress = Callable[[str, int, int], None]
 CONFIDENCE = 0.95
@@ -88,6 +90,44 @@ def unseen_word_leaders(evaluation: Evaluation, ids: np.ndarray, train_counts: n
         "reviews_with_unseen_leader": int(unseen_leaders.any(axis=1).sum()),
         "definition": "unseen: a word id in no training row (padding excluded); leaders certified, C_i = {i} "
                       "within K layers",
+    }
+
+
+def without_attention(weights: ModelWeights, ids: np.ndarray, labels: np.ndarray,
+                      predictions_at_K: np.ndarray) -> dict:
+    """The same weights with no attention layer (K = 0: the mean of the embedded tokens, decoded), certified.
+
+    An ablation of what the K layers contribute to the trained classifier. The sign of
+    w.mean(Z^0) + b is that of S = sum_tokens sum_j E[t, j] w_j + n b. Each product of two
+    float32 numbers is exact in float64, and any order of summing m float64 terms errs by at
+    most gamma_m sum |terms| (gamma_m = m u / (1 - m u), u = 2^-53), so a review whose |S| exceeds
+    that bound has the sign of exact arithmetic; the others are summed exactly as fractions.
+    A sum of exactly 0 is negative, as for the hardmax model (sigmoid = 1/2 is not > 1/2).
+    """
+    from fractions import Fraction
+
+    ids = np.asarray(ids)
+    n = ids.shape[1]
+    w = weights.decoder_weight.astype(np.float64)
+    terms = (weights.embedding.astype(np.float64)[ids] * w).reshape(len(ids), -1)
+    bias_term = n * float(weights.decoder_bias)              # n < 2^29: exact in float64
+    total = terms.sum(axis=1) + bias_term
+    m = terms.shape[1] + 1
+    gamma = m * 2.0 ** -53 / (1 - m * 2.0 ** -53)
+    bound = gamma * (np.abs(terms).sum(axis=1) + abs(bias_term)) * (1 + 2.0 ** -50)  # the bound's own rounding
+    predictions = (total > 0).astype(np.int8)
+    undecided = np.flatnonzero(np.abs(total) <= bound)
+    for r in undecided:
+        exact = sum((Fraction(float(t)) for t in terms[r]), Fraction(bias_term))
+        predictions[r] = 1 if exact > 0 else 0
+    labels = np.asarray(labels)
+    return {
+        "reviews": int(len(ids)),
+        "accuracy_without_attention": float((predictions == labels).mean()) if len(ids) else None,
+        "accuracy_at_K": float((np.asarray(predictions_at_K) == labels).mean()) if len(ids) else None,
+        "predictions_changed": int((predictions != np.asarray(predictions_at_K)).sum()),
+        "exact_path": int(len(undecided)),
+        "status": "certified (float64 sums with a proven rounding bound, exact fractions where it cannot decide)",
     }
 
 
@@ -546,6 +586,7 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
         "lexicon": lexicon_shares(counts, ids, corpus.vocabulary.words),
         "unseen_words": unseen_word_leaders(evaluation, ids, training_word_counts(corpus, split)),
         "K_vs_converged": comparison,
+        "without_attention": without_attention(weights, ids, labels, evaluation.predictions),
         "hypotheses": hypotheses_on_reviews(ids, evaluation),
     }
     if t3 is not None:
@@ -565,6 +606,10 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
     lines.append(f"  words never seen in training: {unseen['unseen_token_share']} of test tokens, "
                  f"{unseen['unseen_leader_share']} of leaders, a leader in {unseen['reviews_with_unseen_leader']} "
                  f"of {unseen['reviews']} reviews")
+    ablation = record["without_attention"]
+    lines.append(f"  without attention (K=0, same weights): accuracy {ablation['accuracy_without_attention']} "
+                 f"against {ablation['accuracy_at_K']} at K={layers}; {ablation['predictions_changed']} predictions "
+                 f"differ (certified)")
     lines.append(f"  K=8 vs {converge_layers} layers: prediction changed for "
                  f"{comparison.get('share_prediction_changed')} of {comparison['configurations']} reviews")
     if weights.d == 2:
