@@ -114,7 +114,9 @@ def without_attention(weights: ModelWeights, ids: np.ndarray, labels: np.ndarray
     total = terms.sum(axis=1) + bias_term
     m = terms.shape[1] + 1
     gamma = m * 2.0 ** -53 / (1 - m * 2.0 ** -53)
-    bound = gamma * (np.abs(terms).sum(axis=1) + abs(bias_term)) * (1 + 2.0 ** -50)  # the bound's own rounding
+    # The factor 2 covers the bound's own rounding: the computed sum of |terms| is within a factor
+    # (1 +- gamma) of the true one, and the two products each add half an ulp.
+    bound = 2 * gamma * (np.abs(terms).sum(axis=1) + abs(bias_term))
     predictions = (total > 0).astype(np.int8)
     undecided = np.flatnonzero(np.abs(total) <= bound)
     for r in undecided:
