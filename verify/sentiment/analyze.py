@@ -11,7 +11,7 @@ What is exact and what is measured
   counted and left out of the comparison).
 * Lexicon shares (VADER) and leader-word counts are plain counts.
 * The ablation without attention (K = 0, the same weights) is certified: float64 sums under a
-  proven rounding bound, exact fractions where the bound cannot decide.
+  proven rounding bound, the exact engine where the bound cannot decide.
 * T0 on real data is exact at K (from the certified leaders); T2 (leaders are the vertices of K)
   is checked in float on the converged state (measured, tolerance stated).
 * On configurations of the authors' embedding within the hypotheses (distinct nonzero rows),
@@ -33,13 +33,13 @@ from typing import Callable
 
 import numpy as np
 
-from ..float_dynamics import simulate_batch
+from ..float_dynamics import _gamma, simulate_batch
 from ..io import atomic_directory, safe_name
 from ..numbers import InputError
 from .checkpoints import ModelWeights, read_checkpoint
 from .corpus import checkpoint_corpus, training_word_counts
 from .data import file_sha256
-from .evaluate import Evaluation, certified_evaluation
+from .evaluate import Evaluation, certified_evaluation, exact_review
 
 __all__ = ["run_analyses", "leader_statistics", "leader_words", "compare_with_converged", "lexicon_shares",
            "unseen_word_leaders", "without_attention", "hypotheses_on_reviews", "authors_configurations"]
@@ -101,27 +101,30 @@ def without_attention(weights: ModelWeights, ids: np.ndarray, labels: np.ndarray
     w.mean(Z^0) + b is that of S = sum_tokens sum_j E[t, j] w_j + n b. Each product of two
     float32 numbers is exact in float64, and any order of summing m float64 terms errs by at
     most gamma_m sum |terms| (gamma_m = m u / (1 - m u), u = 2^-53), so a review whose |S| exceeds
-    that bound has the sign of exact arithmetic; the others are summed exactly as fractions.
-    A sum of exactly 0 is negative, as for the hardmax model (sigmoid = 1/2 is not > 1/2).
-    """
-    from fractions import Fraction
+    that bound has the sign of exact arithmetic; the others take the exact path of the certified
+    evaluation (:func:`exact_review` with zero layers), where a logit of exactly 0 is negative.
 
+    Not ``certified_evaluation(..., layers=0)``: that also decides the layer-0 attention sets
+    (for the leaders), which K = 0 does not need, and sends every review with a tie there (a zero
+    row, say) to the exact path.
+    """
     ids = np.asarray(ids)
     n = ids.shape[1]
     w = weights.decoder_weight.astype(np.float64)
-    terms = (weights.embedding.astype(np.float64)[ids] * w).reshape(len(ids), -1)
+    E = weights.embedding.astype(np.float64)                # float32 -> float64 is exact
+    terms = (E[ids] * w).reshape(len(ids), -1)
     bias_term = n * float(weights.decoder_bias)              # n < 2^29: exact in float64
     total = terms.sum(axis=1) + bias_term
     m = terms.shape[1] + 1
-    gamma = m * 2.0 ** -53 / (1 - m * 2.0 ** -53)
+    gamma = _gamma(m)
     # The factor 2 covers the bound's own rounding: the computed sum of |terms| is within a factor
     # (1 +- gamma) of the true one, and the two products each add half an ulp.
     bound = 2 * gamma * (np.abs(terms).sum(axis=1) + abs(bias_term))
     predictions = (total > 0).astype(np.int8)
     undecided = np.flatnonzero(np.abs(total) <= bound)
     for r in undecided:
-        exact = sum((Fraction(float(t)) for t in terms[r]), Fraction(bias_term))
-        predictions[r] = 1 if exact > 0 else 0
+        exact = exact_review(E[ids[r]], alpha=float(weights.alpha), w=w, b=float(weights.decoder_bias), layers=0)
+        predictions[r] = 1 if exact.logit > 0 else 0
     labels = np.asarray(labels)
     return {
         "reviews": int(len(ids)),

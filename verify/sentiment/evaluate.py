@@ -33,14 +33,10 @@ from typing import Callable
 import numpy as np
 
 from ..exact_dynamics import exact_layers
-from ..float_dynamics import UNIT_ROUNDOFF, simulate_batch
+from ..float_dynamics import _gamma, simulate_batch
 from .checkpoints import ModelWeights
 
 __all__ = ["Evaluation", "certified_evaluation", "exact_review", "ExactReview"]
-
-
-def _gamma(k: int) -> float:
-    return k * UNIT_ROUNDOFF / (1.0 - k * UNIT_ROUNDOFF)
 
 
 @dataclass
