@@ -393,3 +393,50 @@ def protocol_status(protocol_path: Path, runs_dir: Path, as_json: bool) -> int:
     counts = {state: sum(r["state"] == state for r in status) for state in ("finished", "in progress", "not started")}
     click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
     return exitcodes.SUCCESS
+
+
+@sentiment.command("fetch")
+@click.option("--url", default=None, help="Where to download the archive [default: the dataset's official address].")
+@click.option("--no-keep-archive", is_flag=True, help="Delete the 84 MB archive after converting it.")
+@click.option("--quiet", is_flag=True)
+def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
+    """Download the Large Movie Review Dataset (aclImdb_v1.tar.gz), check its sha256, convert it once.
+
+    The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else ~/.cache/hardmax-verify),
+    where every sentiment command finds it when no --data is given.
+    """
+    from ..sentiment import sources
+
+    with _progress(not quiet) as update:
+        path = sources.fetch(url=url, keep_archive=not no_keep_archive,
+                             progress=lambda done, total: update("download", done, total))
+    click.echo(f"wrote {path}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("fetch-reference")
+@click.option("--url", default=None, help="Where to download the model [default: the authors' repository].")
+@click.option("--from-file", "from_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Convert this already downloaded .pth instead of downloading.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
+@click.option("--quiet", is_flag=True)
+def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, quiet: bool) -> int:
+    """The authors' trained d = 2 model: download it and convert it to arrays (E, alpha, w, b).
+
+    The file is a pickled PyTorch module; torch's weights-only loader reads it without running
+    code from it. The arrays land in the user cache folder, where --reference finds them.
+    """
+    from ..sentiment import sources
+
+    if from_file is not None:
+        path = sources.convert_reference(from_file, out_path or sources.fetched_reference_path())
+    else:
+        with _progress(not quiet) as update:
+            path = sources.fetch_reference(url=url, progress=lambda done, total: update("download", done, total))
+        if out_path is not None:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            out_path.write_bytes(path.read_bytes())
+            path = out_path
+    click.echo(f"wrote {path}", err=True)
+    return exitcodes.SUCCESS

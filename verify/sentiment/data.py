@@ -113,9 +113,11 @@ def _is_gzip(path: Path) -> bool:
         return probe.read(2) == b"\x1f\x8b"
 
 
-def open_bounded(path: Path, *, limit: int = MAX_DECOMPRESSED_BYTES, what: str = "the decompressed data") -> BinaryIO:
-    """``path`` as a binary stream, gunzipped if it is gzip-compressed, refused past ``limit`` bytes."""
+def open_bounded(path: Path, *, limit: int | None = None, what: str = "the decompressed data") -> BinaryIO:
+    """``path`` as a binary stream, gunzipped if it is gzip-compressed, refused past ``limit`` bytes
+    (default :data:`MAX_DECOMPRESSED_BYTES`)."""
     path = Path(path)
+    limit = MAX_DECOMPRESSED_BYTES if limit is None else limit
     _regular_file(path)
     if _is_gzip(path):
         return io.BufferedReader(BoundedReader(gzip.open(path, "rb"), limit=limit, where=str(path), what=what))
