@@ -123,6 +123,34 @@ def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs
     baseline = json.loads((runs / "d2-K0-s0" / "checkpoint" / "checkpoint.json").read_text(encoding="utf-8"))
     assert baseline["settings"]["layers"] == 0 and baseline["settings"]["merged_tokens"] is True
 
+    # Interpretability tests and clustering measures for the runs with attention layers.
+    assert not (runs / "d2-K0-s0" / "interpretation.json").exists()
+    interpretation = json.loads((runs / "d2-K1-s0" / "interpretation.json").read_text(encoding="utf-8"))
+    assert interpretation["reviews"] == 90 and interpretation["layers"] == 1
+    assert {"deletion", "matched_polarity", "leader_vote", "clustering"} <= set(interpretation)
+
+    # Collected into the repository's layout: the published studies' checkpoints evaluate as they are.
+    results, models = tmp_path / "results", tmp_path / "models"
+    assert main(["sentiment", "protocol", "collect", "--protocol", str(protocol_path), "--runs-dir", str(runs),
+                 "--results", str(results), "--models", str(models), "--publish", "baseline"]) == 0
+    assert sorted(p.name for p in results.iterdir()) == sorted([
+        "d2-K0-s0.json", "d2-K1-alpha0.5-s0.json", "d2-K1-alpha0.5-s0.interpret.json", "d2-K1-s0.json",
+        "d2-K1-s0.interpret.json"])
+    published = json.loads((results / "d2-K1-s0.json").read_text(encoding="utf-8"))
+    assert published["published"] and sorted(p.name for p in (models / "d2-K1-s0").iterdir()) == [
+        "best.safetensors", "checkpoint.json", "vocab.txt.gz"]
+    alpha_record = json.loads((results / "d2-K1-alpha0.5-s0.json").read_text(encoding="utf-8"))
+    assert not alpha_record["published"] and "--only d2-K1-alpha0.5-s0" in alpha_record["checkpoint"]
+    capsys.readouterr()
+    assert main(["sentiment", "evaluate", "--checkpoint", str(models / "d2-K1-s0"), "--data", str(data),
+                 "--cache-dir", str(cache), "--json", "--quiet", "--no-softmax"]) == 0
+    assert json.loads(capsys.readouterr().out)["hardmax_accuracy"] == published["hardmax_accuracy"]
+    assert main(["sentiment", "summarize", "--protocol", str(protocol_path), "--results", str(results), "--out",
+                 str(tmp_path / "summary"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["runs"] == {"finished": 3, "planned": 3}
+    assert json.loads((tmp_path / "summary" / "summary.json").read_text(encoding="utf-8")) == summary
+
     # Everything finished: a second pass trains nothing.
     assert run_queue(load_protocol(protocol_path), runs, data=data, cache_dir=cache) == []
     capsys.readouterr()

@@ -440,3 +440,93 @@ def fetch_reference_command(url: str | None, from_file: Path | None, out_path: P
             path = out_path
     click.echo(f"wrote {path}", err=True)
     return exitcodes.SUCCESS
+
+
+@sentiment.command("interpret")
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True)
+@_data_option
+@_cache_option
+@click.option("--reviews", "max_reviews", type=click.IntRange(min=1), default=None,
+              help="Use at most this many test reviews (default: all).")
+@click.option("--converge-layers", type=click.IntRange(min=9, max=10_000), default=200, show_default=True)
+@click.option("--converge-reviews", type=click.IntRange(min=1), default=3000, show_default=True,
+              help="Test reviews run to --converge-layers for the distance to the converged state.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the random-deletion control.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the JSON record here (atomically).")
+@click.option("--quiet", is_flag=True)
+def interpret(checkpoint_dir: Path, data: Path | None, cache_dir: Path | None, max_reviews: int | None,
+              converge_layers: int, converge_reviews: int, seed: int, out_path: Path | None, quiet: bool) -> int:
+    """Interpretability tests on the test reviews: group leaders (certified), deletion, matched polarity, vote,
+    clustering measures. See docs/sentiment.md for how to read them."""
+    from ..sentiment.interpret import interpret_checkpoint
+
+    with _progress(not quiet) as update:
+        record = interpret_checkpoint(checkpoint_dir, data=resolve_data(data), cache_dir=_cache(cache_dir),
+                                      max_reviews=max_reviews, converge_layers=converge_layers,
+                                      converge_reviews=converge_reviews, seed=seed, progress=update)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    if out_path is not None:
+        atomic_write_text(out_path, text)
+    click.echo(text, nl=False)
+    return exitcodes.SUCCESS
+
+
+@protocol_group.command("collect")
+@_protocol_option
+@_runs_dir_option
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
+              help="Where the finished runs' evaluation records are copied (one JSON file per run).")
+@click.option("--models", "models_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("models/reproduction"), show_default=True,
+              help="Where the selected weights of the published studies' runs are copied.")
+@click.option("--publish", "publish", multiple=True, default=("reproduction", "baseline-k0"), show_default=True,
+              help="Studies whose checkpoints are published (the others: evaluation records with the sha256).")
+def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, models_dir: Path,
+                     publish: tuple[str, ...]) -> int:
+    """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the checkpoints
+    behind the headline tables (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS."""
+    from ..sentiment.protocol import collect, load_protocol
+
+    copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
+                     publish=publish)
+    click.echo(f"{len(copied)} finished runs in {results_dir}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("summarize")
+@_protocol_option
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True,
+              help="summary.json and the figures are written here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, as_json: bool) -> int:
+    """The protocol's tables (mean ± sd over seeds), the authors' figures beside, and the conclusion sentence."""
+    from ..io import atomic_directory
+    from ..sentiment.protocol import load_protocol
+    from ..sentiment.summary import load_results, summarize, write_summary
+
+    protocol = load_protocol(protocol_path)
+    evaluations, interpretations = load_results(results_dir)
+    with atomic_directory(out_dir) as staging:
+        staging.chmod(0o755)
+        summary = summarize(protocol, evaluations, interpretations, figures_dir=staging)
+        # Paths as they will be once the folder is in place.
+        summary["figures"] = [str(Path(out_dir) / Path(p).name) for p in summary["figures"]]
+        write_summary(summary, staging / "summary.json")
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+        return exitcodes.SUCCESS
+    click.echo(summary["title"])
+    click.echo(summary["summary"])
+    for table in summary["tables"]:
+        click.echo(f"\n{table['title']}")
+        widths = [max(len(str(row[c])) for row in [table["columns"], *table["rows"]]) for c in range(len(table["columns"]))]
+        for row in [table["columns"], *table["rows"]]:
+            click.echo("  " + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
+    click.echo(f"\n{summary['runs']['finished']} of {summary['runs']['planned']} runs finished; wrote {out_dir}",
+               err=True)
+    return exitcodes.SUCCESS

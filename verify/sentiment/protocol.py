@@ -13,7 +13,9 @@ K from largest and alpha; a run that two studies share (same settings) appears o
   checkpoint (an interrupted run loses at most the epoch in progress), and keeps every
   epoch's weights for the like-for-like measurement;
 * after training (the last epoch or early stopping) it evaluates the test reviews once and
-  writes ``evaluation.json`` atomically; that file marks the run finished.
+  writes ``evaluation.json`` atomically; that file marks the run finished;
+* a finished run with K >= 1 then gets ``interpretation.json`` (:mod:`.interpret`: certified
+  group leaders, deletion test, matched polarity, leader vote, clustering measures), once.
 
 A lock file makes a second runner on the same folder refuse to start. Progress goes to
 ``protocol.log`` in the runs folder (one line per event, flushed).
@@ -236,15 +238,19 @@ def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
 def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_dir: Path | None,
               only: tuple[str, ...] = (), echo: Callable[[str], None] | None = None,
               train_run: Callable[..., dict] | None = None,
-              evaluate_run: Callable[..., dict] | None = None) -> list[str]:
+              evaluate_run: Callable[..., dict] | None = None,
+              interpret_run: Callable[..., dict] | None = None) -> list[str]:
     """Work through the queue (see the module docstring); returns the names of the runs finished now.
 
-    ``train_run`` and ``evaluate_run`` default to the CLI's functions (injectable for tests).
+    ``train_run``, ``evaluate_run`` and ``interpret_run`` default to the package's functions
+    (injectable for tests).
     """
     if train_run is None or evaluate_run is None:
         from ..commands.sentiment import evaluate_checkpoint, train_run as cli_train_run
         train_run = train_run or cli_train_run
         evaluate_run = evaluate_run or evaluate_checkpoint
+    if interpret_run is None:
+        from .interpret import interpret_checkpoint as interpret_run
     runs_dir = Path(runs_dir)
     runs_dir.mkdir(parents=True, exist_ok=True)
     known = {run.name for run in protocol.runs}
@@ -269,6 +275,7 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
         for position, run in enumerate(queue, start=1):
             folder = runs_dir / run.name
             if (folder / "evaluation.json").exists():
+                _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
                 continue
             log(f"[{position}/{len(queue)}] {run.name}: training ({', '.join(run.studies)})")
             started = time.time()
@@ -294,6 +301,7 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
                           command=regenerate_command(protocol, run),
                           wall_seconds=round(time.time() - started, 1))
             atomic_write_text(folder / "evaluation.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
+            _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
             log(f"{run.name}: finished")
             finished.append(run.name)
         log("queue done" if not only else f"done: {', '.join(only)}")
@@ -302,8 +310,64 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
         handle.close()
 
 
+def _interpret(run: PlannedRun, folder: Path, interpret_run: Callable[..., dict], *, data, cache_dir, log) -> None:
+    """The interpretability tests and clustering measures of a finished run (K >= 1), once."""
+    target = folder / "interpretation.json"
+    if run.layers == 0 or target.exists():
+        return
+    log(f"{run.name}: interpretability tests and clustering measures")
+    record = interpret_run(folder / "checkpoint", data=data, cache_dir=cache_dir)
+    record["run"] = run.name
+    atomic_write_text(target, json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
 def _checkpoint_digest(folder: Path) -> dict:
     """sha256 of the files that define the selected model (weights, record, vocabulary)."""
     from ..io import sha256_file
     return {name: sha256_file(folder / name) for name in ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
             if (folder / name).exists()}
+
+
+PUBLISHED_FILES = ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
+
+
+def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir: Path,
+            publish: tuple[str, ...] = ("reproduction", "baseline-k0")) -> list[str]:
+    """Copy finished runs' records into ``results_dir``; publish the checkpoints of the ``publish`` studies.
+
+    A published checkpoint holds the selected weights only (enough to evaluate and analyse, not
+    to resume); its files are checked against the sha256 the evaluation recorded. Each record's
+    ``checkpoint`` then names the published folder, else it keeps the sha256 and the command
+    that regenerates the checkpoint. Existing files are replaced atomically.
+    """
+    import shutil
+
+    from ..io import atomic_write_bytes, sha256_file
+    copied = []
+    for run in protocol.runs:
+        folder = Path(runs_dir) / run.name
+        evaluation = folder / "evaluation.json"
+        if not evaluation.exists():
+            continue
+        record = json.loads(evaluation.read_text(encoding="utf-8"))
+        if any(study in publish for study in run.studies):
+            target = Path(models_dir) / run.name
+            for name in PUBLISHED_FILES:
+                source = folder / "checkpoint" / name
+                if sha256_file(source) != record["checkpoint_sha256"].get(name):
+                    raise InputError(str(source), "differs from the file the evaluation recorded (sha256)")
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target / f".{name}.tmp")
+                os.replace(target / f".{name}.tmp", target / name)
+            record["checkpoint"] = target.as_posix()
+            record["published"] = True
+        else:
+            record["checkpoint"] = f"not published; regenerate with: {record.get('command')}"
+            record["published"] = False
+        atomic_write_bytes(Path(results_dir) / f"{run.name}.json",
+                           (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+        interpretation = folder / "interpretation.json"
+        if interpretation.exists():
+            atomic_write_bytes(Path(results_dir) / f"{run.name}.interpret.json", interpretation.read_bytes())
+        copied.append(run.name)
+    return copied
