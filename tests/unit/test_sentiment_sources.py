@@ -197,3 +197,19 @@ def test_no_package_file_names_a_machine_path():
     offenders = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*") if p.is_file() and p.suffix in (".py", ".txt", ".toml", ".json")
                  and any(s in p.read_text(encoding="utf-8", errors="replace") for s in ("../shared", "/work/shared"))]
     assert not offenders, offenders
+
+
+def test_vocabulary_command_compares_cleanings_with_the_authors_size(tmp_path, capsys):
+    path = tmp_path / "reviews.csv"
+    path.write_text("review,sentiment,split\n\"I don't like movies, he's dull\",negative,train\n"
+                    "\"Great movie! Loved it\",positive,test\n", encoding="utf-8")
+    import json
+    assert main(["sentiment", "vocabulary", "--data", str(path), "--cleaning", "authors", "--cleaning",
+                 "delete-punctuation", "--lemmas", "plural", "--lemmas", "none", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    sizes = {(r["cleaning"], r["lemmas"]): r["vocabulary"] for r in result["rows"]}
+    # authors: <PAD> I like movie dull Great Loved (don, t, he, s are stopwords); lemmas none: movies too.
+    assert sizes[("authors", "plural")] == 7 and sizes[("authors", "none")] == 8
+    # the earlier cleaning keeps "dont" and lemmatises "hes" to the stopword "he".
+    assert sizes[("delete-punctuation", "plural")] == 9
+    assert result["authors"] == 121_296

@@ -530,3 +530,43 @@ def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, as_
     click.echo(f"\n{summary['runs']['finished']} of {summary['runs']['planned']} runs finished; wrote {out_dir}",
                err=True)
     return exitcodes.SUCCESS
+
+
+# THEORY.md §5: the vocabulary of the authors' run, padding included.
+AUTHORS_VOCABULARY_SIZE = 121_296
+
+
+@sentiment.command("vocabulary")
+@_data_option
+@click.option("--cleaning", "cleanings", type=click.Choice(["authors", "delete-punctuation"]), multiple=True,
+              default=("authors",), show_default=True)
+@click.option("--lemmas", "lemma_modes", type=click.Choice(["plural", "all", "none"]), multiple=True,
+              default=("plural", "none", "all"), show_default=True)
+@click.option("--limit-reviews", type=click.IntRange(min=2), default=None)
+@click.option("--json", "as_json", is_flag=True)
+def vocabulary_command(data: Path | None, cleanings: tuple[str, ...], lemma_modes: tuple[str, ...],
+                       limit_reviews: int | None, as_json: bool) -> int:
+    """Vocabulary size of the corpus under each cleaning and lemmatiser, next to the authors' 121,296.
+
+    The lemmatiser is what remains different from the authors' preprocessing (they used NLTK's
+    WordNet noun lemmatiser): no lemmas and every simplemma lemma bracket its effect.
+    """
+    from ..sentiment.data import load_reviews
+    from ..sentiment.preprocess import build_vocabulary, tokenize
+
+    reviews = load_reviews(resolve_data(data), limit=limit_reviews)
+    rows = []
+    for cleaning in cleanings:
+        for lemmas in lemma_modes:
+            options = _preprocess_options(False, "nltk", lemmas, cleaning)
+            size = len(build_vocabulary(tokenize(text, options) for text in reviews.texts))
+            rows.append({"cleaning": cleaning, "lemmas": lemmas, "vocabulary": size,
+                         "difference_from_authors": size - AUTHORS_VOCABULARY_SIZE})
+    if as_json:
+        click.echo(json.dumps({"reviews": len(reviews), "authors": AUTHORS_VOCABULARY_SIZE, "rows": rows}, indent=1))
+        return exitcodes.SUCCESS
+    click.echo(f"{len(reviews)} reviews; the authors' vocabulary: {AUTHORS_VOCABULARY_SIZE:,} (padding included)")
+    for row in rows:
+        click.echo(f"  cleaning {row['cleaning']:<19} lemmas {row['lemmas']:<7} {row['vocabulary']:>8,} "
+                   f"({row['difference_from_authors']:+,})")
+    return exitcodes.SUCCESS
