@@ -303,3 +303,28 @@ def test_a_checkpoint_written_before_a_setting_existed_still_resumes(fixture_csv
     path.write_text(json.dumps(meta), encoding="utf-8")
     assert _train(fixture_csv, tmp_path / "a", cache, 2) == 0
     assert (tmp_path / "a" / "weights.safetensors").read_bytes() == (tmp_path / "b" / "weights.safetensors").read_bytes()
+
+
+def test_a_checkpoint_recording_no_cleaning_rebuilds_the_earlier_cleanings_vocabulary(tmp_path, capsys):
+    """Checkpoints made before the cleaning was a setting record none: they mean the earlier cleaning."""
+    data = tmp_path / "contractions.csv"
+    rows = ["review,sentiment,split"]
+    for r in range(60):
+        text = "I don't like it, he's dull" if r % 2 == 0 else "Great film, it's wellmade and I can't stop"
+        rows.append(f"\"{text} {r % 7}x\",{'positive' if r % 2 else 'negative'},{'train' if r < 40 else 'test'}")
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    assert _train(data, tmp_path / "old", cache, 1, extra=("--cleaning", "delete-punctuation")) == 0
+    path = tmp_path / "old" / "checkpoint.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    assert "dont" in read_checkpoint(tmp_path / "old").vocabulary.words
+    del meta["data"]["preprocess"]["cleaning"]
+    path.write_text(json.dumps(meta), encoding="utf-8")
+    common = ["--data", str(data), "--cache-dir", str(cache), "--quiet", "--no-softmax", "--json"]
+    capsys.readouterr()
+    assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "old"), *common]) == 0
+    # Recorded as the authors' cleaning instead, the rebuilt vocabulary differs and is refused.
+    meta["data"]["preprocess"]["cleaning"] = "authors"
+    path.write_text(json.dumps(meta), encoding="utf-8")
+    assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "old"), *common]) == 2
+    assert "vocabulary rebuilt from the data differs" in capsys.readouterr().err
