@@ -10,6 +10,9 @@ model        the torch model (softmax attention at temperature 1/beta) and its t
 checkpoints  resumable checkpoints: safetensors + JSON, never pickle
 evaluate     certified hardmax evaluation (float batch dynamics + exact fallback)
 analyze      leader statistics, leader words, K = 8 vs converged, lexicon polarity, hypotheses
+interpret    group leaders (certified), deletion test, matched polarity, leader vote, clustering measures
+protocol     preregistered run protocols (protocols/*.toml): the queue, resumable, one run at a time
+summary      the protocol's results as data: mean ± sd tables, the conclusion sentence, figures
 
 Only :mod:`model` and :mod:`checkpoints` import torch/safetensors, and lazily, so loading,
 preprocessing and certified evaluation of a saved model work without torch.
