@@ -27,7 +27,8 @@ from verify.sentiment.evaluate import certified_evaluation  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", type=Path, required=True)
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "imdb" / "imdb_reviews.csv.gz")
+    parser.add_argument("--data", type=Path, default=os.environ.get("HARDMAX_VERIFY_IMDB"),
+                        help="IMDb data [default: $HARDMAX_VERIFY_IMDB]")
     parser.add_argument("--cache-dir", type=Path, default=REPO / "runs" / "sentiment" / "cache")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()

@@ -1,4 +1,4 @@
-"""``hardmax-verify sentiment train | evaluate | analyze``: the IMDb experiment of THEORY.md §5 (issue 5)."""
+"""``hardmax-verify sentiment ...``: the IMDb experiment of THEORY.md §5 (train, evaluate, analyze, fetch, protocol)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,12 @@ import click
 from .. import exitcodes
 from ..io import atomic_write_text
 from ..numbers import InputError
-from ..sentiment import DEFAULT_DATA_PATH, DEFAULT_RUNS_DIR
+from ..sentiment import DEFAULT_RUNS_DIR
+from ..sentiment.sources import DATA_ENV, REFERENCE_ENV, cache_root, resolve_data, resolve_reference
 
-_REPO = Path(__file__).resolve().parents[2]
 
-
-def _default_data() -> Path:
-    return _REPO / DEFAULT_DATA_PATH
+def _cache(cache_dir: Path | None) -> Path:
+    return cache_dir if cache_dir is not None else cache_root() / "corpora"
 
 
 @contextmanager
@@ -41,9 +40,9 @@ def _progress(enabled: bool) -> Iterator:
         yield update
 
 
-def _preprocess_options(lowercase: bool, stopwords: str, lemmas: str):
+def _preprocess_options(lowercase: bool, stopwords: str, lemmas: str, cleaning: str):
     from ..sentiment.preprocess import PreprocessOptions
-    return PreprocessOptions(lowercase=lowercase, stopwords=stopwords, lemmas=lemmas)
+    return PreprocessOptions(lowercase=lowercase, stopwords=stopwords, lemmas=lemmas, cleaning=cleaning)
 
 
 def _load(data: Path, *, options, limit: int | None, cache_dir: Path | None, update):
@@ -58,11 +57,12 @@ def sentiment() -> None:
 
 
 _data_option = click.option("--data", type=click.Path(path_type=Path), default=None,
-                            help=f"IMDb reviews: project CSV, Kaggle 'IMDB Dataset.csv' or an aclImdb folder "
-                                 f"[default: {DEFAULT_DATA_PATH} relative to the repository].")
-_cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-                             default=Path(DEFAULT_RUNS_DIR) / "cache", show_default=True,
-                             help="Where preprocessed corpora are cached (keyed by the data's sha256).")
+                            help=f"IMDb reviews: the official aclImdb_v1.tar.gz, its extracted aclImdb folder, or a "
+                                 f"CSV(.gz) with columns review,sentiment[,split] [default: ${DATA_ENV}, else the "
+                                 f"copy `sentiment fetch` made].")
+_cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                             help="Where preprocessed corpora are cached, keyed by the data's sha256 "
+                                  "[default: the user cache folder, see docs/sentiment.md].")
 
 
 @sentiment.command("train")
@@ -87,6 +87,9 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 @click.option("--min-count", type=click.IntRange(min=1), default=None,
               help="Words seen fewer than N times in the training reviews become one trained <UNK> token "
                    "(counted on train only; the paper kept every word).")
+@click.option("--cleaning", type=click.Choice(["authors", "delete-punctuation"]), default="authors", show_default=True,
+              help="authors: punctuation to a space, stopwords removed again after lemmas (the authors' script); "
+                   "delete-punctuation: the cleaning of the earlier tuned runs.")
 @click.option("--lowercase", is_flag=True, help="Lowercase before stopwords and lemmas (the paper did not).")
 @click.option("--stopwords", type=click.Choice(["nltk", "stop-words", "none"]), default="nltk", show_default=True)
 @click.option("--lemmas", type=click.Choice(["plural", "all", "none"]), default="plural", show_default=True,
@@ -101,50 +104,82 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 @click.option("--alpha-init", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="Initial alpha (trained; softplus keeps it > 0). A small start can settle in a small-alpha, "
                    "weakly clustering regime: see docs/sentiment.md.")
-@click.option("--layers", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--fixed-alpha", is_flag=True, help="Keep alpha at --alpha-init (not trained): the alpha study.")
+@click.option("--layers", type=click.IntRange(min=0, max=10_000), default=8, show_default=True,
+              help="K, the number of attention layers; 0 is the mean of the embedded tokens, decoded.")
+@click.option("--attention-over", type=click.Choice(["auto", "distinct", "positions"]), default="auto",
+              show_default=True,
+              help="distinct: attention over each review's distinct tokens with log-multiplicity weights (the same "
+                   "function, faster); positions: over all n positions (needed by --dropout); auto: distinct "
+                   "unless --dropout.")
+@click.option("--bucket-batches", type=click.IntRange(min=0), default=None,
+              help="Length bucketing: sort pools of N batches by distinct tokens (0: off) [default: 50 with "
+                   "distinct-token attention, else 0].")
 @click.option("--beta", type=float, default=1000.0, show_default=True, help="Softmax inverse temperature.")
 @click.option("--patience", type=click.IntRange(min=1), default=20, show_default=True,
               help="Early stopping: epochs without validation improvement.")
-@click.option("--hardmax-every", type=click.IntRange(min=0), default=5, show_default=True,
-              help="Certified hardmax evaluation of validation and test every N epochs (0: never).")
+@click.option("--hardmax-every", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Certified hardmax evaluation of the training and validation reviews every N epochs (0: never).")
+@click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also keep every epoch's weights in this folder (for `evaluate --epoch-weights`).")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
           protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
-          lowercase: bool, stopwords: str, lemmas: str,
+          cleaning: str, lowercase: bool, stopwords: str, lemmas: str,
           learning_rate: float, batch_size: int, weight_decay: float, embedding_dropout: float, alpha_init: float,
-          layers: int, beta: float,
-          patience: int, hardmax_every: int, threads: int, quiet: bool) -> int:
+          fixed_alpha: bool, layers: int, attention_over: str, bucket_batches: int | None, beta: float,
+          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, quiet: bool) -> int:
     """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
 
-    Selection is by validation accuracy (the test set is only reported); the softmax test
-    accuracy of every epoch is recorded too, for the paper's like-for-like best-test-epoch number.
+    Selection is by validation accuracy; the test reviews are not looked at during training
+    (``sentiment evaluate`` measures them once, afterwards).
     """
-    from ..sentiment.corpus import make_split, restrict_vocabulary
-    from ..sentiment.model import TrainingSettings, train as run_training
+    from ..sentiment.model import TrainingSettings
 
-    data = data if data is not None else _default_data()
-    out_dir = out_dir if out_dir is not None else Path(DEFAULT_RUNS_DIR) / f"d{d}-{protocol}"
+    merged = attention_over == "distinct" or (attention_over == "auto" and embedding_dropout == 0)
     settings = TrainingSettings(d=d, layers=layers, beta=beta, learning_rate=learning_rate, batch_size=batch_size,
                                 seed=seed, weight_decay=weight_decay, alpha_init=alpha_init,
-                                embedding_dropout=embedding_dropout)
-    options = _preprocess_options(lowercase, stopwords, lemmas)
-    with _progress(not quiet) as update:
-        corpus = _load(data, options=options, limit=limit_reviews, cache_dir=cache_dir, update=update)
-        split = make_split(corpus, protocol=protocol, seed=seed if split_seed is None else split_seed,
-                           validation_fraction=validation_fraction)
-        description = {"source": str(data.name), "sha256": corpus.source_sha256, "limit_reviews": limit_reviews,
-                       "preprocess": options.to_json_dict()}
-        if min_count is not None:
-            corpus = restrict_vocabulary(corpus, split, min_count=min_count)
-            description["min_count"] = min_count
-        meta = run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
-                            hardmax_every=hardmax_every, threads=threads, data_description=description,
-                            progress=update, log=lambda text: click.echo(text, err=True))
+                                embedding_dropout=embedding_dropout, train_alpha=not fixed_alpha,
+                                merged_tokens=merged,
+                                bucket_batches=bucket_batches if bucket_batches is not None else (50 if merged else 0))
+    options = _preprocess_options(lowercase, stopwords, lemmas, cleaning)
+    out_dir = out_dir if out_dir is not None else Path(DEFAULT_RUNS_DIR) / f"d{d}-{protocol}"
+    meta = train_run(settings=settings, options=options, data=data, out_dir=out_dir, epochs=epochs,
+                     cache_dir=cache_dir, limit_reviews=limit_reviews, protocol=protocol,
+                     validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
+                     min_count=min_count, patience=patience, hardmax_every=hardmax_every,
+                     epoch_weights=epoch_weights, threads=threads, progress=not quiet,
+                     log=lambda text: click.echo(text, err=True))
     best = meta.get("best") or {}
     click.echo(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
                f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", err=True)
     return exitcodes.SUCCESS
+
+
+def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: int, cache_dir: Path | None = None,
+              limit_reviews: int | None = None, protocol: str = "paper", validation_fraction: float = 0.1,
+              split_seed: int = 0, min_count: int | None = None, patience: int | None = 20, hardmax_every: int = 0,
+              epoch_weights: Path | None = None, threads: int = 1, progress: bool = False, log=None) -> dict:
+    """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint."""
+    from ..sentiment.corpus import make_split, restrict_vocabulary
+    from ..sentiment.data import content_sha256, load_reviews
+    from ..sentiment.model import train as run_training
+
+    data = resolve_data(data)
+    with _progress(progress) as update:
+        corpus = _load(data, options=options, limit=limit_reviews, cache_dir=_cache(cache_dir), update=update)
+        split = make_split(corpus, protocol=protocol, seed=split_seed, validation_fraction=validation_fraction)
+        # The content digest identifies the reviews whatever the file format (archive, folder, CSV).
+        description = {"source": str(data.name), "sha256": corpus.source_sha256,
+                       "content_sha256": content_sha256(load_reviews(data)), "limit_reviews": limit_reviews,
+                       "preprocess": options.to_json_dict()}
+        if min_count is not None:
+            corpus = restrict_vocabulary(corpus, split, min_count=min_count)
+            description["min_count"] = min_count
+        return run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
+                            hardmax_every=hardmax_every, threads=threads, data_description=description,
+                            epoch_weights_dir=epoch_weights, progress=update, log=log)
 
 
 @sentiment.command("evaluate")
@@ -156,15 +191,18 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
 @_data_option
 @_cache_option
 @click.option("--no-softmax", is_flag=True, help="Skip the softmax accuracy (then torch is not needed).")
+@click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The folder of every epoch's weights (train --epoch-weights): adds the softmax test accuracy "
+                   "of the best epoch chosen on the test set, the authors' way of reporting (like for like).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the JSON result here.")
 @click.option("--quiet", is_flag=True)
-def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | None, cache_dir: Path,
-             no_softmax: bool, as_json: bool, out_path: Path | None, quiet: bool) -> int:
+def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | None, cache_dir: Path | None,
+             no_softmax: bool, epoch_weights: Path | None, as_json: bool, out_path: Path | None, quiet: bool) -> int:
     """Certified hardmax accuracy (and softmax accuracy) of a checkpoint, under its own protocol."""
     result = evaluate_checkpoint(checkpoint_dir, which=which, split_name=split_name, data=data, cache_dir=cache_dir,
-                                 softmax=not no_softmax, progress=not quiet)
+                                 softmax=not no_softmax, epoch_weights=epoch_weights, progress=not quiet)
     text = json.dumps(result, indent=1) + "\n"
     if out_path is not None:
         atomic_write_text(out_path, text)
@@ -182,25 +220,27 @@ def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | Non
 
 def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name: str = "test",
                         data: Path | None = None, cache_dir: Path | None = None, softmax: bool = True,
-                        progress: bool = False) -> dict:
+                        epoch_weights: Path | None = None, progress: bool = False) -> dict:
     """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md)."""
-    from ..sentiment.checkpoints import read_checkpoint
+    from ..sentiment.checkpoints import read_checkpoint, required_field
     from ..sentiment.corpus import checkpoint_corpus
     from ..sentiment.evaluate import certified_evaluation
+    from ..sentiment.model import TrainingSettings
 
     checkpoint = read_checkpoint(checkpoint_dir)
     if which != "best" and checkpoint.selected_only:
         raise InputError("--which", f"{checkpoint_dir} holds only the selected (best) weights, not those of the last epoch")
     meta = checkpoint.meta
+    settings = TrainingSettings.from_record(required_field(checkpoint, "settings"),
+                                            where=f"{checkpoint_dir}/checkpoint.json: settings")
     weights = checkpoint.best if which == "best" and checkpoint.best is not None else checkpoint.weights
     epoch = (meta.get("best") or {}).get("epoch") if which == "best" else meta.get("epochs_completed")
-    data = data if data is not None else _default_data()
+    data = resolve_data(data)
     with _progress(progress) as update:
-        corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=cache_dir,
+        corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=_cache(cache_dir),
                                           progress=lambda done, total: update("preprocessing", done, total))
         rows = {"test": split.test, "validation": split.validation, "train": split.train}[split_name]
-        settings = meta["settings"]
-        result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows], layers=settings["layers"],
+        result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows], layers=settings.layers,
                                       progress=lambda done, total: update("hardmax (certified)", done, total))
     record = {
         "checkpoint": str(checkpoint_dir), "which": which, "epoch": epoch, "d": weights.d,
@@ -211,10 +251,10 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         "certified": "hardmax predictions are those of exact rational arithmetic on the float32 weights",
     }
     if softmax:
-        from ..sentiment.model import TrainingSettings, model_from_weights, softmax_scores
+        from ..sentiment.model import model_from_weights, softmax_scores
         started = time.perf_counter()
-        model = model_from_weights(weights, TrainingSettings(**settings))
-        scores = softmax_scores(model, corpus.ids[rows])
+        model = model_from_weights(weights, settings)
+        scores = softmax_scores(model, corpus.ids[rows], merged=settings.merged_tokens)
         record["softmax_accuracy"] = float(((scores > 0) == (corpus.labels[rows] == 1)).mean())
         record["softmax_seconds"] = time.perf_counter() - started
         record["hardmax_softmax_agreement"] = float(((scores > 0) == (result.predictions == 1)).mean())
@@ -223,20 +263,46 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         # the run with the best *test* accuracy would be selection on the test set again.
         record["validation_accuracy"] = meta["best"].get("val_acc")
     history = meta.get("history", [])
-    if history and "test_acc" in history[0]:
+    if epoch_weights is not None and split_name == "test":
+        record["softmax_best_test_epoch"] = best_test_epoch(epoch_weights, settings, corpus.ids[rows],
+                                                            corpus.labels[rows], epochs=meta.get("epochs_completed", 0))
+    elif history and all("test_acc" in h for h in history):
+        # Runs made before the test set was held out of training recorded it every epoch.
         best_test = max(history, key=lambda h: h["test_acc"])
         record["softmax_best_test_epoch"] = {"epoch": best_test["epoch"], "test_acc": best_test["test_acc"],
                                              "note": "the paper's like-for-like number: epoch chosen on the test set"}
     return record
 
 
+def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) -> dict:
+    """The authors' reporting rule: the softmax test accuracy of the epoch best on the test set.
+
+    Measured once, after training, from the weights kept for every epoch (``train
+    --epoch-weights``); never used to select anything.
+    """
+    from ..sentiment.checkpoints import read_weights
+    from ..sentiment.model import softmax_scores_for_snapshots
+
+    paths = [Path(epoch_weights) / f"epoch-{e:03d}.safetensors" for e in range(1, epochs + 1)]
+    missing = [p.name for p in paths if not p.exists()]
+    if missing:
+        raise InputError(str(epoch_weights), f"missing the weights of {len(missing)} epoch(s), e.g. {missing[0]}")
+    scores = softmax_scores_for_snapshots([(e, read_weights(p)) for e, p in enumerate(paths, start=1)], ids, settings)
+    accuracies = [(float(((s > 0) == (labels == 1)).mean()), e) for e, s in scores]
+    best_accuracy, best_epoch = max(accuracies, key=lambda pair: (pair[0], -pair[1]))
+    return {"epoch": best_epoch, "test_acc": best_accuracy, "epochs_measured": len(accuracies),
+            "note": "the paper's like-for-like number: softmax test accuracy of the epoch best on the test set, "
+                    "measured once after training (selection uses validation only)"}
+
+
 @sentiment.command("analyze")
 @click.option("--checkpoint", "checkpoint_dirs", type=click.Path(path_type=Path), multiple=True,
               help="A trained checkpoint for the word-based analyses (leaders, leader words, lexicon); "
                    "repeat for several (e.g. one per d).")
-@click.option("--authors-npz", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The authors' d=2 arrays (E, alpha, w, b) for the word-free checks "
-                   "[default: ../shared/data/reference/authors_d2_epoch100.npz if present].")
+@click.option("--reference", "--authors-npz", "authors_npz", type=click.Path(dir_okay=False, path_type=Path),
+              default=None,
+              help=f"The authors' d=2 model as arrays E, alpha, w, b (.npz) for the word-free checks [default: "
+                   f"${REFERENCE_ENV}, else the copy `sentiment fetch-reference` made, if any].")
 @_data_option
 @_cache_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -252,24 +318,255 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
                    "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True)
-def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path,
+def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path | None,
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
             seed: int, quiet: bool) -> int:
     """The paper's analyses and the experiment's claims, checked; JSON (and PNG) under --out."""
     from ..sentiment.analyze import run_analyses
 
-    if authors_npz is None:
-        candidate = _REPO / "../shared/data/reference/authors_d2_epoch100.npz"
-        authors_npz = candidate if candidate.exists() else None
+    authors_npz = resolve_reference(authors_npz, required=False)
     if not checkpoint_dirs and authors_npz is None:
-        raise InputError("--checkpoint", "give a checkpoint and/or --authors-npz: nothing to analyse")
+        raise InputError("--checkpoint", "give a checkpoint and/or --reference: nothing to analyse")
     with _progress(not quiet) as update:
         summary = run_analyses(checkpoint_dirs=checkpoint_dirs, authors_npz=authors_npz,
-                               data=data if data is not None else _default_data(), cache_dir=cache_dir,
+                               data=resolve_data(data) if checkpoint_dirs else None, cache_dir=_cache(cache_dir),
                                out_dir=out_dir, max_reviews=max_reviews, samples=samples,
                                converge_layers=converge_layers, certify_samples=certify_samples, seed=seed,
                                progress=update)
     for line in summary.get("lines", []):
         click.echo(line)
     click.echo(f"wrote {out_dir}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.group("protocol")
+def protocol_group() -> None:
+    """Run a preregistered protocol file (protocols/*.toml): the queue of runs, resumable, one at a time."""
+
+
+_protocol_option = click.option("--protocol", "protocol_path", type=click.Path(dir_okay=False, path_type=Path),
+                                default=Path("protocols/reproduction.toml"), show_default=True)
+_runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+                                help="Where the runs' checkpoints, epoch weights and evaluations are written.")
+
+
+@protocol_group.command("run")
+@_protocol_option
+@_runs_dir_option
+@_data_option
+@_cache_option
+@click.option("--only", multiple=True, help="Run only this run of the protocol (repeatable), e.g. d2-K8-s0.")
+def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_dir: Path | None,
+                 only: tuple[str, ...]) -> int:
+    """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
+
+    Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
+    in progress, and running the same command again continues.
+    """
+    from ..sentiment.protocol import load_protocol, run_queue
+
+    protocol = load_protocol(protocol_path)
+    data = resolve_data(data)
+    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only,
+              echo=lambda line: click.echo(line, err=True))
+    return exitcodes.SUCCESS
+
+
+@protocol_group.command("status")
+@_protocol_option
+@_runs_dir_option
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def protocol_status(protocol_path: Path, runs_dir: Path, as_json: bool) -> int:
+    """Which runs are finished, in progress (epochs, validation accuracy so far) or not started."""
+    from ..sentiment.protocol import load_protocol, queue_status
+
+    status = queue_status(load_protocol(protocol_path), runs_dir)
+    if as_json:
+        click.echo(json.dumps(status, indent=1))
+        return exitcodes.SUCCESS
+    for record in status:
+        extra = ""
+        if record.get("epochs") is not None:
+            extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
+                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}")
+        click.echo(f"{record['run']:<22} {record['state']:<12}{extra}")
+    counts = {state: sum(r["state"] == state for r in status) for state in ("finished", "in progress", "not started")}
+    click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("fetch")
+@click.option("--url", default=None, help="Where to download the archive [default: the dataset's official address].")
+@click.option("--no-keep-archive", is_flag=True, help="Delete the 84 MB archive after converting it.")
+@click.option("--quiet", is_flag=True)
+def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
+    """Download the Large Movie Review Dataset (aclImdb_v1.tar.gz), check its sha256, convert it once.
+
+    The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else ~/.cache/hardmax-verify),
+    where every sentiment command finds it when no --data is given.
+    """
+    from ..sentiment import sources
+
+    with _progress(not quiet) as update:
+        path = sources.fetch(url=url, keep_archive=not no_keep_archive,
+                             progress=lambda done, total: update("download", done, total))
+    click.echo(f"wrote {path}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("fetch-reference")
+@click.option("--url", default=None, help="Where to download the model [default: the authors' repository].")
+@click.option("--from-file", "from_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Convert this already downloaded .pth instead of downloading.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
+@click.option("--quiet", is_flag=True)
+def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, quiet: bool) -> int:
+    """The authors' trained d = 2 model: download it and convert it to arrays (E, alpha, w, b).
+
+    The file is a pickled PyTorch module; torch's weights-only loader reads it without running
+    code from it. The arrays land in the user cache folder, where --reference finds them.
+    """
+    from ..sentiment import sources
+
+    if from_file is not None:
+        path = sources.convert_reference(from_file, out_path or sources.fetched_reference_path())
+    else:
+        with _progress(not quiet) as update:
+            path = sources.fetch_reference(url=url, progress=lambda done, total: update("download", done, total))
+        if out_path is not None:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            out_path.write_bytes(path.read_bytes())
+            path = out_path
+    click.echo(f"wrote {path}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("interpret")
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True)
+@_data_option
+@_cache_option
+@click.option("--reviews", "max_reviews", type=click.IntRange(min=1), default=None,
+              help="Use at most this many test reviews (default: all).")
+@click.option("--converge-layers", type=click.IntRange(min=9, max=10_000), default=200, show_default=True)
+@click.option("--converge-reviews", type=click.IntRange(min=1), default=3000, show_default=True,
+              help="Test reviews run to --converge-layers for the distance to the converged state.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the random-deletion control.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the JSON record here (atomically).")
+@click.option("--quiet", is_flag=True)
+def interpret(checkpoint_dir: Path, data: Path | None, cache_dir: Path | None, max_reviews: int | None,
+              converge_layers: int, converge_reviews: int, seed: int, out_path: Path | None, quiet: bool) -> int:
+    """Interpretability tests on the test reviews: group leaders (certified), deletion, matched polarity, vote,
+    clustering measures. See docs/sentiment.md for how to read them."""
+    from ..sentiment.interpret import interpret_checkpoint
+
+    with _progress(not quiet) as update:
+        record = interpret_checkpoint(checkpoint_dir, data=resolve_data(data), cache_dir=_cache(cache_dir),
+                                      max_reviews=max_reviews, converge_layers=converge_layers,
+                                      converge_reviews=converge_reviews, seed=seed, progress=update)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    if out_path is not None:
+        atomic_write_text(out_path, text)
+    click.echo(text, nl=False)
+    return exitcodes.SUCCESS
+
+
+@protocol_group.command("collect")
+@_protocol_option
+@_runs_dir_option
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
+              help="Where the finished runs' evaluation records are copied (one JSON file per run).")
+@click.option("--models", "models_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("models/reproduction"), show_default=True,
+              help="Where the selected weights of the published studies' runs are copied.")
+@click.option("--publish", "publish", multiple=True, default=("reproduction", "baseline-k0"), show_default=True,
+              help="Studies whose checkpoints are published (the others: evaluation records with the sha256).")
+def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, models_dir: Path,
+                     publish: tuple[str, ...]) -> int:
+    """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the checkpoints
+    behind the headline tables (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS."""
+    from ..sentiment.protocol import collect, load_protocol
+
+    copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
+                     publish=publish)
+    click.echo(f"{len(copied)} finished runs in {results_dir}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("summarize")
+@_protocol_option
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True,
+              help="summary.json and the figures are written here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, as_json: bool) -> int:
+    """The protocol's tables (mean ± sd over seeds), the authors' figures beside, and the conclusion sentence."""
+    from ..io import atomic_directory
+    from ..sentiment.protocol import load_protocol
+    from ..sentiment.summary import load_results, summarize, write_summary
+
+    protocol = load_protocol(protocol_path)
+    evaluations, interpretations = load_results(results_dir)
+    with atomic_directory(out_dir) as staging:
+        staging.chmod(0o755)
+        summary = summarize(protocol, evaluations, interpretations, figures_dir=staging)
+        # Paths as they will be once the folder is in place.
+        summary["figures"] = [str(Path(out_dir) / Path(p).name) for p in summary["figures"]]
+        write_summary(summary, staging / "summary.json")
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+        return exitcodes.SUCCESS
+    click.echo(summary["title"])
+    click.echo(summary["summary"])
+    for table in summary["tables"]:
+        click.echo(f"\n{table['title']}")
+        widths = [max(len(str(row[c])) for row in [table["columns"], *table["rows"]]) for c in range(len(table["columns"]))]
+        for row in [table["columns"], *table["rows"]]:
+            click.echo("  " + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
+    click.echo(f"\n{summary['runs']['finished']} of {summary['runs']['planned']} runs finished; wrote {out_dir}",
+               err=True)
+    return exitcodes.SUCCESS
+
+
+# THEORY.md §5: the vocabulary of the authors' run, padding included.
+AUTHORS_VOCABULARY_SIZE = 121_296
+
+
+@sentiment.command("vocabulary")
+@_data_option
+@click.option("--cleaning", "cleanings", type=click.Choice(["authors", "delete-punctuation"]), multiple=True,
+              default=("authors",), show_default=True)
+@click.option("--lemmas", "lemma_modes", type=click.Choice(["plural", "all", "none"]), multiple=True,
+              default=("plural", "none", "all"), show_default=True)
+@click.option("--limit-reviews", type=click.IntRange(min=2), default=None)
+@click.option("--json", "as_json", is_flag=True)
+def vocabulary_command(data: Path | None, cleanings: tuple[str, ...], lemma_modes: tuple[str, ...],
+                       limit_reviews: int | None, as_json: bool) -> int:
+    """Vocabulary size of the corpus under each cleaning and lemmatiser, next to the authors' 121,296.
+
+    The lemmatiser is what remains different from the authors' preprocessing (they used NLTK's
+    WordNet noun lemmatiser): no lemmas and every simplemma lemma bracket its effect.
+    """
+    from ..sentiment.data import load_reviews
+    from ..sentiment.preprocess import build_vocabulary, tokenize
+
+    reviews = load_reviews(resolve_data(data), limit=limit_reviews)
+    rows = []
+    for cleaning in cleanings:
+        for lemmas in lemma_modes:
+            options = _preprocess_options(False, "nltk", lemmas, cleaning)
+            size = len(build_vocabulary(tokenize(text, options) for text in reviews.texts))
+            rows.append({"cleaning": cleaning, "lemmas": lemmas, "vocabulary": size,
+                         "difference_from_authors": size - AUTHORS_VOCABULARY_SIZE})
+    if as_json:
+        click.echo(json.dumps({"reviews": len(reviews), "authors": AUTHORS_VOCABULARY_SIZE, "rows": rows}, indent=1))
+        return exitcodes.SUCCESS
+    click.echo(f"{len(reviews)} reviews; the authors' vocabulary: {AUTHORS_VOCABULARY_SIZE:,} (padding included)")
+    for row in rows:
+        click.echo(f"  cleaning {row['cleaning']:<19} lemmas {row['lemmas']:<7} {row['vocabulary']:>8,} "
+                   f"({row['difference_from_authors']:+,})")
     return exitcodes.SUCCESS

@@ -2,13 +2,17 @@
 
 Modules
 -------
-data         loaders for the three IMDb formats (project CSV, Kaggle CSV, ``aclImdb/`` tree) and the splits
+data         loaders for the IMDb formats (official archive, ``aclImdb/`` tree, project or Kaggle CSV), the splits
+sources      where the data and the authors' model come from (--data, environment, ``sentiment fetch``)
 preprocess   the paper's cleaning, stopwords and lemmas (offline), vocabulary and encoding (n = 128)
 corpus       preprocessing + vocabulary + split, cached on disk
 model        the torch model (softmax attention at temperature 1/beta) and its training loop
 checkpoints  resumable checkpoints: safetensors + JSON, never pickle
 evaluate     certified hardmax evaluation (float batch dynamics + exact fallback)
 analyze      leader statistics, leader words, K = 8 vs converged, lexicon polarity, hypotheses
+interpret    group leaders (certified), deletion test, matched polarity, leader vote, clustering measures
+protocol     preregistered run protocols (protocols/*.toml): the queue, resumable, one run at a time
+summary      the protocol's results as data: mean ± sd tables, the conclusion sentence, figures
 
 Only :mod:`model` and :mod:`checkpoints` import torch/safetensors, and lazily, so loading,
 preprocessing and certified evaluation of a saved model work without torch.
@@ -18,5 +22,4 @@ preprocessing and certified evaluation of a saved model work without torch.
 # test set), the like-for-like target of the reproduction.
 AUTHORS_SOFTMAX_TEST_ACCURACY = {2: 0.7914, 4: 0.8228, 8: 0.8505, 16: 0.8821}
 
-DEFAULT_DATA_PATH = "../shared/data/imdb/imdb_reviews.csv.gz"
 DEFAULT_RUNS_DIR = "runs/sentiment"

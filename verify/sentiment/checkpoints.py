@@ -27,13 +27,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import atomic_directory
+from ..io import atomic_directory, atomic_write_bytes
 from ..numbers import InputError
 from .preprocess import Vocabulary
 
-__all__ = ["FORMAT", "ModelWeights", "Checkpoint", "read_checkpoint", "write_checkpoint", "WEIGHT_NAMES"]
+__all__ = ["FORMAT", "ModelWeights", "Checkpoint", "read_checkpoint", "write_checkpoint", "WEIGHT_NAMES",
+           "write_weights", "read_weights", "required_field", "MAX_META_BYTES", "MAX_WEIGHTS_BYTES"]
 
 FORMAT = "hardmax-verify/sentiment-checkpoint/1"
+# Limits on what a checkpoint folder may make this package read (a real checkpoint.json has
+# about 100 kB, a d = 16 IMDb model 8 MB): past them the file is refused, not read.
+MAX_META_BYTES = 64 << 20
+MAX_WEIGHTS_BYTES = 1 << 30
 WEIGHT_NAMES = ("embedding", "alpha_raw", "alpha", "decoder_weight", "decoder_bias")
 
 
@@ -97,14 +102,37 @@ def _save_arrays(path: Path, arrays: dict[str, np.ndarray], metadata: dict[str, 
     path.write_bytes(save(arrays, metadata=metadata))
 
 
+def _read_limited(path: Path, limit: int) -> bytes:
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), "missing from the checkpoint folder")
+    if not path.is_file():
+        raise InputError(str(path), "not a regular file")
+    try:
+        if path.stat().st_size > limit:
+            raise InputError(str(path), f"{path.stat().st_size:,} bytes, more than the limit of {limit:,}")
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError(str(path), f"cannot read the file ({error})") from None
+
+
 def _load_arrays(path: Path) -> dict[str, np.ndarray]:
     from safetensors.numpy import load
+    data = _read_limited(path, MAX_WEIGHTS_BYTES)
     try:
-        return load(Path(path).read_bytes())
-    except FileNotFoundError:
-        raise InputError(str(path), "missing from the checkpoint folder") from None
+        return load(data)
     except Exception as error:  # safetensors raises its own error types for corrupt files
         raise InputError(str(path), f"not a readable safetensors file ({error})") from None
+
+
+def write_weights(path: Path, weights: ModelWeights) -> None:
+    """One set of weights as a safetensors file, written atomically (per-epoch snapshots)."""
+    from safetensors.numpy import save
+    atomic_write_bytes(Path(path), save(weights.to_arrays()))
+
+
+def read_weights(path: Path) -> ModelWeights:
+    return ModelWeights.from_arrays(_load_arrays(Path(path)), where=str(path))
 
 
 def write_checkpoint(directory: Path, *, meta: dict, weights: ModelWeights, best: ModelWeights | None,
@@ -133,6 +161,70 @@ def write_checkpoint(directory: Path, *, meta: dict, weights: ModelWeights, best
             entry.chmod(0o644)
 
 
+def required_field(checkpoint: "Checkpoint", name: str) -> dict:
+    """``checkpoint.meta[name]``, an object; InputError naming the field when missing."""
+    value = checkpoint.meta.get(name)
+    if not isinstance(value, dict):
+        raise InputError(f"{checkpoint.path / 'checkpoint.json'}: {name}", "missing (this checkpoint cannot be "
+                                                                         "evaluated without it)")
+    return value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def validate_meta(meta: object, where: str) -> dict:
+    """The structure of ``checkpoint.json``, checked field by field (one-line InputError naming the field).
+
+    Fields are optional here (a checkpoint may lack what only training needs); those present
+    must have the expected type, so that no later use of them fails with a traceback.
+    """
+    def fail(field: str, expected: str, value: object) -> None:
+        raise InputError(f"{where}: {field}", f"expected {expected}, got {type(value).__name__} {str(value)[:60]!r}")
+
+    if not isinstance(meta, dict):
+        fail("(top level)", "a JSON object", meta)
+    if meta.get("format") != FORMAT:
+        raise InputError(where, f"unknown format {str(meta.get('format'))[:80]!r} (expected {FORMAT})")
+    for name in ("settings", "split", "data", "best"):
+        if name in meta and not (isinstance(meta[name], dict) or (name == "best" and meta[name] is None)):
+            fail(name, "an object", meta[name])
+    if "history" in meta and not (isinstance(meta["history"], list) and all(isinstance(h, dict) for h in meta["history"])):
+        fail("history", "a list of objects", meta["history"])
+    if "epochs_completed" in meta and not (_is_int(meta["epochs_completed"]) and meta["epochs_completed"] >= 0):
+        fail("epochs_completed", "an integer >= 0", meta["epochs_completed"])
+    split = meta.get("split")
+    if isinstance(split, dict):
+        if split.get("protocol") not in ("paper", "official"):
+            fail("split.protocol", "paper or official", split.get("protocol"))
+        for key in ("seed", "train", "validation", "test"):
+            if not (_is_int(split.get(key)) and (key == "seed" or split[key] >= 0)):
+                fail(f"split.{key}", "an integer" + ("" if key == "seed" else " >= 0"), split.get(key))
+    settings = meta.get("settings")
+    if isinstance(settings, dict) and "layers" in settings and not (
+            _is_int(settings["layers"]) and 0 <= settings["layers"] <= 10_000):
+        fail("settings.layers", "an integer in [0, 10000]", settings["layers"])
+    data = meta.get("data")
+    if isinstance(data, dict):
+        limit = data.get("limit_reviews")
+        if limit is not None and not (_is_int(limit) and limit >= 2):
+            fail("data.limit_reviews", "null or an integer >= 2", limit)
+        min_count = data.get("min_count")
+        if min_count is not None and not (_is_int(min_count) and min_count >= 1):
+            fail("data.min_count", "null or an integer >= 1", min_count)
+        for key in ("sha256", "content_sha256"):
+            if key in data and not isinstance(data[key], str):
+                fail(f"data.{key}", "a hex string", data[key])
+        if "preprocess" in data:
+            from .preprocess import PreprocessOptions
+            PreprocessOptions.from_record(data["preprocess"], where=f"{where}: data.preprocess")
+    best = meta.get("best")
+    if isinstance(best, dict) and "epoch" in best and not _is_int(best["epoch"]):
+        fail("best.epoch", "an integer", best["epoch"])
+    return meta
+
+
 def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> Checkpoint:
     """Read a checkpoint folder; every problem is an InputError naming the file."""
     from .corpus import read_vocabulary
@@ -140,14 +232,15 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
     meta_path = directory / "checkpoint.json"
     if not directory.is_dir():
         raise InputError(str(directory), "no such checkpoint folder")
+    if not meta_path.exists():
+        raise InputError(str(meta_path), "missing: not a checkpoint folder")
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(str(meta_path), "missing: not a checkpoint folder") from None
+        meta = json.loads(_read_limited(meta_path, MAX_META_BYTES).decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise InputError(str(meta_path), f"not valid JSON ({error})") from None
-    if meta.get("format") != FORMAT:
-        raise InputError(str(meta_path), f"unknown format {meta.get('format')!r} (expected {FORMAT})")
+    except RecursionError:
+        raise InputError(str(meta_path), "not valid JSON (nested too deeply)") from None
+    validate_meta(meta, str(meta_path))
     best_path = directory / "best.safetensors"
     best = ModelWeights.from_arrays(_load_arrays(best_path), where=str(best_path)) if best_path.exists() else None
     selected_only = best is not None and not (directory / "weights.safetensors").exists()

@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -20,11 +21,12 @@ import numpy as np
 
 from ..io import atomic_write_bytes
 from ..numbers import InputError
-from .data import Reviews, carve_validation, file_sha256, load_reviews, paper_split
+from .checkpoints import required_field
+from .data import Reviews, carve_validation, content_sha256, file_sha256, load_reviews, open_bounded, paper_split
 from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
 
 __all__ = ["Corpus", "Split", "build_corpus", "load_corpus", "make_split", "restrict_vocabulary", "training_word_counts", "PROTOCOLS", "UNK",
-           "write_vocabulary", "read_vocabulary"]
+           "write_vocabulary", "read_vocabulary", "MAX_VOCABULARY_BYTES", "data_identity_matches"]
 
 PROTOCOLS = ("paper", "official")
 
@@ -80,10 +82,20 @@ def write_vocabulary(path: Path, vocabulary: Vocabulary) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
+# A vocabulary of the whole IMDb corpus is about 1 MB uncompressed; this bound refuses a
+# decompression bomb before it fills the memory.
+MAX_VOCABULARY_BYTES = 64 << 20
+
+
 def read_vocabulary(path: Path) -> Vocabulary:
+    """Read ``vocab.txt.gz``; refused past :data:`MAX_VOCABULARY_BYTES` of decompressed text."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), "missing from the checkpoint folder")
     try:
-        words = gzip.decompress(Path(path).read_bytes()).decode("utf-8").split("\n")
-    except (OSError, EOFError, UnicodeDecodeError) as error:
+        with open_bounded(path, limit=MAX_VOCABULARY_BYTES, what="the decompressed vocabulary") as stream:
+            words = stream.read().decode("utf-8").split("\n")
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as error:
         raise InputError(str(path), f"cannot read the vocabulary ({error})") from None
     if words and words[-1] == "":
         words.pop()
@@ -202,21 +214,38 @@ def restrict_vocabulary(corpus: Corpus, split: Split, *, min_count: int) -> Corp
                   corpus.source_sha256, corpus.options)
 
 
+# The project's IMDb file, by the sha256 of its gzip (what the earlier checkpoints record), and
+# the sha256 of its uncompressed content (what content_sha256 gives for the same reviews read
+# from the official archive, its folder or a re-compressed copy).
+KNOWN_CONTENT = {"d0218a133e92ec4a8ff12911b4a7e65fc1b686a3a8091b7a7dbb44727d4e1bdb":
+                 "742f4f85c170ca154717ea531c2e938ff16f364da9733f1bd7435498d738a50c"}
+
+
+def data_identity_matches(recorded: dict, data: Path | str, corpus: Corpus) -> bool:
+    """Whether ``data`` holds the reviews a checkpoint recorded (by file sha256 or by content)."""
+    wanted = {recorded.get("sha256"), recorded.get("content_sha256")} - {None, ""}
+    if not wanted or corpus.source_sha256 in wanted:
+        return True
+    wanted |= {KNOWN_CONTENT[w] for w in list(wanted) if w in KNOWN_CONTENT}
+    return content_sha256(load_reviews(data)) in wanted
+
+
 def checkpoint_corpus(checkpoint, data: Path | str, *, cache_dir: Path | None,
                       progress: Callable[[int, int], None] | None = None) -> tuple[Corpus, Split]:
     """The corpus and split a checkpoint was trained on, rebuilt from ``data`` and checked against it.
 
-    Raises InputError when the data's sha256 or the rebuilt vocabulary differ from the checkpoint's.
+    Raises InputError when the data holds other reviews than the checkpoint's (by sha256 of the
+    file or of its content) or the rebuilt vocabulary differs from the checkpoint's.
     """
     meta = checkpoint.meta
-    data_meta = meta.get("data", {})
-    options = PreprocessOptions(**data_meta.get("preprocess", {}))
+    data_meta = meta.get("data") or {}
+    split_meta = required_field(checkpoint, "split")
+    options = PreprocessOptions.from_record(data_meta.get("preprocess", {}), where=f"{checkpoint.path}: data.preprocess")
     corpus = load_corpus(data, options=options, cache_dir=cache_dir, limit=data_meta.get("limit_reviews"),
                          progress=progress)
-    if data_meta.get("sha256") and corpus.source_sha256 != data_meta["sha256"]:
-        raise InputError(str(data), f"sha256 {corpus.source_sha256} differs from the data the checkpoint was "
-                                    f"trained on ({data_meta['sha256']})")
-    split_meta = meta["split"]
+    if not data_identity_matches(data_meta, data, corpus):
+        raise InputError(str(data), f"holds other reviews than the checkpoint was trained on (sha256 "
+                                    f"{data_meta.get('sha256')}; this data's file sha256 is {corpus.source_sha256})")
     train_size = split_meta["train"] + split_meta["validation"]
     split = make_split(corpus, protocol=split_meta["protocol"], seed=split_meta["seed"],
                        validation_fraction=split_meta["validation"] / train_size if train_size else 0.0)

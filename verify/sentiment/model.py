@@ -9,13 +9,27 @@ place, so their alpha was never constrained). Training: Adam (lr 1e-3), batch 64
 norm clipped to 5, binary cross-entropy (on logits, the numerically stable form of
 sigmoid + BCE), seeded.
 
+Two equivalent ways to run the attention in training, recorded in the settings:
+
+* over all n token positions (``merged_tokens = False``, the earlier runs);
+* over each review's distinct tokens (``merged_tokens = True``): equal tokens stay equal
+  (THEORY.md D5), so the m copies of a token are one row whose attention weight is
+  multiplied by m, i.e. softmax over distinct tokens of beta z_i.z_u + log m_u, and the mean
+  over the n positions is sum_u m_u z_u / n. The same function, computed on fewer rows
+  (rounding differs; ``bench/train_epoch.py`` measures the difference and the time).
+
+``bucket_batches = B > 0`` sorts each pool of B batches' worth of shuffled reviews by their
+number of distinct tokens before cutting it into batches, then shuffles the batches, so a
+batch pads its reviews to similar sizes.
+
 Softmax attention is only the training surrogate; the hardmax predictions are computed by
 :mod:`verify.sentiment.evaluate` with the project's one float implementation of the hardmax
 rule and exact arithmetic where it cannot decide. Nothing here implements the hardmax rule.
 
 Randomness: torch's generator, seeded, initialises the weights and is reseeded at the start of
 epoch e from ``default_rng([seed, e, 1])`` for the dropout masks (if ``embedding_dropout`` > 0);
-the order of the training reviews in epoch e is ``numpy.random.default_rng([seed, e]).permutation``.
+the order of the training reviews in epoch e is ``numpy.random.default_rng([seed, e]).permutation``
+(with bucketing, the batch order is then ``default_rng([seed, e, 2]).permutation``).
 So a run resumed from a checkpoint sees exactly the batches and masks an uninterrupted run would.
 
 torch is imported inside the functions so that the rest of the package works without it.
@@ -33,11 +47,11 @@ from typing import Callable
 import numpy as np
 
 from ..numbers import InputError
-from .checkpoints import ModelWeights, read_checkpoint, write_checkpoint
+from .checkpoints import ModelWeights, read_checkpoint, write_checkpoint, write_weights
 from .corpus import Corpus, Split
 
 __all__ = ["TrainingSettings", "build_model", "weights_from_model", "model_from_weights", "train",
-           "softmax_scores"]
+           "softmax_scores", "merge_tokens", "epoch_batches", "softmax_scores_for_snapshots"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -58,16 +72,45 @@ class TrainingSettings:
     # Training-time dropout on the embedded tokens Z^0 (a regulariser; evaluation, softmax and
     # hardmax alike, always uses the full embeddings). 0 is the paper's model.
     embedding_dropout: float = 0.0
+    # False: alpha stays at alpha_init (the alpha study). True is the paper's model.
+    train_alpha: bool = True
+    # Attention over distinct tokens with log-multiplicity weights (see the module docstring).
+    merged_tokens: bool = False
+    # Length bucketing: pools of this many batches sorted by distinct tokens (0: off).
+    bucket_batches: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("d", "layers", "batch_size"):
+        for name in ("d", "batch_size"):
             if getattr(self, name) < 1:
                 raise InputError(name, f"expected a positive integer, got {getattr(self, name)}")
+        if self.layers < 0:
+            raise InputError("layers", f"expected an integer >= 0 (0: no attention layer), got {self.layers}")
+        if self.bucket_batches < 0:
+            raise InputError("bucket_batches", f"expected an integer >= 0, got {self.bucket_batches}")
         for name in ("beta", "learning_rate", "gradient_clip", "alpha_init"):
             if not getattr(self, name) > 0:
                 raise InputError(name, f"expected a positive number, got {getattr(self, name)}")
         if not 0 <= self.embedding_dropout < 1:
             raise InputError("embedding_dropout", f"expected a probability in [0, 1), got {self.embedding_dropout}")
+        if self.merged_tokens and self.embedding_dropout > 0:
+            # Dropout masks each position separately, so equal tokens no longer stay equal.
+            raise InputError("embedding_dropout", "dropout on the tokens needs the attention over all positions "
+                                                  "(merged tokens off)")
+
+    @classmethod
+    def from_record(cls, record: object, *, where: str = "settings") -> "TrainingSettings":
+        """The settings a checkpoint recorded; missing ones take the defaults that reproduce earlier runs."""
+        if not isinstance(record, dict):
+            raise InputError(where, f"expected an object, got {type(record).__name__}")
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(str(k) for k in record if k not in known)
+        if unknown:
+            raise InputError(where, f"unknown setting(s) {', '.join(unknown)}")
+        for name, value in record.items():
+            expected = {"bool": bool, "int": int, "float": (int, float)}[known[name].type]
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise InputError(f"{where}.{name}", f"expected a {known[name].type}, got {value!r}"[:200])
+        return cls(**record)
 
 
 _MODEL_CLASS = None
@@ -106,6 +149,17 @@ def _model_class():
                     z = (z + a * (attention @ z)) / (1 + a)
                 return self.decoder(z.mean(dim=1)).squeeze(-1)
 
+            def forward_merged(self, tokens: "torch.Tensor", counts: "torch.Tensor") -> "torch.Tensor":
+                """The same function on distinct tokens: ``counts`` (B, m) multiplicities, 0 for unused slots."""
+                z = self.embedding(tokens)
+                log_counts = torch.log(counts)[:, None, :]  # -inf for unused slots: weight 0
+                a = self.alpha()
+                for _ in range(self.layers):
+                    attention = torch.softmax(self.beta * (z @ z.transpose(1, 2)) + log_counts, dim=-1)
+                    z = (z + a * (attention @ z)) / (1 + a)
+                pooled = (counts[..., None] * z).sum(dim=1) / counts.sum(dim=1, keepdim=True)
+                return self.decoder(pooled).squeeze(-1)
+
         _MODEL_CLASS = SentimentTransformer
     return _MODEL_CLASS
 
@@ -114,8 +168,48 @@ def build_model(vocab_size: int, settings: TrainingSettings):
     """A freshly initialised model (torch's generator seeded with ``settings.seed``)."""
     import torch
     torch.manual_seed(settings.seed)
-    return _model_class()(vocab_size, settings.d, layers=settings.layers, beta=settings.beta,
-                          alpha_init=settings.alpha_init, embedding_dropout=settings.embedding_dropout)
+    model = _model_class()(vocab_size, settings.d, layers=settings.layers, beta=settings.beta,
+                           alpha_init=settings.alpha_init, embedding_dropout=settings.embedding_dropout)
+    model.alpha_raw.requires_grad_(settings.train_alpha)
+    return model
+
+
+def merge_tokens(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each review's distinct token ids and multiplicities.
+
+    Returns ``tokens`` (N, n) int64 with the distinct ids of row r (rising) in its first
+    ``distinct[r]`` slots and 0 after, ``counts`` (N, n) float32 with their multiplicities and
+    0 after, and ``distinct`` (N,).
+    """
+    ids = np.asarray(ids)
+    N, n = ids.shape
+    ordered = np.sort(ids, axis=1)
+    first = np.ones((N, n), dtype=bool)
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    slot = np.cumsum(first, axis=1) - 1
+    flat = (np.arange(N)[:, None] * n + slot).ravel()
+    counts = np.bincount(flat, minlength=N * n).reshape(N, n).astype(np.float32)
+    tokens = np.zeros((N, n), dtype=np.int64)
+    tokens[np.nonzero(first)[0], slot[first]] = ordered[first]
+    return tokens, counts, first.sum(axis=1)
+
+
+def epoch_batches(count: int, *, seed: int, epoch: int, batch_size: int, bucket_batches: int = 0,
+                  distinct: np.ndarray | None = None) -> list[np.ndarray]:
+    """The training batches of one epoch (positions into the training rows), from (seed, epoch) alone."""
+    order = np.random.default_rng([seed, epoch]).permutation(count)
+    if not bucket_batches:
+        return [order[start:start + batch_size] for start in range(0, count, batch_size)]
+    if distinct is None:
+        raise ValueError("bucketing needs the distinct-token counts")
+    pool = bucket_batches * batch_size
+    batches = []
+    for start in range(0, count, pool):
+        chunk = order[start:start + pool]
+        chunk = chunk[np.argsort(distinct[chunk], kind="stable")]
+        batches.extend(chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size))
+    shuffle = np.random.default_rng([seed, epoch, 2]).permutation(len(batches))
+    return [batches[i] for i in shuffle]
 
 
 def weights_from_model(model) -> ModelWeights:
@@ -139,18 +233,33 @@ def model_from_weights(weights: ModelWeights, settings: TrainingSettings):
         model.alpha_raw.copy_(torch.from_numpy(np.asarray(weights.alpha_raw)))
         model.decoder.weight.copy_(torch.from_numpy(weights.decoder_weight.reshape(1, -1)))
         model.decoder.bias.copy_(torch.from_numpy(np.asarray(weights.decoder_bias).reshape(1)))
+    model.alpha_raw.requires_grad_(settings.train_alpha)
     return model
 
 
-def softmax_scores(model, ids: np.ndarray, *, batch_size: int = 256) -> np.ndarray:
-    """Softmax-model logits for the reviews ``ids`` (N, n) (float evidence, not certified)."""
+def softmax_scores(model, ids: np.ndarray, *, batch_size: int = 256, merged: bool = False,
+                   merged_ids: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Softmax-model logits for the reviews ``ids`` (N, n) (float evidence, not certified).
+
+    ``merged`` runs the attention over distinct tokens, reviews sorted by their number (the
+    same function, faster); ``merged_ids`` is :func:`merge_tokens` of ``ids`` when already known.
+    """
     import torch
     out = np.empty(len(ids), dtype=np.float64)
     model.eval()
     with torch.no_grad():
+        if not merged:
+            for start in range(0, len(ids), batch_size):
+                batch = torch.from_numpy(np.asarray(ids[start:start + batch_size], dtype=np.int64))
+                out[start:start + batch_size] = model(batch).double().numpy()
+            return out
+        tokens, counts, distinct = merged_ids if merged_ids is not None else merge_tokens(ids)
+        order = np.argsort(distinct, kind="stable")
         for start in range(0, len(ids), batch_size):
-            batch = torch.from_numpy(np.asarray(ids[start:start + batch_size], dtype=np.int64))
-            out[start:start + batch_size] = model(batch).double().numpy()
+            rows = order[start:start + batch_size]
+            width = int(distinct[rows].max())
+            out[rows] = model.forward_merged(torch.from_numpy(tokens[rows, :width]),
+                                             torch.from_numpy(counts[rows, :width])).double().numpy()
     return out
 
 
@@ -190,10 +299,13 @@ def _versions() -> dict[str, str]:
 
 
 def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: Path, epochs: int,
-          patience: int | None = 20, hardmax_every: int = 5, threads: int = 1,
-          data_description: dict | None = None, progress: Progress | None = None,
-          log: Callable[[str], None] | None = None) -> dict:
+          patience: int | None = 20, hardmax_every: int = 0, threads: int = 1,
+          data_description: dict | None = None, epoch_weights_dir: Path | None = None,
+          progress: Progress | None = None, log: Callable[[str], None] | None = None) -> dict:
     """Train (or resume training) and checkpoint after every epoch; returns the final metadata.
+
+    The test reviews are never looked at here: selection is on validation, and the test set is
+    evaluated once, after training (``sentiment evaluate``, the protocol runner).
 
     Parameters
     ----------
@@ -202,10 +314,13 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     patience
         Early stopping: stop when the validation accuracy has not improved for this many epochs.
     hardmax_every
-        Every this many epochs, also evaluate the certified hardmax model on validation and test
-        (0 = never; it costs about one certified evaluation per call).
+        Every this many epochs, also evaluate the certified hardmax model on the training and
+        validation reviews (0 = never; it costs about one certified evaluation per call).
     threads
         torch.set_num_threads (the machine is shared; 1 by default).
+    epoch_weights_dir
+        If given, every epoch's weights are also written there (``epoch-NNN.safetensors``), for
+        end-of-run measurements over epochs (the paper's max-over-epochs test accuracy).
     """
     import torch
     from torch import nn
@@ -225,7 +340,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     identity = {"settings": asdict(settings), "split": split.describe(), "data": data_description,
                 "vocabulary_size": len(corpus.vocabulary)}
     model = build_model(len(corpus.vocabulary), settings)
-    optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    optimizer = _adam(model, settings)
     history: list[dict] = []
     best: dict | None = None
     best_weights: ModelWeights | None = None
@@ -238,7 +353,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         recorded = {k: checkpoint.meta.get(k) for k in identity}
         if isinstance(recorded["settings"], dict):
             # A setting added after the checkpoint was written has the default that reproduces the
-            # older runs (embedding_dropout = 0), so such runs still resume.
+            # older runs (embedding_dropout = 0, ...), so such runs still resume.
             recorded["settings"] = {**{f.name: f.default for f in fields(TrainingSettings)}, **recorded["settings"]}
         if recorded != identity:
             raise InputError(str(out_dir), "holds a checkpoint of a different run (settings, split or data differ); "
@@ -246,8 +361,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         if tuple(checkpoint.vocabulary.words) != tuple(corpus.vocabulary.words):
             raise InputError(str(out_dir), "the checkpoint's vocabulary differs from this data's")
         model = model_from_weights(checkpoint.weights, settings)
-        optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate,
-                                     weight_decay=settings.weight_decay)
+        optimizer = _adam(model, settings)
         _restore_optimizer(model, optimizer, checkpoint.optimizer or {})
         history = list(checkpoint.meta.get("history", []))
         best = checkpoint.meta.get("best")
@@ -259,6 +373,8 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     criterion = nn.BCEWithLogitsLoss()
     train_ids = corpus.ids[split.train]
     train_labels = corpus.labels[split.train].astype(np.float32)
+    merged = merge_tokens(train_ids) if settings.merged_tokens or settings.bucket_batches else None
+    validation_merged = merge_tokens(corpus.ids[split.validation]) if settings.merged_tokens else None
     meta: dict = {}
     for epoch in range(start_epoch, epochs):
         if patience is not None and best is not None and epoch - int(best["epoch"]) >= patience:
@@ -267,18 +383,22 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             break
         started = time.perf_counter()
         model.train()
-        order = np.random.default_rng([settings.seed, epoch]).permutation(len(train_ids))
+        batches = epoch_batches(len(train_ids), seed=settings.seed, epoch=epoch, batch_size=settings.batch_size,
+                                bucket_batches=settings.bucket_batches,
+                                distinct=None if merged is None else merged[2])
         # Dropout masks come from torch's global generator: reseeding it per epoch from
         # (seed, epoch) keeps a resumed run identical to an uninterrupted one.
         torch.manual_seed(int(np.random.default_rng([settings.seed, epoch, 1]).integers(2**62)))
-        batches = range(0, len(order), settings.batch_size)
         total_loss, total_correct = 0.0, 0
-        for b, start in enumerate(batches):
-            rows = order[start:start + settings.batch_size]
-            ids = torch.from_numpy(train_ids[rows].astype(np.int64))
+        for b, rows in enumerate(batches):
             target = torch.from_numpy(train_labels[rows])
             optimizer.zero_grad(set_to_none=True)
-            logits = model(ids)
+            if settings.merged_tokens:
+                width = int(merged[2][rows].max())
+                logits = model.forward_merged(torch.from_numpy(merged[0][rows, :width]),
+                                              torch.from_numpy(merged[1][rows, :width]))
+            else:
+                logits = model(torch.from_numpy(train_ids[rows].astype(np.int64)))
             loss = criterion(logits, target)
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), settings.gradient_clip)
@@ -287,17 +407,16 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             total_correct += int(((logits.detach() > 0) == (target > 0.5)).sum())
             if progress is not None:
                 progress(f"epoch {epoch + 1}/{epochs}", b + 1, len(batches))
-        entry = {"epoch": epoch + 1, "train_loss": total_loss / len(order), "train_acc": total_correct / len(order),
-                 "alpha": float(model.alpha().detach())}
-        for name, rows in (("val", split.validation), ("test", split.test)):
-            if len(rows):
-                loss_value, accuracy = _bce_and_accuracy(softmax_scores(model, corpus.ids[rows]),
-                                                         corpus.labels[rows])
-                entry[f"{name}_loss"], entry[f"{name}_acc"] = loss_value, accuracy
+        entry = {"epoch": epoch + 1, "train_loss": total_loss / len(train_ids),
+                 "train_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
+        if len(split.validation):
+            scores = softmax_scores(model, corpus.ids[split.validation], merged=settings.merged_tokens,
+                                    merged_ids=validation_merged)
+            entry["val_loss"], entry["val_acc"] = _bce_and_accuracy(scores, corpus.labels[split.validation])
         weights = weights_from_model(model)
         if hardmax_every and ((epoch + 1) % hardmax_every == 0 or epoch + 1 == epochs):
             # Train too: the paper compares softmax and hardmax *training* losses (THEORY.md §5).
-            for name, rows in (("train", split.train), ("val", split.validation), ("test", split.test)):
+            for name, rows in (("train", split.train), ("val", split.validation)):
                 if len(rows):
                     result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows],
                                                   layers=settings.layers)
@@ -308,11 +427,14 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         history.append(entry)
         selection = entry.get("val_acc", entry["train_acc"])
         if best is None or selection > best["val_acc"]:
-            best = {"epoch": epoch + 1, "val_acc": selection, "test_acc": entry.get("test_acc")}
+            best = {"epoch": epoch + 1, "val_acc": selection}
             best_weights = weights
         meta = {**identity, "epochs_completed": epoch + 1, "history": history, "best": best,
                 "selection": "validation softmax accuracy (the test set is never used for selection)",
                 "versions": _versions()}
+        if epoch_weights_dir is not None:
+            # Before the checkpoint: a checkpoint never claims an epoch whose snapshot is missing.
+            write_weights(Path(epoch_weights_dir) / f"epoch-{epoch + 1:03d}.safetensors", weights)
         write_checkpoint(out_dir, meta=meta, weights=weights, best=best_weights,
                          optimizer=_optimizer_arrays(model, optimizer), vocabulary=corpus.vocabulary)
         if log:
@@ -321,3 +443,18 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     if not meta and (out_dir / "checkpoint.json").exists():
         meta = read_checkpoint(out_dir).meta
     return meta
+
+
+def _adam(model, settings: TrainingSettings):
+    import torch
+    # A fixed alpha is left out of the optimiser (and of its saved state).
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    return torch.optim.Adam(parameters, lr=settings.learning_rate, weight_decay=settings.weight_decay)
+
+
+def softmax_scores_for_snapshots(snapshots: list[tuple[int, ModelWeights]], ids: np.ndarray,
+                                 settings: TrainingSettings) -> list[tuple[int, np.ndarray]]:
+    """Softmax logits of ``ids`` under each (epoch, weights) snapshot (distinct tokens merged once)."""
+    merged = merge_tokens(ids)
+    return [(epoch, softmax_scores(model_from_weights(weights, settings), ids, merged=True, merged_ids=merged))
+            for epoch, weights in snapshots]

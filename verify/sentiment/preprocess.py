@@ -1,12 +1,28 @@
 """The paper's text preprocessing (THEORY.md §5), offline, plus the vocabulary and the encoding.
 
-Steps, in order, for one review:
+Two cleanings, chosen by ``PreprocessOptions.cleaning``:
 
-1. remove links (``http://...``, ``https://...``, ``www....``);
-2. replace HTML tags (``<br />``) by a space, so the words on either side stay apart;
-3. remove non-ASCII characters, then punctuation (``don't`` -> ``dont``), then digits;
-4. squash runs of three or more equal characters to two (``sooooo`` -> ``soo``);
-5. split on whitespace; drop English stopwords; lemmatise each word with simplemma.
+``authors`` (the default: what the authors' preprocessing script does)
+    1. delete links (``http://...``, ``https://...``, ``www....``) and HTML tags (``<br />``);
+    2. replace every ASCII punctuation character by a space (``don't`` -> ``don t``);
+    3. delete digits, then non-ASCII characters;
+    4. squash runs of a repeated character to two (``sooooo`` -> ``soo``);
+    5. split on whitespace, and split the six words NLTK's word tokenizer splits even without
+       punctuation (``cannot`` -> ``can not``, ``gonna`` -> ``gon na``, ``gotta``, ``gimme``,
+       ``lemme``, ``wanna``);
+    6. drop English stopwords; lemmatise the words written in lowercase (WordNet, which the
+       authors used, looks words up as written and lists lowercase lemmas only); drop
+       stopwords again (a lemma can be a stopword: ``hes`` -> ``he`` under the other cleaning).
+
+``delete-punctuation`` (the cleaning of the earlier, tuned runs; checkpoints that record no
+``cleaning`` were made with it)
+    1. remove links; 2. replace HTML tags by a space; 3. remove non-ASCII characters, then
+    punctuation (``don't`` -> ``dont``), then digits; 4. squash runs of three or more equal
+    characters to two; 5. split on whitespace; drop stopwords once; lemmatise.
+
+What remains different from the authors' preprocessing is the lemmatiser (simplemma, offline,
+restricted as below, instead of NLTK's WordNet noun lemmatiser, whose data this package does
+not ship); ``hardmax-verify sentiment vocabulary`` measures its effect on the vocabulary.
 
 No lowercasing by default (as in the paper); ``lowercase=True`` lowercases before step 5.
 Stopwords are compared case-sensitively unless lowercasing, as the paper's lists were.
@@ -32,8 +48,9 @@ in), and a capitalised word keeps its capital ("Movies" -> "Movie").
 from __future__ import annotations
 
 import re
+import string
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
 from typing import Callable, Iterable, Sequence
@@ -43,12 +60,16 @@ import numpy as np
 from ..numbers import InputError
 
 __all__ = ["PreprocessOptions", "clean_text", "tokenize", "stopword_list", "Vocabulary",
-           "build_vocabulary", "encode", "PAD", "SEQUENCE_LENGTH", "STOPWORD_LISTS", "LEMMA_MODES"]
+           "build_vocabulary", "encode", "PAD", "SEQUENCE_LENGTH", "STOPWORD_LISTS", "LEMMA_MODES", "CLEANINGS",
+           "LEGACY_PREPROCESS"]
 
 PAD = "<PAD>"
 SEQUENCE_LENGTH = 128
 STOPWORD_LISTS = ("nltk", "stop-words", "none")
 LEMMA_MODES = ("plural", "all", "none")
+CLEANINGS = ("authors", "delete-punctuation")
+# What a checkpoint recorded before the cleaning was a setting: its absence means the earlier cleaning.
+LEGACY_PREPROCESS = {"cleaning": "delete-punctuation"}
 
 _LINK = re.compile(r"https?://\S+|www\.\S+")
 _TAG = re.compile(r"<[^>]*>")
@@ -56,6 +77,12 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _PUNCTUATION = re.compile(r"[^\w\s]|_")
 _DIGITS = re.compile(r"\d+")
 _REPEATS = re.compile(r"(.)\1{2,}")
+# The authors' cleaning: tags deleted (not replaced by a space), ASCII punctuation (Python's
+# string.punctuation) replaced by a space, runs of two or more squashed to two (the same result).
+_AUTHORS_TAG = re.compile(r"<[^>]+>")
+_ASCII_PUNCTUATION = re.compile("[" + re.escape(string.punctuation) + "]")
+# Words NLTK's Treebank tokenizer splits although they hold no punctuation (its contraction rules).
+_TOKENIZER_SPLITS = {"cannot": (3,), "gimme": (3,), "gonna": (3,), "gotta": (3,), "lemme": (3,), "wanna": (3,)}
 
 
 @dataclass(frozen=True)
@@ -65,15 +92,36 @@ class PreprocessOptions:
     lowercase: bool = False
     stopwords: str = "nltk"
     lemmas: str = "plural"
+    cleaning: str = "authors"
 
     def __post_init__(self) -> None:
+        for name in ("stopwords", "lemmas", "cleaning"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(name, f"expected a string, got {getattr(self, name)!r}")
+        if not isinstance(self.lowercase, bool):
+            raise InputError("lowercase", f"expected true or false, got {self.lowercase!r}")
+        if self.cleaning not in CLEANINGS:
+            raise InputError("cleaning", f"expected one of {', '.join(CLEANINGS)}, got {self.cleaning!r}")
         if self.stopwords not in STOPWORD_LISTS:
             raise InputError("stopwords", f"expected one of {', '.join(STOPWORD_LISTS)}, got {self.stopwords!r}")
         if self.lemmas not in LEMMA_MODES:
             raise InputError("lemmas", f"expected one of {', '.join(LEMMA_MODES)}, got {self.lemmas!r}")
 
+    @classmethod
+    def from_record(cls, record: object, *, where: str = "preprocess") -> "PreprocessOptions":
+        """The options a checkpoint recorded; missing keys take the values of the runs made before them."""
+        if not isinstance(record, dict):
+            raise InputError(where, f"expected an object of preprocessing settings, got {type(record).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(str(k) for k in record if k not in known)
+        if unknown:
+            raise InputError(where, f"unknown preprocessing setting(s) {', '.join(unknown)} "
+                                    f"(known: {', '.join(sorted(known))})")
+        return cls(**{**LEGACY_PREPROCESS, **record})
+
     def to_json_dict(self) -> dict:
-        return {"lowercase": self.lowercase, "stopwords": self.stopwords, "lemmas": self.lemmas}
+        return {"lowercase": self.lowercase, "stopwords": self.stopwords, "lemmas": self.lemmas,
+                "cleaning": self.cleaning}
 
 
 @lru_cache(maxsize=None)
@@ -90,8 +138,13 @@ def stopword_list(name: str) -> frozenset[str]:
     raise InputError("stopwords", f"expected one of {', '.join(STOPWORD_LISTS)}, got {name!r}")
 
 
-def clean_text(text: str) -> str:
-    """Steps 1-4 of the module docstring."""
+def clean_text(text: str, cleaning: str = "authors") -> str:
+    """Steps 1-4 of the module docstring for the named cleaning."""
+    if cleaning == "authors":
+        text = _AUTHORS_TAG.sub("", _LINK.sub("", text))
+        text = _ASCII_PUNCTUATION.sub(" ", text)
+        text = _NON_ASCII.sub("", _DIGITS.sub("", text))
+        return _REPEATS.sub(r"\1\1", text)
     text = _LINK.sub(" ", text)
     text = _TAG.sub(" ", text)
     text = _NON_ASCII.sub("", text)
@@ -116,14 +169,29 @@ def _lemma(word: str, mode: str) -> str:
 
 def tokenize(text: str, options: PreprocessOptions = PreprocessOptions()) -> list[str]:
     """The preprocessed words of one review."""
-    text = clean_text(text)
+    text = clean_text(text, options.cleaning)
     if options.lowercase:
         text = text.lower()
     stop = stopword_list(options.stopwords)
-    words = [w for w in text.split() if w not in stop]
-    if options.lemmas != "none":
+    words = text.split()
+    if options.cleaning == "authors":
+        words = [part for word in words for part in _tokenizer_split(word)]
+    words = [w for w in words if w not in stop]
+    if options.lemmas != "none" and options.cleaning == "authors":
+        # WordNet looks words up as written and lists lowercase lemmas only: a word with a
+        # capital letter is never lemmatised by the authors' lemmatiser.
+        words = [_lemma(w, options.lemmas) if w.islower() else w for w in words]
+        words = [w for w in words if w not in stop]
+    elif options.lemmas != "none":
         words = [_lemma(w, options.lemmas) for w in words]
     return words
+
+
+def _tokenizer_split(word: str) -> tuple[str, ...]:
+    cut = _TOKENIZER_SPLITS.get(word.lower())
+    if cut is None:
+        return (word,)
+    return (word[:cut[0]], word[cut[0]:])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,173 @@
+"""sentiment protocol: a preregistered TOML grid run as a resumable queue (tiny corpus the test writes)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+
+from test_sentiment_training import write_fixture_csv  # noqa: E402
+
+from verify.cli import main  # noqa: E402
+from verify.numbers import InputError  # noqa: E402
+from verify.sentiment.protocol import load_protocol, queue_status, run_queue  # noqa: E402
+
+PROTOCOL = """
+name = "tiny"
+title = "A tiny protocol"
+
+[common]
+protocol = "paper"
+split_seed = 0
+validation_fraction = 0.1
+cleaning = "authors"
+lemmas = "plural"
+stopwords = "nltk"
+lowercase = false
+epochs = {epochs}
+patience = 20
+learning_rate = 0.05
+batch_size = 16
+beta = 1000.0
+alpha_init = 1.0
+attention_over = "distinct"
+bucket_batches = 2
+threads = 1
+
+[selection]
+epoch = "best validation accuracy"
+
+[[study]]
+name = "main"
+phase = 1
+d = [2]
+layers = [1]
+seeds = [0]
+
+[[study]]
+name = "baseline"
+phase = 1
+d = [2]
+layers = [0, 1]
+seeds = [0]
+
+[[study]]
+name = "alpha"
+phase = 2
+d = [2]
+layers = [1]
+fixed_alpha = [0.5]
+seeds = [0]
+"""
+
+
+def _protocol(tmp_path, epochs=2):
+    path = tmp_path / ("tiny.toml" if epochs == 2 else f"tiny-{epochs}.toml")
+    path.write_text(PROTOCOL.format(epochs=epochs), encoding="utf-8")
+    return path
+
+
+def test_grid_expands_in_phase_order_and_shared_runs_appear_once(tmp_path):
+    protocol = load_protocol(_protocol(tmp_path))
+    assert [r.name for r in protocol.runs] == ["d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0"]
+    assert protocol.runs[0].studies == ("main", "baseline")
+    assert protocol.runs[2].fixed_alpha == 0.5 and protocol.runs[2].phase == 2
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda t: t.replace("epochs = 2", "epochs = \"2\""), "common.epochs"),
+    (lambda t: t.replace("threads = 1", "threads = 1\ncolour = 3"), "common.colour"),
+    (lambda t: t.replace("layers = [0, 1]", "layers = []"), "study[1].layers"),
+    (lambda t: t.replace("fixed_alpha = [0.5]", "fixed_alpha = [-1]"), "study[2].fixed_alpha"),
+    (lambda t: t.replace("name = \"tiny\"", "name = ["), "tiny.toml"),
+])
+def test_a_bad_protocol_is_refused_naming_the_field(tmp_path, edit, field):
+    path = _protocol(tmp_path)
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_protocol(path)
+    assert field in str(caught.value)
+
+
+def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs(tmp_path, capsys):
+    data = tmp_path / "tiny.csv.gz"
+    write_fixture_csv(data)
+    runs, cache = tmp_path / "runs", tmp_path / "cache"
+    protocol_path = _protocol(tmp_path)
+    # An interrupted run: one of its two epochs done (the same settings but for the epoch count,
+    # so the protocol resumes it).
+    assert main(["sentiment", "protocol", "run", "--protocol", str(_protocol(tmp_path, epochs=1)), "--runs-dir",
+                 str(runs), "--data", str(data), "--cache-dir", str(cache), "--only", "d2-K0-s0"]) == 0
+    (runs / "d2-K0-s0" / "evaluation.json").unlink()  # as if stopped before its evaluation
+    status = {r["run"]: r for r in queue_status(load_protocol(protocol_path), runs)}
+    assert status["d2-K0-s0"]["state"] == "in progress" and status["d2-K0-s0"]["epochs"] == 1
+    assert status["d2-K1-s0"]["state"] == "not started"
+
+    finished = run_queue(load_protocol(protocol_path), runs, data=data, cache_dir=cache)
+    assert finished == ["d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0"]
+    log = (runs / "protocol.log").read_text(encoding="utf-8")
+    assert "d2-K0-s0: resuming" in log and "queue done" in log
+    for name in finished:
+        record = json.loads((runs / name / "evaluation.json").read_text(encoding="utf-8"))
+        assert record["run"] == name and record["split"] == "test" and record["epochs_completed"] == 2
+        assert 0 <= record["hardmax_accuracy"] <= 1 and 0 <= record["hardmax_validation_accuracy"] <= 1
+        # The like-for-like number from every epoch's kept weights, measured once at the end.
+        assert record["softmax_best_test_epoch"]["epochs_measured"] == 2
+        assert set(record["checkpoint_sha256"]) == {"best.safetensors", "checkpoint.json", "vocab.txt.gz"}
+        assert f"--only {name}" in record["command"]
+    alpha_run = json.loads((runs / "d2-K1-alpha0.5-s0" / "evaluation.json").read_text(encoding="utf-8"))
+    assert alpha_run["alpha"] == pytest.approx(0.5, rel=1e-6)  # fixed: not trained
+    baseline = json.loads((runs / "d2-K0-s0" / "checkpoint" / "checkpoint.json").read_text(encoding="utf-8"))
+    assert baseline["settings"]["layers"] == 0 and baseline["settings"]["merged_tokens"] is True
+
+    # Interpretability tests and clustering measures for the runs with attention layers.
+    assert not (runs / "d2-K0-s0" / "interpretation.json").exists()
+    interpretation = json.loads((runs / "d2-K1-s0" / "interpretation.json").read_text(encoding="utf-8"))
+    assert interpretation["reviews"] == 90 and interpretation["layers"] == 1
+    assert {"deletion", "matched_polarity", "leader_vote", "clustering"} <= set(interpretation)
+
+    # Collected into the repository's layout: the published studies' checkpoints evaluate as they are.
+    results, models = tmp_path / "results", tmp_path / "models"
+    assert main(["sentiment", "protocol", "collect", "--protocol", str(protocol_path), "--runs-dir", str(runs),
+                 "--results", str(results), "--models", str(models), "--publish", "baseline"]) == 0
+    assert sorted(p.name for p in results.iterdir()) == sorted([
+        "d2-K0-s0.json", "d2-K1-alpha0.5-s0.json", "d2-K1-alpha0.5-s0.interpret.json", "d2-K1-s0.json",
+        "d2-K1-s0.interpret.json"])
+    published = json.loads((results / "d2-K1-s0.json").read_text(encoding="utf-8"))
+    assert published["published"] and sorted(p.name for p in (models / "d2-K1-s0").iterdir()) == [
+        "best.safetensors", "checkpoint.json", "vocab.txt.gz"]
+    alpha_record = json.loads((results / "d2-K1-alpha0.5-s0.json").read_text(encoding="utf-8"))
+    assert not alpha_record["published"] and "--only d2-K1-alpha0.5-s0" in alpha_record["checkpoint"]
+    capsys.readouterr()
+    assert main(["sentiment", "evaluate", "--checkpoint", str(models / "d2-K1-s0"), "--data", str(data),
+                 "--cache-dir", str(cache), "--json", "--quiet", "--no-softmax"]) == 0
+    assert json.loads(capsys.readouterr().out)["hardmax_accuracy"] == published["hardmax_accuracy"]
+    assert main(["sentiment", "summarize", "--protocol", str(protocol_path), "--results", str(results), "--out",
+                 str(tmp_path / "summary"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["runs"] == {"finished": 3, "planned": 3}
+    assert json.loads((tmp_path / "summary" / "summary.json").read_text(encoding="utf-8")) == summary
+
+    # Everything finished: a second pass trains nothing.
+    assert run_queue(load_protocol(protocol_path), runs, data=data, cache_dir=cache) == []
+    capsys.readouterr()
+    assert main(["sentiment", "protocol", "status", "--protocol", str(protocol_path), "--runs-dir", str(runs)]) == 0
+    assert "3 finished, 0 in progress, 0 not started" in capsys.readouterr().out
+
+
+def test_a_second_runner_on_the_same_folder_refuses(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with open(runs / ".protocol.lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        data = tmp_path / "tiny.csv.gz"
+        write_fixture_csv(data)
+        assert main(["sentiment", "protocol", "run", "--protocol", str(_protocol(tmp_path)), "--runs-dir", str(runs),
+                     "--data", str(data)]) == 2
+    assert "another protocol runner" in capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["sentiment", "protocol", "run", "--protocol", str(_protocol(tmp_path)), "--runs-dir", str(runs),
+                 "--data", str(data), "--only", "d9-K9-s9"]) == 2

@@ -1,0 +1,87 @@
+"""verify.sentiment.model: merged-token attention is the same function; batches; fixed alpha; K = 0."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from verify.numbers import InputError  # noqa: E402
+from verify.sentiment.model import (TrainingSettings, build_model, epoch_batches, merge_tokens,  # noqa: E402
+                                    softmax_scores)
+
+
+def test_merge_tokens_known_answer():
+    tokens, counts, distinct = merge_tokens(np.array([[5, 3, 5, 0, 0, 0], [1, 2, 3, 4, 5, 6]]))
+    assert distinct.tolist() == [3, 6]
+    assert tokens[0].tolist() == [0, 3, 5, 0, 0, 0] and counts[0].tolist() == [3, 1, 2, 0, 0, 0]
+    assert tokens[1].tolist() == [1, 2, 3, 4, 5, 6] and counts[1].tolist() == [1] * 6
+    assert counts.sum(axis=1).tolist() == [6, 6]  # every position counted once
+
+
+@pytest.mark.parametrize("d, beta", [(2, 1000.0), (4, 1000.0), (3, 1.0)])
+def test_attention_over_distinct_tokens_is_the_same_function(d, beta):
+    """softmax over positions = softmax over distinct tokens + log multiplicity (the values and the gradients)."""
+    rng = np.random.default_rng(d)
+    settings = TrainingSettings(d=d, beta=beta, layers=8)
+    model = build_model(50, settings)
+    with torch.no_grad():
+        model.embedding.weight.mul_(0.3)
+    # Short reviews padded with 0 and repeated words: many duplicates.
+    ids = rng.integers(1, 50, size=(12, 32))
+    ids[:, 20:] = 0
+    ids[:, 5] = ids[:, 6]
+    plain = model(torch.from_numpy(ids))
+    tokens, counts, distinct = merge_tokens(ids)
+    width = int(distinct.max())
+    merged = model.forward_merged(torch.from_numpy(tokens[:, :width]), torch.from_numpy(counts[:, :width]))
+    assert torch.allclose(plain, merged, rtol=1e-4, atol=1e-5)
+    grads = []
+    for logits in (plain, merged):
+        model.zero_grad()
+        logits.sum().backward(retain_graph=True)
+        grads.append([p.grad.clone() for p in model.parameters()])
+    for a, b in zip(*grads):
+        assert torch.allclose(a, b, rtol=1e-3, atol=1e-5)
+    scores = softmax_scores(model, ids, merged=True)
+    assert np.allclose(scores, plain.detach().double().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_epoch_batches_cover_every_row_once_are_seeded_and_bucketed():
+    distinct = np.random.default_rng(0).integers(1, 128, size=1000)
+    plain = epoch_batches(1000, seed=3, epoch=2, batch_size=64)
+    assert [len(b) for b in plain][:-1] == [64] * 15
+    assert np.array_equal(np.concatenate(plain), np.random.default_rng([3, 2]).permutation(1000))
+    bucketed = epoch_batches(1000, seed=3, epoch=2, batch_size=64, bucket_batches=4, distinct=distinct)
+    again = epoch_batches(1000, seed=3, epoch=2, batch_size=64, bucket_batches=4, distinct=distinct)
+    assert all(np.array_equal(a, b) for a, b in zip(bucketed, again))
+    assert sorted(np.concatenate(bucketed).tolist()) == list(range(1000))
+    # Bucketing makes batches narrower: the mean over batches of the widest review drops.
+    width = lambda batches: np.mean([distinct[b].max() for b in batches])  # noqa: E731
+    assert width(bucketed) < 0.9 * width(plain)
+    assert not np.array_equal(np.concatenate(bucketed), np.concatenate(plain))
+
+
+def test_settings_refuse_dropout_with_merged_tokens_and_negative_layers():
+    with pytest.raises(InputError, match="embedding_dropout"):
+        TrainingSettings(merged_tokens=True, embedding_dropout=0.2)
+    with pytest.raises(InputError, match="layers"):
+        TrainingSettings(layers=-1)
+    assert TrainingSettings(layers=0).layers == 0
+
+
+def test_settings_from_record_fill_defaults_and_refuse_unknown_or_mistyped_fields():
+    assert TrainingSettings.from_record({"d": 4}) == TrainingSettings(d=4)
+    with pytest.raises(InputError, match="unknown setting"):
+        TrainingSettings.from_record({"d": 4, "heads": 2})
+    with pytest.raises(InputError, match="settings.layers"):
+        TrainingSettings.from_record({"layers": "8"})
+    with pytest.raises(InputError, match="expected an object"):
+        TrainingSettings.from_record([1, 2])
+
+
+def test_fixed_alpha_is_not_a_trained_parameter():
+    model = build_model(10, TrainingSettings(train_alpha=False, alpha_init=2.35))
+    assert not model.alpha_raw.requires_grad
+    assert float(model.alpha()) == pytest.approx(2.35, rel=1e-6)
