@@ -37,9 +37,12 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from fractions import Fraction
 from math import comb, lcm
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+
+from flint import fmpz_mat
 
 from .exact_dynamics import exact_layers
 from .numbers import InputError, rational_to_str, to_rational
@@ -66,6 +69,7 @@ __all__ = [
     "DEFAULT_MAX_THRESHOLD",
     "DEFAULT_MAX_SEGMENTS",
     "DEFAULT_MAX_LAYER",
+    "DEFAULT_PROBE_LAYERS",
 ]
 
 FORMAT = "hardmax-verify/closed-form-v1"
@@ -73,6 +77,8 @@ FORMAT = "hardmax-verify/closed-form-v1"
 DEFAULT_MAX_THRESHOLD = 20_000
 DEFAULT_MAX_SEGMENTS = 64
 DEFAULT_MAX_LAYER = 1_000_000
+# Layers taken from the exact engine before the closed form decides the rest (most changes come early).
+DEFAULT_PROBE_LAYERS = 4
 
 Point = tuple[Fraction, ...]
 Coefficient = Any  # Fraction (scalar exp-poly) or tuple[Fraction, ...] (vector exp-poly)
@@ -96,10 +102,6 @@ def _add_coefficients(x: Coefficient, y: Coefficient) -> Coefficient:
 
 def _scale_coefficient(c: Coefficient, s: Fraction) -> Coefficient:
     return tuple(s * a for a in c) if isinstance(c, tuple) else s * c
-
-
-def _ceil(x: Fraction) -> int:
-    return -((-x.numerator) // x.denominator)
 
 
 class ExpPoly:
@@ -407,13 +409,18 @@ def _opposite_terms(f: ExpPoly) -> tuple[Term, list[Term]]:
 
 
 def _domination_start(lead: Term, others: Sequence[Term]) -> int:
-    """t_0 = max(1, t_i): every R_i(t) = |c_i/c| t^(a_i - a) q_i^t is nonincreasing for t >= t_0."""
+    """t_0 = max(1, t_i): every R_i(t) = |c_i/c| t^(a_i - a) q_i^t is nonincreasing for t >= t_0.
+
+    With q = b_i / b < 1 and e = a_i - a > 0, t_i = ceil(e / (1 - q)) = ceil(e b / (b - b_i)),
+    computed on numerators and denominators.
+    """
     t0 = 1
+    p, q = lead.base.numerator, lead.base.denominator
     for t in others:
-        q = t.base / lead.base
         excess = t.power - lead.power
-        if q < 1 and excess > 0:
-            t0 = max(t0, _ceil(excess / (1 - q)))
+        if excess > 0 and t.base < lead.base:
+            pi, qi = t.base.numerator, t.base.denominator
+            t0 = max(t0, -((-excess * p * qi) // (p * qi - pi * q)))
     return t0
 
 
@@ -612,6 +619,7 @@ class Segment:
     threshold: int | None = None
     failing: Condition | None = None
     reason: str = ""
+    end: tuple[Point, ...] | None = dataclass_field(default=None, compare=False, repr=False)  # zhat(until), kept once computed
 
     def position(self, t: int) -> tuple[Point, ...]:
         """Exact positions ``zhat(t)`` of every token: the layer ``layer + t`` while the segment holds."""
@@ -619,6 +627,8 @@ class Segment:
             raise ValueError("an unsettled segment has no paths")
         if self.status == "jump" and self.until is not None and t > self.until:
             raise ValueError(f"the segment holds only up to t = {self.until}, not {t}")
+        if t == self.until and self.end is not None:
+            return self.end
         values: dict[int, Point] = {}
         return tuple(values.setdefault(id(p), p.at(t)) for p in self.paths)
 
@@ -633,17 +643,19 @@ def _as_matrix(A: Sequence[Sequence[object]] | None, d: int) -> list[list[Fracti
     return [[to_rational(x, field=f"A[{r}][{c}]") for c, x in enumerate(row)] for r, row in enumerate(A)]
 
 
-def _solving_order(points: Sequence[Point], sets: Sequence[tuple[int, ...]],
+def _solving_order(numerators: Sequence[Sequence[int]], sets: Sequence[tuple[int, ...]],
                    A: list[list[Fraction]]) -> tuple[list[int], list[int]]:
     """Points in an order where every member of a point's set other than itself comes first.
 
     Among the points ready to solve, the largest A-norm goes first: for distinct tokens and A
     symmetric positive definite that is THEORY.md D9's order (a member w != j of C_j has a
-    strictly larger A-norm). Returns (order, the points left without one).
+    strictly larger A-norm). ``numerators``: the points times one positive denominator (the
+    norms are compared as integers). Returns (order, the points left without one).
     """
-    m = len(points)
-    norms = [sum((A[r][c] * p[c] * p[r] for r in range(len(p)) for c in range(len(p))), Fraction(0))
-             for p in points]
+    m = len(numerators)
+    a_scale = lcm(*(x.denominator for row in A for x in row))
+    A_int = [[int(x * a_scale) for x in row] for row in A]
+    norms = [sum(A_int[r][c] * p[c] * p[r] for r in range(len(p)) for c in range(len(p))) for p in numerators]
     waiting = [len(set(sets[u]) - {u}) for u in range(m)]
     dependents: list[list[int]] = [[] for _ in range(m)]
     for u in range(m):
@@ -678,53 +690,94 @@ def _cycle(blocked: Sequence[int], sets: Sequence[tuple[int, ...]]) -> list[int]
 
 
 
-IntegerTerms = list[tuple[int, int, tuple[int, ...]]]  # (base id, power, integer coefficient vector)
+class _Scores:
+    """All scores ``<A zhat_u(t), zhat_v(t)>`` of the solved paths, as integer exp-polys.
 
+    Every path is multiplied by one common denominator and A by its own (a positive factor
+    changes neither signs nor identities). The coefficient vectors of all terms of all paths
+    are the rows of one integer matrix C, so one product ``(C A^T) C^T`` (python-flint) gives
+    every term-by-term score; bases are replaced by their rank in the sorted table of products
+    of two path bases, so that keys and sorting are on small integers.
+    """
 
-class _ScoreAlgebra:
-    """Scores of the solved paths on integers: every path times one common denominator, bases
-    replaced by their rank in a sorted table of all products of two path bases (so that dict
-    keys and sorting are on small integers). A positive common factor changes neither signs
-    nor identities, so the scalar exp-polys built here are positive multiples of the scores."""
-
-    def __init__(self, paths: Sequence[ExpPoly]) -> None:
+    def __init__(self, paths: Sequence[ExpPoly], A: list[list[Fraction]] | None) -> None:
         bases = sorted({t.base for p in paths for t in p.terms})
         self.products = sorted({b * c for b in bases for c in bases})
         rank = {b: i for i, b in enumerate(self.products)}
-        path_rank = {b: i for i, b in enumerate(bases)}
         self.product_id = [[rank[b * c] for c in bases] for b in bases]
+        base_id = {b: i for i, b in enumerate(bases)}
         D = lcm(*(x.denominator for p in paths for t in p.terms for x in t.coefficient))
-        self.paths: list[IntegerTerms] = [[(path_rank[t.base], t.power, tuple(int(x * D) for x in t.coefficient))
-                                           for t in p.terms] for p in paths]
+        self.rows: list[list[tuple[int, int, int]]] = []  # per path: (row, base id, power)
+        coefficients: list[list[int]] = []
+        for p in paths:
+            self.rows.append([(len(coefficients) + i, base_id[t.base], t.power) for i, t in enumerate(p.terms)])
+            coefficients += [[int(x * D) for x in t.coefficient] for t in p.terms]
+        count = len(coefficients)
+        if count == 0:  # every path zero: only possible when every token sits at the origin
+            self.entries: list[int] = []
+            self.width = 0
+        else:
+            C = fmpz_mat(coefficients)
+            if A is not None:
+                a_scale = lcm(*(x.denominator for row in A for x in row))
+                C_A = C * fmpz_mat([[int(x * a_scale) for x in row] for row in A]).transpose()
+            else:
+                C_A = C
+            self.entries = [int(x) for x in (C_A * C.transpose()).entries()]
+            self.width = count
+        self._cache: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
 
-    @staticmethod
-    def subtract(x: IntegerTerms, y: IntegerTerms) -> IntegerTerms:
-        merged = {(b, p): c for b, p, c in x}
-        for b, p, c in y:
-            key = (b, p)
-            merged[key] = tuple(u - v for u, v in zip(merged[key], c)) if key in merged else tuple(-v for v in c)
-        return [(b, p, c) for (b, p), c in merged.items() if any(c)]
-
-    @staticmethod
-    def apply(M: Sequence[Sequence[int]], x: IntegerTerms) -> IntegerTerms:
-        return [(b, p, tuple(sum(a * v for a, v in zip(row, c)) for row in M)) for b, p, c in x]
-
-    def dot(self, x: IntegerTerms, y: IntegerTerms) -> ExpPoly:
-        merged: dict[tuple[int, int], int] = {}
-        for b1, p1, c1 in x:
-            row = self.product_id[b1]
-            for b2, p2, c2 in y:
-                value = sum(a * b for a, b in zip(c1, c2))
+    def score(self, u: int, v: int) -> dict[tuple[int, int], int]:
+        """{(product base id, power): coefficient} of <A zhat_u, zhat_v>, up to the common factor."""
+        key = (u, v)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        out: dict[tuple[int, int], int] = {}
+        entries, width = self.entries, self.width
+        for row_u, base_u, power_u in self.rows[u]:
+            products = self.product_id[base_u]
+            offset = row_u * width
+            for row_v, base_v, power_v in self.rows[v]:
+                value = entries[offset + row_v]
                 if value:
-                    key = (row[b2], p1 + p2)
-                    merged[key] = merged.get(key, 0) + value
+                    k = (products[base_v], power_u + power_v)
+                    out[k] = out.get(k, 0) + value
+        self._cache[key] = out
+        return out
+
+    def difference(self, u: int, v: int, w: int) -> dict[tuple[int, int], int]:
+        """``s_uv - s_uw`` (a positive multiple of it) as {(product base id, power): coefficient}."""
+        merged = dict(self.score(u, v))
+        for k, value in self.score(u, w).items():
+            merged[k] = merged.get(k, 0) - value
+        return merged
+
+    def exp_poly(self, merged: dict[tuple[int, int], int]) -> ExpPoly:
         # Integer coefficients (ints are rationals): the canonical order is the order of the keys.
         return ExpPoly._from_sorted(tuple(Term(value, power, self.products[base])
                                           for (base, power), value in sorted(merged.items()) if value), None)
 
 
+def _changed_condition(F: Sequence[tuple[int, ...]], C: Sequence[tuple[int, ...]],
+                       representative: Sequence[int]) -> Condition:
+    """A condition of (iii) that fails where the sets C differ from F (point indices)."""
+    for u, (members, now) in enumerate(zip(F, C)):
+        if members == now:
+            continue
+        joined = sorted(set(now) - set(members))
+        kept = [v for v in members if v in now]
+        if joined:  # a non-member reached the top score: strict condition against it
+            return Condition("strict", representative[u], representative[members[0]], representative[joined[0]])
+        if kept:  # some members dropped below the others: their tie broke
+            lost = next(v for v in members if v not in now)
+            return Condition("tie", representative[u], representative[kept[0]], representative[lost])
+    raise AssertionError("the sets differ")  # pragma: no cover
+
+
 def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Sequence[Sequence[object]] | None = None,
-                  layer: int = 0, max_threshold: int = DEFAULT_MAX_THRESHOLD) -> Segment:
+                  layer: int = 0, max_threshold: int = DEFAULT_MAX_THRESHOLD,
+                  probe_layers: int = DEFAULT_PROBE_LAYERS) -> Segment:
     """Build the closed-form certificate at layer ``layer`` from the exact positions ``tokens``.
 
     The sets are ``F_j = C_j(Z^k)``, computed exactly from the positions; the paths are solved
@@ -734,8 +787,18 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
     the other members. Then every condition of (iii) is decided exactly: ties by coefficients
     (a broken tie by its first nonzero t), strict inequalities by threshold and exact scan. The
     least failing t >= 1 over all conditions is the segment's ``until``.
+
+    Most patterns that change at all change within a few layers, where the exact engine finds
+    the change faster than the threshold analysis: the first ``probe_layers`` layers are taken
+    from :func:`verify.exact_dynamics.exact_layers` (the segment's paths are still solved, and
+    its positions at the change are checked against the engine's). Only a pattern that survives
+    the probe is decided for every t, from t = probe_layers + 1 on. ``probe_layers = 0`` decides
+    everything by the closed form.
     """
-    start = next(exact_layers(tokens, alpha=alpha, A=A))
+    if isinstance(probe_layers, bool) or not isinstance(probe_layers, int) or probe_layers < 0:
+        raise InputError("probe_layers", f"expected an integer >= 0, got {probe_layers!r}")
+    engine = exact_layers(tokens, alpha=alpha, A=A)
+    start = next(engine)
     groups = start.groups
     points = [start.point(u) for u in range(len(groups.members))]
     weights = groups.weights
@@ -749,7 +812,7 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
     sets = tuple(frozenset(s) for s in start.attention_sets())
     representative = [members[0] for members in groups.members]
 
-    order, blocked = _solving_order(points, point_sets, M)
+    order, blocked = _solving_order(start.numerators, point_sets, M)
     if blocked:
         cycle = [representative[u] for u in _cycle(blocked, point_sets)]
         reason = ("mutual membership: tokens " + ", ".join(map(str, cycle))
@@ -767,63 +830,76 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
                 g = g + paths[v].scaled(gamma * Fraction(weights[v], total))  # type: ignore[union-attr]
         paths[u] = solve_recurrence(lam, g, points[u])
     solved: list[ExpPoly] = paths  # type: ignore[assignment]
+    paths_by_token = tuple(solved[u] for u in groups.point_of)
 
-    # The conditions of (iii), per distinct point; duplicates share them. Scores are computed
-    # on integer coefficients (every path times one common denominator, A times its own): a
-    # positive factor changes neither signs nor identities.
-    algebra = _ScoreAlgebra(solved)
-    a_scale = lcm(*(x.denominator for row in M for x in row))
-    A_int = None if A is None or M == _as_matrix(None, d) else [[int(x * a_scale) for x in row] for row in M]
-    differences: dict[tuple[int, int], IntegerTerms] = {}
+    for t in range(1, probe_layers + 1):
+        later = next(engine)
+        if later.attention != point_sets:
+            # The engine's positions at the change are zhat(t) (D9's induction; the tests compare them).
+            return Segment(layer, positions, sets, paths_by_token, "jump", until=t,
+                           failing=_changed_condition(point_sets, later.attention, representative),
+                           end=tuple(later.positions()))
+    first = probe_layers + 1  # (iii) holds for t <= probe_layers: the engine's sets are the F_j
 
-    def difference(v: int, w: int) -> IntegerTerms:
-        if (v, w) not in differences:
-            differences[(v, w)] = algebra.subtract(algebra.paths[v], algebra.paths[w])
-        return differences[(v, w)]
-
+    # The conditions of (iii), per distinct point; duplicates share them. Most are settled on
+    # sight: a tie with every coefficient zero holds identically, a strict condition with every
+    # coefficient positive holds for t >= 1 (and at t = 0 by construction). Only the others
+    # become exp-polys to decide: ties first, then strict conditions with a negative leading
+    # coefficient (they fail for sure), so that the least failing t is found early and bounds
+    # the scans of the rest.
+    scores = _Scores(solved, None if A is None or M == _as_matrix(None, d) else M)
     ties: list[tuple[Condition, ExpPoly]] = []
-    strict: list[tuple[Condition, ExpPoly]] = []
+    strict: list[tuple[bool, int, Condition, dict[tuple[int, int], int]]] = []
     for u in range(len(points)):
         members = point_sets[u]
-        y = algebra.paths[u] if A_int is None else algebra.apply(A_int, algebra.paths[u])
         v0 = members[0]
         for v in members[1:]:
-            ties.append((Condition("tie", representative[u], representative[v0], representative[v]),
-                         algebra.dot(y, difference(v, v0))))
+            merged = scores.difference(u, v, v0)
+            if any(merged.values()):
+                ties.append((Condition("tie", representative[u], representative[v0], representative[v]),
+                             scores.exp_poly(merged)))
         member_set = set(members)
         for w in range(len(points)):
             if w not in member_set:
-                strict.append((Condition("strict", representative[u], representative[v0], representative[w]),
-                               algebra.dot(y, difference(v0, w))))
+                merged = scores.difference(u, v0, w)
+                if any(value < 0 for value in merged.values()):
+                    lead = merged[max(k for k, value in merged.items() if value)]
+                    strict.append((lead > 0, len(strict),
+                                   Condition("strict", representative[u], representative[v0], representative[w]),
+                                   merged))
+                elif not any(merged.values()):
+                    raise AssertionError(f"token {representative[u]}: the strict condition over "
+                                         f"{representative[w]} vanishes identically although it holds at t = 0")
 
     best: int | None = None
     failing: Condition | None = None
     for condition, f in ties:
-        # f(0) = 0 (the sets are the layer's own), so a broken tie shows at some 1 <= t <= M - 1.
-        t = first_nonzero(f, start=1)
+        # A broken tie shows within any M consecutive integers (M - 1 zeros at most).
+        t = first_nonzero(f, start=first)
         if t is not None and (best is None or t < best):
             best, failing = t, condition
-    # Conditions whose leading coefficient is negative fail for sure: scan those first (pruning).
-    strict.sort(key=lambda item: item[1].leading_term().coefficient > 0 if not item[1].is_zero() else False)
+    strict.sort(key=lambda item: item[:2])
     thresholds: list[int] = []
     undecided: list[Condition] = []
-    for condition, f in strict:
-        if f.is_zero():
-            raise AssertionError(f"{condition}: a strict condition cannot vanish identically (it holds at t = 0)")
+    for _, _, condition, merged in strict:
         cap = best if best is not None else max_threshold + 1
+        if cap <= first:
+            break  # nothing below the least failing t is left to scan
+        f = scores.exp_poly(merged)
         T = _threshold_or_none(f, cap)
         negative = f.leading_term().coefficient < 0
         stop = cap if T is None else (T + 1 if negative else T)
-        t = _first_at_most_zero(f, 1, min(stop, cap))
+        t = _first_at_most_zero(f, first, min(stop, cap))
         if t is not None:
             best, failing = t, condition
         elif T is not None and not negative:
             thresholds.append(T)
         elif best is None:
             undecided.append(condition)  # no failure below the cap, and the sign beyond it is unknown
-    paths_by_token = tuple(solved[u] for u in groups.point_of)
     if best is not None:
-        return Segment(layer, positions, sets, paths_by_token, "jump", until=best, failing=failing)
+        end = tuple(p.at(best) for p in solved)
+        return Segment(layer, positions, sets, paths_by_token, "jump", until=best, failing=failing,
+                       end=tuple(end[u] for u in groups.point_of))
     if undecided:
         return Segment(layer, positions, sets, paths_by_token, "unsettled",
                        reason=f"threshold too large: deciding {undecided[0].describe()} for every t needs a scan "
@@ -923,14 +999,14 @@ class Chain:
 
 def certify(tokens: Sequence[Sequence[object]], *, alpha: object, A: Sequence[Sequence[object]] | None = None,
             start_layer: int = 0, max_segments: int = DEFAULT_MAX_SEGMENTS, max_layer: int = DEFAULT_MAX_LAYER,
-            max_threshold: int = DEFAULT_MAX_THRESHOLD) -> Chain:
+            max_threshold: int = DEFAULT_MAX_THRESHOLD, probe_layers: int = DEFAULT_PROBE_LAYERS) -> Chain:
     """The jump search of THEORY.md D9 from the exact positions ``tokens`` of layer ``start_layer``.
 
     Build the certificate at the current layer; when (iii) first fails at t*, move to the exact
     positions ``zhat(t*)`` of layer k + t* and build again, without simulating the layers
     between. Stops when a segment holds for every t (certified), when a segment cannot be
     built (unsettled, its reason), after ``max_segments`` segments, or when the next segment
-    would start beyond layer ``max_layer``.
+    would start beyond layer ``max_layer``. ``probe_layers``: see :func:`build_segment`.
     """
     for name, value in (("start_layer", start_layer), ("max_segments", max_segments), ("max_layer", max_layer),
                         ("max_threshold", max_threshold)):
@@ -940,7 +1016,8 @@ def certify(tokens: Sequence[Sequence[object]], *, alpha: object, A: Sequence[Se
     positions: Sequence[Sequence[object]] = tokens
     layer = start_layer
     while True:
-        segment = build_segment(positions, alpha=alpha, A=A, layer=layer, max_threshold=max_threshold)
+        segment = build_segment(positions, alpha=alpha, A=A, layer=layer, max_threshold=max_threshold,
+                                probe_layers=probe_layers)
         segments.append(segment)
         if segment.status == "certified":
             return Chain(start_layer, tuple(segments), "certified")

@@ -70,10 +70,14 @@ def assert_chain_matches_engine(chain: Chain, tokens, alpha, A=None, *, beyond: 
     """Every layer the chain gives (up to its last layer + beyond) equals the exact engine's."""
     known = chain.known_until()
     last = chain.layer + beyond if known is None else known
-    for k, (positions, sets) in enumerate(simulated(tokens, alpha, A, layers=last)):
+    layers = simulated(tokens, alpha, A, layers=last)
+    for k, (positions, sets) in enumerate(layers):
         assert chain.positions_at(k) == positions, f"layer {k}: positions differ"
         if known is None or k < known:
             assert chain.sets_at(k) == sets, f"layer {k}: attention sets differ"
+    for segment in chain.segments:  # each jump's own paths at its end, not the next segment's start
+        if segment.status == "jump":
+            assert tuple(p.at(segment.until) for p in segment.paths) == layers[segment.layer + segment.until][0]
 
 
 # ----------------------------------------------------------------------------- exp-poly algebra
@@ -303,7 +307,8 @@ def test_chain_of_locks_needs_the_t_r_t_term_and_jumps():
     assert_chain_matches_engine(chain, CHAIN_OF_LOCKS, alpha, beyond=10)
 
 
-def test_late_overshoot_is_reached_by_one_jump_without_simulating_the_layers_between(monkeypatch):
+@pytest.mark.parametrize("probe", [0, 4, 8])
+def test_late_overshoot_is_reached_by_one_jump_without_simulating_the_layers_between(monkeypatch, probe):
     drawn = []
 
     def counting_layers(tokens, **kwargs):
@@ -313,8 +318,9 @@ def test_late_overshoot_is_reached_by_one_jump_without_simulating_the_layers_bet
 
     monkeypatch.setattr(closed_form, "exact_layers", counting_layers)
     alpha = F(1, 1000)
-    chain = certify(OVERSHOOT, alpha=alpha)
-    assert drawn == [0, 0, 0]  # one layer-0 attention computation per segment, nothing else
+    chain = certify(OVERSHOOT, alpha=alpha, probe_layers=probe)
+    # Per segment: its layer-0 attention sets, and the probe's layers (the second segment changes at once).
+    assert drawn == list(range(probe + 1)) + list(range(min(probe, 1) + 1)) + list(range(probe + 1))
     assert [(s.layer, s.until) for s in chain.segments] == [(0, 2000), (2000, 1), (2001, None)]
     assert chain.segments[0].failing.kind == "strict" and chain.segments[0].failing.w == 4  # its own score
     assert chain.segments[1].sets[4] == {2, 3, 4}  # tied with itself at layer 2000
@@ -327,6 +333,20 @@ def test_late_overshoot_agrees_with_the_engine():
     chain = certify(OVERSHOOT, alpha=alpha)
     assert [(s.layer, s.until) for s in chain.segments] == [(0, 200), (200, 1), (201, None)]
     assert_chain_matches_engine(chain, OVERSHOOT, alpha, beyond=4)
+
+
+@pytest.mark.parametrize("tokens, alpha, family", [
+    (OVERSHOOT, F(1, 20), None), (CHAIN_OF_LOCKS, F(1, 3), None), (D9_EXAMPLE, F(1, 2), None),
+    (None, None, ("generic", 9, 10, 2)), (None, None, ("diagonal", 3, 12, 2)), (None, None, ("hull_edges", 4, 15, 2))])
+def test_the_probe_changes_nothing_but_the_speed(tokens, alpha, family):
+    A = None
+    if family is not None:
+        config = generate(family[0], family[1], n=family[2], d=family[3])
+        tokens, alpha, A = config.tokens, config.alpha, config.A
+    with_probe = certify(tokens, alpha=alpha, A=A)
+    closed_only = certify(tokens, alpha=alpha, A=A, probe_layers=0)
+    assert [(s.layer, s.until, s.status, s.sets, s.paths) for s in with_probe.segments] == \
+        [(s.layer, s.until, s.status, s.sets, s.paths) for s in closed_only.segments]
 
 
 def test_leadership_starts_only_at_a_segment_start_and_lasts():
