@@ -23,7 +23,7 @@ from verify.closed_form import ExpPoly, certify, chain_to_json
 from verify.exact_dynamics import exact_layers
 from verify.families import TIE_FAMILIES
 from verify.families_d9 import CENTRE_KINDS, generate_face_mean_ties
-from verify.strategies import alphas, configurations
+from verify.strategies import alphas, configurations, outside_configurations
 from verify.testing import record_event
 
 BEYOND = 3  # layers checked past the one from which the certificate holds
@@ -107,3 +107,17 @@ def test_late_overshoot_is_jumped_to_exactly(steps, alpha):
     assert tie.denominator == 1
     assert [(s.layer, s.until) for s in chain.segments] == [(0, int(tie)), (int(tie), 1), (int(tie) + 1, None)]
     assert chain.leaders()[4] == int(tie) + 1
+
+
+@given(outside_configurations(kind="nonsymmetric_pd", max_n=8))
+def test_no_two_tokens_are_in_each_others_sets_when_A_is_positive_definite(config):
+    # Outside THEORY.md D9's hypotheses (A not symmetric), its "mutual membership" needs a cycle
+    # of at least three: w in C_j and j in C_w give <A z_j, z_w - z_j> >= 0 and
+    # <A z_w, z_j - z_w> >= 0, whose sum is -<A (z_j - z_w), z_j - z_w> >= 0, so z_j = z_w.
+    chain = certify(config.tokens, alpha=config.alpha, A=config.A, max_segments=10)
+    for segment in chain.segments:
+        for j, members in enumerate(segment.sets):
+            for w in members - {j}:
+                assert j not in segment.sets[w] or segment.positions[j] == segment.positions[w], \
+                    f"{config.name}: layer {segment.layer}, tokens {j} and {w} are in each other's sets"
+    record_event("mutual membership (a cycle of 3 or more)" if chain.reason.startswith("mutual") else chain.status)

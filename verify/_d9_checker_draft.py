@@ -279,7 +279,7 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
         where = f"segments[{s}]"
         if not isinstance(segment, dict):
             raise Rejected(f"{where}: expected an object")
-        if segment.get("layer") != layer:
+        if _count(segment.get("layer"), where + ".layer", 0) != layer:
             raise Rejected(f"{where}.layer: expected {layer}, got {segment.get('layer')!r}")
         last = s == len(segments) - 1
         sets = _read_sets(segment.get("sets"), n, where + ".sets")

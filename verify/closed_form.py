@@ -1074,15 +1074,17 @@ def exppoly_from_json(data: Any, *, dim: int | None = None, field: str = "exppol
 
 
 def _segment_to_json(segment: Segment) -> dict[str, Any]:
+    # An unsettled segment certifies nothing beyond its start: it is written with its positions only.
+    paths = None if segment.paths is None or segment.status == "unsettled" else segment.paths
     data: dict[str, Any] = {"layer": segment.layer, "status": segment.status, "until": segment.until,
                             "sets": [sorted(s) for s in segment.sets],
-                            "paths": None if segment.paths is None else [exppoly_to_json(p) for p in segment.paths]}
+                            "paths": None if paths is None else [exppoly_to_json(p) for p in paths]}
     if segment.status == "certified":
         data["threshold"] = segment.threshold
     if segment.failing is not None:
         f = segment.failing
         data["failing"] = {"kind": f.kind, "token": f.token, "v": f.v, "w": f.w}
-    if segment.paths is None:
+    if paths is None:
         data["positions"] = [[rational_to_str(x) for x in p] for p in segment.positions]
     if segment.reason:
         data["reason"] = segment.reason
@@ -1092,9 +1094,27 @@ def _segment_to_json(segment: Segment) -> dict[str, Any]:
 def chain_to_json(chain: Chain) -> dict[str, Any]:
     """The chain as JSON (exact numbers as "p/q" strings): what the independent checker reads.
 
-    Nothing in it is trusted by a checker: the first segment's start is the caller's layer,
-    every later start is the previous segment's ``zhat(until)``, identities are re-decided by
-    coefficients, signs by the checker's own thresholds (``threshold`` is a hint).
+    Format ``hardmax-verify/closed-form-v1``::
+
+        {"format": "hardmax-verify/closed-form-v1", "start_layer": k, "status": "certified" | "unsettled",
+         "reason": "...",                                   # unsettled only
+         "segments": [
+           {"layer": k_s, "status": "jump" | "certified" | "unsettled",
+            "until": t*_s | null,                           # null: holds for every t (the last, certified)
+            "sets": [[v, ...], ...],                        # F_j per token (original indices, sorted)
+            "paths": [[{"coefficient": ["p/q", ...], "power": a, "base": "p/q"}, ...], ...] | null,
+            "threshold": T,                                 # certified segment: a hint, never trusted
+            "failing": {"kind": "tie" | "strict", "token": j, "v": v, "w": w},   # jump: one failing condition
+            "positions": [["p/q", ...], ...],               # only when "paths" is null (unsettled)
+            "reason": "..."}],                              # unsettled segment only
+         "leaders": [{"token": j, "first_layer": k}, ...],  # certified only: F_j = {j}, first segment
+         "limits": [["p/q", ...], ...]}                     # certified only: constant terms of the final paths
+
+    Terms are in canonical order (by base, then power; equal (power, base) merged, zero
+    coefficients dropped). Nothing in it is trusted by a checker: the first segment's start is
+    the caller's layer, every later start is the previous segment's ``zhat(until)`` and layer
+    ``k_s + until``, identities are re-decided by coefficients, signs by the checker's own
+    thresholds. An unsettled segment is written with its positions only.
     """
     data: dict[str, Any] = {"format": FORMAT, "start_layer": chain.start_layer, "status": chain.status,
                             "segments": [_segment_to_json(s) for s in chain.segments]}

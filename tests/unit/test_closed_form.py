@@ -401,6 +401,18 @@ def test_mutual_membership_is_unsettled_with_its_reason():
         chain.limits()
 
 
+def test_a_cycle_of_three_with_a_positive_definite_but_not_symmetric_A():
+    # Outside the hypotheses (A = I + 2 J, J the quarter turn: x^T A x = |x|^2 > 0, not symmetric):
+    # each token of a near-regular triangle attends to the next one, so no solving order exists.
+    # For positive definite A no two tokens can be in each other's sets (adding the two
+    # inequalities gives <A(z - w), z - w> <= 0), so cycles have length at least 3.
+    A = [[F(1), F(-2)], [F(2), F(1)]]
+    tokens = [(F(1), F(0)), (F(-1, 2), F(7, 8)), (F(-1, 2), F(-7, 8))]
+    segment = build_segment(tokens, alpha=F(1, 2), A=A)
+    assert [sorted(s) for s in segment.sets] == [[1], [2], [0]]
+    assert segment.status == "unsettled" and segment.reason.startswith("mutual membership: tokens 0, 1, 2")
+
+
 def test_budgets_stop_the_jump_with_their_reason():
     chain = certify(OVERSHOOT, alpha=F(1, 100), max_segments=1)
     assert not chain.certified and chain.reason.startswith("segment budget")

@@ -134,6 +134,10 @@ def test_unsettled_chains_are_checked_as_far_as_they_go():
     data = certificate(OVERSHOOT, F(1, 100), max_segments=1)
     summary = check(data, OVERSHOOT, F(1, 100))
     assert summary["reached_layer"] == 200 and "limits" not in summary
+    # A sign beyond the builder's scan limit: the last segment is written with its positions only.
+    data = certificate(OVERSHOOT, F(1, 100), max_threshold=100)
+    assert data["reason"].startswith("threshold too large") and data["segments"][-1]["paths"] is None
+    assert check(data, OVERSHOOT, F(1, 100))["reached_layer"] == 0
     # Mutual membership (A not symmetric): the segment has no paths and states its positions.
     A = [[F(0), F(-1)], [F(1), F(0)]]
     tokens = [(F(1), F(0)), (F(0), F(1)), (F(-1), F(-1))]
