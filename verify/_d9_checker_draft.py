@@ -35,7 +35,8 @@ import re
 from fractions import Fraction
 
 FORMAT = "hardmax-verify/closed-form-v1"
-MAX_DIGITS = 100_000
+MAX_DIGITS = 2_000_000  # positions after a jump of t layers have about t log10(1 + 1/alpha) digits
+_CHUNK = 4000
 MAX_THRESHOLD = 200_000  # largest sign threshold scanned; beyond it the certificate is not checkable here
 MAX_SEGMENTS = 10_000
 
@@ -53,6 +54,15 @@ class TooExpensive(Exception):
 # ----------------------------------------------------------------------------- reading
 
 
+def _digits(text):
+    """int(text) for a string of ASCII digits of any length (int() refuses more than ~4300 digits)."""
+    value = 0
+    for start in range(0, len(text), _CHUNK):
+        chunk = text[start:start + _CHUNK]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value
+
+
 def _number(value, where):
     if isinstance(value, bool):
         raise Rejected(f"{where}: expected a rational, got a boolean")
@@ -61,9 +71,11 @@ def _number(value, where):
     if not isinstance(value, str) or len(value) > MAX_DIGITS or not _RATIONAL.match(value):
         raise Rejected(f"{where}: expected a rational 'p/q', got {str(value)[:40]!r}")
     numerator, _, denominator = value.partition("/")
-    if denominator and int(denominator) == 0:
+    sign = -1 if numerator.startswith("-") else 1
+    denominator = _digits(denominator) if denominator else 1
+    if denominator == 0:
         raise Rejected(f"{where}: zero denominator")
-    return Fraction(int(numerator), int(denominator) if denominator else 1)
+    return Fraction(sign * _digits(numerator.lstrip("-")), denominator)
 
 
 def _count(value, where, low):
@@ -168,13 +180,19 @@ def _difference(p, q):
     return {key: x for key, x in out.items() if x}
 
 
-def _scalar_values(f, start, stop):
-    """f(t) for t = start .. stop - 1, with each b^t updated by one multiplication."""
-    powers = {base: base ** start for base, _ in f}
+def _scalar_signs(f, start, stop):
+    """(t, N(t)) for t = start .. stop - 1 with N(t) = f(t) D L^t an integer (D, L > 0): N(t) has
+    the sign of f(t). L is the common denominator of the bases, D of the coefficients."""
+    L = math.lcm(*(b.denominator for b, _ in f))
+    D = math.lcm(*(x.denominator for x in f.values()))
+    by_base = {}
+    for (b, a), x in f.items():
+        by_base.setdefault(b.numerator * (L // b.denominator), []).append((a, x.numerator * (D // x.denominator)))
+    powers = {P: P ** start for P in by_base}
     for t in range(start, stop):
-        yield t, sum((x * Fraction(t) ** a * powers[b] for (b, a), x in f.items()), Fraction(0))
-        for base in powers:
-            powers[base] *= base
+        yield t, sum(sum(c * t ** a for a, c in terms) * powers[P] for P, terms in by_base.items())
+        for P in powers:
+            powers[P] *= P
 
 
 def _threshold(f):
@@ -213,7 +231,7 @@ def _check_tie(f, until, what):
         raise Rejected(f"{what}: the tie is not an identity (nonzero coefficients)")
     # A nonzero f vanishes at no more than M - 1 integers: among min(until, M) values a nonzero
     # shows exactly when the tie breaks before until.
-    for t, value in _scalar_values(f, 0, min(until, _distinct_base_bound(f))):
+    for t, value in _scalar_signs(f, 0, min(until, _distinct_base_bound(f))):
         if value != 0:
             raise Rejected(f"{what}: the tie breaks at t = {t}")
 
@@ -232,9 +250,9 @@ def _check_positive(f, until, what):
             raise
         T = until
     stop = min(until, T) if until is not None and lead > 0 else (until if until is not None else T)
-    for t, value in _scalar_values(f, 0, stop):
+    for t, value in _scalar_signs(f, 0, stop):
         if value <= 0:
-            raise Rejected(f"{what}: fails at t = {t} (value {value})")
+            raise Rejected(f"{what}: fails at t = {t} ({'zero' if value == 0 else 'negative'})")
     return T if lead > 0 else 0
 
 

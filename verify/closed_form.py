@@ -36,13 +36,14 @@ The independent checker of these certificates is a separate program with its own
 from __future__ import annotations
 
 import heapq
+import re
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from fractions import Fraction
 from math import comb, lcm
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
-from flint import fmpz_mat
+from flint import fmpz, fmpz_mat
 
 from .exact_dynamics import exact_layers
 from .numbers import InputError, rational_to_str, to_rational
@@ -79,6 +80,9 @@ DEFAULT_MAX_SEGMENTS = 64
 DEFAULT_MAX_LAYER = 1_000_000
 # Layers taken from the exact engine before the closed form decides the rest (most changes come early).
 DEFAULT_PROBE_LAYERS = 4
+# Longest number read back from a certificate (positions after a jump of t layers have about
+# t log10(1 + 1/alpha) digits).
+MAX_CERTIFICATE_DIGITS = 2_000_000
 
 Point = tuple[Fraction, ...]
 Coefficient = Any  # Fraction (scalar exp-poly) or tuple[Fraction, ...] (vector exp-poly)
@@ -1061,12 +1065,12 @@ def exppoly_from_json(data: Any, *, dim: int | None = None, field: str = "exppol
             raise InputError(f"{where}.power", f"expected an integer >= 0, got {power!r}")
         c = term["coefficient"]
         if dim is None:
-            coefficient: Coefficient = to_rational(c, field=f"{where}.coefficient")
+            coefficient: Coefficient = _exact(c, f"{where}.coefficient")
         else:
             if not isinstance(c, list) or len(c) != dim:
                 raise InputError(f"{where}.coefficient", f"expected a list of {dim} numbers")
-            coefficient = tuple(to_rational(x, field=f"{where}.coefficient[{k}]") for k, x in enumerate(c))
-        base = to_rational(term["base"], field=f"{where}.base")
+            coefficient = tuple(_exact(x, f"{where}.coefficient[{k}]") for k, x in enumerate(c))
+        base = _exact(term["base"], f"{where}.base")
         if not 0 < base <= 1:
             raise InputError(f"{where}.base", f"expected 0 < base <= 1, got {rational_to_str(base)}")
         terms.append((coefficient, power, base))
@@ -1126,6 +1130,22 @@ def chain_to_json(chain: Chain) -> dict[str, Any]:
     return data
 
 
+_LONG_RATIONAL = re.compile(r"^(-?[0-9]+)(?:/([0-9]+))?$", re.ASCII)
+
+
+def _exact(value: Any, field: str) -> Fraction:
+    """A number of a certificate. Positions after long jumps have more digits than Python's int()
+    reads from text (its guard against slow parsing), so "p/q" texts are read with python-flint."""
+    if isinstance(value, str) and len(value) > 4000:
+        match = _LONG_RATIONAL.match(value)
+        if match and len(value) <= MAX_CERTIFICATE_DIGITS:
+            denominator = int(fmpz(match.group(2))) if match.group(2) else 1
+            if denominator == 0:
+                raise InputError(field, "denominator is zero")
+            return Fraction(int(fmpz(match.group(1))), denominator)
+    return to_rational(value, field=field)
+
+
 def _int_field(value: Any, field: str, *, allow_none: bool = False, minimum: int = 0) -> int | None:
     if value is None and allow_none:
         return None
@@ -1165,7 +1185,7 @@ def chain_from_json(data: Any) -> Chain:
             positions_data = item.get("positions")
             if not isinstance(positions_data, list) or len(positions_data) != n:
                 raise InputError(f"{where}.positions", f"expected {n} positions for a segment without paths")
-            positions = tuple(tuple(to_rational(x, field=f"{where}.positions[{j}]") for x in p)
+            positions = tuple(tuple(_exact(x, f"{where}.positions[{j}]") for x in p)
                               for j, p in enumerate(positions_data))
             paths = None
         else:

@@ -436,5 +436,10 @@ def test_chain_json_round_trip():
     assert data["limits"][4] == [closed_form.rational_to_str(x) for x in chain.positions_at(201)[4]]
     again = chain_from_json(data)
     assert again.segments == chain.segments and again.status == chain.status
+    # Numbers beyond the 4300 digits int() reads from text (a 2000-layer jump) come back exactly.
+    long_chain = certify(OVERSHOOT, alpha=F(1, 1000))
+    data = json.loads(json.dumps(chain_to_json(long_chain)))
+    assert max(len(x) for p in data["segments"][1]["paths"] for term in p for x in term["coefficient"]) > 4300
+    assert chain_from_json(data).segments == long_chain.segments
     with pytest.raises(InputError, match="format"):
         chain_from_json({**data, "format": "other"})

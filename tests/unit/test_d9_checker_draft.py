@@ -253,3 +253,15 @@ def test_a_sign_beyond_the_scan_limit_is_neither_verified_nor_rejected(monkeypat
     monkeypatch.setattr(checker, "MAX_THRESHOLD", 10)
     with pytest.raises(checker.TooExpensive):
         check(data, tokens, F(1, 1000))
+
+
+def test_numbers_longer_than_pythons_text_limit_are_read():
+    # After the 2000-layer jump of the overshoot at alpha = 1/1000 the positions have about 12,000
+    # digits, beyond the 4300 digits int() reads from text by default.
+    data = certificate(OVERSHOOT, F(1, 1000))
+    longest = max(len(x) for s in data["segments"] for p in s["paths"] for term in p for x in term["coefficient"])
+    assert longest > 4300
+    summary = check(data, OVERSHOOT, F(1, 1000))
+    assert summary["leaders"] == {0: 0, 1: 0, 4: 2001}
+    data["segments"][1]["paths"][4][-1]["coefficient"][0] += "1"  # a digit more: another number
+    rejected(data, OVERSHOOT, F(1, 1000))
