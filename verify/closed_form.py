@@ -371,7 +371,7 @@ class _IntegerForm:
         powers = [pow(P, start) for P, _ in self.polys]
         for t in range(start, stop):
             total = 0
-            for (P, poly), Pt in zip(self.polys, powers):
+            for (_, poly), Pt in zip(self.polys, powers):
                 value = 0
                 for c in reversed(poly):  # Horner in t
                     value = value * t + c

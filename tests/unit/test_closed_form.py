@@ -69,7 +69,7 @@ def simulated(tokens, alpha, A=None, *, layers):
 def assert_chain_matches_engine(chain: Chain, tokens, alpha, A=None, *, beyond: int = 5):
     """Every layer the chain gives (up to its last layer + beyond) equals the exact engine's."""
     known = chain.known_until()
-    last = chain.layer + beyond if known is None else known
+    last = chain.layer + min(chain.final.threshold or 0, 60) + beyond if known is None else known
     layers = simulated(tokens, alpha, A, layers=last)
     for k, (positions, sets) in enumerate(layers):
         assert chain.positions_at(k) == positions, f"layer {k}: positions differ"
@@ -364,6 +364,15 @@ def test_family_configurations_agree_with_the_engine(family, seed, n, d):
     chain = certify(config.tokens, alpha=config.alpha, A=config.A)
     assert chain.certified
     assert_chain_matches_engine(chain, config.tokens, config.alpha, config.A)
+
+
+@pytest.mark.parametrize("family, seed, n, d", [("generic", 29, 6, 2), ("diagonal", 25, 6, 2), ("generic", 32, 8, 3)])
+def test_certificates_with_a_sign_threshold_agree_with_the_engine_beyond_it(family, seed, n, d):
+    # Final segments where some strict condition has a term against its leading one (threshold > 1).
+    config = generate(family, seed, n=n, d=d, alpha=F(1, 10))
+    chain = certify(config.tokens, alpha=config.alpha, A=config.A)
+    assert chain.certified and chain.final.threshold > 4
+    assert_chain_matches_engine(chain, config.tokens, config.alpha, config.A, beyond=10)
 
 
 @pytest.mark.parametrize("seed, n, d, matrix", [(0, 5, 2, "identity"), (1, 8, 3, "dense"), (2, 9, 2, "diagonal"),
