@@ -253,6 +253,22 @@ def test_threshold_is_a_threshold(seed):
     assert decision.positive == (brute is None)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_bounded_bisection_finds_the_same_first_failure_as_a_scan(seed):
+    # Long ranges are cut into intervals bounded by the unimodal ratios R_i; the answer must be
+    # the plain exact scan's.
+    rng = random.Random(seed)
+    for _ in range(20):
+        f = ExpPoly([(F(rng.randint(-9, 9), rng.randint(1, 4)) * 10 ** rng.choice((0, 0, 3, 8)), rng.randint(0, 3),
+                      rng.choice((F(1), F(99, 100), F(999, 1000), F(9, 10), F(1, 2))))
+                     for _ in range(rng.randint(1, 5))])
+        if f.is_zero():
+            continue
+        start = rng.randint(0, 40)
+        stop = start + rng.randint(100, 4000)
+        assert closed_form._first_at_most_zero(f, start, stop) == closed_form._scan(f, start, stop), (str(f), start)
+
+
 def test_threshold_beyond_the_limit_is_refused():
     f = exp_poly((F(1), 0, 1), (F(-10 ** 30), 0, F(1, 2)))
     with pytest.raises(ThresholdTooLarge):
@@ -326,6 +342,18 @@ def test_late_overshoot_is_reached_by_one_jump_without_simulating_the_layers_bet
     assert chain.segments[1].sets[4] == {2, 3, 4}  # tied with itself at layer 2000
     assert chain.final.sets[4] == {4} and chain.leaders() == {0: 0, 1: 0, 4: 2001}  # leads from layer 2001
     assert chain.certified
+
+
+def test_a_leader_emerges_as_late_as_we_like_for_a_fixed_alpha():
+    # The lockers 1/100000 beyond the leaders' level: the token ties with itself at layer
+    # (1 + (1/10) / 10^-5) / alpha = 20002 for alpha = 1/2, and leads from layer 20003. So the
+    # layer at which every leader has emerged is not bounded by n, d and alpha (THEORY.md §6).
+    delta = F(1, 10 ** 5)
+    tokens = [(F(1, 2), F(1)), (F(1, 2), F(-1)), (F(1, 2) + delta, F(3, 4)), (F(1, 2) + delta, F(-3, 4)),
+              (F(2, 5), F(0))]
+    chain = certify(tokens, alpha=F(1, 2), max_threshold=50_000)
+    assert [(s.layer, s.until) for s in chain.segments] == [(0, 20002), (20002, 1), (20003, None)]
+    assert chain.leaders() == {0: 0, 1: 0, 4: 20003}
 
 
 def test_late_overshoot_agrees_with_the_engine():
