@@ -20,9 +20,14 @@ What is exact here, and how:
 * identities (ii) and the ties of (iii) are decided by coefficients: the functions
   ``t^a beta^t`` with distinct (a, beta) are linearly independent on the integers t >= 0;
 * a strict inequality for *every* t >= 0 is decided by an explicit threshold T beyond which
-  the leading term dominates (THEORY.md D9, "Deciding a sign"), and exact evaluation below T;
+  the leading term dominates (THEORY.md D9, "Deciding a sign"), and exactly below T;
 * evaluation at consecutive t is integer arithmetic: with ``beta = P / L`` over a common
-  denominator L, ``f(t) D L^t`` is an integer whose sign is the sign of ``f(t)``.
+  denominator L, ``f(t) D L^t`` is an integer whose sign is the sign of ``f(t)``;
+* the first t at which a sign fails, over a long range, is found by bisection: on an interval
+  each term's ratio to the leading term is unimodal in t, so a few exact values bound the sum
+  on all of it; intervals the bounds cannot settle are scanned once short;
+* a segment first takes a few layers from the exact engine (most patterns that change, change
+  early), and decides the rest by the closed form.
 
 One refinement of THEORY.md's threshold: only terms whose coefficient has the sign opposite
 to the leading coefficient can pull ``f`` across zero (the others have the leading sign for
@@ -668,9 +673,10 @@ def _first_at_most_zero(f: ExpPoly, start: int, stop: int) -> int | None:
 def decide_positive(f: ExpPoly, *, start: int = 0, max_threshold: int = DEFAULT_MAX_THRESHOLD) -> SignDecision:
     """Decide exactly whether ``f(t) > 0`` for every integer ``t >= start``.
 
-    Below the threshold of :func:`sign_threshold` every t is evaluated exactly; from it on
-    the sign is that of the leading coefficient. With a negative leading coefficient the
-    first failure is at most ``max(threshold, start)``.
+    Below the threshold of :func:`sign_threshold` the sign is decided exactly at every t
+    (evaluated, or bounded on whole intervals); from it on it is the sign of the leading
+    coefficient. With a negative leading coefficient the first failure is at most
+    ``max(threshold, start)``.
     """
     if f.dim is not None:
         raise ValueError("decide_positive needs a scalar exp-poly")
