@@ -156,28 +156,44 @@ def _rule(path_j, members, paths, r, gamma, d):
     return {key: c for key, c in out.items() if any(c)}
 
 
-def _score(left, right):
-    """The scalar <left(t), right(t)>: bases multiply, powers add."""
-    out = {}
-    for (b1, a1), c1 in left.items():
-        for (b2, a2), c2 in right.items():
-            x = sum((p * q for p, q in zip(c1, c2)), Fraction(0))
-            if x:
-                key = (b1 * b2, a1 + a2)
-                out[key] = out.get(key, Fraction(0)) + x
-    return {key: x for key, x in out.items() if x}
+class _SegmentScores:
+    """The scores <A zhat_j(t), zhat_v(t)> of one segment, times a positive constant.
 
+    Every coefficient is multiplied by one common denominator (and A by its own), so the
+    arithmetic is on integers; bases are numbered, and a score is {(base pair, power): integer}.
+    A positive constant changes no sign and no identity. :meth:`scalar` turns a difference of
+    two scores back into {(base, power): Fraction} for the sign checks.
+    """
 
-def _times_matrix(A, path):
-    return {key: [sum((a * x for a, x in zip(row, c)), Fraction(0)) for row in A] for key, c in path.items()}
+    def __init__(self, paths, matrix):
+        bases = sorted({b for path in paths for b, _ in path})
+        number = {b: i for i, b in enumerate(bases)}
+        self.bases = sorted({b * c for b in bases for c in bases})  # products of two path bases
+        product_number = {b: i for i, b in enumerate(self.bases)}
+        self.products = {(i, k): product_number[b * c] for i, b in enumerate(bases) for k, c in enumerate(bases)}
+        scale = math.lcm(*(x.denominator for path in paths for c in path.values() for x in c))
+        a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
+        whole = [[int(x * a_scale) for x in row] for row in matrix]
+        self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
+        self.left = [[(i, a, [sum(m * x for m, x in zip(row, c)) for row in whole]) for i, a, c in terms]
+                     for terms in self.right]
 
+    def score(self, j, v):
+        out = {}
+        for i, a1, c1 in self.left[j]:
+            for k, a2, c2 in self.right[v]:
+                x = sum(p * q for p, q in zip(c1, c2))
+                if x:
+                    key = (self.products[(i, k)], a1 + a2)
+                    out[key] = out.get(key, 0) + x
+        return out
 
-def _difference(p, q):
-    """p - q for two scalar exp-polys."""
-    out = dict(p)
-    for key, x in q.items():
-        out[key] = out.get(key, Fraction(0)) - x
-    return {key: x for key, x in out.items() if x}
+    def scalar(self, score_p, score_q):
+        """score_p - score_q as {(base, power): Fraction}, zero coefficients dropped."""
+        out = dict(score_p)
+        for key, x in score_q.items():
+            out[key] = out.get(key, 0) - x
+        return {(self.bases[b], a): Fraction(x) for (b, a), x in out.items() if x}
 
 
 def _scalar_signs(f, start, stop):
@@ -206,13 +222,17 @@ def _threshold(f):
         q = bi / b
         if q < 1 and ai > a:
             t0 = max(t0, math.ceil((ai - a) / (1 - q)))
+    # sum R_i(T) < 1  iff  |c| T^a b^T - sum |c_i| T^(a_i) b_i^T > 0: the sign of one more exp-poly at T.
+    margin = {lead_key: abs(c)}
+    for key, x in against:
+        margin[key] = -abs(x)
     T = t0
     while True:
         if T > MAX_THRESHOLD:
             raise TooExpensive(f"a sign needs a scan beyond t = {MAX_THRESHOLD}")
-        total = sum((abs(x / c) * Fraction(T) ** (ai - a) * (bi / b) ** T for (bi, ai), x in against), Fraction(0))
-        if total < 1:
-            return T
+        for _, value in _scalar_signs(margin, T, T + 1):
+            if value > 0:
+                return T
         T *= 2
 
 
@@ -240,6 +260,11 @@ def _check_positive(f, until, what):
     """f > 0 at every t < until (until None: every t >= 0); returns the threshold used (0 if none)."""
     if not f:
         raise Rejected(f"{what}: the difference vanishes identically")
+    if all(x > 0 for x in f.values()):
+        # Every term is positive for t >= 1; at t = 0 only the terms without a power of t remain.
+        if sum((x for (_, a), x in f.items() if a == 0), Fraction(0)) <= 0:
+            raise Rejected(f"{what}: fails at t = 0")
+        return 1
     lead = f[max(f)]
     if until is None and lead < 0:
         raise Rejected(f"{what}: the leading coefficient is negative, so it fails for large t")
@@ -335,17 +360,17 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
             if _next(paths[j], d) != _rule(paths[j], sets[j], paths, r, gamma, d):
                 raise Rejected(f"{where}: (ii) token {j}'s path does not satisfy the update rule identically")
         # (iii)
+        table = _SegmentScores(paths, matrix)
         for j in range(n):
-            left = _times_matrix(matrix, paths[j])
             members = sorted(sets[j])
-            scores = {v: _score(left, paths[v]) for v in range(n)}
+            scores = [table.score(j, v) for v in range(n)]
             first = members[0]
             for v in members[1:]:
-                _check_tie(_difference(scores[v], scores[first]), until,
+                _check_tie(table.scalar(scores[v], scores[first]), until,
                            f"{where}: (iii) token {j}, members {first} and {v}")
             for w in range(n):
                 if w not in sets[j]:
-                    largest = max(largest, _check_positive(_difference(scores[first], scores[w]), until,
+                    largest = max(largest, _check_positive(table.scalar(scores[first], scores[w]), until,
                                                            f"{where}: (iii) token {j}, member {first} over {w}"))
         layers.append(layer)
         if until is not None:
