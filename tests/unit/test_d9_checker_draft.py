@@ -1,0 +1,267 @@
+"""The draft independent checker of closed-form certificates (THEORY.md D9).
+
+It must accept every certificate the builder makes, reject every tampered one (a coefficient, a
+base, a power, a segment boundary, a set, a claimed limit or leader, a final segment that fails
+beyond its threshold hint), and stay independent: standard library only, nothing from the package.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import subprocess
+import sys
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+import verify
+from verify import _d9_checker_draft as checker
+from verify.closed_form import ExpPoly, certify, chain_to_json, exppoly_to_json, solve_recurrence
+from verify.families import generate
+from verify.families_d9 import generate_face_mean_ties
+
+CHECKER = Path(verify.__file__).parent / "_d9_checker_draft.py"
+C = F(-7, 8)
+D9_EXAMPLE = [(C, F(-1, 2)), (C, F(1, 2)), (C, F(0)), (C, F(1, 4)), (C, F(-1, 4))]
+OVERSHOOT = [(F(1, 2), F(1)), (F(1, 2), F(-1)), (F(3, 5), F(3, 4)), (F(3, 5), F(-3, 4)), (F(2, 5), F(0))]
+
+
+def certificate(tokens, alpha, A=None, **options):
+    return json.loads(json.dumps(chain_to_json(certify(tokens, alpha=alpha, A=A, **options))))
+
+
+def check(data, tokens, alpha, A=None):
+    return checker.verify_closed_form(data, positions=tokens, alpha=alpha, A=A)
+
+
+def rejected(data, tokens, alpha, A=None, match=None):
+    with pytest.raises(checker.Rejected, match=match):
+        check(data, tokens, alpha, A)
+
+
+# ----------------------------------------------------------------------------- independence
+
+
+def test_imports_only_the_standard_library():
+    imports = []
+    for node in ast.walk(ast.parse(CHECKER.read_text())):
+        if isinstance(node, ast.Import):
+            imports += [(alias.name, 0) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            imports.append((node.module or "", node.level))
+    assert imports
+    for module, level in imports:
+        assert level == 0, f"relative import of {module!r}"
+        assert module.partition(".")[0] in sys.stdlib_module_names or module == "__future__", module
+
+
+def test_runs_with_the_package_and_every_other_library_blocked(tmp_path):
+    path = tmp_path / "certificate.json"
+    path.write_text(json.dumps(certificate(D9_EXAMPLE, F(1, 2))))
+    driver = r"""
+import runpy, sys
+from fractions import Fraction
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] not in sys.stdlib_module_names:
+            raise ImportError(f"blocked non-stdlib import {name!r}")
+        return None
+sys.meta_path.insert(0, Block())
+sys.modules["verify"] = None
+module = runpy.run_path(sys.argv[1])
+c = Fraction(-7, 8)
+tokens = [(c, Fraction(-1, 2)), (c, Fraction(1, 2)), (c, Fraction(0)), (c, Fraction(1, 4)), (c, Fraction(-1, 4))]
+summary = module["verify_file"](sys.argv[2], positions=tokens, alpha=Fraction(1, 2))
+print(sorted(summary["leaders"].items()))
+"""
+    result = subprocess.run([sys.executable, "-c", driver, str(CHECKER), str(path)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[(0, 0), (1, 0)]"
+
+
+# ----------------------------------------------------------------------------- accepts what the builder makes
+
+
+def test_hand_written_certificate():
+    # d = 1, alpha = 1/2 (r = 2/3): token 0 = 1 leads, token 1 = 1/2 locks onto it: 1 - (1/2)(2/3)^t.
+    data = {"format": checker.FORMAT, "start_layer": 0, "status": "certified", "segments": [
+        {"layer": 0, "until": None, "sets": [[0], [0]],
+         "paths": [[{"coefficient": ["1"], "power": 0, "base": "1"}],
+                   [{"coefficient": ["-1/2"], "power": 0, "base": "2/3"},
+                    {"coefficient": ["1"], "power": 0, "base": "1"}]]}],
+        "limits": [["1"], ["1"]], "leaders": [{"token": 0, "first_layer": 0}]}
+    summary = check(data, [(F(1),), (F(1, 2),)], F(1, 2))
+    assert summary["leaders"] == {0: 0} and summary["limits"] == [[1], [1]]
+    wrong = copy.deepcopy(data)
+    wrong["segments"][0]["paths"][1][0]["base"] = "1/2"  # the rate 1/(1 + alpha) is 2/3, not 1/2
+    rejected(wrong, [(F(1),), (F(1, 2),)], F(1, 2), match=r"\(ii\)")
+
+
+@pytest.mark.parametrize("name, tokens, alpha, A", [
+    ("D9 example", D9_EXAMPLE, F(1, 2), None),
+    ("overshoot", OVERSHOOT, F(1, 100), None),
+    ("chain of locks", [(F(1), F(0)), (F(3, 5), F(2, 5)), (F(0), F(1, 4))], F(1, 10), None),
+    ("duplicates", [(F(1), F(0)), (F(1, 2), F(1, 4)), (F(1, 2), F(1, 4)), (F(0), F(1)), (F(0), F(1))], F(1, 2), None),
+    ("dense A", [(F(1), F(0), F(1, 2)), (F(-1, 2), F(1), F(0)), (F(1, 4), F(1, 4), F(1, 4)), (F(0), F(-1), F(1))],
+     F(1, 3), [[F(2), F(1), F(0)], [F(1), F(2), F(1, 2)], [F(0), F(1, 2), F(1)]]),
+])
+def test_accepts_the_builders_certificates(name, tokens, alpha, A):
+    data = certificate(tokens, alpha, A)
+    summary = check(data, tokens, alpha, A)
+    assert summary["final_layer"] == data["segments"][-1]["layer"]
+    assert [[str(x) for x in p] for p in summary["limits"]] == data["limits"]
+
+
+@pytest.mark.parametrize("family, seed, n, d", [("mirror_ties", 1, 8, 3), ("hull_edges", 4, 15, 2),
+                                                ("diagonal", 3, 12, 2), ("generic", 9, 10, 2),
+                                                ("sphere_ties", 2, 7, 3)])
+def test_accepts_family_certificates(family, seed, n, d):
+    config = generate(family, seed, n=n, d=d)
+    check(certificate(config.tokens, config.alpha, config.A), config.tokens, config.alpha, config.A)
+
+
+@pytest.mark.parametrize("seed, matrix", [(0, "identity"), (1, "dense"), (5, "diagonal")])
+def test_accepts_face_mean_tie_certificates(seed, matrix):
+    config = generate_face_mean_ties(seed, n=9, d=3, matrix=matrix)
+    check(certificate(config.tokens, config.alpha, config.A), config.tokens, config.alpha, config.A)
+
+
+def test_unsettled_chains_are_checked_as_far_as_they_go():
+    data = certificate(OVERSHOOT, F(1, 100), max_segments=1)
+    summary = check(data, OVERSHOOT, F(1, 100))
+    assert summary["reached_layer"] == 200 and "limits" not in summary
+    # A sign beyond the builder's scan limit: the last segment is written with its positions only.
+    data = certificate(OVERSHOOT, F(1, 100), max_threshold=100)
+    assert data["reason"].startswith("threshold too large") and data["segments"][-1]["paths"] is None
+    assert check(data, OVERSHOOT, F(1, 100))["reached_layer"] == 0
+    # Mutual membership (A not symmetric): the segment has no paths and states its positions.
+    A = [[F(0), F(-1)], [F(1), F(0)]]
+    tokens = [(F(1), F(0)), (F(0), F(1)), (F(-1), F(-1))]
+    data = certificate(tokens, F(1, 2), A)
+    assert data["segments"][0]["paths"] is None
+    check(data, tokens, F(1, 2), A)
+    data["segments"][0]["positions"][0] = ["1", "1"]
+    rejected(data, tokens, F(1, 2), A, match="positions")
+
+
+# ----------------------------------------------------------------------------- tampering
+
+
+@pytest.fixture
+def example():
+    return certificate(D9_EXAMPLE, F(1, 2))
+
+
+@pytest.fixture
+def overshoot():
+    return certificate(OVERSHOOT, F(1, 100))
+
+
+def test_tampered_coefficient(example):
+    example["segments"][0]["paths"][3][0]["coefficient"][1] = "-1/5"  # the r^t term of a locker
+    rejected(example, D9_EXAMPLE, F(1, 2))
+
+
+def test_tampered_base(example):
+    assert example["segments"][0]["paths"][3][0]["base"] == "2/3"
+    example["segments"][0]["paths"][3][0]["base"] = "3/4"
+    rejected(example, D9_EXAMPLE, F(1, 2), match=r"\(ii\)")
+
+
+def test_tampered_power(overshoot):
+    path = overshoot["segments"][0]["paths"][4]
+    term = next(t for t in path if t["power"] == 1)
+    term["power"] = 2
+    rejected(overshoot, OVERSHOOT, F(1, 100))
+
+
+def test_tampered_start_positions(example):
+    tokens = list(D9_EXAMPLE)
+    tokens[2] = (C, F(1, 8))
+    rejected(example, tokens, F(1, 2), match=r"\(i\)")
+
+
+@pytest.mark.parametrize("shift", [-1, 1])
+def test_tampered_segment_boundary(overshoot, shift):
+    overshoot["segments"][0]["until"] += shift
+    rejected(overshoot, OVERSHOOT, F(1, 100))
+    overshoot["segments"][1]["layer"] += shift  # a consistent layer index does not help: the start differs
+    rejected(overshoot, OVERSHOOT, F(1, 100))
+
+
+def test_tampered_set(example):
+    tampered = copy.deepcopy(example)
+    tampered["segments"][0]["sets"][2] = [0, 1, 2, 3]
+    rejected(tampered, D9_EXAMPLE, F(1, 2), match=r"\(ii\)")
+    # Without both lockers the mean is the same (their displacements cancel), so (ii) still holds:
+    # (iii) catches it, the dropped tokens tie with the set.
+    example["segments"][0]["sets"][2] = [0, 1, 2]
+    rejected(example, D9_EXAMPLE, F(1, 2), match=r"\(iii\) token 2, member 0 over 3")
+
+
+def test_tampered_set_with_a_path_that_follows_it():
+    # (i) and (ii) hold for the wrong set {0, 2} (the path solved for it: token 2 heads for token 0),
+    # so only (iii) can catch it.
+    data = certificate(D9_EXAMPLE, F(1, 2))
+    r, gamma = F(2, 3), F(1, 3)
+    path = solve_recurrence(r + gamma / 2, ExpPoly.constant(D9_EXAMPLE[0]).scaled(gamma / 2), D9_EXAMPLE[2])
+    assert path != ExpPoly.constant(D9_EXAMPLE[2])
+    data["segments"][0]["sets"][2] = [0, 2]
+    data["segments"][0]["paths"][2] = exppoly_to_json(path)
+    with pytest.raises(checker.Rejected) as caught:
+        check(data, D9_EXAMPLE, F(1, 2))
+    assert "(iii)" in str(caught.value) and "(ii)" not in str(caught.value).replace("(iii)", "")
+
+
+def test_a_final_segment_failing_beyond_its_threshold_hint_is_rejected(overshoot):
+    # The first segment holds for t < 200 only; declared final with a small hint, it must still fail.
+    first = overshoot["segments"][0]
+    first.update(until=None, status="certified", threshold=1)
+    forged = {**overshoot, "segments": [first]}
+    rejected(forged, OVERSHOOT, F(1, 100), match="negative")
+
+
+def test_tampered_claims(overshoot):
+    stated = copy.deepcopy(overshoot)
+    stated["leaders"][2]["first_layer"] = 200
+    rejected(stated, OVERSHOOT, F(1, 100), match="leaders")
+    stated = copy.deepcopy(overshoot)
+    stated["limits"][4] = ["1/2", "0"]
+    rejected(stated, OVERSHOOT, F(1, 100), match="limits")
+
+
+def test_a_certified_chain_must_end_with_a_segment_for_every_t(overshoot):
+    overshoot["segments"] = overshoot["segments"][:2]
+    rejected(overshoot, OVERSHOOT, F(1, 100), match="until")
+
+
+@pytest.mark.parametrize("field, value", [("base", "3/2"), ("base", "0"), ("base", "0.5"), ("power", -1),
+                                          ("power", True), ("coefficient", ["1"])])
+def test_malformed_terms_are_rejected(example, field, value):
+    example["segments"][0]["paths"][0][0][field] = value
+    rejected(example, D9_EXAMPLE, F(1, 2))
+
+
+def test_a_sign_beyond_the_scan_limit_is_neither_verified_nor_rejected(monkeypatch):
+    # With bases close to 1 the final segment's thresholds grow; below them the checker will not go.
+    tokens = [(F(1), F(0)), (F(3, 5), F(2, 5)), (F(0), F(1, 4))]
+    data = certificate(tokens, F(1, 1000))
+    monkeypatch.setattr(checker, "MAX_THRESHOLD", 10)
+    with pytest.raises(checker.TooExpensive):
+        check(data, tokens, F(1, 1000))
+
+
+def test_numbers_longer_than_pythons_text_limit_are_read():
+    # After the 2000-layer jump of the overshoot at alpha = 1/1000 the positions have about 12,000
+    # digits, beyond the 4300 digits int() reads from text by default.
+    data = certificate(OVERSHOOT, F(1, 1000))
+    longest = max(len(x) for s in data["segments"] for p in s["paths"] for term in p for x in term["coefficient"])
+    assert longest > 4300
+    summary = check(data, OVERSHOOT, F(1, 1000))
+    assert summary["leaders"] == {0: 0, 1: 0, 4: 2001}
+    data["segments"][1]["paths"][4][-1]["coefficient"][0] += "1"  # a digit more: another number
+    rejected(data, OVERSHOOT, F(1, 1000))
