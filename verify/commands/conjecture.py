@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .. import exitcodes
 from ..conjectures.base import Conjecture, ConjectureResult, Observation, recheck_file, run_conjecture
@@ -106,7 +106,7 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
                 + len(c.explicit)
             task = progress.add_task(c.name, total=total)
 
-            def advance(count: int, _observation: Observation, task: int = task) -> None:
+            def advance(count: int, _observation: Observation, task: TaskID = task) -> None:
                 progress.update(task, completed=count)
 
             result = run_conjecture(c, examples=examples, profile=profile, seed=seed, results_dir=results_dir,

@@ -113,7 +113,7 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
-    changes = {}
+    changes: dict[str, Any] = {}
     if examples is not None:
         changes["examples"] = examples
     if outside_hypotheses:
