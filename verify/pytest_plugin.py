@@ -13,12 +13,10 @@ plugin, ``pytest -p no:hardmax_verify`` turns it off.
 
 from __future__ import annotations
 
-import pytest
-
 from .profiles import load_profile
 
 PROFILE = load_profile()
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: object) -> str:  # pytest.Config; pytest is not a runtime dependency
     return f"hardmax-verify: Hypothesis profile {PROFILE!r} (HYPOTHESIS_PROFILE=ci|dev|thorough)"
