@@ -16,6 +16,7 @@ def _write(path: Path, data: dict) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(WORKED_CONFIGURATIONS))
 def test_worked_configurations_exit_0_with_json(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS[name].to_json_dict())

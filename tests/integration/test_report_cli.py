@@ -70,6 +70,7 @@ def test_missing_campaign_file(tmp_path: Path, capsys) -> None:
     assert "file not found" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(GOOD, encoding="utf-8")
@@ -95,6 +96,7 @@ def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
     assert "## Conjecture runs (saved results)" in markdown
 
 
+@pytest.mark.slow
 def test_without_saved_results_the_report_says_which_sections_it_skipped(tmp_path: Path, capsys) -> None:
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(GOOD, encoding="utf-8")
@@ -112,6 +114,7 @@ def test_without_saved_results_the_report_says_which_sections_it_skipped(tmp_pat
     assert results["optional_sections"]["conjectures"]["skipped"].endswith("does not exist")
 
 
+@pytest.mark.slow
 def test_default_output_folder_is_reports_latest_and_saved_results_come_from_the_clone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     # Started in an unrelated folder: the project's saved results are still found (from the
@@ -130,6 +133,7 @@ def test_default_output_folder_is_reports_latest_and_saved_results_come_from_the
     assert "--runs" not in results["environment"]["command_line"]
 
 
+@pytest.mark.slow
 def test_an_installed_copy_says_it_has_no_saved_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys) -> None:
     monkeypatch.setattr("verify.commands.report.project_runs", lambda: None)
@@ -154,6 +158,7 @@ d = [2]
 """
 
 
+@pytest.mark.slow
 def test_outside_families_need_an_explicit_opt_in(tmp_path: Path, capsys) -> None:
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(OUTSIDE, encoding="utf-8")
@@ -170,6 +175,7 @@ def test_outside_families_need_an_explicit_opt_in(tmp_path: Path, capsys) -> Non
     assert "outside the theorem's hypotheses" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -> None:
     """Sentiment checkpoints/analyses live one folder down; conjecture runs get a table."""
     runs = tmp_path / "runs"
@@ -197,6 +203,7 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
     assert "- T3 fails 0" in markdown
 
 
+@pytest.mark.slow
 def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) -> None:
     """`sentiment evaluate --json` files give the accuracy table against the authors' figures (THEORY.md §5);
     the analysis's PNGs are copied byte for byte, linked from report.md and embedded in report.html."""
@@ -273,6 +280,7 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     assert "sentiment figure" in roles
 
 
+@pytest.mark.slow
 def test_time_budget_makes_unsettled_examples_inconclusive_and_the_report_says_so(tmp_path: Path) -> None:
     """Issue 7: a campaign whose runs exceed the time budget reports it (and exits 3, not 0)."""
     path = tmp_path / "CAMPAIGN.toml"

@@ -74,6 +74,7 @@ def test_the_readme_snippet_passes_in_a_folder_of_its_own(tmp_path):
     assert "2 passed" in output and "DeadlineExceeded" not in output
 
 
+@pytest.mark.slow
 def test_without_the_plugin_hypothesis_would_use_its_own_defaults(tmp_path):
     # The control: the same profile check fails without the plugin, so the plugin is what sets it.
     (tmp_path / "test_mine.py").write_text(PROFILE_CHECK, encoding="utf-8")

@@ -9,6 +9,7 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 from verify.report.provenance import MATH_DEPENDENCIES, dependency_versions
@@ -47,6 +48,7 @@ def _imported_distributions() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_runtime_dependencies_are_exactly_what_the_package_imports():
     imported = _imported_distributions()
     runtime = _declared("runtime")

@@ -430,6 +430,7 @@ def witness_sites() -> list[tuple]:
     return out
 
 
+@pytest.mark.slow
 @given(st.data())
 def test_changed_witness_rejected_exactly_when_it_no_longer_proves(data: Any) -> None:
     # the claim first, so that rare sites (T4 has few projections) are drawn as often as D1 weights
