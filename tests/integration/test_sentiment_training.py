@@ -80,6 +80,7 @@ def test_training_is_seeded_and_resuming_equals_an_uninterrupted_run(fixture_csv
     assert a.meta["split"] == {"protocol": "paper", "seed": 0, "train": 189, "validation": 21, "test": 90}
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_folder_of_another_run(fixture_csv, tmp_path):
     cache = tmp_path / "cache"
     assert _train(fixture_csv, tmp_path / "a", cache, 1) == 0

@@ -83,6 +83,7 @@ def test_without_the_plugin_hypothesis_would_use_its_own_defaults(tmp_path):
     assert "deadline" in completed.stdout
 
 
+@pytest.mark.slow
 def test_the_dev_profile_is_the_default_and_named_in_the_header(tmp_path):
     (tmp_path / "test_header.py").write_text(
         "from hypothesis import settings\n\n\ndef test_dev():\n    assert settings.default.max_examples == 60\n",
@@ -107,6 +108,7 @@ def test_my_own_claim():
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("traceback", ["auto", "long", "short"])
 def test_a_failing_helper_shows_the_users_line_not_the_helpers_source(tmp_path, traceback):
     (tmp_path / "test_fails.py").write_text(FAILING_USER_TEST, encoding="utf-8")

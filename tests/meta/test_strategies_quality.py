@@ -254,6 +254,7 @@ def _mutants():
     return {m.name: m.engine for m in EXACT_MUTANTS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(_mutants()))
 def test_strategies_expose_every_wrong_update_rule(name, mutant_samples):
     # The self-test's mutants (verify.selftest.mutants): each is caught on some drawn example.

@@ -715,6 +715,7 @@ def _deterministic_changes(value: Any, kind: str, n: int) -> list[Any]:
     return [str(F(value) + F(1, 7)), str(F(value) - 1)]
 
 
+@pytest.mark.slow
 def test_every_rederived_number_changed_is_rejected_exhaustively() -> None:
     """All sites of all fixtures, a few fixed changes each (the Hypothesis test above draws at random)."""
     survivors = []
