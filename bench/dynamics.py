@@ -135,9 +135,11 @@ def main() -> None:
         print(f"\n[{label}] mean distinct tokens per configuration: {r['distinct']:.1f} of {N_TOKENS}; "
               f"configurations with an undecided set: {r['undecided']} of {args.configs}")
         print(f"  (a) per-token loop (baseline)  {r['loop'] * 1e3:9.3f} ms/config")
-        print(f"  (b) simulate_batch             {r['batch'] * 1e3:9.3f} ms/config   speed-up vs (a): {r['loop'] / r['batch']:7.1f}x  (target >= 30x)")
+        print(f"  (b) simulate_batch             {r['batch'] * 1e3:9.3f} ms/config   "
+              f"speed-up vs (a): {r['loop'] / r['batch']:7.1f}x  (target >= 30x)")
         print(f"  (c) exact, python-flint        {r['flint'] * 1e3:9.3f} ms/config")
-        print(f"  (d) exact, plain Fraction      {r['fraction'] * 1e3:9.3f} ms/config   (c) vs (d): {r['fraction'] / r['flint']:7.1f}x  (target >= 10x)")
+        print(f"  (d) exact, plain Fraction      {r['fraction'] * 1e3:9.3f} ms/config   "
+              f"(c) vs (d): {r['fraction'] / r['flint']:7.1f}x  (target >= 10x)")
         print(f"  largest |(b) - (a)| on decided configurations: {r['worst']:.3g}")
 
 

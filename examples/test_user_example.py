@@ -1,7 +1,8 @@
 """A user's own property test built on the public API (run: ``pytest examples/test_user_example.py``).
 
 It uses the project's strategies and claim checks, and the project's Hypothesis profiles
-(``HYPOTHESIS_PROFILE=ci|dev|thorough``, loaded by the repository's conftest.py).
+(``HYPOTHESIS_PROFILE=ci|dev|thorough``), which the installed package's pytest plugin loads in
+any folder.
 """
 
 from hypothesis import given

@@ -16,5 +16,6 @@ if [ "$need_apt" = 1 ]; then
 fi
 
 PY="${PYTHON:-python3}"
-# torch==2.13.0 is pinned: pip takes the CPU wheel that lies on these machines (no CUDA download).
-"$PY" -m pip install --quiet --disable-pip-version-check -e ".[sentiment,distributed,dev]"
+# constraints.txt pins every version behind "same seed, same results" (torch==2.13.0: the CPU
+# wheel that lies on these machines, no CUDA download).
+"$PY" -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[sentiment,distributed,dev]"

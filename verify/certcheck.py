@@ -29,7 +29,7 @@ import argparse
 import json
 import sys
 from fractions import Fraction
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, cast
 
 __all__ = ["FORMAT", "BadInput", "Outcome", "CheckResult", "check_report", "check_record", "check_file", "main"]
 
@@ -234,10 +234,12 @@ class Model:
             new = []
             for z, Ci in zip(Z, C):
                 m = _mean([Z[j] for j in sorted(Ci)])
-                if self.V is None:
-                    new.append(tuple((zr + self.alpha * mr) / (1 + self.alpha) for zr, mr in zip(z, m)))
-                else:
-                    new.append(tuple(a + b for a, b in zip(_matvec(self.keep, z), _matvec(self.move, m))))
+                if self.V is None:  # then alpha is set (checked > 0 on input)
+                    alpha = cast(Fraction, self.alpha)
+                    new.append(tuple((zr + alpha * mr) / (1 + alpha) for zr, mr in zip(z, m)))
+                else:  # then keep and move are set (I + V checked invertible on input)
+                    keep, move = cast(list, self.keep), cast(list, self.move)
+                    new.append(tuple(a + b for a, b in zip(_matvec(keep, z), _matvec(move, m))))
             self._layers.append(new)
         return self._layers[k]
 

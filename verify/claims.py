@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 import time
 from math import lcm
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
 from flint import fmpz_mat
 
@@ -256,7 +256,8 @@ def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction,
             continue
         C = data.attention[t]
         if f.kind in ("leader", "fixed"):
-            expected_C = f.attention if f.kind == "leader" else f.attention | {t}
+            fate_set = cast(frozenset[int], f.attention)  # set for every established fate
+            expected_C = fate_set if f.kind == "leader" else fate_set | {t}
             if data.positions[t] != f.limit:
                 violations.append({"layer": k, "token": t, "fate": f.kind, "fate_layer": f.layer,
                                    "what": "position moved", "expected": qv(f.limit or ()),
@@ -417,15 +418,15 @@ def check_T0(run: ClaimRun) -> Verdict:
     norms = [d0.score(i, i) for i in range(run.n)]
     top = max(norms)
     biggest = [i for i in range(run.n) if norms[i] == top]
-    evidence = {"first_layer": k, "leaders": leaders, "largest_A_norm_tokens": biggest, "largest_A_norm_squared": q(top)}
+    evidence: dict[str, Any] = {"first_layer": k, "leaders": leaders, "largest_A_norm_tokens": biggest,
+                                "largest_A_norm_squared": q(top)}
     if not run.outside:
         # D0 (a proven fact under the hypotheses): a token of largest A-norm leads at layer 0.
         if k != 0 or not any(i in leaders for i in biggest):
-            detail = {}
             i = biggest[0]
             C = sorted(d0.attention[i])
             j = next((j for j in C if j != i), i)
-            detail = {"token": i, "attention": C, "lhs": q(d0.score(i, j)), "rhs": q(d0.score(i, i)),
+            detail: dict[str, Any] = {"token": i, "attention": C, "lhs": q(d0.score(i, j)), "rhs": q(d0.score(i, i)),
                       "compared": f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}> at layer 0"}
             return _verdict("T0", "failed", f"D0 violated: token {i} of largest A-norm does not lead at layer 0",
                             run, **evidence, **detail)
@@ -524,13 +525,14 @@ def check_T2(run: ClaimRun) -> Verdict:
         v = limits[t]
         c = _mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
         if not all(_dot(c, v) > _dot(c, limits[u]) for u in tokens if u != t):
-            c = geometry.separating_direction(idx, pts)
-            if c is None:
+            separating = geometry.separating_direction(idx, pts)
+            if separating is None:
                 weights = geometry.point_in_hull_weights(v, [limits[u] for u in tokens if u != t]) or {}
                 others = [u for u in tokens if u != t]
                 return _verdict("T2", "failed", f"leader {t}'s limit is not a vertex of K: it lies in the hull of the others",
                                 run, token=t, limit=qv(v),
                                 weights={str(others[j]): q(w) for j, w in weights.items()})
+            c = separating
         vertices.append({"token": t, "limit": qv(v), "direction": qv(c)})
     cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "vertices": vertices}
     return _verdict("T2", "certified", f"{len(tokens)} distinct leader limits, each a vertex of K (separating directions)",
@@ -585,7 +587,7 @@ def check_T3(run: ClaimRun) -> Verdict:
     limits = _leader_limits(run)
     tokens = sorted(limits)
     pts = [limits[t] for t in tokens]
-    boundary = []
+    boundary: list[dict[str, Any]] = []
     non_leaders = [f for f in run.fates_in_order() if f.kind != "leader"]
     for f in non_leaders:
         x = f.limit or ()
@@ -594,16 +596,18 @@ def check_T3(run: ClaimRun) -> Verdict:
             return _verdict("T3", "failed", f"token {f.token}'s limit is not in K = conv(leader limits)", run,
                             token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
                             **_outside_evidence(x, pts, "the limit", "every leader limit"))
-        c = _fate_direction(run, f)
-        if not (any(t != 0 for t in c) and all(_dot(c, u) <= _dot(c, x) for u in pts)):
-            c = geometry.supporting_direction(x, pts)
-        if c is None:
+        direction: list[Fraction] | None = _fate_direction(run, f)
+        if not (direction is not None and any(t != 0 for t in direction)
+                and all(_dot(direction, u) <= _dot(direction, x) for u in pts)):
+            direction = geometry.supporting_direction(x, pts)
+        if direction is None:
             ineq, _ = geometry.facets(pts)
             slack = min(((b + _dot(a, x)), a) for b, a in ineq)
             return _verdict("T3", "failed", f"token {f.token}'s limit {_show(x)} is in the interior of K", run,
                             token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
                             smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
                                                   "compared": "b + a.x vs 0 (strictly positive for every facet)"})
+        c = direction
         boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(_dot(c, x)),
                          "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
     cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary}
@@ -650,12 +654,13 @@ def check_T4(run: ClaimRun) -> Verdict:
     cross = []
     for p, members in groups.items():
         f = members[0]
+        # Consumed within this iteration, so the closure's f and p are this iteration's.
         def candidates() -> Iterator[list[Fraction]]:
-            yield _fate_direction(run, f)  # A z at the D7 layer exposes conv(F)
+            yield _fate_direction(run, f)  # noqa: B023 (A z at the D7 layer exposes conv(F))
             # Fallback (only if the D7 direction does not expose a face containing p): a facet
             # normal through p, or the zero direction, which exposes K itself.
-            support = geometry.supporting_direction(p, [limits[t] for t in sorted(limits)])
-            yield support if support is not None else [Fraction(0)] * len(p)
+            support = geometry.supporting_direction(p, [limits[t] for t in sorted(limits)])  # noqa: B023
+            yield support if support is not None else [Fraction(0)] * len(p)  # noqa: B023
 
         entry = None
         for c in candidates():

@@ -208,7 +208,7 @@ def exact_layers(tokens: Sequence[Sequence[object]], *, alpha: object,
                 sums.append([factor * weights[v] * x for x in numerators[v]])
             else:
                 sums.append([factor * sum(weights[v] * numerators[v][col] for v in c) for col in range(d)])
-        if keep_matrix is None:
+        if keep_matrix is None or mean_matrix is None:  # both None exactly when V is None
             new = [[keep_scalar * L * x + mean_scalar * s for x, s in zip(row, total_sum)]
                    for row, total_sum in zip(numerators, sums)]
         else:

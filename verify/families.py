@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 import numpy as np
 
@@ -186,12 +186,12 @@ def cayley_rotation(rng: np.random.Generator, d: int, *, size: int = 3) -> Matri
         for c in range(r + 1, d):
             value = Fraction(int(rng.integers(-size, size + 1)), int(rng.integers(1, size + 1)))
             S[r][c], S[c][r] = value, -value
-    I = identity(d)
-    minus = [[I[r][c] - S[r][c] for c in range(d)] for r in range(d)]
-    plus = [[I[r][c] + S[r][c] for c in range(d)] for r in range(d)]
+    eye = identity(d)
+    minus = [[eye[r][c] - S[r][c] for c in range(d)] for r in range(d)]
+    plus = [[eye[r][c] + S[r][c] for c in range(d)] for r in range(d)]
     # Q = (I - S) (I + S)^{-1}: solve (I + S)^T Q^T = (I - S)^T column by column.
     columns = [solve(transpose(plus), [minus[r][c] for c in range(d)]) for r in range(d)]
-    Q = [list(col) for col in columns]  # row r of Q
+    Q = [cast(list[Fraction], col) for col in columns]  # row r of Q; I + S is invertible for skew S
     return _as_matrix(Q)
 
 
@@ -206,10 +206,10 @@ def random_spd_matrix(rng: np.random.Generator, d: int, kind: str) -> Matrix | N
         return None
     if kind == "scalar":
         c = Fraction(int(rng.integers(1, 9)), int(rng.integers(1, 5)))
-        return _as_matrix([[c if r == s else 0 for s in range(d)] for r in range(d)])
+        return _as_matrix([[c if r == s else Fraction(0) for s in range(d)] for r in range(d)])
     if kind == "diagonal":
         diag = [Fraction(int(rng.integers(1, 17)), 4) for _ in range(d)]
-        return _as_matrix([[diag[r] if r == s else 0 for s in range(d)] for r in range(d)])
+        return _as_matrix([[diag[r] if r == s else Fraction(0) for s in range(d)] for r in range(d)])
     if kind == "dense":
         B = [[Fraction(int(rng.integers(-3, 4)), 2) for _ in range(d)] for _ in range(d)]
         c = Fraction(int(rng.integers(1, 5)), 4)
@@ -294,7 +294,7 @@ def _mirror_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alp
     # direction m' scores it as high as its own face (<D m', m> < |m'|_D^2), so no other tie moves.
     exact_first = bool(rng.integers(0, 3) == 0) and all(
         _quad(D, other, chosen[0][1]) < _quad(D, other, other) for _, other in chosen[1:])
-    for index, (S, m) in enumerate(chosen):
+    for index, (_face, m) in enumerate(chosen):
         s = fractions_s[int(rng.integers(0, len(fractions_s)))]
         if index == 0 and exact_first:
             s = Fraction(1)
@@ -337,7 +337,8 @@ def _sphere_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alp
         ties: list[tuple[Vector, Fraction, frozenset[Vector]]] = []  # (direction m, |m|^2, the face F)
 
         def keeps_ties(w: Vector, own: frozenset[Vector] = frozenset()) -> bool:
-            return all(_dot(m, w) < m2 for m, m2, F in ties if w not in F and w not in own)
+            # Called only within this iteration, on this iteration's list of ties.
+            return all(_dot(m, w) < m2 for m, m2, F in ties if w not in F and w not in own)  # noqa: B023
 
         pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
         for index in rng.permutation(len(pairs)):

@@ -338,7 +338,7 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
         matrix_bound = np.maximum(matrix_bound, np.finfo(float).tiny)
     errors0 = np.broadcast_to(np.asarray(initial_error, dtype=np.float64), (B,))
 
-    if A is None:
+    if A_transposed is None:  # A is None
         A_transposed = np.broadcast_to(np.eye(d), (B, d, d))
     batch = merge_identical_tokens(Z0, np.broadcast_to(A_transposed, (B, d, d)))
     m = batch.positions.shape[1]

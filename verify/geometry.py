@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
+import cdd
 import cdd.gmp as cdd_gmp
 
 from .linalg import rank, solve
@@ -86,7 +87,7 @@ def convex_hull_vertices(points: Sequence[Sequence[Fraction]]) -> list[int]:
     if len(idx) <= 1:
         return idx
     mat = cdd_gmp.matrix_from_array([[Fraction(1)] + [Fraction(x) for x in points[i]] for i in idx],
-                                    rep_type=cdd_gmp.RepType.GENERATOR)
+                                    rep_type=cdd.RepType.GENERATOR)
     redundant = cdd_gmp.redundant_rows(mat)
     return [i for r, i in enumerate(idx) if r not in redundant]
 
@@ -97,10 +98,11 @@ def facets(points: Sequence[Sequence[Fraction]]) -> tuple[list[tuple[Fraction, l
     (inequalities) or b + a.x = 0 (equalities: the affine hull when it is not the whole space)."""
     idx = _distinct(points)
     mat = cdd_gmp.matrix_from_array([[Fraction(1)] + [Fraction(x) for x in points[i]] for i in idx],
-                                    rep_type=cdd_gmp.RepType.GENERATOR)
+                                    rep_type=cdd.RepType.GENERATOR)
     poly = cdd_gmp.polyhedron_from_matrix(mat)
     h = cdd_gmp.copy_inequalities(poly)
-    ineq, eq = [], []
+    ineq: list[tuple[Fraction, list[Fraction]]] = []
+    eq: list[tuple[Fraction, list[Fraction]]] = []
     for r, row in enumerate(h.array):
         entry = (Fraction(row[0]), [Fraction(x) for x in row[1:]])
         if all(x == 0 for x in entry[1]):

@@ -214,7 +214,7 @@ def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: in
                               f"expected one of {', '.join(MATRIX_KINDS)}")
     usable = [name for name in names if max(min_n, FAMILIES[name].min_n) <= max_n
               and max(min_d, FAMILIES[name].min_d) <= max_d
-              and (matrix is None or FAMILIES[name].matrices is None or matrix in FAMILIES[name].matrices)]
+              and (matrix is None or matrix in (FAMILIES[name].matrices or MATRIX_KINDS))]
     if not usable:
         raise InvalidArgument(f"configurations: no family among {names} fits n <= {max_n}, d <= {max_d}"
                               + ("" if matrix is None else f" and matrix {matrix!r}"))

@@ -9,6 +9,10 @@ cover), into ``$HARDMAX_COUNTEREXAMPLE_DIR`` or ``.hypothesis/counterexamples/``
 says where and gives the command.
 Inside a Hypothesis test the file is written only for the final (shrunk) example.
 
+The helpers hide their own frames from pytest's tracebacks (``__tracebackhide__``): a failure
+shows the line of your test that called the helper and the message above, not the helper's
+source.
+
 Inconclusive verdicts (a token that did not lock within the layer budget, THEORY.md D7) are
 not failures: :func:`assert_claim_certified` records them with ``hypothesis.event`` (so the
 statistics show how often they happen) and, by default, rejects the example with
@@ -159,6 +163,7 @@ def fail_claim(claim: str, config: Configuration, summary: str, **context: Any) 
     ``context`` keys are printed in order (layer, token, compared, lhs, rhs, ...); Fractions are
     shown as exact ``p/q``. Inside Hypothesis, the file is written only for the final example.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     lines = [f"{claim} ({CLAIM_NAMES.get(claim, 'claim')}) failed: {summary}",
              f"  configuration: {_configuration_text(config)}"]
     if config.outside_hypotheses:
@@ -191,6 +196,7 @@ def assert_claim_certified(report: Any, claim: str, *, allow_inconclusive: bool 
     raises only when ``allow_inconclusive`` is False, and otherwise, inside Hypothesis and when
     ``reject_inconclusive`` is True, rejects the example with ``hypothesis.assume(False)``.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     verdict = report.verdicts[claim]
     if verdict.status == "failed":
         evidence = dict(verdict.evidence)
@@ -216,6 +222,7 @@ def assert_claim_certified(report: Any, claim: str, *, allow_inconclusive: bool 
 
 def assert_claims_not_failed(report: Any, claims: Sequence[str] | None = None) -> None:
     """No verdict of ``claims`` (default: every verdict of the report) is failed; inconclusive ones are recorded."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     for claim in claims or list(report.verdicts):
         assert_claim_certified(report, claim, reject_inconclusive=False)
 
@@ -234,6 +241,7 @@ def assert_largest_norm_token_leads(config: Configuration, attention: Sequence[f
     Also recomputes C_i of those tokens from the exact scores, so a wrong engine and a wrong
     fact are told apart in the message.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     A = config.A_matrix
     tokens = config.tokens
     norms = [_score(A, z, z) for z in tokens]
@@ -283,6 +291,7 @@ def assert_hull_shrinks(before: Sequence[Point], after: Sequence[Point], *, conf
     Decided exactly: membership is pycddlib's exact (GMP) redundancy test, and a point outside
     comes with a separating halfspace that is re-checked here in rationals.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     for i, p in enumerate(after):
         certificate = _outside_hull_certificate(p, before)
         if certificate is None:
@@ -299,6 +308,7 @@ def assert_hull_shrinks(before: Sequence[Point], after: Sequence[Point], *, conf
 def assert_norms_nondecreasing(before: Sequence[Point], after: Sequence[Point], *, config: Configuration,
                                layer: int) -> None:
     """D2: ||z_i^{layer}||_A^2 >= ||z_i^{layer-1}||_A^2 for every token, exactly."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     A = config.A_matrix
     for i, (x, y) in enumerate(zip(before, after)):
         old, new = _score(A, x, x), _score(A, y, y)
@@ -311,6 +321,7 @@ def assert_norms_nondecreasing(before: Sequence[Point], after: Sequence[Point], 
 def assert_leaders_stay_fixed(positions: Sequence[Sequence[Point]], attention: Sequence[Sequence[frozenset[int]]], *,
                               config: Configuration) -> None:
     """D3: once C_i = {i} at layer k, token i keeps C_i = {i} and the same position at every later layer given."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     first: dict[int, int] = {}
     for k, sets in enumerate(attention):
         for i, C in enumerate(sets):
@@ -330,6 +341,7 @@ def assert_leaders_stay_fixed(positions: Sequence[Sequence[Point]], attention: S
 
 def assert_duplicates_stay_equal(positions: Sequence[Sequence[Point]], *, config: Configuration) -> None:
     """D5: tokens equal at layer 0 are equal at every layer given (``positions[k][i]``)."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     initial = positions[0]
     for k, layer in enumerate(positions):
         for i in range(len(initial)):
@@ -343,6 +355,7 @@ def assert_duplicates_stay_equal(positions: Sequence[Sequence[Point]], *, config
 
 def assert_tokens_never_merge(positions: Sequence[Sequence[Point]], *, config: Configuration) -> None:
     """D8: tokens distinct at layer 0 are distinct at every layer given (A positive definite)."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     initial = positions[0]
     for k, layer in enumerate(positions):
         seen: dict[tuple[Fraction, ...], int] = {}
@@ -360,6 +373,7 @@ def assert_float_within_bound(exact: Sequence[Point], approximate: Any, bound: f
 
     The float value is converted to the rational it stores, so the comparison itself does not round.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
     limit = Fraction(bound)
     for i, p in enumerate(exact):
         for c, x in enumerate(p):

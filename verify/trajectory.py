@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Sequence, cast
 
 import numpy as np
 
@@ -141,7 +141,7 @@ def _simulate_float(tokens, alpha, A, layers) -> Trajectory:
                               matrix_bound=np.array([matrix_bound]), record=True):
         points_now = layer.positions[0]
         positions.append(points_now[list(groups.point_of)].copy())
-        masks = layer.attention[0]
+        masks = cast(np.ndarray, layer.attention)[0]  # recorded: record=True
         point_sets = [np.nonzero(masks[u])[0].tolist() for u in range(m)]
         expanded = [groups.expand(s) for s in point_sets]
         attention.append([expanded[u] for u in groups.point_of])

@@ -16,6 +16,7 @@ def _write(path: Path, data: dict) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(WORKED_CONFIGURATIONS))
 def test_worked_configurations_exit_0_with_json(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS[name].to_json_dict())
@@ -37,6 +38,7 @@ def test_json_is_deterministic(tmp_path: Path) -> None:
     assert a.read_bytes() == b.read_bytes()
 
 
+@pytest.mark.slow
 def test_failed_claim_exits_1_outside_hypotheses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _write(tmp_path / "c.json", {"tokens": [[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 0]], "alpha": "1/2"})
     assert main(["check", str(config)]) == 2  # the origin is outside the hypotheses: refused

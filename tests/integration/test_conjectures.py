@@ -22,6 +22,7 @@ def _simulate(path: Path, tmp_path: Path, layers: int) -> dict:
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_known_false_is_refuted_shrunk_confirmed_and_reproduced(tmp_path):
     # THEORY.md §4: leaders are vertices, but not every initial hull vertex becomes a leader.
     status = main(["conjecture", "run", "leaders_equal_hull_vertices", "--examples", "25", "--seed", "0",
@@ -47,6 +48,7 @@ def test_known_false_is_refuted_shrunk_confirmed_and_reproduced(tmp_path):
     assert main(["check", str(path)]) == 0  # inside the hypotheses: the theorem itself is certified
 
 
+@pytest.mark.slow
 def test_d8_merge_counterexample_reproduced_by_simulate(tmp_path):
     result = run_conjecture(BUILTIN_CONJECTURES["d8_beyond_pd"], examples=25, seed=0, results_dir=tmp_path)
     assert result.outcome == "counterexample"
@@ -58,6 +60,7 @@ def test_d8_merge_counterexample_reproduced_by_simulate(tmp_path):
     assert start[i] != start[j] and final[i] == final[j] == evidence["position"]
 
 
+@pytest.mark.slow
 def test_value_matrix_counterexample_keeps_V_and_check_sees_D3_fail(tmp_path, capsys):
     result = run_conjecture(BUILTIN_CONJECTURES["value_matrix_rank_one"], examples=25, seed=0, results_dir=tmp_path)
     assert result.outcome == "counterexample"
@@ -69,6 +72,7 @@ def test_value_matrix_counterexample_keeps_V_and_check_sees_D3_fail(tmp_path, ca
     assert "D3" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_softmax_counterexample_keeps_beta_and_layers(tmp_path):
     result = run_conjecture(BUILTIN_CONJECTURES["softmax_tracks_hardmax"], examples=25, seed=0, results_dir=tmp_path)
     assert result.outcome == "counterexample"
@@ -88,6 +92,7 @@ def test_known_true_holds(tmp_path):
     assert settled["count"] == result["examples"]["run"] and "by_group" in settled
 
 
+@pytest.mark.slow
 def test_every_builtin_runs_from_the_cli_and_reports_honestly(tmp_path, capsys):
     status = main(["conjecture", "run", "all", "--examples", "3", "--results-dir", str(tmp_path)])
     outcomes = []
@@ -149,6 +154,7 @@ def test_the_documented_user_conjecture_file_runs(tmp_path):
     assert result["examples"]["run"] >= 10
 
 
+@pytest.mark.slow
 def test_the_documented_user_pytest_example_passes_under_the_ci_profile():
     # A fresh pytest, as a user would start it: none of this run's PYTEST_* (xdist worker) variables.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
@@ -173,6 +179,7 @@ def test_fraction_positions_are_exact_strings(tmp_path):
     assert [[Fraction(x) for x in t] for t in data["tokens"]] == [list(t) for t in config.tokens]
 
 
+@pytest.mark.slow
 def test_profiles_are_registered_outside_pytest(tmp_path):
     # Under pytest conftest.py registers the profiles; a plain command line must do it itself.
     completed = subprocess.run(

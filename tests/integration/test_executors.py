@@ -67,6 +67,7 @@ def _report(tmp: Path, name: str, *executor_args: str) -> str:
     return (out / "results.json").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_three_executors_give_identical_results(tmp_path: Path) -> None:
     texts = {args: _report(tmp_path, args.replace(" ", "").strip("-"), *args.split())
              for args in ("--jobs 1", "--jobs 2", "--dask-local 2")}
@@ -101,6 +102,7 @@ def _check_failure_handling(records: list[dict], marker_dir: Path) -> None:
     assert sum(r["status"] == "certified" for r in records) == len(tasks) - 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["in-process", "process pool", "dask"])
 def test_failing_task_is_retried_then_reported(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     executor = {"in-process": InProcessExecutor, "process pool": lambda: ProcessPoolExecutorBackend(2),
@@ -114,6 +116,7 @@ def test_failing_task_is_retried_then_reported(kind: str, tmp_path: Path, reques
     _check_failure_handling(records, tmp_path)
 
 
+@pytest.mark.slow
 def test_interrupt_cancels_and_closes_the_cluster() -> None:
     executor = DaskExecutor(local_workers=1).start()
     cluster = executor._cluster

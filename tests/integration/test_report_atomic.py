@@ -53,6 +53,7 @@ def test_ctrl_c_during_the_campaign(previous) -> None:
     _assert_untouched(out, before)
 
 
+@pytest.mark.slow
 def test_crash_while_writing(previous, monkeypatch: pytest.MonkeyPatch) -> None:
     """The campaign finished and figures are half written when the process fails."""
     out, before = previous
@@ -69,6 +70,7 @@ def test_crash_while_writing(previous, monkeypatch: pytest.MonkeyPatch) -> None:
     _assert_untouched(out, before)
 
 
+@pytest.mark.slow
 def test_success_replaces_the_report_whole(previous) -> None:
     out, before = previous
     (out / "stale.txt").write_text("from an older report", encoding="utf-8")

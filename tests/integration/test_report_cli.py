@@ -11,6 +11,9 @@ import pytest
 
 from verify import exitcodes
 from verify.cli import main
+from verify.report.build import NO_RUNS_FOLDER
+
+ROOT = Path(__file__).resolve().parents[2]
 
 GOOD = """
 [campaign]
@@ -67,6 +70,7 @@ def test_missing_campaign_file(tmp_path: Path, capsys) -> None:
     assert "file not found" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(GOOD, encoding="utf-8")
@@ -92,24 +96,54 @@ def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
     assert "## Conjecture runs (saved results)" in markdown
 
 
-def test_without_saved_results_there_is_no_optional_section(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_without_saved_results_the_report_says_which_sections_it_skipped(tmp_path: Path, capsys) -> None:
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(GOOD, encoding="utf-8")
-    assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(tmp_path / "empty")) == 0
+    (tmp_path / "runs" / "sentiment").mkdir(parents=True)
+    assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(tmp_path / "runs")) == 0
+    err = capsys.readouterr().err
+    runs = (tmp_path / "runs").as_posix()
+    assert f"skipped the optional sentiment section: {runs}/sentiment holds no saved results" in err
+    assert f"skipped the optional conjectures section: the folder {runs}/conjectures does not exist" in err
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "saved results" not in markdown
+    assert "(saved results)" not in markdown
+    assert "## Optional sections skipped" in markdown and f"the folder {runs}/conjectures does not exist" in markdown
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert len(results["examples"]) == 1
+    assert results["optional_sections"]["conjectures"]["skipped"].endswith("does not exist")
 
 
-def test_default_output_folder_is_reports_latest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow
+def test_default_output_folder_is_reports_latest_and_saved_results_come_from_the_clone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # Started in an unrelated folder: the project's saved results are still found (from the
+    # package's clone, not the current folder) and shown as runs/..., whatever the clone's path.
     monkeypatch.chdir(tmp_path)
     assert main(["report", "--examples", "1", "--jobs", "1"]) == exitcodes.SUCCESS
+    assert "skipped" not in capsys.readouterr().err
     results = json.loads((tmp_path / "reports" / "latest" / "results.json").read_text(encoding="utf-8"))
     assert results["campaign"]["source"] == "embedded defaults"
     assert len(results["examples"]) == 5  # the four worked configurations and one generated
-    assert results["optional_sections"] == {"sentiment": {"directory": "runs/sentiment", "files": [], "figures": []},
-                                            "conjectures": {"directory": "runs/conjectures", "files": []}}
+    sections = results["optional_sections"]
+    assert sections["sentiment"]["directory"] == "runs/sentiment" and sections["sentiment"]["files"]
+    assert sections["conjectures"]["directory"] == "runs/conjectures" and sections["conjectures"]["files"]
+    assert all(item["path"].startswith("runs/") for item in results["inputs"])
+    assert str(ROOT) not in json.dumps({k: v for k, v in results.items() if k != "environment"})
+    assert "--runs" not in results["environment"]["command_line"]
+
+
+@pytest.mark.slow
+def test_an_installed_copy_says_it_has_no_saved_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys) -> None:
+    monkeypatch.setattr("verify.commands.report.project_runs", lambda: None)
+    assert _report(tmp_path, "--examples", "0") == exitcodes.SUCCESS
+    err = capsys.readouterr().err
+    for section in ("sentiment", "conjectures"):
+        assert f"skipped the optional {section} section: no saved results to read: the package does not run " \
+               "from a clone of the repository and no --runs FOLDER was given" in err
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["optional_sections"]["sentiment"] == {"directory": None, "files": [], "skipped": NO_RUNS_FOLDER}
 
 
 OUTSIDE = """
@@ -124,6 +158,7 @@ d = [2]
 """
 
 
+@pytest.mark.slow
 def test_outside_families_need_an_explicit_opt_in(tmp_path: Path, capsys) -> None:
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(OUTSIDE, encoding="utf-8")
@@ -140,6 +175,7 @@ def test_outside_families_need_an_explicit_opt_in(tmp_path: Path, capsys) -> Non
     assert "outside the theorem's hypotheses" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -> None:
     """Sentiment checkpoints/analyses live one folder down; conjecture runs get a table."""
     runs = tmp_path / "runs"
@@ -167,6 +203,7 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
     assert "- T3 fails 0" in markdown
 
 
+@pytest.mark.slow
 def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) -> None:
     """`sentiment evaluate --json` files give the accuracy table against the authors' figures (THEORY.md §5);
     the analysis's PNGs are copied byte for byte, linked from report.md and embedded in report.html."""
@@ -243,6 +280,7 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     assert "sentiment figure" in roles
 
 
+@pytest.mark.slow
 def test_time_budget_makes_unsettled_examples_inconclusive_and_the_report_says_so(tmp_path: Path) -> None:
     """Issue 7: a campaign whose runs exceed the time budget reports it (and exits 3, not 0)."""
     path = tmp_path / "CAMPAIGN.toml"

@@ -30,6 +30,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {"a": _run(tmp, "a", "--seed", "5"), "b": _run(tmp, "b", "--seed", "5"), "c": _run(tmp, "c", "--seed", "6")}
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_apart_from_environment(runs: dict[str, str]) -> None:
     a, b = runs["a"], runs["b"]
     assert a != b  # the environment blocks differ (command line, timestamps) ...
@@ -47,6 +48,7 @@ def test_other_seed_other_examples(runs: dict[str, str]) -> None:
     assert a["campaign"]["seed"] == 5 and c["campaign"]["seed"] == 6
 
 
+@pytest.mark.slow
 def test_merge_does_not_depend_on_completion_order() -> None:
     tasks = plan_tasks(default_spec(examples=4), seed=9)[4:]  # generated ones only: quick
     forward = run_tasks(tasks, jobs=1)
@@ -60,6 +62,7 @@ def test_planned_tasks_repeat() -> None:
     assert plan_tasks(default_spec(examples=12), seed=4) != plan_tasks(default_spec(examples=12), seed=5)
 
 
+@pytest.mark.slow
 def test_process_pool_gives_the_same_records() -> None:
     tasks = plan_tasks(default_spec(examples=4), seed=11)[4:]
     assert json.dumps(run_tasks(tasks, jobs=2)) == json.dumps(run_tasks(tasks, jobs=1))

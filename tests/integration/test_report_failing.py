@@ -92,6 +92,7 @@ class _FakeReport:
                 "fates": [f.to_json_dict() for f in self.fates], "last_layer": self.layers_run, "settled_layer": None}
 
 
+@pytest.mark.slow
 def test_injected_inconclusive_verdict_gives_status_3(tmp_path: Path) -> None:
     outcome = build_report(out=tmp_path / "r", seed=0, spec=SPEC, runs_dir=None,
                            checker=lambda config, layer_budget: _FakeReport(config, "inconclusive"))
@@ -132,6 +133,7 @@ class _TamperedReport(_FakeReport):
         self.settled_layer = real.settled_layer
 
 
+@pytest.mark.slow
 def test_certificates_are_rechecked_independently(tmp_path: Path) -> None:
     honest = build_report(out=tmp_path / "honest", seed=0, spec=SPEC, runs_dir=None)
     for claim, row in honest.results["summary"]["claims"].items():

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 from itertools import islice
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import verify
 from verify.claims import check_configuration
 from verify.config import parse_configuration
@@ -110,6 +112,7 @@ def test_the_blocker_really_blocks(tmp_path: Path) -> None:
     assert result.returncode != 0 and ("ModuleNotFoundError" in result.stderr or "ImportError" in result.stderr)
 
 
+@pytest.mark.slow
 def test_module_entry_point_in_the_package(tmp_path: Path) -> None:
     config = parse_configuration({"tokens": [["1", "1/3"], ["-1", "-1"], ["1/4", "1/8"]], "alpha": "1/2"})
     path = tmp_path / "claims.json"

@@ -86,16 +86,19 @@ def has_emerging_leader(config) -> bool:
 
 # ----------------------------------------------------------------------------- within the hypotheses
 
+@pytest.mark.slow
 def test_tie_families_reach_persistent_ties():
     examples = sample(configurations(family=TIE_FAMILIES, max_n=12, max_d=4))
     assert share(examples, has_persistent_tie) >= 0.8  # measured: 1.0 (ties hold by construction, D7)
 
 
+@pytest.mark.slow
 def test_tie_families_reach_non_vertex_limits():
     examples = sample(configurations(family=TIE_FAMILIES, max_n=12, max_d=4))
     assert share(examples, has_non_vertex_limit) >= 0.8  # measured: 1.0
 
 
+@pytest.mark.slow
 def test_tie_families_reach_both_kinds_of_non_vertex_limits():
     # THEORY.md D7: a non-vertex limit is certified either by a locked token (|F| > 1) or by a fixed non-leader (b).
     examples = sample(configurations(family="mirror_ties", max_n=12, max_d=4))
@@ -111,6 +114,7 @@ def test_mirror_ties_persist_for_every_kind_of_A(kind):
     assert share(examples, has_persistent_tie) >= 0.8  # measured: 1.0
 
 
+@pytest.mark.slow
 def test_mixed_strategy_reaches_every_hard_case():
     examples = sample(configurations(), count=120)
     assert share(examples, has_tie_at_layer_zero) >= 0.08      # measured: 0.14
@@ -119,6 +123,7 @@ def test_mixed_strategy_reaches_every_hard_case():
     assert share(examples, has_point_on_edge) >= 0.10          # measured: 0.31
 
 
+@pytest.mark.slow
 def test_mixed_strategy_covers_sizes_and_dimensions():
     examples = sample(configurations(), count=120)
     assert {c.d for c in examples} == {1, 2, 3}
@@ -159,6 +164,7 @@ def test_emerging_leader_family_has_leaders_after_layer_zero():
     assert share(examples, has_emerging_leader) >= 0.8  # measured: 1.0 (kept only when observed)
 
 
+@pytest.mark.slow
 def test_spd_matrices_are_symmetric_positive_definite_exactly():
     for d in (1, 2, 3, 4):
         for A in sample(spd_matrices(d), count=20):
@@ -185,6 +191,7 @@ def _eigenvalue_signs(A) -> tuple[int, int, int]:
     return changes(p), changes(p.subs(x, -x)), zero
 
 
+@pytest.mark.slow
 def test_outside_strategy_reaches_every_kind():
     # Hypothesis starts with its simplest draws, so the first few dozen examples are not balanced.
     examples = sample(outside_configurations(max_d=3), count=200)
@@ -247,6 +254,7 @@ def _mutants():
     return {m.name: m.engine for m in EXACT_MUTANTS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(_mutants()))
 def test_strategies_expose_every_wrong_update_rule(name, mutant_samples):
     # The self-test's mutants (verify.selftest.mutants): each is caught on some drawn example.

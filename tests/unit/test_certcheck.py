@@ -430,6 +430,7 @@ def witness_sites() -> list[tuple]:
     return out
 
 
+@pytest.mark.slow
 @given(st.data())
 def test_changed_witness_rejected_exactly_when_it_no_longer_proves(data: Any) -> None:
     # the claim first, so that rare sites (T4 has few projections) are drawn as often as D1 weights
@@ -714,6 +715,7 @@ def _deterministic_changes(value: Any, kind: str, n: int) -> list[Any]:
     return [str(F(value) + F(1, 7)), str(F(value) - 1)]
 
 
+@pytest.mark.slow
 def test_every_rederived_number_changed_is_rejected_exhaustively() -> None:
     """All sites of all fixtures, a few fixed changes each (the Hypothesis test above draws at random)."""
     survivors = []

@@ -14,11 +14,12 @@ from .. import exitcodes
 from ..claims import REPORT_IDS, check_configuration
 from ..config import load_configuration
 from ..io import atomic_write_text
+from ..verdicts import Verdict
 
 _STYLE = {"certified": "green", "failed": "bold red", "inconclusive": "yellow"}
 
 
-def _one_line(verdict) -> str:  # type: ignore[no-untyped-def]
+def _one_line(verdict: Verdict) -> str:
     """The verdict's summary plus the first cross-check that disagrees (the exact result decides)."""
     text = verdict.summary
     for cross in verdict.cross_checks:

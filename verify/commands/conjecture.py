@@ -16,12 +16,13 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .. import exitcodes
-from ..conjectures.base import DEFAULT_RESULTS_DIR, Conjecture, ConjectureResult, Observation, recheck_file, run_conjecture
+from ..conjectures.base import Conjecture, ConjectureResult, Observation, recheck_file, run_conjecture
 from ..conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
 from ..conjectures.loader import load_conjectures, looks_like_file
+from ..locations import HOME_VARIABLE, user_folder
 from ..numbers import InputError
 from ..report.provenance import sha256_file
 
@@ -73,16 +74,21 @@ def _summary_line(result: ConjectureResult) -> str:
 @click.option("--profile", type=click.Choice(PROFILES), default="ci", show_default=True,
               help="Hypothesis settings profile (verify/profiles.py).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (same seed, same result).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RESULTS_DIR,
-              show_default=True, help="Where <name>.json and counterexample CONFIG files are written.")
-def run_command(target: str, examples: int | None, profile: str, seed: int, results_dir: Path) -> int:
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where <name>.json and counterexample CONFIG files are written (default: the user folder's "
+                   f"conjectures/: ${HOME_VARIABLE}/conjectures, else ~/.local/share/hardmax-verify/conjectures).")
+def run_command(target: str, examples: int | None, profile: str, seed: int, results_dir: Path | None) -> int:
     """Search for counterexamples with Hypothesis; report held / counterexample / inconclusive.
 
     A counterexample is shrunk by Hypothesis, saved as CONFIG.json with "outside_hypotheses":
     true (plus V / beta / layers when the conjecture uses them) and re-checked exactly from
-    that file before it is reported.
+    that file before it is reported. Results go to the user folder unless --results-dir is
+    given, so they never mix with the project's saved results; `hardmax-verify report --runs
+    FOLDER` includes the conjecture results of FOLDER/conjectures/.
     """
     conjectures = _resolve(target)
+    if results_dir is None:
+        results_dir = user_folder("conjectures")
     # The canonical command that reruns exactly this (every option spelled out).
     words = ["hardmax-verify", "conjecture", "run", target, "--profile", profile, "--seed", str(seed),
              "--results-dir", str(results_dir)] + (["--examples", str(examples)] if examples is not None else [])
@@ -100,7 +106,7 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
                 + len(c.explicit)
             task = progress.add_task(c.name, total=total)
 
-            def advance(count: int, _observation: Observation, task: int = task) -> None:
+            def advance(count: int, _observation: Observation, task: TaskID = task) -> None:
                 progress.update(task, completed=count)
 
             result = run_conjecture(c, examples=examples, profile=profile, seed=seed, results_dir=results_dir,

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import click
 
+from ..locations import project_runs
 from ..report.build import build_report
 from ..report.campaign import default_spec, load_campaign
 
@@ -21,7 +22,7 @@ DEFAULT_OUT = Path("reports") / "latest"
 
 
 def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
-                        runs: Path, outside_hypotheses: bool, scheduler: str | None = None,
+                        runs: Path | None, outside_hypotheses: bool, scheduler: str | None = None,
                         dask_local: int | None = None, time_budget: float | None = None) -> str:
     parts = ["hardmax-verify", "report", "--out", str(out), "--seed", str(seed)]
     if examples is not None:
@@ -38,7 +39,8 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
         parts += ["--dask-local", str(dask_local)]
     else:
         parts += ["--jobs", str(jobs)]
-    parts += ["--runs", str(runs)]
+    if runs is not None:  # without it the default (the project's saved results) applies again
+        parts += ["--runs", str(runs)]
     return shlex.join(parts)
 
 
@@ -59,8 +61,11 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               help="Start a Dask LocalCluster of N worker processes on loopback and run the tasks there.")
 @click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600), default=10.0,
               show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2).")
-@click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
-              show_default=True, help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, RUNS/conjectures/*.json).")
+@click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, "
+                   "RUNS/conjectures/*.json), relative to the current folder. Default: the project's saved "
+                   "results (runs/ of the clone the package runs from, wherever the command is started); "
+                   "an installed copy has none and says so.")
 @click.option("--time-budget", "time_budget", type=click.FloatRange(min=0, min_open=True, max=1e9), default=None,
               metavar="SECONDS", help="Wall-clock seconds per configuration (default: the campaign's, none for the "
                                       "embedded one). Runs it stops are inconclusive and say so; results then depend "
@@ -68,7 +73,7 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow campaign families outside the theorem's hypotheses (zero or duplicate tokens, A not SPD).")
 def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
-           scheduler: str | None, dask_local: int | None, connect_timeout: float, runs: Path,
+           scheduler: str | None, dask_local: int | None, connect_timeout: float, runs: Path | None,
            time_budget: float | None, outside_hypotheses: bool) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
@@ -101,14 +106,14 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path,
+def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
          outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
          time_budget: float | None = None) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
-    changes = {}
+    changes: dict[str, Any] = {}
     if examples is not None:
         changes["examples"] = examples
     if outside_hypotheses:
@@ -129,7 +134,11 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
         def on_done(task, record) -> None:
             bar.update(progress_task, advance=1, description=f"{task.name}: {record.get('status')}")
 
-        outcome = build_report(out=out, seed=seed, spec=spec, jobs=jobs or 1, runs_dir=runs, campaign_file=config,
+        # The project's saved results are found from the package, not the current folder, and
+        # shown as "runs/..." so that results.json does not depend on where the clone lies.
+        runs_dir, runs_label = (runs, str(runs)) if runs is not None else (project_runs(), "runs")
+        outcome = build_report(out=out, seed=seed, spec=spec, jobs=jobs or 1, runs_dir=runs_dir, runs_label=runs_label,
+                               campaign_file=config,
                                argv=list(sys.argv),
                                command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses,
                                                                 scheduler, dask_local, time_budget),
@@ -141,5 +150,8 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
     click.echo(f"{summary['examples']} configurations: {summary['overall']}"
                + (f"; failed: {', '.join(failed)}" if failed else "")
                + (f"; inconclusive or unchecked: {', '.join(inconclusive)}" if inconclusive else ""), err=True)
+    for name, section in outcome.results["optional_sections"].items():
+        if section.get("skipped"):
+            click.echo(f"skipped the optional {name} section: {section['skipped']}", err=True)
     click.echo(f"wrote {out}/report.md, report.html, results.json", err=True)
     return outcome.exit_status

@@ -9,7 +9,8 @@ import click
 
 from ..config import load_configuration
 from ..io import atomic_write_text
-from ..numbers import InputError, rational_to_str
+from ..numbers import InputError
+from ..trajectory import Arithmetic
 from ..trajectory import simulate as run_simulation
 
 
@@ -23,7 +24,7 @@ from ..trajectory import simulate as run_simulation
               help="Write the trajectory as JSON here (exact numbers as \"p/q\" strings); default: standard output.")
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow zero or duplicate tokens and A not symmetric positive definite.")
-def simulate(config_path: Path, layers: int | None, arithmetic: str, out_path: Path | None,
+def simulate(config_path: Path, layers: int | None, arithmetic: Arithmetic, out_path: Path | None,
              outside_hypotheses: bool) -> int:
     """Simulate the hardmax dynamics of a configuration file.
 

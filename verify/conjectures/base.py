@@ -47,14 +47,12 @@ __all__ = [
     "run_conjecture",
     "recheck_file",
     "OUTCOME_EXIT",
-    "DEFAULT_RESULTS_DIR",
 ]
 
 Status = Literal["held", "failed", "undecided"]
 Outcome = Literal["held", "counterexample", "inconclusive"]
 OUTCOME_EXIT: dict[str, int] = {"held": exitcodes.SUCCESS, "counterexample": exitcodes.FALSE,
                                 "inconclusive": exitcodes.INCONCLUSIVE}
-DEFAULT_RESULTS_DIR = Path("runs") / "conjectures"
 # Counterexample CONFIG files go one level down, so that RESULTS/*.json are the run results only.
 COUNTEREXAMPLE_DIR = "counterexamples"
 
@@ -316,7 +314,7 @@ def _aggregate_measurements(records: list[tuple[Configuration, Observation]],
 
 
 def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profile: str = "ci", seed: int = 0,
-                   results_dir: Path | None = DEFAULT_RESULTS_DIR,
+                   results_dir: Path | None = None,
                    progress: Callable[[int, Observation], None] | None = None,
                    provenance: Mapping[str, Any] | None = None) -> ConjectureResult:
     """Search for a counterexample with Hypothesis and return the honest outcome.
@@ -333,8 +331,9 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
         Hypothesis seed: the same seed and inputs give the same examples and the same result file.
     results_dir
         Where ``<name>.json`` and a counterexample ``counterexamples/<name>.json`` are written
-        (atomically); None writes nothing (a counterexample is then re-checked from its
-        in-memory JSON round trip instead of the file).
+        (atomically); None (the default) writes nothing (a counterexample is then re-checked
+        from its in-memory JSON round trip instead of the file). ``hardmax-verify conjecture
+        run`` writes into the user folder (:func:`verify.locations.user_folder`).
     progress
         Called after each generated example with the running count and its observation.
     provenance

@@ -380,7 +380,7 @@ def _softmax_decision(config: Configuration, layers: int, precision: int) -> Obs
     enclosures = [deviation_from_hardmax(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers,
                                          precision=precision) for b in SOFTMAX_BETAS]
     measurements = {f"deviation_upper_beta_{b}": _float_above(e.upper) for b, e in zip(SOFTMAX_BETAS, enclosures)}
-    evidence = {f"beta={b}": e.to_json_dict() for b, e in zip(SOFTMAX_BETAS, enclosures)}
+    evidence: dict[str, Any] = {f"beta={b}": e.to_json_dict() for b, e in zip(SOFTMAX_BETAS, enclosures)}
     evidence["precision_bits"] = precision
     for (b1, e1), (b2, e2) in zip(zip(SOFTMAX_BETAS, enclosures), zip(SOFTMAX_BETAS[1:], enclosures[1:])):
         if e2.certainly_greater(e1):
@@ -524,8 +524,8 @@ def _build() -> dict[str, Conjecture]:
                       "grows: the largest deviation over K layers does not increase along beta = 1, 10, 100, 1000.",
             strategy=_softmax_family(), predicate=_softmax_check(128), confirm=_softmax_check(512, 32768),
             families=("every family of verify.families inside the hypotheses",), kind="claim",
-            scope=f"K = {SOFTMAX_LAYERS} layers, d <= 2, n <= 4; softmax in arb balls (128 bits raised up to 8192 while enclosures overlap; re-checked from 512 bits), "
-                  "hardmax exact; a comparison whose enclosures overlap is undecided.",
+            scope=f"K = {SOFTMAX_LAYERS} layers, d <= 2, n <= 4; softmax in arb balls (128 bits raised up to 8192 while "
+                  "enclosures overlap; re-checked from 512 bits), hardmax exact; a comparison whose enclosures overlap is undecided.",
         ),
         Conjecture(
             name="softmax_deviation_vs_beta",

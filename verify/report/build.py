@@ -140,23 +140,41 @@ def _analysis_rows(data: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], list[dict[str, str]]]:
+NO_RUNS_FOLDER = ("no saved results to read: the package does not run from a clone of the repository "
+                  "and no --runs FOLDER was given")
+
+
+def _skip_reason(runs_dir: Path, label: str, folder: str, patterns: Sequence[str]) -> str:
+    if not runs_dir.is_dir():
+        return f"the folder {label} does not exist"
+    if not (runs_dir / folder).is_dir():
+        return f"the folder {label}/{folder} does not exist"
+    return f"{label}/{folder} holds no saved results ({', '.join(patterns)})"
+
+
+def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """Read the saved results of :data:`OPTIONAL_SECTIONS` under ``runs_dir`` if they exist.
 
     Returns the ``optional_sections`` block and the input-file entries (with sha256) for provenance.
-    A file that is not valid JSON is listed with its hash and an ``unreadable`` note, not skipped.
+    Paths are shown under ``label`` (default: ``runs_dir`` as given), so that a report does not
+    depend on where the folder lies. A section with no file carries a ``skipped`` reason. A file
+    that is not valid JSON is listed with its hash and an ``unreadable`` note, not skipped.
     """
     sections: dict[str, Any] = {}
     inputs: list[dict[str, str]] = []
     if runs_dir is None:
+        for section in OPTIONAL_SECTIONS:
+            sections[section] = {"directory": None, "files": [], "skipped": NO_RUNS_FOLDER}
         return sections, inputs
+    runs_dir = Path(runs_dir)
+    root = label if label is not None else runs_dir.as_posix()
     for section, (folder, patterns) in OPTIONAL_SECTIONS.items():
-        directory = Path(runs_dir) / folder
+        directory = runs_dir / folder
         files = sorted({p for pattern in patterns for p in directory.glob(pattern) if p.is_file()}) \
             if directory.is_dir() else []
         items = []
         for path in files:
-            shown = path.as_posix()
+            shown = f"{root}/{path.relative_to(runs_dir).as_posix()}"
             digest = sha256_file(path)
             item: dict[str, Any] = {"path": shown, "sha256": digest}
             try:
@@ -171,7 +189,9 @@ def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], li
                 item["summary"] = {"unreadable": "not valid UTF-8 JSON"}
             items.append(item)
             inputs.append({"role": f"{section} results", "path": shown, "sha256": digest})
-        sections[section] = {"directory": directory.as_posix(), "files": items}
+        sections[section] = {"directory": f"{root}/{folder}", "files": items}
+        if not items:
+            sections[section]["skipped"] = _skip_reason(runs_dir, root, folder, patterns)
         if section == "sentiment":
             # The analyses' figures (training curves, leader words, token evolution) are copied
             # into the report; their sources are hashed like every other input.
@@ -179,9 +199,10 @@ def collect_optional_sections(runs_dir: Path | None) -> tuple[dict[str, Any], li
             for analysis in (p for p in files if p.name == "analysis.json"):
                 for png in sorted(analysis.parent.glob("*.png"), key=_natural_key):
                     digest = sha256_file(png)
-                    figures.append({"path": png.as_posix(), "sha256": digest,
+                    shown = f"{root}/{png.relative_to(runs_dir).as_posix()}"
+                    figures.append({"path": shown, "sha256": digest, "source": png.as_posix(),
                                     "file": f"figures/sentiment/{safe_name(analysis.parent.name)}-{safe_name(png.stem)}.png"})
-                    inputs.append({"role": "sentiment figure", "path": png.as_posix(), "sha256": digest})
+                    inputs.append({"role": "sentiment figure", "path": shown, "sha256": digest})
             sections[section]["figures"] = figures
     return sections, inputs
 
@@ -200,8 +221,8 @@ def _counterexamples(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, runs_dir: Path | None = Path("runs"),
-                 campaign_file: Path | None = None, argv: Sequence[str] = (), command_line: str = "",
+def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, runs_dir: Path | None = None,
+                 runs_label: str | None = None, campaign_file: Path | None = None, argv: Sequence[str] = (), command_line: str = "",
                  checker: Checker | None = None,
                  progress: Callable[[Task, dict[str, Any]], None] | None = None,
                  on_tasks: Callable[[list[Task]], None] | None = None,
@@ -219,8 +240,9 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         The campaign (:func:`verify.report.campaign.default_spec` or a CAMPAIGN.toml).
     jobs
         Worker processes (1 runs in this process).
-    runs_dir
-        Where saved sentiment / conjecture results are looked for (None: skip).
+    runs_dir, runs_label
+        Where saved sentiment / conjecture results are looked for (None: skip, saying so), and
+        the name their paths are shown under in the report (default: ``runs_dir`` as given).
     campaign_file
         The CAMPAIGN.toml read, if any (its sha256 is recorded).
     argv, command_line
@@ -247,7 +269,9 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
     records = run_tasks(tasks, jobs=jobs, checker=checker, progress=progress, executor=executor)
     campaign_seconds = time.perf_counter() - clock
 
-    optional, inputs = collect_optional_sections(runs_dir)
+    optional, inputs = collect_optional_sections(runs_dir, runs_label)
+    # Where each sentiment figure is copied from; not part of results.json (it names this machine's folders).
+    figure_sources = [figure.pop("source") for figure in optional["sentiment"].get("figures", [])]
     if campaign_file is not None:
         inputs.insert(0, {"role": "campaign", "path": Path(campaign_file).as_posix(), "sha256": sha256_file(campaign_file)})
     counterexamples = _counterexamples(records)
@@ -274,10 +298,10 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         clock = time.perf_counter()
         figures = write_figures(records, staging)
         figure_seconds = time.perf_counter() - clock
-        for figure in optional.get("sentiment", {}).get("figures", []):
+        for figure, source in zip(optional["sentiment"].get("figures", []), figure_sources):
             target = staging / figure["file"]
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(figure["path"], target)
+            shutil.copyfile(source, target)
         for c in counterexamples:
             path = staging / c["file"]
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -510,7 +510,7 @@ def fate_records(report: Any) -> list[dict[str, Any]]:
         return []
     out = []
     for fate in fates:
-        get = fate.get if isinstance(fate, Mapping) else (lambda key, default=None, f=fate: getattr(f, key, default))
+        get: Callable[..., Any] = fate.get if isinstance(fate, Mapping) else (lambda key, default=None, f=fate: getattr(f, key, default))
         limit = get("limit")
         members = get("set")
         out.append({"token": int(get("token")), "kind": str(get("kind")),

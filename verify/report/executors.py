@@ -266,7 +266,7 @@ class ProcessPoolExecutorBackend(Executor):
         try:
             from concurrent.futures import process as futures_process
 
-            futures_process._threads_wakeups.pop(manager, None)  # type: ignore[attr-defined]
+            futures_process._threads_wakeups.pop(manager, None)
         except (AttributeError, TypeError):  # another Python version: at worst the traceback returns
             pass
 
@@ -358,8 +358,8 @@ class DaskExecutor(Executor):
                 else:
                     # The task never returned: its worker died repeatedly (KilledWorker), or it
                     # could not be deserialised on the worker. Recorded, never dropped.
-                    error = future.exception()
-                    record = error_record(task, f"{type(error).__name__}: {error}", attempts=0)
+                    failure = future.exception()
+                    record = error_record(task, f"{type(failure).__name__}: {failure}", attempts=0)
                 future.release()
                 records.append(record)
                 if progress is not None:

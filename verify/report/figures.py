@@ -299,7 +299,7 @@ def leaders_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureIn
     last = [max(f["layer"] for f in r["fates"] if f["kind"] == "leader") for r in ok
             if any(f["kind"] == "leader" and f.get("layer") is not None for f in r["fates"])]
     if last:
-        ax2.hist(last, bins=np.arange(0, max(last) + 2) - 0.5, color="0.4")
+        ax2.hist(last, bins=(np.arange(0, max(last) + 2) - 0.5).tolist(), color="0.4")
     ax2.set_xlabel("layer at which the last leader emerged")
     ax2.set_ylabel("examples")
     ax2.set_title("Emergence of the last leader", fontsize=10)

@@ -25,10 +25,12 @@ from ..io import sha256_file
 __all__ = ["MATH_DEPENDENCIES", "dependency_versions", "sha256_file", "sha256_text",
            "environment_block", "git_commit", "utc_now"]
 
-# Every distribution whose code can change a number in the report (and the report's own tools).
+# Every distribution whose code can change a number, a figure or a saved result (and the
+# report's own tools), the optional extras' included: "not installed" is recorded too.
 MATH_DEPENDENCIES: tuple[str, ...] = (
-    "hardmax-verify", "numpy", "scipy", "sympy", "mpmath", "python-flint", "pycddlib", "cvxpy",
-    "clarabel", "numba", "matplotlib", "hypothesis", "click", "rich",
+    "hardmax-verify", "numpy", "scipy", "python-flint", "pycddlib", "cvxpy", "clarabel", "numba",
+    "llvmlite", "matplotlib", "pillow", "hypothesis", "click", "rich",
+    "torch", "safetensors", "simplemma", "stop-words", "vaderSentiment", "dask", "distributed",
 )
 
 

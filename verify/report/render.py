@@ -307,6 +307,10 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
             if item["summary"].get("lines"):
                 blocks.append(_p(f"`{item['path']}` says:"))
                 blocks.append(Block("list", items=list(item["summary"]["lines"])))
+    skipped = [f"{key}: {section['skipped']}" for key, section in optional.items() if section.get("skipped")]
+    if skipped:
+        blocks.append(_h(2, "Optional sections skipped"))
+        blocks.append(Block("list", items=skipped))
 
     blocks.append(_h(2, "Provenance"))
     env = results["environment"]

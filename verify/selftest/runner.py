@@ -275,8 +275,9 @@ def check_properties(dynamics: ExactDynamics, *, profile: str, layer_budget: int
             report = check_configuration(config, layer_budget=layer_budget, dynamics=dynamics)
             failed = [v for v in _verdicts(report) if v.status == "failed"]
             if failed:
-                witness[:] = [Detection(f"property:{v.claim}", f"{strategy_name}: {_describe(config)}", v.summary)
-                              for v in failed]
+                # Hypothesis runs this test within the loop iteration that defined it.
+                witness[:] = [Detection(f"property:{v.claim}", f"{strategy_name}: {_describe(config)}",  # noqa: B023
+                                        v.summary) for v in failed]
                 raise AssertionError(failed[0].summary)
 
         try:
@@ -285,7 +286,7 @@ def check_properties(dynamics: ExactDynamics, *, profile: str, layer_budget: int
             # Hypothesis replays the shrunk example last, so ``witness`` holds the minimal one.
             found.extend(witness)
         except Exception as error:
-            found.append(_crash(f"property:crash", strategy_name, error))
+            found.append(_crash("property:crash", strategy_name, error))
     return found
 
 
@@ -326,11 +327,11 @@ def check_float_against_exact(simulate_batch: Callable[..., Any], configs: Seque
                                    f"decided run has leaders {float_leaders}, exact {leaders}"))
             continue
         bound = float(result.position_error_bound[0])
-        error = max(abs(Fraction(float(result.final[0][i][c])) - final[i][c])
-                    for i in range(config.n) for c in range(config.d))
-        if error > Fraction(bound):
+        distance = max(abs(Fraction(float(result.final[0][i][c])) - final[i][c])
+                       for i in range(config.n) for c in range(config.d))
+        if distance > Fraction(bound):
             found.append(Detection("float:positions", name,
-                                   f"decided run is {float(error):.3g} from exact at layer {layers}, "
+                                   f"decided run is {float(distance):.3g} from exact at layer {layers}, "
                                    f"stated bound {bound:.3g}"))
     return found
 

@@ -1,0 +1,169 @@
+"""Every command in the README and docs runs as written.
+
+The shell commands of the user docs' code blocks are read from the files themselves. For every
+command, each file it reads must exist in the repository or be written by an earlier command
+of the same page. The cheap ones (check, simulate, certcheck, the conjecture lab's list and
+check, help texts, a documented error) are run as written, page by page in order, in a
+folder of their own holding a copy of examples/, with ``hardmax-verify`` running this
+checkout; they must not end in a usage error or a crash (exit 2 or 4), unless the page
+shows that error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = [REPO / "README.md", REPO / "reports" / "README.md", REPO / "tests" / "README.md",
+         *sorted(p for p in (REPO / "docs").glob("*.md") if p.name != "theory.md")]
+SHELL_LANGUAGES = {"", "bash", "sh", "shell", "console"}
+PROGRAMS = ("hardmax-verify", "python", "bash", "dask", "HYPOTHESIS_PROFILE=")
+OUTPUT_OPTIONS = {"--out", "--json", "--results-dir"}
+INPUT_SUFFIXES = (".json", ".toml", ".py", ".sh", ".csv", ".gz", ".npz", ".txt")
+# Run as written: cheap and self-contained (no campaign, no training, no cluster).
+CHEAP = re.compile(r"^(hardmax-verify (check|simulate|certcheck|conjecture (list|check))\b"
+                   r"|hardmax-verify [a-z]+ --help$|python -m verify\.certcheck\b|python -c\b"
+                   r"|hardmax-verify report --scheduler tcp://127\.0\.0\.1:1\b)")
+
+
+@dataclass
+class Command:
+    page: Path
+    text: str
+    shown_error: str | None = None  # the "error: ..." line the page prints below the command
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+
+
+def _blocks(text: str) -> list[str]:
+    return [m.group(2) for m in re.finditer(r"^```([a-z]*)\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+            if m.group(1) in SHELL_LANGUAGES]
+
+
+def _split_paths(command: str) -> tuple[list[str], list[str]]:
+    """(files read, files written) named by one command line."""
+    words = shlex.split(command, comments=True)
+    reads, writes = [], []
+    for i, word in enumerate(words):
+        previous = words[i - 1] if i else ""
+        if previous in OUTPUT_OPTIONS or previous == ">":
+            writes.append(word)
+            continue
+        if word.startswith(("-", "tcp://", "python", "HYPOTHESIS_PROFILE=")) or "=" in word or "(" in word:
+            continue
+        if "/" in word or word.endswith(INPUT_SUFFIXES):
+            reads.append(word)
+    if words[:2] == ["hardmax-verify", "report"] and "--out" not in words:
+        writes.append("reports/latest")
+    return reads, writes
+
+
+def documented_commands() -> list[Command]:
+    commands = []
+    for page in PAGES:
+        for block in _blocks(page.read_text(encoding="utf-8")):
+            lines = block.replace("\\\n", " ").splitlines()
+            for number, raw in enumerate(lines):
+                line = raw.strip().removeprefix("$ ")
+                if not line.startswith(PROGRAMS):
+                    continue
+                following = lines[number + 1].strip() if number + 1 < len(lines) else ""
+                for part in line.split("&&"):
+                    part = part.split(" #")[0].strip().rstrip("&").strip()
+                    command = Command(page, part, following if following.startswith("error: ") else None)
+                    command.reads, command.writes = _split_paths(part)
+                    commands.append(command)
+    return commands
+
+
+COMMANDS = documented_commands()
+
+
+def _produced(path: str, written: list[str]) -> bool:
+    return any(path == out or path.startswith(out.rstrip("/") + "/") for out in written)
+
+
+def test_the_docs_have_commands_to_check():
+    pages = {c.page.name for c in COMMANDS}
+    assert {"README.md", "certcheck.md", "claims.md", "conjectures.md", "report.md"} <= pages
+    assert len(COMMANDS) > 40
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_file_a_command_reads_exists(page):
+    written: list[str] = []
+    missing = []
+    for command in (c for c in COMMANDS if c.page == page):
+        for path in command.reads:
+            if not (REPO / path).exists() and not _produced(path, written):
+                missing.append(f"{command.text!r}: {path}")
+        written += command.writes
+    assert not missing, "\n".join(missing)
+
+
+def test_the_readme_example_configuration_is_the_shipped_file():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"```json\n(.*?)```", readme, flags=re.DOTALL)
+    assert shown is not None
+    assert json.loads(shown.group(1)) == json.loads((REPO / "examples" / "example.json").read_text(encoding="utf-8"))
+
+
+def _plan(page: Path) -> list[tuple[Command, bool]]:
+    """The page's commands in order, each with whether it is run: cheap, and every file it reads is
+    shipped in examples/ or written by an earlier command that is run."""
+    produced_by_run: list[str] = []
+    plan = []
+    for command in (c for c in COMMANDS if c.page == page):
+        ready = all((REPO / p).exists() and p.startswith("examples/") or _produced(p, produced_by_run)
+                    for p in command.reads)
+        run = bool(CHEAP.match(command.text)) and ready
+        if run:
+            produced_by_run += command.writes
+        plan.append((command, run))
+    return plan
+
+
+RUNNABLE_PAGES = [page for page in PAGES if any(run for _, run in _plan(page))]
+
+
+def test_most_pages_have_commands_that_run():
+    assert len(RUNNABLE_PAGES) >= 6 and sum(run for page in PAGES for _, run in _plan(page)) >= 15
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", RUNNABLE_PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_cheap_commands_run_as_written(page, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copytree(REPO / "examples", work / "examples")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "hardmax-verify"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m verify "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    (bin_dir / "python").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(REPO), COLUMNS="120")
+    for command, run in _plan(page):
+        if not run:
+            continue
+        completed = subprocess.run(["bash", "-c", command.text], cwd=work, env=env, capture_output=True,
+                                   text=True, timeout=600)
+        if command.shown_error is not None:
+            assert completed.returncode == 2, (command.text, completed.stderr)
+            shown = ":".join(command.shown_error.split(":")[:2])
+            assert completed.stderr.startswith(shown), (command.text, completed.stderr)
+        else:
+            assert completed.returncode in (0, 1, 3), (command.text, completed.returncode, completed.stderr)
+            for written in command.writes:
+                assert (work / written).exists() or Path(written).is_absolute(), (command.text, written)
