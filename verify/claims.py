@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from flint import fmpz_mat
 
-from . import geometry, oracle
+from . import certcheck, geometry, oracle
 from .config import Configuration, hypothesis_violations
 from .exact_dynamics import ExactLayer, exact_layers
 from .linalg import is_symmetric_positive_definite
@@ -151,7 +151,7 @@ class ClaimRun:
     layer_budget: int
     violations: list[dict[str, Any]] = field(default_factory=list)  # D7 consequences contradicted
     start_mismatch: dict[str, Any] | None = None  # the engine's layer 0 differs from the configuration here
-    stopped_by: str = "settled"  # settled | layer budget | time budget
+    stopped_by: str = "settled"  # settled | layer budget | time budget | work limit (the checker's, see run_configuration)
     time_budget: float | None = None
     cross_check: bool = True  # run the float cross-checks (cvxpy, candidate set); they never decide
 
@@ -294,8 +294,16 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         raise InputError("layer_budget", f"expected at least 1 layer, got {layer_budget}")
     if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < float("inf")):
         raise InputError("time_budget", f"expected a positive number of seconds, got {time_budget!r}")
+    # Never run past what the independent checker replays under its default limit: every
+    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
+    checkable = certcheck.max_checkable_layer(config.n, config.d)
+    if checkable < 0:
+        raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
+                         f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "
+                         "certificate could be re-verified")
+    last_allowed = min(layer_budget, checkable)
     started = time.monotonic()
-    stopped_by = "layer budget"
+    stopped_by = "layer budget" if last_allowed == layer_budget else "work limit"
     A = config.A_matrix
     a_scale = lcm(*(x.denominator for row in A for x in row))
     A_int = fmpz_mat([[int(x * a_scale) for x in row] for row in A])
@@ -333,7 +341,7 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         if progress is not None:
             progress(d.index)
         # One layer past settlement so that D3/D7 consequences and the replay see a transition.
-        if (settled_layer is not None and d.index > settled_layer) or d.index >= layer_budget:
+        if (settled_layer is not None and d.index > settled_layer) or d.index >= last_allowed:
             break
         if time_budget is not None and settled_layer is None and time.monotonic() - started > time_budget:
             # Only a wall-clock limit: what was computed stays exact; unsettled tokens are inconclusive.
@@ -413,6 +421,9 @@ def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str,
 def _budget_spent(run: ClaimRun) -> str:
     if run.stopped_by == "time budget":
         return f"time budget of {run.time_budget:g} s spent"
+    if run.stopped_by == "work limit":
+        return (f"the independent checker's default work limit allows layers 0..{run.last_layer} for "
+                f"{run.n} tokens in d = {run.config.d}")
     return f"layer budget of {run.layer_budget} spent" if run.stopped_by == "layer budget" else run.stopped_by
 
 
