@@ -1245,12 +1245,15 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> Che
     OSError
         Reading failed after the file was opened (exit status 4).
     """
-    _regular_file(path, DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    _regular_file(path, limit)
     try:
         with open(path, "rb") as handle:
-            raw = handle.read()
+            raw = handle.read(limit + 1)  # bounded even if the file grows after the check above
     except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
         raise BadInput(str(path), error.strerror or str(error)) from None
+    if len(raw) > limit:
+        raise BadInput(str(path), f"more than the limit of {limit} bytes (raise it with --max-bytes)")
     try:
         # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
         data = json.loads(raw.decode("utf-8"), parse_float=str)
