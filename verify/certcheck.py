@@ -282,8 +282,9 @@ class Model:
         self.Asym = [[(self.A[r][c] + self.A[c][r]) / 2 for c in range(self.d)] for r in range(self.d)]
         self._layers = [layer0]
         self._attention: list = []
-        scale = math.lcm(*(x.denominator for row in self.A for x in row))
-        self._A_integer = [[int(x * scale) for x in row] for row in self.A]
+        self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
+        self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
+        self._scores: dict[int, tuple[list, int]] = {}
         self._facts: dict[int, Facts] = {}
         # The replay never goes past the run's last layer (set by the caller, checked against the
         # work limit before any checking): a certificate naming a later layer is rejected.
@@ -309,23 +310,42 @@ class Model:
             self._facts[last] = Facts(self, last)
         return self._facts[last]
 
+    def norm(self, k: int, i: int) -> Fraction:
+        """<A z_i^k, z_i^k>, the squared A-norm (D2)."""
+        S, scale = self.scores(k)
+        return Fraction(S[i][i], scale)
+
     def score(self, x: Point, y: Point) -> Fraction:
         """<A x, y> (THEORY.md §1: C_i maximises <A z_i, z_j> over j)."""
         return _dot(_matvec(self.A, x), y)
 
-    def attention(self, k: int) -> list:
-        while len(self._attention) <= k:
-            Z = self.layer(len(self._attention))
-            # Scores over one common denominator: D^2 a <A z_i, z_j> is an integer, and a positive
-            # scale changes no comparison. Integers make this the fast part of the replay.
+    def scores(self, k: int) -> tuple[list, int]:
+        """(S, scale) with S[i][j] = scale <A z_i^k, z_j^k> an integer and scale > 0.
+
+        Over one common denominator D of layer k, scale = D^2 a (a the denominator of A): a
+        positive scale changes no comparison, and integers make this the fast part of the
+        replay. The last few layers are kept.
+        """
+        if k not in self._scores:
+            Z = self.layer(k)
             D = math.lcm(*(x.denominator for z in Z for x in z))
             N = [[int(x * D) for x in z] for z in Z]
-            sets = []
+            S = []
             for row in N:
                 Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
-                scores = [sum(a * y for a, y in zip(Az, other)) for other in N]
-                top = max(scores)
-                sets.append(frozenset(j for j, s in enumerate(scores) if s == top))
+                S.append([sum(a * y for a, y in zip(Az, other)) for other in N])
+            if len(self._scores) >= 8:
+                self._scores.pop(next(iter(self._scores)))
+            self._scores[k] = (S, D * D * self._A_scale)
+        return self._scores[k]
+
+    def attention(self, k: int) -> list:
+        while len(self._attention) <= k:
+            S, _ = self.scores(len(self._attention))
+            sets = []
+            for row in S:
+                top = max(row)
+                sets.append(frozenset(j for j, s in enumerate(row) if s == top))
             self._attention.append(sets)
         return self._attention[k]
 
@@ -391,16 +411,18 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     # i in F is caught here: i has no leader/fixed fate before its own entry.
     if not F <= fixed:
         return f"tokens {_show(F - fixed)} of F are not established as leader/fixed before"
-    Z = m.layer(k)
-    AmF = _matvec(m.A, _mean([Z[v] for v in sorted(F)]))
-    on_F = {v: _dot(AmF, Z[v]) for v in sorted(F)}
+    # <A m_F, z_w> = (1/|F|) sum_{v in F} <A z_v, z_w>: integer column sums of the score matrix.
+    S, scale = m.scores(k)
+    members = sorted(F)
+    value = [sum(S[v][w] for v in members) for w in range(m.n)]
+    on_F = {v: value[v] for v in members}
     top = max(on_F.values())
+    exact = lambda x: Fraction(x, scale * len(members))  # noqa: E731
     if min(on_F.values()) != top:
-        return f"<A m_F, v> differs on F at layer {k}: {', '.join(f'{v}: {s}' for v, s in on_F.items())}"
-    for w, z in enumerate(Z):
-        s = _dot(AmF, z)
-        if s > top:
-            return f"token {w} scores {s} > {top} = <A m_F, v> on F at layer {k}"
+        return f"<A m_F, v> differs on F at layer {k}: {', '.join(f'{v}: {exact(s)}' for v, s in on_F.items())}"
+    for w in range(m.n):
+        if value[w] > top:
+            return f"token {w} scores {exact(value[w])} > {exact(top)} = <A m_F, v> on F at layer {k}"
     return None
 
 
@@ -668,9 +690,9 @@ def check_D2(cert: dict, ctx: Context) -> None:
     for k, row in enumerate(norms):
         _require(isinstance(row, list) and len(row) == m.n, f"norms[{k}]: expected one entry per token")
         for i, raw in enumerate(row):
-            exact = m.score(m.layer(k)[i], m.layer(k)[i])
+            exact = m.norm(k, i)
             _require(_number(raw, f"norms[{k}][{i}]") == exact, f"norms[{k}][{i}] is {raw}, <A z, z> = {exact}")
-            _require(k == 0 or exact >= m.score(m.layer(k - 1)[i], m.layer(k - 1)[i]),
+            _require(k == 0 or exact >= m.norm(k - 1, i),
                      f"token {i}: squared A-norm decreases from layer {k - 1} to {k}")
 
 
