@@ -50,7 +50,7 @@ from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
 __all__ = ["FORMAT", "CLAIMS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAYER", "OUTCOME_STATUSES", "BadInput", "Outcome",
-           "CheckResult", "check_report", "check_results", "check_record", "check_file", "replay_work",
+           "CheckResult", "check_report", "check_results", "check_record", "check_file", "replay_work", "input_bits",
            "max_checkable_layer", "write_json", "could_not_complete", "one_line", "main"]
 
 FORMAT = "hardmax-verify/claims-v1"
@@ -282,6 +282,9 @@ class Model:
         self.Asym = [[(self.A[r][c] + self.A[c][r]) / 2 for c in range(self.d)] for r in range(self.d)]
         self._layers = [layer0]
         self._attention: list = []
+        self.bits = input_bits([x for z in layer0 for x in z] + [x for row in self.A for x in row]
+                               + ([self.alpha] if self.alpha is not None else [])
+                               + ([x for row in self.V for x in row] if self.V is not None else []))
         self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
         self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
         self._scores: dict[int, tuple[list, int]] = {}
@@ -883,25 +886,40 @@ def _model(config: Any) -> Model:
     return _MODELS[key]
 
 
-def replay_work(n: int, d: int, last_layer: int) -> int:
+def replay_work(n: int, d: int, last_layer: int, bits: int = 0) -> int:
     """The work of replaying n tokens in d dimensions through layers 0..last_layer, in score terms.
 
-    Each layer computes n^2 scores of d products, and the numbers grow with the layer (their
-    size roughly doubles every 50-100 layers), which the factor 1 + last_layer/100 accounts for.
-    Measured: about 15 microseconds per unit on one core, so DEFAULT_MAX_WORK is a few minutes.
+    Each layer computes n^2 scores of d products; the numbers grow with the layer (their size
+    roughly doubles every 50-100 layers), which the factor 1 + last_layer/100 accounts for, and
+    start as large as the inputs: ``bits`` (:func:`input_bits`) beyond 512 multiplies the work by
+    (bits/512)^2. Measured: about 15 microseconds per unit on one core, so DEFAULT_MAX_WORK is a
+    few minutes.
     """
-    return n * n * d * (last_layer + 1) * (100 + last_layer) // 100
+    size = max(512, bits)
+    return n * n * d * (last_layer + 1) * (100 + last_layer) * size * size // (100 * 512 * 512)
 
 
-def max_checkable_layer(n: int, d: int, max_work: int = None) -> int:  # type: ignore[assignment]
+def input_bits(numbers: Any) -> int:
+    """Bits of the common denominator of exact ``numbers`` plus their largest numerator: the size
+    of the integers the replay starts from (stops counting once past 2^20 bits: beyond any limit)."""
+    denominator, numerator = 1, 0
+    for x in numbers:
+        denominator = math.lcm(denominator, x.denominator)
+        numerator = max(numerator, abs(x.numerator).bit_length())
+        if denominator.bit_length() + numerator > 1 << 20:
+            break
+    return denominator.bit_length() + numerator
+
+
+def max_checkable_layer(n: int, d: int, max_work: int = None, bits: int = 0) -> int:  # type: ignore[assignment]
     """The largest last layer whose replay stays within ``max_work`` (-1: not even layer 0)."""
     limit = DEFAULT_MAX_WORK if max_work is None else max_work
-    if replay_work(n, d, 0) > limit:
+    if replay_work(n, d, 0, bits) > limit:
         return -1
     low, high = 0, MAX_LAYER
     while low < high:
         mid = (low + high + 1) // 2
-        if replay_work(n, d, mid) <= limit:
+        if replay_work(n, d, mid, bits) <= limit:
             low = mid
         else:
             high = mid - 1
@@ -925,7 +943,7 @@ def _admit(runs: list, max_work: int) -> None:
         if last > MAX_LAYER:
             raise BadInput(f"{run.source}.last_layer", f"{last} is beyond the checker's limit of {MAX_LAYER} layers")
         n, d = _shape(run.config, f"{run.source}.config")
-        work = replay_work(n, d, last)
+        work = replay_work(n, d, last, _model(run.config).bits)
         if work > max_work:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying {n} tokens in d = {d} through layer {last} is {work:.3g} units of work, more "
@@ -1003,7 +1021,7 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
             problems.append(f"stopped_by is 'layer budget', but last_layer {last} is not the budget {budget}")
         elif run.stopped_by == "time budget" and run.time_budget is None:
             problems.append("stopped_by is 'time budget', but the run had no time budget")
-        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1) <= DEFAULT_MAX_WORK:
+        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits) <= DEFAULT_MAX_WORK:
             problems.append(f"stopped_by is 'work limit', but layer {last + 1} is within the default work limit")
     statuses = [v.get("status") for v in run.verdicts.values() if isinstance(v, dict)]
     if run.status is not None and run.status != _combine(statuses):

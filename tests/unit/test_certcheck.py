@@ -469,6 +469,19 @@ def test_the_producer_never_runs_past_the_checkers_default_limit(monkeypatch: An
         check_configuration(config)
 
 
+def test_large_input_numbers_count_in_the_work_limit() -> None:
+    # Forty tokens with 1,000-digit denominators: a common denominator of about 130,000 bits makes
+    # every score a product of huge integers, so even layer 0 is refused before checking.
+    primes = [10 ** 999 + k for k in range(1, 400) if all((10 ** 999 + k) % p for p in (2, 3, 5, 7, 11, 13))][:40]
+    tokens = [[f"1/{q}", str(i + 1)] for i, q in enumerate(primes)]
+    claims = {"format": certcheck.FORMAT, "config": {"tokens": tokens, "alpha": "1/2"}, "last_layer": 0,
+              "settled_layer": None, "verdicts": {}}
+    assert certcheck.input_bits([F(1, q) for q in primes]) > 100_000
+    with pytest.raises(certcheck.BadInput, match="more than the limit"):
+        certcheck.check_report(claims)
+    assert certcheck.replay_work(40, 2, 0, bits=512) == certcheck.replay_work(40, 2, 0)
+
+
 @pytest.mark.parametrize("key", ["²", "٣", "0" * 5000 + "1", "01", "-1"])
 def test_keys_that_only_look_like_indices_are_rejected_without_a_crash(key: str) -> None:
     report = copy.deepcopy(reports()["non_leader_clusters"])
