@@ -1375,7 +1375,7 @@ def main(argv: list[str] | None = None) -> int:
     return result.exit_status
 
 
-def could_not_complete(error: BaseException, *, debug: bool) -> int:
+def could_not_complete(error: BaseException, *, debug: bool, prefix: str = "certcheck: ") -> int:
     """Exit status 4 with one line (the traceback with ``debug``): I/O error, resource limit, internal error."""
     if debug:
         traceback.print_exception(error, file=sys.stderr)
@@ -1385,7 +1385,7 @@ def could_not_complete(error: BaseException, *, debug: bool) -> int:
         what = f"resource limit reached ({type(error).__name__})"
     else:
         what = f"internal error: {type(error).__name__}: {error}"
-    message = f"certcheck: could not complete: {one_line(what)[:500]}" + ("" if debug else " (--debug for the traceback)")
+    message = f"{prefix}could not complete: {one_line(what)[:500]}" + ("" if debug else " (--debug for the traceback)")
     with contextlib.suppress(OSError):  # even stderr may be gone
         print(message, file=sys.stderr)
     return COULD_NOT_COMPLETE

@@ -48,10 +48,10 @@ def certcheck(path: Path, json_path: str | None, verbose: bool, max_work: int, m
     try:
         result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes)
     except checker.BadInput as error:
-        click.echo(f"certcheck: error: {checker.one_line(str(error))}", err=True)
+        click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
         return checker.BAD_INPUT
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
-        return checker.could_not_complete(error, debug=debug)
+        return checker.could_not_complete(error, debug=debug, prefix="error: ")
     console = Console(stderr=json_path == "-")
     for o in result.outcomes:
         if verbose or o.status in ("rejected", "failed", "unsupported"):
@@ -69,7 +69,7 @@ def certcheck(path: Path, json_path: str | None, verbose: bool, max_work: int, m
         try:
             checker.write_json(json.dumps(result.to_json_dict(), indent=1) + "\n", json_path)
         except Exception as error:  # noqa: BLE001 - disk full, unwritable folder: not a verdict
-            return checker.could_not_complete(error, debug=debug)
+            return checker.could_not_complete(error, debug=debug, prefix="error: ")
         if json_path != "-":
             click.echo(f"wrote {json_path}", err=True)
     return result.exit_status
