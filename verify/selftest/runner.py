@@ -7,8 +7,8 @@
   examples of §3);
 * ``claims``: :func:`verify.claims.check_configuration` (verdicts T0..T4, D1..D3 and the
   one-step ``replay`` against the independent oracle) on a fixed set of configurations,
-  with the dynamics injected; every certificate it issues is then re-checked by the
-  independent checker :mod:`verify.certcheck` (``certcheck:*`` detections: a certificate
+  with the dynamics injected; its whole report is then re-checked by the independent
+  checker :mod:`verify.certcheck` (``certcheck:*`` detections: a certificate, status or fate
   built on wrong positions is rejected by the checker's own replay);
 * ``properties``: the same claim checks on configurations drawn by the project's Hypothesis
   strategies (:mod:`verify.strategies`), under the chosen settings profile;
