@@ -1,20 +1,32 @@
-"""The independent certificate checker: re-verifies claim certificates with the standard library only.
+"""The independent certificate checker: re-verifies claim reports with the standard library only.
 
-Every certified verdict of ``hardmax-verify check`` carries a certificate (docs/certificates.md,
-issue 8). This module re-checks them without trusting any of the suite's code: it imports
-nothing from the package and nothing outside the standard library, replays the hardmax
-dynamics of THEORY.md §1 itself with :class:`fractions.Fraction`, re-derives every position,
-attention set, score, norm and layer index the certificates name, and verifies every equality
-and inequality of the schema exactly, including that each named layer is the FIRST at which
-its condition holds.
+Every certified verdict of ``hardmax-verify check`` carries a certificate (docs/certificates.md).
+This module re-checks a claims report or a verification report's ``results.json`` without
+trusting any of the suite's code: it imports nothing from the package and nothing outside the
+standard library, replays the hardmax dynamics of THEORY.md §1 itself with
+:class:`fractions.Fraction`, re-derives every position, attention set, score, norm and layer
+index the certificates name, and verifies every equality and inequality of the schema
+exactly, including that each named layer is the FIRST at which its condition holds.
+
+It also reconciles everything else a reader of the file sees with its own replay: every claim
+of every run is present and none unknown; an inconclusive verdict must be one the replay
+cannot decide (a token without a D7 fate, no leader, a single layer), so a downgraded verdict
+is rejected; each run's combined status, settled and last layer, and its fates (the limits a
+report renders) are the replay's; in a results.json, each record's own certcheck block and the
+summary (counts per claim, overall status, exit status) are recomputed from the records.
 
 Usage::
 
     python -m verify.certcheck claims.json          # a claims report (hardmax-verify/claims-v1)
-    python -m verify.certcheck results.json         # a verification report: every embedded one
+    python -m verify.certcheck results.json         # a verification report: every record and the summary
 
-Exit status: 0 every certificate verified, 1 a certificate rejected, 2 bad input (one line),
-3 nothing rejected but a variant the checker does not implement (softmax ``beta``).
+Exit status: 0 everything verified; 1 any content that does not verify (a rejected
+certificate, a missing, unknown, renamed or downgraded claim, a count or status that disagrees)
+or a claim the file itself reports false; 2 not a regular readable file of either kind, or a
+value beyond a documented limit (a layer past MAX_LAYER, replay work past --max-work, a file
+past --max-bytes), refused before any checking; 3 nothing rejected, but a variant the checker
+does not implement (softmax ``beta``); 4 could not complete (I/O error, resource limit,
+internal error; one line, ``--debug`` for the traceback).
 
 What a verified certificate proves rests, beyond the layers replayed, on facts proved in
 THEORY.md: D3 (leaders stay fixed) and D7 (fixed tokens, locking), for the update
@@ -26,18 +38,34 @@ conditions are still checked and reported).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import os
+import stat
 import sys
+import tempfile
+import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
 
-__all__ = ["FORMAT", "BadInput", "Outcome", "CheckResult", "check_report", "check_record", "check_file", "main"]
+__all__ = ["FORMAT", "CLAIMS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAYER", "OUTCOME_STATUSES", "BadInput", "Outcome",
+           "CheckResult", "check_report", "check_results", "check_record", "check_file", "replay_work", "input_bits",
+           "max_checkable_layer", "write_json", "could_not_complete", "one_line", "main"]
 
 FORMAT = "hardmax-verify/claims-v1"
 RESULTS_SCHEMA = "hardmax-verify/results"
+# Every run decides all of these (THEORY.md §2 claims, §3 facts, and the suite's one-step replay).
+CLAIMS = ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay")
 MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
-MAX_LAYER = 5000  # a replay bound, so that a mistyped layer index cannot ask for hours of work
+MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
+# Replay work allowed per configuration (replay_work units, about 15 microseconds each on one
+# core): a few minutes at most. The suite never emits a run beyond it (verify.claims caps its layers).
+DEFAULT_MAX_WORK = 20_000_000
+DEFAULT_MAX_BYTES = 1 << 30  # the largest file read (a default campaign's results.json is about 5 MB)
 NEEDS_D3_D7 = ("T1", "T2", "T3", "T4", "D3")
+BAD_INPUT = 2
+COULD_NOT_COMPLETE = 4
 
 Point = tuple  # tuple of Fractions
 
@@ -55,12 +83,18 @@ class Rejected(Exception):
 
 
 class Outcome(NamedTuple):
-    """One verdict: ``status`` is verified, rejected, unsupported or not certified (no certificate to check)."""
+    """One finding. ``claim`` is a claim id, or "(run)" / "(summary)" for what a run or a results
+    file states besides its verdicts. ``status``: verified (a certificate re-verified),
+    inconclusive (an inconclusive verdict the replay confirms cannot be decided), failed (the file
+    reports the claim false), rejected (something that does not verify) or unsupported."""
 
     source: str
     claim: str
     status: str
     reason: str
+
+
+OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported")
 
 
 class CheckResult:
@@ -72,27 +106,38 @@ class CheckResult:
     def counts(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = {}
         for o in self.outcomes:
-            row = table.setdefault(o.claim, {"verified": 0, "rejected": 0, "unsupported": 0, "not certified": 0})
+            row = table.setdefault(o.claim, {s: 0 for s in OUTCOME_STATUSES})
             row[o.status] += 1
         return table
 
     @property
     def exit_status(self) -> int:
         statuses = {o.status for o in self.outcomes}
-        return 1 if "rejected" in statuses else 3 if "unsupported" in statuses else 0
+        return 1 if statuses & {"rejected", "failed"} else 3 if "unsupported" in statuses else 0
 
     def to_json_dict(self) -> dict[str, Any]:
         return {"exit_status": self.exit_status, "counts": self.counts(),
                 "outcomes": [o._asdict() for o in self.outcomes]}
 
+    def verdict_line(self) -> str:
+        verified = sum(o.status == "verified" for o in self.outcomes)
+        statuses = {o.status for o in self.outcomes}
+        if "rejected" in statuses:
+            verdict = "something in the file was REJECTED"
+        elif "failed" in statuses:
+            verdict = "nothing rejected, but the file reports a claim FALSE"
+        elif "unsupported" in statuses:
+            verdict = "nothing rejected, but some certificates could not be checked"
+        else:
+            verdict = "everything verified"
+        return f"certcheck: {verified} certificate(s) verified; {verdict}"
+
     def lines(self, *, verbose: bool = False) -> list[str]:
         out = [f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else "")
-               for o in self.outcomes if verbose or o.status in ("rejected", "unsupported")]
+               for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported")]
         for claim, row in sorted(self.counts().items()):
-            out.append(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items()))
-        verdict = {0: "all certificates verified", 1: "a certificate was REJECTED",
-                   3: "nothing rejected, but some certificates could not be checked"}[self.exit_status]
-        out.append(f"certcheck: {sum(o.status == 'verified' for o in self.outcomes)} certificate(s) verified; {verdict}")
+            out.append(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v))
+        out.append(self.verdict_line())
         return out
 
 
@@ -149,11 +194,22 @@ def _index_set(x: Any, n: int, where: str) -> frozenset:
     return frozenset(items)
 
 
+def _key_index(key: Any) -> int | None:
+    """A JSON key holding a non-negative integer in canonical form ("0", "17"), else None.
+
+    ASCII digits only ("²" and other scripts' digits pass str.isdigit), and short: a
+    5,000-digit key is not an index.
+    """
+    if isinstance(key, str) and 0 < len(key) <= 9 and key.isascii() and key.isdigit() and key == str(int(key)):
+        return int(key)
+    return None
+
+
 def _weights(x: Any, n: int, where: str) -> dict[int, Fraction]:
     """Multipliers {"token": "lambda"}: keys are token indices as strings."""
-    _require(isinstance(x, dict) and all(isinstance(k, str) and k.isdigit() for k in x),
+    _require(isinstance(x, dict) and all(_key_index(k) is not None for k in x),
              f"{where}: expected an object keyed by token indices")
-    return {_int(int(k), where, high=n - 1): _number(v, f"{where}[{k}]") for k, v in x.items()}
+    return {_int(_key_index(k), where, high=n - 1): _number(v, f"{where}[{k}]") for k, v in x.items()}
 
 
 def _show(p: Any) -> str:
@@ -226,9 +282,19 @@ class Model:
         self.Asym = [[(self.A[r][c] + self.A[c][r]) / 2 for c in range(self.d)] for r in range(self.d)]
         self._layers = [layer0]
         self._attention: list = []
+        self.bits = input_bits([x for z in layer0 for x in z] + [x for row in self.A for x in row]
+                               + ([self.alpha] if self.alpha is not None else [])
+                               + ([x for row in self.V for x in row] if self.V is not None else []))
+        self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
+        self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
+        self._scores: dict[int, tuple[list, int]] = {}
+        self._facts: dict[int, Facts] = {}
+        # The replay never goes past the run's last layer (set by the caller, checked against the
+        # work limit before any checking): a certificate naming a later layer is rejected.
+        self.last = 0
 
     def layer(self, k: int) -> list:
-        _require(0 <= k <= MAX_LAYER, f"layer {k} outside 0..{MAX_LAYER}")
+        _require(0 <= k <= self.last, f"layer {k} is outside the run's layers 0..{self.last}")
         while len(self._layers) <= k:
             Z, C = self._layers[-1], self.attention(len(self._layers) - 1)
             new = []
@@ -243,19 +309,48 @@ class Model:
             self._layers.append(new)
         return self._layers[k]
 
+    def facts(self, last: int) -> "Facts":
+        """What the replay through layer ``last`` says (fates, settled layer, leaders), computed once."""
+        if last not in self._facts:
+            self._facts[last] = Facts(self, last)
+        return self._facts[last]
+
+    def norm(self, k: int, i: int) -> Fraction:
+        """<A z_i^k, z_i^k>, the squared A-norm (D2)."""
+        S, scale = self.scores(k)
+        return Fraction(S[i][i], scale)
+
     def score(self, x: Point, y: Point) -> Fraction:
         """<A x, y> (THEORY.md §1: C_i maximises <A z_i, z_j> over j)."""
         return _dot(_matvec(self.A, x), y)
 
+    def scores(self, k: int) -> tuple[list, int]:
+        """(S, scale) with S[i][j] = scale <A z_i^k, z_j^k> an integer and scale > 0.
+
+        Over one common denominator D of layer k, scale = D^2 a (a the denominator of A): a
+        positive scale changes no comparison, and integers make this the fast part of the
+        replay. The last few layers are kept.
+        """
+        if k not in self._scores:
+            Z = self.layer(k)
+            D = math.lcm(*(x.denominator for z in Z for x in z))
+            N = [[int(x * D) for x in z] for z in Z]
+            S = []
+            for row in N:
+                Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
+                S.append([sum(a * y for a, y in zip(Az, other)) for other in N])
+            if len(self._scores) >= 8:
+                self._scores.pop(next(iter(self._scores)))
+            self._scores[k] = (S, D * D * self._A_scale)
+        return self._scores[k]
+
     def attention(self, k: int) -> list:
         while len(self._attention) <= k:
-            Z = self.layer(len(self._attention))
+            S, _ = self.scores(len(self._attention))
             sets = []
-            for z in Z:
-                Az = _matvec(self.A, z)
-                scores = [_dot(Az, y) for y in Z]
-                top = max(scores)
-                sets.append(frozenset(j for j, s in enumerate(scores) if s == top))
+            for row in S:
+                top = max(row)
+                sets.append(frozenset(j for j, s in enumerate(row) if s == top))
             self._attention.append(sets)
         return self._attention[k]
 
@@ -321,16 +416,18 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     # i in F is caught here: i has no leader/fixed fate before its own entry.
     if not F <= fixed:
         return f"tokens {_show(F - fixed)} of F are not established as leader/fixed before"
-    Z = m.layer(k)
-    AmF = _matvec(m.A, _mean([Z[v] for v in sorted(F)]))
-    on_F = {v: _dot(AmF, Z[v]) for v in sorted(F)}
+    # <A m_F, z_w> = (1/|F|) sum_{v in F} <A z_v, z_w>: integer column sums of the score matrix.
+    S, scale = m.scores(k)
+    members = sorted(F)
+    value = [sum(S[v][w] for v in members) for w in range(m.n)]
+    on_F = {v: value[v] for v in members}
     top = max(on_F.values())
+    exact = lambda x: Fraction(x, scale * len(members))  # noqa: E731
     if min(on_F.values()) != top:
-        return f"<A m_F, v> differs on F at layer {k}: {', '.join(f'{v}: {s}' for v, s in on_F.items())}"
-    for w, z in enumerate(Z):
-        s = _dot(AmF, z)
-        if s > top:
-            return f"token {w} scores {s} > {top} = <A m_F, v> on F at layer {k}"
+        return f"<A m_F, v> differs on F at layer {k}: {', '.join(f'{v}: {exact(s)}' for v, s in on_F.items())}"
+    for w in range(m.n):
+        if value[w] > top:
+            return f"token {w} scores {exact(value[w])} > {exact(top)} = <A m_F, v> on F at layer {k}"
     return None
 
 
@@ -383,8 +480,15 @@ def _check_fates(raw: Any, m: Model) -> dict[int, Fate]:
 
 
 def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, Fate]:
-    """The certificate's verified fates; with ``settled``, its settled_layer = the last fate layer."""
-    fates = _check_fates(_get(cert, "fates", "certificate"), ctx.model)
+    """The certificate's verified fates; with ``settled``, its settled_layer = the last fate layer.
+
+    T1..T4 usually carry the same list: it is verified once per run (a rejection is not cached).
+    """
+    raw = _get(cert, "fates", "certificate")
+    key = json.dumps(raw, sort_keys=True, default=str)
+    fates = ctx.verified_fates.get(key)
+    if fates is None:
+        fates = ctx.verified_fates[key] = _check_fates(raw, ctx.model)
     if settled:
         last = max(f.layer for f in fates.values())
         given = _get(cert, "settled_layer", "certificate")
@@ -415,6 +519,7 @@ class Context:
 
     def __init__(self, model: Model, *, last_layer: Any = None, settled_layer: Any = None) -> None:
         self.model, self.report = model, {"last_layer": last_layer, "settled_layer": settled_layer}
+        self.verified_fates: dict[str, dict[int, Fate]] = {}
 
     def same(self, key: str, value: Any) -> None:
         expected = self.report[key]
@@ -590,9 +695,9 @@ def check_D2(cert: dict, ctx: Context) -> None:
     for k, row in enumerate(norms):
         _require(isinstance(row, list) and len(row) == m.n, f"norms[{k}]: expected one entry per token")
         for i, raw in enumerate(row):
-            exact = m.score(m.layer(k)[i], m.layer(k)[i])
+            exact = m.norm(k, i)
             _require(_number(raw, f"norms[{k}][{i}]") == exact, f"norms[{k}][{i}] is {raw}, <A z, z> = {exact}")
-            _require(k == 0 or exact >= m.score(m.layer(k - 1)[i], m.layer(k - 1)[i]),
+            _require(k == 0 or exact >= m.norm(k - 1, i),
                      f"token {i}: squared A-norm decreases from layer {k - 1} to {k}")
 
 
@@ -617,28 +722,124 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
         return
     _require(isinstance(raw, dict), "layer_positions: expected an object keyed by layer")
     for key, points in raw.items():
-        _require(isinstance(key, str) and key.isdigit(), f"layer_positions: bad layer key {key!r}")
-        k = _int(int(key), "layer_positions")
+        k = _key_index(key)
+        _require(k is not None, f"layer_positions: bad layer key {str(key)[:20]!r}")
+        k = _int(k, "layer_positions", high=m.last)
         _require(isinstance(points, list) and len(points) == m.n, f"layer_positions[{key}]: expected one point per token")
         for i, raw_point in enumerate(points):
             p = _point(raw_point, m.d, f"layer_positions[{key}][{i}]")
             _require(p == m.layer(k)[i], f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
 
 
-# --------------------------------------------------------------------------- reports and files
+# --------------------------------------------------------------------------- the fates the replay implies
 
 
-def _verify(claim: str, verdict: Any, ctx: Context) -> tuple[str, str]:
-    """(status, reason) for one verdict."""
-    if not isinstance(verdict, dict) or verdict.get("status") != "certified":
-        return "not certified", f"status {verdict.get('status') if isinstance(verdict, dict) else None!r}, no certificate"
-    cert = verdict.get("certificate")
+def _search_fates(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
+    """Every D7 fate established within layers 0..last, and the settled layer (None if never).
+
+    The same inductive rule the suite applies (THEORY.md D7), found here from the replay: at
+    each layer until every token has a fate, leaders first, then fixed tokens (D7 (b), repeated
+    until nothing changes, since a newly fixed token can make another one fixed), then locked
+    tokens. A fate is established at the first layer its condition holds, so the result is
+    unique and a report's fates can be compared with it entry by entry.
+    """
+    fates: dict[int, Fate] = {}
+    for k in range(last + 1):
+        Z, C = m.layer(k), m.attention(k)
+        for i in range(m.n):
+            if i not in fates and C[i] == {i}:
+                fates[i] = Fate("leader", k, frozenset({i}), Z[i])
+        fixed = {t for t, f in fates.items() if f.kind != "locked"}
+        changed = True
+        while changed:
+            changed = False
+            for j in range(m.n):
+                G = C[j] - {j}
+                if j not in fates and j in C[j] and G and _fixed_failure(m, j, k, G, fixed) is None:
+                    fates[j] = Fate("fixed", k, G, Z[j])
+                    fixed.add(j)
+                    changed = True
+        for i in range(m.n):
+            if i not in fates and i not in C[i] and _locked_failure(m, i, k, C[i], fixed) is None:
+                fates[i] = Fate("locked", k, C[i], _mean([Z[v] for v in sorted(C[i])]))
+        if len(fates) == m.n:
+            return fates, k
+    return fates, None
+
+
+def _fate_value(m: Model, f: Fate) -> Fraction:
+    """<A m_F, z_v> on F at the fate layer (the common score a locked entry states)."""
+    return _dot(_matvec(m.A, f.limit), m.layer(f.layer)[min(f.set)])
+
+
+# --------------------------------------------------------------------------- statuses: verified, justified or not
+
+
+class Facts:
+    """What the replay says about one run (layers 0..last), against which every verdict status is judged."""
+
+    def __init__(self, m: Model, last: int) -> None:
+        self.model, self.last = m, last
+        self.fates, self.settled = _search_fates(m, last)
+        self.leader_seen = any(m.attention(k)[i] == {i} for k in range(last + 1) for i in range(m.n))
+        leader_limits = {f.limit for f in self.fates.values() if f.kind == "leader"}
+        self.non_vertex = self.settled is not None and any(f.limit not in leader_limits for f in self.fates.values())
+
+    def inconclusive_reason(self, claim: str) -> str | None:
+        """Why ``claim`` cannot be decided on this run (None: the replay decides it, so 'inconclusive' is wrong)."""
+        m, last = self.model, self.last
+        if not m.proved_model and claim in NEEDS_D3_D7:
+            return "with this value matrix V, D3/D7 are not proved: nothing follows beyond the layers run"
+        unsettled = (f"token(s) {_show(set(range(m.n)) - set(self.fates))} have no D7 fate within layers 0..{last}"
+                     if self.settled is None else None)
+        if claim in ("T0", "D3"):
+            return None if self.leader_seen else f"no token leads within layers 0..{last}"
+        if claim in ("T1", "T2", "T3"):
+            return unsettled
+        if claim == "T4":
+            if unsettled:
+                return unsettled
+            if self.non_vertex and not _positive_definite(m.Asym):
+                return "(A + A^T)/2 is not positive definite: the A-projection of the origin is not defined"
+            return None
+        if claim in ("D1", "replay"):
+            return None if last > 0 else "only layer 0 was run: no transition"
+        return None  # D2 is always decided
+
+
+def _decided_because(facts: Facts, claim: str) -> str:
+    if claim in ("T0", "D3"):
+        return "a token leads within the layers run"
+    if claim in ("D1", "replay"):
+        return f"layers 0..{facts.last} hold {facts.last} transition(s)"
+    if claim == "D2":
+        return "D2 is decided on every run"
+    return f"every token has a D7 fate by layer {facts.settled}"
+
+
+def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_failed: bool) -> tuple[str, str]:
+    """(outcome, reason) for one verdict: verified, inconclusive (justified), failed, rejected or unsupported."""
+    if not isinstance(verdict, dict):
+        return "rejected", "the verdict is not an object"
+    if verdict.get("claim") != claim:
+        return "rejected", f"the verdict under {claim!r} names claim {str(verdict.get('claim'))[:40]!r}"
+    status, cert = verdict.get("status"), verdict.get("certificate")
+    if status not in ("certified", "failed", "inconclusive"):
+        return "rejected", f"unknown status {str(status)[:40]!r} (expected certified, failed or inconclusive)"
+    if status != "certified":
+        if cert is not None:
+            return "rejected", f"a {status} verdict carries a certificate"
+        if status == "failed":
+            return "failed", "the file reports this claim false (certcheck re-verifies certificates, not counterexamples)"
+        reason = facts.inconclusive_reason(claim)
+        if reason is None and replay_failed:
+            reason = "the file reports the replay failed, so its other verdicts are not decided"
+        if reason is None:
+            return "rejected", (f"the verdict is inconclusive, but the replay decides it ({_decided_because(facts, claim)}): "
+                                "a downgraded verdict")
+        return "inconclusive", reason
     if not isinstance(cert, dict):
         return "rejected", "a certified verdict without a certificate"
-    if ctx.model.unsupported:
-        return "unsupported", ctx.model.unsupported
-    if claim not in CHECKS:
-        return "rejected", f"the checker does not know claim {claim!r}"
     try:
         _check_layer_positions(cert, ctx.model)
         CHECKS[claim](cert, ctx)
@@ -648,6 +849,29 @@ def _verify(claim: str, verdict: Any, ctx: Context) -> tuple[str, str]:
         return "rejected", ("every condition holds for the layers replayed, but with this value matrix V "
                             "D3/D7 are not proved, so nothing follows beyond them")
     return "verified", ""
+
+
+def _combine(statuses: list) -> str:
+    return "failed" if "failed" in statuses else "inconclusive" if "inconclusive" in statuses else "certified"
+
+
+# --------------------------------------------------------------------------- one run (claims report or record)
+
+
+class Run(NamedTuple):
+    """One configuration's run as a file states it (a claims report or a results.json record)."""
+
+    source: str
+    config: Any
+    verdicts: Any
+    last_layer: Any
+    settled_layer: Any
+    fates: Any = None          # the run's fates, token order ("unsettled" allowed); None: not stated
+    status: Any = None         # the run's combined status; None: not stated
+    stopped_by: Any = None
+    layer_budget: Any = None
+    time_budget: Any = None
+    certcheck: Any = None      # a results.json record's own "certcheck" block
 
 
 _MODELS: dict[str, Model] = {}
@@ -664,87 +888,514 @@ def _model(config: Any) -> Model:
     return _MODELS[key]
 
 
-def _check_verdicts(source: str, config: Any, verdicts: Any, *, last_layer: Any = None,
-                    settled_layer: Any = None) -> list[Outcome]:
+def replay_work(n: int, d: int, last_layer: int, bits: int = 0) -> int:
+    """The work of replaying n tokens in d dimensions through layers 0..last_layer, in score terms.
+
+    Each layer computes n^2 scores of d products; the numbers grow with the layer (their size
+    roughly doubles every 50-100 layers), which the factor 1 + last_layer/100 accounts for, and
+    start as large as the inputs: ``bits`` (:func:`input_bits`) beyond 512 multiplies the work by
+    (bits/512)^2. Measured: about 15 microseconds per unit on one core, so DEFAULT_MAX_WORK is a
+    few minutes.
+    """
+    size = max(512, bits)
+    return n * n * d * (last_layer + 1) * (100 + last_layer) * size * size // (100 * 512 * 512)
+
+
+def input_bits(numbers: Any) -> int:
+    """Bits of the common denominator of exact ``numbers`` plus their largest numerator: the size
+    of the integers the replay starts from (stops counting once past 2^20 bits: beyond any limit)."""
+    denominator, numerator = 1, 0
+    for x in numbers:
+        denominator = math.lcm(denominator, x.denominator)
+        numerator = max(numerator, abs(x.numerator).bit_length())
+        if denominator.bit_length() + numerator > 1 << 20:
+            break
+    return denominator.bit_length() + numerator
+
+
+def max_checkable_layer(n: int, d: int, max_work: int = None, bits: int = 0) -> int:  # type: ignore[assignment]
+    """The largest last layer whose replay stays within ``max_work`` (-1: not even layer 0)."""
+    limit = DEFAULT_MAX_WORK if max_work is None else max_work
+    if replay_work(n, d, 0, bits) > limit:
+        return -1
+    low, high = 0, MAX_LAYER
+    while low < high:
+        mid = (low + high + 1) // 2
+        if replay_work(n, d, mid, bits) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _shape(config: Any, where: str) -> tuple[int, int]:
+    tokens = config.get("tokens") if isinstance(config, dict) else None
+    if not (isinstance(tokens, list) and tokens and all(isinstance(t, list) and t for t in tokens)
+            and len({len(t) for t in tokens}) == 1):
+        raise BadInput(f"{where}.tokens", "expected a nonempty list of points of one dimension")
+    return len(tokens), len(tokens[0])
+
+
+def _admit(runs: list, max_work: int) -> None:
+    """Refuse, before any checking, a run whose last layer or replay work is beyond the limits."""
+    for run in runs:
+        last = run.last_layer
+        if isinstance(last, bool) or not isinstance(last, int) or last < 0:
+            raise BadInput(f"{run.source}.last_layer", f"expected a non-negative integer, got {str(last)[:40]}")
+        if last > MAX_LAYER:
+            raise BadInput(f"{run.source}.last_layer", f"{last} is beyond the checker's limit of {MAX_LAYER} layers")
+        n, d = _shape(run.config, f"{run.source}.config")
+        work = replay_work(n, d, last, _model(run.config).bits)
+        if work > max_work:
+            raise BadInput(f"{run.source}.last_layer",
+                           f"replaying {n} tokens in d = {d} through layer {last} is {work:.3g} units of work, more "
+                           f"than the limit of {max_work:.3g} (raise it with --max-work)")
+
+
+def _check_run(run: Run) -> list[Outcome]:
+    """Every verdict of one run, then everything the run states besides them (status, fates, layers)."""
+    source = run.source
+    m = _model(run.config)
+    m.last = run.last_layer
+    verdicts = run.verdicts
     if not isinstance(verdicts, dict):
         raise BadInput(f"{source}.verdicts", "expected an object keyed by claim id")
-    ctx = Context(_model(config), last_layer=last_layer, settled_layer=settled_layer)
-    return [Outcome(source, claim, *_verify(claim, verdicts[claim], ctx)) for claim in sorted(verdicts)]
+    if m.unsupported:
+        return [Outcome(source, claim, "unsupported", m.unsupported) for claim in sorted(verdicts)]
+    facts = m.facts(run.last_layer)
+    ctx = Context(m, last_layer=run.last_layer, settled_layer=run.settled_layer)
+    replay = verdicts.get("replay")
+    replay_failed = isinstance(replay, dict) and replay.get("status") == "failed"
+    outcomes = []
+    for claim in CLAIMS:
+        if claim not in verdicts:
+            outcomes.append(Outcome(source, claim, "rejected", f"claim {claim} is missing: every run decides all of "
+                                    f"{', '.join(CLAIMS)}"))
+        else:
+            outcomes.append(Outcome(source, claim, *_verify(claim, verdicts[claim], ctx, facts, replay_failed)))
+    for claim in sorted(set(verdicts) - set(CLAIMS), key=str):
+        outcomes.append(Outcome(source, str(claim)[:40], "rejected", f"unknown claim {str(claim)[:40]!r} "
+                                f"(the claims are {', '.join(CLAIMS)})"))
+    for problem in _run_problems(run, facts):
+        outcomes.append(Outcome(source, RUN, "rejected", problem))
+    return outcomes
 
 
-def check_report(data: dict, *, source: str = "report") -> CheckResult:
-    """Re-verify every certificate of one claims report (format ``hardmax-verify/claims-v1``).
+RUN = "(run)"  # outcomes about a run as a whole: status, fates, layers
+SUMMARY = "(summary)"  # outcomes about a results.json's summary
+
+
+def _fate_entry(f: Fate | None, m: Model, token: int) -> dict:
+    """A fate as the reports write it (token order, exact numbers as strings)."""
+    if f is None:
+        return {"token": token, "kind": "unsettled", "layer": None, "set": None, "limit": None}
+    entry = {"token": token, "kind": f.kind, "layer": f.layer, "set": sorted(f.set), "limit": [_text(x) for x in f.limit]}
+    if f.kind == "locked":
+        entry["value"] = _text(_fate_value(m, f))
+    return entry
+
+
+def _text(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _run_problems(run: Run, facts: Facts) -> list[str]:
+    """What a run states besides its verdicts, against the replay: settled and last layer, how it
+    stopped, its combined status and its fates (the report's "exact limit" column reads them)."""
+    m, last = facts.model, run.last_layer
+    problems = []
+    settled = run.settled_layer
+    if settled != facts.settled or isinstance(settled, bool):
+        problems.append(f"settled_layer is {str(settled)[:20]}, the replay settles "
+                        f"{'at layer ' + str(facts.settled) if facts.settled is not None else 'at no layer'} "
+                        f"of 0..{last}")
+    elif settled is not None and last > settled + 1:
+        problems.append(f"last_layer is {last}, but a run stops one layer after settling (layer {settled})")
+    budget = run.layer_budget
+    if isinstance(budget, int) and not isinstance(budget, bool) and last > budget:
+        problems.append(f"last_layer {last} is beyond the layer budget {budget}")
+    if run.stopped_by is not None:
+        allowed = {"settled"} if facts.settled is not None else {"layer budget", "time budget", "work limit"}
+        if run.stopped_by not in allowed:
+            problems.append(f"stopped_by is {str(run.stopped_by)[:30]!r}, expected "
+                            f"{' or '.join(repr(a) for a in sorted(allowed))}")
+        elif run.stopped_by == "layer budget" and isinstance(budget, int) and last != budget:
+            problems.append(f"stopped_by is 'layer budget', but last_layer {last} is not the budget {budget}")
+        elif run.stopped_by == "time budget" and run.time_budget is None:
+            problems.append("stopped_by is 'time budget', but the run had no time budget")
+        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits) <= DEFAULT_MAX_WORK:
+            problems.append(f"stopped_by is 'work limit', but layer {last + 1} is within the default work limit")
+    statuses = [v.get("status") for v in run.verdicts.values() if isinstance(v, dict)]
+    if run.status is not None and run.status != _combine(statuses):
+        problems.append(f"status is {str(run.status)[:30]!r}, its verdicts combine to {_combine(statuses)!r}")
+    if run.fates is not None:
+        expected = [_fate_entry(facts.fates.get(t), m, t) for t in range(m.n)]
+        if not (isinstance(run.fates, list) and len(run.fates) == m.n):
+            problems.append(f"fates: expected one entry per token ({m.n}), in token order")
+        else:
+            for t, (given, wanted) in enumerate(zip(run.fates, expected)):
+                if not _same_fate(given, wanted):
+                    problems.append(f"fates[{t}] is {_brief(given)}, the replay gives {_brief(wanted)}")
+                    break
+    return problems
+
+
+def _same_fate(given: Any, wanted: dict) -> bool:
+    if not isinstance(given, dict) or set(given) - {"token", "kind", "layer", "set", "limit", "value"}:
+        return False
+    if any(given.get(key) != wanted.get(key) for key in ("token", "kind", "layer", "set")):
+        return False
+    if wanted["limit"] is None:
+        return given.get("limit") is None and "value" not in given
+    try:
+        limit = given.get("limit")
+        same_limit = isinstance(limit, list) and len(limit) == len(wanted["limit"]) and all(
+            _number(a, "limit") == Fraction(b) for a, b in zip(limit, wanted["limit"]))
+        same_value = ("value" not in wanted and "value" not in given) or (
+            "value" in wanted and "value" in given and _number(given["value"], "value") == Fraction(wanted["value"]))
+    except Rejected:
+        return False
+    return same_limit and same_value
+
+
+def _brief(fate: Any) -> str:
+    if not isinstance(fate, dict):
+        return str(fate)[:60]
+    text = f"{fate.get('kind')} at layer {fate.get('layer')}"
+    if fate.get("limit") is not None:
+        text += f" -> ({', '.join(str(x)[:30] for x in fate['limit']) if isinstance(fate['limit'], list) else '?'})"
+    return text[:200]
+
+
+# --------------------------------------------------------------------------- reports and files
+
+
+def check_report(data: dict, *, source: str = "report", max_work: int = None) -> CheckResult:  # type: ignore[assignment]
+    """Re-verify one claims report (format ``hardmax-verify/claims-v1``): every verdict and what the
+    report states besides them (status, fates, settled and last layer).
 
     Raises
     ------
     BadInput
-        When ``data`` is not a claims report or its configuration is malformed.
+        When ``data`` is not a claims report, its configuration is malformed, or its replay would
+        exceed ``max_work`` (default :data:`DEFAULT_MAX_WORK`).
     """
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise BadInput("format", f"expected {FORMAT!r}, got {data.get('format') if isinstance(data, dict) else data!r}")
-    return CheckResult(_check_verdicts(source, data.get("config"), data.get("verdicts"),
-                                       last_layer=data.get("last_layer"), settled_layer=data.get("settled_layer")))
+        raise BadInput("format", f"expected {FORMAT!r}, got {str(data.get('format') if isinstance(data, dict) else data)[:60]!r}")
+    run = Run(source, data.get("config"), data.get("verdicts"), data.get("last_layer"), data.get("settled_layer"),
+              fates=data.get("fates"), status=data.get("status"), stopped_by=data.get("stopped_by"),
+              layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"))
+    _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work)
+    return CheckResult(_check_run(run))
 
 
-def check_record(configuration: dict, verdicts: dict, *, last_layer: int | None = None,
-                 settled_layer: int | None = None) -> dict[str, dict[str, Any]]:
-    """The report builder's hook: ``{claim: {"ok": bool, "status": str, "reason": str}}`` for the given verdicts."""
-    outcomes = _check_verdicts("record", configuration, verdicts, last_layer=last_layer, settled_layer=settled_layer)
-    return {o.claim: {"ok": o.status == "verified", "status": o.status, "reason": o.reason} for o in outcomes}
+def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settled_layer: int | None,
+                 fates: list | None = None, status: str | None = None, stopped_by: str | None = None,
+                 layer_budget: int | None = None, time_budget: float | None = None) -> dict[str, dict[str, Any]]:
+    """The report builder's hook: ``{claim: {"ok": bool, "status": str, "reason": str}}`` for one record.
+
+    Every claim of the record gets an entry (its verdict's outcome); problems with the record
+    as a whole (status, fates, layers) come under the key ``"(run)"`` with ``ok`` False.
+    No work limit is applied: the suite itself produced the record.
+    """
+    run = Run("record", configuration, verdicts, last_layer, settled_layer, fates=fates, status=status,
+              stopped_by=stopped_by, layer_budget=layer_budget, time_budget=time_budget)
+    _admit([run], sys.maxsize)
+    result: dict[str, dict[str, Any]] = {}
+    for o in _check_run(run):
+        if o.claim in result:  # several problems with the run: keep the first
+            continue
+        result[o.claim] = {"ok": o.status in ("verified", "inconclusive"), "status": o.status, "reason": o.reason}
+    return result
 
 
-def _embedded(data: Any, where: str) -> list[tuple[str, Any, Any, Any, Any]]:
-    """Every claims report or results record inside ``data``: (source, config, verdicts, last, settled)."""
-    found = []
-    if isinstance(data, dict):
-        if data.get("format") == FORMAT:
-            return [(where, data.get("config"), data.get("verdicts"), data.get("last_layer"), data.get("settled_layer"))]
-        if "configuration" in data and isinstance(data.get("verdicts"), dict):
-            task = data.get("task")
-            name = task.get("name") if isinstance(task, dict) else None
-            return [(f"{where} ({name})" if name else where, data["configuration"], data["verdicts"],
-                     data.get("layers_run"), data.get("settled_layer"))]
-        for key, value in data.items():
-            found += _embedded(value, f"{where}.{key}")
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            found += _embedded(value, f"{where}[{i}]")
-    return found
+def _record_run(record: Any, where: str, campaign: dict) -> Run:
+    if not isinstance(record, dict):
+        raise BadInput(where, "expected a record object")
+    task = record.get("task")
+    name = task.get("name") if isinstance(task, dict) else None
+    source = f"{where} ({str(name)[:60]})" if name else where
+    return Run(source, record.get("configuration"), record.get("verdicts"), record.get("layers_run"),
+               record.get("settled_layer"), fates=record.get("fates"), status=record.get("status"),
+               stopped_by=record.get("stopped_by"), layer_budget=campaign.get("layer_budget"),
+               time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"))
 
 
-def check_file(path: str) -> CheckResult:
-    """Re-verify a claims report, or every claims report / record embedded in a ``results.json``."""
+def check_results(data: dict, *, source: str = "results", max_work: int = None) -> CheckResult:  # type: ignore[assignment]
+    """Re-verify a verification report's ``results.json``: every record as a run, each record's own
+    certcheck block, and the summary (counts per claim, overall status and exit status)."""
+    if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
+        raise BadInput("schema", f"expected {RESULTS_SCHEMA!r}")
+    examples, summary = data.get("examples"), data.get("summary")
+    campaign = data.get("campaign") if isinstance(data.get("campaign"), dict) else {}
+    if not isinstance(examples, list):
+        raise BadInput(f"{source}.examples", "expected a list of records")
+    if not isinstance(summary, dict) or not isinstance(summary.get("claims"), dict):
+        raise BadInput(f"{source}.summary", "expected an object with per-claim counts")
+    runs = {}
+    for i, record in enumerate(examples):
+        if isinstance(record, dict) and record.get("status") == "error":
+            continue
+        runs[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
+    _admit(list(runs.values()), DEFAULT_MAX_WORK if max_work is None else max_work)
+    result = CheckResult()
+    verified: dict[int, list] = {}
+    for i in range(len(examples)):
+        if i not in runs:
+            result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
+                                           "the task raised an error and was not checked"))
+            continue
+        outcomes = _check_run(runs[i])
+        result.outcomes += outcomes
+        verified[i] = sorted(o.claim for o in outcomes if o.status == "verified")
+        problem = _certcheck_block_problem(runs[i].certcheck, outcomes)
+        if problem:
+            result.outcomes.append(Outcome(runs[i].source, RUN, "rejected", problem))
+    for problem in _summary_problems(data, examples, verified, result):
+        result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
+    return result
+
+
+def _certcheck_block_problem(block: Any, outcomes: list) -> str | None:
+    """A record's "certcheck" block (what the report's own run of this checker found) must be what this run finds."""
+    expected_verified = sorted(o.claim for o in outcomes if o.status == "verified")
+    expected_unsupported = sorted(o.claim for o in outcomes if o.status == "unsupported")
+    if not isinstance(block, dict) or block.get("available") is not True:
+        return "the record's certcheck block is missing or says the checker was not available"
+    if sorted(block.get("verified") or []) != expected_verified:
+        return (f"the record says certcheck verified {sorted(block.get('verified') or [])}, "
+                f"this run verifies {expected_verified}")
+    rejected = block.get("rejected")
+    expected_rejected = sorted({o.claim for o in outcomes if o.status == "rejected"})
+    if not isinstance(rejected, dict) or sorted(rejected) != expected_rejected:
+        return (f"the record says certcheck rejected {sorted(rejected) if isinstance(rejected, dict) else rejected!r}"[:200]
+                + f", this run rejects {expected_rejected}")
+    if sorted(block.get("unsupported") or []) != expected_unsupported:
+        return "the record's unsupported certificates differ from this run's"
+    return None
+
+
+def _summary_problems(data: dict, examples: list, verified: dict, result: CheckResult) -> list[str]:
+    """The summary a reader sees first, recomputed from the records (after each record was checked)."""
+    summary = data["summary"]
+    problems = []
+    errors = [r for r in examples if isinstance(r, dict) and r.get("status") == "error"]
+    if summary.get("examples") != len(examples):
+        problems.append(f"summary says {str(summary.get('examples'))[:20]} examples, the file holds {len(examples)}")
+    if summary.get("errors") != len(errors):
+        problems.append(f"summary says {str(summary.get('errors'))[:20]} task errors, the file holds {len(errors)}")
+    claims = summary["claims"]
+    if set(claims) != set(CLAIMS):
+        problems.append(f"summary counts claims {sorted(map(str, claims))[:12]}, expected {list(CLAIMS)}")
+    for claim in CLAIMS:
+        row = claims.get(claim)
+        expected = _claim_counts(examples, claim, verified)
+        if not isinstance(row, dict):
+            continue
+        for key, value in expected.items():
+            if row.get(key) != value or isinstance(row.get(key), bool):
+                problems.append(f"summary.claims.{claim}.{key} is {str(row.get(key))[:20]}, the records give {value}")
+                break
+    statuses = []
+    for record in examples:
+        if not isinstance(record, dict) or record.get("status") == "error":
+            statuses.append("inconclusive")
+            continue
+        statuses += [v.get("status") for v in (record.get("verdicts") or {}).values() if isinstance(v, dict)]
+        block = record.get("certcheck")
+        if isinstance(block, dict) and block.get("rejected"):
+            statuses.append("failed")
+        comparison = record.get("float_comparison")
+        if isinstance(comparison, dict) and comparison.get("silent_disagreements"):
+            statuses.append("failed")
+    overall = _combine(statuses)
+    exit_status = {"certified": 0, "failed": 1, "inconclusive": 3}[overall]
+    if not examples:
+        overall, exit_status = "inconclusive", 3  # nothing was checked: nothing is certified
+    if summary.get("overall") != overall or summary.get("exit_status") != exit_status:
+        problems.append(f"summary says overall {str(summary.get('overall'))[:20]} (exit {str(summary.get('exit_status'))[:5]}), "
+                        f"the records give {overall} (exit {exit_status})")
+    claims_certified = any(isinstance(r, dict) and r.get("certified") for r in claims.values()) \
+        or summary.get("overall") == "certified"
+    if claims_certified and not any(o.status == "verified" for o in result.outcomes):
+        problems.append("the file claims certified results, but not one certificate in it verifies")
+    by_name = {}
+    for record in examples:
+        task = record.get("task") if isinstance(record, dict) else None
+        if isinstance(task, dict):
+            by_name[task.get("name")] = record
+    counterexamples = data.get("counterexamples")
+    for c in counterexamples if isinstance(counterexamples, list) else []:
+        record = by_name.get(c.get("example")) if isinstance(c, dict) else None
+        verdict = ((record or {}).get("verdicts") or {}).get(c.get("claim")) if isinstance(c, dict) else None
+        if not (isinstance(verdict, dict) and verdict.get("status") == "failed"):
+            problems.append(f"counterexample {str(c.get('example') if isinstance(c, dict) else c)[:60]}: "
+                            "no record with that claim failed")
+            break
+    return problems
+
+
+def _claim_counts(examples: list, claim: str, verified: dict) -> dict[str, int]:
+    """The report's per-claim counts (results.json summary.claims), from the records."""
+    row = {"certified": 0, "failed": 0, "inconclusive": 0, "unchecked": 0, "exact": 0, "measured": 0, "vacuous": 0,
+           "recertified": 0, "rejected_by_checker": 0}
+    for i, record in enumerate(examples):
+        verdict = ((record.get("verdicts") or {}) if isinstance(record, dict) else {}).get(claim)
+        if not isinstance(verdict, dict):
+            row["unchecked"] += 1
+            continue
+        status = verdict.get("status")
+        if status in ("certified", "failed", "inconclusive"):
+            row[status] += 1
+        if status in ("certified", "failed"):
+            row["exact"] += 1
+        if isinstance(verdict.get("certificate"), dict) and verdict["certificate"].get("vacuous") is True:
+            row["vacuous"] += 1
+        elif any(str(key).startswith("measured") for key in (verdict.get("evidence") or {})):
+            row["measured"] += 1
+        if claim in verified.get(i, []):
+            row["recertified"] += 1
+        block = record.get("certcheck")
+        if isinstance(block, dict) and claim in (block.get("rejected") or {}):
+            row["rejected_by_checker"] += 1
+    return row
+
+
+def _regular_file(path: str, max_bytes: int) -> None:
+    """Refuse, before reading, what is not a regular file of a sensible size (a FIFO or /dev/zero would hang)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
-            data = json.load(handle, parse_float=str)
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise BadInput(str(path), "file not found") from None
     except OSError as error:
         raise BadInput(str(path), error.strerror or str(error)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise BadInput(str(path), "not a regular file (a directory, FIFO or device is not read)")
+    if info.st_size > max_bytes:
+        raise BadInput(str(path), f"{info.st_size} bytes, more than the limit of {max_bytes} (raise it with --max-bytes)")
+
+
+def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> CheckResult:  # type: ignore[assignment]
+    """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block
+    and the summary).
+
+    Raises
+    ------
+    BadInput
+        Not a regular readable file within ``max_bytes``, not JSON, not one of the two kinds,
+        malformed, or beyond ``max_work`` (exit status 2).
+    OSError
+        Reading failed after the file was opened (exit status 4).
+    """
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    _regular_file(path, limit)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)  # bounded even if the file grows after the check above
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
+        raise BadInput(str(path), error.strerror or str(error)) from None
+    if len(raw) > limit:
+        raise BadInput(str(path), f"more than the limit of {limit} bytes (raise it with --max-bytes)")
+    try:
+        # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
+        data = json.loads(raw.decode("utf-8"), parse_float=str)
+    except UnicodeDecodeError:
+        raise BadInput(str(path), "not UTF-8 text") from None
     except (ValueError, RecursionError) as error:
-        raise BadInput(str(path), f"not valid JSON ({error})") from None
+        raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
     if isinstance(data, dict) and data.get("format") == FORMAT:
-        return check_report(data, source=str(path))
-    if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
-        raise BadInput(str(path), f"neither a claims report ({FORMAT!r}) nor a verification report ({RESULTS_SCHEMA!r})")
-    result = CheckResult()
-    for source, config, verdicts, last, settled in _embedded(data, "results"):
-        result.outcomes += _check_verdicts(source, config, verdicts, last_layer=last, settled_layer=settled)
-    return result
+        return check_report(data, source=str(path), max_work=max_work)
+    if isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA:
+        return check_results(data, source=str(path), max_work=max_work)
+    raise BadInput(str(path), f"neither a claims report ({FORMAT!r}) nor a verification report ({RESULTS_SCHEMA!r})")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("expected a positive integer")
+    return value
+
+
+def write_json(text: str, destination: str) -> None:
+    """Write ``text`` to ``destination`` ("-": standard output) whole or not at all (a temporary
+    file renamed into place, so a full disk leaves no half-written file)."""
+    if destination == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    if os.path.exists(destination) and not os.path.isfile(destination):
+        # A device or FIFO (/dev/stdout, a pipe): written in place, never replaced by a rename.
+        with open(destination, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    directory = os.path.dirname(os.path.abspath(destination))
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".certcheck.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, destination)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verify.certcheck", description=__doc__.split("\n\n")[0])
     parser.add_argument("file", help="a claims report (hardmax-verify check --json) or a results.json")
-    parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE|-",
+                        help="write the outcomes as JSON to FILE (or standard output with - or no value)")
     parser.add_argument("--verbose", action="store_true", help="print every outcome, not only rejections")
-    args = parser.parse_args(argv)
+    parser.add_argument("--max-work", type=_positive_int, default=DEFAULT_MAX_WORK, metavar="N",
+                        help=f"replay work allowed per configuration (default {DEFAULT_MAX_WORK:g}; see docs/certcheck.md)")
+    parser.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
+                        help=f"largest file read (default {DEFAULT_MAX_BYTES})")
+    parser.add_argument("--debug", action="store_true", help="print the traceback when the check cannot complete")
     try:
-        result = check_file(args.file)
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse: 0 for --help, 2 for bad usage
+        return int(exit_.code or 0)
+    try:
+        result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes)
+        text = json.dumps(result.to_json_dict(), indent=1) + "\n"
+        if args.json != "-":
+            print("\n".join(result.lines(verbose=args.verbose)))
+        if args.json is not None:
+            write_json(text, args.json)
     except BadInput as error:
-        print(f"certcheck: error: {error}", file=sys.stderr)
-        return 2
-    print(json.dumps(result.to_json_dict(), indent=1) if args.json else "\n".join(result.lines(verbose=args.verbose)))
+        print(f"certcheck: error: {one_line(str(error))}", file=sys.stderr)
+        return BAD_INPUT
+    except KeyboardInterrupt:
+        print("certcheck: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
+        return could_not_complete(error, debug=args.debug)
     return result.exit_status
+
+
+def could_not_complete(error: BaseException, *, debug: bool, prefix: str = "certcheck: ") -> int:
+    """Exit status 4 with one line (the traceback with ``debug``): I/O error, resource limit, internal error."""
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    if isinstance(error, OSError):
+        what = f"I/O error: {error.strerror or error}" + (f": {error.filename}" if error.filename else "")
+    elif isinstance(error, (MemoryError, RecursionError)):
+        what = f"resource limit reached ({type(error).__name__})"
+    else:
+        what = f"internal error: {type(error).__name__}: {error}"
+    message = f"{prefix}could not complete: {one_line(what)[:500]}" + ("" if debug else " (--debug for the traceback)")
+    with contextlib.suppress(OSError):  # even stderr may be gone
+        print(message, file=sys.stderr)
+    return COULD_NOT_COMPLETE
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped, so that a message stays on one line."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 if __name__ == "__main__":

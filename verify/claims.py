@@ -8,9 +8,12 @@ each returning a :class:`~verify.verdicts.Verdict` with an exact certificate whe
 (schema: ``docs/certificates.md``) and, when failed, the layer, the tokens and the two exact
 numbers compared.
 
-What the checks trust: nothing from the engine but its positions. Scores and attention sets
-are recomputed here from the positions (integer arithmetic), and the "replay" verdict
-recomputes each layer from the previous one with the independent oracle :mod:`verify.oracle`.
+What the checks trust: nothing from the engine but its positions of layers 1, 2, ...; layer 0
+is the configuration itself, and the engine's layer 0 must equal it exactly. Scores and
+attention sets are recomputed here from the positions (integer arithmetic), and the "replay"
+verdict recomputes each layer from the previous one with the independent oracle
+:mod:`verify.oracle`. When the replay fails, no other verdict is certified (the layers are
+not this configuration's).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
 from flint import fmpz_mat
 
-from . import geometry, oracle
+from . import certcheck, geometry, oracle
 from .config import Configuration, hypothesis_violations
 from .exact_dynamics import ExactLayer, exact_layers
 from .linalg import is_symmetric_positive_definite
@@ -147,7 +150,8 @@ class ClaimRun:
     settled_layer: int | None
     layer_budget: int
     violations: list[dict[str, Any]] = field(default_factory=list)  # D7 consequences contradicted
-    stopped_by: str = "settled"  # settled | layer budget | time budget
+    start_mismatch: dict[str, Any] | None = None  # the engine's layer 0 differs from the configuration here
+    stopped_by: str = "settled"  # settled | layer budget | time budget | work limit (the checker's, see run_configuration)
     time_budget: float | None = None
     cross_check: bool = True  # run the float cross-checks (cvxpy, candidate set); they never decide
 
@@ -184,8 +188,7 @@ class ClaimRun:
                 "settled_layer": self.settled_layer}
 
 
-def _layer_data(layer: ExactLayer, *, A_int: fmpz_mat, a_scale: int) -> LayerData:
-    positions = [tuple(p) for p in layer.positions()]
+def _layer_data(index: int, positions: list[Point], *, A_int: fmpz_mat, a_scale: int) -> LayerData:
     den = lcm(*(x.denominator for p in positions for x in p))
     N = fmpz_mat([[int(x * den) for x in p] for p in positions])
     # <A z_i, z_j> = z_i^T A^T z_j.
@@ -197,7 +200,7 @@ def _layer_data(layer: ExactLayer, *, A_int: fmpz_mat, a_scale: int) -> LayerDat
     for row in scores:
         top = max(row)
         attention.append(frozenset(j for j, s in enumerate(row) if s == top))
-    return LayerData(layer.index, positions, scores, Fraction(1, den * den * a_scale), attention)
+    return LayerData(index, positions, scores, Fraction(1, den * den * a_scale), attention)
 
 
 def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]], order: list[int]) -> None:
@@ -292,8 +295,19 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         raise InputError("layer_budget", f"expected at least 1 layer, got {layer_budget}")
     if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < float("inf")):
         raise InputError("time_budget", f"expected a positive number of seconds, got {time_budget!r}")
+    # Never run past what the independent checker replays under its default limit: every
+    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
+    # The numbers the checker's replay starts from, as it reads them: alpha, or V when given.
+    numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
+    numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
+    checkable = certcheck.max_checkable_layer(config.n, config.d, bits=certcheck.input_bits(numbers))
+    if checkable < 0:
+        raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
+                         f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "
+                         "certificate could be re-verified")
+    last_allowed = min(layer_budget, checkable)
     started = time.monotonic()
-    stopped_by = "layer budget"
+    stopped_by = "layer budget" if last_allowed == layer_budget else "work limit"
     A = config.A_matrix
     a_scale = lcm(*(x.denominator for row in A for x in row))
     A_int = fmpz_mat([[int(x * a_scale) for x in row] for row in A])
@@ -307,10 +321,17 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     order = [0]
     settled_layer: int | None = None
     with_rate = config.V is None
+    start_mismatch: dict[str, Any] | None = None
     for layer in dynamics([list(t) for t in config.tokens], **kwargs):
-        d = _layer_data(layer, A_int=A_int, a_scale=a_scale)
-        if d.index != len(data):
-            raise RuntimeError(f"dynamics yielded layer index {d.index}, expected {len(data)}")
+        if layer.index != len(data):
+            raise RuntimeError(f"dynamics yielded layer index {layer.index}, expected {len(data)}")
+        engine_positions = [tuple(p) for p in layer.positions()]
+        if layer.index == 0:
+            # Every check starts from the configuration itself, never from the engine's reading
+            # of it: layer 0 is the input, and the engine's layer 0 must equal it exactly.
+            start_mismatch = _first_difference(engine_positions, [tuple(t) for t in config.tokens])
+            engine_positions = [tuple(t) for t in config.tokens]
+        d = _layer_data(layer.index, engine_positions, A_int=A_int, a_scale=a_scale)
         layers.append(layer)
         data.append(d)
         _consequences(d, fates, config.alpha, with_rate, violations)
@@ -324,7 +345,7 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         if progress is not None:
             progress(d.index)
         # One layer past settlement so that D3/D7 consequences and the replay see a transition.
-        if (settled_layer is not None and d.index > settled_layer) or d.index >= layer_budget:
+        if (settled_layer is not None and d.index > settled_layer) or d.index >= last_allowed:
             break
         if time_budget is not None and settled_layer is None and time.monotonic() - started > time_budget:
             # Only a wall-clock limit: what was computed stays exact; unsettled tokens are inconclusive.
@@ -334,7 +355,20 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         stopped_by = "settled"
     all_fates = [fates.get(t, TokenFate(t, "unsettled")) for t in range(config.n)]
     return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations,
-                    stopped_by=stopped_by, time_budget=time_budget)
+                    stopped_by=stopped_by, time_budget=time_budget, start_mismatch=start_mismatch)
+
+
+def _first_difference(engine: list[Point], given: list[Point]) -> dict[str, Any] | None:
+    """Where the engine's layer 0 first differs from the configuration's tokens (None: nowhere)."""
+    if len(engine) != len(given) or any(len(p) != len(g) for p, g in zip(engine, given)):
+        return {"token": None, "what": f"the engine's layer 0 has {len(engine)} tokens of dimension "
+                f"{len(engine[0]) if engine else 0}, the configuration {len(given)} of dimension {len(given[0])}"}
+    for i, (p, g) in enumerate(zip(engine, given)):
+        for c, (x, y) in enumerate(zip(p, g)):
+            if x != y:
+                return {"token": i, "coordinate": c, "lhs": q(x), "rhs": q(y),
+                        "compared": f"engine z_{i}^0[{c}] vs the configuration's token {i}[{c}]"}
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,6 +425,9 @@ def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str,
 def _budget_spent(run: ClaimRun) -> str:
     if run.stopped_by == "time budget":
         return f"time budget of {run.time_budget:g} s spent"
+    if run.stopped_by == "work limit":
+        return (f"the independent checker's default work limit allows layers 0..{run.last_layer} for "
+                f"{run.n} tokens in d = {run.config.d}")
     return f"layer budget of {run.layer_budget} spent" if run.stopped_by == "layer budget" else run.stopped_by
 
 
@@ -652,7 +689,10 @@ def check_T4(run: ClaimRun) -> Verdict:
                         A_symmetric_positive_definite=False)
     projections = []
     cross = []
-    for p, members in groups.items():
+    for p, established in groups.items():
+        # Canonical form, the one docs/certificates.md states and the checker reads: tokens sorted,
+        # the entry's fate copied from the lowest token index.
+        members = sorted(established, key=lambda fate: fate.token)
         f = members[0]
         # Consumed within this iteration, so the closure's f and p are this iteration's.
         def candidates() -> Iterator[list[Fraction]]:
@@ -764,6 +804,11 @@ def check_replay(run: ClaimRun) -> Verdict:
     config = run.config
     A = None if config.A is None else run.A
     V = None if config.V is None else [list(r) for r in config.V]
+    if run.start_mismatch is not None:
+        where = run.start_mismatch
+        token = "" if where["token"] is None else f", token {where['token']}"
+        return _verdict("replay", "failed", f"layer 0{token}: the engine's position differs from the configuration "
+                        "it was given", run, layer=0, **where)
     for layer, prev, nxt in zip(run.layers, run.data, run.data[1:]):
         engine_C = layer.attention_sets()
         oracle_C = oracle.attention_sets(prev.positions, A=A)
@@ -877,6 +922,27 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
     return adjusted
 
 
+def _nothing_certified_on_a_wrong_trajectory(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
+    """When the replay fails, the engine's layers are not this configuration's dynamics.
+
+    Every other check ran on those layers, so a certified verdict would be a statement about
+    some other trajectory: it becomes inconclusive, with the reason. Failed verdicts stay
+    failed (they are how a wrong engine shows; the replay says why).
+    """
+    replay = verdicts["replay"]
+    if replay.status != "failed":
+        return verdicts
+    adjusted = dict(verdicts)
+    for claim, verdict in verdicts.items():
+        if claim == "replay" or verdict.status != "certified":
+            continue
+        evidence = dict(verdict.evidence, verdict_if_the_engine_were_right="certified",
+                        summary_if_the_engine_were_right=verdict.summary)
+        adjusted[claim] = Verdict(claim, "inconclusive", "not decided: the engine's layers are not the dynamics of "
+                                  f"this configuration ({replay.summary})", evidence, None, verdict.cross_checks)
+    return adjusted
+
+
 def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
                         cross_check: bool = True, progress: Callable[[int], None] | None = None,
                         time_budget: float | None = None) -> ClaimReport:
@@ -905,6 +971,7 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
                             time_budget=time_budget)
     run.cross_check = cross_check
     verdicts = {cid: CHECKS[cid](run) for cid in REPORT_IDS}
+    verdicts = _nothing_certified_on_a_wrong_trajectory(verdicts)
     if not _value_matrix_is_the_plain_model(config):
         verdicts = _without_unproved_facts(verdicts)
     return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget, run,

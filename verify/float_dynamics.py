@@ -6,31 +6,81 @@ to have decided what rounding could have changed.
 
 Rounding-error bound (why a float attention set can be trusted)
 ---------------------------------------------------------------
-Write u = 2^-53 and gamma_k = k u / (1 - k u) (Higham, *Accuracy and Stability of Numerical
-Algorithms*, Lemma 3.1). Every point carries its own bound: at layer k, e_u bounds the
-absolute error of every coordinate of the float point z_u, *provided every attention set of
-the layers before k was decided*, and rho_u = max_r |z_u,r| is the float point's own size.
-Per point, not one bound per configuration, because real configurations mix scales: a
-trained embedding with weight decay has rows of size 1e-38 beside rows of size 3, and a
-bound scaled by the largest coordinate would leave every small token's row undecided.
+Write u = 2^-53, eta = 2^-1075 (half the smallest subnormal) and gamma_k = k u / (1 - k u)
+(Higham, *Accuracy and Stability of Numerical Algorithms*, Lemma 3.1). The model of float64
+arithmetic used throughout: for floats x, y and an operation op in {+, -, *, /} whose exact
+result r is at most the largest float in magnitude (no overflow), the computed result is
+fl(r) = r (1 + delta) + tau with |delta| <= u, |tau| <= eta and delta tau = 0; tau = 0 for + and -
+(a sum that lands in the subnormal range is exact). Nothing is claimed about a computation in
+which any value overflowed: the kernel treats every non-finite score, bound, difference or
+position as **undecided** (every test is written "decided only if gap > bound", which is False
+for NaN), so overflow can only make rows undecided, never decided.
 
-* the float score s_uv = <A z_u, z_v> is within
-  E_uv = d^2 a [e_u rho_v + rho_u e_v + e_u e_v + (u + gamma_{2d} (1+u)) (rho_u + e_u)(rho_v + e_v)]
-  of the exact score, where a = max |A_rs| (1 for A = I): the first three terms are the
-  propagated position errors, the last the rounding of A and of the two dot products of length d;
-* if t is the float argmax of row u and every other v has s_ut - s_uv > E_ut + E_uv, the
-  exact attention set is the singleton {t}, the same as the float one. Otherwise the row is
-  **undecided** (this includes every float tie between distinct points: a float tie can never
-  be certified);
-* with decided singleton sets the update (z_u + fl(alpha) z_t) / fl(1 + fl(alpha)) gives
-  e_u' = (e_u + alpha e_t) / (1 + alpha)
-         + (max(rho_u, rho_t) + max(e_u, e_t)) (alpha gamma_2 + gamma_3 (1 + alpha (1 + gamma_2))) / (1 + alpha)
-  (the convex combination does not amplify the errors).
-The bound's own evaluation in float is made safe by doubling the rounding terms, by a factor
-(1 + 16u) on each comparison's tolerance (the bound is a sum of non-negative terms, each off
-by at most ~10 roundings), and by an absolute 2^-1000 per term for underflow, which a
-relative bound does not cover. The configuration's position bound reported at layer k is
-max_u e_u.
+Every point carries its own bound: at layer k, e_u bounds the absolute error of every
+coordinate of the float point z_u, *provided every attention set of the layers before k was
+decided*, and rho_u = max_r |z_u,r| is the float point's own size. Per point, not one bound per
+configuration, because real configurations mix scales: a trained embedding with weight decay
+has rows of size 1e-38 beside rows of size 3, and a bound scaled by the largest coordinate
+would leave every small token's row undecided. With a = max |A_rs| (an upper bound on it; 1
+for A = I) and A_hat the float matrix used (A_hat = A for float input; for a rational A,
+|A_hat_rs - A_rs| <= 2 u a, since a >= 2^-1022 is required there and then eta <= u a):
+
+* **score.** The kernel computes s_uv = sum_r (sum_c A_hat_rc z_u,c) z_v,r, two loops of d
+  products and additions starting from 0, so each of the d^2 terms A_hat_rc z_u,c z_v,r carries
+  at most 2d roundings (relative error gamma_2d), and each product may add tau: at most d^2
+  of them, carried by a factor |z_v,r| <= rho_v, and d more, in all at most
+  2 eta d (d rho_v + 1). With x the exact points (|x_u,c - z_u,c| <= e_u), the exact score
+  S_uv = <A x_u, x_v> differs from <A z_u, z_v> by at most d^2 a (e_u rho_v + rho_u e_v + e_u e_v),
+  from <A_hat z_u, z_v> by 2 u d^2 a rho_u rho_v more, and the computed score from the latter by
+  gamma_2d d^2 a (1 + 2u) rho_u rho_v plus the underflow part. Hence |s_uv - S_uv| <= E_uv with
+
+      E_uv = d^2 a [e_u rho_v + rho_u e_v + e_u e_v + c_s (rho_u + e_u)(rho_v + e_v)]
+             + c_eta d (1 + d (rho_u + rho_v)),
+      c_s = 2 (u + gamma_2d (1 + u)) >= 2u + gamma_2d (1 + 2u),     c_eta = 2^-1000.
+
+  The underflow term is absolute: it does not shrink with a, rho or d^2 a (a tiny A makes
+  subnormal scores as surely as tiny tokens do), and c_eta = 2^-1000 exceeds 2^74 eta.
+* **decision.** With t the float argmax of row u, the row is decided when every score and
+  the top score are finite and every other v has fl(s_ut - s_uv) > (E_ut + E_uv) S, S = 1 + 2^-40,
+  all evaluated in float64. Then s_ut - s_uv >= fl(s_ut - s_uv) / (1 + u) exceeds E_ut + E_uv
+  (next point), so S_ut - S_uv > 0 and the exact attention set is the singleton {t}, the same
+  as the float one. Otherwise the row is **undecided**; this includes every float tie between
+  distinct points (a float tie can never be certified) and every row touched by overflow.
+* **the bound's own evaluation.** Every bound above and below is a sum of products of
+  non-negative floats and constants evaluated with at most 20 roundings, so its computed value
+  is at least (1 - u)^20 times the exact value, less at most 20 eta lost to underflow. Each bound
+  contains an absolute term of at least 2^-1000 (c_eta above, 2^-1000 in e_u' below), so
+  those losses are below 2^-1050 of it, and S = 1 + 2^-40 > (1 + u)^22 + 2^-60 covers the rest:
+  a computed bound times S is at least the exact one, even after the (1 + u) of the final
+  subtraction. Rounding is monotone, so the bound computed with the configuration's largest
+  e_v and rho_v is at least every E_uv of the row: most v are settled by that one comparison.
+* **update.** With decided singleton sets the update z_u' = fl(fl(z_u + fl(alpha_hat z_t)) /
+  fl(1 + alpha_hat)) (alpha_hat = fl(alpha), relative error u when alpha is rational and
+  alpha_hat >= 2^-1022; alpha_hat = alpha for float input) is within
+      e_u' = [ (e_u + alpha e_t) / (1 + alpha)
+               + (max(rho_u, rho_t) + max(e_u, e_t)) c_a + 2^-1000 ] S,
+      c_a = 2 (alpha gamma_2 + gamma_3 (1 + alpha (1 + gamma_2))) / (1 + alpha),
+  of the exact x_u' = (x_u + alpha x_t) / (1 + alpha): the first term is the convex combination of
+  the errors; fl(z_u + alpha_hat z_t) / fl(1 + alpha_hat) differs from (z_u + alpha_hat z_t) /
+  (1 + alpha_hat), which has size at most max(rho_u, rho_t), by a relative gamma_3 plus
+  u alpha_hat rho_t (1 + gamma_3) / (1 + alpha_hat) from rounding alpha_hat z_t; replacing alpha_hat
+  by alpha moves the convex weight alpha / (1 + alpha) by at most u alpha (1 + 2u) / (1 + alpha)^2
+  times |z_t - z_u| <= 2 max(rho_u, rho_t). Together at most (3u + 6.1 u alpha) / (1 + alpha) times
+  max(rho_u, rho_t), below c_a max(rho_u, rho_t); the two underflow losses tau are below 2^-1000.
+  The kernel evaluates the first term with alpha_hat, which moves it by at most
+  u max(e_u, e_t), well inside c_a max(e_u, e_t). If a new position or its bound is not
+  finite, the row is marked undecided.
+
+The configuration's position bound reported at layer k is max_u e_u.
+
+Where decisions are possible: every score, difference and bound must be finite, so
+|coordinates| up to about sqrt(1.8e308 / (d^2 a)) (1e154 for d = 1, A = I); tokens of 1e200
+make their rows undecided from layer 0. A score gap must exceed E_ut + E_uv, at least about
+2^-1000 d (1 + d (rho_u + rho_v)) absolutely (about 1e-301) and about 4 d^3 u a rho_u rho_v
+relatively; configurations whose scores all lie below that (tokens of 2^-500 with A = I, or
+A = 2^-200 I with tokens of 2^-430) run, but every near row is undecided. Outside this range
+nothing is decided wrongly: it is undecided, and :class:`BatchResult` and the trajectories
+present nothing after the first undecided layer as decided.
 
 Identical tokens tie exactly and stay identical (THEORY.md D5); each configuration's
 identical rows are merged into one point with a multiplicity before the dynamics, which is
@@ -46,13 +96,17 @@ import numba
 import numpy as np
 
 __all__ = ["BatchResult", "FloatLayer", "MergedBatch", "merge_identical_tokens", "simulate_batch", "float_layers",
-           "UNDERFLOW_SLACK", "UNIT_ROUNDOFF"]
+           "UNDERFLOW_SLACK", "UNIT_ROUNDOFF", "BOUND_SAFETY", "SMALLEST_NORMAL"]
 
 UNIT_ROUNDOFF = 2.0 ** -53
 # Absolute slack for underflow: a float64 product or quotient may lose up to 2^-1075 absolutely
-# when its result is subnormal, which no relative bound covers. 2^-1000 per term (normal, so
-# computing with it is itself exact) covers the few such roundings of one score or update.
+# when its result is subnormal, which no relative bound covers. 2^-1000 (normal, so computing
+# with it is itself exact) is far above the few such losses of one score, update or bound.
 UNDERFLOW_SLACK = 2.0 ** -1000
+# Factor on every bound the kernel evaluates: covers the bound's own evaluation in float64
+# (at most 20 roundings on non-negative terms) and the rounding of the compared difference.
+BOUND_SAFETY = 1.0 + 2.0 ** -40
+SMALLEST_NORMAL = 2.0 ** -1022
 
 
 def _gamma(k: int) -> float:
@@ -68,14 +122,17 @@ class BatchResult:
     final : (B, n, d) float64 positions after ``layers`` layers.
     undecided : (B,) bool, True when some attention set could not be decided by the proven bound
         (the float result may then differ from exact arithmetic).
-    first_undecided_layer : (B,) int, the first such layer, -1 when all were decided.
-    leaders : (B, n) bool, tokens with C_i = {i} (decided) at some layer <= ``layers``.
+    first_undecided_layer : (B,) int, the first such layer, -1 when all were decided. Nothing
+        after it is claimed: the rows decided at that layer are exact, later layers are not.
+    leaders : (B, n) bool, tokens with C_i = {i} (decided) at some layer <= ``layers``, counted
+        only up to the first undecided layer (a later "leader" is not trusted, so not listed).
     leader_layer : (B, n) int, the first layer at which each leader led, -1 otherwise.
-    position_error_bound : (B,) float, proven bound on |float - exact| per coordinate of ``final``
-        (meaningful where ``undecided`` is False).
+    position_error_bound : (B,) float, proven bound on |float - exact| per coordinate of ``final``;
+        infinity where ``undecided`` is True (no bound is proven there).
     token_error_bound : (B, n) float, the same bound for each token separately (a small token's
-        is small).
-    score_error_bound : (B,) float, a bound on every pair's score bound E_uv at the last layer.
+        is small); infinity where ``undecided`` is True.
+    score_error_bound : (B,) float, a bound on every pair's score bound E_uv at the last layer
+        (infinity where ``undecided`` is True).
     distinct_points : (B,) int, number of distinct tokens per configuration after merging copies.
     """
 
@@ -148,10 +205,11 @@ def merge_identical_tokens(tokens: np.ndarray, A_transposed: np.ndarray) -> Merg
 
 
 @numba.njit(inline="always", cache=True)
-def _pair_score_bound(eu, ru, ev, rv, pair_scale, score_rounding):  # pragma: no cover - compiled
-    """E_uv of the module docstring, from both points' errors e and sizes rho, plus underflow slack."""
-    return pair_scale * (eu * rv + ru * ev + eu * ev + score_rounding * (ru + eu) * (rv + ev)
-                         + UNDERFLOW_SLACK * (1.0 + ru + rv))
+def _pair_score_bound(eu, ru, ev, rv, pair_scale, score_rounding, d):  # pragma: no cover - compiled
+    """E_uv of the module docstring, from both points' errors e and sizes rho: the relative part
+    scaled by d^2 a, and the absolute underflow part, which does not shrink with a."""
+    return (pair_scale * (eu * rv + ru * ev + eu * ev + score_rounding * (ru + eu) * (rv + ev))
+            + UNDERFLOW_SLACK * d * (1.0 + d * (ru + rv)))
 
 
 @numba.njit(parallel=True, cache=True)
@@ -160,12 +218,13 @@ def _layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, 
     """One layer for every configuration: scores, attention set, undecided flag, update, error bounds.
 
     Row u of configuration b: s_v = <A z_u, z_v> for the b's points v. With t the float argmax,
-    the set is decided when every other v has fl(s_t - s_v) > E_ut + E_uv, E_uv being the
-    per-pair score bound of the module docstring (from the points' own magnitudes and errors).
-    The update is (z + alpha m) / (1 + alpha) with m the maximiser (decided rows) or, for
-    undecided rows, the multiplicity-weighted mean of the float-equality maximisers.
-    ``new_error`` receives each point's position bound for the next layer and ``score_error``
-    a bound on every pair's E_uv in the configuration.
+    the set is decided only when the top and every score are finite and every other v has
+    fl(s_t - s_v) > (E_ut + E_uv) S, E_uv being the per-pair score bound of the module docstring
+    and S = BOUND_SAFETY. Every test is "decided only if ... > ...", which NaN fails. The update
+    is (z + alpha m) / (1 + alpha) with m the maximiser (decided rows) or, for undecided rows, the
+    multiplicity-weighted mean of the float-equality maximisers; a decided row whose new position
+    or bound is not finite becomes undecided. ``new_error`` receives each point's position bound
+    for the next layer and ``score_error`` a bound on every pair's E_uv in the configuration.
     """
     B, m, d = Z.shape
     for b in numba.prange(B):
@@ -193,11 +252,14 @@ def _layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, 
                 direction[r] = acc
             top = -np.inf
             best = 0
+            finite = True
             for v in range(count):
                 acc = 0.0
                 for r in range(d):
                     acc += direction[r] * Z[b, v, r]
                 scores[v] = acc
+                if not np.isfinite(acc):
+                    finite = False
                 if acc > top:
                     top = acc
                     best = v
@@ -205,33 +267,31 @@ def _layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, 
             ru = magnitude[u]
             et = error[b, best]
             rt = magnitude[best]
-            bound_top = _pair_score_bound(eu, ru, et, rt, pair_scale, score_rounding)
+            bound_top = _pair_score_bound(eu, ru, et, rt, pair_scale, score_rounding, d)
             # E_uv is increasing in rho_v and e_v: with the configuration's largest ones it bounds
             # every pair of the row, so most v are settled by one comparison, as fast as a single
             # tolerance per configuration; only the v within it get their own E_uv.
-            bound_any = _pair_score_bound(eu, ru, largest_error, largest_magnitude, pair_scale, score_rounding)
+            bound_any = _pair_score_bound(eu, ru, largest_error, largest_magnitude, pair_scale, score_rounding, d)
             worst_pair = max(worst_pair, bound_any)
-            # (1 + 16u): the ~10 roundings of the bound's own evaluation (all terms >= 0).
-            quick = (bound_top + bound_any) * (1.0 + 16.0 * UNIT_ROUNDOFF)
-            near = False
+            quick = (bound_top + bound_any) * BOUND_SAFETY
+            near = not (finite and np.isfinite(top))
             equal = 0
             for v in range(count):
-                if v != best and top - scores[v] <= quick:
-                    bound_v = _pair_score_bound(eu, ru, error[b, v], magnitude[v], pair_scale, score_rounding)
-                    if top - scores[v] <= (bound_top + bound_v) * (1.0 + 16.0 * UNIT_ROUNDOFF):
+                if v != best and not near and not (top - scores[v] > quick):
+                    bound_v = _pair_score_bound(eu, ru, error[b, v], magnitude[v], pair_scale, score_rounding, d)
+                    if not (top - scores[v] > (bound_top + bound_v) * BOUND_SAFETY):
                         near = True
                 if scores[v] == top:
                     equal += 1
                     if record:
                         attention[b, u, v] = True
             argmax[b, u] = best
-            undecided[b, u] = near
             tie[b, u] = equal > 1
             if equal == 1:
                 for r in range(d):
                     new_Z[b, u, r] = (Z[b, u, r] + a * Z[b, best, r]) / (1.0 + a)
                 new_error[b, u] = ((eu + a * et) / (1.0 + a) + (max(ru, rt) + max(eu, et)) * step_rounding[b]
-                                   + UNDERFLOW_SLACK) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+                                   + UNDERFLOW_SLACK) * BOUND_SAFETY
             else:
                 total = 0.0
                 for v in range(count):
@@ -242,10 +302,17 @@ def _layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, 
                     for v in range(count):
                         if scores[v] == top:
                             acc += W[b, v] * Z[b, v, r]
-                    new_Z[b, u, r] = (Z[b, u, r] + a * (acc / total)) / (1.0 + a)
+                    new_Z[b, u, r] = (Z[b, u, r] + a * (acc / total)) / (1.0 + a) if total > 0 else np.nan
                 # Only reached on an undecided row, after which no bound of this configuration is
-                # claimed; keep a finite, configuration-wide value.
+                # claimed; keep a configuration-wide value.
                 new_error[b, u] = largest_error + (largest_magnitude + largest_error) * step_rounding[b]
+            # An update that overflowed cannot be bounded: the row is undecided (nothing after it is claimed).
+            if not np.isfinite(new_error[b, u]):
+                near = True
+            for r in range(d):
+                if not np.isfinite(new_Z[b, u, r]):
+                    near = True
+            undecided[b, u] = near
         score_error[b] = worst_pair
 
 
@@ -337,6 +404,8 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
         matrix_bound = np.broadcast_to(np.abs(A_array).max(axis=(-1, -2)), (B,)).astype(float)
         matrix_bound = np.maximum(matrix_bound, np.finfo(float).tiny)
     errors0 = np.broadcast_to(np.asarray(initial_error, dtype=np.float64), (B,))
+    if not (errors0 >= 0).all():  # also refuses NaN
+        raise ValueError("initial_error: expected a non-negative bound")
 
     if A_transposed is None:  # A is None
         A_transposed = np.broadcast_to(np.eye(d), (B, d, d))
@@ -346,10 +415,13 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
     first_undecided = np.full(B, -1)
     for layer in float_layers(batch, alpha=alphas, initial_error=errors0.copy(),
                               matrix_bound=matrix_bound):
+        # Rows decided at the first undecided layer are still covered by the bound (every layer
+        # before it was decided); nothing after that layer is.
+        trusted = (first_undecided < 0)[:, None]
+        leads = (layer.argmax == np.arange(m)) & ~layer.undecided_rows & (batch.weights == 1) & trusted
+        point_leader_layer[leads & (point_leader_layer < 0)] = layer.index
         row_undecided = layer.undecided_rows.any(axis=1)
         first_undecided[row_undecided & (first_undecided < 0)] = layer.index
-        leads = (layer.argmax == np.arange(m)) & ~layer.undecided_rows & (batch.weights == 1)
-        point_leader_layer[leads & (point_leader_layer < 0)] = layer.index
         if progress is not None:
             progress(layer.index)
         if layer.index == layers:
@@ -357,5 +429,10 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
     final = np.take_along_axis(layer.positions, batch.inverse[:, :, None], axis=1)
     leader_layer = np.take_along_axis(point_leader_layer, batch.inverse, axis=1)
     token_error = np.take_along_axis(layer.point_error, batch.inverse, axis=1)
-    return BatchResult(final, first_undecided >= 0, first_undecided, leader_layer >= 0, leader_layer,
-                       layer.position_error, layer.score_error, batch.counts, token_error)
+    undecided = first_undecided >= 0
+    # An undecided configuration has no proven bound: say so with infinity rather than a number.
+    position_error = np.where(undecided, np.inf, layer.position_error)
+    token_error = np.where(undecided[:, None], np.inf, token_error)
+    score_error = np.where(undecided, np.inf, layer.score_error)
+    return BatchResult(final, undecided, first_undecided, leader_layer >= 0, leader_layer,
+                       position_error, score_error, batch.counts, token_error)

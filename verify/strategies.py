@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+
+import numpy as np
 from typing import Sequence
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from .config import Configuration, parse_configuration
-from .families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, MAX_D, MAX_N, generate
+from .families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, MAX_D, MAX_N, TIE_FAMILIES, generate
 from .linalg import matmul, transpose
 
 __all__ = [
@@ -50,6 +52,9 @@ __all__ = [
     "outside_configurations",
     "OUTSIDE_KINDS",
     "NATIVE_FAMILIES",
+    "FLOAT_STRESS_KINDS",
+    "float_stress_configuration",
+    "float_stress_configurations",
 ]
 
 Vector = tuple[Fraction, ...]
@@ -327,3 +332,96 @@ def outside_configurations(draw, kind: str | Sequence[str] | None = None, *, min
                    "indefinite": indefinite_matrices}[chosen]
         A = draw(builder(d))
     return _configuration(tokens, a, A, name=f"{chosen} (outside the hypotheses, drawn by Hypothesis)", outside=True)
+
+
+# ----------------------------------------------------------------------------- the float engine's hard cases
+
+# Where a float engine's bound is tested for power: exact ties (float rounding breaks them by
+# about 1e-16), ties perturbed by 1e-16..1e-9 relative (gaps at and above the rounding error),
+# tokens near the overflow edge (scores near 2^1024), and subnormal scores from tiny tokens or
+# a tiny A. A bound too small by any factor decides some of these wrongly.
+FLOAT_STRESS_KINDS: tuple[str, ...] = ("tie", "perturbed_tie", "flipped_tie", "overflow", "tiny_A", "tiny_tokens")
+FLIP_ATTEMPTS = 200
+
+
+def float_stress_configuration(seed: int, kind: str | None = None) -> Configuration:
+    """One float-stress configuration of ``kind`` (:data:`FLOAT_STRESS_KINDS`, default drawn), from ``seed``.
+
+    A persistent-tie family (:data:`verify.families.TIE_FAMILIES`) rounded to float64 and
+    transformed by kind; the configuration is the rationals the floats store (tokens, alpha, A),
+    so exact and float runs start from the same numbers. Marked ``outside_hypotheses`` because
+    rounding may merge or zero tokens and bend A (it rarely does).
+    """
+    rng = np.random.default_rng([seed, 17])
+    kind = kind or FLOAT_STRESS_KINDS[int(rng.integers(len(FLOAT_STRESS_KINDS)))]
+    if kind not in FLOAT_STRESS_KINDS:
+        raise InvalidArgument(f"float_stress_configuration: unknown kind {kind!r}; expected one of "
+                              f"{', '.join(FLOAT_STRESS_KINDS)}")
+    family = TIE_FAMILIES[int(rng.integers(len(TIE_FAMILIES)))]
+    spec = FAMILIES[family]
+    matrices = spec.matrices or MATRIX_KINDS
+    base = generate(family, int(rng.integers(2 ** 32)), n=int(rng.integers(3, 9)), d=int(rng.integers(2, 4)),
+                    alpha=("1/2", "1", "2", "1/10")[int(rng.integers(4))],
+                    matrix=matrices[int(rng.integers(len(matrices)))])
+    tokens = np.array([[float(x) for x in t] for t in base.tokens])
+    A = None if base.A is None else np.array([[float(x) for x in row] for row in base.A])
+    if kind == "perturbed_tie":
+        relative = 10.0 ** rng.uniform(-16, -9, size=tokens.shape) * rng.choice([-1.0, 1.0], size=tokens.shape)
+        tokens = tokens * (1 + relative)
+    elif kind == "flipped_tie":
+        # Perturbations of 1e-16.5..1e-15 relative until float64 orders some row's scores differently
+        # from exact arithmetic (the case a bound exists for); the last draw if none does.
+        for _ in range(FLIP_ATTEMPTS):
+            relative = 10.0 ** rng.uniform(-16.5, -15, size=tokens.shape) * rng.choice([-1.0, 1.0], size=tokens.shape)
+            candidate = tokens * (1 + relative)
+            if _float_order_flips(candidate, A):
+                break
+        tokens = candidate
+    elif kind == "overflow":
+        # Scores of about 2^(2e) d |A|: e near 511 puts them at float64's overflow edge, 2^1024.
+        tokens = np.ldexp(tokens, int(rng.integers(500, 516)))
+    elif kind == "tiny_A":
+        A = np.ldexp(np.eye(tokens.shape[1]) if A is None else A, -200)
+        tokens = np.ldexp(tokens, -int(rng.integers(425, 440)))
+    elif kind == "tiny_tokens":
+        tokens = np.ldexp(tokens, -int(rng.integers(515, 540)))
+    data: dict = {"name": f"float stress {kind} ({base.name})", "tokens": [[Fraction(x) for x in t] for t in tokens],
+                  "alpha": Fraction(float(base.alpha)), "outside_hypotheses": True}
+    if A is not None:
+        data["A"] = [[Fraction(x) for x in row] for row in A]
+    return parse_configuration(data)
+
+
+def _float_order_flips(tokens: np.ndarray, A: np.ndarray | None) -> bool:
+    """True when some row's float64 argmax (scores summed in order, as the float engine does) is
+    unique and not an exact maximiser of that row."""
+    n, d = tokens.shape
+    M = np.eye(d) if A is None else A
+    exact_tokens = [[Fraction(x) for x in t] for t in tokens]
+    exact_M = [[Fraction(x) for x in row] for row in M]
+    for u in range(n):
+        direction = [0.0] * d
+        for r in range(d):
+            for c in range(d):
+                direction[r] += float(tokens[u][c]) * float(M[r][c])
+        scores = []
+        for v in range(n):
+            total = 0.0
+            for r in range(d):
+                total += direction[r] * float(tokens[v][r])
+            scores.append(total)
+        best = max(scores)
+        runner_up = max((x for x in scores if x != best), default=-math.inf)
+        if scores.count(best) != 1 or best - runner_up > 1e-12 * abs(best):
+            continue  # a tie, or a gap far above rounding: no flip to find here
+        exact_direction = [sum(exact_M[r][c] * exact_tokens[u][c] for c in range(d)) for r in range(d)]
+        exact = [sum(exact_direction[r] * exact_tokens[v][r] for r in range(d)) for v in range(n)]
+        if exact[scores.index(best)] != max(exact):
+            return True
+    return False
+
+
+def float_stress_configurations(kind: str | Sequence[str] | None = None) -> st.SearchStrategy[Configuration]:
+    """Hypothesis strategy over :func:`float_stress_configuration` (shrinks towards seed 0)."""
+    kinds = FLOAT_STRESS_KINDS if kind is None else ((kind,) if isinstance(kind, str) else tuple(kind))
+    return st.builds(float_stress_configuration, st.integers(0, 2 ** 32 - 1), st.sampled_from(kinds))

@@ -43,3 +43,72 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: Any) -> None:
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "neither a claims report" in err
     assert main(["certcheck", str(tmp_path / "missing.json")]) == 2
+
+
+def test_json_to_standard_output_with_a_dash_or_no_value(tmp_path: Path, capsys: Any) -> None:
+    path, _ = _claims(tmp_path)
+    for argv in (["--json", "-"], ["--json"]):
+        assert main(["certcheck", str(path), *argv]) == 0
+        captured = capsys.readouterr()
+        assert json.loads(captured.out)["exit_status"] == 0  # only JSON on stdout; the table went to stderr
+        assert "verified" in captured.err
+
+
+def test_disk_full_while_writing_json_exits_4_with_one_line(tmp_path: Path, capsys: Any) -> None:
+    # On a full disk the JSON output used to fail as exit 1, "a certificate was rejected",
+    # although every certificate verified. /dev/full fails every write with ENOSPC.
+    path, _ = _claims(tmp_path)
+    import verify.certcheck as checker
+
+    for run in (lambda: main(["certcheck", str(path), "--json", "/dev/full"]),
+                lambda: checker.main([str(path), "--json", "/dev/full"])):
+        assert run() == 4
+        err = capsys.readouterr().err
+        assert "could not complete: I/O error" in err and "No space left" in err
+        assert err.strip().count("\n") == 0 and "Traceback" not in err
+
+
+def test_unwritable_json_destination_exits_4_and_leaves_nothing(tmp_path: Path, capsys: Any) -> None:
+    path, _ = _claims(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["certcheck", str(path), "--json", str(blocker / "out.json")]) == 4
+    assert "could not complete" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "claims.json"]
+
+
+def test_internal_error_exits_4_and_debug_prints_the_traceback(tmp_path: Path, capsys: Any,
+                                                               monkeypatch: Any) -> None:
+    import verify.certcheck as checker
+
+    path, _ = _claims(tmp_path)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("a bug in the checker")
+
+    monkeypatch.setattr(checker, "_check_run", broken)
+    for argv in (["certcheck", str(path)], ["certcheck", str(path), "--debug"]):
+        assert main(argv) == 4
+        err = capsys.readouterr().err
+        assert "could not complete: internal error: ZeroDivisionError: a bug in the checker" in err
+        assert ("Traceback" in err) == ("--debug" in argv)
+    assert checker.main([str(path)]) == 4
+    assert checker.main([str(path), "--debug"]) == 4
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_a_directory_or_fifo_is_refused_before_reading(tmp_path: Path, capsys: Any) -> None:
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for target in (tmp_path, fifo):
+        assert main(["certcheck", str(target)]) == 2
+        assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_file_asking_for_too_much_work_exits_2_and_the_limit_can_be_raised(tmp_path: Path, capsys: Any) -> None:
+    path, report = _claims(tmp_path)
+    assert main(["certcheck", str(path), "--max-work", "10"]) == 2
+    assert "--max-work" in capsys.readouterr().err
+    assert main(["certcheck", str(path), "--max-work", str(10 ** 9)]) == 0

@@ -90,3 +90,25 @@ def test_help_works_for_the_group_and_simulate(capsys):
     assert main(["--help"]) == 0
     assert main(["simulate", "--help"]) == 0
     assert "CONFIG.json" in capsys.readouterr().out
+
+
+def test_simulate_float_on_a_coordinate_of_1e400_is_refused_naming_it(tmp_path, capsys):
+    # float(10**400) raised OverflowError with a traceback; the coordinate is refused, not run.
+    path = write(tmp_path, '{"tokens": [[1, 2], [1e400, 1]], "alpha": "1/2"}')
+    status = main(["simulate", str(path), "--layers", "1", "--arithmetic", "float"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "tokens[1][0]" in err and "float64" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert main(["simulate", str(path), "--layers", "1"]) == 0  # exact arithmetic takes it
+
+
+def test_simulate_float_overflowing_scores_print_undecided_not_certified(tmp_path, capsys):
+    path = write(tmp_path, {"tokens": [[1e200], [2e200]], "alpha": "1/2"})
+    out = tmp_path / "traj.json"
+    assert main(["simulate", str(path), "--layers", "2", "--arithmetic", "float", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    data = json.loads(out.read_text())
+    assert data["certified"] is False and data["first_undecided_layer"] == 0
+    assert data["undecided"] == [[0, 1], [0, 1], [0, 1]] and data["leaders"] == []
+    assert "not decided" in err

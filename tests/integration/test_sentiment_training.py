@@ -289,7 +289,7 @@ def test_embedding_dropout_is_a_seeded_training_only_regulariser_that_resumes_ex
     capsys.readouterr()
     assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "a"), "--which", "last", "--data",
                  str(fixture_csv), "--cache-dir", str(cache), "--json", "--quiet"]) == 0
-    record = json.loads(capsys.readouterr().out)
+    json.loads(capsys.readouterr().out)  # the output is one JSON document
     assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "a"), "--which", "last", "--data",
                  str(fixture_csv), "--cache-dir", str(cache), "--json", "--quiet", "--split", "validation"]) == 0
     validation = json.loads(capsys.readouterr().out)

@@ -118,7 +118,11 @@ def test_value_matrix_regression_leader_lost_after_certified_T1(monkeypatch) -> 
     # The producer no longer certifies what rests on D3/D7 under a general V.
     fixed = _report(config)
     assert {fixed["verdicts"][c]["status"] for c in ("T1", "D3", "T2", "T3", "T4")} == {"inconclusive"}
-    assert certcheck.check_report(fixed).exit_status == 0
+    # Nothing rejected: the inconclusive verdicts are the ones the checker expects for this V, and
+    # D1 (the hull shrinks) is reported false, which the checker passes on (exit 1, as check's).
+    result = certcheck.check_report(fixed)
+    assert {o.status for o in result.outcomes} == {"verified", "inconclusive", "failed"}
+    assert [o.claim for o in result.outcomes if o.status == "failed"] == ["D1"] and result.exit_status == 1
     # The checker still rejects such certificates on its own: forge the old producer's report.
     import verify.claims
 
@@ -149,15 +153,15 @@ def test_softmax_variant_is_refused_as_unsupported() -> None:
     assert {o.status for o in result.outcomes} == {"unsupported"} and result.exit_status == 3
 
 
-def test_certified_without_certificate_unknown_claim_and_not_certified() -> None:
+def test_certified_without_certificate_unknown_claim_and_downgraded_claim() -> None:
     report = copy.deepcopy(reports()["triangle"])
     del report["verdicts"]["T2"]["certificate"]
     report["verdicts"]["T9"] = dict(report["verdicts"]["T0"], claim="T9")
     report["verdicts"]["T3"] = {"claim": "T3", "status": "inconclusive", "summary": "", "evidence": {}}
     result = certcheck.check_report(report)
     assert _outcome(result, "T2").status == "rejected"
-    assert _outcome(result, "T9").status == "rejected" and "does not know" in _outcome(result, "T9").reason
-    assert _outcome(result, "T3").status == "not certified"
+    assert _outcome(result, "T9").status == "rejected" and "unknown claim" in _outcome(result, "T9").reason
+    assert _outcome(result, "T3").status == "rejected" and "downgraded" in _outcome(result, "T3").reason
     assert result.exit_status == 1
 
 
@@ -207,38 +211,283 @@ def test_main_exit_statuses(tmp_path: Path) -> None:
 
 
 def _results(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The parts of a verification report's results.json the checker reads (verify/report/schema.py)."""
-    examples = [{"task": {"kind": "worked", "family": "worked", "seed": 0, "name": name},
-                 "configuration": r["config"], "status": r["status"], "layers_run": r["last_layer"],
-                 "settled_layer": r["settled_layer"], "fates": r["fates"], "verdicts": r["verdicts"]}
-                for name, r in copy.deepcopy(records).items()]
-    return {"schema": "hardmax-verify/results", "schema_version": 1, "examples": examples,
-            "optional_sections": {"conjectures": [{"claims": reports()["three_way_tie"]}]}}
+    """A results.json around claims reports, assembled by the report's own functions
+    (verify/report/campaign.py): records, their certcheck blocks, summary counts and status."""
+    from verify import exitcodes
+    from verify.report.campaign import claim_counts, overall_statuses, recheck_certificates
+
+    examples = []
+    for name, r in copy.deepcopy(records).items():
+        record = {"task": {"kind": "worked", "family": "worked", "seed": 0, "name": name},
+                  "configuration": r["config"], "status": r["status"], "layers_run": r["last_layer"],
+                  "settled_layer": r["settled_layer"], "stopped_by": r["stopped_by"], "fates": r["fates"],
+                  "verdicts": r["verdicts"]}
+        record["certcheck"] = recheck_certificates(record, layer_budget=r["layer_budget"])
+        examples.append(record)
+    exit_status = exitcodes.combine(overall_statuses(examples))
+    overall = {0: "certified", 1: "failed"}.get(exit_status, "inconclusive")
+    return {"schema": "hardmax-verify/results", "schema_version": 1, "campaign": {"layer_budget": 60},
+            "summary": {"overall": overall, "exit_status": exit_status, "examples": len(examples), "errors": 0,
+                        "claims": claim_counts(examples)},
+            "examples": examples, "counterexamples": [], "optional_sections": {}}
 
 
-def test_results_file_every_embedded_certificate(tmp_path: Path) -> None:
+def test_results_file_every_record_and_the_summary(tmp_path: Path) -> None:
     data = _results({n: reports()[n] for n in ("triangle", "square")})
     path = tmp_path / "results.json"
     path.write_text(json.dumps(data))
     result = certcheck.check_file(str(path))
-    assert len(result.outcomes) == 27 and result.exit_status == 0
+    assert len(result.outcomes) == 18 and {o.status for o in result.outcomes} == {"verified"}
+    assert result.exit_status == 0
     data["examples"][1]["verdicts"]["T2"]["certificate"]["vertices"][0]["limit"][0] = "5"
     path.write_text(json.dumps(data))
     result = certcheck.check_file(str(path))
     rejected = [o for o in result.outcomes if o.status == "rejected"]
-    assert [(o.claim, o.source) for o in rejected] == [("T2", "results.examples[1] (square)")]
+    # The certificate, the record's own certcheck block (it says T2 verified) and the summary's
+    # re-verified count (it says 2) all disagree with what the checker finds now.
+    assert [(o.claim, o.source) for o in rejected] == [
+        ("T2", f"{path}.examples[1] (square)"), ("(run)", f"{path}.examples[1] (square)"), ("(summary)", str(path))]
+    assert "recertified" in rejected[2].reason
 
 
 def test_report_hook_calls_the_checker() -> None:
     from verify.report.campaign import recheck_certificates
 
-    r = reports()["non_leader_clusters"]
-    record = {"configuration": r["config"], "verdicts": copy.deepcopy(r["verdicts"])}
+    r = copy.deepcopy(reports()["non_leader_clusters"])
+    record = {"configuration": r["config"], "verdicts": r["verdicts"], "layers_run": r["last_layer"],
+              "settled_layer": r["settled_layer"], "fates": r["fates"], "status": r["status"],
+              "stopped_by": r["stopped_by"]}
     outcome = recheck_certificates(record)
     assert outcome["available"] and outcome["verified"] == sorted(r["verdicts"]) and outcome["rejected"] == {}
     record["verdicts"]["T4"]["certificate"]["projections"][0]["kkt"]["2"] = "1"
     outcome = recheck_certificates(record)
     assert list(outcome["rejected"]) == ["T4"] and "kkt" in outcome["rejected"]["T4"]
+    record["verdicts"]["T4"]["certificate"]["projections"][0]["kkt"]["2"] = "0"
+    record["fates"][4]["limit"] = ["1", "1/2"]  # the limit the report renders as "exact limit"
+    outcome = recheck_certificates(record)
+    assert list(outcome["rejected"]) == ["(run)"] and "fates[4]" in outcome["rejected"]["(run)"]
+
+
+# --------------------------------------------------------------------------- reconciliation: what a reader sees
+# Each test is one of the ways a results.json or claims report used to pass with "all
+# certificates verified" although the reader would see something the file does not prove.
+
+
+@functools.lru_cache(maxsize=None)
+def _campaign() -> dict[str, Any]:
+    return _results({n: reports()[n] for n in ("non_leader_clusters", "three_way_tie", "mirror_dense")})
+
+
+def _check_results(data: dict[str, Any]) -> certcheck.CheckResult:
+    return certcheck.check_results(json.loads(json.dumps(data)))
+
+
+def _rejections(result: certcheck.CheckResult) -> list[certcheck.Outcome]:
+    return [o for o in result.outcomes if o.status == "rejected"]
+
+
+def test_untampered_results_verify_in_full() -> None:
+    result = _check_results(_campaign())
+    assert result.exit_status == 0 and {o.status for o in result.outcomes} == {"verified"}
+    assert len(result.outcomes) == 27
+
+
+def test_results_with_no_examples_but_a_certified_summary_are_rejected() -> None:
+    data = copy.deepcopy(_campaign())
+    data["examples"] = []
+    result = _check_results(data)
+    reasons = [o.reason for o in _rejections(result)]
+    assert result.exit_status == 1 and all(o.claim == "(summary)" for o in _rejections(result))
+    assert any("the file holds 0" in r for r in reasons)
+    assert any("not one certificate in it verifies" in r for r in reasons)
+
+
+def test_every_verdict_key_renamed_is_rejected() -> None:
+    data = copy.deepcopy(_campaign())
+    for record in data["examples"]:
+        record["verdicts"] = {f"{claim}'": dict(v, claim=f"{claim}'") for claim, v in record["verdicts"].items()}
+    result = _check_results(data)
+    missing = [o for o in _rejections(result) if "is missing" in o.reason]
+    unknown = [o for o in _rejections(result) if "unknown claim" in o.reason]
+    assert len(missing) == len(unknown) == 27 and result.exit_status == 1
+    assert not [o for o in result.outcomes if o.status == "verified"]
+
+
+def test_a_verdict_filed_under_another_claim_is_rejected() -> None:
+    report = copy.deepcopy(reports()["triangle"])
+    report["verdicts"]["T2"], report["verdicts"]["T3"] = report["verdicts"]["T3"], report["verdicts"]["T2"]
+    result = certcheck.check_report(report)
+    assert {_outcome(result, c).status for c in ("T2", "T3")} == {"rejected"}
+    assert "names claim 'T3'" in _outcome(result, "T2").reason
+
+
+def test_T4_downgraded_to_inconclusive_is_rejected() -> None:
+    data = copy.deepcopy(_campaign())
+    record = data["examples"][0]
+    record["verdicts"]["T4"] = {"claim": "T4", "status": "inconclusive", "summary": "not decided", "evidence": {}}
+    record["status"] = "inconclusive"
+    # A consistent forgery: the record's status, its certcheck block and the summary follow the downgrade.
+    record["certcheck"]["verified"].remove("T4")
+    data["summary"]["claims"]["T4"].update(certified=2, inconclusive=1, exact=2, recertified=2)
+    data["summary"].update(overall="inconclusive", exit_status=3)
+    result = _check_results(data)
+    assert _rejections(result)[0].claim == "T4" and "downgraded" in _rejections(result)[0].reason
+    assert {o.claim for o in _rejections(result)} == {"T4", "(run)"} and result.exit_status == 1
+
+
+def test_T3_deleted_is_rejected() -> None:
+    data = copy.deepcopy(_campaign())
+    record = data["examples"][1]
+    del record["verdicts"]["T3"]
+    record["certcheck"]["verified"].remove("T3")
+    data["summary"]["claims"]["T3"].update(certified=2, unchecked=1, exact=2, recertified=2)
+    result = _check_results(data)
+    assert _rejections(result)[0].claim == "T3" and "missing" in _rejections(result)[0].reason
+    assert {o.claim for o in _rejections(result)} == {"T3", "(run)"} and result.exit_status == 1
+
+
+def test_a_record_status_set_to_failed_under_a_certified_summary_is_rejected() -> None:
+    data = copy.deepcopy(_campaign())
+    data["examples"][2]["status"] = "failed"
+    result = _check_results(data)
+    assert {(o.claim, o.source.rsplit(" ", 1)[-1]) for o in _rejections(result)} == {("(run)", "(mirror_dense)")}
+    assert "combine to 'certified'" in _rejections(result)[0].reason
+
+
+def test_a_record_level_fate_limit_moved_off_the_boundary_of_K_is_rejected() -> None:
+    # The report renders its "exact limit" column from the record-level fates. non_leader_clusters:
+    # token 4 locks onto the edge x = 1 of K and converges to (1, 0); move its limit inside K.
+    data = copy.deepcopy(_campaign())
+    fates = data["examples"][0]["fates"]
+    t = next(f["token"] for f in fates if f["limit"] == ["1", "0"])
+    fates[t]["limit"] = ["1/2", "0"]
+    result = _check_results(data)
+    assert {o.claim for o in _rejections(result)} == {"(run)"}
+    assert f"fates[{t}]" in _rejections(result)[0].reason
+    assert "the replay gives locked at layer 0 -> (1, 0)" in _rejections(result)[0].reason
+
+
+@pytest.mark.parametrize("change, fragment", [
+    (lambda r: r.update(settled_layer=r["settled_layer"] + 1), "settled_layer is"),
+    (lambda r: r.update(stopped_by="layer budget"), "stopped_by is 'layer budget'"),
+    (lambda r: r["fates"][0].update(kind="unsettled", layer=None, set=None, limit=None), "fates[0]"),
+    (lambda r: r.update(fates=r["fates"][:-1]), "one entry per token"),
+])
+def test_what_a_claims_report_states_besides_its_verdicts_is_the_replay(change: Any, fragment: str) -> None:
+    report = copy.deepcopy(reports()["three_way_tie"])
+    change(report)
+    result = certcheck.check_report(report)
+    run = [o for o in _rejections(result) if o.claim == "(run)"]
+    assert len(run) == 1 and fragment in run[0].reason and result.exit_status == 1
+
+
+def test_summary_counts_and_overall_status_are_recomputed() -> None:
+    for change in (lambda d: d["summary"]["claims"]["T2"].update(certified=4),
+                   lambda d: d["summary"]["claims"]["D1"].update(measured=1),
+                   lambda d: d["summary"].update(overall="failed", exit_status=1),
+                   lambda d: d["summary"].update(errors=1),
+                   lambda d: d["examples"][0]["certcheck"]["rejected"].update(T2="forged rejection")):
+        data = copy.deepcopy(_campaign())
+        change(data)
+        assert _check_results(data).exit_status == 1
+
+
+def test_an_inconclusive_verdict_the_replay_confirms_is_accepted() -> None:
+    # THEORY.md D9: (c, 0) ties with all five tokens forever and is neither fixed nor locked.
+    c = "-7/8"
+    config = parse_configuration({"tokens": [[c, "-1/2"], [c, "1/2"], [c, "0"], [c, "1/4"], [c, "-1/4"]],
+                                  "alpha": "1/2"})
+    report = json.loads(json.dumps(check_configuration(config, cross_check=False, layer_budget=5).to_json_dict()))
+    assert report["settled_layer"] is None and report["verdicts"]["T2"]["status"] == "inconclusive"
+    result = certcheck.check_report(report)
+    assert result.exit_status == 0
+    assert {o.claim for o in result.outcomes if o.status == "inconclusive"} == {"T1", "T2", "T3", "T4"}
+    assert "token(s) {2} have no D7 fate within layers 0..5" in _outcome(result, "T2").reason
+    report["verdicts"]["T0"] = {"claim": "T0", "status": "inconclusive", "summary": "", "evidence": {}}
+    assert "downgraded" in _outcome(certcheck.check_report(report), "T0").reason
+
+
+def test_a_failed_verdict_is_passed_on_as_false() -> None:
+    report = copy.deepcopy(reports()["triangle"])
+    report["verdicts"]["T2"] = {"claim": "T2", "status": "failed", "summary": "", "evidence": {}}
+    report["status"] = "failed"
+    result = certcheck.check_report(report)
+    assert _outcome(result, "T2").status == "failed" and not _rejections(result)
+    assert result.exit_status == 1 and "FALSE" in result.verdict_line()
+
+
+# --------------------------------------------------------------------------- limits: refused before checking
+
+
+def test_a_small_file_asking_for_layer_5000_is_refused_at_once(tmp_path: Path) -> None:
+    # 60 tokens and a T0 certificate at layer 5000: about 1.3 KB that used to keep the checker
+    # busy for more than an hour. The replay work is computed from the file before any checking.
+    tokens = [[str(i + 1), str((7 * i) % 13)] for i in range(60)]
+    claims = {"format": certcheck.FORMAT, "config": {"tokens": tokens, "alpha": "1/2"}, "last_layer": 5000,
+              "settled_layer": None, "verdicts": {"T0": {"claim": "T0", "status": "certified", "summary": "",
+                                                         "evidence": {}, "certificate": {"layer": 5000, "leaders": [0]}}}}
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(claims))
+    assert len(path.read_bytes()) < 2000
+    with pytest.raises(certcheck.BadInput, match="more than the limit"):
+        certcheck.check_file(str(path))
+    assert certcheck.main([str(path)]) == 2
+    claims["last_layer"] = 5001
+    path.write_text(json.dumps(claims))
+    with pytest.raises(certcheck.BadInput, match="beyond the checker's limit of 5000 layers"):
+        certcheck.check_file(str(path), max_work=10 ** 18)
+
+
+def test_the_work_limit_can_be_raised() -> None:
+    report = reports()["emerging_leader"]
+    work = certcheck.replay_work(len(report["config"]["tokens"]), 2, report["last_layer"])
+    with pytest.raises(certcheck.BadInput, match="raise it with --max-work"):
+        certcheck.check_report(report, max_work=work - 1)
+    assert certcheck.check_report(report, max_work=work).exit_status == 0
+
+
+def test_max_checkable_layer_is_the_largest_within_the_limit() -> None:
+    for n, d, limit in [(3, 2, 10 ** 4), (60, 2, certcheck.DEFAULT_MAX_WORK), (128, 16, certcheck.DEFAULT_MAX_WORK)]:
+        last = certcheck.max_checkable_layer(n, d, limit)
+        assert certcheck.replay_work(n, d, last) <= limit < certcheck.replay_work(n, d, last + 1)
+    assert certcheck.max_checkable_layer(5000, 2) == -1
+
+
+def test_the_producer_never_runs_past_the_checkers_default_limit(monkeypatch: Any) -> None:
+    # With a limit small enough to bind: the claim checks stop at the last checkable layer and
+    # say so, and the checker (same default) accepts the report without --max-work.
+    config = WORKED_CONFIGURATIONS["emerging_leader"]  # settles at layer 1
+    limit = certcheck.replay_work(config.n, config.d, 0)
+    monkeypatch.setattr(certcheck, "DEFAULT_MAX_WORK", limit)
+    report = json.loads(json.dumps(check_configuration(config, cross_check=False).to_json_dict()))
+    assert report["last_layer"] == 0 and report["stopped_by"] == "work limit"
+    assert "work limit" in report["verdicts"]["T2"]["summary"]
+    assert certcheck.check_report(report).exit_status == 0
+    monkeypatch.setattr(certcheck, "DEFAULT_MAX_WORK", limit - 1)
+    from verify.numbers import InputError
+    with pytest.raises(InputError, match="tokens: .* more work than the independent checker allows"):
+        check_configuration(config)
+
+
+def test_large_input_numbers_count_in_the_work_limit() -> None:
+    # Forty tokens with 1,000-digit denominators: a common denominator of about 130,000 bits makes
+    # every score a product of huge integers, so even layer 0 is refused before checking.
+    primes = [10 ** 999 + k for k in range(1, 400) if all((10 ** 999 + k) % p for p in (2, 3, 5, 7, 11, 13))][:40]
+    tokens = [[f"1/{q}", str(i + 1)] for i, q in enumerate(primes)]
+    claims = {"format": certcheck.FORMAT, "config": {"tokens": tokens, "alpha": "1/2"}, "last_layer": 0,
+              "settled_layer": None, "verdicts": {}}
+    assert certcheck.input_bits([F(1, q) for q in primes]) > 100_000
+    with pytest.raises(certcheck.BadInput, match="more than the limit"):
+        certcheck.check_report(claims)
+    assert certcheck.replay_work(40, 2, 0, bits=512) == certcheck.replay_work(40, 2, 0)
+
+
+@pytest.mark.parametrize("key", ["²", "٣", "0" * 5000 + "1", "01", "-1"])
+def test_keys_that_only_look_like_indices_are_rejected_without_a_crash(key: str) -> None:
+    report = copy.deepcopy(reports()["non_leader_clusters"])
+    cert = report["verdicts"]["T4"]["certificate"]["projections"][0]
+    cert["multipliers"][key] = "0"
+    assert "keyed by token indices" in _reason(report, "T4")
 
 
 # --------------------------------------------------------------------------- tampering: re-derived numbers
@@ -770,7 +1019,7 @@ def test_settled_layer_checked_without_the_report() -> None:
     r = reports()["emerging_leader"]
     verdict = copy.deepcopy(r["verdicts"]["T2"])
     verdict["certificate"]["settled_layer"] += 1
-    outcome = certcheck.check_record(r["config"], {"T2": verdict})["T2"]
+    outcome = certcheck.check_record(r["config"], {"T2": verdict}, last_layer=r["last_layer"], settled_layer=None)["T2"]
     assert not outcome["ok"] and "the fates settle at" in outcome["reason"]
 
 
@@ -787,7 +1036,7 @@ def test_value_matrix_D3_over_more_layers_sees_the_lost_leader() -> None:
                for i, f in sorted(first.items())]
     verdict = {"claim": "D3", "status": "certified", "summary": "", "evidence": {},
                "certificate": {"last_layer": 3, "leaders": leaders}}
-    outcome = certcheck.check_record(_report(config)["config"], {"D3": verdict})["D3"]
+    outcome = certcheck.check_record(_report(config)["config"], {"D3": verdict}, last_layer=3, settled_layer=None)["D3"]
     assert not outcome["ok"] and "C_1 at layer 3 is {0}" in outcome["reason"]
 
 

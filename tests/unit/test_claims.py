@@ -232,10 +232,34 @@ def test_in_place_update_is_caught_by_the_replay_only() -> None:
     tokens = list(WORKED_CONFIGURATIONS["emerging_leader"].tokens)
     tokens[1], tokens[3] = tokens[3], tokens[1]
     config = make_configuration(tokens, alpha="1/2")
-    assert _statuses(config, _wrong(_in_place))["replay"] == "failed"
-    statuses = _statuses(config, _wrong(_in_place))
-    assert {cid: s for cid, s in statuses.items() if cid != "replay"} == {cid: "certified" for cid in REPORT_IDS
-                                                                         if cid != "replay"}
+    report = check_configuration(config, dynamics=_wrong(_in_place))
+    assert report.verdicts["replay"].status == "failed"
+    # Every claim holds for that rule, but on layers that are not this configuration's dynamics:
+    # nothing is certified, and each verdict says what it would have been.
+    others = {cid: v for cid, v in report.verdicts.items() if cid != "replay"}
+    assert {v.status for v in others.values()} == {"inconclusive"}
+    assert all(v.evidence["verdict_if_the_engine_were_right"] == "certified" and v.certificate is None
+               for v in others.values())
+
+
+def test_engine_rounding_its_input_to_quarters_fails_and_certifies_nothing() -> None:
+    # The claim checks used to take layer 0 from the engine: an engine that rounds its input
+    # to multiples of 1/4 got all nine verdicts certified, with a limit (1, 0) where the
+    # configuration's is (1, -1). Layer 0 is now the configuration, compared exactly.
+    def rounding(tokens: Any, **kw: Any) -> Iterator[ExactLayer]:
+        return exact_layers([[F(round(F(x) * 4), 4) for x in t] for t in tokens], **kw)
+
+    config = make_configuration([["1", "-9/10"], ["1", "1"], ["-1", "0"], ["1", "-1/3"]], alpha="1/2")
+    truth = check_configuration(config)
+    assert truth.status == "certified"
+    report = check_configuration(config, dynamics=rounding)
+    replay = report.verdicts["replay"]
+    assert replay.status == "failed" and replay.evidence["layer"] == 0
+    assert F(replay.evidence["lhs"]) != F(replay.evidence["rhs"])
+    assert report.status == "failed"
+    assert not [cid for cid, v in report.verdicts.items() if v.status == "certified"]
+    # D1 starts from the configuration too: layer 1 of the rounded run leaves conv(layer 0).
+    assert report.verdicts["D1"].status == "failed"
 
 
 def test_lying_attention_sets_are_caught() -> None:

@@ -146,3 +146,84 @@ def test_tokens_of_very_different_sizes_are_decided_with_per_point_bounds():
     exact = _exact_final([[F(x) for x in t] for t in tokens], F(0.75), 8)
     for i in range(len(tokens)):
         assert abs(result.final[0][i] - exact[i]).max() <= result.token_error_bound[0][i]
+
+
+# ---------------------------------------------------------------------------------------------
+# Regressions: float results that were presented as decided although they were not.
+
+
+def test_float_overflow_1e200_tokens_are_undecided_not_certified():
+    # d = 1, A = I, alpha 1/2: scores 1e400 overflow to inf and inf - inf = NaN; a NaN
+    # comparison used to count as "decided" (attention [[0, 1], [0, 1]], certified, a wrong
+    # leader and a bound of 3e185 against a real error of 3e199). Exact: both attend to token 1.
+    exact = simulate([[1e200], [2e200]], alpha="1/2", layers=1)
+    assert exact.attention[0] == [frozenset({1}), frozenset({1})] and exact.leaders == {1: 0}
+    approx = simulate([[1e200], [2e200]], alpha="1/2", layers=1, arithmetic="float")
+    assert not approx.certified
+    assert approx.undecided == [frozenset({0, 1}), frozenset({0, 1})]
+    assert approx.first_undecided_layer == 0 and approx.leaders == {}
+    result = simulate_batch(np.array([[[1e200], [2e200]]]), alpha=0.5, layers=1)
+    assert result.undecided.tolist() == [True] and result.first_undecided_layer.tolist() == [0]
+    assert not result.leaders.any()
+    assert np.isinf(result.position_error_bound[0]) and np.isinf(result.token_error_bound[0]).all()
+
+
+def test_float_overflow_during_the_update_makes_the_row_undecided():
+    # Scores of 1e150-sized tokens are finite, but z + alpha z_t overflows when alpha is huge.
+    result = simulate_batch(np.array([[[1e150, 0.0], [0.0, 1e-3]]]), alpha=1e300, layers=1)
+    assert result.undecided[0] and not np.isfinite(result.final[0]).all()
+
+
+def test_float_underflow_slack_is_absolute_for_tiny_A():
+    # A = 2^-200 I (symmetric positive definite) and tokens of size 2^-436: the scores are
+    # subnormal. The 2^-1000 underflow slack used to be multiplied by d^2 max|A| = 2^-198, far
+    # below the 2^-1075 lost per subnormal product, and float decided C_0 = {1} where exact
+    # arithmetic has the tie {0, 1} (<z_0, z_0> = <z_0, z_1> = 10 * 2^-876).
+    unit = F(2) ** -438
+    tokens = [[3 * unit, unit], [2 * unit, 4 * unit], [unit, 4 * unit]]
+    A = np.eye(2) * 2.0 ** -200
+    exact = next(iter(exact_layers(tokens, alpha=F(1, 2), A=[[F(2) ** -200, 0], [0, F(2) ** -200]])))
+    assert exact.attention_sets()[0] == frozenset({0, 1})
+    floats = np.array([[[float(x) for x in t] for t in tokens]])
+    assert [[F(x) for x in t] for t in floats[0]] == tokens  # the floats store these rationals exactly
+    result = simulate_batch(floats, alpha=0.5, A=A, layers=2)
+    assert result.undecided[0] and result.first_undecided_layer[0] == 0
+    approx = simulate(tokens, alpha="1/2", A=[[F(2) ** -200, 0], [0, F(2) ** -200]], layers=2, arithmetic="float")
+    for k in range(3):
+        exact_k = simulate(tokens, alpha="1/2", A=[[F(2) ** -200, 0], [0, F(2) ** -200]], layers=k).attention[k]
+        for i in range(3):
+            assert i in approx.undecided[k] or approx.attention[k][i] == exact_k[i]
+
+
+def test_float_run_refuses_a_coordinate_beyond_float64_naming_it():
+    from verify.numbers import InputError
+
+    with pytest.raises(InputError, match=r"tokens\[1\]\[0\]: .*does not fit in float64"):
+        simulate([[1], [10 ** 400]], alpha="1/2", layers=1, arithmetic="float")
+    with pytest.raises(InputError, match=r"A\[0\]\[0\]"):
+        simulate([[1], [2]], alpha="1/2", A=[[10 ** 400]], layers=1, arithmetic="float")
+    with pytest.raises(InputError, match="alpha"):
+        simulate([[1], [2]], alpha=F(1, 10 ** 400), layers=1, arithmetic="float")
+    with pytest.raises(InputError, match="A: every entry is below"):
+        simulate([[1], [2]], alpha="1/2", A=[[F(1, 10 ** 400)]], layers=1, arithmetic="float")
+
+
+def test_nothing_after_the_first_undecided_layer_is_presented_as_decided():
+    # The emerging-leader row of THEORY.md §4 plus (0, -1), which ties exactly with (-1, -1):
+    # float flags that row at layer 0. Exact: token 1 leads from layer 1 on. The float run can no
+    # longer vouch for layer 1 (its bound covers only decided layers), so it must not list token
+    # 1 as a leader, and every token of layers 1.. is undecided.
+    tokens = [[1, "1/3"], ["-1/12", "1/12"], [-1, -1], [0, "1/4"], ["-3/10", "-7/10"], ["-3/5", "-9/10"],
+              ["4/5", "1/10"], ["3/5", "3/20"], [0, -1]]
+    exact = simulate(tokens, alpha="1/2", layers=3)
+    assert exact.leaders == {0: 0, 2: 0, 1: 1} and exact.attention[0][8] == frozenset({2, 8})
+    approx = simulate(tokens, alpha="1/2", layers=3, arithmetic="float")
+    assert approx.first_undecided_layer == 0 and approx.undecided[0] == frozenset({8})
+    assert all(approx.undecided[k] == frozenset(range(9)) for k in (1, 2, 3))
+    assert approx.leaders == {0: 0, 2: 0}
+    data = approx.to_json_dict()
+    assert data["first_undecided_layer"] == 0 and data["certified"] is False
+    assert data["undecided"][1] == list(range(9))
+    batch = simulate_batch(np.array([[[float(F(x)) for x in t] for t in tokens]]), alpha=0.5, layers=3)
+    assert batch.first_undecided_layer[0] == 0
+    assert {i for i in range(9) if batch.leaders[0][i]} == {0, 2}

@@ -1,8 +1,11 @@
-"""``hardmax-verify certcheck FILE``: re-verify every certificate with the independent checker.
+"""``hardmax-verify certcheck FILE``: re-verify a claims report or results.json with the independent checker.
 
 A thin wrapper around :mod:`verify.certcheck` (standard library only, imports nothing from the
-package): this module adds the rich table, ``--json OUT`` written atomically, and turns the
-checker's :class:`~verify.certcheck.BadInput` into the package's one-line bad-input error.
+package): this module adds the rich table and maps the checker's outcomes to the shared exit
+statuses. Reading and writing go through the checker's own functions, so both entry points
+(``hardmax-verify certcheck`` and ``python -m verify.certcheck``) fail the same way: exit 2 for
+a file refused before checking, 4 when the check could not complete (``--debug`` for the
+traceback).
 """
 
 from __future__ import annotations
@@ -15,43 +18,58 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import certcheck as checker
-from ..io import atomic_write_text
-from ..numbers import InputError
 
-_STYLE = {"verified": "green", "rejected": "bold red", "unsupported": "yellow", "not certified": "dim"}
+_STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
+          "unsupported": "yellow"}
 
 
 @click.command("certcheck")
-@click.argument("path", metavar="results.json|claims.json", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write every outcome (claim, status, reason) and the counts per claim to this file.")
-@click.option("--verbose", is_flag=True, help="List every certificate, not only the rejected ones.")
-def certcheck(path: Path, json_path: Path | None, verbose: bool) -> int:
+@click.argument("path", metavar="results.json|claims.json", type=click.Path(path_type=Path))
+@click.option("--json", "json_path", is_flag=False, flag_value="-", default=None, metavar="[FILE|-]",
+              help="Write every outcome (claim, status, reason) and the counts per claim as JSON to FILE, "
+                   "or to standard output with '-' or no value (the table then goes to standard error).")
+@click.option("--verbose", is_flag=True, help="List every outcome, not only the rejected ones.")
+@click.option("--max-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_WORK, show_default=True,
+              help="Replay work allowed per configuration (n^2 d (L+1)(1 + L/100) for n tokens in d dimensions "
+                   "through layer L); a file asking for more is refused before checking (exit 2).")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_BYTES, show_default=True,
+              help="Largest file read.")
+@click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
+def certcheck(path: Path, json_path: str | None, verbose: bool, max_work: int, max_bytes: int, debug: bool) -> int:
     """Re-verify the certificates of a claims report or of a verification report's results.json.
 
     The checker replays the dynamics itself with exact fractions and trusts no position,
-    attention set, score or layer index written in the file (docs/certificates.md). Exit
-    status 0 every certificate verified, 1 a certificate rejected, 2 bad input, 3 nothing
-    rejected but a model variant the checker does not implement (softmax).
+    attention set, score or layer index written in the file (docs/certificates.md). It also
+    reconciles every status, fate and count the file states with its own replay. Exit status
+    0 everything verified; 1 something does not verify, or the file reports a claim false;
+    2 bad input or a value beyond a limit (refused before checking); 3 nothing rejected but a
+    model variant the checker does not implement (softmax); 4 could not complete.
     """
     try:
-        result = checker.check_file(str(path))
+        result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes)
     except checker.BadInput as error:
-        raise InputError(error.field, error.message) from None
-    console = Console()
+        click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
+        return checker.BAD_INPUT
+    except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
+        return checker.could_not_complete(error, debug=debug, prefix="error: ")
+    console = Console(stderr=json_path == "-")
     for o in result.outcomes:
-        if verbose or o.status in ("rejected", "unsupported"):
+        if verbose or o.status in ("rejected", "failed", "unsupported"):
             console.print(f"{o.source}: {o.claim} [{_STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
-                          markup=True, highlight=False, soft_wrap=True)  # one line per certificate, for grep
-    table = Table(title=f"independent certificate check of {path.name}")
+                          markup=True, highlight=False, soft_wrap=True)  # one line per outcome, for grep
+    table = Table(title=f"independent check of {path.name}")
     table.add_column("claim")
-    for status in ("verified", "rejected", "unsupported", "not certified"):
+    for status in checker.OUTCOME_STATUSES:
         table.add_column(status, justify="right")
     for claim, row in sorted(result.counts().items()):
-        table.add_row(claim, *(str(row[s]) for s in ("verified", "rejected", "unsupported", "not certified")))
+        table.add_row(claim, *(str(row[s]) for s in checker.OUTCOME_STATUSES))
     console.print(table)
-    console.print(result.lines()[-1], highlight=False, soft_wrap=True)
+    console.print(result.verdict_line(), highlight=False, soft_wrap=True)
     if json_path is not None:
-        atomic_write_text(json_path, json.dumps(result.to_json_dict(), indent=1) + "\n")
-        click.echo(f"wrote {json_path}", err=True)
+        try:
+            checker.write_json(json.dumps(result.to_json_dict(), indent=1) + "\n", json_path)
+        except Exception as error:  # noqa: BLE001 - disk full, unwritable folder: not a verdict
+            return checker.could_not_complete(error, debug=debug, prefix="error: ")
+        if json_path != "-":
+            click.echo(f"wrote {json_path}", err=True)
     return result.exit_status

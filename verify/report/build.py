@@ -276,7 +276,8 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         inputs.insert(0, {"role": "campaign", "path": Path(campaign_file).as_posix(), "sha256": sha256_file(campaign_file)})
     counterexamples = _counterexamples(records)
     statuses = overall_statuses(records)
-    exit_status = exitcodes.combine(statuses)
+    # A campaign of no configuration certifies nothing: inconclusive, never "certified".
+    exit_status = exitcodes.combine(statuses) if records else exitcodes.INCONCLUSIVE
     overall = {exitcodes.SUCCESS: "certified", exitcodes.FALSE: "failed"}.get(exit_status, "inconclusive")
     results: dict[str, Any] = {
         "schema": SCHEMA_NAME,

@@ -435,7 +435,7 @@ def run_task(task: Task, *, checker: Checker | None = None) -> dict[str, Any]:
     record["convergence"] = convergence_series(config, layers, fates)
     if task.float_check:
         record["float_comparison"] = float_comparison(config, layers)
-    record["certcheck"] = recheck_certificates(record)
+    record["certcheck"] = recheck_certificates(record, layer_budget=task.layer_budget, time_budget=task.time_budget)
     failed = sorted(c for c, v in record["verdicts"].items() if v["status"] == "failed")
     if failed and task.shrink:
         record["counterexample"] = shrink_counterexample(config, failed, check, task.budgets())
@@ -566,9 +566,11 @@ def convergence_series(config: Configuration, layers: Sequence[Any], fates: list
 def float_comparison(config: Configuration, layers: Sequence[Any]) -> dict[str, Any]:
     """Run the float dynamics for as many layers as ``layers`` (exact) and compare attention sets.
 
-    ``silent_disagreements`` counts layers where the float sets differ from the exact ones
-    before the float run flagged anything undecided: the proven rounding bound of
-    :mod:`verify.float_dynamics` says this cannot happen, so a nonzero count is a defect.
+    ``silent_disagreements`` counts layers where a float set the run presents as decided
+    differs from the exact one. That includes the decided rows of the first undecided layer
+    (all earlier layers were decided, so the proven rounding bound of
+    :mod:`verify.float_dynamics` still covers them); later layers are all undecided. The bound
+    says this cannot happen, so a nonzero count is a defect.
     """
     from ..trajectory import simulate
 
@@ -577,16 +579,17 @@ def float_comparison(config: Configuration, layers: Sequence[Any]) -> dict[str, 
                           layers=last, arithmetic="float")
     differing_layers = []
     differing_tokens = 0
-    first_undecided = next((k for k, s in enumerate(trajectory.undecided) if s), None)
+    first_undecided = trajectory.first_undecided_layer
     silent = 0
     for layer in layers:
         exact_sets = layer.attention_sets()
         float_sets = trajectory.attention[layer.index]
-        wrong = sum(1 for a, b in zip(exact_sets, float_sets) if a != b)
+        flagged = trajectory.undecided[layer.index]
+        wrong = [i for i, (a, b) in enumerate(zip(exact_sets, float_sets)) if a != b]
         if wrong:
             differing_layers.append(layer.index)
-            differing_tokens += wrong
-            if first_undecided is None or layer.index < first_undecided:
+            differing_tokens += len(wrong)
+            if any(i not in flagged for i in wrong):
                 silent += 1
     differences = []
     for layer in layers:
@@ -614,30 +617,33 @@ def float_comparison(config: Configuration, layers: Sequence[Any]) -> dict[str, 
 CERTCHECK_MODULE = "verify.certcheck"
 
 
-def recheck_certificates(record: dict[str, Any]) -> dict[str, Any]:
-    """Re-verify the record's certificates with the independent checker (issue 8, part 3).
+def recheck_certificates(record: dict[str, Any], *, layer_budget: int | None = None,
+                         time_budget: float | None = None) -> dict[str, Any]:
+    """Re-verify the record with the independent checker.
 
     Calls :func:`verify.certcheck.check_record` (standard library only, imports nothing from
-    the package) with the record's configuration and certified verdicts in their JSON form:
-    the checker replays the dynamics itself and trusts nothing else. Returns
+    the package) with the record's configuration, verdicts, fates, status and layers in their
+    JSON form: the checker replays the dynamics itself and trusts nothing else. Returns
     ``{"available", "verified": [claims], "rejected": {claim: reason}, "unsupported": {claim: reason}}``;
+    a problem with the record as a whole (its status, fates or layers) is rejected under "(run)".
     ``available`` is False when the checker module is missing (the report then says n/a).
     """
     try:
         module = importlib.import_module(CERTCHECK_MODULE)
     except ModuleNotFoundError:
         return {"available": False, "verified": [], "rejected": {}, "unsupported": {}}
-    certified = {c: v for c, v in record["verdicts"].items() if v.get("certificate") is not None}
-    outcome = module.check_record(record["configuration"], certified, last_layer=record.get("layers_run"),
-                                  settled_layer=record.get("settled_layer"))
+    outcome = module.check_record(record["configuration"], record["verdicts"], last_layer=record.get("layers_run"),
+                                  settled_layer=record.get("settled_layer"), fates=record.get("fates"),
+                                  status=record.get("status"), stopped_by=record.get("stopped_by"),
+                                  layer_budget=layer_budget, time_budget=time_budget)
     verified, rejected, unsupported = [], {}, {}
-    for claim in sorted(certified):
-        result = outcome.get(claim, {"ok": False, "status": "rejected", "reason": "not checked by certcheck"})
-        if result.get("ok"):
+    for claim in sorted(outcome):
+        result = outcome[claim]
+        if result.get("status") == "verified":
             verified.append(claim)
         elif result.get("status") == "unsupported":
             unsupported[claim] = str(result.get("reason", ""))
-        else:
+        elif result.get("status") == "rejected":
             rejected[claim] = str(result.get("reason") or "rejected")
     return {"available": True, "verified": verified, "rejected": rejected, "unsupported": unsupported}
 

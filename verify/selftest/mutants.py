@@ -10,8 +10,9 @@ accepts an injectable ``dynamics``. Each is a small, independent computation ove
 
 These are *copies* of the update rule on purpose (the one-implementation rule of the house
 style applies to the product, not to test doubles); they must never be imported by the
-product. The float mutant is a variant of :func:`verify.float_dynamics.simulate_batch`
-that decides near-ties with a loose tolerance and still reports them as decided.
+product. The float mutants are variants of :func:`verify.float_dynamics.simulate_batch`: one
+decides near-ties with a loose tolerance, one with no bound at all (whenever the float argmax
+is unique), one with the proven bound shrunk 2^20-fold; each still reports its rows as decided.
 
 Layers are yielded with every original token as its own point (no merging of equal
 tokens): mutants only run on configurations inside the theorem's hypotheses, where tokens
@@ -34,7 +35,8 @@ from ..numbers import InputError, to_rational
 
 __all__ = ["Mutant", "EXACT_MUTANTS", "FLOAT_MUTANTS", "MUTANTS", "LOOSE_TOLERANCE",
            "wrong_normalisation", "ties_first_index", "ties_last_index", "without_A",
-           "in_place_update", "without_own_term", "loose_tolerance_simulate_batch"]
+           "in_place_update", "without_own_term", "loose_tolerance_simulate_batch", "without_bound_simulate_batch",
+           "shrunk_bound_simulate_batch", "proven_bound_copy_simulate_batch"]
 
 Point = tuple[Fraction, ...]
 Matrix = list[list[Fraction]]
@@ -185,6 +187,12 @@ def loose_tolerance_simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndar
     averaged), and the row is reported as *decided* with the usual rounding-error bound, as
     if a tolerance far above the rounding error (1e-3 against ~1e-15) could certify a tie.
     """
+    with np.errstate(over="ignore", invalid="ignore"):  # overflowing inputs: this mutant just runs on
+        return _loose_tolerance(tokens, alpha=alpha, A=A, layers=layers, tolerance=tolerance)
+
+
+def _loose_tolerance(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarray | None, layers: int,
+                     tolerance: float) -> BatchResult:
     Z = np.array(tokens, dtype=np.float64)
     B, n, d = Z.shape
     a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (B,))[:, None, None]
@@ -210,6 +218,78 @@ def loose_tolerance_simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndar
                        token_error_bound=np.repeat(bound[:, None], n, axis=1))
 
 
+def _float_engine_with_scaled_bound(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarray | None = None,
+                                    layers: int, scale: float, **_: Any) -> BatchResult:
+    """A copy of :func:`verify.float_dynamics.simulate_batch` (per-point bounds, no merging of
+    copies) whose decision threshold is the proven bound times ``scale``.
+
+    ``scale = 1`` is the real rule (the meta-tests use it to show the harness passes a right
+    engine); ``scale = 0`` decides whenever the float argmax is unique; 2^-20 trusts a bound a
+    million times too small. Positions and their bounds follow the real update either way.
+    """
+    Z = np.array(tokens, dtype=np.float64)
+    B, n, d = Z.shape
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (B,))[:, None]
+    M = np.broadcast_to(np.eye(d) if A is None else np.asarray(A, dtype=np.float64), (B, d, d))
+    pair_scale = d * d * np.abs(M).max(axis=(1, 2))[:, None, None]
+    u = UNIT_ROUNDOFF
+    gamma = lambda k: k * u / (1 - k * u)  # noqa: E731
+    score_rounding = 2 * (u + gamma(2 * d) * (1 + u))
+    step_rounding = 2 * (a * gamma(2) + gamma(3) * (1 + a * (1 + gamma(2)))) / (1 + a)
+    slack, safety = 2.0 ** -1000, 1 + 2.0 ** -40
+    error = np.zeros((B, n))
+    first = np.full(B, -1)
+    leader_layer = np.full((B, n), -1)
+    rows, tokens_index = np.arange(B)[:, None], np.arange(n)[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(layers + 1):
+            S = np.einsum("bur,bvr->buv", np.einsum("brc,buc->bur", M, Z), Z)
+            rho = np.abs(Z).max(axis=2)
+            E = (pair_scale * (error[:, :, None] * rho[:, None, :] + rho[:, :, None] * error[:, None, :]
+                               + error[:, :, None] * error[:, None, :]
+                               + score_rounding * (rho + error)[:, :, None] * (rho + error)[:, None, :])
+                 + slack * d * (1 + d * (rho[:, :, None] + rho[:, None, :])))
+            t = S.argmax(axis=2)
+            top = S[rows, tokens_index, t]
+            need = (E[rows, tokens_index, t][:, :, None] + E) * scale * safety
+            beats = (top[:, :, None] - S > need) | (np.arange(n)[None, None, :] == t[:, :, None])
+            decided = beats.all(axis=2) & np.isfinite(S).all(axis=2)
+            trusted = (first < 0)[:, None]
+            leads = (t == tokens_index) & decided & trusted
+            leader_layer[leads & (leader_layer < 0)] = k
+            first[~decided.all(axis=1) & (first < 0)] = k
+            if k == layers:
+                break
+            members = S == top[:, :, None]
+            means = np.einsum("buv,bvc->buc", members.astype(float), Z) / np.maximum(members.sum(axis=2), 1)[:, :, None]
+            target = np.where(decided[:, :, None], Z[rows, t], means)
+            e_t = error[rows, t]
+            rho_t = rho[rows, t]
+            error = ((error + a * e_t) / (1 + a) + (np.maximum(rho, rho_t) + np.maximum(error, e_t)) * step_rounding
+                     + slack) * safety
+            Z = (Z + a[:, :, None] * target) / (1 + a[:, :, None])
+    undecided = first >= 0
+    bound = np.where(undecided, np.inf, error.max(axis=1))
+    return BatchResult(final=Z, undecided=undecided, first_undecided_layer=first, leaders=leader_layer >= 0,
+                       leader_layer=leader_layer, position_error_bound=bound, score_error_bound=bound,
+                       distinct_points=np.full(B, n), token_error_bound=np.where(undecided[:, None], np.inf, error))
+
+
+def without_bound_simulate_batch(tokens: np.ndarray, **kwargs: Any) -> BatchResult:
+    """Float engine that decides a row whenever its float argmax is unique (a score bound of zero)."""
+    return _float_engine_with_scaled_bound(tokens, scale=0.0, **kwargs)
+
+
+def shrunk_bound_simulate_batch(tokens: np.ndarray, **kwargs: Any) -> BatchResult:
+    """Float engine that trusts the proven score bound divided by 2^20."""
+    return _float_engine_with_scaled_bound(tokens, scale=2.0 ** -20, **kwargs)
+
+
+def proven_bound_copy_simulate_batch(tokens: np.ndarray, **kwargs: Any) -> BatchResult:
+    """The same copy with the proven bound itself (not a mutant: the meta-tests' control)."""
+    return _float_engine_with_scaled_bound(tokens, scale=1.0, **kwargs)
+
+
 # ---------------------------------------------------------------------------------------------
 # The catalogue.
 
@@ -229,5 +309,9 @@ EXACT_MUTANTS: tuple[Mutant, ...] = tuple(
 FLOAT_MUTANTS: tuple[Mutant, ...] = (
     Mutant("loose_tolerance_float", f"Float engine deciding ties with tolerance {LOOSE_TOLERANCE:g} "
            "(far above the rounding bound) and calling them decided.", "float", loose_tolerance_simulate_batch),
+    Mutant("no_bound_float", "Float engine deciding every row whose float argmax is unique (a score bound of "
+           "zero).", "float", without_bound_simulate_batch),
+    Mutant("bound_shrunk_float", "Float engine trusting the proven score bound divided by 2^20.", "float",
+           shrunk_bound_simulate_batch),
 )
 MUTANTS: tuple[Mutant, ...] = EXACT_MUTANTS + FLOAT_MUTANTS

@@ -7,14 +7,17 @@
   examples of §3);
 * ``claims``: :func:`verify.claims.check_configuration` (verdicts T0..T4, D1..D3 and the
   one-step ``replay`` against the independent oracle) on a fixed set of configurations,
-  with the dynamics injected; every certificate it issues is then re-checked by the
-  independent checker :mod:`verify.certcheck` (``certcheck:*`` detections: a certificate
+  with the dynamics injected; its whole report is then re-checked by the independent
+  checker :mod:`verify.certcheck` (``certcheck:*`` detections: a certificate, status or fate
   built on wrong positions is rejected by the checker's own replay);
 * ``properties``: the same claim checks on configurations drawn by the project's Hypothesis
   strategies (:mod:`verify.strategies`), under the chosen settings profile;
-* ``float``: the float engine against the exact engine on near-tie configurations: where the
-  float engine calls a run decided, its leaders and final positions must agree with exact
-  arithmetic within the error bound it states.
+* ``float``: the float engine against the exact engine on near-tie configurations (gaps of
+  about 1e-4) and on float-stress configurations (exact ties, ties perturbed down to the
+  rounding error and some flipped by it, scores at the overflow edge and subnormal scores):
+  whatever the float engine presents as decided (its leaders up to the first undecided layer,
+  and every final position of a fully decided run) must agree with exact arithmetic within the
+  error bound it states.
 
 First the real engines run through every check (the *baseline*): a check that flags the
 real engine is broken, and then no "caught" below means anything. Then every mutant of
@@ -42,7 +45,8 @@ from .known_answers import KNOWN_ANSWERS
 from .mutants import EXACT_MUTANTS, FLOAT_MUTANTS, Mutant
 
 __all__ = ["Detection", "VariantResult", "SelfTestResult", "run_selftest", "CLAIM_CONFIGURATIONS",
-           "near_tie_configurations", "check_known_answers", "check_claims", "check_float_against_exact"]
+           "near_tie_configurations", "float_stress_set", "check_known_answers", "check_claims",
+           "check_float_against_exact", "float_run_disagreements", "stored_float_configuration"]
 
 ExactDynamics = Callable[..., Iterator[ExactLayer]]
 Progress = Callable[[str], None]
@@ -50,7 +54,9 @@ Progress = Callable[[str], None]
 # Per profile: layer budget of the claim checks, Hypothesis examples come from verify.profiles.
 LAYER_BUDGET = {"ci": 60, "dev": 120}
 RANDOM_NEAR_TIES = {"ci": 40, "dev": 200}
+FLOAT_STRESS = {"ci": 30, "dev": 120}  # float_stress_set sizes: ties, flips, overflow, tiny A and tokens
 FLOAT_LAYERS = 30
+STRESS_LAYERS = 5  # few layers: a wrong decision at layer 0 is still far outside the bound
 
 
 @dataclass
@@ -300,40 +306,75 @@ def _exact_final_and_leaders(config: Configuration, layers: int) -> tuple[list[t
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def stored_float_configuration(config: Configuration) -> Configuration:
+    """The configuration a float engine actually runs: the rationals its float64 inputs store."""
+    data: dict[str, Any] = {"name": config.name, "tokens": [[Fraction(float(x)) for x in t] for t in config.tokens],
+                            "alpha": Fraction(float(config.alpha)), "outside_hypotheses": True}
+    if config.A is not None:
+        data["A"] = [[Fraction(float(x)) for x in row] for row in config.A]
+    return parse_configuration(data)
+
+
+def float_run_disagreements(simulate_batch: Callable[..., Any], config: Configuration, *,
+                            layers: int = FLOAT_LAYERS) -> list[tuple[str, str]]:
+    """Where a float engine presents something as decided, it must be exact: ``(check, detail)`` otherwise.
+
+    The engine runs on the floats of ``config``; the exact engine on the rationals they store.
+    Every leader the engine lists (it lists leaders only up to its first undecided layer) must
+    lead first at the same layer in exact arithmetic, and every exact leader that leads before
+    that layer must be listed. When no layer was undecided, every token's final position must
+    be within the engine's bound for that token. An undecided run claims nothing more.
+    """
+    stored = stored_float_configuration(config)
+    tokens = np.array([[float(x) for x in t] for t in stored.tokens])[None]
+    A = None if stored.A is None else np.array([[float(x) for x in r] for r in stored.A])
+    result = simulate_batch(tokens, alpha=float(stored.alpha), A=A, layers=layers)
+    final, leaders = _exact_final_and_leaders(stored, layers)
+    undecided = bool(result.undecided[0])
+    trusted_until = int(result.first_undecided_layer[0]) if undecided else layers + 1
+    float_leaders = {i: int(k) for i, k in enumerate(result.leader_layer[0]) if k >= 0}
+    wrong = {i: k for i, k in float_leaders.items() if leaders.get(i) != k}
+    missing = {i: k for i, k in leaders.items() if k < trusted_until and i not in float_leaders}
+    if wrong or missing:
+        return [("float:leaders", f"the run presents leaders {float_leaders} as decided "
+                 f"({'up to layer ' + str(trusted_until) if undecided else 'all layers decided'}), exact {leaders}")]
+    if undecided:
+        return []
+    for i in range(stored.n):
+        bound = float(result.token_error_bound[0][i])
+        error = max(abs(Fraction(float(result.final[0][i][c])) - final[i][c]) if np.isfinite(result.final[0][i][c])
+                    else Fraction(10) ** 400 for c in range(stored.d))
+        if not error <= Fraction(bound):
+            return [("float:positions", f"decided run: token {i} is {float(error):.3g} from exact at layer {layers}, "
+                     f"stated bound {bound:.3g}")]
+    return []
+
+
 def check_float_against_exact(simulate_batch: Callable[..., Any], configs: Sequence[Configuration], *,
                               layers: int = FLOAT_LAYERS) -> list[Detection]:
-    """Where the float engine calls a run decided, it must agree with exact arithmetic.
+    """:func:`float_run_disagreements` over ``configs``: what the float engine presents as decided is exact.
 
-    Leaders and their first layers must be the exact ones, and every final coordinate must be
-    within the stated ``position_error_bound`` of the exact value. Undecided runs are the float
-    engine admitting it cannot tell, which is allowed.
+    Undecided runs are the float engine admitting it cannot tell, which is allowed.
     """
     found: list[Detection] = []
     for config in configs:
         name = config.name or "unnamed"
-        tokens = np.array([[float(x) for x in t] for t in config.tokens])[None]
-        A = None if config.A is None else np.array([[float(x) for x in r] for r in config.A])
         try:
-            result = simulate_batch(tokens, alpha=float(config.alpha), A=A, layers=layers)
+            problems = float_run_disagreements(simulate_batch, config, layers=layers)
         except Exception as error:
             found.append(_crash("float:crash", name, error))
             continue
-        if bool(result.undecided[0]):
-            continue
-        final, leaders = _exact_final_and_leaders(config, layers)
-        float_leaders = {i: int(k) for i, k in enumerate(result.leader_layer[0]) if k >= 0}
-        if float_leaders != leaders:
-            found.append(Detection("float:leaders", name,
-                                   f"decided run has leaders {float_leaders}, exact {leaders}"))
-            continue
-        bound = float(result.position_error_bound[0])
-        distance = max(abs(Fraction(float(result.final[0][i][c])) - final[i][c])
-                       for i in range(config.n) for c in range(config.d))
-        if distance > Fraction(bound):
-            found.append(Detection("float:positions", name,
-                                   f"decided run is {float(distance):.3g} from exact at layer {layers}, "
-                                   f"stated bound {bound:.3g}"))
+        found += [Detection(check, name, detail) for check, detail in problems]
     return found
+
+
+def float_stress_set(count: int, seed: int = 0) -> list[Configuration]:
+    """``count`` float-stress configurations (:func:`verify.strategies.float_stress_configuration`),
+    the kinds in turn, seeded: exact ties, perturbed ties, overflow edge, tiny A, tiny tokens."""
+    from ..strategies import FLOAT_STRESS_KINDS, float_stress_configuration
+
+    return [float_stress_configuration(seed * 100_000 + i, FLOAT_STRESS_KINDS[i % len(FLOAT_STRESS_KINDS)])
+            for i in range(count)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,6 +407,7 @@ def run_selftest(*, profile: str = "ci", progress: Progress | None = None,
     unavailable: list[str] = []
     exact_checks = _exact_checks(profile, unavailable)
     near_ties = near_tie_configurations(count=RANDOM_NEAR_TIES[profile])
+    stress = float_stress_set(FLOAT_STRESS[profile])
 
     def run(name: str, description: str, arithmetic: str, engine: Callable[..., Any]) -> VariantResult:
         result = VariantResult(name, description, arithmetic)
@@ -381,6 +423,7 @@ def run_selftest(*, profile: str = "ci", progress: Progress | None = None,
             say(f"{name}: float vs exact")
             result.checks_run.append("float")
             result.detections.extend(check_float_against_exact(engine, near_ties))
+            result.detections.extend(check_float_against_exact(engine, stress, layers=STRESS_LAYERS))
         result.seconds = time.perf_counter() - start
         return result
 
