@@ -66,7 +66,8 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--tls-ca-file", "tls_ca_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="With a tls:// --scheduler: the CA certificate that signed the scheduler's.")
 @click.option("--tls-cert", "tls_cert", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="With a tls:// --scheduler: this client's certificate (PEM; may hold the key too).")
+              help="With a tls:// --scheduler: this client's certificate (PEM; may hold the key too), signed by a CA "
+                   "the scheduler trusts.")
 @click.option("--tls-key", "tls_key", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="With a tls:// --scheduler: this client's private key (PEM), if not in --tls-cert.")
 @click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=max_jobs()), default=None, metavar="N",

@@ -354,7 +354,7 @@ class TLSFiles:
 
     ``ca_file`` is the certificate authority that signed the scheduler's certificate (Dask
     checks the chain, not the host name); ``cert`` and ``key`` are this client's certificate and
-    key, which a scheduler that asks for client certificates needs (``key`` may be inside ``cert``).
+    key (``key`` may be inside ``cert``): Dask's TLS is mutual, the scheduler checks the client too.
     """
 
     ca_file: Path | None = None
@@ -377,6 +377,10 @@ class TLSFiles:
             raise InputError("--tls-ca-file", "a tls:// scheduler needs the CA certificate that signed the "
                                               "scheduler's certificate (or distributed.comm.tls.ca-file in Dask's "
                                               "configuration)")
+        if security.tls_client_cert is None:
+            raise InputError("--tls-cert", "a tls:// scheduler needs this client's certificate, signed by a CA the "
+                                           "scheduler trusts (or distributed.comm.tls.client.cert in Dask's "
+                                           "configuration)")
         return security
 
 
