@@ -5,7 +5,7 @@ the exit-status table of :mod:`verify.exitcodes` once, for every command: a comm
 verdict status (0, 1, 3) or raises, and :func:`main` turns what it raised into one line on
 standard error and a status:
 
-* :class:`~verify.numbers.InputError` and usage errors -> 2;
+* :class:`~verify.numbers.InputError` and usage errors (click's, printed in one line too) -> 2;
 * :class:`~verify.exitcodes.CouldNotComplete`, any ``OSError`` (disk full, an unwritable
   output, a parent that is a file), ``MemoryError`` and any other exception -> 4;
 * Ctrl-C, SIGTERM -> 130.
@@ -36,6 +36,8 @@ _DEBUG_HELP = "On an error, also print the Python traceback (for bug reports)."
 _INTERRUPTED = "interrupted: nothing half-written was left behind"
 
 _debug = False
+# click >= 8.2 raises this for a group called without a subcommand; older versions print the help themselves.
+_NO_ARGUMENTS: type[BaseException] = getattr(click.exceptions, "NoArgsIsHelpError", type("_Never", (Exception,), {}))
 
 
 def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -104,10 +106,17 @@ def _could_not_complete(error: BaseException) -> str:
     return f"internal error: {type(error).__name__}: {error}"
 
 
+def _usage_message(error: click.ClickException) -> str:
+    """Click's message in one line (click prints usage, a hint and the message on three), with where to look."""
+    context = getattr(error, "ctx", None)
+    where = f" (see '{context.command_path} --help')" if context is not None else ""
+    return f"{error.format_message()}{where}"
+
+
 def _report(error: BaseException, line: str) -> None:
     if _debug:
         traceback.print_exception(error)
-    elif not isinstance(error, (InputError, exitcodes.CouldNotComplete)):
+    elif not isinstance(error, (InputError, exitcodes.CouldNotComplete, click.ClickException)):
         line += " (rerun with --debug for the traceback)"
     try:
         click.echo(one_line(line), err=True)
@@ -127,8 +136,11 @@ def main(argv: list[str] | None = None) -> int:
         return exitcodes.BAD_INPUT
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
-    except click.ClickException as error:
+    except _NO_ARGUMENTS as error:  # a group called alone: its help, as click shows it
         error.show()
+        return exitcodes.BAD_INPUT
+    except click.ClickException as error:
+        _report(error, f"error: {_usage_message(error)}")
         return exitcodes.BAD_INPUT
     except (click.exceptions.Abort, KeyboardInterrupt):
         _safe_echo(_INTERRUPTED)
