@@ -99,10 +99,12 @@ def read_input(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_
 # --------------------------------------------------------------------------- files
 
 def _ensure_folder(folder: Path) -> None:
+    """Create ``folder`` and its parents; a path on the way that is a file is named in the error."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", str(folder)) from None
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", str(blocker)) from None
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -305,7 +307,11 @@ def _swap_in(staging: Path, target: Path) -> None:
         backup = target.with_name(f".{target.name}.old-{os.getpid()}")
         _remove(backup)
         os.replace(target, backup)
-        os.replace(staging, target)
+        try:
+            os.replace(staging, target)
+        except BaseException:
+            os.replace(backup, target)  # the previous folder goes back
+            raise
         _remove(backup)
     _fsync_folder(target.parent)
 

@@ -85,13 +85,14 @@ def load_conjectures(path: str | Path) -> list[Conjecture]:
             try:
                 loader.exec_module(module)
             except SyntaxError as error:
-                if error.filename != where:  # raised by code the file imports: that code's failure
+                if error.filename not in (where, None):  # raised by code the file imports: that code's failure
                     raise
-                raise InputError(where, f"syntax error at line {error.lineno}: {error.msg}") from None
-            except ValueError as error:
+                at = f" at line {error.lineno}" if error.lineno else ""
+                raise InputError(where, f"syntax error{at}: {error.msg}") from None
+            except ValueError as error:  # older Pythons: a NUL byte in the source
                 if "null bytes" not in str(error):
                     raise
-                raise InputError(where, f"is not Python source: {error}") from None
+                raise InputError(where, f"syntax error: {error}") from None
     except BaseException:
         sys.modules.pop(module_name, None)
         raise
@@ -127,7 +128,9 @@ def user_code(where: str, when: str = "while running") -> Iterator[None]:
     ``sys.exit(0)`` in a user file must not end ``conjecture run`` with status 0 ("held")
     having run nothing; ``SystemExit`` and every other exception (``BaseException`` included)
     become an :class:`InputError` naming the file and, when the traceback passes through it,
-    the line. Ctrl-C stays Ctrl-C.
+    the line. An exception whose traceback does not pass through the file (writing the
+    results on a full disk, say) is the tool's, not the file's, and propagates (exit 4) -
+    except on import, where everything that happens is the file's doing. Ctrl-C stays Ctrl-C.
     """
     try:
         yield
@@ -135,6 +138,8 @@ def user_code(where: str, when: str = "while running") -> Iterator[None]:
         raise
     except BaseException as error:  # noqa: BLE001 - any failure of user code is bad input, said in one line
         frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == where]
+        if not frames and isinstance(error, Exception) and when != "on import":
+            raise
         line = f" (line {frames[-1].lineno})" if frames else ""
         if isinstance(error, SystemExit):
             what = f"called sys.exit({shorten(repr(error.code))}) {when}{line}"
