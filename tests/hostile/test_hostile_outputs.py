@@ -13,13 +13,15 @@ import errno
 import json
 import os
 import resource
+import signal
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hostile_run import assert_refused, run
+from hostile_run import assert_bounded, assert_refused, finish, kill_session, run, start, wait_ready
 from verify import exitcodes
 from verify.cli import main
 from verify.io import atomic_directory, atomic_write_text
@@ -210,3 +212,27 @@ def test_outputs_respect_the_umask(tmp_path: Path, umask: int) -> None:
         os.umask(previous)
     assert stat.S_IMODE(written.stat().st_mode) == 0o666 & ~umask
     assert stat.S_IMODE((tmp_path / "folder").stat().st_mode) == 0o777 & ~umask
+
+
+# -- Ctrl-C in the middle of a writer. ------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "config.json", "--layers", "2400", "--max-work", "100000", "--out", "output.json"],
+    ["check", "config.json", "--json", "output.json"],
+], ids=["simulate", "check"])
+def test_ctrl_c_in_the_middle_leaves_nothing(inputs: Path, tmp_path: Path, args: list[str]) -> None:
+    (tmp_path / "config.json").write_text((inputs / "config.json").read_text())
+    proc = start(args, tmp_path)
+    try:
+        ready = wait_ready(proc)
+        time.sleep(max(0.0, ready + 1.5 - time.monotonic()))
+        os.kill(proc.pid, signal.SIGINT)
+        outcome = finish(proc)
+    finally:
+        kill_session(proc)
+    assert_bounded(outcome)
+    if outcome.status == exitcodes.SUCCESS:
+        pytest.skip("the command finished before the signal arrived")  # nothing was interrupted
+    assert outcome.status == exitcodes.INTERRUPTED, outcome.describe()
+    assert outcome.lines() == ["interrupted: nothing half-written was left behind"], outcome.describe()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".logs") == ["config.json"]

@@ -221,3 +221,21 @@ def test_the_lock_is_reentrant_and_refuses_another_process(tmp_path: Path) -> No
                            timeout=TIME_LIMIT, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert other.returncode == 0, other.stdout + other.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latest"]
+
+
+def test_special_files_among_the_saved_results_are_skipped_or_listed(tmp_path: Path) -> None:
+    (tmp_path / "small.toml").write_text(SMALL.format(examples=1))
+    conjectures, analysis = tmp_path / "runs" / "conjectures", tmp_path / "runs" / "sentiment" / "analysis"
+    conjectures.mkdir(parents=True)
+    analysis.mkdir(parents=True)
+    os.mkfifo(conjectures / "fifo.json")        # reading it would block forever
+    os.mkfifo(analysis / "figure.png")
+    (conjectures / "zero.json").symlink_to("/dev/zero")  # endless
+    with open(conjectures / "huge.json", "wb") as handle:
+        handle.truncate(17 * 2**20)             # beyond the input limit
+    (analysis / "analysis.json").write_text("{}")
+    outcome = run(["report", "--config", "small.toml", "--out", "out", "--jobs", "1", "--runs", "runs"], tmp_path)
+    assert outcome.status == 0, outcome.describe()
+    results = (tmp_path / "out" / "results.json").read_text()
+    assert "huge.json" in results and "more than the 16,777,216 bytes" in results
+    assert "fifo.json" not in results and "zero.json" not in results and "figure.png" not in results
