@@ -122,7 +122,7 @@ def parse_configuration(data: Any, *, outside_hypotheses: bool = False, source: 
     nor the file's ``"outside_hypotheses": true`` allows it.
     """
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object with a 'tokens' field, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object with a 'tokens' field, got {describe_value(data)}")
     unknown = sorted(set(data) - set(KNOWN_FIELDS))
     if unknown:
         raise InputError(unknown[0], f"unknown field (expected one of: {', '.join(KNOWN_FIELDS)})")
@@ -236,7 +236,8 @@ def load_configuration(path: str | os.PathLike[str], *, outside_hypotheses: bool
     except HypothesisViolation as error:
         raise HypothesisViolation(f"{path}: {error.field}", error.message) from None
     except InputError as error:
-        raise InputError(f"{path}: {error.field}" if error.field else str(path), error.message) from None
+        where = f"{path}: {error.field}" if error.field and error.field != str(path) else str(path)
+        raise InputError(where, error.message) from None
 
 
 def save_configuration(config: Configuration, path: str | os.PathLike[str]) -> Path:

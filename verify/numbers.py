@@ -185,7 +185,7 @@ def rational_matrix(value: Any, *, field: str, rows: int | None = None, cols: in
                     allow_empty: bool = False) -> list[list[Fraction]]:
     """A rectangular matrix of rationals from nested lists, checking shape with field-level errors."""
     if not isinstance(value, (list, tuple)):
-        raise InputError(field, f"expected a list of rows, got {type(value).__name__}")
+        raise InputError(field, f"expected a list of rows, got {describe_value(value)}")
     if not value and not allow_empty:
         raise InputError(field, "expected a non-empty list of rows, got an empty list")
     if rows is not None and len(value) != rows:
@@ -194,7 +194,7 @@ def rational_matrix(value: Any, *, field: str, rows: int | None = None, cols: in
     width = cols
     for i, row in enumerate(value):
         if not isinstance(row, (list, tuple)):
-            raise InputError(f"{field}[{i}]", f"expected a list of numbers, got {type(row).__name__}")
+            raise InputError(f"{field}[{i}]", f"expected a list of numbers, got {describe_value(row)}")
         if not row:
             raise InputError(f"{field}[{i}]", "expected a non-empty list of numbers, got an empty list")
         if width is None:
