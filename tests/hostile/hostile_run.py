@@ -32,6 +32,12 @@ READY = "hostile-ready"
 CHILD = f"import sys, verify.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.cli.run()"
 
 
+def campaign(*, examples: int, n: tuple[int, int] = (3, 4), layer_budget: int = 20) -> str:
+    """A small CAMPAIGN.toml of generic configurations in d = 2 (no worked ones, no float check, no shrinking)."""
+    return (f"[campaign]\nexamples = {examples}\nworked = false\nfloat_check = false\nshrink = false\n"
+            f"layer_budget = {layer_budget}\n\n[[family]]\nname = \"generic\"\nn = [{n[0]}, {n[1]}]\nd = [2]\n")
+
+
 @dataclass
 class Outcome:
     args: list[str]
@@ -114,7 +120,8 @@ def finish(proc: subprocess.Popen, timeout: float = TIME_LIMIT) -> Outcome:
             kill_session(proc)
             os.wait4(proc.pid, 0)
             err = proc.err_path.read_text(errors="replace")  # type: ignore[attr-defined]
-            raise AssertionError(f"{proc.args_list!r}: no exit within {timeout:.0f} s (a hang); stderr: {err[-2000:]}")  # type: ignore[attr-defined]
+            args = proc.args_list  # type: ignore[attr-defined]
+            raise AssertionError(f"{args!r}: no exit within {timeout:.0f} s (a hang); stderr: {err[-2000:]}")
         time.sleep(0.02)
     proc.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.monotonic() - proc.started  # type: ignore[attr-defined]

@@ -65,7 +65,8 @@ def test_whatever_a_conjecture_file_raises_or_exits_with_is_bad_input(tmp_path: 
 
 
 def test_an_exit_in_the_rigorous_recheck_is_bad_input(tmp_path: Path) -> None:
-    text = HEADER + "\nMINE = Conjecture('mine', 's', TOKENS, lambda c: Observation.held(), confirm=lambda c: sys.exit(0))\n"
+    text = HEADER + ("\nMINE = Conjecture('mine', 's', TOKENS, lambda c: Observation.held(),\n"
+                     "                  confirm=lambda c: sys.exit(0))\n")
     (tmp_path / "hostile.py").write_text(text)
     (tmp_path / "config.json").write_text('{"tokens": [[1]], "alpha": 1}')
     outcome = run(["conjecture", "check", "hostile.py", "config.json"], tmp_path)

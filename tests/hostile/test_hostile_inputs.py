@@ -13,22 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from hostile_run import assert_refused, run
+from hostile_run import assert_refused, campaign, run
 
 GOOD_CONFIG = {"tokens": [["1", "0"], ["0", "1"], ["-1/2", "1/3"]], "alpha": "1/2"}
-GOOD_CAMPAIGN = """\
-[campaign]
-examples = 2
-worked = false
-float_check = false
-shrink = false
-layer_budget = 20
-
-[[family]]
-name = "generic"
-n = [3, 4]
-d = [2]
-"""
+GOOD_CAMPAIGN = campaign(examples=2)
 HUGE_DIGITS = "7" * 100_000
 
 
@@ -41,7 +29,7 @@ def work(tmp_path: Path) -> Path:
 # -- Inputs that are not regular files. -------------------------------------------------------------
 
 def _special(work: Path, kind: str, suffix: str) -> str:
-    """A path of the given kind: a FIFO (no writer: reading it blocks forever), /dev/zero (endless), a folder, a big file."""
+    """A path of the given kind: a FIFO (no writer: reading blocks forever), /dev/zero (endless), a folder, a big file."""
     path = work / f"input-{kind}{suffix}"
     if kind == "fifo":
         os.mkfifo(path)

@@ -19,12 +19,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
-from hostile_run import assert_bounded, assert_refused, finish, kill_session, run, start, wait_ready
+from hostile_run import assert_bounded, assert_refused, campaign, finish, kill_session, run, start, wait_ready
 from verify import exitcodes
-from verify.cli import main
+from verify.cli import _register_commands, cli, main
+from verify.commands import simulate as simulate_command
 from verify.io import atomic_directory, atomic_write_text
+from verify.report import build
 
 CONFIG = {"tokens": [["1", "0"], ["0", "1"], ["-1/2", "1/3"], ["3/4", "-1/5"], ["-1", "-1"], ["1/7", "2/3"],
                      ["-2/3", "1/9"], ["5/6", "5/7"]], "alpha": "1/2"}
@@ -38,19 +41,7 @@ TOKENS = st.integers(1, 9).map(lambda x: Configuration(tokens=((Fraction(x),),),
 ALWAYS = Conjecture("always_held", "a statement that always holds (test double)", TOKENS,
                     lambda c: Observation.held(value=int(c.tokens[0][0])))
 '''
-CAMPAIGN = """\
-[campaign]
-examples = 1
-worked = false
-float_check = false
-shrink = false
-layer_budget = 20
-
-[[family]]
-name = "generic"
-n = [3, 3]
-d = [2]
-"""
+CAMPAIGN = campaign(examples=1, n=(3, 3))
 FILE_SIZE_LIMIT = 512  # bytes: larger than the one-line message, smaller than every output below
 
 
@@ -126,8 +117,6 @@ def test_a_full_disk_keeps_the_previous_output(inputs: Path, tmp_path: Path, mon
 def test_a_full_disk_while_writing_the_report_keeps_the_previous_report(inputs: Path, tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    from verify.report import build
-
     args = ["report", "--config", str(inputs / "campaign.toml"), "--jobs", "1", "--runs", "none",
             "--out", str(tmp_path / "latest")]
     assert main(args) == 0
@@ -153,12 +142,10 @@ def test_a_full_disk_while_writing_the_report_keeps_the_previous_report(inputs: 
 def test_a_crash_is_exit_4_never_a_verdict(inputs: Path, monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str], raised: BaseException,
                                            message: str) -> None:
-    from verify.commands import simulate as command
-
     def crash(*args: Any, **kwargs: Any) -> None:
         raise raised
 
-    monkeypatch.setattr(command, "run_simulation", crash)
+    monkeypatch.setattr(simulate_command, "run_simulation", crash)
     status = main(["simulate", str(inputs / "config.json"), "--layers", "2"])
     assert status == exitcodes.COULD_NOT_COMPLETE
     assert capsys.readouterr().err.splitlines() == [message]
@@ -167,12 +154,10 @@ def test_a_crash_is_exit_4_never_a_verdict(inputs: Path, monkeypatch: pytest.Mon
 @pytest.mark.parametrize("where", [["--debug", "simulate"], ["simulate", "--debug"], ["simulate"]])
 def test_debug_adds_the_traceback(inputs: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                                   where: list[str]) -> None:
-    from verify.commands import simulate as command
-
     def crash(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(command, "run_simulation", crash)
+    monkeypatch.setattr(simulate_command, "run_simulation", crash)
     if where == ["simulate"]:
         monkeypatch.setenv("HARDMAX_VERIFY_DEBUG", "1")
     status = main([*where, str(inputs / "config.json"), "--layers", "2"])
@@ -183,9 +168,6 @@ def test_debug_adds_the_traceback(inputs: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_every_command_and_subcommand_takes_debug() -> None:
-    from verify.cli import _register_commands, cli
-    import click
-
     _register_commands()
     missing = []
 

@@ -12,29 +12,17 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from hostile_run import (TIME_LIMIT, assert_bounded, assert_refused, finish, kill_session, processes_in, run, start,
-                         wait_ready)
+from hostile_run import (TIME_LIMIT, assert_bounded, assert_refused, campaign, finish, kill_session, processes_in,
+                         run, start, wait_ready)
 from verify import exitcodes, io
-
-SMALL = """\
-[campaign]
-examples = {examples}
-worked = false
-float_check = false
-shrink = false
-layer_budget = 40
-
-[[family]]
-name = "generic"
-n = [4, 10]
-d = [2]
-"""
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc to find the run's processes")
 
@@ -46,10 +34,10 @@ def _digest(folder: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def earlier(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A folder with a finished small report in reports/latest, and its digest; big.toml runs far longer than any test waits."""
+    """A folder with a finished small report in reports/latest and its digest; big.toml runs longer than any test waits."""
     work = tmp_path_factory.mktemp("report-faults")
-    (work / "small.toml").write_text(SMALL.format(examples=2))
-    (work / "big.toml").write_text(SMALL.format(examples=5000))
+    (work / "small.toml").write_text(campaign(examples=2, n=(4, 10), layer_budget=40))
+    (work / "big.toml").write_text(campaign(examples=5000, n=(4, 10), layer_budget=40))
     outcome = run(["report", "--config", "small.toml", "--out", "reports/latest", "--jobs", "1", "--runs", "none"],
                   work)
     assert outcome.status == 0, outcome.describe()
@@ -203,9 +191,6 @@ def test_a_crash_between_the_fallbacks_two_renames_is_repaired_by_the_next_run(t
 
 
 def test_the_lock_is_reentrant_and_refuses_another_process(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     target = tmp_path / "latest"
     probe = ("import sys; from verify import io\n"
              "try:\n    with io.directory_lock(sys.argv[1]): pass\n"
@@ -224,7 +209,7 @@ def test_the_lock_is_reentrant_and_refuses_another_process(tmp_path: Path) -> No
 
 
 def test_special_files_among_the_saved_results_are_skipped_or_listed(tmp_path: Path) -> None:
-    (tmp_path / "small.toml").write_text(SMALL.format(examples=1))
+    (tmp_path / "small.toml").write_text(campaign(examples=1, n=(4, 10), layer_budget=40))
     conjectures, analysis = tmp_path / "runs" / "conjectures", tmp_path / "runs" / "sentiment" / "analysis"
     conjectures.mkdir(parents=True)
     analysis.mkdir(parents=True)

@@ -45,6 +45,7 @@ d = [2]
 
 
 def _with_cryptography(folder: Path, names: list[str]) -> dict[str, tuple[Path, Path]]:
+    # cryptography is optional (the openssl command stands in): imported only on this path.
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
