@@ -229,21 +229,26 @@ def directory_lock(target: Path) -> Iterator[None]:
                 _held[key][1] -= 1
         return
     fd = _acquire(lock_path, target)
-    with _held_guard:
-        _held[key] = [fd, 1]
     try:
+        with _held_guard:
+            _held[key] = [fd, 1]
         _clean_leftovers(target)
         yield
     finally:
         with _held_guard:
-            del _held[key]
-        try:
-            lock_path.unlink(missing_ok=True)  # before closing: a waiter that opened it retries on a fresh file
-        finally:
-            os.close(fd)
+            _held.pop(key, None)
+        _release(lock_path, fd)
+
+
+def _release(lock_path: Path, fd: int) -> None:
+    try:
+        lock_path.unlink(missing_ok=True)  # before closing: a waiter that opened it retries on a fresh file
+    finally:
+        os.close(fd)
 
 
 def _acquire(lock_path: Path, target: Path) -> int:
+    """Open and flock the lock file; on any interruption (Ctrl-C included) nothing is left held or behind."""
     if fcntl is None:  # pragma: no cover
         return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
     while True:
@@ -258,14 +263,22 @@ def _acquire(lock_path: Path, target: Path) -> int:
         except BaseException:
             os.close(fd)
             raise
+        same = False
         try:
-            same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-            return fd
+            try:
+                same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
+            except FileNotFoundError:
+                pass
+            if same:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+                return fd
+        except BaseException:
+            if same:
+                _release(lock_path, fd)  # ours: the flock is held on the file at that path
+            else:
+                os.close(fd)
+            raise
         os.close(fd)  # the file was removed by the holder that just released it: take the new one
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,15 +34,27 @@ def _digest(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def earlier(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A folder with a finished small report in reports/latest and its digest; big.toml runs longer than any test waits."""
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a finished small report in reports/latest; big.toml runs longer than any test waits."""
     work = tmp_path_factory.mktemp("report-faults")
     (work / "small.toml").write_text(campaign(examples=2, n=(4, 10), layer_budget=40))
     (work / "big.toml").write_text(campaign(examples=5000, n=(4, 10), layer_budget=40))
     outcome = run(["report", "--config", "small.toml", "--out", "reports/latest", "--jobs", "1", "--runs", "none"],
                   work)
     assert outcome.status == 0, outcome.describe()
-    return work, _digest(work / "reports" / "latest")
+    return work
+
+
+@pytest.fixture()
+def earlier(finished: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of ``finished`` for one test (a test may replace the report) and the report's digest."""
+    for name in ("small.toml", "big.toml", "reports"):
+        source = finished / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, symlinks=True)
+        else:
+            shutil.copy2(source, tmp_path / name)
+    return tmp_path, _digest(tmp_path / "reports" / "latest")
 
 
 def _big(jobs: int) -> list[str]:
