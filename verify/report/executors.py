@@ -556,10 +556,8 @@ def make_executor(*, jobs: int | None = None, scheduler: str | None = None, dask
     if scheduler is not None:
         if not scheduler.strip():
             raise InputError("--scheduler", "expected an address such as tcp://HOST:8786")
-        scheduler = scheduler.strip()
-        if tls.given() and not scheduler.startswith("tls://"):
-            raise InputError("--scheduler", f"the TLS options need a tls://HOST:PORT address, got {scheduler!r}")
-        return DaskExecutor(scheduler=scheduler, connect_timeout=connect_timeout, tls=tls)
+        # Whether the address and the TLS options agree is checked where the address is read (_connect).
+        return DaskExecutor(scheduler=scheduler.strip(), connect_timeout=connect_timeout, tls=tls)
     if dask_local is not None:
         return DaskExecutor(local_workers=dask_local, connect_timeout=connect_timeout)
     jobs = jobs or os.cpu_count() or 1
