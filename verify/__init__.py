@@ -7,12 +7,27 @@ Specification: THEORY.md (claims T0..T4, facts D0..D8). Public API:
 * :class:`Configuration`, :func:`load_configuration` — validated exact inputs.
 """
 
-from .config import Configuration, HypothesisViolation, load_configuration, parse_configuration
-from .float_dynamics import BatchResult, simulate_batch
-from .numbers import InputError
-from .trajectory import Trajectory, simulate
+from importlib import import_module
+from typing import Any
 
 __version__ = "0.1.0"
+
+# The public names are imported on first use (PEP 562): ``hardmax-verify`` starts by importing
+# this package, and the float engine pulls in numba; a Ctrl-C during those imports would print
+# a traceback before the command line can handle it (verify.cli imports the commands itself).
+_PUBLIC = {
+    "BatchResult": "float_dynamics", "simulate_batch": "float_dynamics",
+    "Configuration": "config", "HypothesisViolation": "config", "load_configuration": "config",
+    "parse_configuration": "config", "InputError": "numbers", "Trajectory": "trajectory", "simulate": "trajectory",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        value = getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "BatchResult",

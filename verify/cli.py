@@ -1,62 +1,177 @@
 """The ``hardmax-verify`` command line: a thin layer over the package.
 
-Every subcommand lives in :mod:`verify.commands`; this module only wires them together and
-turns the package's :class:`~verify.numbers.InputError` into a one-line message and exit status 2.
+Every subcommand lives in :mod:`verify.commands`; this module wires them together and applies
+the exit-status table of :mod:`verify.exitcodes` once, for every command: a command returns its
+verdict status (0, 1, 3) or raises, and :func:`main` turns what it raised into one line on
+standard error and a status:
+
+* :class:`~verify.numbers.InputError` and usage errors (click's, printed in one line too) -> 2;
+* :class:`~verify.exitcodes.CouldNotComplete`, any ``OSError`` (disk full, an unwritable
+  output, a parent that is a file), ``MemoryError`` and any other exception -> 4;
+* Ctrl-C, SIGTERM -> 130.
+
+``--debug`` (on the group or on any command, or ``HARDMAX_VERIFY_DEBUG=1``) adds the traceback.
+The commands are imported inside :func:`main`, so that Ctrl-C during start-up is as clean as
+Ctrl-C later; this module and ``verify/__init__`` import nothing heavy.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
+import traceback
+from typing import Any
 
 import click
 
 from . import __version__, exitcodes
 from .commands import COMMANDS
 from .numbers import InputError
+from .text import one_line
+
+DEBUG_ENVIRONMENT = "HARDMAX_VERIFY_DEBUG"
+_DEBUG_HELP = "On an error, also print the Python traceback (for bug reports)."
+_INTERRUPTED = "interrupted: nothing half-written was left behind"
+
+_debug = False
+# click >= 8.2 raises this for a group called without a subcommand; older versions print the help themselves.
+_NO_ARGUMENTS: type[BaseException] = getattr(click.exceptions, "NoArgsIsHelpError", type("_Never", (Exception,), {}))
+
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    global _debug
+    if value:
+        _debug = True
+
+
+def _debug_option() -> click.Option:
+    return click.Option(["--debug"], is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+                        help=_DEBUG_HELP)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hardmax-verify")
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug, help=_DEBUG_HELP)
 def cli() -> None:
     """Exact verification of the clustering theorem for hardmax-attention transformers.
 
     Exit status: 0 success, 1 something checked came out false, 2 bad input or usage,
-    3 nothing false but something inconclusive.
+    3 nothing false but something inconclusive, 4 could not complete (I/O error, resource
+    limit, another run holding the output, internal error), 130 interrupted.
     """
 
 
-for module_name, attribute in COMMANDS:
-    module = importlib.import_module(f"verify.commands.{module_name}")
-    cli.add_command(getattr(module, attribute))
+def _with_debug_option(command: click.Command) -> click.Command:
+    """Give ``command`` (and every subcommand of a group) a ``--debug`` flag, unless it has one."""
+    if not any(param.name == "debug" for param in command.params):
+        command.params.append(_debug_option())
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _with_debug_option(sub)
+    return command
+
+
+def _register_commands() -> None:
+    """Import every module of :data:`verify.commands.COMMANDS` and add its command (once)."""
+    for module_name, attribute in COMMANDS:
+        if module_name not in cli.commands:
+            command = getattr(importlib.import_module(f"verify.commands.{module_name}"), attribute)
+            cli.add_command(_with_debug_option(command))
+
+
+def describe_os_error(error: OSError) -> str:
+    """``path: reason`` for an OSError, without Python's ``[Errno 28]`` form."""
+    reason = error.strerror or str(error) or type(error).__name__
+    names = [os.fsdecode(name) for name in (error.filename, error.filename2)
+             if isinstance(name, (str, bytes, os.PathLike))]
+    return f"{' -> '.join(names)}: {reason}" if names else reason
+
+
+def _could_not_complete(error: BaseException) -> str:
+    """The one-line reason of an exit status 4."""
+    if isinstance(error, exitcodes.CouldNotComplete):
+        return str(error)
+    if isinstance(error, BrokenPipeError):
+        return "the output was closed before everything was written (broken pipe)"
+    if isinstance(error, OSError):
+        return describe_os_error(error)
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    if isinstance(error, RecursionError):
+        return "Python's recursion limit was reached"
+    if isinstance(error, SystemExit):
+        return f"internal error: sys.exit({error.code!r}) was called inside the command"
+    return f"internal error: {type(error).__name__}: {error}"
+
+
+def _usage_message(error: click.ClickException) -> str:
+    """Click's message in one line (click prints usage, a hint and the message on three), with where to look."""
+    context = getattr(error, "ctx", None)
+    where = f" (see '{context.command_path} --help')" if context is not None else ""
+    return f"{error.format_message()}{where}"
+
+
+def _report(error: BaseException, line: str) -> None:
+    if _debug:
+        traceback.print_exception(error)
+    elif not isinstance(error, (InputError, exitcodes.CouldNotComplete, click.ClickException)):
+        line += " (rerun with --debug for the traceback)"
+    try:
+        click.echo(one_line(line), err=True)
+    except OSError:  # standard error itself is gone: the status still says it
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: returns the exit status instead of raising for known errors."""
+    """Entry point: runs one command and returns its exit status; never raises (Ctrl-C included)."""
+    global _debug
+    _debug = os.environ.get(DEBUG_ENVIRONMENT, "") not in ("", "0")
     try:
+        _register_commands()
         status = cli.main(args=argv, prog_name="hardmax-verify", standalone_mode=False)
     except InputError as error:
-        click.echo(f"error: {error}", err=True)
+        _report(error, f"error: {error}")
         return exitcodes.BAD_INPUT
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
-    except click.ClickException as error:
+    except _NO_ARGUMENTS as error:  # a group called alone: its help, as click shows it
         error.show()
         return exitcodes.BAD_INPUT
-    except click.exceptions.Abort:
-        click.echo("interrupted: nothing half-written was left behind", err=True)
+    except click.ClickException as error:
+        _report(error, f"error: {_usage_message(error)}")
+        return exitcodes.BAD_INPUT
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _safe_echo(_INTERRUPTED)
         return exitcodes.INTERRUPTED
-    except KeyboardInterrupt:
-        click.echo("interrupted: nothing half-written was left behind", err=True)
-        return exitcodes.INTERRUPTED
-    except SystemExit as exit_:
-        return int(exit_.code or 0) if not isinstance(exit_.code, str) else exitcodes.BAD_INPUT
+    except BaseException as error:  # noqa: BLE001 - every other failure is "could not complete", said in one line
+        if isinstance(error, BrokenPipeError):
+            _silence_stdout()
+        _report(error, f"error: could not complete: {_could_not_complete(error)}")
+        return exitcodes.COULD_NOT_COMPLETE
     # Commands return their exit status (an int) or None for plain success.
     return status if isinstance(status, int) else exitcodes.SUCCESS
 
 
-def _terminate(signum: int, frame: object) -> None:
+def _safe_echo(line: str) -> None:
+    try:
+        click.echo(line, err=True)
+    except OSError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so that the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _terminate(signum: int, frame: Any) -> None:
     # SIGTERM (kill, a CI timeout, a scheduler) gets the same clean stop as Ctrl-C: atomic writes
     # remove their temporaries, process pools are shut down, the earlier output stays intact.
     raise KeyboardInterrupt
@@ -64,7 +179,11 @@ def _terminate(signum: int, frame: object) -> None:
 
 def run() -> None:
     signal.signal(signal.SIGTERM, _terminate)
-    sys.exit(main())
+    try:
+        status = main()
+    except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled
+        status = exitcodes.INTERRUPTED
+    sys.exit(status)
 
 
 if __name__ == "__main__":

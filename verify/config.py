@@ -16,6 +16,7 @@ violates them is refused unless ``outside_hypotheses`` is set in the file or by 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -23,8 +24,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .io import atomic_write_text, read_input
 from .linalg import identity, is_symmetric, is_symmetric_positive_definite
 from .numbers import InputError, parse_json, rational_matrix, rational_to_str, to_rational
+from .text import describe_value
 
 __all__ = [
     "Configuration",
@@ -101,7 +104,13 @@ def _text_field(data: Mapping[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputError(key, f"expected a string, got {type(value).__name__}")
+        raise InputError(key, f"expected a string, got {describe_value(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:  # JSON's "\ud800" escape: a lone surrogate, not text
+        bad = value[error.start]
+        raise InputError(key, f"is not valid Unicode text (lone surrogate \\u{ord(bad):04x} at character "
+                              f"{error.start})") from None
     return value
 
 
@@ -113,7 +122,7 @@ def parse_configuration(data: Any, *, outside_hypotheses: bool = False, source: 
     nor the file's ``"outside_hypotheses": true`` allows it.
     """
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object with a 'tokens' field, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object with a 'tokens' field, got {describe_value(data)}")
     unknown = sorted(set(data) - set(KNOWN_FIELDS))
     if unknown:
         raise InputError(unknown[0], f"unknown field (expected one of: {', '.join(KNOWN_FIELDS)})")
@@ -125,6 +134,10 @@ def parse_configuration(data: Any, *, outside_hypotheses: bool = False, source: 
     raw_tokens = data["tokens"]
     if isinstance(raw_tokens, list) and len(raw_tokens) > MAX_TOKENS:
         raise InputError("tokens", f"expected at most {MAX_TOKENS} tokens, got {len(raw_tokens)}")
+    # The limits are checked on the shape before any number is converted.
+    if isinstance(raw_tokens, list) and raw_tokens and isinstance(raw_tokens[0], list) \
+            and len(raw_tokens[0]) > MAX_DIMENSION:
+        raise InputError("tokens[0]", f"expected dimension d <= {MAX_DIMENSION}, got {len(raw_tokens[0])}")
     tokens = rational_matrix(raw_tokens, field="tokens")
     d = len(tokens[0])
     if d > MAX_DIMENSION:
@@ -148,13 +161,13 @@ def parse_configuration(data: Any, *, outside_hypotheses: bool = False, source: 
 
     flag = data.get("outside_hypotheses", False)
     if not isinstance(flag, bool):
-        raise InputError("outside_hypotheses", f"expected true or false, got {flag!r}")
+        raise InputError("outside_hypotheses", f"expected true or false, got {describe_value(flag)}")
 
     extra = {}
     if "layers" in data:
         layers = data["layers"]
         if isinstance(layers, bool) or not isinstance(layers, int) or layers < 0:
-            raise InputError("layers", f"expected a non-negative integer, got {layers!r}")
+            raise InputError("layers", f"expected a non-negative integer, got {describe_value(layers)}")
         extra["layers"] = layers
 
     config = Configuration(
@@ -214,30 +227,21 @@ def load_configuration(path: str | os.PathLike[str], *, outside_hypotheses: bool
     """Read and validate a CONFIG.json file; every problem is an :class:`InputError` naming the file and field."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "is a directory, expected a JSON configuration file") from None
+        text = read_input(path, expected="a JSON configuration file").decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(str(path), "is not UTF-8 text, expected a JSON configuration file") from None
-    except OSError as error:
-        raise InputError(str(path), f"cannot be read: {error.strerror}") from None
     data = parse_json(text, source=str(path))
     try:
         return parse_configuration(data, outside_hypotheses=outside_hypotheses, source=str(path))
     except HypothesisViolation as error:
         raise HypothesisViolation(f"{path}: {error.field}", error.message) from None
     except InputError as error:
-        raise InputError(f"{path}: {error.field}" if error.field else str(path), error.message) from None
+        where = f"{path}: {error.field}" if error.field and error.field != str(path) else str(path)
+        raise InputError(where, error.message) from None
 
 
 def save_configuration(config: Configuration, path: str | os.PathLike[str]) -> Path:
     """Write the configuration atomically (temporary file, then rename)."""
-    import json
-
-    from .io import atomic_write_text
-
     return atomic_write_text(Path(path), json.dumps(config.to_json_dict(), indent=2) + "\n")
 
 

@@ -21,6 +21,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from .text import describe_value, one_line, shorten
+
 __all__ = [
     "InputError",
     "to_rational",
@@ -42,15 +44,9 @@ class InputError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         self.field = field
         self.message = message
-        super().__init__(_one_line(f"{field}: {message}" if field else message))
-
-
-def _one_line(text: str) -> str:
-    # Field names and values come from input files: a newline or a control character in them
-    # must not break the CLI's one-line error (nor forge a second line).
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+        # Field names and values come from input files: a newline or a control character in them
+        # must not break the CLI's one-line error (nor forge a second line).
+        super().__init__(one_line(f"{field}: {message}" if field else message))
 
 
 def to_rational(value: Any, *, field: str = "value") -> Fraction:
@@ -81,25 +77,25 @@ def to_rational(value: Any, *, field: str = "value") -> Fraction:
             pass
     if hasattr(value, "dtype") and getattr(value, "shape", None) == ():  # numpy scalar
         return to_rational(value.item(), field=field)
-    raise InputError(field, f"expected a number (integer, 'p/q' or decimal), got {type(value).__name__} {value!r}")
+    raise InputError(field, f"expected a number (integer, 'p/q' or decimal), got {describe_value(value)}")
 
 
 def _parse_text(text: str, field: str) -> Fraction:
-    shown = text if len(text) <= 40 else text[:37] + "..."
+    shown = shorten(text, 40)
     match = _FRACTION_TEXT.match(text)
     if match:
         numerator, denominator = _digits_guarded(lambda: (int(match.group(1)), int(match.group(2))), field)
         if denominator == 0:
-            raise InputError(field, f"denominator is zero in {shown!r}")
+            raise InputError(field, f"denominator is zero in \"{shown}\"")
         return Fraction(numerator, denominator)
     if _DECIMAL_TEXT.match(text):
         try:
             decimal = Decimal(text.strip())
         except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
-            raise InputError(field, f"expected a number, got {shown!r}") from None
+            raise InputError(field, f"expected a number, got \"{shown}\"") from None
         _check_exponent(decimal, field)
         return _digits_guarded(lambda: Fraction(decimal), field)
-    raise InputError(field, f"expected a number (integer, 'p/q' or decimal such as '0.1'), got {shown!r}")
+    raise InputError(field, f"expected a number (integer, 'p/q' or decimal such as '0.1'), got \"{shown}\"")
 
 
 def _digits_guarded(convert: Any, field: str) -> Any:
@@ -109,7 +105,11 @@ def _digits_guarded(convert: Any, field: str) -> Any:
     except ValueError as error:
         if "digits" not in str(error):
             raise
-        raise InputError(field, f"number has too many digits (limit {sys.get_int_max_str_digits()})") from None
+        raise _too_many_digits(field) from None
+
+
+def _too_many_digits(field: str) -> InputError:
+    return InputError(field, f"number has too many digits (limit {sys.get_int_max_str_digits()})")
 
 
 def _parse_json_int(text: str) -> int:
@@ -117,7 +117,14 @@ def _parse_json_int(text: str) -> int:
 
 
 def _check_exponent(decimal: Decimal, field: str) -> None:
-    exponent = decimal.as_tuple().exponent
+    """The limits of every decimal, however written (JSON number or string): digits and exponent.
+
+    The digit limit is the one Python applies to integers (and so to JSON integers and
+    "p/q" strings): a 100,000-digit number is refused whichever way it is written.
+    """
+    sign, digits, exponent = decimal.as_tuple()
+    if len(digits) > sys.get_int_max_str_digits():
+        raise _too_many_digits(field)
     if isinstance(exponent, int) and abs(exponent) > _MAX_EXPONENT:
         raise InputError(field, f"exponent {exponent} is out of range (|exponent| <= {_MAX_EXPONENT})")
 
@@ -145,13 +152,27 @@ def _refuse_constant(name: str) -> Any:
     raise InputError("", f"{name} is not a number this tool accepts (expected a finite number)")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object; a key given twice is refused (json.loads would keep the last one silently)."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise InputError("", f"the key \"{shorten(key, 40)}\" appears twice in one object")
+            seen.add(key)
+    return data
+
+
 def parse_json(text: str, *, source: str = "input") -> Any:
     """Parse JSON, reading every non-integer number from its decimal text (0.1 is 1/10).
 
-    NaN and Infinity are refused; malformed JSON raises :class:`InputError` with line and column.
+    NaN and Infinity are refused, and so is a key repeated within one object; malformed JSON
+    raises :class:`InputError` with line and column.
     """
     try:
-        return json.loads(text, parse_float=Decimal, parse_int=_parse_json_int, parse_constant=_refuse_constant)
+        return json.loads(text, parse_float=Decimal, parse_int=_parse_json_int, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         raise InputError(source, f"malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     except InputError as error:
@@ -164,7 +185,7 @@ def rational_matrix(value: Any, *, field: str, rows: int | None = None, cols: in
                     allow_empty: bool = False) -> list[list[Fraction]]:
     """A rectangular matrix of rationals from nested lists, checking shape with field-level errors."""
     if not isinstance(value, (list, tuple)):
-        raise InputError(field, f"expected a list of rows, got {type(value).__name__}")
+        raise InputError(field, f"expected a list of rows, got {describe_value(value)}")
     if not value and not allow_empty:
         raise InputError(field, "expected a non-empty list of rows, got an empty list")
     if rows is not None and len(value) != rows:
@@ -173,7 +194,7 @@ def rational_matrix(value: Any, *, field: str, rows: int | None = None, cols: in
     width = cols
     for i, row in enumerate(value):
         if not isinstance(row, (list, tuple)):
-            raise InputError(f"{field}[{i}]", f"expected a list of numbers, got {type(row).__name__}")
+            raise InputError(f"{field}[{i}]", f"expected a list of numbers, got {describe_value(row)}")
         if not row:
             raise InputError(f"{field}[{i}]", "expected a non-empty list of numbers, got an empty list")
         if width is None:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import strategies as st
 
 from verify.config import Configuration, load_configuration
-from verify.conjectures.base import Conjecture, Observation, family_of, run_conjecture
+from verify.conjectures.base import Conjecture, Observation, family_of, result_stem, run_conjecture
 
 
 def _line(x: int) -> Configuration:
@@ -34,9 +34,12 @@ def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp
     assert result.counterexample["confirmation"]["status"] == "failed"
     saved = load_configuration(result.counterexample_path)
     assert saved.outside_hypotheses and saved.tokens[0] == (Fraction(5),)
-    # The name has a space: the file name goes through safe_name.
-    assert result.counterexample_path.relative_to(tmp_path).as_posix() == "counterexamples/below_five.json"
-    written = json.loads((tmp_path / "below_five.json").read_text())
+    # The name has a space: the file name is the cleaned name and a hash of the exact one (result_stem).
+    stem = result_stem("below five")
+    assert stem.startswith("below_five~")
+    assert result.counterexample_path.relative_to(tmp_path).as_posix() == f"counterexamples/{stem}.json"
+    assert result.result_path == tmp_path / f"{stem}.json"
+    written = json.loads((tmp_path / f"{stem}.json").read_text())
     assert written["outcome"] == "counterexample"
     shrink = result.counterexample["shrinking"]
     assert shrink["reported"]["n"] <= shrink["first_found"]["n"]
@@ -92,14 +95,26 @@ def test_same_seed_same_bytes(tmp_path):
     conjecture = Conjecture("below five", "The first token is below 5.", LINE, below_five)
     run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "a")
     run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "b")
-    for name in ("below_five.json", "counterexamples/below_five.json"):
+    stem = result_stem("below five")
+    for name in (f"{stem}.json", f"counterexamples/{stem}.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
 def test_result_files_cannot_escape_the_results_folder(tmp_path):
     conjecture = Conjecture("../../escape/me", "s", LINE, lambda c: Observation.held())
     run_conjecture(conjecture, examples=3, seed=0, results_dir=tmp_path)
-    assert [p.name for p in tmp_path.iterdir()] == ["escape_me.json"]
+    assert [p.name for p in tmp_path.iterdir()] == [f"{result_stem('../../escape/me')}.json"]
+    assert result_stem("../../escape/me").startswith("escape_me~")
+
+
+def test_regression_names_that_clean_alike_get_separate_files(tmp_path):
+    # "x/y" and "x_y" both cleaned to x_y.json: the second run overwrote the first one's results.
+    for name in ("x/y", "x_y", "x y"):
+        run_conjecture(Conjecture(name, "s", LINE, lambda c: Observation.held()), examples=3, seed=0,
+                       results_dir=tmp_path)
+    written = {json.loads(p.read_text())["conjecture"]: p.name for p in tmp_path.glob("*.json")}
+    assert sorted(written) == ["x y", "x/y", "x_y"]
+    assert written["x_y"] == "x_y.json" and len(set(written.values())) == 3
 
 
 @pytest.mark.parametrize("name, family", [

@@ -31,7 +31,7 @@ def test_a_good_file_gives_its_conjectures_in_order(tmp_path):
     ("raises.py", "x = 1\nraise RuntimeError('boom')\n", "raised RuntimeError on import (line 2): boom"),
     ("empty.py", "x = 1\n", "defines no Conjecture"),
     ("wrongtype.py", "CONJECTURES = [1, 2]\n", "CONJECTURES must be a list"),
-    ("twice.py", GOOD.replace('"second", "statement two"', '"first", "statement two"'), "share the name 'first'"),
+    ("twice.py", GOOD.replace('"second", "statement two"', '"first", "statement two"'), 'share the name "first"'),
     ("notpython.txt", GOOD, "ending in .py"),
 ])
 def test_broken_files_are_one_input_error(tmp_path, name, text, fragment):

@@ -9,12 +9,15 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
+from rich.text import Text
 
 from .. import exitcodes
 from ..claims import REPORT_IDS, check_configuration
 from ..config import load_configuration
 from ..io import atomic_write_text
 from ..verdicts import Verdict
+from ..limits import MAX_LAYER_BUDGET
+from ..text import one_line
 
 _STYLE = {"certified": "green", "failed": "bold red", "inconclusive": "yellow"}
 
@@ -35,7 +38,7 @@ def _one_line(verdict: Verdict) -> str:
 @click.argument("config_path", metavar="CONFIG.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow zero or duplicate tokens and A not symmetric positive definite (recorded in the output).")
-@click.option("--layer-budget", type=click.IntRange(min=1), default=200, show_default=True,
+@click.option("--layer-budget", type=click.IntRange(min=1, max=MAX_LAYER_BUDGET), default=200, show_default=True,
               help="Largest layer computed; the check stops one layer after every token is a leader, fixed or locked.")
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True, max=1e9), default=None, metavar="SECONDS",
               help="Stop computing layers after this much wall-clock time (default: no limit); tokens not settled "
@@ -52,24 +55,25 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
     failed but something is inconclusive (e.g. a token did not lock within the budget).
     """
     config = load_configuration(config_path, outside_hypotheses=outside_hypotheses)
+    shown_name = one_line(config.name or config_path.name)  # the file's text, never terminal codes or markup
     console = Console(stderr=True)
-    with Progress(TextColumn("checking {task.description}"), BarColumn(), TextColumn("layer {task.completed}"),
-                  console=console, transient=True) as bar:
-        task = bar.add_task(config.name or config_path.name, total=layer_budget)
+    with Progress(TextColumn("checking {task.description}", markup=False), BarColumn(),
+                  TextColumn("layer {task.completed}"), console=console, transient=True) as bar:
+        task = bar.add_task(shown_name, total=layer_budget)
         report = check_configuration(config, layer_budget=layer_budget, cross_check=not no_cross_check,
                                      progress=lambda k: bar.update(task, completed=k), time_budget=time_budget)
 
-    title = (f"{config.name or config_path.name}: n={config.n}, d={config.d}, layers 0..{report.layers_run}"
+    title = (f"{shown_name}: n={config.n}, d={config.d}, layers 0..{report.layers_run}"
              f"{'' if report.settled_layer is None else f', settled at layer {report.settled_layer}'}"
              f"{f', stopped by the {report.stopped_by}' if report.stopped_by != 'settled' else ''}"
              f"{', OUTSIDE HYPOTHESES' if config.outside_hypotheses else ''}")
-    table = Table(title=title)
+    table = Table(title=Text(title))
     table.add_column("claim")
     table.add_column("status")
     table.add_column("evidence", overflow="fold")
     for cid in REPORT_IDS:
         verdict = report.verdicts[cid]
-        table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", _one_line(verdict))
+        table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", Text(one_line(_one_line(verdict))))
     Console().print(table)
 
     if json_path is not None:

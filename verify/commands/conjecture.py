@@ -6,13 +6,18 @@
     hardmax-verify conjecture check NAME|FILE.py CONFIG.json
 
 Exit status: 0 every conjecture held, 1 a counterexample was found (and confirmed exactly),
-3 nothing false but something inconclusive, 2 bad input (unknown name, broken file).
+3 nothing false but something inconclusive, 2 bad input (unknown name, broken file, a file
+whose code raises or exits).
+
+A conjecture FILE.py is code: it runs with your rights, as ``python FILE.py`` would.
 """
 
 from __future__ import annotations
 
 import shlex
+from contextlib import nullcontext
 from pathlib import Path
+from typing import ContextManager
 
 import click
 from rich.console import Console
@@ -21,10 +26,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from .. import exitcodes
 from ..conjectures.base import Conjecture, ConjectureResult, Observation, recheck_file, run_conjecture
 from ..conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
-from ..conjectures.loader import load_conjectures, looks_like_file
+from ..conjectures.loader import load_conjectures, looks_like_file, user_code
 from ..locations import HOME_VARIABLE, user_folder
 from ..numbers import InputError
 from ..report.provenance import sha256_file
+from ..text import one_line, shorten
 
 PROFILES = ("ci", "dev", "thorough")
 
@@ -37,6 +43,15 @@ def _resolve(target: str) -> list[Conjecture]:
     return [get_conjecture(target)]
 
 
+def _guard(target: str) -> ContextManager[None]:
+    """Code from a conjecture file runs under :func:`user_code` (what it raises is bad input, exit 2)."""
+    return user_code(target) if looks_like_file(target) else nullcontext()
+
+
+_FILE_WARNING = ("A FILE.py is Python code and runs with your rights, as `python FILE.py` would: "
+                 "run only files you trust.")
+
+
 def _combined_exit(outcomes: list[str]) -> int:
     if "counterexample" in outcomes:
         return exitcodes.FALSE
@@ -47,7 +62,10 @@ def _combined_exit(outcomes: list[str]) -> int:
 
 @click.group("conjecture")
 def conjecture() -> None:
-    """Test conjectures beyond the theorem's hypotheses (THEORY.md §3 D4, D5, D8 and §6)."""
+    """Test conjectures beyond the theorem's hypotheses (THEORY.md §3 D4, D5, D8 and §6).
+
+    A conjecture FILE.py is Python code and runs with your rights: run only files you trust.
+    """
 
 
 @conjecture.command("list")
@@ -59,15 +77,20 @@ def list_command() -> int:
     return exitcodes.SUCCESS
 
 
-def _summary_line(result: ConjectureResult) -> str:
-    line = f"{result.conjecture.name}: {result.outcome.upper()} — {result.reason}"
+def _summary_line(result: ConjectureResult, target: str) -> str:
+    """The result in one line (and the counterexample's file), names as written with control codes escaped."""
+    name = result.conjecture.name
+    line = f"{one_line(name)}: {result.outcome.upper()} — {one_line(result.reason)}"
     if result.counterexample_path is not None:
-        line += f"\n    counterexample: {result.counterexample_path} (reproduce: hardmax-verify conjecture check " \
-                f"{result.conjecture.name} {result.counterexample_path})"
+        words = ["hardmax-verify", "conjecture", "check"]
+        words += [target, str(result.counterexample_path), "--name", name] if looks_like_file(target) \
+            else [name, str(result.counterexample_path)]
+        line += f"\n    counterexample: {one_line(str(result.counterexample_path))} (reproduce: " \
+                f"{one_line(shlex.join(words))})"
     return line
 
 
-@conjecture.command("run")
+@conjecture.command("run", epilog=_FILE_WARNING)
 @click.argument("target", metavar="NAME|all|FILE.py")
 @click.option("--examples", type=click.IntRange(min=1), default=None,
               help="Examples to generate per conjecture (default: the profile's max_examples).")
@@ -104,22 +127,23 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
 
             total = (examples if examples is not None else hypothesis.settings.get_profile(profile).max_examples) \
                 + len(c.explicit)
-            task = progress.add_task(c.name, total=total)
+            task = progress.add_task(shorten(c.name), total=total)
 
             def advance(count: int, _observation: Observation, task: TaskID = task) -> None:
                 progress.update(task, completed=count)
 
-            result = run_conjecture(c, examples=examples, profile=profile, seed=seed, results_dir=results_dir,
-                                    progress=advance, provenance=provenance)
+            with _guard(target):
+                result = run_conjecture(c, examples=examples, profile=profile, seed=seed, results_dir=results_dir,
+                                        progress=advance, provenance=provenance)
             progress.update(task, completed=total)
             results.append(result)
-            click.echo(_summary_line(result))
-    names = ", ".join(f"{r.conjecture.name}.json" for r in results)
-    click.echo(f"results written to {results_dir}/ ({names})", err=True)
+            click.echo(_summary_line(result, target))
+    names = ", ".join(one_line(r.result_path.name) for r in results if r.result_path is not None)
+    click.echo(f"results written to {one_line(str(results_dir))}/ ({names})", err=True)
     return _combined_exit([r.outcome for r in results])
 
 
-@conjecture.command("check")
+@conjecture.command("check", epilog=_FILE_WARNING)
 @click.argument("target", metavar="NAME|FILE.py")
 @click.argument("config_path", metavar="CONFIG.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--name", "name", default=None, help="Which conjecture of FILE.py (default: the only one).")
@@ -132,9 +156,10 @@ def check_command(target: str, config_path: Path, name: str | None) -> int:
     if name is not None:
         conjectures = [c for c in conjectures if c.name == name]
         if not conjectures:
-            raise InputError("--name", f"no conjecture named {name!r} in {target}")
+            raise InputError("--name", f"no conjecture named \"{shorten(name)}\" in {target}")
     if len(conjectures) != 1:
         raise InputError(target, "defines several conjectures; choose one with --name")
-    observation = recheck_file(conjectures[0], config_path)
-    click.echo(f"{conjectures[0].name}: {observation.status} — {observation.detail}")
+    with _guard(target):
+        observation = recheck_file(conjectures[0], config_path)
+    click.echo(f"{one_line(conjectures[0].name)}: {observation.status} — {one_line(observation.detail)}")
     return {"held": exitcodes.SUCCESS, "failed": exitcodes.FALSE}.get(observation.status, exitcodes.INCONCLUSIVE)

@@ -14,6 +14,8 @@ from dataclasses import replace
 
 import click
 
+from ..io import directory_lock
+from ..limits import max_jobs
 from ..locations import project_runs
 from ..report.build import build_report
 from ..report.campaign import default_spec, load_campaign
@@ -23,7 +25,8 @@ DEFAULT_OUT = Path("reports") / "latest"
 
 def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
                         runs: Path | None, outside_hypotheses: bool, scheduler: str | None = None,
-                        dask_local: int | None = None, time_budget: float | None = None) -> str:
+                        dask_local: int | None = None, time_budget: float | None = None,
+                        tls: dict[str, Path | None] | None = None) -> str:
     parts = ["hardmax-verify", "report", "--out", str(out), "--seed", str(seed)]
     if examples is not None:
         parts += ["--examples", str(examples)]
@@ -35,6 +38,9 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
         parts += ["--time-budget", repr(time_budget)]
     if scheduler is not None:
         parts += ["--scheduler", scheduler]
+        for option, path in (tls or {}).items():
+            if path is not None:
+                parts += [option, str(path)]
     elif dask_local is not None:
         parts += ["--dask-local", str(dask_local)]
     else:
@@ -53,11 +59,20 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               help="Number of generated configurations (default: the campaign's; 144 for the embedded one).")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="CAMPAIGN.toml with families, counts, sizes and layer budget (see docs/report.md).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: all cores; 1 runs everything in this process).")
+@click.option("--jobs", type=click.IntRange(min=1, max=max_jobs()), default=None,
+              help="Worker processes (default: all cores; 1 runs everything in this process; at most twice the "
+                   "cores, and at least 4).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="Run the tasks on an existing Dask cluster (`dask scheduler`; needs the 'distributed' extra).")
-@click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=1024), default=None, metavar="N",
+              help="Run the tasks on an existing Dask cluster (`dask scheduler`; needs the 'distributed' extra). "
+                   "tls://HOST:PORT with --tls-ca-file (and --tls-cert, --tls-key) for an encrypted connection.")
+@click.option("--tls-ca-file", "tls_ca_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="With a tls:// --scheduler: the CA certificate that signed the scheduler's.")
+@click.option("--tls-cert", "tls_cert", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="With a tls:// --scheduler: this client's certificate (PEM; may hold the key too), signed by a CA "
+                   "the scheduler trusts.")
+@click.option("--tls-key", "tls_key", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="With a tls:// --scheduler: this client's private key (PEM), if not in --tls-cert.")
+@click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=max_jobs()), default=None, metavar="N",
               help="Start a Dask LocalCluster of N worker processes on loopback and run the tasks there.")
 @click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600), default=10.0,
               show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2).")
@@ -73,19 +88,23 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow campaign families outside the theorem's hypotheses (zero or duplicate tokens, A not SPD).")
 def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
-           scheduler: str | None, dask_local: int | None, connect_timeout: float, runs: Path | None,
+           scheduler: str | None, tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None,
+           dask_local: int | None, connect_timeout: float, runs: Path | None,
            time_budget: float | None, outside_hypotheses: bool) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
     configurations of THEORY.md §4 and on seed-generated configurations across families.
     The report is written in every case; the exit status combines the verdicts: 0 all
-    certified, 1 something failed, 3 nothing failed but something inconclusive.
+    certified, 1 something failed, 3 nothing failed but something inconclusive. A second run
+    into the same --out while one is running is refused (exit status 4).
     """
-    from ..report.executors import make_executor
+    from ..report.executors import TLSFiles, make_executor
 
     # Checked before anything runs: two executors at once, or an empty address, is bad input.
-    executor = make_executor(jobs=jobs, scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout)
+    tls = TLSFiles(ca_file=tls_ca_file, cert=tls_cert, key=tls_key)
+    executor = make_executor(jobs=jobs, scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout,
+                             tls=tls)
     if scheduler is None and dask_local is None:
         jobs = jobs or os.cpu_count() or 1
     previous_handler = signal.getsignal(signal.SIGTERM)
@@ -94,9 +113,10 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
         # the staging folder removed, instead of the process vanishing mid-write.
         signal.signal(signal.SIGTERM, _terminate)
     try:
-        with executor:
+        # The output folder's lock first: a second run into it is refused before any worker starts.
+        with directory_lock(out), executor:
             return _run(out, seed, examples, config, jobs, runs, outside_hypotheses, executor,
-                        scheduler=scheduler, dask_local=dask_local, time_budget=time_budget)
+                        scheduler=scheduler, dask_local=dask_local, time_budget=time_budget, tls=tls.options())
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
@@ -108,7 +128,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
          outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
-         time_budget: float | None = None) -> int:
+         time_budget: float | None = None, tls: dict[str, Path | None] | None = None) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -141,7 +161,7 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
                                campaign_file=config,
                                argv=list(sys.argv),
                                command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses,
-                                                                scheduler, dask_local, time_budget),
+                                                                scheduler, dask_local, time_budget, tls),
                                progress=on_done, executor=executor, on_tasks=on_tasks,
                                on_stage=lambda stage: bar.update(progress_task, description=f"{stage}..."))
     summary = outcome.results["summary"]

@@ -9,6 +9,7 @@ import click
 
 from ..config import load_configuration
 from ..io import atomic_write_text
+from ..limits import DEFAULT_MAX_WORK, work_refusal
 from ..numbers import InputError
 from ..trajectory import Arithmetic
 from ..trajectory import simulate as run_simulation
@@ -24,8 +25,11 @@ from ..trajectory import simulate as run_simulation
               help="Write the trajectory as JSON here (exact numbers as \"p/q\" strings); default: standard output.")
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow zero or duplicate tokens and A not symmetric positive definite.")
+@click.option("--max-work", "max_work", type=click.IntRange(min=1), default=DEFAULT_MAX_WORK, show_default=True,
+              metavar="TOKEN-LAYERS",
+              help="Refuse runs of more than this many layers x tokens (exact numbers grow with the layers).")
 def simulate(config_path: Path, layers: int | None, arithmetic: Arithmetic, out_path: Path | None,
-             outside_hypotheses: bool) -> int:
+             outside_hypotheses: bool, max_work: int) -> int:
     """Simulate the hardmax dynamics of a configuration file.
 
     The JSON output holds the positions at every layer, the attention sets C_i per layer and
@@ -33,8 +37,13 @@ def simulate(config_path: Path, layers: int | None, arithmetic: Arithmetic, out_
     also list, per layer, the tokens whose attention set rounding could have changed.
     """
     config = load_configuration(config_path, outside_hypotheses=outside_hypotheses)
+    option = "--layers"
     if layers is None:
+        option = f"{config_path}: layers" if "layers" in config.extra else option
         layers = int(config.extra.get("layers", 30))
+    refusal = work_refusal(layers, config.n, max_work)
+    if refusal is not None:
+        raise InputError(option, refusal)
     if config.beta is not None:
         raise InputError("beta", "softmax attention is simulated by the conjecture lab, not by 'simulate'")
     trajectory = run_simulation(config.tokens, alpha=config.alpha, A=config.A_matrix if config.A else None,

@@ -19,6 +19,7 @@ Exit statuses (:mod:`verify.exitcodes`): held 0, counterexample 1, inconclusive 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import traceback
@@ -47,6 +48,7 @@ __all__ = [
     "run_conjecture",
     "recheck_file",
     "OUTCOME_EXIT",
+    "result_stem",
 ]
 
 Status = Literal["held", "failed", "undecided"]
@@ -55,6 +57,20 @@ OUTCOME_EXIT: dict[str, int] = {"held": exitcodes.SUCCESS, "counterexample": exi
                                 "inconclusive": exitcodes.INCONCLUSIVE}
 # Counterexample CONFIG files go one level down, so that RESULTS/*.json are the run results only.
 COUNTEREXAMPLE_DIR = "counterexamples"
+
+
+def result_stem(name: str) -> str:
+    """The file name (less ``.json``) of a conjecture's results and counterexample: one per name.
+
+    A name that is already a safe file name is used as it is. Any other is cleaned
+    (:func:`verify.io.safe_name`) and given ``~`` and a hash of the exact name: ``~`` never
+    occurs in a safe name, so ``x/y`` (``x_y~...``) and ``x_y`` cannot share a file.
+    """
+    cleaned = safe_name(name, fallback="conjecture", max_length=60)
+    if cleaned == name:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{cleaned}~{digest}"
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -113,7 +129,7 @@ class Conjecture:
     Parameters
     ----------
     name
-        Identifier (used on the command line and, through :func:`verify.io.safe_name`, in file names).
+        Identifier (used on the command line and, through :func:`result_stem`, in file names).
     statement
         The mathematical statement, in words, with the THEORY.md ids it extends.
     strategy
@@ -178,6 +194,7 @@ class ConjectureResult:
     counterexample: dict[str, Any] | None
     counterexample_path: Path | None
     settings_used: dict[str, Any]
+    result_path: Path | None = None  # where the result file was written (None: results_dir was None)
 
     @property
     def exit_status(self) -> int:
@@ -438,8 +455,8 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
         counterexample=counterexample, counterexample_path=counterexample_path, settings_used=settings_used,
     )
     if results_dir is not None:
-        path = Path(results_dir) / f"{safe_name(conjecture.name, fallback='conjecture')}.json"
-        atomic_write_text(path, json.dumps(result.to_json_dict(), indent=1) + "\n")
+        result.result_path = Path(results_dir) / f"{result_stem(conjecture.name)}.json"
+        atomic_write_text(result.result_path, json.dumps(result.to_json_dict(), indent=1) + "\n")
     return result
 
 
@@ -461,7 +478,7 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
         data["layers"] = config.extra["layers"]
     path: Path | None = None
     if results_dir is not None:
-        path = Path(results_dir) / COUNTEREXAMPLE_DIR / f"{safe_name(conjecture.name, fallback='conjecture')}.json"
+        path = Path(results_dir) / COUNTEREXAMPLE_DIR / f"{result_stem(conjecture.name)}.json"
         atomic_write_text(path, json.dumps(data, indent=2) + "\n")
         reloaded = load_configuration(path)
     else:

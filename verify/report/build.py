@@ -5,7 +5,8 @@
 ``figures/`` and ``counterexamples/`` (one CONFIG.json per shrunk counterexample). It is
 assembled in a temporary folder beside the target and renamed into place only when complete
 (:func:`verify.io.atomic_directory`), so an exception or Ctrl-C at any point leaves the
-previous report untouched and no partial folder behind.
+previous report untouched and no partial folder behind; the folder's lock is held from the
+start, so a second run into the same folder is refused instead of racing this one.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import exitcodes
-from ..io import atomic_directory, safe_name
+from ..io import atomic_directory, directory_lock, read_input, safe_name
 from ..numbers import InputError
 from .campaign import (CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks)
 from .figures import write_figures
@@ -178,14 +179,16 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
             digest = sha256_file(path)
             item: dict[str, Any] = {"path": shown, "sha256": digest}
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = json.loads(read_input(path, expected="a JSON results file").decode("utf-8"))
                 item["summary"] = _scalar_summary(data)
                 if section == "sentiment" and path.name == "analysis.json":
                     item["analysis_rows"] = _analysis_rows(data)
                 if section == "sentiment" and isinstance(data, Mapping) \
                         and isinstance(data.get("hardmax_accuracy"), (int, float)):
                     item["evaluation"] = _evaluation_row(data)
-            except (ValueError, UnicodeDecodeError):
+            except InputError as error:  # too large, or gone since it was listed
+                item["summary"] = {"unreadable": error.message}
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 item["summary"] = {"unreadable": "not valid UTF-8 JSON"}
             items.append(item)
             inputs.append({"role": f"{section} results", "path": shown, "sha256": digest})
@@ -197,7 +200,7 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
             # into the report; their sources are hashed like every other input.
             figures = []
             for analysis in (p for p in files if p.name == "analysis.json"):
-                for png in sorted(analysis.parent.glob("*.png"), key=_natural_key):
+                for png in sorted((p for p in analysis.parent.glob("*.png") if p.is_file()), key=_natural_key):
                     digest = sha256_file(png)
                     shown = f"{root}/{png.relative_to(runs_dir).as_posix()}"
                     figures.append({"path": shown, "sha256": digest, "source": png.as_posix(),
@@ -259,6 +262,19 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
     """
     if seed < 0:
         raise InputError("--seed", f"expected a non-negative integer, got {seed}")
+    # The folder's lock for the whole run (the command takes it earlier still; it is reentrant):
+    # a second run into the same folder is refused now, not after its campaign.
+    with directory_lock(Path(out)):
+        return _build_report(out=Path(out), seed=seed, spec=spec, jobs=jobs, runs_dir=runs_dir,
+                             campaign_file=campaign_file, argv=argv, command_line=command_line, checker=checker,
+                             progress=progress, on_tasks=on_tasks, on_stage=on_stage, executor=executor)
+
+
+def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_dir: Path | None,
+                  campaign_file: Path | None, argv: Sequence[str], command_line: str, checker: Checker | None,
+                  progress: Callable[[Task, dict[str, Any]], None] | None,
+                  on_tasks: Callable[[list[Task]], None] | None, on_stage: Callable[[str], None] | None,
+                  executor: Any) -> ReportOutcome:
     started = utc_now()
     clock = time.perf_counter()
     if executor is not None:
@@ -292,8 +308,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         "optional_sections": optional,
     }
 
-    with atomic_directory(Path(out)) as staging:
-        staging.chmod(0o755)  # mkdtemp makes it private; the report is meant to be read
+    with atomic_directory(out) as staging:
         if on_stage is not None:
             on_stage("figures")
         clock = time.perf_counter()
@@ -321,4 +336,4 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         blocks = build_document(results, figures)
         (staging / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
         (staging / "report.html").write_text(to_html(blocks, report_dir=staging), encoding="utf-8")
-    return ReportOutcome(exit_status, Path(out), results)
+    return ReportOutcome(exit_status, out, results)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import sys
 import tomllib
 import zlib
 from dataclasses import asdict, dataclass
@@ -31,7 +32,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..config import Configuration
+from ..io import read_input
+from ..limits import MAX_LAYER_BUDGET
 from ..numbers import InputError, rational_to_str, to_rational
+from ..text import describe_value
 from ..verdicts import CLAIM_IDS, STATUSES
 
 __all__ = [
@@ -140,12 +144,11 @@ _CAMPAIGN_KEYS = {"examples", "layer_budget", "time_budget", "worked", "float_ch
 MAX_TIME_BUDGET = 1e9
 _FAMILY_KEYS = {"name", "share", "n", "d", "alpha", "options"}
 MAX_EXAMPLES = 1_000_000
-MAX_LAYER_BUDGET = 100_000
 
 
 def _int(value: Any, key: str, *, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(key, f"expected an integer, got {type(value).__name__} {value!r}")
+        raise InputError(key, f"expected an integer, got {describe_value(value)}")
     if not low <= value <= high:
         raise InputError(key, f"expected an integer in [{low}, {high}], got {value}")
     return value
@@ -153,7 +156,7 @@ def _int(value: Any, key: str, *, low: int, high: int) -> int:
 
 def _bool(value: Any, key: str) -> bool:
     if not isinstance(value, bool):
-        raise InputError(key, f"expected true or false, got {value!r}")
+        raise InputError(key, f"expected true or false, got {describe_value(value)}")
     return value
 
 
@@ -199,7 +202,7 @@ def parse_campaign(data: Mapping[str, Any], *, source: str = "campaign", outside
         value = table["time_budget"]
         where = f"{source}: campaign.time_budget"
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InputError(where, f"expected a number of seconds, got {type(value).__name__} {value!r}")
+            raise InputError(where, f"expected a number of seconds, got {describe_value(value)}")
         if not 0 < value <= MAX_TIME_BUDGET:  # also refuses nan and inf
             raise InputError(where, f"expected seconds in (0, {MAX_TIME_BUDGET:g}], got {value}")
         fields["time_budget"] = float(value)
@@ -263,22 +266,30 @@ def _parse_family(entry: Mapping[str, Any], where: str, registry: Mapping[str, A
     max_n, max_d = _family_limits()
     n = entry.get("n", list(base.n))
     if not isinstance(n, list) or len(n) != 2:
-        raise InputError(f"{where}.n", f"expected an inclusive range [low, high], got {n!r}")
+        raise InputError(f"{where}.n", f"expected an inclusive range [low, high], got {describe_value(n)}")
     n_low = _int(n[0], f"{where}.n", low=min_n, high=max_n)
     n_high = _int(n[1], f"{where}.n", low=n_low, high=max_n)
     d = entry.get("d", [x for x in base.d if min_d <= x <= max_d])
     if not isinstance(d, list) or not d:
-        raise InputError(f"{where}.d", f"expected a non-empty list of dimensions, got {d!r}")
+        raise InputError(f"{where}.d", f"expected a non-empty list of dimensions, got {describe_value(d)}")
     dims = tuple(_int(x, f"{where}.d", low=min_d, high=max_d) for x in d)
     alphas = entry.get("alpha", list(base.alpha))
     if not isinstance(alphas, list) or not alphas:
-        raise InputError(f"{where}.alpha", f"expected a non-empty list of numbers, got {alphas!r}")
+        raise InputError(f"{where}.alpha", f"expected a non-empty list of numbers, got {describe_value(alphas)}")
     alpha_text = []
     for x in alphas:
         value = to_rational(x if not isinstance(x, float) else repr(x), field=f"{where}.alpha")
         if value <= 0:
-            raise InputError(f"{where}.alpha", f"expected alpha > 0, got {rational_to_str(value)}")
-        alpha_text.append(rational_to_str(value))
+            raise InputError(f"{where}.alpha", f"expected alpha > 0, got {describe_value(value)}")
+        text = rational_to_str(value)
+        # Tasks carry alpha as "p/q" text and read it back: a value whose exact text is beyond the
+        # number parser's limits ("1e5000" has 5001 digits) is refused here, not in every task.
+        try:
+            to_rational(text, field=f"{where}.alpha")
+        except InputError as error:
+            raise InputError(f"{where}.alpha", f"{describe_value(x)} written exactly is {len(text):,} characters: "
+                                               f"{error.message}") from None
+        alpha_text.append(text)
     options = entry.get("options", {})
     if not isinstance(options, Mapping):
         raise InputError(f"{where}.options", "expected a table of keyword arguments")
@@ -286,7 +297,7 @@ def _parse_family(entry: Mapping[str, Any], where: str, registry: Mapping[str, A
         raise InputError(f"{where}.options.{key}", "unknown option (expected: matrix)")
     kinds = getattr(importlib.import_module("verify.families"), "MATRIX_KINDS", None) if registry is not None else None
     if "matrix" in options and kinds is not None and options["matrix"] not in kinds:
-        raise InputError(f"{where}.options.matrix", f"expected one of {', '.join(kinds)}, got {options['matrix']!r}")
+        raise InputError(f"{where}.options.matrix", f"expected one of {', '.join(kinds)}, got {describe_value(options['matrix'])}")
     return FamilySpec(name, share, (n_low, n_high), dims, tuple(alpha_text), tuple(sorted(options.items())))
 
 
@@ -301,20 +312,19 @@ def _family_limits() -> tuple[int, int]:
 def load_campaign(path: str | os.PathLike[str], *, outside_hypotheses: bool = False) -> CampaignSpec:
     """Read CAMPAIGN.toml; a missing, unreadable or malformed file is an :class:`InputError`."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "is a directory, expected a CAMPAIGN.toml file") from None
-    except OSError as error:
-        raise InputError(str(path), f"cannot be read: {error.strerror}") from None
+    raw = read_input(path, expected="a CAMPAIGN.toml file")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError(str(path), "is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(str(path), f"malformed TOML: {error}") from None
+    except RecursionError:
+        raise InputError(str(path), "malformed TOML: nested too deeply") from None
+    except ValueError as error:  # tomllib reads integers with int(): Python's digit limit
+        if "digits" not in str(error):
+            raise
+        raise InputError(str(path), f"an integer has too many digits (limit {sys.get_int_max_str_digits()})") from None
     return parse_campaign(data, source=str(path), outside_hypotheses=outside_hypotheses)
 
 

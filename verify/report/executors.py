@@ -17,6 +17,10 @@ outstanding tasks, stops the workers (pool) or cancels the futures and closes th
 any cluster it started (Dask), then propagates; the caller's atomic directory leaves no
 partial report.
 
+Workers never outlive the command: each pool worker watches the command's process and exits
+when it is gone (even after a SIGKILL, which no handler sees), and a worker told to stop
+releases what it holds (the semaphores numba creates) before exiting, so nothing is leaked.
+
 Dask is imported lazily, so the package works without the ``distributed`` extra.
 """
 
@@ -25,17 +29,25 @@ from __future__ import annotations
 import importlib
 import logging
 import multiprocessing
+import multiprocessing.forkserver
+import multiprocessing.resource_tracker
+import multiprocessing.util
 import os
+import select
 import signal
+import threading
+import time
 import uuid
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..numbers import InputError
 from .campaign import Checker, Task, merge_records, run_task
 
 __all__ = ["Executor", "InProcessExecutor", "ProcessPoolExecutorBackend", "DaskExecutor", "make_executor",
-           "attempt_task", "error_record", "DEFAULT_CONNECT_TIMEOUT", "Progress"]
+           "attempt_task", "error_record", "DEFAULT_CONNECT_TIMEOUT", "Progress", "TLSFiles"]
 
 Progress = Callable[[Task, dict[str, Any]], None]
 
@@ -158,12 +170,52 @@ class InProcessExecutor(Executor):
         return merge_records(records)
 
 
-def _worker_init() -> None:
+def _exit_worker(status: int) -> None:
+    """End this worker now, after releasing what it registered (numba's semaphore, for one).
+
+    A worker killed by a bare SIGTERM never unregisters its semaphores, and the resource
+    tracker then warns of "leaked semaphore objects" when the command exits.
+    """
+    try:
+        multiprocessing.util._exit_function()  # the finalizers a normal exit runs
+    finally:
+        os._exit(status)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    _exit_worker(128 + signum)
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit when process ``parent`` (the command) has gone, however it went (a daemon thread of each worker).
+
+    The pool's workers are children of the forkserver, not of the command, and hold the
+    forkserver's liveness pipe open: if the command is killed, nothing else would end them.
+    """
+    try:
+        handle = os.pidfd_open(parent)
+    except (AttributeError, OSError):  # no pidfd (old kernel, not Linux): poll
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                break
+            except PermissionError:
+                continue
+    else:
+        select.select([handle], [], [])  # readable once the process has exited
+    _exit_worker(1)
+
+
+def _worker_init(parent: int | None = None) -> None:
     # Ctrl-C in a terminal reaches the whole process group: only the parent handles it (it
     # terminates the pool), so workers ignore it instead of printing one traceback each.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Workers may inherit the command's SIGTERM handler; pool termination must simply end them.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # The pool stops its workers with SIGTERM: exit at once, releasing what the worker holds.
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    if parent is not None:
+        threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
     _warm()
     _set_float_threads(1)
 
@@ -186,7 +238,29 @@ def _pool_context() -> multiprocessing.context.BaseContext:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(WARM_MODULES))
+    _start_forkserver_deaf_to_ctrl_c()
     return context
+
+
+def _start_forkserver_deaf_to_ctrl_c() -> None:
+    """Start the forkserver with SIGINT blocked, so that every worker forked from it has it blocked too.
+
+    Ctrl-C in a terminal reaches the whole process group. The workers ignore SIGINT once their
+    initializer has run, but a worker still starting would print its own KeyboardInterrupt
+    traceback. A blocked signal mask is inherited by the server (exec keeps it) and by each fork;
+    the command alone handles Ctrl-C and stops the pool. A Ctrl-C during these few milliseconds
+    stays pending and is raised here once SIGINT is unblocked.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        return
+    # The resource tracker first: starting it unblocks SIGINT when done (it blocks the signal for
+    # its own start-up), which would undo the mask below.
+    multiprocessing.resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class ProcessPoolExecutorBackend(Executor):
@@ -206,7 +280,7 @@ class ProcessPoolExecutorBackend(Executor):
     def start(self) -> "ProcessPoolExecutorBackend":
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_pool_context(),
-                                             initializer=_worker_init)
+                                             initializer=_worker_init, initargs=(os.getpid(),))
             # concurrent.futures starts workers as work arrives; one no-op per worker brings
             # them all up (and through their imports) now, e.g. while the campaign is planned.
             for _ in range(self.jobs):
@@ -259,6 +333,9 @@ class ProcessPoolExecutorBackend(Executor):
             process.terminate()
         for process in processes:
             process.join(timeout=10)
+            if process.is_alive():  # stuck in native code past its SIGTERM: no leftovers either way
+                process.kill()
+                process.join(timeout=10)
         # The manager thread notices the dead workers and ends; join it, then drop it from the
         # interpreter's exit hook (concurrent.futures.process._python_exit), which would otherwise
         # write to its already closed wake-up pipe and print an OSError traceback at exit.
@@ -269,6 +346,42 @@ class ProcessPoolExecutorBackend(Executor):
             futures_process._threads_wakeups.pop(manager, None)
         except (AttributeError, TypeError):  # another Python version: at worst the traceback returns
             pass
+
+
+@dataclass(frozen=True)
+class TLSFiles:
+    """The TLS files of a ``tls://`` scheduler address (Dask's ``Security`` for a client).
+
+    ``ca_file`` is the certificate authority that signed the scheduler's certificate (Dask
+    checks the chain, not the host name); ``cert`` and ``key`` are this client's certificate and
+    key (``key`` may be inside ``cert``): Dask's TLS is mutual, the scheduler checks the client too.
+    """
+
+    ca_file: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+
+    def given(self) -> bool:
+        return any(path is not None for path in (self.ca_file, self.cert, self.key))
+
+    def options(self) -> dict[str, Path | None]:
+        """The command-line options that give these files (for the report's equivalent command)."""
+        return {"--tls-ca-file": self.ca_file, "--tls-cert": self.cert, "--tls-key": self.key}
+
+    def security(self, distributed: Any) -> Any:
+        """A ``distributed.Security`` requiring encryption; files not given come from Dask's configuration."""
+        given = {name: str(path) for name, path in (("tls_ca_file", self.ca_file), ("tls_client_cert", self.cert),
+                                                    ("tls_client_key", self.key)) if path is not None}
+        security = distributed.Security(require_encryption=True, **given)
+        if security.tls_ca_file is None:
+            raise InputError("--tls-ca-file", "a tls:// scheduler needs the CA certificate that signed the "
+                                              "scheduler's certificate (or distributed.comm.tls.ca-file in Dask's "
+                                              "configuration)")
+        if security.tls_client_cert is None:
+            raise InputError("--tls-cert", "a tls:// scheduler needs this client's certificate, signed by a CA the "
+                                           "scheduler trusts (or distributed.comm.tls.client.cert in Dask's "
+                                           "configuration)")
+        return security
 
 
 class DaskExecutor(Executor):
@@ -284,10 +397,12 @@ class DaskExecutor(Executor):
     connect_timeout
         Seconds to reach the scheduler; an unreachable or malformed address is an
         :class:`InputError` (exit status 2).
+    tls
+        The CA, certificate and key files of a ``tls://`` scheduler address.
     """
 
     def __init__(self, *, scheduler: str | None = None, local_workers: int | None = None,
-                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, tls: TLSFiles | None = None) -> None:
         if (scheduler is None) == (local_workers is None):
             raise InputError("--scheduler", "give either a scheduler address or a number of local workers")
         if local_workers is not None and local_workers < 1:
@@ -295,6 +410,7 @@ class DaskExecutor(Executor):
         self.scheduler = scheduler
         self.local_workers = local_workers
         self.connect_timeout = connect_timeout
+        self.tls = tls or TLSFiles()
         self._cluster: Any = None
         self._client: Any = None
 
@@ -312,7 +428,7 @@ class DaskExecutor(Executor):
             return self
         distributed = _import_distributed("--scheduler" if self.scheduler is not None else "--dask-local")
         if self.scheduler is not None:
-            self._client = _connect(distributed, self.scheduler, self.connect_timeout)
+            self._client = _connect(distributed, self.scheduler, self.connect_timeout, self.tls)
         else:
             try:
                 self._cluster = distributed.LocalCluster(
@@ -390,10 +506,17 @@ def _import_distributed(option: str) -> Any:
         raise InputError(option, "needs Dask distributed: pip install 'hardmax-verify[distributed]'") from None
 
 
-def _connect(distributed: Any, address: str, timeout: float) -> Any:
+def _connect(distributed: Any, address: str, timeout: float, tls: TLSFiles | None = None) -> Any:
     """A client of the scheduler at ``address``; unreachable or malformed -> InputError (exit 2)."""
     if "://" not in address:
         address = f"tcp://{address}"  # dask's own default protocol, as `dask worker HOST:PORT` accepts
+    tls = tls or TLSFiles()
+    if address.startswith("tls://"):
+        security = tls.security(distributed)
+    elif tls.given():
+        raise InputError("--scheduler", f"the TLS options need a tls://HOST:PORT address, got {address!r}")
+    else:
+        security = None
     # A malformed address is refused before a Client exists: a Client that failed inside its
     # constructor later times out in its finaliser and prints a traceback at exit.
     try:
@@ -407,26 +530,34 @@ def _connect(distributed: Any, address: str, timeout: float) -> Any:
     except (ValueError, TypeError) as error:
         raise InputError("--scheduler", f"{address!r} is not a scheduler address: {error}") from None
     try:
-        return distributed.Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, ValueError, TypeError) as error:  # TimeoutError is an OSError
+        return distributed.Client(address, timeout=timeout, set_as_default=False, security=security)
+    except (OSError, ValueError, TypeError) as error:  # TimeoutError is an OSError; ssl.SSLError too
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError("--scheduler", f"cannot connect to {address} within {timeout:g} s: {message}") from None
 
 
 def make_executor(*, jobs: int | None = None, scheduler: str | None = None, dask_local: int | None = None,
-                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Executor:
+                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, tls: TLSFiles | None = None) -> Executor:
     """The executor a command line asks for: ``--scheduler``, ``--dask-local`` or ``--jobs`` (at most one of them).
 
-    ``jobs`` None means all cores; ``jobs == 1`` runs in this process.
+    ``jobs`` None means all cores; ``jobs == 1`` runs in this process. ``tls`` only goes with
+    a ``tls://`` scheduler address.
     """
     given = [name for name, value in (("--jobs", jobs), ("--scheduler", scheduler), ("--dask-local", dask_local))
              if value is not None]
     if len(given) > 1:
         raise InputError(given[1], f"choose one executor: {' or '.join(given)}")
+    tls = tls or TLSFiles()
+    if tls.key is not None and tls.cert is None:
+        raise InputError("--tls-key", "goes with --tls-cert (the certificate the key belongs to)")
+    if tls.given() and scheduler is None:
+        option = next(option for option, path in tls.options().items() if path is not None)
+        raise InputError(option, "only goes with a tls:// --scheduler address")
     if scheduler is not None:
         if not scheduler.strip():
             raise InputError("--scheduler", "expected an address such as tcp://HOST:8786")
-        return DaskExecutor(scheduler=scheduler.strip(), connect_timeout=connect_timeout)
+        # Whether the address and the TLS options agree is checked where the address is read (_connect).
+        return DaskExecutor(scheduler=scheduler.strip(), connect_timeout=connect_timeout, tls=tls)
     if dask_local is not None:
         return DaskExecutor(local_workers=dask_local, connect_timeout=connect_timeout)
     jobs = jobs or os.cpu_count() or 1
