@@ -266,12 +266,12 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
     # a second run into the same folder is refused now, not after its campaign.
     with directory_lock(Path(out)):
         return _build_report(out=Path(out), seed=seed, spec=spec, jobs=jobs, runs_dir=runs_dir,
-                             campaign_file=campaign_file, argv=argv, command_line=command_line, checker=checker,
+                             runs_label=runs_label, campaign_file=campaign_file, argv=argv, command_line=command_line, checker=checker,
                              progress=progress, on_tasks=on_tasks, on_stage=on_stage, executor=executor)
 
 
 def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_dir: Path | None,
-                  campaign_file: Path | None, argv: Sequence[str], command_line: str, checker: Checker | None,
+                  runs_label: str | None, campaign_file: Path | None, argv: Sequence[str], command_line: str, checker: Checker | None,
                   progress: Callable[[Task, dict[str, Any]], None] | None,
                   on_tasks: Callable[[list[Task]], None] | None, on_stage: Callable[[str], None] | None,
                   executor: Any) -> ReportOutcome:
