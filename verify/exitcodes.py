@@ -4,6 +4,7 @@ SUCCESS = 0          # everything certified / conjecture held / certificates ver
 FALSE = 1            # something checked came out false
 BAD_INPUT = 2        # bad input or usage
 INCONCLUSIVE = 3     # nothing false, but something inconclusive
+COULD_NOT_COMPLETE = 4  # I/O error, resource limit, internal error: no verdict
 INTERRUPTED = 130    # stopped by Ctrl-C; nothing half-written is left behind
 
 
