@@ -113,12 +113,13 @@ def build(data_path: Path, out_path: Path, width_cap: int | None, seed: int, jso
         with _progress(not quiet) as update:
             result = build_network(dataset, width_cap=width_cap, seed=seed, progress=update)
         atomic_write_text(out_path, json.dumps(result.to_json(), separators=(",", ":")) + "\n")
-        record = dict(result.record, network=str(out_path), data=str(data_path), status="certified")
+        record = dict(result.record, network=str(out_path), data=str(data_path), status="certified",
+                      seconds=result.seconds)
         blocks = record["blocks"]
         summary = (f"{out_path}: {record['variant']} network for {record['sequences']} sequences (d = {dataset.d}): "
                    f"{blocks['total']} blocks, {record['parameters']} parameters, largest width {record['max_width']}, "
                    f"{record['thresholds']} thresholds; every sequence classified exactly (exact forward pass) "
-                   f"in {record['seconds']:.1f} s")
+                   f"in {result.seconds['total']:.1f} s")
         _emit(json_out, record, summary)
     return exitcodes.SUCCESS
 
