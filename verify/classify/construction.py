@@ -154,28 +154,27 @@ class _Builder:
         feedforwards: list[FeedForward] = []
         directions = []
         total = 0
-        while True:
-            means = [state.mean(n) for n in range(self.N)]
-            groups = self._bad_groups(state, range(self.N), key=lambda n: point_key(means[n]))
-            if not groups:
-                break
+        means = [state.mean(n) for n in range(self.N)]
+        groups = self._bad_groups(state, range(self.N), key=lambda n: point_key(means[n]))
+        while groups:
             w = self._injective_direction(state.points, "separation direction w")
             profiles = _Profiles(state, w)
             thresholds: list[fmpq] = []
-            while groups and (self.width_cap is None or len(thresholds) < self.width_cap):
-                first, second = self._first_bad_pair(state, groups[0])
+            pending = list(groups)
+            # Each threshold splits the class of one bad pair, and every other class it happens to
+            # split (so at most N - 1 in all, usually far fewer).
+            while pending and (self.width_cap is None or len(thresholds) < self.width_cap):
+                first, second = self._first_bad_pair(state, pending[0])
                 t = profiles.separating_threshold(first, second)
                 if t is None:
                     raise ConstructionError(f"no separating threshold for sequences {first} and {second}, which have "
                                             f"different distributions (an internal error)")
                 thresholds.append(t)
-                groups = [g for members in groups
-                          for g in self._bad_groups(state, members, key=lambda n: _number_key(profiles.feature(n, t)))]
-                self.progress("separate", total + len(thresholds), total + len(thresholds) + len(groups))
-            if not thresholds:
-                raise ConstructionError("a separation block found no threshold (an internal error)")
-            ff = self._separation_layer(state, means, w, thresholds, profiles)
-            state = apply_feedforward(state, ff, stats=self.stats)
+                pending = [part for members in pending
+                           for part in self._bad_groups(state, members,
+                                                        key=lambda n: _number_key(profiles.feature(n, t)))]
+                self.progress("separate", total + len(thresholds), total + len(thresholds) + len(pending))
+            ff, state, means, groups = self._separation_layer(state, means, w, thresholds, profiles)
             feedforwards.append(ff)
             directions.append([_show(c) for c in w])
             total += len(thresholds)
@@ -190,27 +189,45 @@ class _Builder:
                                       "threshold_blocks": len(feedforwards)}
 
     def _separation_layer(self, state: State, means: list[Vector], w: Vector, thresholds: list[fmpq],
-                          profiles: "_Profiles") -> FeedForward:
-        """x -> x + e_1 sum_k a_k relu(w.x - t_k), with a_k redrawn until the means split as the features do."""
-        features = [tuple(profiles.feature(n, t) for t in thresholds) for n in range(self.N)]
-        refined = len({(point_key(means[n]), point_key(features[n])) for n in range(self.N)})
+                          profiles: "_Profiles") -> tuple[FeedForward, State, list[Vector], list[list[int]]]:
+        """x -> x + e_1 sum_k a_k relu(w.x - t_k), with the a_k redrawn until every pair that is still
+        bad after the layer (equal new means, different labels, a shared token) was already inseparable
+        by the layer's features: a pair the thresholds split stays split (THEORY.md §7, generic a_k)."""
         weight = abs(w[0])
-        e1 = tuple(ONE if r == 0 else ZERO for r in range(self.d))
         for attempt in range(MAX_DRAWS):
-            numerators = [int(x) * (1 if s else -1) for x, s in
-                          zip(self.rng.integers(1, 1000, size=len(thresholds)), self.rng.integers(0, 2, size=len(thresholds)))]
-            # |w_1| sum |a_k| < 1/2: the layer is injective (THEORY.md §7).
-            scale = 2 * int(weight.p) * sum(abs(r) for r in numerators) // int(weight.q) + 1 if weight else 1
-            scale = max(scale, 1)
+            signs = self.rng.integers(0, 2, size=len(thresholds))
+            numerators = [int(x) * (1 if s else -1) for x, s in zip(self.rng.integers(1, 1000, size=len(thresholds)), signs)]
+            # |w_1| sum |a_k| < 1/2: the layer is injective, so tokens shared before are shared after and
+            # no others (THEORY.md §7).
+            scale = (2 * int(weight.p) * sum(abs(r) for r in numerators)) // int(weight.q) + 1 if weight else 1
             a = [fmpq(r, scale) for r in numerators]
-            shifted = {point_key((means[n][0] + sum((ak * f for ak, f in zip(a, features[n])), ZERO),) + means[n][1:])
-                       for n in range(self.N)}
-            if len(shifted) == refined:
-                assert weight * sum(abs(x) for x in a) < 1
-                return FeedForward(tuple(Unit(w, -t, tuple(ak if r == 0 else ZERO for r in range(self.d)))
-                                         for ak, t in zip(a, thresholds)))
+            assert weight * sum(abs(x) for x in a) < 1
+            ff = FeedForward(tuple(Unit(w, -t, tuple(ak if r == 0 else ZERO for r in range(self.d)))
+                                   for ak, t in zip(a, thresholds)))
+            after = apply_feedforward(state, ff, stats=self.stats)
+            new_means = [after.mean(n) for n in range(self.N)]
+            groups = self._bad_groups(after, range(self.N), key=lambda n: point_key(new_means[n]))
+            if all(self._features_agree(after, members, means, profiles, thresholds) for members in groups):
+                return ff, after, new_means, groups
             self.redraws["separation coefficients a"] += 1
         raise ConstructionError(f"no generic separation coefficients in {MAX_DRAWS} draws")
+
+    def _features_agree(self, state: State, members: list[int], means: list[Vector], profiles: "_Profiles",
+                        thresholds: list[fmpq]) -> bool:
+        """No two members with different labels share a token while their refined keys (old mean,
+        features) differ."""
+        keys = {n: (point_key(means[n]), tuple(_number_key(profiles.feature(n, t)) for t in thresholds))
+                for n in members}
+        seen: dict[tuple, list[tuple]] = {}
+        for n in members:
+            for p, _ in state.sequences[n]:
+                entries = seen.setdefault(point_key(state.points[p]), [])
+                mine = (self.labels[n], keys[n])
+                if any(label != mine[0] and key != mine[1] for label, key in entries):
+                    return False
+                if mine not in entries:
+                    entries.append(mine)
+        return True
 
     def _separation_attention(self, state: State) -> tuple[Attention, State, fmpq]:
         identity = [[ONE if r == c else ZERO for c in range(self.d)] for r in range(self.d)]
@@ -382,7 +399,7 @@ class _Builder:
             if self.d == 1:
                 w = (ONE,)
             else:
-                bound = 3 + attempt
+                bound = _bound(attempt)
                 w = tuple(fmpq(int(x)) for x in self.rng.integers(-bound, bound + 1, size=self.d))
                 if not any(w):
                     self.redraws[name] += 1
@@ -395,12 +412,12 @@ class _Builder:
     def _positive_direction(self, attempt: int) -> Vector:
         if self.d == 1:
             return (ONE,)
-        return tuple(fmpq(int(x)) for x in self.rng.integers(1, 4 + attempt, size=self.d))
+        return tuple(fmpq(int(x)) for x in self.rng.integers(1, _bound(attempt) + 1, size=self.d))
 
     def _readout_direction(self, attempt: int) -> Vector:
         if self.d == 1:
             return (ONE,)
-        bound = 3 + attempt
+        bound = _bound(attempt)
         first = int(self.rng.integers(1, bound + 1))     # v_1 > 0: a processed point moves down
         rest = self.rng.integers(-bound, bound + 1, size=self.d - 1)
         return (fmpq(first),) + tuple(fmpq(int(x)) for x in rest)
@@ -448,6 +465,13 @@ class _Profiles:
             if self.feature(first, t) != self.feature(second, t):
                 return t
         return None
+
+
+def _bound(attempt: int) -> int:
+    """Entries of a drawn direction lie in [-bound, bound]: small first (readable networks), then
+    growing fourfold per failed draw, since a random integer direction is orthogonal to a given
+    difference of two points with probability about 1/bound and there may be millions of pairs."""
+    return 3 * 4 ** min(attempt, 25)
 
 
 def _number_key(value: fmpq) -> tuple[int, int]:

@@ -377,10 +377,10 @@ class _Group:
 
 class _CompiledFeedForward:
     def __init__(self, ff: FeedForward, d: int) -> None:
-        by_direction: dict[Vector, list[Unit]] = {}
+        by_direction: dict[tuple, tuple[Vector, list[Unit]]] = {}
         for unit in ff.units:
-            by_direction.setdefault(unit.direction, []).append(unit)
-        groups = [_Group(direction, units, d) for direction, units in by_direction.items()]
+            by_direction.setdefault(point_key(unit.direction), (unit.direction, []))[1].append(unit)
+        groups = [_Group(direction, units, d) for direction, units in by_direction.values()]
         self.groups = [g for g in groups if g.rows]  # a group with W = 0 does nothing
         self.d = d
         self.filter = _Filter.of(self.groups, d)
