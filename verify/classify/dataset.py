@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 from ..numbers import InputError, parse_json, rational_to_str, to_rational
 
 __all__ = ["Dataset", "InseparableDataset", "load_dataset", "parse_dataset", "dataset_to_json",
-           "make_dataset", "distribution_key", "inseparable_groups", "first_inseparable_pair",
+           "make_dataset", "subset", "distribution_key", "inseparable_groups", "first_inseparable_pair",
            "require_separable"]
 
 Token = tuple[Fraction, ...]
@@ -82,6 +82,12 @@ def canonical_lines(dataset: Dataset) -> Iterable[str]:
     texts = [",".join(rational_to_str(c) for c in token) for token in dataset.tokens]
     for sequence, label in zip(dataset.sequences, dataset.labels):
         yield rational_to_str(label) + ":" + ";".join(texts[t] for t in sequence) + "\n"
+
+
+def subset(dataset: Dataset, indices: Sequence[int], *, name: str | None = None) -> Dataset:
+    """The sequences ``indices`` (in that order) over the same token table."""
+    return Dataset(dataset.d, dataset.tokens, tuple(dataset.sequences[n] for n in indices),
+                   tuple(dataset.labels[n] for n in indices), dataset.name if name is None else name)
 
 
 def make_dataset(sequences: Sequence[Sequence[Sequence[Any]]], labels: Sequence[Any], *, name: str = "") -> Dataset:

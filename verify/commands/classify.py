@@ -17,6 +17,8 @@ from .. import exitcodes
 from ..classify import checker
 from ..classify.construction import ConstructionError, build_network
 from ..classify.dataset import load_dataset
+from ..classify.experiment import VARIANTS, run_imdb
+from ..classify.imdb import DEFAULT_CACHE_DIR
 from ..io import atomic_write_text
 from ..numbers import InputError
 
@@ -151,3 +153,58 @@ def check(network_path: Path, data_path: Path, json_out: str | None, quiet: bool
             summary += " (the network file records outputs for another dataset; not compared)"
         _emit(json_out, record, summary)
     return result.exit_status
+
+
+def _integers(text: str, option: str, *, low: int = 0) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(option, f"expected comma-separated integers, got {text!r}") from None
+    if not values or any(v < low for v in values):
+        raise InputError(option, f"expected comma-separated integers >= {low}, got {text!r}")
+    return values
+
+
+@classify.command("imdb")
+@click.option("--data", type=click.Path(path_type=Path), required=True,
+              help="IMDb reviews: the project CSV, the Kaggle CSV or an aclImdb folder.")
+@click.option("--reference", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The d = 2 embedding: an .npz file with the matrix E (one row per word, row 0 the padding).")
+@click.option("--sizes", default="1000,10000", show_default=True, help="Numbers of training reviews N.")
+@click.option("--variants", default="wide,narrow", show_default=True, help="wide and/or narrow (width cap 4).")
+@click.option("--seeds", default="0", show_default=True, help="Construction seeds (comma-separated).")
+@click.option("--test-reviews", type=click.IntRange(min=1), default=None,
+              help="Test reviews to run the networks on [default: all of the split's test part].")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("runs/classify/imdb.json"), show_default=True,
+              help="The results file (rewritten atomically after every run).")
+@click.option("--networks", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write every network and the training data here, for 'classify check' (large files).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE_DIR,
+              show_default=True, help="Cache of preprocessed reviews (shared with the sentiment commands).")
+@_quiet_option
+@_debug_option
+def imdb(data: Path, reference: Path, sizes: str, variants: str, seeds: str, test_reviews: int | None,
+         out_path: Path, networks: Path | None, cache_dir: Path, quiet: bool, debug: bool) -> int:
+    """IMDb training reviews embedded in d = 2 and cut or padded to 128 tokens: build, certify, test.
+
+    Groups of reviews with equal empirical distributions and both labels are removed and
+    reported; every other review must be certified (exact forward pass and independent check);
+    the test accuracy of the same networks is reported beside the majority-class rate.
+    """
+    sizes_list = _integers(sizes, "--sizes", low=1)
+    seeds_list = _integers(seeds, "--seeds")
+    variant_list = [v.strip() for v in variants.split(",") if v.strip()]
+    unknown = [v for v in variant_list if v not in VARIANTS]
+    if unknown or not variant_list:
+        raise InputError("--variants", f"expected wide and/or narrow, got {variants!r}")
+    with _could_not_complete(debug):
+        with _progress(not quiet) as update:
+            results = run_imdb(data=data, reference=reference, sizes=sizes_list, variants=variant_list,
+                               seeds=seeds_list, out=out_path, test_size=test_reviews, cache_dir=cache_dir,
+                               networks=networks, progress=update, log=lambda text: click.echo(text, err=True))
+        failed = [r for r in results["runs"] if r["checker_status"] != "certified"]
+        click.echo(f"wrote {out_path}: {len(results['runs'])} runs, "
+                   + ("every kept review certified by the independent checker" if not failed
+                      else f"{len(failed)} runs NOT certified"))
+    return exitcodes.FALSE if failed else exitcodes.SUCCESS
