@@ -8,6 +8,8 @@ network       the block family in exact arithmetic (feed-forward ReLU layers, ha
               filter whose proven error bound decides where exact work can be skipped
 construction  separate, collapse, read out: the wide (3 blocks) and narrow (width <= 4) networks
 checker       the independent replay (standard library only, no code shared with the rest)
+oracle        a literal per-token forward pass: the tests' oracle and the benchmark's baseline
+strategies    seeded dataset families (shared, nested, repeated, equal-mean) and Hypothesis strategies
 imdb          IMDb reviews embedded with a d = 2 embedding, through the sentiment package's loaders
 experiment    the IMDb demonstration and the report section built from its results
 """

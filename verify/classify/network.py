@@ -420,10 +420,11 @@ class _Filter:
     def needs_exact(self, floats: np.ndarray, safe: np.ndarray) -> np.ndarray:
         """True where the layer may change the point (or the bound cannot tell)."""
         u = UNIT_ROUNDOFF
-        p = floats @ self.directions.T                       # (P, g)
-        size = np.abs(floats) @ np.abs(self.directions).T    # (P, g)
-        error = self.relative * size
-        with np.errstate(invalid="ignore"):
+        # Rows outside the safe size range may overflow here; they are never skipped (``& safe``).
+        with np.errstate(all="ignore"):
+            p = floats @ self.directions.T                       # (P, g)
+            size = np.abs(floats) @ np.abs(self.directions).T    # (P, g)
+            error = self.relative * size
             below_margin = (self.lower - p) * (1 - 4 * u)
             below = below_margin > (error + 4 * u * np.abs(self.lower)) * (1 + 16 * u)
             above_margin = (p - self.upper) * (1 - 4 * u)
