@@ -7,7 +7,8 @@ Checked on seeded datasets mixing shared tokens, nested sequences, repeated toke
 pairs (lengths 1..200, d 1..4, N up to 40): every build is certified by the independent checker,
 in both variants; inseparable datasets are refused with a pair that really is inseparable; a
 network with one parameter changed is judged by the checker as the construction's own forward
-pass judges it, and a changed read-out weight is always caught.
+pass judges it, and a changed read-out weight is always caught. The forward pass's float filter
+never skips a point that a layer changes.
 """
 
 from __future__ import annotations
@@ -22,10 +23,15 @@ from hypothesis import strategies as st
 from verify.classify import checker, oracle
 from verify.classify.construction import build_network
 from verify.classify.dataset import InseparableDataset, dataset_to_json, distribution_key
-from verify.classify.network import Network, forward, initial_state, network_from_json, to_fraction
+from verify.classify.network import (FeedForward, Network, Unit, _CompiledFeedForward, apply_feedforward, exact,
+                                     forward, initial_state, network_from_json, to_fraction)
 from verify.classify.strategies import datasets, inseparable_datasets
 
 caps = st.sampled_from([None, 4])
+
+
+def exact_vector(values) -> tuple:
+    return tuple(exact(v) for v in values)
 
 
 def _check(network: dict, dataset) -> checker.CheckResult:
@@ -131,3 +137,32 @@ def test_any_changed_parameter_is_judged_as_the_forward_pass_judges_it(dataset, 
     assert engine == [sorted(x for x, c in tokens for _ in range(c)) for tokens in replayed]
     wrong = {n for n, tokens in enumerate(engine) if any(x[0] != dataset.labels[n] for x in tokens)}
     assert {n for n, _, _ in outcome.misclassified} == wrong
+
+
+@given(st.integers(1, 4), st.integers(-450, 450), st.integers(20, 80), st.data())
+def test_the_float_filter_never_skips_a_point_the_layer_changes(d, exponent, closeness, data) -> None:
+    """The forward pass's float filter (verify/classify/network.py) may skip a point only where the
+    layer provably leaves it unchanged: points of size 2^exponent placed within a relative 2^-closeness
+    of a hat's kinks, on both sides, against the layer applied with no filter at all."""
+    scale = Fraction(2) ** exponent
+    direction = tuple(Fraction(data.draw(st.integers(-5, 5)) or 1, data.draw(st.integers(1, 7))) for _ in range(d))
+    centre = Fraction(data.draw(st.integers(-9, 9)), data.draw(st.integers(1, 9))) * scale
+    half = Fraction(data.draw(st.integers(1, 9)), 4) * scale
+    height = Fraction(data.draw(st.integers(-9, 9)) or 1, 3)
+    units = [Unit(exact_vector(direction), exact(-(centre - half)), exact_vector((height,) + (0,) * (d - 1))),
+             Unit(exact_vector(direction), exact(-centre), exact_vector((-2 * height,) + (0,) * (d - 1))),
+             Unit(exact_vector(direction), exact(-(centre + half)), exact_vector((height,) + (0,) * (d - 1)))]
+    layer = FeedForward(tuple(units))
+    # A point x with direction . x = target: put the whole target on the first nonzero direction entry.
+    axis = next(i for i, c in enumerate(direction) if c)
+    points = []
+    for kink in (centre - half, centre, centre + half):
+        for offset in (-1, 0, 1):
+            target = kink + offset * abs(kink or scale) / Fraction(2) ** closeness
+            x = [Fraction(0)] * d
+            x[axis] = target / direction[axis]
+            points.append(tuple(x))
+    state = initial_state(points, [[i] for i in range(len(points))])
+    filtered = apply_feedforward(state, layer)
+    for x, y in zip(state.points, filtered.points):
+        assert y == _CompiledFeedForward(layer, d).apply(x), (x, y)
