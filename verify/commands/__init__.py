@@ -9,4 +9,5 @@ COMMANDS: list[tuple[str, str]] = [
     ("report", "report"),
     ("conjecture", "conjecture"),
     ("certcheck", "certcheck"),
+    ("classify", "classify"),
 ]

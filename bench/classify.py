@@ -1,0 +1,190 @@
+"""Benchmark of exact sequence classification (THEORY.md §7): time, blocks and parameters as the data grow.
+
+    python bench/classify.py             # quick (the default): N up to 1,000, lengths up to 1,000
+    python bench/classify.py --full      # N up to 10,000, lengths up to 10,000 (tens of minutes)
+    python bench/classify.py --json FILE # also write every measurement as JSON
+
+Workload: seeded datasets of :func:`verify.classify.strategies.generate_dataset` in d = 3 with
+labels 0/1, random sequences over a shared vocabulary and, one draw in eight, an equal-mean pair
+(a, b), (a, m, m, b), so that the separation thresholds are exercised. Against N: lengths uniform in
+1..43 (22 tokens on average, the size of the prototype's workload) over max(50, N) tokens.
+Against the sequence length L: N = 20 sequences of exactly L tokens over 4 L tokens, so that the
+number of distinct tokens grows with L.
+
+Measured for each dataset and variant (wide: no width cap; narrow: width cap 4):
+  build   build_network, including its exact forward pass that certifies the result;
+  engine  the construction's forward pass alone (verify.classify.network.forward);
+  check   the independent checker on the network and data files (standard library, Fractions).
+The baseline is a straightforward plain-Fraction forward pass of the same network
+(verify.classify.oracle: every token through every unit, every attention score), timed on the
+smaller datasets in the same run; the ratios baseline / engine and baseline / check are printed.
+Times are CPU seconds of this one process (on a shared machine wall-clock time would also measure
+the other jobs); docs/classify.md records a run on a shared 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from verify.classify import checker, oracle  # noqa: E402
+from verify.classify.construction import build_network  # noqa: E402
+from verify.classify.dataset import dataset_to_json  # noqa: E402
+from verify.classify.network import forward, initial_state  # noqa: E402
+from verify.classify.strategies import generate_dataset  # noqa: E402
+
+D = 3
+FAMILIES = ("shared",) * 7 + ("equal_mean",)   # mostly random sequences, some equal-mean pairs
+VARIANTS = {"wide": None, "narrow": 4}
+QUICK = {"sizes": [10, 100, 1000], "lengths": [1, 10, 100, 1000], "baseline_sizes": [10, 100],
+         "baseline_lengths": [1, 10, 100]}
+# The baseline is quadratic (every read-out unit on every token, every attention score), so it is
+# timed only up to a few hundred sequences or tokens, where it already takes minutes.
+FULL = {"sizes": [10, 100, 300, 1000, 3000, 10000], "lengths": [1, 10, 100, 300, 1000, 10000],
+        "baseline_sizes": [10, 100, 300], "baseline_lengths": [1, 10, 100, 300]}
+LENGTH_SWEEP_N = 20
+PROTOTYPE = "plain-Fraction prototype, N = 1,000, d = 3, 22k tokens: wide built in 4 s, checked in 8 s; narrow checked in 161 s"
+
+
+def dataset_for_size(n: int):
+    return generate_dataset(n=n, d=D, max_length=43, seed=n, vocabulary=max(50, n), families=FAMILIES)
+
+
+def dataset_for_length(length: int):
+    return generate_dataset(n=LENGTH_SWEEP_N, d=D, max_length=length, min_length=length, seed=length,
+                            vocabulary=4 * length, families=("shared",))
+
+
+def _timed(function, *args, **kwargs):
+    """The value and the CPU seconds of this process (wall-clock time on a shared machine measures the
+    other jobs too; everything timed here runs in this one process)."""
+    started = time.process_time()
+    value = function(*args, **kwargs)
+    return value, time.process_time() - started
+
+
+def measure(dataset, variant: str, *, baseline: bool, folder: Path) -> dict:
+    result, build_seconds = _timed(build_network, dataset, width_cap=VARIANTS[variant], seed=0)
+    state = initial_state(dataset.tokens, dataset.sequences)
+    _, engine_seconds = _timed(forward, result.network, state)
+    network_path, data_path = folder / "net.json", folder / "data.json"
+    network_json = result.to_json()
+    network_path.write_text(json.dumps(network_json))
+    data_path.write_text(json.dumps(dataset_to_json(dataset)))
+    outcome, check_seconds = _timed(checker.check_files, str(network_path), str(data_path))
+    if outcome.exit_status != 0:
+        raise SystemExit(f"the checker did not certify a built network: {outcome.summary()}")
+    row = {"variant": variant, "N": len(dataset), "tokens": dataset.total_tokens,
+           "distinct_tokens": len(dataset.tokens), "longest": max(map(len, dataset.sequences)),
+           "blocks": len(result.network.blocks), "parameters": result.network.parameter_count(),
+           "max_width": max(result.network.widths()), "thresholds": result.record["thresholds"],
+           "build_s": build_seconds, "engine_s": engine_seconds, "check_s": check_seconds}
+    if baseline:
+        sequences = [dataset.sequence(n) for n in range(len(dataset))]
+        finals, baseline_seconds = _timed(oracle.forward, network_json, sequences)
+        assert all({x[0] for x in tokens} == {y} for tokens, y in zip(finals, dataset.labels))
+        row.update(baseline_s=baseline_seconds, engine_speedup=baseline_seconds / engine_seconds,
+                   check_speedup=baseline_seconds / check_seconds)
+    return row
+
+
+def _slope(rows: list[dict], x: str, y: str) -> str:
+    """Least-squares exponent a of y ~ x^a over the rows (log-log)."""
+    points = [(math.log(r[x]), math.log(r[y])) for r in rows if r[x] > 0 and r[y] > 0]
+    if len(points) < 2:
+        return "-"
+    mx = sum(p for p, _ in points) / len(points)
+    my = sum(q for _, q in points) / len(points)
+    den = sum((p - mx) ** 2 for p, _ in points)
+    return f"{sum((p - mx) * (q - my) for p, q in points) / den:.2f}" if den else "-"
+
+
+def _print_table(title: str, rows: list[dict], key: str) -> None:
+    print(f"\n{title}")
+    header = f"{'variant':7} {key:>6} {'tokens':>8} {'blocks':>6} {'params':>8} {'thr':>4} {'build s':>8} " \
+             f"{'engine s':>9} {'check s':>8} {'baseline s':>10} {'base/engine':>11} {'base/check':>10}"
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        extra = (f"{r['baseline_s']:10.2f} {r['engine_speedup']:10.1f}x {r['check_speedup']:9.1f}x"
+                 if "baseline_s" in r else f"{'':10} {'':11} {'':10}")
+        print(f"{r['variant']:7} {r[key]:6d} {r['tokens']:8d} {r['blocks']:6d} {r['parameters']:8d} "
+              f"{r['thresholds']:4d} {r['build_s']:8.2f} {r['engine_s']:9.2f} {r['check_s']:8.2f} {extra}")
+    for variant in VARIANTS:
+        mine = [r for r in rows if r["variant"] == variant]
+        print(f"  {variant}: time grows as {key}^a with a = {_slope(mine, key, 'build_s')} (build), "
+              f"{_slope(mine, key, 'engine_s')} (engine), {_slope(mine, key, 'check_s')} (check)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="the default: N up to 1,000, lengths up to 1,000")
+    mode.add_argument("--full", action="store_true", help="N up to 10,000, lengths up to 10,000")
+    parser.add_argument("--json", type=Path, default=None, help="write every measurement to this file")
+    args = parser.parse_args(argv)
+    plan = FULL if args.full else QUICK
+    results: dict = {"mode": "full" if args.full else "quick", "d": D, "cpus": os.cpu_count(), "by_size": [],
+                     "by_length": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for n in plan["sizes"]:
+            dataset = dataset_for_size(n)
+            for variant in VARIANTS:
+                row = measure(dataset, variant, baseline=n in plan["baseline_sizes"], folder=Path(folder))
+                results["by_size"].append(row)
+                print(f"  measured N = {n} {variant}", file=sys.stderr, flush=True)
+        for length in plan["lengths"]:
+            dataset = dataset_for_length(length)
+            for variant in VARIANTS:
+                row = measure(dataset, variant, baseline=length in plan["baseline_lengths"], folder=Path(folder))
+                row["L"] = length
+                results["by_length"].append(row)
+                print(f"  measured L = {length} {variant}", file=sys.stderr, flush=True)
+    _print_table(f"Against the number of sequences N (d = {D}, lengths 1..43, vocabulary max(50, N); seconds)",
+                 results["by_size"], "N")
+    _print_table(f"Against the sequence length L (N = {LENGTH_SWEEP_N}, d = {D}, every sequence of length L, "
+                 f"vocabulary 4 L; seconds)", results["by_length"], "L")
+    print("\nBlocks and parameters against N, next to the stated orders")
+    print(f"{'N':>6} {'wide blocks':>11} {'wide params':>11} {'narrow blocks':>13} {'narrow params':>13} "
+          f"{'2N+1':>6} {'4N+1':>6} {'N*d':>6}")
+    by_n = {}
+    for r in results["by_size"]:
+        by_n.setdefault(r["N"], {})[r["variant"]] = r
+    for n, pair in sorted(by_n.items()):
+        print(f"{n:6d} {pair['wide']['blocks']:11d} {pair['wide']['parameters']:11d} {pair['narrow']['blocks']:13d} "
+              f"{pair['narrow']['parameters']:13d} {2 * n + 1:6d} {4 * n + 1:6d} {n * D:6d}")
+    print("  [P2, abstract]: O(N) blocks and O(Nd) parameters. Wide: 3 blocks, parameters linear in N d. "
+          "Narrow (width <= 4): at most 2N + 1 blocks.")
+    print("  The later version (sequence-to-sequence interpolation with output lengths m_j) is reported to use "
+          "2 sum_j m_j + 2N + 1 blocks, 4N + 1 when every m_j = 1; that count comes from a machine-written "
+          "summary of the later version, not checked against the paper.")
+    print(f"  For comparison, the {PROTOTYPE}.")
+    timed = [r for r in results["by_size"] + results["by_length"] if "engine_speedup" in r]
+    if timed:
+        print("\nForward pass against the plain-Fraction baseline (aim >= 10x):")
+        top = max(r["N"] for r in results["by_size"] if "engine_speedup" in r)
+        for r in results["by_size"]:
+            if r["N"] == top and "engine_speedup" in r:
+                print(f"  N = {top}, {r['variant']}: engine {r['engine_speedup']:.0f}x, independent check "
+                      f"{r['check_speedup']:.0f}x faster")
+        slowest = min(timed, key=lambda r: r["engine_speedup"])
+        print(f"  smallest ratio over every row timed: engine {slowest['engine_speedup']:.1f}x "
+              f"({slowest['variant']}, {slowest['tokens']} tokens); check "
+              f"{min(r['check_speedup'] for r in timed):.1f}x")
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

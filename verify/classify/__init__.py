@@ -1,0 +1,15 @@
+"""Exact sequence classification (THEORY.md §7): build a hardmax transformer for a dataset, certify it.
+
+Modules
+-------
+dataset       DATA.json (sequences of tokens in Q^d, one label each), its fingerprint, separability
+network       the block family in exact arithmetic (feed-forward ReLU layers, hardmax attention with
+              rank <= 1 key-query matrix), the network file, and the exact forward pass with a float
+              filter whose proven error bound decides where exact work can be skipped
+construction  separate, collapse, read out: the wide (3 blocks) and narrow (width <= 4) networks
+checker       the independent replay (standard library only, no code shared with the rest)
+oracle        a literal per-token forward pass: the tests' oracle and the benchmark's baseline
+strategies    seeded dataset families (shared, nested, repeated, equal-mean) and Hypothesis strategies
+imdb          IMDb reviews embedded with a d = 2 embedding, through the sentiment package's loaders
+experiment    the IMDb demonstration and the report section built from its results
+"""
