@@ -1127,7 +1127,8 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None) 
     if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
         raise BadInput("schema", f"expected {RESULTS_SCHEMA!r}")
     examples, summary = data.get("examples"), data.get("summary")
-    campaign = data.get("campaign") if isinstance(data.get("campaign"), dict) else {}
+    stated_campaign = data.get("campaign")
+    campaign = stated_campaign if isinstance(stated_campaign, dict) else {}
     if not isinstance(examples, list):
         raise BadInput(f"{source}.examples", "expected a list of records")
     if not isinstance(summary, dict) or not isinstance(summary.get("claims"), dict):
@@ -1196,7 +1197,7 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
             if row.get(key) != value or isinstance(row.get(key), bool):
                 problems.append(f"summary.claims.{claim}.{key} is {str(row.get(key))[:20]}, the records give {value}")
                 break
-    statuses = []
+    statuses: list[Any] = []  # as the records state them: any value, compared with the known ones
     for record in examples:
         if not isinstance(record, dict) or record.get("status") == "error":
             statuses.append("inconclusive")

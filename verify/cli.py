@@ -37,7 +37,8 @@ _INTERRUPTED = "interrupted: nothing half-written was left behind"
 
 _debug = False
 # click >= 8.2 raises this for a group called without a subcommand; older versions print the help themselves.
-_NO_ARGUMENTS: type[BaseException] = getattr(click.exceptions, "NoArgsIsHelpError", type("_Never", (Exception,), {}))
+_NO_ARGUMENTS: type[click.ClickException] = getattr(click.exceptions, "NoArgsIsHelpError",
+                                                     type("_Never", (click.ClickException,), {}))
 
 
 def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:

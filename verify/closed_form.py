@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from fractions import Fraction
 from math import comb, lcm
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequence, overload
 
 from flint import fmpz, fmpz_mat
 
@@ -1059,9 +1059,9 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
     failing: Condition | None = None
     for condition, f in ties:
         # A broken tie shows within any M consecutive integers (M - 1 zeros at most).
-        t = first_nonzero(f, start=first)
-        if t is not None and (best is None or t < best):
-            best, failing = t, condition
+        broken = first_nonzero(f, start=first)
+        if broken is not None and (best is None or broken < best):
+            best, failing = broken, condition
     strict.sort(key=lambda item: item[:2])
     thresholds: list[int] = []
     undecided: list[Condition] = []
@@ -1073,9 +1073,9 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
         T = _threshold_or_none(f, cap)
         negative = f.leading_term().coefficient < 0
         stop = cap if T is None else (T + 1 if negative else T)
-        t = _first_at_most_zero(f, first, min(stop, cap))
-        if t is not None:
-            best, failing = t, condition
+        fails = _first_at_most_zero(f, first, min(stop, cap))
+        if fails is not None:
+            best, failing = fails, condition
         elif T is not None and not negative:
             thresholds.append(T)
         elif best is None:
@@ -1326,6 +1326,10 @@ def _exact(value: Any, field: str) -> Fraction:
     return to_rational(value, field=field)
 
 
+@overload
+def _int_field(value: Any, field: str, *, allow_none: Literal[False] = False, minimum: int = 0) -> int: ...
+@overload
+def _int_field(value: Any, field: str, *, allow_none: bool, minimum: int = 0) -> int | None: ...
 def _int_field(value: Any, field: str, *, allow_none: bool = False, minimum: int = 0) -> int | None:
     if value is None and allow_none:
         return None
@@ -1357,8 +1361,8 @@ def chain_from_json(data: Any) -> Chain:
         for j, members in enumerate(sets_data):
             if not isinstance(members, list) or not members:
                 raise InputError(f"{where}.sets[{j}]", "expected a non-empty list of token indices")
-            sets.append(frozenset(_int_field(v, f"{where}.sets[{j}]") for v in members))  # type: ignore[misc]
-            if max(sets[-1]) >= n:  # type: ignore[type-var]
+            sets.append(frozenset(_int_field(v, f"{where}.sets[{j}]") for v in members))
+            if max(sets[-1]) >= n:
                 raise InputError(f"{where}.sets[{j}]", f"token index out of range 0..{n - 1}")
         paths_data = item.get("paths")
         if paths_data is None:
@@ -1380,10 +1384,10 @@ def chain_from_json(data: Any) -> Chain:
         failing = None
         if isinstance(item.get("failing"), dict):
             f = item["failing"]
-            failing = Condition(str(f.get("kind")), _int_field(f.get("token"), f"{where}.failing.token"),  # type: ignore[arg-type]
-                                _int_field(f.get("v"), f"{where}.failing.v"),  # type: ignore[arg-type]
-                                _int_field(f.get("w"), f"{where}.failing.w"))  # type: ignore[arg-type]
-        segments.append(Segment(_int_field(item.get("layer"), f"{where}.layer"), positions,  # type: ignore[arg-type]
+            failing = Condition(str(f.get("kind")), _int_field(f.get("token"), f"{where}.failing.token"),
+                                _int_field(f.get("v"), f"{where}.failing.v"),
+                                _int_field(f.get("w"), f"{where}.failing.w"))
+        segments.append(Segment(_int_field(item.get("layer"), f"{where}.layer"), positions,
                                 tuple(sets), paths, status,
                                 until=_int_field(item.get("until"), f"{where}.until", allow_none=True, minimum=1),
                                 threshold=_int_field(item.get("threshold"), f"{where}.threshold", allow_none=True,
@@ -1392,5 +1396,5 @@ def chain_from_json(data: Any) -> Chain:
     status = data.get("status")
     if status not in ("certified", "unsettled"):
         raise InputError("status", f"expected certified or unsettled, got {status!r}")
-    return Chain(_int_field(data.get("start_layer"), "start_layer"), tuple(segments), status,  # type: ignore[arg-type]
+    return Chain(_int_field(data.get("start_layer"), "start_layer"), tuple(segments), status,
                  str(data.get("reason", "")))

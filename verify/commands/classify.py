@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .. import exitcodes
 from ..classify import checker
@@ -39,7 +39,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
         return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:

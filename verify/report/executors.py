@@ -177,7 +177,8 @@ def _exit_worker(status: int) -> None:
     tracker then warns of "leaked semaphore objects" when the command exits.
     """
     try:
-        multiprocessing.util._exit_function()  # the finalizers a normal exit runs
+        # The finalizers a normal exit runs (a private function, absent from the type stubs).
+        multiprocessing.util._exit_function()  # type: ignore[attr-defined]
     finally:
         os._exit(status)
 
