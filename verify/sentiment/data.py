@@ -78,7 +78,7 @@ class BoundedReader(io.RawIOBase):
     bomb) is refused after ``limit`` bytes instead of filling the memory.
     """
 
-    def __init__(self, raw: BinaryIO, *, limit: int, where: str, what: str = "the decompressed data") -> None:
+    def __init__(self, raw: io.BufferedIOBase, *, limit: int, where: str, what: str = "the decompressed data") -> None:
         super().__init__()
         self._raw, self._limit, self._where, self._what = raw, limit, where, what
         self.consumed = 0
@@ -328,11 +328,11 @@ def canonical_csv_bytes(reviews: Reviews) -> bytes:
     """The reviews as the project CSV (header ``review,sentiment[,split]``, minimal quoting, LF), uncompressed."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    with_split = reviews.splits is not None
-    writer.writerow(["review", "sentiment", "split"] if with_split else ["review", "sentiment"])
+    splits = reviews.splits
+    writer.writerow(["review", "sentiment", "split"] if splits is not None else ["review", "sentiment"])
     for r, text in enumerate(reviews.texts):
         row = [text, "positive" if reviews.labels[r] == 1 else "negative"]
-        writer.writerow(row + [reviews.splits[r]] if with_split else row)
+        writer.writerow(row + [splits[r]] if splits is not None else row)
     return buffer.getvalue().encode("utf-8")
 
 

@@ -28,7 +28,7 @@ The tests, each on the test reviews of a checkpoint:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -91,6 +91,7 @@ def cluster_leaders(weights: ModelWeights, ids: np.ndarray, *, layers: int, bloc
             point_layer[leads & (point_layer < 0)] = layer.index
             if layer.index == layers:
                 break
+        assert layer is not None  # float_layers yields layer 0 at least
         rows = slice(start, stop)
         leader_layer[rows] = np.take_along_axis(point_layer, batch.inverse, axis=1)
         multiplicity[rows] = np.take_along_axis(batch.weights, batch.inverse, axis=1).astype(np.int64)
@@ -130,14 +131,14 @@ def deletion_test(weights: ModelWeights, ids: np.ndarray, labels: np.ndarray, le
     leader_words = leaders.leaders & word
     chosen = np.flatnonzero(leader_words.any(axis=1) & (leader_words.sum(axis=1) < word.sum(axis=1)))
     without_leaders = np.array([delete_positions(ids[r], leader_words[r]) for r in chosen]).reshape(-1, ids.shape[1])
-    without_random = []
+    random_rows = []
     for r in chosen:
         positions = np.flatnonzero(word[r])
         mask = np.zeros(ids.shape[1], dtype=bool)
         mask[rng.choice(positions, size=int(leader_words[r].sum()), replace=False)] = True
-        without_random.append(delete_positions(ids[r], mask))
-    without_random = np.array(without_random).reshape(-1, ids.shape[1])
-    record = {"reviews": int(len(ids)), "reviews_tested": int(len(chosen)),
+        random_rows.append(delete_positions(ids[r], mask))
+    without_random = np.array(random_rows).reshape(-1, ids.shape[1])
+    record: dict[str, Any] = {"reviews": int(len(ids)), "reviews_tested": int(len(chosen)),
               "words_deleted_mean": float(leader_words[chosen].sum(axis=1).mean()) if len(chosen) else None,
               "seed": seed,
               "definition": "leader words (C = own group within K layers, padding excluded) deleted and the "

@@ -56,6 +56,10 @@ __all__ = ["TrainingSettings", "build_model", "weights_from_model", "model_from_
 Progress = Callable[[str, int, int], None]
 
 
+# The types a recorded setting may have, by its field's annotation.
+_SETTING_TYPES: dict[str, type | tuple[type, ...]] = {"bool": bool, "int": int, "float": (int, float)}
+
+
 @dataclass(frozen=True)
 class TrainingSettings:
     """Everything that defines a training run (recorded in the checkpoint; a resume must match)."""
@@ -107,7 +111,7 @@ class TrainingSettings:
         if unknown:
             raise InputError(where, f"unknown setting(s) {', '.join(unknown)}")
         for name, value in record.items():
-            expected = {"bool": bool, "int": int, "float": (int, float)}[known[name].type]
+            expected = _SETTING_TYPES[str(known[name].type)]  # the annotation's text (postponed annotations)
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
                 raise InputError(f"{where}.{name}", f"expected a {known[name].type}, got {value!r}"[:200])
         return cls(**record)
@@ -203,7 +207,7 @@ def epoch_batches(count: int, *, seed: int, epoch: int, batch_size: int, bucket_
     if distinct is None:
         raise ValueError("bucketing needs the distinct-token counts")
     pool = bucket_batches * batch_size
-    batches = []
+    batches: list[np.ndarray] = []
     for start in range(0, count, pool):
         chunk = order[start:start + pool]
         chunk = chunk[np.argsort(distinct[chunk], kind="stable")]
@@ -394,6 +398,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             target = torch.from_numpy(train_labels[rows])
             optimizer.zero_grad(set_to_none=True)
             if settings.merged_tokens:
+                assert merged is not None  # merged above whenever settings.merged_tokens
                 width = int(merged[2][rows].max())
                 logits = model.forward_merged(torch.from_numpy(merged[0][rows, :width]),
                                               torch.from_numpy(merged[1][rows, :width]))

@@ -33,7 +33,7 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NoReturn
 
 from ..io import atomic_write_text
 from ..numbers import InputError
@@ -79,7 +79,7 @@ def run_name(d: int, layers: int, seed: int, fixed_alpha: float | None) -> str:
     return f"d{d}-K{layers}{alpha}-s{seed}"
 
 
-def _fail(path: Path, field_name: str, message: str) -> None:
+def _fail(path: Path, field_name: str, message: str) -> NoReturn:
     raise InputError(f"{path}: {field_name}", message)
 
 
@@ -250,7 +250,8 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
         train_run = train_run or cli_train_run
         evaluate_run = evaluate_run or evaluate_checkpoint
     if interpret_run is None:
-        from .interpret import interpret_checkpoint as interpret_run
+        from .interpret import interpret_checkpoint
+        interpret_run = interpret_checkpoint
     runs_dir = Path(runs_dir)
     runs_dir.mkdir(parents=True, exist_ok=True)
     known = {run.name for run in protocol.runs}

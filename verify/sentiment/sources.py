@@ -185,7 +185,7 @@ def convert_reference(pth: Path, destination: Path) -> Path:
     if arrays["E"].ndim != 2 or arrays["w"].shape[1] != arrays["E"].shape[1]:
         raise InputError(str(pth), f"unexpected shapes: encoder {arrays['E'].shape}, decoder {arrays['w'].shape}")
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, E=arrays["E"], alpha=arrays["alpha"], w=arrays["w"], b=arrays["b"])
     return atomic_write_bytes(destination, buffer.getvalue())
 
 
