@@ -299,6 +299,7 @@ class Attention:
             sets = [0] * n
             members = {0: list(range(n))}
         else:
+            assert self.query is not None  # key and query are read together (B null: both None)
             k = [_dot(self.key, x) for x in xs]
             q = [_dot(self.query, x) for x in xs]
             high, low = max(k), min(k)
@@ -378,7 +379,9 @@ def _sweep(run: list[FeedForward], direction: tuple, points: list[tuple]) -> Non
     keys = [k for k, _ in keyed]
     ids = [p for _, p in keyed]
     for layer in run:
-        _, lower, upper = layer.single_direction()
+        shape = layer.single_direction()
+        assert shape is not None  # _sweep is given runs of single-direction layers only
+        _, lower, upper = shape
         start = bisect.bisect_right(keys, lower)
         stop = len(keys) if upper is None else bisect.bisect_left(keys, upper)
         if start >= stop:

@@ -380,22 +380,28 @@ class _Builder:
         for n in members:
             groups.setdefault(key(n), []).append(n)
         return [g for g in groups.values()
-                if len({self.labels[n] for n in g}) > 1 and self._first_bad_pair(state, g, strict=False) is not None]
+                if len({self.labels[n] for n in g}) > 1 and self._bad_pair(state, g) is not None]
 
-    def _first_bad_pair(self, state: State, members: list[int], *, strict: bool = True) -> tuple[int, int] | None:
+    def _first_bad_pair(self, state: State, members: list[int]) -> tuple[int, int]:
+        pair = self._bad_pair(state, members)
+        if pair is None:
+            raise ConstructionError("a bad class lost its bad pair (an internal error)")
+        return pair
+
+    def _bad_pair(self, state: State, members: list[int]) -> tuple[int, int] | None:
+        """Two members with different labels sharing a token value (None: there is none)."""
         owner: dict[tuple, int] = {}
         for n in members:
             for p, _ in state.sequences[n]:
                 first = owner.setdefault(point_key(state.points[p]), n)
                 if self.labels[first] != self.labels[n]:
                     return first, n
-        if strict:
-            raise ConstructionError("a bad class lost its bad pair (an internal error)")
         return None
 
     # ------------------------------------------------------------------ draws
     def _injective_direction(self, points: list[Vector], name: str) -> Vector:
         distinct = list({point_key(x): x for x in points}.values())
+        w: Vector
         for attempt in range(MAX_DRAWS):
             if self.d == 1:
                 w = (ONE,)

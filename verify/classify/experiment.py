@@ -60,6 +60,11 @@ def run_imdb(*, data: Path, reference: Path, sizes: Sequence[int], variants: Seq
     """Run the protocol and write the results file ``out`` (atomically, after every run)."""
     say = log or (lambda text: None)
     report = progress or (lambda *args: None)
+
+    def labelled(label: str, phase: str | None = None) -> Progress:
+        """``report`` with the run's label before the phase (``phase``: one fixed name for every step)."""
+        return lambda step, done, total: report(f"{label}: {phase or step}", done, total)
+
     results: dict[str, Any] = {"format": RESULTS_FORMAT, "protocol": "docs/classify.md, The IMDb demonstration",
                                "sizes": list(sizes), "variants": list(variants), "seeds": list(seeds),
                                "test_size": test_size, "runs": [], "samples": []}
@@ -88,9 +93,7 @@ def run_imdb(*, data: Path, reference: Path, sizes: Sequence[int], variants: Seq
             for seed in seeds:
                 label = f"N = {size} {variant}"
                 started = time.process_time()
-                result = build_network(train, width_cap=VARIANTS[variant], seed=seed,
-                                       progress=lambda phase, done, total, label=label: report(f"{label}: {phase}",
-                                                                                               done, total))
+                result = build_network(train, width_cap=VARIANTS[variant], seed=seed, progress=labelled(label))
                 build_seconds = time.process_time() - started
                 network_json = result.to_json()
                 if networks is not None:
@@ -99,8 +102,7 @@ def run_imdb(*, data: Path, reference: Path, sizes: Sequence[int], variants: Seq
                     atomic_write_text(networks / f"imdb-N{size}.data.json", json.dumps(data_json))
                 started = time.process_time()
                 outcome = checker.check_objects(json.loads(json.dumps(network_json)), data_json,
-                                                progress=lambda phase, done, total, label=label: report(
-                                                    f"{label}: independent check", done, total))
+                                                progress=labelled(label, "independent check"))
                 check_seconds = time.process_time() - started
                 started = time.process_time()
                 predictions = predict(result.network, reviews.test, labels)
@@ -136,8 +138,8 @@ def _mean_sd(values: list[float]) -> str:
     return f"{statistics.mean(values):.4f} ± {statistics.stdev(values):.4f} ({len(values)} seeds)"
 
 
-def _load(source: dict | Path | str | None) -> dict | None:
-    if source is None or isinstance(source, dict):
+def _load(source: dict | Path | str) -> dict:
+    if isinstance(source, dict):
         return source
     return json.loads(Path(source).read_text(encoding="utf-8"))
 
@@ -150,7 +152,7 @@ def report_section(results: dict | Path | str, bench: dict | Path | str | None =
     ``bench/classify.py``; with ``figure_dir`` a scaling figure is drawn there from ``bench``.
     """
     imdb = _load(results)
-    scaling = _load(bench)
+    scaling = None if bench is None else _load(bench)
     tables = []
     rows = []
     all_certified = True

@@ -134,6 +134,15 @@ class Attention:
     key: Vector | None = None
     query: Vector | None = None
 
+    def __post_init__(self) -> None:
+        if (self.key is None) != (self.query is None):
+            raise ValueError("an attention layer has both key and query, or neither (B = 0)")
+
+    @property
+    def form(self) -> tuple[Vector, Vector] | None:
+        """(key, query) of B = key query^T; None when B = 0."""
+        return None if self.key is None or self.query is None else (self.key, self.query)
+
 
 @dataclass(frozen=True)
 class Block:
@@ -177,11 +186,12 @@ def network_to_json(network: Network) -> dict:
             }
         if block.attention is not None:
             att = block.attention
+            form = att.form
             entry["attention"] = {
                 "rho": _text(att.rho),
                 "V": [[_text(c) for c in row] for row in att.V],
-                "B": None if att.key is None else {"key": [_text(c) for c in att.key],
-                                                   "query": [_text(c) for c in att.query]},
+                "B": None if form is None else {"key": [_text(c) for c in form[0]],
+                                                "query": [_text(c) for c in form[1]]},
             }
         blocks.append(entry)
     out = {"format": FORMAT, "version": VERSION, "d": d, "blocks": blocks}
@@ -255,13 +265,13 @@ class State:
     def __init__(self, points: list[Vector], sequences: list[list[tuple[int, int]]]) -> None:
         self.points = points
         self.sequences = sequences
-        self._floats: np.ndarray | None = None
-        self._safe: np.ndarray | None = None
+        self._mirror: tuple[np.ndarray, np.ndarray] | None = None  # (floats, safe), built on first use
 
     def copy(self) -> "State":
         twin = State(list(self.points), self.sequences)
-        if self._floats is not None:
-            twin._floats, twin._safe = self._floats.copy(), self._safe.copy()
+        if self._mirror is not None:
+            floats, safe = self._mirror
+            twin._mirror = floats.copy(), safe.copy()
         return twin
 
     def sequence_points(self, n: int) -> list[tuple[Vector, int]]:
@@ -282,23 +292,23 @@ class State:
 
     # float mirror for the filter ---------------------------------------------------------
     def float_mirror(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._floats is None:
+        if self._mirror is None:
             d = len(self.points[0]) if self.points else 1
-            self._floats = np.zeros((len(self.points), d))
-            self._safe = np.ones(len(self.points), dtype=bool)
+            self._mirror = np.zeros((len(self.points), d)), np.ones(len(self.points), dtype=bool)
             for p, x in enumerate(self.points):
-                self._set_float(p, x)
-        return self._floats, self._safe
-
-    def _set_float(self, p: int, x: Vector) -> None:
-        row, safe = _rounded(x)
-        self._floats[p] = row
-        self._safe[p] = safe
+                _set_float(self._mirror, p, x)
+        return self._mirror
 
     def set_point(self, p: int, x: Vector) -> None:
         self.points[p] = x
-        if self._floats is not None:
-            self._set_float(p, x)
+        if self._mirror is not None:
+            _set_float(self._mirror, p, x)
+
+
+def _set_float(mirror: tuple[np.ndarray, np.ndarray], p: int, x: Vector) -> None:
+    """Row p of the float mirror: x rounded, and whether the filter's bound covers it."""
+    floats, safe = mirror
+    floats[p], safe[p] = _rounded(x)
 
 
 _SMALLEST = 2.0 ** -400
@@ -471,9 +481,9 @@ def apply_attention(state: State, attention: Attention) -> State:
     V = attention.V
     identity_V = all(V[r][c] == (ONE if r == c else ZERO) for r in range(d) for c in range(d))
     scalar_V = V[0][0] if all(V[r][c] == (V[0][0] if r == c else ZERO) for r in range(d) for c in range(d)) else None
-    key, query = attention.key, attention.query
-    uniform = key is None or not any(key) or not any(query)
-    same = key == query
+    form = attention.form
+    uniform = form is None or not any(form[0]) or not any(form[1])
+    same = form is not None and form[0] == form[1]
 
     def value_of(m: Vector) -> Vector:
         if identity_V:
@@ -492,6 +502,8 @@ def apply_attention(state: State, attention: Attention) -> State:
             choices = None
             means = {0: _weighted_mean(xs, counts, None)}
         else:
+            assert form is not None  # not uniform
+            key, query = form
             keys = [_dot(key, x) for x in xs]
             queries = keys if same else [_dot(query, x) for x in xs]
             top, bottom = max(keys), min(keys)

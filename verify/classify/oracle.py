@@ -51,13 +51,13 @@ def forward_sequence(network: dict, tokens: Sequence[Sequence[Any]]) -> list[Poi
             rho = _q(att["rho"])
             V = [[_q(c) for c in row] for row in att["V"]]
             B = att["B"]
-            key = [_q(c) for c in B["key"]] if B is not None else None
-            query = [_q(c) for c in B["query"]] if B is not None else None
+            form = ([_q(c) for c in B["key"]], [_q(c) for c in B["query"]]) if B is not None else None
             new = []
             for x in xs:
-                if key is None:
+                if form is None:
                     scores = [Fraction(0)] * len(xs)
                 else:
+                    key, query = form
                     qx = sum((query[c] * x[c] for c in range(d)), Fraction(0))
                     scores = [qx * sum((key[c] * y[c] for c in range(d)), Fraction(0)) for y in xs]
                 best = max(scores)
