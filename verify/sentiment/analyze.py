@@ -218,8 +218,8 @@ def compare_with_converged(tokens: np.ndarray, *, alpha: float, weights: ModelWe
     reported, and the comparison uses the float states of all configurations (measured, not
     certified). Distances are the max over tokens of the Euclidean distance.
     """
-    at_k = simulate_batch(tokens, alpha=alpha, layers=layers) if certified_final is None else None
-    final_k = certified_final if certified_final is not None else at_k.final
+    final_k = certified_final if certified_final is not None else simulate_batch(tokens, alpha=alpha,
+                                                                                  layers=layers).final
     half = simulate_batch(tokens, alpha=alpha, layers=converge_layers // 2)
     far = simulate_batch(tokens, alpha=alpha, layers=converge_layers)
     ok = np.ones(len(tokens), dtype=bool)
@@ -227,15 +227,19 @@ def compare_with_converged(tokens: np.ndarray, *, alpha: float, weights: ModelWe
     settle = np.linalg.norm(half.final - far.final, axis=2).max(axis=1)
     leaders_k = (far.leader_layer >= 0) & (far.leader_layer <= layers)
     leaders_far = far.leader_layer >= 0
+    # Per configuration (asarray: numpy's stubs allow a scalar from any(axis=...)).
+    gains_leaders = np.asarray((leaders_far & ~leaders_k).any(axis=1))
+    leaderless_k = np.asarray(~leaders_k.any(axis=1))
+    leaderless_far = np.asarray(~leaders_far.any(axis=1))
     record = {
         "configurations": int(len(tokens)), "layers": layers, "converge_layers": converge_layers,
         "undecided_within_converge_layers": int(far.undecided.sum()),
         "undecided_first_layer": _summary(far.first_undecided_layer[far.undecided].astype(float)),
         "distance_K_to_converged": _summary(dist[ok]),
         "distance_half_to_converged": _summary(settle[ok]),
-        "share_with_new_leaders_after_K": float((leaders_far & ~leaders_k).any(axis=1)[ok].mean()) if ok.any() else None,
-        "share_without_leader_at_K": float((~leaders_k.any(axis=1))[ok].mean()) if ok.any() else None,
-        "share_without_leader_converged": float((~leaders_far.any(axis=1))[ok].mean()) if ok.any() else None,
+        "share_with_new_leaders_after_K": float(gains_leaders[ok].mean()) if ok.any() else None,
+        "share_without_leader_at_K": float(leaderless_k[ok].mean()) if ok.any() else None,
+        "share_without_leader_converged": float(leaderless_far[ok].mean()) if ok.any() else None,
         "note": "float evidence (converged state not certified; see undecided counts)",
     }
     if weights is not None:
@@ -377,15 +381,20 @@ def certified_limits(tokens: np.ndarray, *, weights: ModelWeights, layers: int, 
             continue
         certified += 1
         settled.append(report.settled_layer)
-        limits = [f.limit for f in report.fates]
+        limits, fate_layers = [], []
+        for fate in report.fates:
+            assert fate.limit is not None and fate.layer is not None  # T3 certified: every token has a fate
+            limits.append(fate.limit)
+            fate_layers.append(fate.layer)
         mean = [sum(limit[j] for limit in limits) / len(limits) for j in range(len(w))]
         logit = sum(wj * mj for wj, mj in zip(w, mean)) + b
         changed += int((logit > 0) != bool(predictions_at_K[r]))  # logit 0 is negative, as at K
-        if any(fate.layer > layers for fate in report.fates):
+        if any(layer > layers for layer in fate_layers):
             continue  # settled after layer K: the state at K is not on the D7 path yet
         worst = Fraction(0)
         for fate in report.fates:
             if fate.kind == "locked":
+                assert fate.start is not None and fate.limit is not None and fate.layer is not None  # D7 fate
                 # D7: z^k = m + rate^(k - k0) (z^k0 - m) for k >= k0; leaders and fixed tokens sit at their limit.
                 gap = sum((a - m) ** 2 for a, m in zip(fate.start, fate.limit)) * rate ** (2 * (layers - fate.layer))
                 worst = max(worst, gap)
@@ -414,7 +423,7 @@ def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int
         alpha = float(np.asarray(data["alpha"], dtype=np.float32).reshape(-1)[0])
         w = np.asarray(data["w"], dtype=np.float32).reshape(-1)
         b = np.asarray(data["b"], dtype=np.float32).reshape(())
-    weights = ModelWeights(E.astype(np.float32), np.float32(0).reshape(()), np.float32(alpha).reshape(()), w, b)
+    weights = ModelWeights(E.astype(np.float32), np.array(0, dtype=np.float32), np.array(alpha, dtype=np.float32), w, b)
     rng = np.random.default_rng(seed)
     rows = np.arange(1, len(E))
     distinct_ids = np.stack([rng.choice(rows, size=n, replace=False) for _ in range(samples)])
@@ -545,7 +554,11 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
     if gif is not None:
         from matplotlib.animation import FuncAnimation, PillowWriter
         fig, ax = plt.subplots(figsize=(5, 5))
-        animation = FuncAnimation(fig, lambda k: (ax.clear(), draw(ax, k)), frames=layers + 1)
+
+        def frame(k: int) -> None:
+            ax.clear()
+            draw(ax, k)
+        animation = FuncAnimation(fig, frame, frames=layers + 1)
         animation.save(gif, writer=PillowWriter(fps=2))
         plt.close(fig)
     return {"leaders": {words[ids[i]]: trajectory.leaders[i] for i in leaders}, "layers": layers}
@@ -567,6 +580,7 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
                                       progress=lambda done, total: update("hardmax (certified)", done, total))
     counts, selected = leader_words(evaluation, weights, ids, labels, corpus.vocabulary.words)
     top = counts.most_common(TOP_WORDS)
+    assert evaluation.final is not None  # asked for with keep_final
     subset = slice(0, min(converge_reviews, len(ids)))
     update("converged state", 0, 1)
     comparison = compare_with_converged(weights.embedding.astype(np.float64)[ids[subset]],
@@ -629,22 +643,28 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
                 # The paper plots reviews with confidence > 0.999; a less trained model may have
                 # none, so the most confident correct review stands in (its logit is recorded).
                 chosen["positive" if label else "negative"] = int(correct[np.argmax(np.abs(evaluation.logits[correct]))])
+
+        def review_figure(name: str, r: int) -> Callable[[Path], None]:
+            """Draws test review r's evolution and records it under ``reviews_plotted``."""
+            def draw(p: Path) -> None:
+                plotted = record.setdefault("reviews_plotted", {})
+                plotted[name] = {"test_row": int(rows[r]), "hardmax_logit": float(evaluation.logits[r]),
+                                 **plot_review_evolution(weights, ids[r], corpus.vocabulary.words, layers=layers,
+                                                         png=p, gif=p.with_suffix(".gif"),
+                                                         title=f"{name} test review {int(rows[r])}")}
+            return draw
+
         for name, r in chosen.items():
-            figures[f"{prefix}review_{name}.png"] = (
-                lambda p, r=r, name=name: record.setdefault("reviews_plotted", {}).__setitem__(
-                    name, {"test_row": int(rows[r]), "hardmax_logit": float(evaluation.logits[r]),
-                           **plot_review_evolution(
-                        weights, ids[r], corpus.vocabulary.words, layers=layers, png=p,
-                        gif=p.with_suffix(".gif"), title=f"{name} test review {int(rows[r])}")}))
+            figures[f"{prefix}review_{name}.png"] = review_figure(name, r)
     history = checkpoint.meta.get("history", [])
     if history:
-        figures[f"{prefix}training_curves.png"] = lambda p, h=history: _plot_history(h, p)
+        figures[f"{prefix}training_curves.png"] = lambda p: _plot_history(history, p)
     if top:
-        figures[f"{prefix}leader_words.png"] = lambda p, t=top: _plot_words(t, p)
+        figures[f"{prefix}leader_words.png"] = lambda p: _plot_words(top, p)
     return record
 
 
-def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors_npz: Path | None, data: Path,
+def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors_npz: Path | None, data: Path | None,
                  cache_dir: Path | None, out_dir: Path, max_reviews: int | None = None, samples: int = 2000,
                  converge_layers: int = 200, seed: int = 0, converge_reviews: int = 3000,
                  certify_samples: int = 0, progress: Progress | None = None) -> dict:
@@ -652,7 +672,7 @@ def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors
 
     ``analysis.json`` holds ``checkpoints`` (one record per checkpoint, e.g. one per d: the
     leader-statistics table is their ``leader_statistics``) and ``authors_d2`` when the
-    authors' arrays are given.
+    authors' arrays are given. ``data`` (the reviews) is needed only for checkpoints.
     """
     update = progress or (lambda *args: None)
     result: dict = {"versions": {"python": platform.python_version(), "numpy": np.__version__},
@@ -660,6 +680,8 @@ def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors
     lines: list[str] = []
     figures: dict[str, Callable[[Path], None]] = {}
     for checkpoint_dir in checkpoint_dirs:
+        if data is None:
+            raise InputError("--data", "analysing a checkpoint needs the reviews it was trained on")
         result["checkpoints"].append(_analyze_checkpoint(
             Path(checkpoint_dir), data=data, cache_dir=cache_dir, max_reviews=max_reviews,
             converge_layers=converge_layers, converge_reviews=converge_reviews, update=update, lines=lines,

@@ -24,6 +24,7 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -180,7 +181,7 @@ def validate_meta(meta: object, where: str) -> dict:
     Fields are optional here (a checkpoint may lack what only training needs); those present
     must have the expected type, so that no later use of them fails with a traceback.
     """
-    def fail(field: str, expected: str, value: object) -> None:
+    def fail(field: str, expected: str, value: object) -> NoReturn:
         raise InputError(f"{where}: {field}", f"expected {expected}, got {type(value).__name__} {str(value)[:60]!r}")
 
     if not isinstance(meta, dict):
@@ -243,9 +244,12 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
     validate_meta(meta, str(meta_path))
     best_path = directory / "best.safetensors"
     best = ModelWeights.from_arrays(_load_arrays(best_path), where=str(best_path)) if best_path.exists() else None
-    selected_only = best is not None and not (directory / "weights.safetensors").exists()
-    weights = best if selected_only else ModelWeights.from_arrays(_load_arrays(directory / "weights.safetensors"),
-                                                                  where=str(directory / "weights.safetensors"))
+    if best is not None and not (directory / "weights.safetensors").exists():
+        weights, selected_only = best, True
+    else:
+        weights = ModelWeights.from_arrays(_load_arrays(directory / "weights.safetensors"),
+                                           where=str(directory / "weights.safetensors"))
+        selected_only = False
     optimizer = _load_arrays(directory / "optimizer.safetensors") if with_optimizer and (
         directory / "optimizer.safetensors").exists() else None
     vocabulary = read_vocabulary(directory / "vocab.txt.gz")

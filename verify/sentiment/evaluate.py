@@ -159,7 +159,7 @@ def certified_evaluation(weights: ModelWeights, ids: np.ndarray, labels: np.ndar
         undecided[rows] = result.undecided
         leader_layer[rows] = result.leader_layer
         distinct[rows] = result.distinct_points
-        if keep_final:
+        if final_all is not None:
             final_all[rows] = result.final
         for local in np.flatnonzero(needs_exact):
             exact = exact_review(tokens[local], alpha=alpha, w=w, b=b, layers=layers)
@@ -168,7 +168,7 @@ def certified_evaluation(weights: ModelWeights, ids: np.ndarray, labels: np.ndar
             # logit exactly 0 gives sigmoid 1/2, which the paper's rule (out > 0.5) calls negative.
             predictions[r] = 1 if exact.logit > 0 else 0
             leader_layer[r] = exact.leader_layer
-            if keep_final:
+            if final_all is not None:
                 final_all[r] = exact.final
         if progress is not None:
             progress(stop, N)
