@@ -28,11 +28,13 @@ PAGES = [REPO / "README.md", REPO / "reports" / "README.md", REPO / "tests" / "R
          *sorted(p for p in (REPO / "docs").glob("*.md") if p.name != "theory.md")]
 SHELL_LANGUAGES = {"", "bash", "sh", "shell", "console"}
 PROGRAMS = ("hardmax-verify", "python", "bash", "dask", "HYPOTHESIS_PROFILE=")
-OUTPUT_OPTIONS = {"--out", "--json", "--results-dir"}
+OUTPUT_OPTIONS = {"--out", "--json", "--results-dir", "--models"}  # --models: where protocol collect publishes
+# A network address (tcp://, tls://, ws://...) is not a file.
+ADDRESS = re.compile(r"^[a-z][a-z0-9+.-]*://")
 INPUT_SUFFIXES = (".json", ".toml", ".py", ".sh", ".csv", ".gz", ".npz", ".txt")
 # Run as written: cheap and self-contained (no campaign, no training, no cluster).
-CHEAP = re.compile(r"^(hardmax-verify (check|simulate|certcheck|conjecture (list|check))\b"
-                   r"|hardmax-verify [a-z]+ --help$|python -m verify\.certcheck\b|python -c\b"
+CHEAP = re.compile(r"^(hardmax-verify (check|simulate|certcheck|conjecture (list|check)|classify (build|check))\b"
+                   r"|hardmax-verify [a-z]+ --help$|python -m verify\.(certcheck|classify\.checker)\b|python -c\b"
                    r"|hardmax-verify report --scheduler tcp://127\.0\.0\.1:1\b)")
 
 
@@ -59,7 +61,7 @@ def _split_paths(command: str) -> tuple[list[str], list[str]]:
         if previous in OUTPUT_OPTIONS or previous == ">":
             writes.append(word)
             continue
-        if word.startswith(("-", "tcp://", "python", "HYPOTHESIS_PROFILE=")) or "=" in word or "(" in word:
+        if word.startswith(("-", "python", "HYPOTHESIS_PROFILE=")) or ADDRESS.match(word) or "=" in word or "(" in word:
             continue
         if "/" in word or word.endswith(INPUT_SUFFIXES):
             reads.append(word)
@@ -109,6 +111,20 @@ def test_every_file_a_command_reads_exists(page):
                 missing.append(f"{command.text!r}: {path}")
         written += command.writes
     assert not missing, "\n".join(missing)
+
+
+def test_addresses_are_not_files_but_paths_still_are():
+    reads, writes = _split_paths("hardmax-verify report --scheduler tls://10.0.0.5:8786 --tls-ca-file ca.pem "
+                                 "--config examples/missing.json other/missing-folder --out reports/x")
+    assert reads == ["examples/missing.json", "other/missing-folder"] and writes == ["reports/x"]
+    assert _split_paths("dask worker ws://host:8786 tcp://127.0.0.1:1")[0] == []
+
+
+def test_the_classify_example_data_is_the_shipped_file():
+    page = (REPO / "docs" / "classify.md").read_text(encoding="utf-8")
+    shown = re.search(r"`examples/classify\.data\.json`\):\n\n```json\n(.*?)```", page, flags=re.DOTALL)
+    assert shown is not None
+    assert json.loads(shown.group(1)) == json.loads((REPO / "examples" / "classify.data.json").read_text(encoding="utf-8"))
 
 
 def test_the_readme_example_configuration_is_the_shipped_file():
