@@ -4,15 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# pycddlib has no Linux wheel; it compiles against Debian's cddlib and GMP. The browser tests
+# render the report in Debian's headless Chromium through its chromedriver.
+APT_PACKAGES="libcdd-dev libgmp-dev chromium chromium-driver"
 need_apt=0
-for pkg in libcdd-dev libgmp-dev; do
+for pkg in $APT_PACKAGES; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt=1
 done
 if [ "$need_apt" = 1 ]; then
-    # pycddlib has no Linux wheel; it compiles against Debian's cddlib and GMP.
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libcdd-dev libgmp-dev >/dev/null
+    # shellcheck disable=SC2086  # a list of package names
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $APT_PACKAGES >/dev/null
 fi
 
 PY="${PYTHON:-python3}"

@@ -200,7 +200,7 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
     assert len(results["optional_sections"]["conjectures"]["files"]) == 1  # counterexample files are not runs
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| every_token_settles | held | 64 | held on 64 examples |" in markdown
-    assert "- T3 fails 0" in markdown
+    assert "says (2 lines):\n\n```\nleaders mean 4.9\nT3 fails 0\n```" in markdown
 
 
 @pytest.mark.slow
@@ -258,10 +258,10 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     out = tmp_path / "out"
     markdown = (out / "report.md").read_text(encoding="utf-8")
     row = next(line for line in markdown.splitlines() if line.startswith("| 4 | `models/sentiment-d4-paper` |"))
-    assert "0.8228" in row and "0.7923 (epoch 40)" in row and "**0.7811** (epoch 31)" in row and "| 3 |" in row
+    assert "0.8228" in row and "0.7923 (epoch 40)" in row and "0.7811 (epoch 31)" in row and "| 3 |" in row
     assert "| 0.7901 |" in row and "chosen" not in row
     chosen = next(line for line in markdown.splitlines() if line.startswith("| 4 | `models/sentiment-d4-paper-min2` |"))
-    assert "**0.7733** (epoch 31) | 0.7955 (chosen for this d) |" in chosen
+    assert "0.7733 (epoch 31) | 0.7955 (chosen for this d) |" in chosen
     analysis_row = next(line for line in markdown.splitlines() if line.startswith("| `models/sentiment-d4-paper` |"))
     for cell in ("5.25 (1.50, 1-11)", "99.0%", "great 120, worst 80 (900 reviews)", "61.0% / 16.0%",
                  "2.7% of leaders (1.7% of tokens); 4200 of 15000 reviews", "2 of 3000 (0.125)", "0.8125 (at K: 0.7811); 900 of 15000 differ",

@@ -55,7 +55,7 @@ def test_report_says_failed_up_front(failing_report) -> None:
     out, _ = failing_report
     markdown = (out / "report.md").read_text(encoding="utf-8")
     head = markdown.split("## Counterexamples")[0]
-    assert "**Overall: FAILED**" in head
+    assert "Overall: **FAILED**" in head
     t1_row = next(line for line in head.splitlines() if line.startswith("| T1 |"))
     assert t1_row.split("|")[4].strip() == "2"  # the "failed" column
     assert "None: no claim failed" not in markdown
@@ -101,7 +101,7 @@ def test_an_inconclusive_run_gives_status_3(tmp_path: Path) -> None:
     row = outcome.results["summary"]["claims"]["T3"]
     assert (row["inconclusive"], row["measured"], row["certified"]) == (2, 2, 0)
     assert all(not r["certcheck"]["rejected"] for r in outcome.results["examples"])
-    assert "**Overall: inconclusive**" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert "Overall: **inconclusive**" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
 
 
 def test_a_verdict_downgraded_by_the_producer_is_caught_by_the_checker(tmp_path: Path) -> None:
@@ -156,4 +156,4 @@ def test_certificates_are_rechecked_independently(tmp_path: Path) -> None:
     assert (row["certified"], row["recertified"], row["rejected_by_checker"]) == (2, 0, 2)
     assert tampered.exit_status == exitcodes.FALSE  # the suite claimed too much: a failure
     markdown = (tmp_path / "tampered" / "report.md").read_text(encoding="utf-8")
-    assert "**Overall: FAILED**" in markdown and "REJECTED 2" in markdown
+    assert "Overall: **FAILED**" in markdown and "REJECTED 2" in markdown

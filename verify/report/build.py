@@ -38,7 +38,7 @@ OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "conjectures": ("conjectures", ("*.json",)),
 }
 MAX_SUMMARY_FIELDS = 16
-MAX_SUMMARY_LINES = 20
+MAX_SUMMARY_LINES = 200   # the rest is counted in lines_omitted and named in the report
 
 
 @dataclass
@@ -71,6 +71,8 @@ def _scalar_summary(data: Any) -> dict[str, Any]:
     lines = data.get("lines")
     if isinstance(lines, list) and lines and all(isinstance(x, str) for x in lines):
         summary["lines"] = lines[:MAX_SUMMARY_LINES]
+        if len(lines) > MAX_SUMMARY_LINES:
+            summary["lines_omitted"] = len(lines) - MAX_SUMMARY_LINES
     return summary
 
 

@@ -17,6 +17,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 __all__ = ["FigureInfo", "write_figures", "hull_order", "PANEL_LAYERS"]
 
@@ -86,8 +88,16 @@ def _palette(n: int) -> list[Any]:
     return [cmap(i % cmap.N) for i in range(n)]
 
 
+def _limit_label(limit: Sequence[str]) -> str:
+    return "(" + ", ".join(f"{float(Fraction(x)):.3g}" for x in limit) + ")"
+
+
 def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
-    """[P1] Figure 2 style: one row per worked configuration, columns at layers 0, 1, 2, 5 and the last."""
+    """[P1] Figure 2 style: one row per worked configuration, columns at layers 0, 1, 2, 5 and the last.
+
+    A token keeps one colour in every column: the colour of its certified limit (tokens that
+    share a limit share a colour; grey: no certified limit), listed in the row's legend.
+    """
     from ..config import parse_configuration
     from ..trajectory import simulate
 
@@ -97,14 +107,18 @@ def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInf
         return None
     last = WORKED_LAST_LAYER
     columns = list(PANEL_LAYERS) + [last]
-    fig = Figure(figsize=(3.0 * len(columns), 3.0 * len(worked)))
+    fig = Figure(figsize=(3.0 * len(columns) + 2.4, 3.0 * len(worked)))
     for row, record in enumerate(worked):
         config = parse_configuration(record["configuration"], outside_hypotheses=True)
         trajectory = simulate(config.tokens, alpha=config.alpha, A=config.A_matrix if config.A else None,
                               layers=last)
         positions = np.array([[[float(x) for x in p] for p in layer] for layer in trajectory.positions])
         n = config.n
-        colours = _palette(n)
+        fates = {f["token"]: f for f in record["fates"]}
+        limits = sorted({tuple(f["limit"]) for f in record["fates"] if f.get("limit")},
+                        key=lambda limit: [float(Fraction(x)) for x in limit])
+        limit_colour = dict(zip(limits, _palette(len(limits))))
+        colours = [limit_colour.get(tuple(fates.get(i, {}).get("limit") or ()), "0.6") for i in range(n)]
         leader_limits = [(f["token"], _limit(f)) for f in record["fates"] if f["kind"] == "leader" and f.get("limit")]
         other_limits = [_limit(f) for f in record["fates"] if f["kind"] != "leader" and f.get("limit")]
         low, high = positions.reshape(-1, 2).min(axis=0), positions.reshape(-1, 2).max(axis=0)
@@ -120,19 +134,15 @@ def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInf
                 closed = np.vstack([vertices[order], vertices[order[:1]]])
                 ax.plot(closed[:, 0], closed[:, 1], color="0.2", linewidth=1.0, linestyle="--", zorder=2)
             attention = trajectory.attention[k]
-            faces, edges, leads = [], [], []
-            for i in range(n):
-                target = sorted(attention[i])
-                tie = len(target) > 1
-                faces.append("white" if tie else colours[target[0]])
-                leads.append(attention[i] == frozenset({i}))
-                edges.append("black" if (tie or leads[-1]) else faces[-1])
+            leads = [attention[i] == frozenset({i}) for i in range(n)]
+            ties = [len(attention[i]) > 1 for i in range(n)]
             for is_leader, marker, size in ((False, "o", 40), (True, "*", 150)):
                 chosen = [i for i in range(n) if leads[i] == is_leader]
                 if chosen:
                     ax.scatter(positions[k, chosen, 0], positions[k, chosen, 1], s=size, marker=marker,
-                               facecolors=[faces[i] for i in chosen], edgecolors=[edges[i] for i in chosen],
-                               linewidths=0.8, zorder=3)
+                               facecolors=[colours[i] for i in chosen],
+                               edgecolors=["black" if (ties[i] or leads[i]) else colours[i] for i in chosen],
+                               linewidths=[1.4 if ties[i] else 0.8 for i in chosen], zorder=3)
             marks = np.array([limit for limit in other_limits if limit is not None])
             if len(marks):
                 ax.scatter(marks[:, 0], marks[:, 1], marker="x", color="black", s=45, linewidths=1.2, zorder=4)
@@ -143,14 +153,30 @@ def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInf
             if row == 0:
                 ax.set_title(f"layer {k}", fontsize=9)
             if col == 0:
-                ax.set_ylabel(record["task"]["name"].replace("_", " "), fontsize=9)
-    fig.subplots_adjust(left=0.05, right=0.99, bottom=0.03, top=0.96, wspace=0.25, hspace=0.2)
+                ax.set_ylabel(f"{record['task']['name'].replace('_', ' ')} (alpha = {config.alpha})", fontsize=9)
+            if col == len(columns) - 1:
+                handles = [Line2D([], [], marker="o", linestyle="", markerfacecolor=limit_colour[limit],
+                                  markeredgecolor=limit_colour[limit], label=f"limit {_limit_label(limit)}")
+                           for limit in limits]
+                if any(tuple(fates.get(i, {}).get("limit") or ()) not in limit_colour for i in range(n)):
+                    handles.append(Line2D([], [], marker="o", linestyle="", color="0.6", label="no certified limit"))
+                handles += [Line2D([], [], marker="*", linestyle="", markersize=10, color="0.3", label="leader (C_i = {i})"),
+                            Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="black",
+                                   markeredgewidth=1.4, label="tie (|C_i| > 1)"),
+                            Line2D([], [], marker="x", linestyle="", color="black", label="non-vertex limit"),
+                            Line2D([], [], linestyle="--", color="0.2", label="K")]
+                ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.04, 1.0), fontsize=6.5, frameon=False,
+                          borderaxespad=0.0)
+    fig.suptitle(f"The worked configurations of THEORY.md §4: exact hardmax dynamics, layers "
+                 f"{', '.join(str(k) for k in columns)}", fontsize=11)
+    fig.subplots_adjust(left=0.05, right=0.86, bottom=0.03, top=0.93, wspace=0.25, hspace=0.2)
     png, svg = _save(fig, out_dir, "worked_panels", svg=True)
     return FigureInfo("worked_panels", png, svg, "Worked configurations (THEORY.md §4, [P1] Figure 2)",
                       "Rows: the worked configurations; columns: layers 0, 1, 2, 5 and 30 of the exact dynamics. "
-                      "Stars: leaders at that layer (C_i = {i}). Colour: the token each token attends to "
-                      "(white with a black edge: a tie, |C_i| > 1). Grey lines: trails since layer 0. "
-                      "Dashed polygon: K, the convex hull of the leaders' certified limits, drawn in hull order. "
+                      "Colour: the token's certified limit, the same in every column (tokens with the same limit "
+                      "share a colour; the row's legend gives the limits). Stars: leaders at that layer "
+                      "(C_i = {i}); a thick black edge marks a tie (|C_i| > 1). Grey lines: trails since layer 0. "
+                      "Dashed polygon: K, the convex hull of the leaders' certified limits. "
                       "Crosses: certified limits of non-leaders (fixed or locked tokens, THEORY.md D7).")
 
 
@@ -158,49 +184,82 @@ def _families(records: Sequence[dict[str, Any]]) -> list[str]:
     return sorted({r["task"]["family"] for r in records})
 
 
+def _alpha_value(record: dict[str, Any]) -> Fraction:
+    return Fraction(str(record["configuration"]["alpha"]))
+
+
+def _alpha_colours(alphas: Sequence[Fraction]) -> dict[Fraction, Any]:
+    """Distinct alphas on a sequential colour map (small alpha light-blue to large alpha dark-red)."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["plasma"]
+    ordered = sorted(set(alphas))
+    if len(ordered) == 1:
+        return {ordered[0]: cmap(0.1)}
+    return {a: cmap(0.05 + 0.8 * i / (len(ordered) - 1)) for i, a in enumerate(ordered)}
+
+
+def _selection(records: Sequence[dict[str, Any]]) -> str:
+    worked = sum(r["task"]["kind"] == "worked" for r in records)
+    return f"{len(records)} configurations ({worked} worked, {len(records) - worked} generated)"
+
+
 def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
     ok = [r for r in records if r.get("status") != "error" and r.get("convergence", {}).get("max_A_distance")]
     if not ok:
         return None
-    families = _families(ok)
-    colours = dict(zip(families, _palette(len(families))))
-    fig = Figure(figsize=(11, 4.2))
+    alphas = _alpha_colours([_alpha_value(r) for r in ok])
+    fig = Figure(figsize=(11, 4.4))
     ax = fig.add_subplot(1, 2, 1)
-    for family in families:
-        first = True
-        for record in (r for r in ok if r["task"]["family"] == family):
+    longest = max(len(r["convergence"]["max_A_distance"]) for r in ok)
+    for alpha, colour in alphas.items():
+        group = [r for r in ok if _alpha_value(r) == alpha]
+        for record in group:
             series = np.array(record["convergence"]["max_A_distance"], dtype=float)
             # Exactly zero once every token with a limit sits on it; clip for the log scale.
-            ax.semilogy(np.arange(len(series)), np.maximum(series, 1e-36), color=colours[family], alpha=0.55,
-                        linewidth=0.9, label=family if first else None)
-            first = False
+            ax.semilogy(np.arange(len(series)), np.maximum(series, 1e-300), color=colour, alpha=0.5, linewidth=0.9)
+        # D7: after its lock layer a token approaches its limit by the factor 1/(1 + alpha) per layer,
+        # a straight line of slope -log(1 + alpha) on this scale; drawn from the group's largest start.
+        start = max(float(r["convergence"]["max_A_distance"][0]) for r in group)
+        layers = np.arange(longest)
+        ax.semilogy(layers, np.maximum(start * (1 + float(alpha)) ** -layers, 1e-300), color=colour, linestyle="--",
+                    linewidth=1.6, label=f"alpha = {alpha}: {len(group)} examples; dashed: slope -log(1 + alpha)")
     top = max((max(r["convergence"]["max_A_distance"]) for r in ok), default=1.0)
-    ax.set_ylim(1e-35, max(top, 1e-30) * 10)
+    smallest = min((x for r in ok for x in r["convergence"]["max_A_distance"] if x > 0), default=1e-30)
+    ax.set_ylim(max(smallest, 1e-35) / 10, max(top, 1e-30) * 10)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("layer k")
     ax.set_ylabel("max_i ||z_i^k - s_i||_A")
-    ax.set_title("A-distance to the certified limits", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.set_title(f"A-distance to the certified limits, {_selection(ok)}", fontsize=9)
+    ax.legend(fontsize=6.5, loc="lower left")
     ax2 = fig.add_subplot(1, 2, 2)
+    families = _families(ok)
     for index, family in enumerate(families):
-        layers = [f["layer"] for r in ok if r["task"]["family"] == family for f in r["fates"]
+        points = [(f["layer"], _alpha_value(r)) for r in ok if r["task"]["family"] == family for f in r["fates"]
                   if f["kind"] != "leader" and f.get("layer") is not None]
-        if layers:
-            jitter = np.linspace(-0.25, 0.25, len(layers)) if len(layers) > 1 else np.zeros(1)
-            ax2.scatter(np.array(layers), index + jitter, s=8, color=colours[family], alpha=0.7)
-    from matplotlib.ticker import MaxNLocator
-
+        if points:
+            jitter = np.linspace(-0.25, 0.25, len(points)) if len(points) > 1 else np.zeros(1)
+            ax2.scatter(np.array([p[0] for p in points]), index + jitter, s=9, alpha=0.8,
+                        color=[alphas[p[1]] for p in points])
+    last_lock = max((f["layer"] for r in ok for f in r["fates"] if f["kind"] != "leader" and f.get("layer") is not None),
+                    default=0)
+    ax2.set_xlim(-0.5, max(last_lock, 1) + 0.5)
     ax2.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax2.set_yticks(range(len(families)))
     ax2.set_yticklabels(families, fontsize=8)
+    ax2.set_ylim(-0.6, len(families) - 0.4)
     ax2.set_xlabel("layer at which a non-leader locked or became fixed (THEORY.md D7)")
-    ax2.set_title("Locking layers", fontsize=10)
+    ax2.set_title("Locking layers by family (colour: alpha)", fontsize=9)
     fig.tight_layout()
     png, svg = _save(fig, out_dir, "convergence")
     return FigureInfo("convergence", png, svg, "Convergence",
                       "Left: for each example, the largest A-distance between a token and its certified limit "
-                      "against the layer (log scale), coloured by family: exact squared distances, square root in "
-                      "float64. Curves drop to the bottom when every certified token sits on its limit. "
-                      "Right: the layer at which each non-leader locked or became fixed (exact, THEORY.md D7).")
+                      "against the layer (log scale), coloured by alpha: exact squared distances, square root in "
+                      "float64. Curves drop to the bottom when every certified token sits on its limit. Dashed, "
+                      "in the same colour: the rate D7 proves after a token locks, a factor 1/(1 + alpha) per "
+                      "layer (slope -log(1 + alpha)), drawn from the largest starting distance of that alpha. "
+                      "Right: the layer at which each non-leader locked or became fixed (exact, THEORY.md D7), "
+                      "one row per family, coloured by alpha.")
 
 
 def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
@@ -224,9 +283,10 @@ def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo
                 ax.scatter([k], [series[k]], marker="^", s=22, color=colours[family], edgecolors="black",
                            linewidths=0.5, zorder=3)
     ax.set_ylim(bottom=1e-20)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("layer k")
     ax.set_ylabel("max |float - exact| (0 drawn at 1e-20)")
-    ax.set_title("How far float64 drifts from the exact run", fontsize=10)
+    ax.set_title(f"How far float64 drifts from the exact run, {_selection(ok)}", fontsize=9)
     ax.legend(fontsize=6, ncol=2)
     ax2 = fig.add_subplot(1, 2, 2)
     counts = []
@@ -239,6 +299,7 @@ def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo
     ax2.bar(positions + 0.2, [c[1] for c in counts], width=0.4, label="float chose a different set")
     ax2.set_xticks(positions)
     ax2.set_xticklabels(families, rotation=30, fontsize=7, ha="right")
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax2.set_ylabel("examples")
     ax2.set_title("Float attention sets against exact ones", fontsize=10)
     ax2.legend(fontsize=7)
@@ -266,9 +327,11 @@ def denominator_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
             ax.plot(range(len(bits)), bits, color=colours[family], alpha=0.6, linewidth=0.9,
                     label=family if first else None)
             first = False
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("layer k")
     ax.set_ylabel("bit length of the common denominator")
-    ax.set_title("The cost of exactness", fontsize=10)
+    ax.set_title(f"The cost of exactness, {_selection(ok)}", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     png, svg = _save(fig, out_dir, "denominator_bits")
@@ -282,33 +345,30 @@ def leaders_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureIn
     ok = [r for r in records if r.get("status") != "error" and r.get("fates")]
     if not ok:
         return None
-    fig = Figure(figsize=(11, 4.2))
-    ax = fig.add_subplot(1, 2, 1)
+    fig = Figure(figsize=(6.5, 4.4))
+    ax = fig.add_subplot(1, 1, 1)
     dims = sorted({len(r["configuration"]["tokens"][0]) for r in ok})
     colours = dict(zip(dims, _palette(len(dims))))
     for d in dims:
         rows = [r for r in ok if len(r["configuration"]["tokens"][0]) == d]
         n = [len(r["configuration"]["tokens"]) for r in rows]
         leaders = [sum(f["kind"] == "leader" for f in r["fates"]) for r in rows]
-        ax.scatter(n, leaders, color=colours[d], s=20, label=f"d = {d}", alpha=0.8)
+        ax.scatter(n, leaders, color=colours[d], s=22, label=f"d = {d} ({len(rows)} examples)", alpha=0.8)
+    top = max(len(r["configuration"]["tokens"]) for r in ok)
+    ax.plot([0, top], [0, top], color="0.6", linewidth=0.8, linestyle=":", label="every token leads")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0, top + 1)
+    ax.set_ylim(0, top + 1)
     ax.set_xlabel("number of tokens n")
     ax.set_ylabel("number of leaders")
-    ax.set_title("Leaders against n and d", fontsize=10)
+    ax.set_title(f"Leaders against n and d, {_selection(ok)}", fontsize=9)
     ax.legend(fontsize=7)
-    ax2 = fig.add_subplot(1, 2, 2)
-    last = [max(f["layer"] for f in r["fates"] if f["kind"] == "leader") for r in ok
-            if any(f["kind"] == "leader" and f.get("layer") is not None for f in r["fates"])]
-    if last:
-        ax2.hist(last, bins=(np.arange(0, max(last) + 2) - 0.5).tolist(), color="0.4")
-    ax2.set_xlabel("layer at which the last leader emerged")
-    ax2.set_ylabel("examples")
-    ax2.set_title("Emergence of the last leader", fontsize=10)
     fig.tight_layout()
     png, svg = _save(fig, out_dir, "leaders")
     return FigureInfo("leaders", png, svg, "Leaders",
-                      "Left: number of leaders (tokens with C_i = {i} at some layer, exact) against n, coloured by d. "
-                      "Right: the first layer at which the last leader of each example led (exact; counts only "
-                      "leaders that emerged within the layer budget).")
+                      "Number of leaders (tokens with C_i = {i} at some layer, exact) against the number of "
+                      "tokens n, coloured by the dimension d; dotted: every token leads.")
 
 
 def write_figures(records: Sequence[dict[str, Any]], out_dir: Path) -> list[FigureInfo]:

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from . import formatting as fmt
 from .figures import FigureInfo
+from .glance import Glance, at_a_glance, claim_badge_kind
 
 __all__ = ["Block", "build_document", "to_markdown", "to_html", "CLAIM_STATEMENTS", "CLAIM_ASSUMPTIONS"]
 
@@ -48,14 +50,20 @@ CLAIM_ASSUMPTIONS: dict[str, str] = {
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
 
+# Tables longer than this are folded (HTML <details>) behind a summary line that gives their length.
+LONG_TABLE_ROWS = 20
+
+
 @dataclass
 class Block:
-    kind: str                      # h1 h2 h3 p list table figure code
+    kind: str                      # h1 h2 h3 p list table figure gallery code glance contents
     text: str = ""
     items: list[str] = field(default_factory=list)
     headers: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
     figure: FigureInfo | None = None
+    figures: list[FigureInfo] = field(default_factory=list)   # gallery: shown folded in HTML
+    glance: Glance | None = None
 
 
 def _h(level: int, text: str) -> Block:
@@ -71,11 +79,14 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> Block:
 
 
 def _count(value: Any) -> str:
-    return "n/a" if value is None else str(value)
+    return "n/a" if value is None else fmt.count(value)
 
 
-def _fmt_float(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3g}"
+def _some(names: Sequence[str], shown: int = 6) -> str:
+    """The first names and how many more: never a silent cut."""
+    names = list(names)
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
@@ -89,12 +100,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         examples = sorted({name for name, _ in unsettled})
         notes.append(f"{len(unsettled)} token(s) in {len(examples)} example(s) neither locked nor became fixed "
                      f"within {budget} layers: their convergence is measured, not certified "
-                     f"({', '.join(examples[:6])}{', ...' if len(examples) > 6 else ''}).")
+                     f"({_some(examples)}).")
     timed_out = [r["task"]["name"] for r in ok if r.get("stopped_by") == "time budget"]
     if timed_out:
         notes.append(f"{len(timed_out)} example(s) were stopped by the time budget of "
                      f"{results['campaign'].get('time_budget')} s per configuration before every token settled "
-                     f"({', '.join(timed_out[:6])}{', ...' if len(timed_out) > 6 else ''}); their unsettled "
+                     f"({_some(timed_out)}); their unsettled "
                      "claims are inconclusive, and with a time budget the results depend on the machine's speed.")
     else:
         notes.append(f"Every token of every example led, became fixed or locked within {budget} layers "
@@ -102,11 +113,11 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     errors = [r for r in records if r.get("status") == "error"]
     if errors:
         notes.append(f"{len(errors)} task(s) raised an error twice and were not checked: "
-                     + "; ".join(f"{r['task']['name']} ({r['error']})" for r in errors[:5]) + ".")
+                     + _some([f"{r['task']['name']} ({r['error']})" for r in errors], 5) + ".")
     outside = [r["task"]["name"] for r in ok if r["configuration"].get("outside_hypotheses")]
     if outside:
         notes.append(f"{len(outside)} example(s) lie outside the theorem's hypotheses (recorded as such): "
-                     + ", ".join(outside[:6]) + ".")
+                     + _some(outside) + ".")
     summary = results["summary"]
     t4 = summary["claims"].get("T4")
     if t4 is not None and t4["certified"]:
@@ -152,11 +163,13 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
     overall = summary["overall"]
 
     blocks.append(_h(1, "hardmax-verify: verification report"))
+    blocks.append(Block("glance", glance=at_a_glance(results)))
+    blocks.append(Block("contents"))
     worked = sum(r["task"]["kind"] == "worked" for r in records)
     families = sorted({r["task"]["family"] for r in records if r["task"]["kind"] == "generated"})
     time_budget = campaign.get("time_budget")
     time_budget_text = "" if time_budget is None else f", time budget {time_budget:g} s per configuration"
-    blocks.append(_p(f"**Overall: {_STATUS_WORD.get(overall, overall)}** (exit status {summary['exit_status']}). "
+    blocks.append(_p(f"Overall: {_STATUS_WORD.get(overall, overall)} (exit status {summary['exit_status']}). "
                      f"{len(records)} configurations checked: {worked} worked configurations of THEORY.md §4 and "
                      f"{len(records) - worked} generated from seed {campaign['seed']} across the families "
                      f"{', '.join(families) or '(none)'}; layer budget {campaign['layer_budget']}"
@@ -244,7 +257,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
         rows.append([family, len(group), sum(c["first_undecided_layer"] is not None for c in group),
                      sum(c["first_differing_layer"] is not None for c in group),
                      sum(c["silent_disagreements"] for c in group),
-                     _fmt_float(max((c["final_max_abs_difference"] for c in group), default=None))])
+                     fmt.measured(max((c["final_max_abs_difference"] for c in group), default=None))])
     blocks.append(_table(["family", "examples", "float flagged undecided", "float chose different sets",
                           "silent disagreements (must be 0)", "max final |float - exact|"], rows))
     blocks.append(_p("Measured: float64 dynamics (verify.float_dynamics) against the exact engine over the same "
@@ -266,6 +279,13 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
     blocks.append(_h(2, "Leaders"))
     if "leaders" in by_name:
         blocks.append(Block("figure", figure=by_name["leaders"]))
+    emergence = _last_leader_layers(ok)
+    if emergence:
+        total = sum(emergence.values())
+        blocks.append(_p("The last leader of an example first led at "
+                         + "; ".join(f"layer {layer} in {fmt.fraction(n, total)} examples"
+                                     for layer, n in sorted(emergence.items()))
+                         + " (exact; leaders that emerged within the layer budget)."))
 
     blocks.append(_h(2, "Every example"))
     claim_ids = list(claims)
@@ -279,7 +299,12 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
         rows.append([task["name"], task["family"], len(config["tokens"]), len(config["tokens"][0]), config["alpha"],
                      r["status"], sum(f["kind"] == "leader" for f in r["fates"]), _fmt_settled(r)]
                     + [_short(r["verdicts"].get(c, {}).get("status")) for c in claim_ids])
-    blocks.append(_table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows))
+    table = _table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows)
+    # The summary line a folded table shows in HTML.
+    table.text = (f"{fmt.count(len(rows))} examples: "
+                  + ", ".join(f"{fmt.count(n)} {status}" for status, n in
+                              sorted(_tally(r.get("status", "error") for r in records).items())))
+    blocks.append(table)
     blocks.append(_p("C = certified, F = failed, I = inconclusive, — = not checked. Each example's configuration, "
                      "verdicts, evidence and certificates are in results.json."))
 
@@ -305,14 +330,18 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
             continue
         items = []
         for item in section["files"]:
-            fields = {k: v for k, v in item["summary"].items() if k != "lines"}
-            text = ", ".join(f"{k} = {v}" for k, v in fields.items()) or "(no scalar fields)"
+            fields = {k: v for k, v in item["summary"].items() if k not in ("lines", "lines_omitted")}
+            text = ", ".join(f"{k} = {fmt.by_key(k, v)}" for k, v in fields.items()) or "(no scalar fields)"
             items.append(f"`{item['path']}` (sha256 {item['sha256'][:12]}…): {text}")
-        blocks.append(Block("list", items=items))
+        blocks.append(Block("table", headers=["saved file and its fields"], rows=[[item] for item in items]))
         for item in section["files"]:
-            if item["summary"].get("lines"):
-                blocks.append(_p(f"`{item['path']}` says:"))
-                blocks.append(Block("list", items=list(item["summary"]["lines"])))
+            lines = item["summary"].get("lines")
+            if lines:
+                omitted = item["summary"].get("lines_omitted")
+                blocks.append(_p(f"`{item['path']}` says ({fmt.count(len(lines))} lines"
+                                 + (f"; {fmt.count(omitted)} more lines in that file, not shown" if omitted else "")
+                                 + "):"))
+                blocks.append(Block("code", "\n".join(lines)))
     skipped = [f"{key}: {section['skipped']}" for key, section in optional.items() if section.get("skipped")]
     if skipped:
         blocks.append(_h(2, "Optional sections skipped"))
@@ -326,7 +355,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
     blocks.append(_table(["input", "role", "sha256"], [[i["path"], i["role"], i["sha256"]] for i in results["inputs"]]
                          or [["(none: embedded defaults only)", "—", "—"]]))
     blocks.append(_table(["dependency", "version"], sorted(env["versions"].items())))
-    blocks.append(_table(["step", "seconds"], sorted(env["timings_seconds"].items())))
+    blocks.append(_table(["step", "time"], [[step, fmt.seconds(value)] for step, value in
+                                            sorted(env["timings_seconds"].items())]))
     blocks.append(_p("results.json holds everything above; its `environment` block (timestamps, timings, versions) "
                      "is the only part that differs between two runs with the same seed and versions."))
     return blocks
@@ -337,6 +367,20 @@ def _fmt_settled(record: Mapping[str, Any]) -> str:
     if settled is not None:
         return str(settled)
     return f"no: {record.get('stopped_by', 'layer budget')} spent at layer {record.get('layers_run', '?')}"
+
+
+def _tally(values: Any) -> dict[Any, int]:
+    counts: dict[Any, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def _last_leader_layers(records: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+    """Examples by the layer at which their last leader first led (exact fates)."""
+    return _tally(max(f["layer"] for f in r["fates"] if f["kind"] == "leader" and f.get("layer") is not None)
+                  for r in records
+                  if any(f["kind"] == "leader" and f.get("layer") is not None for f in r["fates"]))
 
 
 def _median(values: Sequence[int]) -> str:
@@ -366,12 +410,14 @@ _SENTIMENT_FIGURES = {
                         "labelled with their words, the decision line with its half-planes, the mean token. "
                         "An animated GIF sits next to the source PNG."),
     "review_negative": ("token evolution of a negative review",
-                        "As the previous figure, for one confident negative test review."),
+                        "Layers 0..8 of one confident negative test review (d = 2, exact positions), drawn as the "
+                        "positive review's figure: leaders labelled with their words, the decision line with its "
+                        "half-planes, the mean token. An animated GIF sits next to the source PNG."),
 }
 
 
 def _fmt_share(value: Any) -> str:
-    return "—" if not isinstance(value, (int, float)) else f"{100 * value:.1f}%"
+    return fmt.share(value)
 
 
 def _fmt_fails(check: Any, total_key: str = "holds") -> str:
@@ -451,13 +497,12 @@ def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
             seconds = e.get("hardmax_seconds")
             softmax = e.get("softmax_accuracy")
             rows.append([str(e.get("d")), f"`{e.get('checkpoint')}`", str(e.get("protocol") or "—"),
-                         f"{authors:.4f}" if authors is not None else "—", like,
-                         f"**{e['hardmax_accuracy']:.4f}** (epoch {e.get('epoch')})",
-                         (f"{validation:.4f}" + (" (chosen for this d)" if id(e) in chosen else ""))
+                         fmt.probability(authors), like,
+                         f"{fmt.probability(e['hardmax_accuracy'])} (epoch {e.get('epoch')})",
+                         (fmt.probability(validation) + (" (chosen for this d)" if id(e) in chosen else ""))
                          if isinstance(validation, (int, float)) else "—",
-                         f"{softmax:.4f}" if isinstance(softmax, (int, float)) else "—",
-                         str(e.get("exact_path", "—")), str(e.get("reviews", "—")),
-                         f"{seconds:.1f}" if isinstance(seconds, (int, float)) else "—"])
+                         fmt.probability(softmax), fmt.count(e.get("exact_path")), fmt.count(e.get("reviews")),
+                         fmt.seconds(seconds)])
         blocks.append(_h(3, "Accuracy"))
         blocks.append(_table(["d", "checkpoint", "protocol", "authors (softmax, best test epoch)",
                               "ours like-for-like (softmax, best test epoch)",
@@ -496,37 +541,109 @@ def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
     figures = section.get("figures") or []
     if figures:
         blocks.append(_h(3, "Analyses"))
+        blocks.append(_p(f"{fmt.count(len(figures))} figures of the saved analyses, one gallery per model."))
+        galleries: dict[str, list[FigureInfo]] = {}
         for figure in figures:
             stem = Path(figure["file"]).stem
-            title, caption = next(((f"{stem[:-len(suffix) - 1]}: {t}", c)
-                                   for suffix, (t, c) in _SENTIMENT_FIGURES.items() if stem.endswith(suffix)),
-                                  (stem, "A figure of the sentiment analysis."))
-            blocks.append(Block("figure", figure=FigureInfo(stem, figure["file"], None, title,
-                                                            f"{caption} Source: `{figure['path']}`.")))
+            model, title, caption = next(((stem[:-len(suffix) - 1], t, c)
+                                          for suffix, (t, c) in _SENTIMENT_FIGURES.items() if stem.endswith(suffix)),
+                                         (stem, "figure", "A figure of the sentiment analysis."))
+            galleries.setdefault(model, []).append(
+                FigureInfo(stem, figure["file"], None, f"{model}: {title}", f"{caption} Source: `{figure['path']}`."))
+        for model, shown in galleries.items():
+            blocks.append(Block("gallery", text=f"{model}: {', '.join(f.title.split(': ', 1)[1] for f in shown)}",
+                                figures=shown))
     return blocks
 
 
+def _slug(text: str) -> str:
+    """A heading's anchor as GitHub makes it (lower case, punctuation dropped, spaces to hyphens)."""
+    plain = re.sub(r"[*`]", "", text).strip().lower()
+    return re.sub(r"[^\w\- ]", "", plain).replace(" ", "-")
+
+
+def _anchors(blocks: Sequence[Block]) -> dict[int, str]:
+    """A unique anchor per heading (by block position); repeats get -1, -2 as on GitHub."""
+    seen: dict[str, int] = {"at-a-glance": 1, "contents": 1}
+    anchors = {}
+    for index, block in enumerate(blocks):
+        if block.kind in ("h1", "h2", "h3"):
+            base = _slug(block.text) or "section"
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            anchors[index] = base if n == 0 else f"{base}-{n}"
+    return anchors
+
+
+def _contents(blocks: Sequence[Block], anchors: Mapping[int, str]) -> list[tuple[str, str]]:
+    """(anchor, title) of every level-2 heading: the report's contents."""
+    return [(anchors[i], b.text) for i, b in enumerate(blocks) if b.kind == "h2"]
+
+
+_GLANCE_ROWS = (("certified", "certified"), ("failed", "failed"), ("inconclusive", "inconclusive"),
+                ("unchecked", "not checked"))
+
+
+def _glance_rows(glance: Glance) -> list[tuple[str, str, list[int]]]:
+    rows = [(status, label, [getattr(c, status) for c in glance.claims]) for status, label in _GLANCE_ROWS]
+    # "not checked" only when something was not checked.
+    return [row for row in rows if row[0] != "unchecked" or any(row[2])]
+
+
+def _recertified_text(glance: Glance) -> str:
+    if glance.recertified is None:
+        return "independent certificate checker not available: no certificate re-verified"
+    text = (f"{fmt.count(glance.recertified)} of {fmt.count(glance.certificates)} certificates re-verified by the "
+            "independent checker (verify.certcheck)")
+    return text + (f", {fmt.count(glance.rejected)} REJECTED" if glance.rejected else "")
+
+
+def _glance_markdown(glance: Glance) -> str:
+    overall = _STATUS_WORD.get(glance.overall, glance.overall)
+    out = ["## Results at a glance",
+           f"Overall: **{overall}** (exit status {glance.exit_status}) on {fmt.count(glance.configurations)} "
+           f"configurations; {_recertified_text(glance)}."]
+    lines = ["| claim | " + " | ".join(c.claim for c in glance.claims) + " |",
+             "|---|" + "|".join("---" for _ in glance.claims) + "|"]
+    lines += [f"| {label} | " + " | ".join(fmt.count(v) for v in values) + " |"
+              for _, label, values in _glance_rows(glance)]
+    out.append("\n".join(lines))
+    out.append("\n".join(f"- {what}: {sentence}" for what, sentence in glance.sentences))
+    return "\n\n".join(out)
+
+
 def to_markdown(blocks: Sequence[Block]) -> str:
+    anchors = _anchors(blocks)
     out: list[str] = []
     for block in blocks:
         if block.kind.startswith("h"):
             out.append("#" * int(block.kind[1]) + " " + block.text)
+        elif block.kind == "glance" and block.glance is not None:
+            out.append(_glance_markdown(block.glance))
+        elif block.kind == "contents":
+            out.append("## Contents\n\n" + "\n".join(f"- [{title}](#{anchor})"
+                                                    for anchor, title in _contents(blocks, anchors)))
         elif block.kind == "p":
             out.append(block.text)
         elif block.kind == "list":
             out.append("\n".join(f"- {item}" for item in block.items))
         elif block.kind == "code":
-            out.append("```json\n" + block.text + "\n```")
+            out.append("```\n" + block.text + "\n```")
         elif block.kind == "table":
             lines = ["| " + " | ".join(_md_cell(h) for h in block.headers) + " |",
                      "|" + "|".join("---" for _ in block.headers) + "|"]
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
             out.append("\n".join(lines))
         elif block.kind == "figure" and block.figure is not None:
-            f = block.figure
-            extra = f" ([SVG]({f.svg}))" if f.svg else ""
-            out.append(f"![{f.title}]({f.png})\n\n*{f.title}.* {f.caption}{extra}")
+            out.append(_figure_markdown(block.figure))
+        elif block.kind == "gallery":
+            out.append("\n\n".join(_figure_markdown(f) for f in block.figures))
     return "\n\n".join(out) + "\n"
+
+
+def _figure_markdown(f: FigureInfo) -> str:
+    extra = f" ([SVG]({f.svg}))" if f.svg else ""
+    return f"![{f.title}]({f.png})\n\n*{f.title}.* {f.caption}{extra}"
 
 
 _INLINE_CODE = re.compile(r"`([^`]+)`")
@@ -542,24 +659,77 @@ def _inline(text: str) -> str:
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;
-color:#222;line-height:1.45}
-table{border-collapse:collapse;margin:1em 0;font-size:.85em}th,td{border:1px solid #ccc;padding:.25em .5em;
-text-align:left;vertical-align:top}th{background:#f3f3f3}figure{margin:1.5em 0}img{max-width:100%}
-figcaption{font-size:.9em;color:#444}pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.8em}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;
+color:#222;line-height:1.45;overflow-wrap:anywhere}
+h1{font-size:1.6em;margin:.2em 0 .5em}
+.scroll{overflow-x:auto;max-width:100%;margin:1em 0}
+table{border-collapse:collapse;font-size:.85em;overflow-wrap:normal}th,td{border:1px solid #ccc;padding:.25em .5em;
+text-align:left;vertical-align:top}th{background:#f3f3f3}td{min-width:2.5em}
+figure{margin:1.5em 0}img{max-width:100%;height:auto}
+figcaption{font-size:.9em;color:#444}pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.8em;
+white-space:pre-wrap}
 code{background:#f6f6f6;padding:0 .2em}
+details{margin:1em 0}summary{cursor:pointer;color:#0645ad}
+.glance{border:1px solid #bbb;border-radius:6px;padding:.6em 1em;background:#fafafa}
+.glance h2{margin:.1em 0 .4em;font-size:1.25em}.glance .scroll{margin:.5em 0}
+.glance table{font-size:.85em}.glance td{text-align:center}
+.glance ul{margin:.4em 0;padding-left:1.2em}.glance li{margin:.25em 0}
+.what{font-weight:600}
+.badge{display:inline-block;min-width:1.6em;padding:0 .45em;border-radius:.8em;text-align:center;
+font-weight:600;color:#fff}
+.badge.ok{background:#1a7f37}.badge.bad{background:#cf222e}.badge.warn{background:#bf8700}
+.badge.zero{background:#e6e6e6;color:#666;font-weight:400}
+nav.contents ol{columns:3 14em;margin:.3em 0}
+.gallery-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,420px),1fr));gap:1em}
 """
+
+
+def _badge(status: str, value: int, text: str | None = None) -> str:
+    return f'<span class="badge {claim_badge_kind(status, value)}">{html.escape(text or fmt.count(value))}</span>'
+
+
+def _glance_html(glance: Glance) -> str:
+    overall = _STATUS_WORD.get(glance.overall, glance.overall)
+    kind = {"certified": "ok", "failed": "bad"}.get(glance.overall, "warn")
+    checker = "ok" if glance.recertified is not None and not glance.rejected else "bad" if glance.rejected else "warn"
+    head = "".join(f"<th>{html.escape(c.claim)}</th>" for c in glance.claims)
+    body = "".join(f"<tr><th>{label}</th>" + "".join(f"<td>{_badge(status, v)}</td>" for v in values) + "</tr>"
+                   for status, label, values in _glance_rows(glance))
+    sentences = "".join(f'<li><span class="what">{html.escape(what)}:</span> {_inline(sentence)}</li>'
+                        for what, sentence in glance.sentences)
+    return (f'<section class="glance" aria-labelledby="at-a-glance"><h2 id="at-a-glance">Results at a glance</h2>'
+            f'<p>Overall: <span class="badge {kind}">{html.escape(overall)}</span> (exit status {glance.exit_status}) '
+            f"on {fmt.count(glance.configurations)} configurations; "
+            f'<span class="badge {checker}">{html.escape(_recertified_text(glance))}</span></p>'
+            f'<div class="scroll"><table><thead><tr><th>claim</th>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+            f"<ul>{sentences}</ul></section>")
+
+
+def _figure_html(f: FigureInfo, report_dir: Path) -> str:
+    data = base64.b64encode((report_dir / f.png).read_bytes()).decode("ascii")
+    return (f'<figure id="figure-{html.escape(_slug(f.name))}"><img alt="{html.escape(f.title)}" '
+            f'src="data:image/png;base64,{data}">'
+            f"<figcaption><strong>{html.escape(f.title)}.</strong> {_inline(f.caption)}</figcaption></figure>")
 
 
 def to_html(blocks: Sequence[Block], *, report_dir: Path) -> str:
     """A single self-contained HTML file: every figure embedded as a base64 PNG."""
+    anchors = _anchors(blocks)
     title = next((b.text for b in blocks if b.kind == "h1"), "report")
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{html.escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>"]
-    for block in blocks:
+    for index, block in enumerate(blocks):
         if block.kind.startswith("h"):
             level = block.kind[1]
-            out.append(f"<h{level}>{_inline(block.text)}</h{level}>")
+            out.append(f'<h{level} id="{anchors[index]}">{_inline(block.text)}</h{level}>')
+        elif block.kind == "glance" and block.glance is not None:
+            out.append(_glance_html(block.glance))
+        elif block.kind == "contents":
+            out.append('<nav class="contents" aria-labelledby="contents"><h2 id="contents">Contents</h2><ol>'
+                       + "".join(f'<li><a href="#{anchor}">{_inline(text)}</a></li>'
+                                 for anchor, text in _contents(blocks, anchors))
+                       + "</ol></nav>")
         elif block.kind == "p":
             out.append(f"<p>{_inline(block.text)}</p>")
         elif block.kind == "list":
@@ -569,11 +739,16 @@ def to_html(blocks: Sequence[Block], *, report_dir: Path) -> str:
         elif block.kind == "table":
             head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
             body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows)
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            table = f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+            if len(block.rows) > LONG_TABLE_ROWS:
+                label = block.text or f"{fmt.count(len(block.rows))} rows"
+                table = f"<details><summary>Show the table ({_inline(label)})</summary>{table}</details>"
+            out.append(table)
         elif block.kind == "figure" and block.figure is not None:
-            f = block.figure
-            data = base64.b64encode((report_dir / f.png).read_bytes()).decode("ascii")
-            out.append(f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,{data}">'
-                       f"<figcaption><strong>{html.escape(f.title)}.</strong> {_inline(f.caption)}</figcaption></figure>")
+            out.append(_figure_html(block.figure, report_dir))
+        elif block.kind == "gallery":
+            out.append(f"<details><summary>{_inline(block.text)} ({fmt.count(len(block.figures))} figures)</summary>"
+                       '<div class="gallery-grid">' + "".join(_figure_html(f, report_dir) for f in block.figures)
+                       + "</div></details>")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

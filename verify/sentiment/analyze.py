@@ -36,6 +36,7 @@ import numpy as np
 from ..float_dynamics import _gamma, simulate_batch
 from ..io import atomic_directory, safe_name
 from ..numbers import InputError
+from ..report import formatting as fmt
 from .checkpoints import ModelWeights, read_checkpoint
 from .corpus import checkpoint_corpus, training_word_counts
 from .data import file_sha256
@@ -462,40 +463,54 @@ def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int
     return record
 
 
-def _plot_history(history: list[dict], path: Path) -> None:
+def _plot_history(history: list[dict], path: Path, model: str) -> None:
+    """Loss and accuracy per epoch; end-of-epoch evaluations are lines and markers, the running train mean is dotted.
+
+    The running train numbers (averaged over the epoch's batches while the weights change) are
+    not comparable with the end-of-epoch ones; they are drawn apart and labelled as such.
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
     epochs = [h["epoch"] for h in history]
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3))
-    axes[0].plot(epochs, [h["train_loss"] for h in history], label="train (softmax, running over the epoch)")
-    axes[0].plot(epochs, [h.get("test_loss") for h in history], label="test (softmax)")
-    hm = [h for h in history if "hardmax_test_loss" in h]
-    axes[0].scatter([h["epoch"] for h in hm], [h["hardmax_test_loss"] for h in hm], label="test (hardmax)",
-                    facecolor="none", edgecolor="C3")
-    hm_train = [h for h in history if "hardmax_train_loss" in h]
-    axes[0].scatter([h["epoch"] for h in hm_train], [h["hardmax_train_loss"] for h in hm_train],
-                    label="train (hardmax)", marker="^", facecolor="none", edgecolor="C4")
-    axes[0].set_xlabel("epoch"), axes[0].set_ylabel("BCE loss"), axes[0].legend(fontsize=7)
-    axes[1].plot(epochs, [h["train_acc"] for h in history], label="train (softmax, running)")
-    axes[1].plot(epochs, [h.get("val_acc") for h in history], label="validation (softmax)")
-    axes[1].plot(epochs, [h.get("test_acc") for h in history], label="test (softmax)")
-    axes[1].scatter([h["epoch"] for h in hm], [h["hardmax_test_acc"] for h in hm],
-                    label="test (hardmax, certified)", facecolor="none", edgecolor="C3")
-    axes[1].set_xlabel("epoch"), axes[1].set_ylabel("accuracy"), axes[1].legend(fontsize=7)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for ax, metric, ylabel in ((axes[0], "loss", "BCE loss"), (axes[1], "acc", "accuracy")):
+        ax.plot(epochs, [h.get(f"train_{metric}") for h in history], color="0.6", linestyle=":",
+                label="train, softmax (running mean over the epoch's batches)")
+        for colour, split, key in (("C0", "validation", "val"), ("C1", "test", "test")):
+            values = [h.get(f"{key}_{metric}") for h in history]
+            if any(v is not None for v in values):
+                ax.plot(epochs, values, color=colour, label=f"{split}, softmax (end of epoch)")
+        for colour, marker, split in (("C4", "^", "train"), ("C2", "s", "validation"), ("C3", "o", "test")):
+            points = [(h["epoch"], h[f"hardmax_{split}_{metric}"]) for h in history if f"hardmax_{split}_{metric}" in h]
+            if points:
+                ax.scatter([e for e, _ in points], [v for _, v in points], marker=marker, facecolor="none",
+                           edgecolor=colour, zorder=3,
+                           label=f"{split}, hardmax (end of epoch{', certified' if metric == 'acc' else ''})")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=6.5)
+    fig.suptitle(f"Training curves of {model}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(fig)
 
 
-def _plot_words(top: list[tuple[str, int]], path: Path) -> None:
+def _plot_words(top: list[tuple[str, int]], path: Path, model: str, reviews: int | None) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 3))
+    from matplotlib.ticker import MaxNLocator
+    fig, ax = plt.subplots(figsize=(6, 3.4))
     ax.bar([w for w, _ in top], [c for _, c in top])
     ax.set_ylabel("leader occurrences")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.tick_params(axis="x", rotation=60)
+    selection = f"{reviews} " if reviews is not None else ""
+    ax.set_title(f"Leader words of {model}\n({selection}correct test reviews with confidence >= 0.95, |w.z + b| > 2)",
+                 fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(fig)
@@ -539,9 +554,27 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
                 ax.annotate(words[ids[i]], Z[i], fontsize=6)
         mean = Z.mean(axis=0)
         ax.scatter([mean[0]], [mean[1]], marker="*", s=80, c="C3")
+        # The largest cluster (padding, or a repeated word) hides many tokens under one dot: say how many.
+        groups = Counter(tuple(np.round(z, 9)) for z in Z)
+        spot, size = groups.most_common(1)[0]
+        if size >= 3:
+            members = [i for i in range(len(Z)) if tuple(np.round(Z[i], 9)) == spot]
+            word, _ = Counter(words[ids[i]] for i in members).most_common(1)[0]
+            ax.annotate(f"{size} tokens ({word})", spot, xytext=(4, -10), textcoords="offset points", fontsize=6,
+                        color="C0", fontweight="bold")
         ax.set_xlim(low[0], high[0]), ax.set_ylim(low[1], high[1])
         ax.set_title(f"layer {k}", fontsize=8)
         ax.tick_params(labelsize=6)
+        if k == 0:
+            from matplotlib.lines import Line2D
+            from matplotlib.patches import Patch
+            ax.legend(handles=[Line2D([], [], marker="o", linestyle="", color="C0", markersize=4, label="token"),
+                               Line2D([], [], marker="*", linestyle="", color="C3", markersize=8,
+                                      label="mean token (decoder input)"),
+                               Line2D([], [], color="k", linewidth=0.8, label="decision line w.z + b = 0"),
+                               Patch(color="#d9ead3", label="positive half-plane"),
+                               Patch(color="#f4cccc", label="negative half-plane")],
+                      fontsize=5.5, loc="best")
 
     fig, axes = plt.subplots(3, 3, figsize=(9, 9))
     for k, ax in enumerate(axes.flat):
@@ -617,20 +650,22 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
     lines.append(f"checkpoint {checkpoint_dir} (d={weights.d}): hardmax test accuracy {evaluation.accuracy:.4f} "
                  f"({evaluation.exact_path} exact-path reviews)")
     lines.append(f"  leaders per review: mean {stats['mean']:.2f}, std {stats['std']:.2f}, min {stats['min']}, "
-                 f"max {stats['max']}, initial fraction {stats['fraction_initial_leaders_mean']}")
+                 f"max {stats['max']}, leading already at layer 0 {fmt.share(stats['fraction_initial_leaders_mean'])}")
     lines.append("  top leader words: " + ", ".join(f"{w} {c}" for w, c in top))
     lex = record["lexicon"]
-    lines.append(f"  VADER polarity share: leaders {lex['leader_polar_share']}, all words {lex['all_polar_share']}")
+    lines.append(f"  VADER polarity share: leaders {fmt.share(lex['leader_polar_share'])}, "
+                 f"all words {fmt.share(lex['all_polar_share'])}")
     unseen = record["unseen_words"]
-    lines.append(f"  words never seen in training: {unseen['unseen_token_share']} of test tokens, "
-                 f"{unseen['unseen_leader_share']} of leaders, a leader in {unseen['reviews_with_unseen_leader']} "
-                 f"of {unseen['reviews']} reviews")
+    lines.append(f"  words never seen in training: {fmt.share(unseen['unseen_token_share'])} of test tokens, "
+                 f"{fmt.share(unseen['unseen_leader_share'])} of leaders, a leader in "
+                 f"{fmt.fraction(unseen['reviews_with_unseen_leader'], unseen['reviews'])} reviews")
     ablation = record["without_attention"]
-    lines.append(f"  without attention (K=0, same weights): accuracy {ablation['accuracy_without_attention']} "
-                 f"against {ablation['accuracy_at_K']} at K={layers}; {ablation['predictions_changed']} predictions "
-                 f"differ (certified)")
+    lines.append(f"  without attention (K=0, same weights): accuracy {fmt.probability(ablation['accuracy_without_attention'])} "
+                 f"against {fmt.probability(ablation['accuracy_at_K'])} at K={layers}; "
+                 f"{fmt.count(ablation['predictions_changed'])} predictions differ (certified)")
     lines.append(f"  K=8 vs {converge_layers} layers: prediction changed for "
-                 f"{comparison.get('share_prediction_changed')} of {comparison['configurations']} reviews")
+                 f"{fmt.share(comparison.get('share_prediction_changed'))} of {fmt.count(comparison['configurations'])} "
+                 "reviews")
     if weights.d == 2:
         threshold = np.log(0.999 / 0.001)
         chosen = {}
@@ -651,16 +686,18 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
                 plotted[name] = {"test_row": int(rows[r]), "hardmax_logit": float(evaluation.logits[r]),
                                  **plot_review_evolution(weights, ids[r], corpus.vocabulary.words, layers=layers,
                                                          png=p, gif=p.with_suffix(".gif"),
-                                                         title=f"{name} test review {int(rows[r])}")}
+                                                         title=f"{Path(checkpoint_dir).name}: {name} test review {int(rows[r])}, layers 0..{layers}")}
             return draw
 
         for name, r in chosen.items():
             figures[f"{prefix}review_{name}.png"] = review_figure(name, r)
     history = checkpoint.meta.get("history", [])
+    model = Path(checkpoint_dir).name
     if history:
-        figures[f"{prefix}training_curves.png"] = lambda p: _plot_history(history, p)
+        figures[f"{prefix}training_curves.png"] = lambda p, h=history: _plot_history(h, p, model)
     if top:
-        figures[f"{prefix}leader_words.png"] = lambda p: _plot_words(top, p)
+        selected = (record.get("leader_words") or {}).get("reviews_selected")
+        figures[f"{prefix}leader_words.png"] = lambda p, t=top: _plot_words(t, p, model, selected)
     return record
 
 
@@ -698,8 +735,8 @@ def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors
         for name in ("distinct", "padded"):
             part = result["authors_d2"][name]
             lines.append(f"authors' d=2 embeddings, {name} configurations: leaders mean "
-                         f"{part['leaders']['mean']:.2f}; K=8 vs converged prediction changed "
-                         f"{part['K_vs_converged'].get('share_prediction_changed')}; T0 fails "
+                         f"{part['leaders']['mean']:.2f}; K=8 vs converged prediction changed for "
+                         f"{fmt.share(part['K_vs_converged'].get('share_prediction_changed'))}; T0 fails "
                          f"{part['T0_leader_within_K']['fails']}; T2 fails "
                          f"{part['T2_leader_limits_are_hull_vertices']['fails']}; T3 fails "
                          f"{part['T3_limits_on_boundary_of_K']['fails']}")
