@@ -686,7 +686,8 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
                 plotted[name] = {"test_row": int(rows[r]), "hardmax_logit": float(evaluation.logits[r]),
                                  **plot_review_evolution(weights, ids[r], corpus.vocabulary.words, layers=layers,
                                                          png=p, gif=p.with_suffix(".gif"),
-                                                         title=f"{Path(checkpoint_dir).name}: {name} test review {int(rows[r])}, layers 0..{layers}")}
+                                                         title=f"{Path(checkpoint_dir).name}: {name} test review "
+                                                               f"{int(rows[r])}, layers 0..{layers}")}
             return draw
 
         for name, r in chosen.items():
@@ -694,10 +695,15 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
     history = checkpoint.meta.get("history", [])
     model = Path(checkpoint_dir).name
     if history:
-        figures[f"{prefix}training_curves.png"] = lambda p, h=history: _plot_history(h, p, model)
+        def training_curves(p: Path) -> None:
+            _plot_history(history, p, model)
+        figures[f"{prefix}training_curves.png"] = training_curves
     if top:
-        selected = (record.get("leader_words") or {}).get("reviews_selected")
-        figures[f"{prefix}leader_words.png"] = lambda p, t=top: _plot_words(t, p, model, selected)
+        reviews_selected = (record.get("leader_words") or {}).get("reviews_selected")
+
+        def leader_words_figure(p: Path) -> None:
+            _plot_words(top, p, model, reviews_selected)
+        figures[f"{prefix}leader_words.png"] = leader_words_figure
     return record
 
 
