@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import math
 import os
@@ -1331,6 +1332,12 @@ def write_json(text: str, destination: str) -> None:
             handle.write(text)
         return
     directory = os.path.dirname(os.path.abspath(destination))
+    blocker = directory
+    while blocker and not os.path.isdir(blocker):
+        if os.path.exists(blocker):  # a file where a folder must be: name it, not the temporary file
+            raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", blocker)
+        parent = os.path.dirname(blocker)
+        blocker = "" if parent == blocker else parent
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".certcheck.", suffix=".partial")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
