@@ -20,16 +20,13 @@ import sys
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 from ..io import read_input
 from ..numbers import InputError
 from ..text import shorten
 from .base import Conjecture
 from .builtin import BUILTIN_CONJECTURES
-
-if TYPE_CHECKING:
-    from _typeshed import ReadableBuffer  # the type the base class's set_data takes (stubs only)
 
 __all__ = ["load_conjectures", "looks_like_file", "user_code"]
 
@@ -54,7 +51,8 @@ class _ReadSource(importlib.machinery.SourceFileLoader):
             raise OSError(f"{path}: only the conjecture file itself is read")  # the bytecode cache: none
         return self._source
 
-    def set_data(self, path: str, data: ReadableBuffer, *, _mode: int = 0o666) -> None:
+    def set_data(self, path: str, data: bytes,  # type: ignore[override]  # stubs say Buffer; bytes is what reaches it
+                 *, _mode: int = 0o666) -> None:
         """Write no bytecode cache."""
 
 
