@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _simulate(path: Path, tmp_path: Path, layers: int) -> dict:
     out = tmp_path / "trajectory.json"
-    assert main(["simulate", str(path), "--layers", str(layers), "--out", str(out)]) == 0
+    assert main(["simulate", str(path), "--layers", str(layers), "--json", str(out)]) == 0
     return json.loads(out.read_text())
 
 
