@@ -67,9 +67,12 @@ def short_number(x: Any) -> str:
     Works for any rational, also beyond float64's range (decimal arithmetic, never ``float()``).
     """
     if isinstance(x, Fraction):
-        text = str(x)
-        if len(text) <= SHORT_EXACT_LENGTH:
-            return text
+        # Numbers of more than 2^48 (15 digits) are never short: skip str(), which refuses
+        # integers beyond Python's digit limit.
+        if abs(x.numerator).bit_length() <= 48 and x.denominator.bit_length() <= 48:
+            text = str(x)
+            if len(text) <= SHORT_EXACT_LENGTH:
+                return text
         with localcontext() as context:
             context.prec = SHORT_DIGITS
             value = Decimal(x.numerator) / Decimal(x.denominator)

@@ -141,3 +141,10 @@ def test_json_to_standard_output_is_the_json_alone(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith("{") and json.loads(captured.out)["layers"] == 2
     assert "leaders" in captured.err  # the summary moved to standard error
+
+
+def test_a_number_beyond_pythons_digit_limit_is_summarised(tmp_path, capsys):
+    # alpha = 1e-5000: str() of its denominator is refused by Python; the summary shows it as a decimal.
+    path = write(tmp_path, '{"tokens": [["1"], ["-1/2"]], "alpha": "1e-5000"}')
+    assert main(["simulate", str(path), "--layers", "1"]) == 0
+    assert "alpha = ≈1e-5000" in capsys.readouterr().out

@@ -32,7 +32,7 @@ def _sets_line(sets: Sequence[frozenset[int]], undecided: frozenset[int] = froze
 def summary_lines(config: Configuration, trajectory: Trajectory, *, source: str) -> list[str]:
     """The readable summary of a run: attention sets per layer (repeats folded), leaders, final positions."""
     n, layers = trajectory.n, trajectory.layers
-    lines = [f"{one_line(config.name or source)}: n = {n} tokens in d = {config.d}, alpha = {config.alpha}, "
+    lines = [f"{one_line(config.name or source)}: n = {n} tokens in d = {config.d}, alpha = {short_number(config.alpha)}, "
              f"layers 0..{layers}, {trajectory.arithmetic} arithmetic"
              + (", OUTSIDE HYPOTHESES" if config.outside_hypotheses else "")]
     lines.append("attention sets C_0 .. C_{n-1} per layer (a set is the tokens token i attends to"
