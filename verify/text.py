@@ -10,11 +10,11 @@ markup (a name like ``[/]`` is text). Files written for machines (JSON) keep the
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["one_line", "shorten", "describe_value"]
+__all__ = ["one_line", "shorten", "describe_value", "short_number"]
 
 
 def one_line(text: str) -> str:
@@ -53,3 +53,28 @@ def describe_value(value: Any, limit: int = 60) -> str:
         return f"an object with {len(value)} key{'s' if len(value) != 1 else ''}"
     return f"a value of type {type(value).__name__}"
 
+
+
+# Significant digits of a rational shown as a decimal in a readable summary.
+SHORT_DIGITS = 6
+# An exact "p/q" up to this many characters is shown as it is; a longer one as a decimal.
+SHORT_EXACT_LENGTH = 14
+
+
+def short_number(x: Any) -> str:
+    """A coordinate for a readable summary: exact when short, else ``≈`` its decimal value (6 digits).
+
+    Works for any rational, also beyond float64's range (decimal arithmetic, never ``float()``).
+    """
+    if isinstance(x, Fraction):
+        # Numbers of more than 2^48 (15 digits) are never short: skip str(), which refuses
+        # integers beyond Python's digit limit.
+        if abs(x.numerator).bit_length() <= 48 and x.denominator.bit_length() <= 48:
+            text = str(x)
+            if len(text) <= SHORT_EXACT_LENGTH:
+                return text
+        with localcontext() as context:
+            context.prec = SHORT_DIGITS
+            value = Decimal(x.numerator) / Decimal(x.denominator)
+        return f"≈{value:.{SHORT_DIGITS}g}"
+    return f"{float(x):.{SHORT_DIGITS}g}"

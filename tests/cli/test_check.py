@@ -106,3 +106,26 @@ def test_time_budget_stops_the_run_and_says_so(tmp_path: Path, capsys: pytest.Ca
 def test_bad_time_budget_exits_2(tmp_path: Path, value: str) -> None:
     config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["triangle"].to_json_dict())
     assert main(["check", str(config), "--time-budget", value]) == 2
+
+
+def test_the_table_shows_every_token_fate_and_exact_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Tokens 0 and 2 lead from layer 0, token 1 from layer 1; token 3 is locked on {0}: its limit is z_0.
+    config = _write(tmp_path / "c.json", {"tokens": [["1", "1/3"], ["-1/12", "1/12"], [-1, -1], [0, "1/4"]],
+                                          "alpha": "1/2"})
+    assert main(["check", str(config), "--no-cross-check"]) == 0
+    out = capsys.readouterr().out
+    rows = {cells[0]: cells[1:] for line in out.splitlines()
+            if (cells := [c.strip() for c in line.strip("│ ").split("│")]) and cells[0] in ("0", "1", "2", "3")}
+    assert rows["0"] == ["leader", "0", "{0}", "(1, 1/3)"]
+    assert rows["1"] == ["leader", "1", "{1}", "(-1/18, 5/36)"]
+    assert rows["3"] == ["locked", "0", "{0}", "(1, 1/3)"]
+    assert "locked: attention set F fixed forever" in out
+
+
+def test_json_dash_puts_the_report_alone_on_standard_output(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["triangle"].to_json_dict())
+    assert main(["check", str(config), "--no-cross-check", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("{") and json.loads(captured.out)["status"] == "certified"
+    assert "fates and limits" in captured.err and "T0" in captured.err

@@ -18,7 +18,9 @@ def write(tmp_path, data, name="config.json"):
 
 def test_simulate_writes_exact_trajectory(tmp_path, capsys):
     out = tmp_path / "traj.json"
-    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "3", "--out", str(out)]) == 0
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "3", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "leaders" in captured.out and f"wrote {out}" in captured.err  # the summary, and where the JSON went
     data = json.loads(out.read_text())
     assert len(data["positions"]) == 4
     assert data["positions"][1][1] == ["-1/18", "5/36"]  # (z + 1/2 * z_3) / (3/2) with C_1 = {3}
@@ -28,7 +30,7 @@ def test_simulate_writes_exact_trajectory(tmp_path, capsys):
 
 
 def test_simulate_float_reports_certification(tmp_path, capsys):
-    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "2", "--arithmetic", "float"]) == 0
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "2", "--arithmetic", "float", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["arithmetic"] == "float" and data["certified"] is True
 
@@ -82,7 +84,8 @@ def test_outside_hypotheses_by_flag_or_field(tmp_path, capsys, data):
     assert main(["simulate", str(path), "--layers", "2"]) == 2
     assert main(["simulate", str(path), "--layers", "2", "--outside-hypotheses"]) == 0
     capsys.readouterr()
-    assert main(["simulate", str(write(tmp_path, {**data, "outside_hypotheses": True}, "o.json")), "--layers", "2"]) == 0
+    assert main(["simulate", str(write(tmp_path, {**data, "outside_hypotheses": True}, "o.json")), "--layers", "2",
+                 "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["config"]["outside_hypotheses"] is True
 
 
@@ -106,9 +109,42 @@ def test_simulate_float_on_a_coordinate_of_1e400_is_refused_naming_it(tmp_path, 
 def test_simulate_float_overflowing_scores_print_undecided_not_certified(tmp_path, capsys):
     path = write(tmp_path, {"tokens": [[1e200], [2e200]], "alpha": "1/2"})
     out = tmp_path / "traj.json"
-    assert main(["simulate", str(path), "--layers", "2", "--arithmetic", "float", "--out", str(out)]) == 0
-    err = capsys.readouterr().err
+    assert main(["simulate", str(path), "--layers", "2", "--arithmetic", "float", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["certified"] is False and data["first_undecided_layer"] == 0
     assert data["undecided"] == [[0, 1], [0, 1], [0, 1]] and data["leaders"] == []
-    assert "not decided" in err
+    assert "NOT certified" in printed and "?" in printed
+
+
+def test_the_default_output_is_a_readable_summary(tmp_path, capsys):
+    # Layer 0: C = {0} {3} {2} {0}; from layer 1 on token 1 leads too, and nothing changes again.
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "6"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert len(lines) < 20 and not out.lstrip().startswith("{")
+    assert "  layer 0        {0} {3} {2} {0}" in lines
+    assert "  layers 1..6    {0} {1} {2} {0}" in lines  # six equal layers folded into one line
+    assert "leaders (C_i = {i}): 0 (from layer 0), 1 (from layer 1), 2 (from layer 0)" in lines
+    assert any(line.startswith("  token 1") and "(-1/18, 5/36)" in line for line in lines)
+    assert lines[-1].startswith("certified: every attention set was decided in exact rational arithmetic")
+
+
+def test_a_long_exact_coordinate_is_shown_as_a_decimal(tmp_path, capsys):
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "20"]) == 0
+    token_3 = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("  token 3"))
+    assert "≈" in token_3 and "/" not in token_3  # 3^20 in the denominator: a decimal, exact in --json
+
+
+def test_json_to_standard_output_is_the_json_alone(tmp_path, capsys):
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "2", "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("{") and json.loads(captured.out)["layers"] == 2
+    assert "leaders" in captured.err  # the summary moved to standard error
+
+
+def test_a_number_beyond_pythons_digit_limit_is_summarised(tmp_path, capsys):
+    # alpha = 1e-5000: str() of its denominator is refused by Python; the summary shows it as a decimal.
+    path = write(tmp_path, '{"tokens": [["1"], ["-1/2"]], "alpha": "1e-5000"}')
+    assert main(["simulate", str(path), "--layers", "1"]) == 0
+    assert "alpha = ≈1e-5000" in capsys.readouterr().out

@@ -177,6 +177,6 @@ def test_values_beyond_a_limit_are_refused_before_any_work(work: Path, args: lis
 
 
 def test_raising_the_work_limit_lets_the_same_run_through(work: Path) -> None:
-    outcome = run(["simulate", "good.json", "--layers", "10", "--max-work", "30", "--out", "trajectory.json"], work)
+    outcome = run(["simulate", "good.json", "--layers", "10", "--max-work", "30", "--json", "trajectory.json"], work)
     assert outcome.status == 0, outcome.describe()
     assert len(json.loads((work / "trajectory.json").read_text())["positions"]) == 11

@@ -58,7 +58,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _writers(inputs: Path, target: str) -> dict[str, list[str]]:
     """Every writing command, writing to ``target`` (a file or a folder, as the command expects)."""
     return {
-        "simulate --out": ["simulate", str(inputs / "config.json"), "--layers", "30", "--out", target],
+        "simulate --json": ["simulate", str(inputs / "config.json"), "--layers", "30", "--json", target],
         "check --json": ["check", str(inputs / "config.json"), "--no-cross-check", "--json", target],
         "certcheck --json": ["certcheck", str(inputs / "claims.json"), "--json", target],
         "conjecture run --results-dir": ["conjecture", "run", str(inputs / "mine.py"), "--examples", "20",
@@ -68,7 +68,7 @@ def _writers(inputs: Path, target: str) -> dict[str, list[str]]:
     }
 
 
-WRITERS = ["simulate --out", "check --json", "certcheck --json", "conjecture run --results-dir", "report --out"]
+WRITERS = ["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir", "report --out"]
 
 
 @pytest.mark.parametrize("writer", WRITERS)
@@ -83,7 +83,7 @@ def _file_size_limit() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
 
 
-@pytest.mark.parametrize("writer", ["simulate --out", "check --json", "certcheck --json",
+@pytest.mark.parametrize("writer", ["simulate --json", "check --json", "certcheck --json",
                                     "conjecture run --results-dir"])
 def test_a_write_that_fails_midway_is_exit_4_and_leaves_nothing(inputs: Path, tmp_path: Path, writer: str) -> None:
     # certcheck --json on a full disk used to exit 1, "a certificate was rejected", although every
@@ -107,7 +107,7 @@ def test_a_full_disk_keeps_the_previous_output(inputs: Path, tmp_path: Path, mon
     target = tmp_path / "trajectory.json"
     target.write_text("previous\n")
     monkeypatch.setattr(os, "fsync", _disk_full)
-    status = main(["simulate", str(inputs / "config.json"), "--layers", "3", "--out", str(target)])
+    status = main(["simulate", str(inputs / "config.json"), "--layers", "3", "--json", str(target)])
     err = capsys.readouterr().err
     assert status == exitcodes.COULD_NOT_COMPLETE, err
     assert err.strip() == "error: could not complete: No space left on device (rerun with --debug for the traceback)"
@@ -199,7 +199,7 @@ def test_outputs_respect_the_umask(tmp_path: Path, umask: int) -> None:
 # -- Ctrl-C in the middle of a writer. ------------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [
-    ["simulate", "config.json", "--layers", "2400", "--max-work", "100000", "--out", "output.json"],
+    ["simulate", "config.json", "--layers", "2400", "--max-work", "100000", "--json", "output.json"],
     ["check", "config.json", "--json", "output.json"],
 ], ids=["simulate", "check"])
 def test_ctrl_c_in_the_middle_leaves_nothing(inputs: Path, tmp_path: Path, args: list[str]) -> None:

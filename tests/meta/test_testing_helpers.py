@@ -266,4 +266,4 @@ def test_facts_that_check_does_not_cover_are_reproduced_with_simulate():
     path = caught.value.path
     assert str(caught.value).rstrip().endswith(f"hardmax-verify simulate {path} --layers 4 --outside-hypotheses")
     out = str(path.with_suffix(".out"))
-    assert main(["simulate", str(path), "--layers", "4", "--outside-hypotheses", "--out", out]) == 0
+    assert main(["simulate", str(path), "--layers", "4", "--outside-hypotheses", "--json", out]) == 0

@@ -28,12 +28,15 @@ def below_five(config: Configuration) -> Observation:
 def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp_path):
     conjecture = Conjecture("below five", "The first token is below 5.", LINE, below_five)
     result = run_conjecture(conjecture, examples=50, seed=3, results_dir=tmp_path)
-    assert result.outcome == "counterexample" and result.exit_status == 1
+    # Expected to hold (the default), refuted: a surprise.
+    assert result.outcome == "counterexample" and result.surprise and result.exit_status == 1
     # Hypothesis shrinks integers towards 0, so the minimal failing first token is exactly 5.
     assert result.counterexample["config"]["tokens"] == [["5"], ["6"]]
     assert result.counterexample["confirmation"]["status"] == "failed"
-    saved = load_configuration(result.counterexample_path)
-    assert saved.outside_hypotheses and saved.tokens[0] == (Fraction(5),)
+    saved = load_configuration(result.counterexample_path)  # refused if it were outside without the flag
+    assert saved.tokens[0] == (Fraction(5),)
+    # 5 and 6 are nonzero and distinct, A = I: inside the hypotheses, so the flag is not written.
+    assert not saved.outside_hypotheses and "outside_hypotheses" not in json.loads(result.counterexample_path.read_text())
     # The name has a space: the file name is the cleaned name and a hash of the exact one (result_stem).
     stem = result_stem("below five")
     assert stem.startswith("below_five~")
@@ -41,6 +44,7 @@ def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp
     assert result.result_path == tmp_path / f"{stem}.json"
     written = json.loads((tmp_path / f"{stem}.json").read_text())
     assert written["outcome"] == "counterexample"
+    assert written["expected"] == "held" and written["surprise"] is True and written["exit_status"] == 1
     shrink = result.counterexample["shrinking"]
     assert shrink["reported"]["n"] <= shrink["first_found"]["n"]
 
@@ -138,3 +142,41 @@ def test_ctrl_c_leaves_no_file(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         run_conjecture(Conjecture("stopped", "s", LINE, interrupted), examples=20, seed=0, results_dir=tmp_path / "out")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*"))
+
+
+def test_an_expected_refutation_is_as_expected_and_an_unexpected_hold_a_surprise(tmp_path):
+    refuted = Conjecture("below five, known false", "The first token is below 5.", LINE, below_five,
+                         expected="refuted")
+    result = run_conjecture(refuted, examples=50, seed=3, results_dir=tmp_path)
+    assert result.outcome == "counterexample" and result.verdict == "as expected" and result.exit_status == 0
+    written = json.loads(result.result_path.read_text())
+    assert written["expected"] == "refuted" and written["surprise"] is False and written["exit_status"] == 0
+
+    never_refuted = Conjecture("at most 100, thought false", "The first token is above 100.", LINE,
+                               lambda c: Observation.held(), expected="refuted")
+    result = run_conjecture(never_refuted, examples=10, seed=0)
+    assert result.outcome == "held" and result.verdict == "surprise" and result.exit_status == 1
+
+
+def test_inconclusive_is_neither_expected_nor_a_surprise():
+    conjecture = Conjecture("undecided", "Nothing is decided.", LINE, lambda c: Observation.undecided("budget"),
+                            expected="refuted")
+    result = run_conjecture(conjecture, examples=5, seed=0)
+    assert result.verdict == "inconclusive" and not result.surprise and result.exit_status == 3
+
+
+@pytest.mark.parametrize("expected", ["true", "open", "maybe", None])
+def test_an_expectation_other_than_held_or_refuted_is_refused(expected):
+    with pytest.raises(ValueError, match="held.*refuted"):
+        Conjecture("x", "x", LINE, below_five, expected=expected)
+
+
+def test_a_counterexample_outside_the_hypotheses_records_it(tmp_path):
+    # The origin is outside the hypotheses (THEORY.md D4): the saved file must say so, or it would be refused.
+    with_origin = st.integers(1, 9).map(lambda x: Configuration(tokens=((Fraction(0),), (Fraction(x),)),
+                                                                 alpha=Fraction(1), outside_hypotheses=True))
+    conjecture = Conjecture("no origin", "No token is the origin.", with_origin,
+                            lambda c: Observation.failed("the origin") if not any(c.tokens[0]) else Observation.held())
+    result = run_conjecture(conjecture, examples=5, seed=0, results_dir=tmp_path)
+    assert json.loads(result.counterexample_path.read_text())["outside_hypotheses"] is True
+    assert load_configuration(result.counterexample_path).outside_hypotheses

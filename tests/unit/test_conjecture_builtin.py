@@ -111,6 +111,10 @@ def test_softmax_predicate_refutes_monotonicity_rigorously():
     assert observation.evidence["beta=10"]["lower"] > observation.evidence["beta=1"]["upper"]
 
 
+def _image(config, z):
+    return tuple(sum(a * x for a, x in zip(row, z)) for row in config.A)
+
+
 @pytest.mark.parametrize("strategy, family, check", [
     (builtin._psd_family(), "psd_rank1_d4", lambda c: matrix_rank(c.A) == 1 and is_symmetric(c.A)),
     (builtin._psd_family(), "psd_rank2_d3", lambda c: matrix_rank(c.A) == 2),
@@ -122,6 +126,8 @@ def test_softmax_predicate_refutes_monotonicity_rigorously():
     (builtin._symmetric_with_origin(), "origin_symmetric_d2",
      lambda c: all(tuple(-x for x in t) in c.tokens for t in c.tokens) and any(not any(t) for t in c.tokens)),
     (builtin._indefinite_family(), "indefinite_d3", lambda c: matrix_rank(c.A) == 3),
+    (builtin._psd_kernel_twins(3, 2), "psd_kernel_twins_rank2_d3", lambda c: matrix_rank(c.A) == 2 and all(
+        any(j != i and _image(c, c.tokens[i]) == _image(c, c.tokens[j]) for j in range(c.n)) for i in range(c.n))),
 ])
 def test_strategies_reach_their_families(strategy, family, check):
     # Generation only: find() would otherwise spend its time shrinking the example it found.
@@ -181,3 +187,10 @@ def test_A_twins_certificate_for_a_singular_A_by_hand():
     assert simulate(twins.tokens, alpha=twins.alpha, A=twins.A, layers=15).leaders == {}
     # Not for a value matrix, and not when one token has no twin.
     assert builtin.no_leader_certificate(config([[1, 0], [1, 1], [2, 0]], A=[[1, 0], [0, 0]]), 10) is None
+
+
+def test_every_builtin_declares_held_or_refuted():
+    assert {c.expected for c in builtin.BUILTIN_CONJECTURES.values()} == {"held", "refuted"}
+    # The statements known false (THEORY.md D4, D5, §4) are declared refuted.
+    for name in ("theorem_duplicate_tokens", "theorem_origin_token", "leaders_equal_hull_vertices"):
+        assert builtin.BUILTIN_CONJECTURES[name].expected == "refuted"

@@ -362,7 +362,7 @@ def test_regression_exact_output_longer_than_pythons_digit_limit(tmp_path: Path,
     # int -> str limit (found by the CLI fuzz test under the thorough profile).
     path = tmp_path / "config.json"
     path.write_text('{"tokens": [["1"], ["-1/2"]], "alpha": "1e-5000"}')
-    status, err = _run_cli(["simulate", str(path), "--layers", "1", "--out", str(tmp_path / "out.json")], capsys)
+    status, err = _run_cli(["simulate", str(path), "--layers", "1", "--json", str(tmp_path / "out.json")], capsys)
     assert status == 0, err
     assert "1/1" + "0" * 5000 in (tmp_path / "out.json").read_text()
 

@@ -10,14 +10,13 @@ traceback).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from .. import certcheck as checker
+from .output import emit_json, json_option, summary_console
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
           "unsupported": "yellow"}
@@ -25,9 +24,7 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
 
 @click.command("certcheck")
 @click.argument("path", metavar="results.json|claims.json", type=click.Path(path_type=Path))
-@click.option("--json", "json_path", is_flag=False, flag_value="-", default=None, metavar="[FILE|-]",
-              help="Write every outcome (claim, status, reason) and the counts per claim as JSON to FILE, "
-                   "or to standard output with '-' or no value (the table then goes to standard error).")
+@json_option("every outcome (claim, status, reason) and the counts per claim")
 @click.option("--verbose", is_flag=True, help="List every outcome, not only the rejected ones.")
 @click.option("--max-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_WORK, show_default=True,
               help="Replay work allowed per configuration (n^2 d (L+1)(1 + L/100) for n tokens in d dimensions "
@@ -35,7 +32,7 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
 @click.option("--max-bytes", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_BYTES, show_default=True,
               help="Largest file read.")
 @click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
-def certcheck(path: Path, json_path: str | None, verbose: bool, max_work: int, max_bytes: int, debug: bool) -> int:
+def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_bytes: int, debug: bool) -> int:
     """Re-verify the certificates of a claims report or of a verification report's results.json.
 
     The checker replays the dynamics itself with exact fractions and trusts no position,
@@ -52,7 +49,7 @@ def certcheck(path: Path, json_path: str | None, verbose: bool, max_work: int, m
         return checker.BAD_INPUT
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
         return checker.could_not_complete(error, debug=debug, prefix="error: ")
-    console = Console(stderr=json_path == "-")
+    console = summary_console(json_to)
     for o in result.outcomes:
         if verbose or o.status in ("rejected", "failed", "unsupported"):
             console.print(f"{o.source}: {o.claim} [{_STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
@@ -65,11 +62,8 @@ def certcheck(path: Path, json_path: str | None, verbose: bool, max_work: int, m
         table.add_row(claim, *(str(row[s]) for s in checker.OUTCOME_STATUSES))
     console.print(table)
     console.print(result.verdict_line(), highlight=False, soft_wrap=True)
-    if json_path is not None:
-        try:
-            checker.write_json(json.dumps(result.to_json_dict(), indent=1) + "\n", json_path)
-        except Exception as error:  # noqa: BLE001 - disk full, unwritable folder: not a verdict
-            return checker.could_not_complete(error, debug=debug, prefix="error: ")
-        if json_path != "-":
-            click.echo(f"wrote {json_path}", err=True)
+    try:
+        emit_json(result.to_json_dict(), json_to)
+    except Exception as error:  # noqa: BLE001 - disk full, unwritable folder: not a verdict
+        return checker.could_not_complete(error, debug=debug, prefix="error: ")
     return result.exit_status

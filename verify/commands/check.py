@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -12,12 +11,12 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import exitcodes
-from ..claims import REPORT_IDS, check_configuration
+from ..claims import REPORT_IDS, ClaimReport, TokenFate, check_configuration
 from ..config import load_configuration
-from ..io import atomic_write_text
-from ..verdicts import Verdict
 from ..limits import MAX_LAYER_BUDGET
-from ..text import one_line
+from ..text import one_line, short_number
+from ..verdicts import Verdict
+from .output import emit_json, json_option, summary_console
 
 _STYLE = {"certified": "green", "failed": "bold red", "inconclusive": "yellow"}
 
@@ -34,6 +33,38 @@ def _one_line(verdict: Verdict) -> str:
     return text
 
 
+# What each D7 fate means, for the fates table (THEORY.md D7).
+_FATE_MEANING = {
+    "leader": "C_i = {i}: fixed from that layer on",
+    "fixed": "attends only to fixed tokens G: converges to a point of their hull",
+    "locked": "attention set F fixed forever: converges geometrically to its mean",
+    "unsettled": "no D7 fate within the budget: limit not certified",
+}
+
+
+def _fate_row(fate: TokenFate) -> list[str]:
+    limit = "(" + ", ".join(short_number(x) for x in fate.limit) + ")" if fate.limit is not None else "-"
+    members = "{" + ",".join(str(j) for j in sorted(fate.attention)) + "}" if fate.attention is not None else "-"
+    return [str(fate.token), fate.kind, "-" if fate.layer is None else str(fate.layer), members, limit]
+
+
+def fates_table(report: ClaimReport) -> Table:
+    """One row per token: its D7 fate, the layer it was established, the set behind it, the exact limit."""
+    table = Table(title="fates and limits (THEORY.md D7)")
+    for column in ("token", "fate", "from layer", "set", "limit"):
+        table.add_column(column, overflow="fold")
+    for fate in sorted(report.fates, key=lambda f: f.token):
+        table.add_row(*(Text(cell) for cell in _fate_row(fate)))
+    return table
+
+
+def fate_legend(report: ClaimReport) -> list[str]:
+    """What each fate in the table means (only those that occur)."""
+    kinds = sorted({f.kind for f in report.fates})
+    return [f"  {kind}: {_FATE_MEANING[kind]}" for kind in kinds if kind in _FATE_MEANING] + \
+        ["  (long limits are shown as decimals; --json has every one exactly)"]
+
+
 @click.command("check")
 @click.argument("config_path", metavar="CONFIG.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--outside-hypotheses", is_flag=True,
@@ -43,15 +74,15 @@ def _one_line(verdict: Verdict) -> str:
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True, max=1e9), default=None, metavar="SECONDS",
               help="Stop computing layers after this much wall-clock time (default: no limit); tokens not settled "
                    "by then are inconclusive, and the output says the time budget stopped the run.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the full report with certificates (docs/certificates.md) to this file.")
+@json_option("the full report with certificates (docs/certificates.md)")
 @click.option("--no-cross-check", is_flag=True, help="Skip the float cross-checks (cvxpy projections, candidate set).")
 def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_budget: float | None,
-          json_path: Path | None, no_cross_check: bool) -> int:
+          json_to: str | None, no_cross_check: bool) -> int:
     """Check claims T0..T4, facts D1..D3 and the one-step replay on CONFIG.json, exactly.
 
     Prints one row per claim: status (certified / failed / inconclusive) and one line of
-    evidence. Exit status 0 every claim certified, 1 a claim failed, 2 bad input, 3 nothing
+    evidence; then one row per token: its fate (leader, fixed, locked, or unsettled), the
+    layer from which it holds, and the token's exact limit. Exit status 0 every claim certified, 1 a claim failed, 2 bad input, 3 nothing
     failed but something is inconclusive (e.g. a token did not lock within the budget).
     """
     config = load_configuration(config_path, outside_hypotheses=outside_hypotheses)
@@ -74,9 +105,10 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
     for cid in REPORT_IDS:
         verdict = report.verdicts[cid]
         table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", Text(one_line(_one_line(verdict))))
-    Console().print(table)
-
-    if json_path is not None:
-        atomic_write_text(json_path, json.dumps(report.to_json_dict(), indent=1) + "\n")
-        click.echo(f"wrote {json_path}", err=True)
+    out = summary_console(json_to)
+    out.print(table)
+    out.print(fates_table(report))
+    for line in fate_legend(report):
+        out.print(Text(line), soft_wrap=True)
+    emit_json(report.to_json_dict(), json_to)
     return exitcodes.combine([v.status for v in report.verdicts.values()])

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .. import exitcodes
 from ..classify import checker
@@ -19,45 +16,21 @@ from ..classify.experiment import VARIANTS, run_imdb
 from ..classify.imdb import DEFAULT_CACHE_DIR
 from ..io import atomic_write_text
 from ..numbers import InputError
-
-
-def _json_option(function: Any) -> Any:
-    return click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[FILE|-]",
-                        help="Also write the result as JSON to FILE, or to standard output with '-' or no value "
-                             "(then the summary goes to standard error).")(function)
+from .output import echo_summary, emit_json, json_option
+from .output import progress_reporter as _progress
 
 
 def _quiet_option(function: Any) -> Any:
     return click.option("--quiet", is_flag=True, help="No progress bar.")(function)
 
 
-@contextmanager
-def _progress(enabled: bool) -> Iterator[Any]:
-    """A progress callback ``update(phase, done, total)`` drawing one bar per phase on standard error."""
-    if not enabled:
-        yield lambda *args: None
-        return
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, TaskID] = {}
-
-        def update(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total)
-            bar.update(tasks[phase], completed=done, total=total)
-        yield update
+_json_option = json_option("the result")
 
 
-def _emit(json_out: str | None, record: dict, summary: str) -> None:
-    """The summary line, and the JSON record where --json says (standard output or a file, atomically)."""
-    if json_out == "-":
-        click.echo(summary, err=True)
-        click.echo(json.dumps(record, indent=1))
-        return
-    click.echo(summary)
-    if json_out is not None:
-        atomic_write_text(Path(json_out), json.dumps(record, indent=1) + "\n")
-        click.echo(f"wrote {json_out}", err=True)
+def _emit(json_to: str | None, record: dict, summary: str) -> None:
+    """The summary line, and the JSON record where --json says."""
+    echo_summary(summary, json_to)
+    emit_json(record, json_to)
 
 
 @click.group("classify")
@@ -81,7 +54,7 @@ def classify() -> None:
               help="Seeds every genericity draw (directions, coefficients, eps).")
 @_json_option
 @_quiet_option
-def build(data_path: Path, out_path: Path, width_cap: int | None, seed: int, json_out: str | None, quiet: bool) -> int:
+def build(data_path: Path, out_path: Path, width_cap: int | None, seed: int, json_to: str | None, quiet: bool) -> int:
     """Build a network that classifies every sequence of DATA.json exactly, and write it.
 
     The network is run through the exact forward pass before it is written; 'classify check'
@@ -98,7 +71,7 @@ def build(data_path: Path, out_path: Path, width_cap: int | None, seed: int, jso
                f"{blocks['total']} blocks, {record['parameters']} parameters, largest width {record['max_width']}, "
                f"{record['thresholds']} thresholds; every sequence classified exactly (exact forward pass) "
                f"in {result.seconds['total']:.1f} s")
-    _emit(json_out, record, summary)
+    _emit(json_to, record, summary)
     return exitcodes.SUCCESS
 
 
@@ -107,7 +80,7 @@ def build(data_path: Path, out_path: Path, width_cap: int | None, seed: int, jso
 @click.argument("data_path", metavar="DATA.json", type=click.Path(dir_okay=False, path_type=Path))
 @_json_option
 @_quiet_option
-def check(network_path: Path, data_path: Path, json_out: str | None, quiet: bool) -> int:
+def check(network_path: Path, data_path: Path, json_to: str | None, quiet: bool) -> int:
     """Replay NET.json on every sequence of DATA.json with the independent checker.
 
     The checker (verify/classify/checker.py) uses the standard library only and shares no code
@@ -125,7 +98,7 @@ def check(network_path: Path, data_path: Path, json_out: str | None, quiet: bool
         summary += ": certified"
     if result.recorded_outputs and not result.compared_outputs:
         summary += " (the network file records outputs for another dataset; not compared)"
-    _emit(json_out, record, summary)
+    _emit(json_to, record, summary)
     return result.exit_status
 
 

@@ -5,9 +5,11 @@
                                   [--seed N] [--results-dir DIR]
     hardmax-verify conjecture check NAME|FILE.py CONFIG.json
 
-Exit status: 0 every conjecture held, 1 a counterexample was found (and confirmed exactly),
-3 nothing false but something inconclusive, 2 bad input (unknown name, broken file, a file
-whose code raises or exits).
+Every conjecture declares the outcome its author expects (held or refuted); a run marks each
+result "as expected" or "surprise". Exit status of ``run``: 0 every outcome as expected, 1 a
+surprise (a counterexample to a conjecture expected to hold, confirmed exactly, or no
+counterexample to one expected to be refuted), 3 no surprise but something inconclusive, 2 bad
+input (unknown name, broken file, a file whose code raises or exits).
 
 A conjecture FILE.py is code: it runs with your rights, as ``python FILE.py`` would.
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import ContextManager
 
 import click
+import hypothesis
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
@@ -31,6 +34,7 @@ from ..locations import HOME_VARIABLE, user_folder
 from ..numbers import InputError
 from ..report.provenance import sha256_file
 from ..text import one_line, shorten
+from .output import echo_summary, emit_json, json_option
 
 PROFILES = ("ci", "dev", "thorough")
 
@@ -52,10 +56,12 @@ _FILE_WARNING = ("A FILE.py is Python code and runs with your rights, as `python
                  "run only files you trust.")
 
 
-def _combined_exit(outcomes: list[str]) -> int:
-    if "counterexample" in outcomes:
+def _combined_exit(results: list[ConjectureResult]) -> int:
+    """Exit by surprises: 1 if any result is a surprise, else 3 if any is inconclusive, else 0."""
+    verdicts = {r.verdict for r in results}
+    if "surprise" in verdicts:
         return exitcodes.FALSE
-    if "inconclusive" in outcomes:
+    if "inconclusive" in verdicts:
         return exitcodes.INCONCLUSIVE
     return exitcodes.SUCCESS
 
@@ -69,24 +75,46 @@ def conjecture() -> None:
 
 
 @conjecture.command("list")
-def list_command() -> int:
-    """List the built-in conjectures with their statements."""
+@json_option("the built-in conjectures (name, kind, expected outcome, statement, scope)")
+def list_command(json_to: str | None) -> int:
+    """List the built-in conjectures with their statements and expected outcomes."""
+    lines = []
     for c in BUILTIN_CONJECTURES.values():
-        click.echo(f"{c.name}  [{c.kind}; expected: {c.expected}]")
-        click.echo(f"    {c.statement}")
+        lines.append(f"{c.name}  [{c.kind}; expected: {c.expected}]")
+        lines.append(f"    {c.statement}")
+    echo_summary("\n".join(lines), json_to)
+    emit_json([{"name": c.name, "kind": c.kind, "expected": c.expected, "statement": c.statement, "scope": c.scope}
+               for c in BUILTIN_CONJECTURES.values()], json_to)
     return exitcodes.SUCCESS
+
+
+def reproduce_command(result: ConjectureResult, target: str) -> str | None:
+    """The command that re-checks a saved counterexample: the file for a user file's conjecture, else its name."""
+    if result.counterexample_path is None:
+        return None
+    name = result.conjecture.name
+    words = ["hardmax-verify", "conjecture", "check"]
+    words += [target, str(result.counterexample_path), "--name", name] if looks_like_file(target) \
+        else [name, str(result.counterexample_path)]
+    return shlex.join(words)
+
+
+def _verdict_text(result: ConjectureResult) -> str:
+    """``as expected``, ``SURPRISE (expected to be refuted)``, or ``inconclusive``."""
+    if result.verdict == "surprise":
+        return f"SURPRISE (expected {result.conjecture.expected})"
+    if result.verdict == "as expected":
+        return f"as expected ({result.conjecture.expected})"
+    return "inconclusive"
 
 
 def _summary_line(result: ConjectureResult, target: str) -> str:
     """The result in one line (and the counterexample's file), names as written with control codes escaped."""
     name = result.conjecture.name
-    line = f"{one_line(name)}: {result.outcome.upper()} — {one_line(result.reason)}"
-    if result.counterexample_path is not None:
-        words = ["hardmax-verify", "conjecture", "check"]
-        words += [target, str(result.counterexample_path), "--name", name] if looks_like_file(target) \
-            else [name, str(result.counterexample_path)]
-        line += f"\n    counterexample: {one_line(str(result.counterexample_path))} (reproduce: " \
-                f"{one_line(shlex.join(words))})"
+    line = f"{one_line(name)}: {result.outcome.upper()}, {_verdict_text(result)} — {one_line(result.reason)}"
+    command = reproduce_command(result, target)
+    if command is not None:
+        line += f"\n    counterexample: {one_line(str(result.counterexample_path))} (reproduce: {one_line(command)})"
     return line
 
 
@@ -100,12 +128,18 @@ def _summary_line(result: ConjectureResult, target: str) -> str:
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where <name>.json and counterexample CONFIG files are written (default: the user folder's "
                    f"conjectures/: ${HOME_VARIABLE}/conjectures, else ~/.local/share/hardmax-verify/conjectures).")
-def run_command(target: str, examples: int | None, profile: str, seed: int, results_dir: Path | None) -> int:
+@json_option("every result (the contents of the <name>.json files)")
+def run_command(target: str, examples: int | None, profile: str, seed: int, results_dir: Path | None,
+                json_to: str | None) -> int:
     """Search for counterexamples with Hypothesis; report held / counterexample / inconclusive.
 
-    A counterexample is shrunk by Hypothesis, saved as CONFIG.json with "outside_hypotheses":
-    true (plus V / beta / layers when the conjecture uses them) and re-checked exactly from
-    that file before it is reported. Results go to the user folder unless --results-dir is
+    Each result is marked "as expected" or "SURPRISE" against the conjecture's expected
+    outcome (held or refuted; `conjecture list` shows them). Exit status 0 when every outcome
+    is as expected, 1 on a surprise, 3 when nothing is a surprise but something is inconclusive.
+
+    A counterexample is shrunk by Hypothesis, saved as CONFIG.json (with "outside_hypotheses":
+    true when it is outside the theorem's hypotheses, and V / beta / layers when the conjecture
+    uses them) and re-checked exactly from that file before it is reported. Results go to the user folder unless --results-dir is
     given, so they never mix with the project's saved results; `hardmax-verify report --runs
     FOLDER` includes the conjecture results of FOLDER/conjectures/.
     """
@@ -123,8 +157,6 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True, disable=not console.is_terminal) as progress:
         for c in conjectures:
-            import hypothesis
-
             total = (examples if examples is not None else hypothesis.settings.get_profile(profile).max_examples) \
                 + len(c.explicit)
             task = progress.add_task(shorten(c.name), total=total)
@@ -137,20 +169,29 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
                                         progress=advance, provenance=provenance)
             progress.update(task, completed=total)
             results.append(result)
-            click.echo(_summary_line(result, target))
+            echo_summary(_summary_line(result, target), json_to)
     names = ", ".join(one_line(r.result_path.name) for r in results if r.result_path is not None)
     click.echo(f"results written to {one_line(str(results_dir))}/ ({names})", err=True)
-    return _combined_exit([r.outcome for r in results])
+    if len(results) > 1:
+        counts = {v: sum(r.verdict == v for r in results) for v in ("as expected", "surprise", "inconclusive")}
+        verdict_words = {"as expected": "as expected", "surprise": "surprise" if counts["surprise"] == 1 else "surprises",
+                 "inconclusive": "inconclusive"}
+        echo_summary(", ".join(f"{n} {verdict_words[v]}" for v, n in counts.items()) + f" (of {len(results)} conjectures)",
+                     json_to)
+    emit_json([r.to_json_dict() for r in results], json_to)
+    return _combined_exit(results)
 
 
 @conjecture.command("check", epilog=_FILE_WARNING)
 @click.argument("target", metavar="NAME|FILE.py")
 @click.argument("config_path", metavar="CONFIG.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--name", "name", default=None, help="Which conjecture of FILE.py (default: the only one).")
-def check_command(target: str, config_path: Path, name: str | None) -> int:
+@json_option("the conjecture, the configuration file, the status and its detail")
+def check_command(target: str, config_path: Path, name: str | None, json_to: str | None) -> int:
     """Re-check one configuration against a conjecture rigorously (exact, or arb for softmax).
 
-    Exit 1 if the configuration is a counterexample, 0 if the statement holds on it, 3 if undecided.
+    Exit 1 if the configuration is a counterexample, 0 if the statement holds on it, 3 if
+    undecided (whatever the conjecture's expected outcome: this checks one configuration).
     """
     conjectures = _resolve(target)
     if name is not None:
@@ -161,5 +202,10 @@ def check_command(target: str, config_path: Path, name: str | None) -> int:
         raise InputError(target, "defines several conjectures; choose one with --name")
     with _guard(target):
         observation = recheck_file(conjectures[0], config_path)
-    click.echo(f"{one_line(conjectures[0].name)}: {observation.status} — {one_line(observation.detail)}")
+    chosen = conjectures[0]
+    expected = {"held": "expected to hold", "refuted": "expected to be refuted"}[chosen.expected]
+    echo_summary(f"{one_line(chosen.name)}: {observation.status} — {one_line(observation.detail)} "
+                 f"(the conjecture is {expected})", json_to)
+    emit_json({"conjecture": chosen.name, "config": str(config_path), "status": observation.status,
+               "detail": observation.detail, "expected": chosen.expected}, json_to)
     return {"held": exitcodes.SUCCESS, "failed": exitcodes.FALSE}.get(observation.status, exitcodes.INCONCLUSIVE)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import click
 from rich.console import Console
 from rich.table import Table
 
 from .. import exitcodes
-from ..io import atomic_write_text
 from ..selftest.runner import SelfTestResult, VariantResult, run_selftest
+from .output import emit_json, json_option, summary_console
 
 
 def _families(checks: list[str]) -> str:
@@ -67,9 +64,8 @@ def render(result: SelfTestResult, console: Console) -> None:
 @click.command("selftest")
 @click.option("--profile", type=click.Choice(["ci", "dev"]), default="ci", show_default=True,
               help="How hard the property checks search (Hypothesis profile) and how many layers the claim checks run.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the full result (every detection) as JSON here.")
-def selftest(profile: str, json_path: Path | None) -> int:
+@json_option("the full result (every detection)")
+def selftest(profile: str, json_to: str | None) -> int:
     """Run the suite's checks against deliberately wrong implementations of the dynamics.
 
     The real engines run first and must pass every check; then each wrong variant (wrong
@@ -80,8 +76,6 @@ def selftest(profile: str, json_path: Path | None) -> int:
     console = Console(stderr=True)
     with console.status("self-test") as status:
         result = run_selftest(profile=profile, progress=lambda line: status.update(f"self-test: {line}"))
-    render(result, Console())
-    if json_path is not None:
-        atomic_write_text(json_path, json.dumps(result.to_json_dict(), indent=1) + "\n")
-        console.print(f"wrote {json_path}")
+    render(result, summary_console(json_to))
+    emit_json(result.to_json_dict(), json_to)
     return exitcodes.SUCCESS if result.ok else exitcodes.FALSE

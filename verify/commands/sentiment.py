@@ -2,42 +2,56 @@
 
 from __future__ import annotations
 
-import json
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, ContextManager
 
 import click
 
 from .. import exitcodes
-from ..io import atomic_write_text
 from ..numbers import InputError
 from ..sentiment import DEFAULT_RUNS_DIR
 from ..sentiment.sources import DATA_ENV, REFERENCE_ENV, cache_root, resolve_data, resolve_reference
+from .output import ProgressReporter, echo_summary, emit_json, json_option, progress_reporter
 
 
 def _cache(cache_dir: Path | None) -> Path:
     return cache_dir if cache_dir is not None else cache_root() / "corpora"
 
 
-@contextmanager
-def _progress(enabled: bool) -> Iterator:
-    """A rich progress bar whose callback is ``update(description, done, total)`` (no-op when disabled)."""
-    if not enabled:
-        yield lambda *args: None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, \
-        TimeRemainingColumn
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), transient=True) as bar:
-        tasks: dict[str, TaskID] = {}
+def _progress(enabled: bool) -> ContextManager[ProgressReporter]:
+    """Progress bars on standard error; the reporter is also the ``update(phase, done, total)`` callback."""
+    return progress_reporter(enabled, remaining=True)
 
-        def update(description: str, done: int, total: int) -> None:
-            if description not in tasks:
-                tasks[description] = bar.add_task(description, total=total)
-            bar.update(tasks[description], completed=done, total=total)
-        yield update
+
+class EpochTable:
+    """The training history as a table on standard error: a header, then one row per epoch as it ends."""
+
+    COLUMNS = (("epoch", "epoch", "{}"), ("train_loss", "train loss", "{:.4f}"), ("train_acc", "train acc", "{:.4f}"),
+               ("val_loss", "val loss", "{:.4f}"), ("val_acc", "val acc", "{:.4f}"), ("alpha", "alpha", "{:.4g}"),
+               ("hardmax_train_acc", "hardmax train acc", "{:.4f}"), ("hardmax_val_acc", "hardmax val acc", "{:.4f}"),
+               ("seconds", "seconds", "{:.1f}"))
+
+    def __init__(self, print_line: Callable[[str], None], *, hardmax: bool) -> None:
+        self._print = print_line
+        self._columns = [c for c in self.COLUMNS if hardmax or not c[0].startswith("hardmax")]
+        self._best: float | None = None
+        self._header_printed = False
+
+    def _cells(self, values: list[str]) -> str:
+        return "  ".join(value.rjust(len(title)) for value, (_, title, _) in zip(values, self._columns))
+
+    def row(self, entry: dict) -> None:
+        if not self._header_printed:
+            self._print(self._cells([title for _, title, _ in self._columns]) + "  best")
+            self._header_printed = True
+        values = [form.format(entry[key]) if entry.get(key) is not None else "-" for key, _, form in self._columns]
+        # The selection rule of verify.sentiment.model.train: validation accuracy, strictly better.
+        selection = entry.get("val_acc", entry.get("train_acc"))
+        best = selection is not None and (self._best is None or selection > self._best)
+        if best:
+            self._best = selection
+        self._print(self._cells(values) + ("  *" if best else ""))
 
 
 def _preprocess_options(lowercase: bool, stopwords: str, lemmas: str, cleaning: str):
@@ -56,6 +70,7 @@ def sentiment() -> None:
     """The IMDb sentiment experiment: train, certified hardmax evaluation, analyses."""
 
 
+_quiet_option = click.option("--quiet", is_flag=True, help="No progress bars (the results are printed all the same).")
 _data_option = click.option("--data", type=click.Path(path_type=Path), default=None,
                             help=f"IMDb reviews: the official aclImdb_v1.tar.gz, its extracted aclImdb folder, or a "
                                  f"CSV(.gz) with columns review,sentiment[,split] [default: ${DATA_ENV}, else the "
@@ -91,12 +106,14 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
               help="authors: punctuation to a space, stopwords removed again after lemmas (the authors' script); "
                    "delete-punctuation: the cleaning of the earlier tuned runs.")
 @click.option("--lowercase", is_flag=True, help="Lowercase before stopwords and lemmas (the paper did not).")
-@click.option("--stopwords", type=click.Choice(["nltk", "stop-words", "none"]), default="nltk", show_default=True)
+@click.option("--stopwords", type=click.Choice(["nltk", "stop-words", "none"]), default="nltk", show_default=True,
+              help="Stopword list removed from the reviews (nltk's English list is the paper's).")
 @click.option("--lemmas", type=click.Choice(["plural", "all", "none"]), default="plural", show_default=True,
               help="plural: singular nouns only (as the paper's WordNet noun lemmas); all: every simplemma lemma.")
-@click.option("--lr", "learning_rate", type=float, default=1e-3, show_default=True)
-@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
-@click.option("--weight-decay", type=float, default=0.0, show_default=True)
+@click.option("--lr", "learning_rate", type=float, default=1e-3, show_default=True, help="Adam's learning rate.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True,
+              help="Reviews per training batch.")
+@click.option("--weight-decay", type=float, default=0.0, show_default=True, help="Adam's weight decay (L2).")
 @click.option("--dropout", "embedding_dropout", type=click.FloatRange(min=0, max=1, max_open=True), default=0.0,
               show_default=True,
               help="Dropout on the embedded tokens during training only (a regulariser; evaluation uses the full "
@@ -122,8 +139,9 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
               help="Certified hardmax evaluation of the training and validation reviews every N epochs (0: never).")
 @click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Also keep every epoch's weights in this folder (for `evaluate --epoch-weights`).")
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
+              help="CPU threads for torch and the certified evaluation (the machine may be shared).")
+@_quiet_option
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
           protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
           cleaning: str, lowercase: bool, stopwords: str, lemmas: str,
@@ -149,8 +167,7 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
                      cache_dir=cache_dir, limit_reviews=limit_reviews, protocol=protocol,
                      validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
                      min_count=min_count, patience=patience, hardmax_every=hardmax_every,
-                     epoch_weights=epoch_weights, threads=threads, progress=not quiet,
-                     log=lambda text: click.echo(text, err=True))
+                     epoch_weights=epoch_weights, threads=threads, progress=not quiet, table=True)
     best = meta.get("best") or {}
     click.echo(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
                f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", err=True)
@@ -160,14 +177,24 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
 def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: int, cache_dir: Path | None = None,
               limit_reviews: int | None = None, protocol: str = "paper", validation_fraction: float = 0.1,
               split_seed: int = 0, min_count: int | None = None, patience: int | None = 20, hardmax_every: int = 0,
-              epoch_weights: Path | None = None, threads: int = 1, progress: bool = False, log=None) -> dict:
-    """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint."""
+              epoch_weights: Path | None = None, threads: int = 1, progress: bool = False, log=None,
+              table: bool = False) -> dict:
+    """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint.
+
+    ``table``: print every epoch as a row of a table on standard error (the CLI); otherwise each
+    epoch is one line passed to ``log`` (the protocol runner's log file). Messages (resuming,
+    early stop) go to ``log``, or to standard error with ``table``.
+    """
     from ..sentiment.corpus import make_split, restrict_vocabulary
     from ..sentiment.data import content_sha256, load_reviews
     from ..sentiment.model import train as run_training
 
     data = resolve_data(data)
     with _progress(progress) as update:
+        on_epoch = None
+        if table:
+            on_epoch = EpochTable(update.log, hardmax=hardmax_every > 0).row
+            log = log or update.log
         corpus = _load(data, options=options, limit=limit_reviews, cache_dir=_cache(cache_dir), update=update)
         split = make_split(corpus, protocol=protocol, seed=split_seed, validation_fraction=validation_fraction)
         # The content digest identifies the reviews whatever the file format (archive, folder, CSV).
@@ -179,42 +206,37 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
             description["min_count"] = min_count
         return run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
                             hardmax_every=hardmax_every, threads=threads, data_description=description,
-                            epoch_weights_dir=epoch_weights, progress=update, log=log)
+                            epoch_weights_dir=epoch_weights, progress=update, log=log, on_epoch=on_epoch)
 
 
 @sentiment.command("evaluate")
-@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True)
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True,
+              help="A checkpoint folder written by 'sentiment train' (or a published one).")
 @click.option("--which", type=click.Choice(["best", "last"]), default="best", show_default=True,
               help="best: the epoch selected on validation; last: the last completed epoch.")
 @click.option("--split", "split_name", type=click.Choice(["test", "validation", "train"]), default="test",
-              show_default=True)
+              show_default=True, help="Which reviews of the checkpoint's own split to evaluate.")
 @_data_option
 @_cache_option
 @click.option("--no-softmax", is_flag=True, help="Skip the softmax accuracy (then torch is not needed).")
 @click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The folder of every epoch's weights (train --epoch-weights): adds the softmax test accuracy "
                    "of the best epoch chosen on the test set, the authors' way of reporting (like for like).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the JSON result here.")
-@click.option("--quiet", is_flag=True)
+@json_option("the evaluation record")
+@_quiet_option
 def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | None, cache_dir: Path | None,
-             no_softmax: bool, epoch_weights: Path | None, as_json: bool, out_path: Path | None, quiet: bool) -> int:
+             no_softmax: bool, epoch_weights: Path | None, json_to: str | None, quiet: bool) -> int:
     """Certified hardmax accuracy (and softmax accuracy) of a checkpoint, under its own protocol."""
     result = evaluate_checkpoint(checkpoint_dir, which=which, split_name=split_name, data=data, cache_dir=cache_dir,
                                  softmax=not no_softmax, epoch_weights=epoch_weights, progress=not quiet)
-    text = json.dumps(result, indent=1) + "\n"
-    if out_path is not None:
-        atomic_write_text(out_path, text)
-    if as_json:
-        click.echo(text, nl=False)
-    else:
-        click.echo(f"{checkpoint_dir} ({which}, epoch {result['epoch']}), {split_name} split of "
-                   f"{result['reviews']} reviews:")
-        click.echo(f"  hardmax accuracy {result['hardmax_accuracy']:.4f} (certified: exact-arithmetic predictions; "
-                   f"{result['exact_path']} reviews took the exact path) in {result['hardmax_seconds']:.1f} s")
-        if result.get("softmax_accuracy") is not None:
-            click.echo(f"  softmax accuracy {result['softmax_accuracy']:.4f} (float, evidence)")
+    lines = [f"{checkpoint_dir} ({which}, epoch {result['epoch']}), {split_name} split of {result['reviews']} reviews:",
+             f"  hardmax accuracy {result['hardmax_accuracy']:.4f} (certified: exact-arithmetic predictions; "
+             f"{result['exact_path']} reviews took the exact path) in {result['hardmax_seconds']:.1f} s"]
+    if result.get("softmax_accuracy") is not None:
+        lines.append(f"  softmax accuracy {result['softmax_accuracy']:.4f} (float, evidence) in "
+                     f"{result['softmax_seconds']:.1f} s")
+    echo_summary("\n".join(lines), json_to)
+    emit_json(result, json_to)
     return exitcodes.SUCCESS
 
 
@@ -254,7 +276,9 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         from ..sentiment.model import model_from_weights, softmax_scores
         started = time.perf_counter()
         model = model_from_weights(weights, settings)
-        scores = softmax_scores(model, corpus.ids[rows], merged=settings.merged_tokens)
+        with _progress(progress) as update:
+            scores = softmax_scores(model, corpus.ids[rows], merged=settings.merged_tokens,
+                                    progress=lambda done, total: update("softmax (float)", done, total))
         record["softmax_accuracy"] = float(((scores > 0) == (corpus.labels[rows] == 1)).mean())
         record["softmax_seconds"] = time.perf_counter() - started
         record["hardmax_softmax_agreement"] = float(((scores > 0) == (result.predictions == 1)).mean())
@@ -306,7 +330,8 @@ def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) 
 @_data_option
 @_cache_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(DEFAULT_RUNS_DIR) / "analysis", show_default=True)
+              default=Path(DEFAULT_RUNS_DIR) / "analysis", show_default=True,
+              help="Folder for analysis.json and the figures.")
 @click.option("--reviews", "max_reviews", type=click.IntRange(min=1), default=None,
               help="Analyse at most this many test reviews (default: all).")
 @click.option("--samples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -316,8 +341,9 @@ def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) 
 @click.option("--certify-samples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Of the authors' distinct configurations, how many to run through the exact claim checks "
                    "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--quiet", is_flag=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the sampled configurations and review subsets.")
+@_quiet_option
 def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path | None,
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
             seed: int, quiet: bool) -> int:
@@ -345,7 +371,8 @@ def protocol_group() -> None:
 
 
 _protocol_option = click.option("--protocol", "protocol_path", type=click.Path(dir_okay=False, path_type=Path),
-                                default=Path("protocols/reproduction.toml"), show_default=True)
+                                default=Path("protocols/reproduction.toml"), show_default=True,
+                                help="The preregistered protocol file (TOML): its runs, settings and studies.")
 _runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
                                 help="Where the runs' checkpoints, epoch weights and evaluations are written.")
 
@@ -375,30 +402,30 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
 @protocol_group.command("status")
 @_protocol_option
 @_runs_dir_option
-@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
-def protocol_status(protocol_path: Path, runs_dir: Path, as_json: bool) -> int:
+@json_option("the status of every run")
+def protocol_status(protocol_path: Path, runs_dir: Path, json_to: str | None) -> int:
     """Which runs are finished, in progress (epochs, validation accuracy so far) or not started."""
     from ..sentiment.protocol import load_protocol, queue_status
 
     status = queue_status(load_protocol(protocol_path), runs_dir)
-    if as_json:
-        click.echo(json.dumps(status, indent=1))
-        return exitcodes.SUCCESS
+    lines = []
     for record in status:
         extra = ""
         if record.get("epochs") is not None:
             extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
                      f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}")
-        click.echo(f"{record['run']:<22} {record['state']:<12}{extra}")
+        lines.append(f"{record['run']:<22} {record['state']:<12}{extra}")
     counts = {state: sum(r["state"] == state for r in status) for state in ("finished", "in progress", "not started")}
-    click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+    lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
+    echo_summary("\n".join(lines), json_to)
+    emit_json(status, json_to)
     return exitcodes.SUCCESS
 
 
 @sentiment.command("fetch")
 @click.option("--url", default=None, help="Where to download the archive [default: the dataset's official address].")
 @click.option("--no-keep-archive", is_flag=True, help="Delete the 84 MB archive after converting it.")
-@click.option("--quiet", is_flag=True)
+@_quiet_option
 def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
     """Download the Large Movie Review Dataset (aclImdb_v1.tar.gz), check its sha256, convert it once.
 
@@ -420,7 +447,7 @@ def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
               help="Convert this already downloaded .pth instead of downloading.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
-@click.option("--quiet", is_flag=True)
+@_quiet_option
 def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, quiet: bool) -> int:
     """The authors' trained d = 2 model: download it and convert it to arrays (E, alpha, w, b).
 
@@ -443,20 +470,21 @@ def fetch_reference_command(url: str | None, from_file: Path | None, out_path: P
 
 
 @sentiment.command("interpret")
-@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True)
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True,
+              help="A checkpoint folder written by 'sentiment train' (or a published one).")
 @_data_option
 @_cache_option
 @click.option("--reviews", "max_reviews", type=click.IntRange(min=1), default=None,
               help="Use at most this many test reviews (default: all).")
-@click.option("--converge-layers", type=click.IntRange(min=9, max=10_000), default=200, show_default=True)
+@click.option("--converge-layers", type=click.IntRange(min=9, max=10_000), default=200, show_default=True,
+              help="Layers run for the 'converged' state compared with the model's K layers.")
 @click.option("--converge-reviews", type=click.IntRange(min=1), default=3000, show_default=True,
               help="Test reviews run to --converge-layers for the distance to the converged state.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the random-deletion control.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the JSON record here (atomically).")
-@click.option("--quiet", is_flag=True)
+@json_option("the whole record (every test, every number)")
+@_quiet_option
 def interpret(checkpoint_dir: Path, data: Path | None, cache_dir: Path | None, max_reviews: int | None,
-              converge_layers: int, converge_reviews: int, seed: int, out_path: Path | None, quiet: bool) -> int:
+              converge_layers: int, converge_reviews: int, seed: int, json_to: str | None, quiet: bool) -> int:
     """Interpretability tests on the test reviews: group leaders (certified), deletion, matched polarity, vote,
     clustering measures. See docs/sentiment.md for how to read them."""
     from ..sentiment.interpret import interpret_checkpoint
@@ -465,11 +493,23 @@ def interpret(checkpoint_dir: Path, data: Path | None, cache_dir: Path | None, m
         record = interpret_checkpoint(checkpoint_dir, data=resolve_data(data), cache_dir=_cache(cache_dir),
                                       max_reviews=max_reviews, converge_layers=converge_layers,
                                       converge_reviews=converge_reviews, seed=seed, progress=update)
-    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-    if out_path is not None:
-        atomic_write_text(out_path, text)
-    click.echo(text, nl=False)
+    echo_summary("\n".join(_scalar_lines(record)), json_to)
+    emit_json(record, json_to)
     return exitcodes.SUCCESS
+
+
+def _scalar_lines(record: dict, prefix: str = "", depth: int = 0) -> list[str]:
+    """A record's numbers and words, one ``a.b: value`` line each (lists and deeper tables: --json)."""
+    lines = []
+    for key in sorted(record):
+        value = record[key]
+        if isinstance(value, dict) and depth < 2:
+            lines += _scalar_lines(value, f"{prefix}{key}.", depth + 1)
+        elif isinstance(value, float):
+            lines.append(f"{prefix}{key}: {value:.4g}")
+        elif isinstance(value, (int, str, bool)) or value is None:
+            lines.append(f"{prefix}{key}: {value}")
+    return lines
 
 
 @protocol_group.command("collect")
@@ -498,12 +538,13 @@ def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, mod
 @sentiment.command("summarize")
 @_protocol_option
 @click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True)
+              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
+              help="The finished runs' evaluation records ('sentiment protocol collect' writes them).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True,
               help="summary.json and the figures are written here.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, as_json: bool) -> int:
+@json_option("the summary (the same as OUT/summary.json)")
+def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, json_to: str | None) -> int:
     """The protocol's tables (mean ± sd over seeds), the authors' figures beside, and the conclusion sentence."""
     from ..io import atomic_directory
     from ..sentiment.protocol import load_protocol
@@ -517,18 +558,16 @@ def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, as_
         # Paths as they will be once the folder is in place.
         summary["figures"] = [str(Path(out_dir) / Path(p).name) for p in summary["figures"]]
         write_summary(summary, staging / "summary.json")
-    if as_json:
-        click.echo(json.dumps(summary, indent=1))
-        return exitcodes.SUCCESS
-    click.echo(summary["title"])
-    click.echo(summary["summary"])
+    lines = [summary["title"], summary["summary"]]
     for table in summary["tables"]:
-        click.echo(f"\n{table['title']}")
+        lines.append(f"\n{table['title']}")
         widths = [max(len(str(row[c])) for row in [table["columns"], *table["rows"]]) for c in range(len(table["columns"]))]
         for row in [table["columns"], *table["rows"]]:
-            click.echo("  " + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
-    click.echo(f"\n{summary['runs']['finished']} of {summary['runs']['planned']} runs finished; wrote {out_dir}",
+            lines.append("  " + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
+    echo_summary("\n".join(lines), json_to)
+    click.echo(f"{summary['runs']['finished']} of {summary['runs']['planned']} runs finished; wrote {out_dir}",
                err=True)
+    emit_json(summary, json_to)
     return exitcodes.SUCCESS
 
 
@@ -539,13 +578,15 @@ AUTHORS_VOCABULARY_SIZE = 121_296
 @sentiment.command("vocabulary")
 @_data_option
 @click.option("--cleaning", "cleanings", type=click.Choice(["authors", "delete-punctuation"]), multiple=True,
-              default=("authors",), show_default=True)
+              default=("authors",), show_default=True, help="A cleaning to count under (repeatable; see train).")
 @click.option("--lemmas", "lemma_modes", type=click.Choice(["plural", "all", "none"]), multiple=True,
-              default=("plural", "none", "all"), show_default=True)
-@click.option("--limit-reviews", type=click.IntRange(min=2), default=None)
-@click.option("--json", "as_json", is_flag=True)
+              default=("plural", "none", "all"), show_default=True,
+              help="A lemmatiser to count under (repeatable; see train).")
+@click.option("--limit-reviews", type=click.IntRange(min=2), default=None,
+              help="Read at most N reviews (a quick look; for a CSV, its first rows).")
+@json_option("the vocabulary sizes")
 def vocabulary_command(data: Path | None, cleanings: tuple[str, ...], lemma_modes: tuple[str, ...],
-                       limit_reviews: int | None, as_json: bool) -> int:
+                       limit_reviews: int | None, json_to: str | None) -> int:
     """Vocabulary size of the corpus under each cleaning and lemmatiser, next to the authors' 121,296.
 
     The lemmatiser is what remains different from the authors' preprocessing (they used NLTK's
@@ -562,11 +603,10 @@ def vocabulary_command(data: Path | None, cleanings: tuple[str, ...], lemma_mode
             size = len(build_vocabulary(tokenize(text, options) for text in reviews.texts))
             rows.append({"cleaning": cleaning, "lemmas": lemmas, "vocabulary": size,
                          "difference_from_authors": size - AUTHORS_VOCABULARY_SIZE})
-    if as_json:
-        click.echo(json.dumps({"reviews": len(reviews), "authors": AUTHORS_VOCABULARY_SIZE, "rows": rows}, indent=1))
-        return exitcodes.SUCCESS
-    click.echo(f"{len(reviews)} reviews; the authors' vocabulary: {AUTHORS_VOCABULARY_SIZE:,} (padding included)")
+    lines = [f"{len(reviews)} reviews; the authors' vocabulary: {AUTHORS_VOCABULARY_SIZE:,} (padding included)"]
     for row in rows:
-        click.echo(f"  cleaning {row['cleaning']:<19} lemmas {row['lemmas']:<7} {row['vocabulary']:>8,} "
-                   f"({row['difference_from_authors']:+,})")
+        lines.append(f"  cleaning {row['cleaning']:<19} lemmas {row['lemmas']:<7} {row['vocabulary']:>8,} "
+                     f"({row['difference_from_authors']:+,})")
+    echo_summary("\n".join(lines), json_to)
+    emit_json({"reviews": len(reviews), "authors": AUTHORS_VOCABULARY_SIZE, "rows": rows}, json_to)
     return exitcodes.SUCCESS

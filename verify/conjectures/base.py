@@ -8,13 +8,16 @@ Hypothesis and returns a :class:`ConjectureResult` whose ``outcome`` is one of
 * ``"held"``: every generated example was decided and satisfied the statement (with the
   families and sizes covered, and any measurements);
 * ``"counterexample"``: an example falsified it; Hypothesis shrank it, the shrunk example was
-  saved as a CONFIG.json (``"outside_hypotheses": true`` plus the variant fields V / beta) and
+  saved as a CONFIG.json (with the variant fields V / beta, and ``"outside_hypotheses": true``
+  when it is outside the theorem's hypotheses) and
   then *re-checked from that file* by the conjecture's rigorous check (exact rationals, or arb
   intervals for softmax). Only a re-checked failure is reported as a counterexample;
 * ``"inconclusive"``: nothing false was found but something was not decided (a layer budget ran
   out, intervals overlapped, a health check fired...), with the reason.
 
-Exit statuses (:mod:`verify.exitcodes`): held 0, counterexample 1, inconclusive 3.
+Every conjecture declares what the project expects (``expected``: ``"held"`` or ``"refuted"``);
+a decided outcome is then **as expected** or a **surprise**. Exit statuses
+(:mod:`verify.exitcodes`): as expected 0, surprise 1, inconclusive 3.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from hypothesis.strategies import SearchStrategy
 
 from .. import exitcodes
 from .. import profiles as _profiles  # noqa: F401 - registers ci/dev/thorough before any get_profile
-from ..config import Configuration, load_configuration
+from ..config import Configuration, hypothesis_violations, load_configuration
 from ..io import atomic_write_text, safe_name
 from ..numbers import rational_to_str
 
@@ -47,14 +50,15 @@ __all__ = [
     "ConjectureResult",
     "run_conjecture",
     "recheck_file",
-    "OUTCOME_EXIT",
+    "EXPECTATIONS",
     "result_stem",
 ]
 
 Status = Literal["held", "failed", "undecided"]
 Outcome = Literal["held", "counterexample", "inconclusive"]
-OUTCOME_EXIT: dict[str, int] = {"held": exitcodes.SUCCESS, "counterexample": exitcodes.FALSE,
-                                "inconclusive": exitcodes.INCONCLUSIVE}
+Expectation = Literal["held", "refuted"]
+# What each expectation predicts as the outcome of a run.
+EXPECTATIONS: dict[str, Outcome] = {"held": "held", "refuted": "counterexample"}
 # Counterexample CONFIG files go one level down, so that RESULTS/*.json are the run results only.
 COUNTEREXAMPLE_DIR = "counterexamples"
 
@@ -148,7 +152,9 @@ class Conjecture:
         ``"claim"`` (a statement that can come out false) or ``"measurement"`` (the statement
         that the measured quantity is decided on every example; the numbers are the result).
     expected
-        What the project expects: ``"true"``, ``"false"`` or ``"open"`` (informational only).
+        The outcome the author expects: ``"held"`` (the default: a conjecture is stated because it
+        is believed) or ``"refuted"`` (a statement known to be false, kept to show the lab finds
+        its counterexample). A decided outcome that differs is a *surprise* (exit 1).
     target
         Name of a measurement Hypothesis should push upwards (:func:`hypothesis.target`), to
         search for worst cases.
@@ -167,10 +173,15 @@ class Conjecture:
     families: tuple[str, ...] = ()
     confirm: Predicate | None = None
     kind: Literal["claim", "measurement"] = "claim"
-    expected: Literal["true", "false", "open"] = "open"
+    expected: Expectation = "held"
     target: str | None = None
     group: Callable[[Configuration], Mapping[str, str]] = _default_group
     explicit: tuple[Configuration, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.expected not in EXPECTATIONS:
+            raise ValueError(f"conjecture {self.name!r}: expected must be \"held\" or \"refuted\", "
+                             f"got {self.expected!r}")
 
     def check(self, config: Configuration) -> Observation:
         """The rigorous check of one configuration (``confirm``, else ``predicate``)."""
@@ -197,8 +208,21 @@ class ConjectureResult:
     result_path: Path | None = None  # where the result file was written (None: results_dir was None)
 
     @property
+    def surprise(self) -> bool:
+        """A decided outcome other than the expected one (a hold where a refutation was expected, or the reverse)."""
+        return self.outcome != "inconclusive" and self.outcome != EXPECTATIONS[self.conjecture.expected]
+
+    @property
+    def verdict(self) -> str:
+        """``as expected``, ``surprise`` or ``inconclusive``."""
+        if self.outcome == "inconclusive":
+            return "inconclusive"
+        return "surprise" if self.surprise else "as expected"
+
+    @property
     def exit_status(self) -> int:
-        return OUTCOME_EXIT[self.outcome]
+        return {"as expected": exitcodes.SUCCESS, "surprise": exitcodes.FALSE,
+                "inconclusive": exitcodes.INCONCLUSIVE}[self.verdict]
 
     def to_json_dict(self) -> dict[str, Any]:
         c = self.conjecture
@@ -206,6 +230,8 @@ class ConjectureResult:
             # Short scalar fields first: the verification report lists a result file's scalars.
             "conjecture": c.name,
             "outcome": self.outcome,
+            "expected": c.expected,
+            "surprise": self.surprise,
             "exit_status": self.exit_status,
             "examples_run": self.examples_run,
             "summary": _shorten(self.reason, 120),
@@ -217,7 +243,6 @@ class ConjectureResult:
             "scope": c.scope,
             "families": list(c.families),
             "kind": c.kind,
-            "expected": c.expected,
             "reason": self.reason,
             "examples": {
                 "run": self.examples_run,
@@ -465,8 +490,10 @@ def _counterexample_config(conjecture: Conjecture, config: Configuration, observ
 
     description = (f"Counterexample to conjecture '{conjecture.name}': {conjecture.statement} "
                    f"Found by Hypothesis and shrunk; {observation.detail}")
-    return replace(config, outside_hypotheses=True, name=f"{conjecture.name} counterexample",
-                   description=description)
+    # Recorded only when true: a counterexample inside the hypotheses (a conjecture about the
+    # theorem's own setting) is an ordinary configuration that every command takes as it is.
+    return replace(config, outside_hypotheses=bool(hypothesis_violations(config)),
+                   name=f"{conjecture.name} counterexample", description=description)
 
 
 def _confirm(conjecture: Conjecture, config: Configuration, observation: Observation,

@@ -32,7 +32,7 @@ from ..linalg import rank as matrix_rank
 from ..strategies import (alphas, configurations, indefinite_matrices, nonsymmetric_pd_matrices,
                           outside_configurations, spd_matrices, token_configurations)
 from ..numbers import rational_to_str
-from .base import Conjecture, Observation
+from .base import Conjecture, Expectation, Observation
 from .softmax import deviation_from_hardmax
 
 __all__ = ["BUILTIN_CONJECTURES", "get_conjecture", "hull_vertices", "claims_report"]
@@ -103,6 +103,33 @@ def _nonsym_family() -> st.SearchStrategy[Configuration]:
 def _psd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
     return st.one_of(*[_with_A(f"psd_rank{r}_d{d}", d, _low_rank(d, r, 1), max_n=5, alpha=alpha)
                        for r in (1, 2) for d in (3, 4)])
+
+
+@st.composite
+def _psd_kernel_twins(draw: st.DrawFn, d: int, rank: int) -> Configuration:
+    """A = B B^T of rank ``rank`` with a kernel vector k, and tokens in pairs b, b + c k.
+
+    The two tokens of a pair have the same image under A (A-twins): for symmetric A they
+    score alike against everything, so neither can ever have C_i = {i}. The plain PSD
+    families reach this only by luck (a few in a thousand draws).
+    """
+    k = draw(st.tuples(*[st.integers(-2, 2)] * d).filter(any))
+    kk = sum(x * x for x in k)
+    columns = []
+    for _ in range(rank):
+        u = draw(st.tuples(*[st.integers(-2, 2)] * d))
+        uk = sum(a * b for a, b in zip(u, k))
+        columns.append([Fraction(kk * a - uk * b) for a, b in zip(u, k)])  # orthogonal to k
+    B = [[columns[c][i] for c in range(rank)] for i in range(d)]
+    assume(matrix_rank(B) == rank)
+    A = _matrix(matmul(B, transpose(B)))
+    bases = draw(token_configurations(min_n=1, max_n=3, d=d))
+    tokens = []
+    for base in bases:
+        c = draw(st.sampled_from((Fraction(1), Fraction(-1), Fraction(1, 2), Fraction(2))))
+        tokens += [tuple(base), tuple(b + c * x for b, x in zip(base, k))]
+    assume(len(set(tokens)) == len(tokens) and all(any(t) for t in tokens))
+    return _config(f"psd_kernel_twins_rank{rank}_d{d}", tokens, draw(alphas()), A)
 
 
 def _indefinite_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
@@ -432,11 +459,11 @@ def _softmax_family(draw: st.DrawFn) -> Configuration:
 # --------------------------------------------------------------------------- registry
 
 def _claims_conjecture(name: str, family: str, strategy: st.SearchStrategy[Configuration], families: tuple[str, ...],
-                       expected: str = "open") -> Conjecture:
+                       expected: Expectation) -> Conjecture:
     return Conjecture(
         name=name,
         statement=f"The theorem's claims T0..T4 hold {family}.",
-        strategy=strategy, predicate=_theorem_claims(), families=families, expected=expected,  # type: ignore[arg-type]
+        strategy=strategy, predicate=_theorem_claims(), families=families, expected=expected,
         scope=f"verify.claims.check_configuration with a {CLAIMS_BUDGET}-layer budget; a claim not decided "
               "within it makes the example undecided (never held). Failures of the derived facts D1..D3 "
               "(proved for A SPD only) are counted in the measurement derived_facts_failed, not as refutations.",
@@ -458,36 +485,39 @@ MERGE_ALPHAS = st.sampled_from((Fraction(1), Fraction(1, 2), Fraction(2)))
 def _build() -> dict[str, Conjecture]:
     conjectures = [
         _claims_conjecture("theorem_nonsymmetric_pd", "for A positive definite but not symmetric (x^T A x > 0)",
-                           _nonsym_family(), ("nonsymmetric_pd_d2", "nonsymmetric_pd_d3")),
+                           _nonsym_family(), ("nonsymmetric_pd_d2", "nonsymmetric_pd_d3"), expected="held"),
         _claims_conjecture("theorem_psd_low_rank", "for A positive semidefinite of rank 1 or 2 in d = 3, 4",
-                           _psd_family(), tuple(f"psd_rank{r}_d{d}" for r in (1, 2) for d in (3, 4))),
+                           st.one_of(_psd_family(), *[_psd_kernel_twins(d, r) for r in (1, 2) for d in (3, 4)]),
+                           (*(f"psd_rank{r}_d{d}" for r in (1, 2) for d in (3, 4)), "psd_kernel_twins_rank{1,2}_d{3,4}"),
+                           expected="refuted"),
         _claims_conjecture("theorem_indefinite", "for A indefinite (THEORY.md §6: [FW] does not transfer)",
-                           _indefinite_family(), ("indefinite_d2", "indefinite_d3")),
+                           _indefinite_family(), ("indefinite_d2", "indefinite_d3"), expected="refuted"),
         _claims_conjecture("theorem_negative_semidefinite", "for A negative semidefinite (THEORY.md §6)",
-                           _nsd_family(), ("negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}")),
+                           _nsd_family(), ("negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}"), expected="refuted"),
         _claims_conjecture("theorem_duplicate_tokens", "when some tokens are duplicated (THEORY.md D5)",
-                           _outside("duplicates"), ("duplicates",), expected="false"),
+                           _outside("duplicates"), ("duplicates",), expected="refuted"),
         _claims_conjecture("theorem_origin_token", "when one token is the origin (THEORY.md D4)",
                            st.one_of(_outside("origin_token"), _symmetric_with_origin()),
-                           ("origin_token", "origin_symmetric_d{1,2,3}"), expected="false"),
+                           ("origin_token", "origin_symmetric_d{1,2,3}"), expected="refuted"),
         Conjecture(
             name="value_matrix_rank_one",
             statement="With the value matrix V = u v^T, z -> (I + V)^{-1}(z + V mean_{C_i} z_j), the facts D2 "
                       "(A-norm never decreases) and D3 (a leader stays a fixed leader) survive.",
             strategy=_rank_one_value(), predicate=_value_matrix_facts, families=("rank_one_value",),
             scope=f"u, v integer in [-2, 2]^d, 1 + v.u != 0, A = I or SPD, exact, first {FINITE_LAYERS} layers.",
+            expected="refuted",
         ),
         Conjecture(
             name="ends_at_leader_or_tie",
             statement="Every token ends at a leader unless a tie persists (its attention set stays a fixed set of "
                       "two or more tokens forever).",
-            strategy=_inside(), predicate=_leader_or_tie, families=("every family of verify.families inside the hypotheses",), expected="true",
+            strategy=_inside(), predicate=_leader_or_tie, families=("every family of verify.families inside the hypotheses",), expected="held",
             scope=f"Inside the hypotheses; decided by the D7 fates of verify.claims within {CLAIMS_BUDGET} layers.",
         ),
         Conjecture(
             name="leaders_equal_hull_vertices",
             statement="The number of leaders equals the number of vertices of the initial convex hull.",
-            strategy=_inside(), predicate=_leaders_vs_hull, families=("every family of verify.families inside the hypotheses",), expected="false",
+            strategy=_inside(), predicate=_leaders_vs_hull, families=("every family of verify.families inside the hypotheses",), expected="refuted",
             scope=f"Inside the hypotheses; the final leader set from D7 fates within {CLAIMS_BUDGET} layers; "
                   "hull vertices exactly by pycddlib (gmp).",
         ),
@@ -496,7 +526,7 @@ def _build() -> dict[str, Conjecture]:
             statement="Measurement: the layer by which every leader has emerged, against n, d, alpha "
                       "(held = measured exactly on every example).",
             strategy=_inside(max_n=8), predicate=_leader_emergence, families=("every family of verify.families inside the hypotheses",),
-            kind="measurement", target="last_leader_layer", explicit=_worked(),
+            kind="measurement", target="last_leader_layer", explicit=_worked(), expected="held",
             scope=f"Final leader set certified by D7 fates within {CLAIMS_BUDGET} layers; Hypothesis targets the "
                   "largest layer.",
         ),
@@ -505,7 +535,7 @@ def _build() -> dict[str, Conjecture]:
             statement="Every token becomes a leader, fixed or locked (THEORY.md D7); measurement: the layer by "
                       "which that happens, against n, d, alpha.",
             strategy=_inside(max_n=8), predicate=_settling, families=("every family of verify.families inside the hypotheses",),
-            kind="measurement", target="settled_layer", expected="true", explicit=_worked(),
+            kind="measurement", target="settled_layer", expected="held", explicit=_worked(),
             scope=f"D7 fates of verify.claims within {CLAIMS_BUDGET} layers; Hypothesis targets the largest layer.",
         ),
         Conjecture(
@@ -514,7 +544,7 @@ def _build() -> dict[str, Conjecture]:
                       "semidefinite of low rank, indefinite or negative semidefinite.",
             strategy=st.one_of(_psd_family(MERGE_ALPHAS), _indefinite_family(MERGE_ALPHAS), _nsd_family(MERGE_ALPHAS)),
             predicate=_no_merge,
-            families=("psd_rank{1,2}_d{3,4}", "indefinite_d{2,3}", "negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}"), expected="open",
+            families=("psd_rank{1,2}_d{3,4}", "indefinite_d{2,3}", "negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}"), expected="refuted",
             scope=f"Exact, first {FINITE_LAYERS} layers (a merge is final: merged tokens stay equal, D5); "
                   "alpha in {1, 1/2, 2}.",
         ),
@@ -523,7 +553,7 @@ def _build() -> dict[str, Conjecture]:
             statement="Softmax attention at inverse temperature beta tracks the hardmax trajectory better as beta "
                       "grows: the largest deviation over K layers does not increase along beta = 1, 10, 100, 1000.",
             strategy=_softmax_family(), predicate=_softmax_check(128), confirm=_softmax_check(512, 32768),
-            families=("every family of verify.families inside the hypotheses",), kind="claim",
+            families=("every family of verify.families inside the hypotheses",), kind="claim", expected="refuted",
             scope=f"K = {SOFTMAX_LAYERS} layers, d <= 2, n <= 4; softmax in arb balls (128 bits raised up to 8192 while "
                   "enclosures overlap; re-checked from 512 bits), hardmax exact; a comparison whose enclosures overlap is undecided.",
         ),
@@ -533,7 +563,7 @@ def _build() -> dict[str, Conjecture]:
                       f"the hardmax trajectory over K = {SOFTMAX_LAYERS} layers, for beta = 1, 10, 100, 1000.",
             strategy=_softmax_family(), predicate=_softmax_measure, kind="measurement",
             target=f"deviation_upper_beta_{SOFTMAX_BETAS[-1]}",
-            families=("softmax_d1", "softmax_d2"),
+            families=("softmax_d1", "softmax_d2"), expected="held",
             scope="Upper ends of arb enclosures (256 bits) rounded up to a float; hardmax exact; d <= 2, n <= 4.",
         ),
     ]

@@ -105,10 +105,10 @@ def read_vocabulary(path: Path) -> Vocabulary:
 def build_corpus(reviews: Reviews, *, options: PreprocessOptions, length: int = SEQUENCE_LENGTH,
                  source_sha256: str = "", progress: Callable[[int], None] | None = None) -> Corpus:
     documents = []
-    for r, text in enumerate(reviews.texts):
+    for r, text in enumerate(reviews.texts, start=1):
         documents.append(tokenize(text, options))
-        if progress is not None and r % 500 == 0:
-            progress(r)
+        if progress is not None and (r % 500 == 0 or r == len(reviews.texts)):
+            progress(r)  # reviews done so far: the last call is the total
     vocabulary = build_vocabulary(documents)
     ids = encode(documents, vocabulary, length=length)
     lengths = np.array([len(d) for d in documents], dtype=np.int32)

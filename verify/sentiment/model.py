@@ -242,11 +242,13 @@ def model_from_weights(weights: ModelWeights, settings: TrainingSettings):
 
 
 def softmax_scores(model, ids: np.ndarray, *, batch_size: int = 256, merged: bool = False,
-                   merged_ids: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                   merged_ids: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Softmax-model logits for the reviews ``ids`` (N, n) (float evidence, not certified).
 
     ``merged`` runs the attention over distinct tokens, reviews sorted by their number (the
     same function, faster); ``merged_ids`` is :func:`merge_tokens` of ``ids`` when already known.
+    ``progress(done, total)`` is called after each batch (the last call has done == total).
     """
     import torch
     out = np.empty(len(ids), dtype=np.float64)
@@ -256,6 +258,8 @@ def softmax_scores(model, ids: np.ndarray, *, batch_size: int = 256, merged: boo
             for start in range(0, len(ids), batch_size):
                 batch = torch.from_numpy(np.asarray(ids[start:start + batch_size], dtype=np.int64))
                 out[start:start + batch_size] = model(batch).double().numpy()
+                if progress is not None:
+                    progress(min(start + batch_size, len(ids)), len(ids))
             return out
         tokens, counts, distinct = merged_ids if merged_ids is not None else merge_tokens(ids)
         order = np.argsort(distinct, kind="stable")
@@ -264,6 +268,8 @@ def softmax_scores(model, ids: np.ndarray, *, batch_size: int = 256, merged: boo
             width = int(distinct[rows].max())
             out[rows] = model.forward_merged(torch.from_numpy(tokens[rows, :width]),
                                              torch.from_numpy(counts[rows, :width])).double().numpy()
+            if progress is not None:
+                progress(min(start + batch_size, len(ids)), len(ids))
     return out
 
 
@@ -305,7 +311,8 @@ def _versions() -> dict[str, str]:
 def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: Path, epochs: int,
           patience: int | None = 20, hardmax_every: int = 0, threads: int = 1,
           data_description: dict | None = None, epoch_weights_dir: Path | None = None,
-          progress: Progress | None = None, log: Callable[[str], None] | None = None) -> dict:
+          progress: Progress | None = None, log: Callable[[str], None] | None = None,
+          on_epoch: Callable[[dict], None] | None = None) -> dict:
     """Train (or resume training) and checkpoint after every epoch; returns the final metadata.
 
     The test reviews are never looked at here: selection is on validation, and the test set is
@@ -322,6 +329,9 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         validation reviews (0 = never; it costs about one certified evaluation per call).
     threads
         torch.set_num_threads (the machine is shared; 1 by default).
+    on_epoch
+        Called with each epoch's history entry once its checkpoint is written (the CLI prints it
+        as a table row); without it, ``log`` gets the entry as one line (:func:`epoch_line`).
     epoch_weights_dir
         If given, every epoch's weights are also written there (``epoch-NNN.safetensors``), for
         end-of-run measurements over epochs (the paper's max-over-epochs test accuracy).
@@ -416,15 +426,16 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
                  "train_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
         if len(split.validation):
             scores = softmax_scores(model, corpus.ids[split.validation], merged=settings.merged_tokens,
-                                    merged_ids=validation_merged)
+                                    merged_ids=validation_merged, progress=_phase(progress, "validation (softmax)"))
             entry["val_loss"], entry["val_acc"] = _bce_and_accuracy(scores, corpus.labels[split.validation])
         weights = weights_from_model(model)
         if hardmax_every and ((epoch + 1) % hardmax_every == 0 or epoch + 1 == epochs):
             # Train too: the paper compares softmax and hardmax *training* losses (THEORY.md §5).
             for name, rows in (("train", split.train), ("val", split.validation)):
                 if len(rows):
-                    result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows],
-                                                  layers=settings.layers)
+                    result = certified_evaluation(
+                        weights, corpus.ids[rows], corpus.labels[rows], layers=settings.layers,
+                        progress=_phase(progress, f"{name} (hardmax, certified)"))
                     entry[f"hardmax_{name}_acc"] = result.accuracy
                     entry[f"hardmax_{name}_loss"] = result.loss
                     entry[f"hardmax_{name}_exact_path"] = result.exact_path
@@ -442,12 +453,32 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             write_weights(Path(epoch_weights_dir) / f"epoch-{epoch + 1:03d}.safetensors", weights)
         write_checkpoint(out_dir, meta=meta, weights=weights, best=best_weights,
                          optimizer=_optimizer_arrays(model, optimizer), vocabulary=corpus.vocabulary)
-        if log:
-            shown = {k: round(v, 4) if isinstance(v, float) else v for k, v in entry.items()}
-            log(f"epoch {epoch + 1}: {shown}")
+        if on_epoch is not None:
+            on_epoch(entry)
+        elif log:
+            log(epoch_line(entry))
     if not meta and (out_dir / "checkpoint.json").exists():
         meta = read_checkpoint(out_dir).meta
     return meta
+
+
+def _phase(progress: Progress | None, phase: str) -> Callable[[int, int], None] | None:
+    """``progress`` for one named phase, as a ``(done, total)`` callback."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda done, total: report(phase, done, total)
+
+
+def epoch_line(entry: dict) -> str:
+    """One epoch of the training history in one readable line (for logs)."""
+    parts = [f"epoch {entry['epoch']}:"]
+    for key, value in entry.items():
+        if key == "epoch":
+            continue
+        parts.append(f"{key.replace('_', ' ')} {value:.4g}" if isinstance(value, float) else
+                     f"{key.replace('_', ' ')} {value}")
+    return " ".join(parts[:1]) + " " + ", ".join(parts[1:])
 
 
 def _adam(model, settings: TrainingSettings):

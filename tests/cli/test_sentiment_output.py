@@ -1,0 +1,116 @@
+"""``hardmax-verify sentiment``: epochs as a table, progress that reaches its total, --json [FILE|-]."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from verify.cli import main
+from verify.commands.output import ProgressReporter
+from verify.commands.sentiment import EpochTable
+from verify.sentiment.corpus import build_corpus
+from verify.sentiment.data import Reviews
+from verify.sentiment.preprocess import PreprocessOptions
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from test_sentiment_training import write_fixture_csv  # noqa: E402  (the training tests' fixture writer)
+
+
+class _Recorder:
+    """A progress callback that keeps every (done, total) it is given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        self.calls.append((done, total))
+
+
+def test_preprocessing_progress_reaches_the_total():
+    # 1234 reviews: the bar used to stop at the last multiple of 500 below the count (1000 of 1234).
+    reviews = Reviews(tuple(f"review number {i} was fine" for i in range(1234)), np.zeros(1234, dtype=np.int8),
+                      None, "memory", "csv")
+    calls: list[int] = []
+    build_corpus(reviews, options=PreprocessOptions(), progress=calls.append)
+    assert calls[-1] == 1234 and calls == sorted(calls) and calls[0] == 500
+
+
+def test_softmax_pass_reports_progress_to_the_total():
+    torch = pytest.importorskip("torch")
+    from verify.sentiment.model import TrainingSettings, build_model, softmax_scores
+
+    model = build_model(20, TrainingSettings(d=2, layers=1))
+    ids = np.random.default_rng(0).integers(0, 20, size=(300, 16))
+    for merged in (False, True):
+        recorder = _Recorder()
+        with torch.no_grad():
+            softmax_scores(model, ids, batch_size=128, merged=merged, progress=lambda d, t, r=recorder: r("s", d, t))
+        assert recorder.calls == [(128, 300), (256, 300), (300, 300)]
+
+
+def test_epoch_rows_form_a_table_with_the_best_epoch_marked():
+    lines: list[str] = []
+    table = EpochTable(lines.append, hardmax=False)
+    table.row({"epoch": 1, "train_loss": 0.69312, "train_acc": 0.5, "val_loss": 0.6, "val_acc": 0.61, "alpha": 1.0,
+               "seconds": 2.25})
+    table.row({"epoch": 2, "train_loss": 0.5, "train_acc": 0.7, "val_loss": 0.62, "val_acc": 0.6, "alpha": 1.25,
+               "seconds": 2.0})
+    assert lines[0].split() == ["epoch", "train", "loss", "train", "acc", "val", "loss", "val", "acc", "alpha",
+                                "seconds", "best"]
+    assert lines[1].split() == ["1", "0.6931", "0.5000", "0.6000", "0.6100", "1", "2.2", "*"]
+    assert lines[2].split() == ["2", "0.5000", "0.7000", "0.6200", "0.6000", "1.25", "2.0"]
+    assert len(lines[0]) - len("  best") == len(lines[1]) - len("  *") == len(lines[2])  # aligned columns
+
+
+def test_a_finished_phase_leaves_the_display():
+    class FakeProgress:
+        def __init__(self) -> None:
+            self.tasks: dict[int, str] = {}
+
+        def add_task(self, description: str, total: int) -> int:
+            self.tasks[len(self.tasks) + 100] = description
+            return len(self.tasks) + 99
+
+        def update(self, task: int, **fields: int) -> None:
+            pass
+
+        def remove_task(self, task: int) -> None:
+            del self.tasks[task]
+
+    fake = FakeProgress()
+    reporter = ProgressReporter(fake, console=None)  # type: ignore[arg-type]
+    for epoch in (1, 2, 3):
+        for done in (1, 2):
+            reporter(f"epoch {epoch}/3", done, 2)
+    reporter("preprocessing", 5, 10)
+    assert list(fake.tasks.values()) == ["preprocessing"]  # three epochs, no pile of finished bars
+
+
+@pytest.mark.slow
+def test_train_prints_a_table_and_evaluate_json_is_clean(tmp_path, capsys):
+    pytest.importorskip("torch")
+    data = tmp_path / "tiny.csv.gz"
+    write_fixture_csv(data)
+    cache, out = tmp_path / "cache", tmp_path / "run"
+    assert main(["sentiment", "train", "--d", "2", "--epochs", "2", "--data", str(data), "--out", str(out),
+                 "--cache-dir", str(cache), "--batch-size", "32", "--hardmax-every", "1", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:1] == ["epoch"])
+    assert "hardmax val acc" in lines[header]
+    assert [line.split()[0] for line in lines[header + 1:header + 3]] == ["1", "2"]
+    assert "{" not in err and "'train_loss'" not in err  # no Python dicts
+    # --json alone: the record alone on standard output, from its first byte.
+    assert main(["sentiment", "evaluate", "--checkpoint", str(out), "--data", str(data), "--cache-dir", str(cache),
+                 "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("{") and json.loads(captured.out)["split"] == "test"
+    assert "hardmax accuracy" in captured.err
+    record = tmp_path / "evaluation.json"
+    assert main(["sentiment", "evaluate", "--checkpoint", str(out), "--data", str(data), "--cache-dir", str(cache),
+                 "--no-softmax", "--json", str(record)]) == 0
+    assert "hardmax accuracy" in capsys.readouterr().out and json.loads(record.read_text())["reviews"] > 0
