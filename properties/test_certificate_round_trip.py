@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from verify import certcheck
 from verify.claims import check_configuration
 from verify.families import FAMILIES, MATRIX_KINDS, generate
-from verify.report.campaign import build_configuration, default_spec, plan_tasks
+from verify.campaign import build_configuration, default_spec, plan_tasks
 from verify.testing import fail_claim
 
 ALPHAS = ("1/10", "1/2", "2", "10")  # the default campaign's

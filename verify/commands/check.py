@@ -11,8 +11,8 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from .. import exitcodes
-from ..claims import REPORT_IDS, check_configuration
+from .. import exitcodes, registry
+from ..claims import check_configuration
 from ..config import load_configuration
 from ..io import atomic_write_text
 from ..verdicts import Verdict
@@ -71,7 +71,7 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
     table.add_column("claim")
     table.add_column("status")
     table.add_column("evidence", overflow="fold")
-    for cid in REPORT_IDS:
+    for cid in registry.verdict_ids():
         verdict = report.verdicts[cid]
         table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", Text(one_line(_one_line(verdict))))
     Console().print(table)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .. import exitcodes
 from ..io import atomic_directory, directory_lock, read_input, safe_name
 from ..numbers import InputError
-from .campaign import (CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks)
+from ..campaign import CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks
 from .figures import write_figures
 from .provenance import environment_block, sha256_file, utc_now
 from .render import build_document, to_html, to_markdown
@@ -240,7 +240,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         Campaign seed; the same seed, campaign and versions give the same ``results.json``
         apart from its ``environment`` block.
     spec
-        The campaign (:func:`verify.report.campaign.default_spec` or a CAMPAIGN.toml).
+        The campaign (:func:`verify.campaign.default_spec` or a CAMPAIGN.toml).
     jobs
         Worker processes (1 runs in this process).
     runs_dir, runs_label
@@ -256,7 +256,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         Called per finished task, once with the planned task list, and with the name of
         each later stage ("figures", "writing").
     executor
-        A :class:`verify.report.executors.Executor` (in-process, process pool, Dask) to run the
+        A :class:`verify.campaign.executors.Executor` (in-process, process pool, Dask) to run the
         tasks on instead of ``jobs``; started before planning so workers come up meanwhile.
         The caller closes it.
     """

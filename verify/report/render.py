@@ -15,35 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .. import registry
 from .figures import FigureInfo
 
-__all__ = ["Block", "build_document", "to_markdown", "to_html", "CLAIM_STATEMENTS", "CLAIM_ASSUMPTIONS"]
-
-# One line per claim (THEORY.md §2 and §3) for the table.
-CLAIM_STATEMENTS: dict[str, str] = {
-    "T0": "the set of leaders is nonempty",
-    "T1": "each leader is fixed from the first layer it leads",
-    "T2": "leader limits are distinct and are the vertices of K",
-    "T3": "every token converges to a point of S on the boundary of K",
-    "T4": "non-vertex limits are A-projections of 0 onto faces of K",
-    "D1": "each layer lies in the convex hull of the previous one",
-    "D2": "A-norms never decrease",
-    "D3": "leaders are permanent and fixed",
-    "replay": "the exact engine agrees with an independent replay",
-}
-
-# What a certified verdict rests on beyond the exact computation (proved in THEORY.md, not re-proved here).
-CLAIM_ASSUMPTIONS: dict[str, str] = {
-    "T0": "none (exact scores at the certificate's layer)",
-    "T1": "D3 (THEORY.md §3) for layers after the last one computed",
-    "T2": "D7: locked and fixed tokens never lead, so the leader set is final",
-    "T3": "D7 locking lemma: exact geometric convergence after the lock layer",
-    "T4": "D7 and A symmetric positive definite (KKT conditions imply the projection)",
-    "D1": "none within the layers computed; later layers unchecked",
-    "D2": "none within the layers computed; later layers unchecked",
-    "D3": "D3's proof for layers after the last one computed",
-    "replay": "none",
-}
+__all__ = ["Block", "build_document", "to_markdown", "to_html"]
 
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
@@ -167,9 +142,10 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
     claims = summary["claims"]
     rows = []
     for claim, row in claims.items():
-        rows.append([claim, CLAIM_STATEMENTS.get(claim, ""), row["certified"], row["failed"], row["inconclusive"],
+        record = registry.find(claim)
+        rows.append([claim, record.statement if record else "", row["certified"], row["failed"], row["inconclusive"],
                      row["unchecked"], row["exact"], row["measured"], _count(row["recertified"]),
-                     CLAIM_ASSUMPTIONS.get(claim, "")])
+                     record.assumption if record else ""])
     blocks.append(_table(["claim", "statement", "certified", "failed", "inconclusive", "not checked", "exact",
                           "measured", "re-verified by certcheck", "assumed"], rows))
     blocks.append(_p("*exact*: decided in exact arithmetic (certified or failed). *measured*: inconclusive, with "
