@@ -50,7 +50,7 @@ import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
 
-__all__ = ["FORMAT", "CLAIMS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAYER", "OUTCOME_STATUSES", "BadInput", "Outcome",
+__all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAYER", "OUTCOME_STATUSES", "BadInput", "Outcome",
            "CheckResult", "check_report", "check_results", "check_record", "check_file", "replay_work", "input_bits",
            "max_checkable_layer", "write_json", "could_not_complete", "one_line", "main"]
 
@@ -720,7 +720,6 @@ def check_replay(cert: dict, ctx: Context) -> None:
 CHECKS: dict[str, Callable[[dict, Context], None]] = {
     "T0": check_T0, "T1": check_T1, "T2": check_T2, "T3": check_T3, "T4": check_T4,
     "D1": check_D1, "D2": check_D2, "D3": check_D3, "replay": check_replay}
-CLAIMS = tuple(CHECKS)
 
 
 def _check_layer_positions(cert: dict, m: Model) -> None:
@@ -876,7 +875,7 @@ def _without_routine(claim: str, verdict: Any) -> tuple[str, str]:
                             else f"a {status} verdict carries a certificate")
     if status == "failed":
         return "failed", "the file reports this claim false (certcheck re-verifies certificates, not counterexamples)"
-    return "unsupported", (f"certcheck has no routine for claim {claim} (it re-verifies {', '.join(CLAIMS)}): "
+    return "unsupported", (f"certcheck has no routine for claim {claim} (it re-verifies {', '.join(CHECKS)}): "
                            f"this {status} verdict is not re-verified")
 
 
@@ -996,16 +995,16 @@ def _check_run(run: Run) -> list[Outcome]:
     replay = verdicts.get("replay")
     replay_failed = isinstance(replay, dict) and replay.get("status") == "failed"
     outcomes = []
-    for claim in CLAIMS:
+    for claim in CHECKS:
         if claim not in verdicts:
             outcomes.append(Outcome(source, claim, "rejected", f"claim {claim} is missing: every run decides all of "
-                                    f"{', '.join(CLAIMS)}"))
+                                    f"{', '.join(CHECKS)}"))
         else:
             outcomes.append(Outcome(source, claim, *_verify(claim, verdicts[claim], ctx, facts, replay_failed)))
-    for claim in sorted(set(verdicts) - set(CLAIMS), key=str):
+    for claim in sorted(set(verdicts) - set(CHECKS), key=str):
         if not (isinstance(claim, str) and CLAIM_ID.fullmatch(claim)):
             outcomes.append(Outcome(source, str(claim)[:40], "rejected", f"unknown claim {str(claim)[:40]!r} "
-                                    f"(the claims are {', '.join(CLAIMS)})"))
+                                    f"(the claims are {', '.join(CHECKS)})"))
         else:
             outcomes.append(Outcome(source, claim, *_without_routine(claim, verdicts[claim])))
     for problem in _run_problems(run, facts):
@@ -1218,7 +1217,7 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
         problems.append(f"summary says {str(summary.get('errors'))[:20]} task errors, the file holds {len(errors)}")
     claims = summary["claims"]
     # The claims this checker decides, plus those the records hold without a routine here (unsupported).
-    expected_claims = list(CLAIMS) + sorted({o.claim for o in result.outcomes if o.status == "unsupported"} - set(CLAIMS))
+    expected_claims = list(CHECKS) + sorted({o.claim for o in result.outcomes if o.status == "unsupported"} - set(CHECKS))
     if set(claims) != set(expected_claims):
         problems.append(f"summary counts claims {sorted(map(str, claims))[:12]}, expected {expected_claims[:12]}")
     for claim in expected_claims:
