@@ -64,7 +64,7 @@ ATTEMPTS = 2  # a task that raises is run once more, then recorded as an error
 # cvxpy (imported lazily by verify.geometry for the T4 cross-check, ~0.8 CPU s in each worker's
 # first task) is deliberately not preloaded: it lengthens the forkserver's start-up, the window
 # in which an interrupt can catch a worker half-started (with it preloaded, the interrupt test in
-# tests/unit/test_faults.py failed once in CI; not reproduced in 72 later runs, so the cause is
+# tests/integration/test_faults.py failed once in CI; not reproduced in 72 later runs, so the cause is
 # plausible, not proved).
 WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.exact_dynamics",
                 "verify.worked", "verify.certcheck", "verify.campaign.run")

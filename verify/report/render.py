@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .. import registry
+from ..sections import Section
 from .figures import FigureInfo
 
 __all__ = ["Block", "build_document", "to_markdown", "to_html"]
@@ -116,8 +117,11 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     return notes
 
 
-def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) -> list[Block]:
-    """The report's content, from a validated results dictionary and the figures written."""
+def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
+                   sections: Mapping[str, Section] | None = None) -> list[Block]:
+    """The report's content, from a validated results dictionary, the figures written and the
+    sections the experiments and the lab provide for their saved results (by optional-section key)."""
+    sections = sections or {}
     blocks: list[Block] = []
     summary = results["summary"]
     campaign = results["campaign"]
@@ -260,24 +264,12 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
                      "verdicts, evidence and certificates are in results.json."))
 
     optional = results["optional_sections"]
-    for key, title in (("sentiment", "Sentiment experiment (saved results)"),
-                       ("conjectures", "Conjecture runs (saved results)")):
-        section = optional.get(key)
-        if not section or not section.get("files"):
-            continue
-        blocks.append(_h(2, title))
+    for key, shown in sections.items():
+        section = optional[key]
+        blocks.append(_h(2, shown.title))
         blocks.append(_p(f"Read from `{section['directory']}` (not recomputed by this report)."))
-        files = section["files"]
-        if key == "sentiment":
-            blocks.extend(_sentiment_blocks(section))
-        if key == "conjectures" and all("outcome" in item["summary"] for item in files):
-            # The conjecture lab's own summary line per run (held / counterexample / inconclusive).
-            blocks.append(_table(["conjecture", "outcome", "examples", "summary", "sha256"],
-                                 [[item["summary"].get("conjecture", item["path"]), item["summary"]["outcome"],
-                                   item["summary"].get("examples_run", "—"), item["summary"].get("summary", ""),
-                                   item["sha256"][:12] + "…"] for item in files]))
-            blocks.append(_p("A conjecture's counterexample is a finding of the conjecture lab, not a failure of this "
-                             "report: optional sections never change the exit status."))
+        blocks.extend(_section_blocks(shown))
+        if not shown.list_files:
             continue
         items = []
         for item in section["files"]:
@@ -329,156 +321,19 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-# Captions of the figures ``hardmax-verify sentiment analyze`` writes, by file-name suffix.
-_SENTIMENT_FIGURES = {
-    "training_curves": ("training curves",
-                        "Loss and accuracy per epoch: softmax attention (as trained) on train, validation and test, "
-                        "and certified hardmax on validation and test every few epochs (THEORY.md §5)."),
-    "leader_words": ("leader words",
-                     "The 15 most frequent leader words (C_i = {i}) among test reviews classified correctly with "
-                     "confidence >= 0.95, counting leaders with |w.z + b| > 2, as in the paper's bar chart."),
-    "review_positive": ("token evolution of a positive review",
-                        "Layers 0..8 of one confident positive test review (d = 2, exact positions): leaders "
-                        "labelled with their words, the decision line with its half-planes, the mean token. "
-                        "An animated GIF sits next to the source PNG."),
-    "review_negative": ("token evolution of a negative review",
-                        "As the previous figure, for one confident negative test review."),
-}
-
-
-def _fmt_share(value: Any) -> str:
-    return "—" if not isinstance(value, (int, float)) else f"{100 * value:.1f}%"
-
-
-def _fmt_fails(check: Any, total_key: str = "holds") -> str:
-    if not isinstance(check, Mapping) or "fails" not in check:
-        return "—"
-    total = check.get("fails", 0) + check.get(total_key, 0) + check.get("without_leader", 0)
-    return f"{check['fails']} of {total}"
-
-
-def _analysis_cells(row: Mapping[str, Any]) -> list[str]:
-    leaders = row.get("leaders") or {}
-    leader_text = (f"{leaders['mean']:.2f} ({leaders.get('std', 0):.2f}, {leaders.get('min')}-{leaders.get('max')})"
-                   if isinstance(leaders.get("mean"), (int, float)) else "—")
-    words = ", ".join(f"{w} {c}" for w, c in row.get("top_words") or []) or "—"
-    if row.get("reviews_selected") is not None and row.get("top_words"):
-        words += f" ({row['reviews_selected']} reviews)"
-    polar = ("—" if row.get("leader_polar_share") is None
-             else f"{_fmt_share(row['leader_polar_share'])} / {_fmt_share(row.get('all_polar_share'))}")
-    k = row.get("K_vs_converged") or {}
-    distance = (k.get("distance_K_to_converged") or {}).get("max")
-    changed = (f"{k['predictions_changed']} of {k.get('configurations', '?')}"
-               + (f" ({distance:.3g})" if isinstance(distance, (int, float)) else "")
-               if "predictions_changed" in k else "—")
-    unseen = row.get("unseen_words") or {}
-    unseen_text = (f"{_fmt_share(unseen.get('unseen_leader_share'))} of leaders "
-                   f"({_fmt_share(unseen.get('unseen_token_share'))} of tokens); "
-                   f"{unseen.get('reviews_with_unseen_leader')} of {unseen.get('reviews')} reviews"
-                   if "unseen_leaders" in unseen else "—")
-    ablation = row.get("without_attention") or {}
-    ablation_text = (f"{ablation['accuracy_without_attention']:.4f} (at K: {ablation.get('accuracy_at_K', float('nan')):.4f}); "
-                     f"{ablation.get('predictions_changed')} of {ablation.get('reviews')} differ"
-                     if isinstance(ablation.get("accuracy_without_attention"), (int, float)) else "—")
-    return [f"`{row.get('model')}`", str(row.get("d", "—")), str(row.get("epoch", "—")), leader_text,
-            _fmt_share(leaders.get("fraction_initial_leaders_mean")), words, polar, unseen_text, changed,
-            ablation_text,
-            _fmt_fails(row.get("T0")), _fmt_fails(row.get("T2")), _fmt_fails(row.get("T3")),
-            _fmt_certified_limits(row.get("certified_limits"))]
-
-
-def _fmt_certified_limits(exact: Any) -> str:
-    if not isinstance(exact, Mapping) or "configurations" not in exact:
-        return "—"
-    total = exact["configurations"]
-    distance = (exact.get("distance_K_to_limit") or {}).get("max")
-    return (f"{(exact.get('status_counts') or {}).get('certified', 0)} of {total}; "
-            f"{exact.get('predictions_changed')} of {exact.get('limits_certified')}"
-            + (f"; {distance:.3g}" if isinstance(distance, (int, float)) else ""))
-
-
-def _chosen_on_validation(evaluations: Sequence[Mapping[str, Any]]) -> set[int]:
-    """ids of the evaluations with the highest validation accuracy per (d, protocol); ties keep the first by name."""
-    best: dict[tuple[Any, Any], Mapping[str, Any]] = {}
-    for e in sorted(evaluations, key=lambda e: str(e.get("checkpoint"))):
-        value = e.get("validation_accuracy")
-        if not isinstance(value, (int, float)):
-            continue
-        key = (e.get("d"), e.get("protocol"))
-        if key not in best or value > best[key]["validation_accuracy"]:
-            best[key] = e
-    return {id(e) for e in best.values()}
-
-
-def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
-    """The accuracy table (from ``sentiment evaluate --json`` files) and the analyses' figures."""
-    from ..sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
-
-    blocks: list[Block] = []
-    evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
-    if evaluations:
-        rows = []
-        chosen = _chosen_on_validation(evaluations)
-        for e in sorted(evaluations, key=lambda e: (e.get("d") or 0, str(e.get("checkpoint")))):
-            authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(e.get("d"))
-            validation = e.get("validation_accuracy")
-            like = (f"{e['like_for_like_accuracy']:.4f} (epoch {e['like_for_like_epoch']})"
-                    if isinstance(e.get("like_for_like_accuracy"), (int, float)) else "—")
-            seconds = e.get("hardmax_seconds")
-            softmax = e.get("softmax_accuracy")
-            rows.append([str(e.get("d")), f"`{e.get('checkpoint')}`", str(e.get("protocol") or "—"),
-                         f"{authors:.4f}" if authors is not None else "—", like,
-                         f"**{e['hardmax_accuracy']:.4f}** (epoch {e.get('epoch')})",
-                         (f"{validation:.4f}" + (" (chosen for this d)" if id(e) in chosen else ""))
-                         if isinstance(validation, (int, float)) else "—",
-                         f"{softmax:.4f}" if isinstance(softmax, (int, float)) else "—",
-                         str(e.get("exact_path", "—")), str(e.get("reviews", "—")),
-                         f"{seconds:.1f}" if isinstance(seconds, (int, float)) else "—"])
-        blocks.append(_h(3, "Accuracy"))
-        blocks.append(_table(["d", "checkpoint", "protocol", "authors (softmax, best test epoch)",
-                              "ours like-for-like (softmax, best test epoch)",
-                              "ours honest (certified hardmax, epoch chosen on validation)",
-                              "validation accuracy of that epoch", "softmax at that epoch", "exact-path reviews",
-                              "test reviews", "hardmax s"], rows))
-        blocks.append(_p("The honest number is the certified hardmax test accuracy of the checkpoint selected on a "
-                         "validation split carved from train: every prediction is that of exact rational arithmetic "
-                         "on the stored float32 weights (reviews the float rounding bound could not decide were "
-                         "recomputed exactly; their count is the exact-path column). The like-for-like number uses "
-                         "the test set for selection, as the paper did (THEORY.md §5); it is evidence, not a "
-                         "certified figure. Several runs of one d (other options) are chosen between on "
-                         "validation too: the run marked 'chosen for this d' has the highest validation accuracy "
-                         "of that d's runs under that protocol, and its honest number is the one to quote; taking "
-                         "the run with the best test number instead would select on the test set. Epochs trained "
-                         "are in each checkpoint's `checkpoint.json`."))
-    analysis_rows = [row for item in section["files"] for row in item.get("analysis_rows", [])]
-    if analysis_rows:
-        blocks.append(_h(3, "Leaders and the experiment's claims"))
-        blocks.append(_table(
-            ["model", "d", "epoch", "leaders per review: mean (std, min-max)", "already leading at layer 0",
-             "top leader words (confident, |w.z+b| > 2)", "VADER-polar share: leaders / all words",
-             "words never seen in training: share of leaders (of tokens); reviews with such a leader",
-             "K = 8 vs converged: predictions changed (max distance)",
-             "without attention (K = 0, same weights, certified): accuracy (at K); predictions that differ",
-             "T0 fails (exact)", "T2 fails", "T3 fails",
-             "exact (claim checks, D7): theorem certified; limit class changed; max distance"],
-            [_analysis_cells(row) for row in analysis_rows]))
-        blocks.append(_p("Leaders are exact (C_i = {i} within K = 8 layers, certified hardmax). Real reviews repeat "
-                         "words and are padded, so they lie outside the theorem's hypotheses (THEORY.md D5); T0 there is "
-                         "checked exactly, T2 and T3 on the converged float state (measured, tolerance in "
-                         "analysis.json), and the converged state itself is float evidence. The last column is "
-                         "exact: on configurations within the hypotheses the claim checks certify T0..T4 and every "
-                         "token's limit (D7), so the class of the asymptotic state and its distance from layer 8 "
-                         "are decided, not measured."))
-    figures = section.get("figures") or []
-    if figures:
-        blocks.append(_h(3, "Analyses"))
-        for figure in figures:
-            stem = Path(figure["file"]).stem
-            title, caption = next(((f"{stem[:-len(suffix) - 1]}: {t}", c)
-                                   for suffix, (t, c) in _SENTIMENT_FIGURES.items() if stem.endswith(suffix)),
-                                  (stem, "A figure of the sentiment analysis."))
-            blocks.append(Block("figure", figure=FigureInfo(stem, figure["file"], None, title,
-                                                            f"{caption} Source: `{figure['path']}`.")))
+def _section_blocks(section: Section) -> list[Block]:
+    """A provider's section (verify.sections): its summary, tables and figures."""
+    blocks: list[Block] = [_p(section.summary)] if section.summary else []
+    for table in section.tables:
+        if table.heading:
+            blocks.append(_h(3, table.heading))
+        blocks.append(_table(table.headers, table.rows))
+        if table.note:
+            blocks.append(_p(table.note))
+    if section.figures and section.figures_heading:
+        blocks.append(_h(3, section.figures_heading))
+    for figure in section.figures:
+        blocks.append(Block("figure", figure=FigureInfo(figure.name, figure.file, None, figure.title, figure.caption)))
     return blocks
 
 
