@@ -11,6 +11,7 @@ test that would have caught it.
 """
 
 import json
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -48,7 +49,7 @@ def family_configurations(draw, family: str):
     if not spec.outside:
         kind = draw(st.sampled_from(spec.matrices or MATRIX_KINDS))
     seed = draw(st.integers(0, 2 ** 32 - 1))
-    return generate(family, seed, n=n, d=d, alpha=draw(st.sampled_from(ALPHAS)), matrix=kind)
+    return generate(family, seed, n=n, d=d, alpha=Fraction(draw(st.sampled_from(ALPHAS))), matrix=kind)
 
 
 @pytest.mark.slow

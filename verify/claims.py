@@ -29,7 +29,7 @@ from flint import fmpz_mat
 from . import certcheck, geometry, oracle, registry
 from .config import Configuration, hypothesis_violations
 from .exact_dynamics import ExactLayer, exact_layers
-from .linalg import is_symmetric_positive_definite
+from .linalg import dot, is_symmetric_positive_definite, mat_vec
 from .numbers import InputError, rational_to_str
 from .verdicts import Verdict
 
@@ -72,14 +72,6 @@ def qv(p: Iterable[Fraction]) -> list[str]:
 def _show(p: Iterable[Fraction]) -> str:
     """A point for a one-line summary: (1/2, -1)."""
     return "(" + ", ".join(rational_to_str(x) for x in p) + ")"
-
-
-def _dot(c: Sequence[Fraction], x: Sequence[Fraction]) -> Fraction:
-    return sum((a * b for a, b in zip(c, x)), Fraction(0))
-
-
-def _mat_vec(A: Sequence[Sequence[Fraction]], v: Sequence[Fraction]) -> list[Fraction]:
-    return [_dot(row, v) for row in A]
 
 
 def _mean(points: Iterable[Point]) -> Point:
@@ -237,12 +229,12 @@ def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]
 def _locking_value(pos: Sequence[Point], F: frozenset[int], A: list[list[Fraction]]) -> tuple[Point, Fraction] | None:
     """(m_F, <A m_F, v>) when <A m_F, .> is equal on F and maximal over all tokens (D7), else None."""
     m = _mean(pos[v] for v in sorted(F))
-    w = _mat_vec(A, m)
-    values = {_dot(w, pos[v]) for v in F}
+    w = mat_vec(A, m)
+    values = {dot(w, pos[v]) for v in F}
     if len(values) != 1:
         return None
     value = values.pop()
-    if any(_dot(w, p) > value for p in pos):
+    if any(dot(w, p) > value for p in pos):
         return None
     return m, value
 
@@ -415,7 +407,7 @@ def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str,
     c = geometry.separation_from_hull(x, points)
     if c is None:  # pragma: no cover - only called when the hull test said "outside"
         return {}
-    return {"direction": qv(c), "lhs": q(_dot(c, x)), "rhs": q(max(_dot(c, p) for p in points)),
+    return {"direction": qv(c), "lhs": q(dot(c, x)), "rhs": q(max(dot(c, p) for p in points)),
             "compared": f"c.x for {what} vs max of c.p over {others} (strictly greater: outside the hull)"}
 
 
@@ -561,8 +553,8 @@ def check_T2(run: ClaimRun) -> Verdict:
     pts = [limits[t] for t in tokens]
     for idx, t in enumerate(tokens):
         v = limits[t]
-        c = _mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
-        if not all(_dot(c, v) > _dot(c, limits[u]) for u in tokens if u != t):
+        c = mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
+        if not all(dot(c, v) > dot(c, limits[u]) for u in tokens if u != t):
             separating = geometry.separating_direction(idx, pts)
             if separating is None:
                 weights = geometry.point_in_hull_weights(v, [limits[u] for u in tokens if u != t]) or {}
@@ -585,7 +577,7 @@ def _in_K(run: ClaimRun, x: Point, limits: dict[int, Point]) -> dict[int, Fracti
 
 def _fate_direction(run: ClaimRun, f: TokenFate) -> list[Fraction]:
     """A z at the fate layer: for D7 it exposes the face conv(F) (or conv(G ∪ {j})) of K."""
-    return _mat_vec(run.A, run.data[f.layer].positions[f.token]) if f.layer is not None else []
+    return mat_vec(run.A, run.data[f.layer].positions[f.token]) if f.layer is not None else []
 
 
 def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders: list[TokenFate]) -> dict[str, Any]:
@@ -637,17 +629,17 @@ def check_T3(run: ClaimRun) -> Verdict:
                             **_outside_evidence(x, pts, "the limit", "every leader limit"))
         direction: list[Fraction] | None = _fate_direction(run, f)
         if not (direction is not None and any(t != 0 for t in direction)
-                and all(_dot(direction, u) <= _dot(direction, x) for u in pts)):
+                and all(dot(direction, u) <= dot(direction, x) for u in pts)):
             direction = geometry.supporting_direction(x, pts)
         if direction is None:
             ineq, _ = geometry.facets(pts)
-            slack = min(((b + _dot(a, x)), a) for b, a in ineq)
+            slack = min(((b + dot(a, x)), a) for b, a in ineq)
             return _verdict("T3", "failed", f"token {f.token}'s limit {_show(x)} is in the interior of K", run,
                             token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
                             smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
                                                   "compared": "b + a.x vs 0 (strictly positive for every facet)"})
         c = direction
-        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(_dot(c, x)),
+        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
                          "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
     cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary}
     verdict = _verdict("T3", "certified", f"every token certified convergent (D7, layer {run.settled_layer}); "
@@ -662,7 +654,7 @@ def check_T3(run: ClaimRun) -> Verdict:
 
 
 def _face_of(run: ClaimRun, c: Sequence[Fraction], limits: dict[int, Point]) -> tuple[Fraction, list[int]]:
-    values = {t: _dot(c, u) for t, u in limits.items()}
+    values = {t: dot(c, u) for t, u in limits.items()}
     top = max(values.values())
     return top, sorted(t for t, v in values.items() if v == top)
 
@@ -711,8 +703,8 @@ def check_T4(run: ClaimRun) -> Verdict:
             weights = geometry.point_in_hull_weights(p, [limits[t] for t in face])
             if weights is None:
                 continue
-            Ap = _mat_vec(Asym, p)
-            kkt = {t: _dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
+            Ap = mat_vec(Asym, p)
+            kkt = {t: dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
             if any(v < 0 for v in kkt.values()):
                 worst = min(kkt, key=lambda t: kkt[t])
                 proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
