@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .. import certcheck
 
@@ -21,10 +21,12 @@ def recheck_certificates(record: dict[str, Any], *, layer_budget: int | None = N
     ``available`` is always True (the checker ships with the package; the field is part of the
     results.json layout).
     """
-    outcome = certcheck.check_record(record["configuration"], record["verdicts"], last_layer=record.get("layers_run"),
-                                  settled_layer=record.get("settled_layer"), fates=record.get("fates"),
-                                  status=record.get("status"), stopped_by=record.get("stopped_by"),
-                                  layer_budget=layer_budget, time_budget=time_budget)
+    # The record's fields are passed as they are, even missing or malformed: the checker validates them.
+    last_layer = cast(int, record.get("layers_run"))
+    outcome = certcheck.check_record(record["configuration"], record["verdicts"], last_layer=last_layer,
+                                     settled_layer=record.get("settled_layer"), fates=record.get("fates"),
+                                     status=record.get("status"), stopped_by=record.get("stopped_by"),
+                                     layer_budget=layer_budget, time_budget=time_budget)
     verified, rejected, unsupported = [], {}, {}
     for claim in sorted(outcome):
         result = outcome[claim]
