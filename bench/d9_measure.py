@@ -37,7 +37,7 @@ from verify import _d9_checker_draft as checker  # noqa: E402
 from verify.claims import run_configuration  # noqa: E402
 from verify.closed_form import ExpPoly, certify, chain_to_json  # noqa: E402
 from verify.exact_dynamics import exact_layers  # noqa: E402
-from verify.report.campaign import build_configuration, default_spec, plan_tasks  # noqa: E402
+from verify.campaign import build_configuration, default_spec, plan_tasks  # noqa: E402
 
 
 def seeds(text: str) -> list[int]:

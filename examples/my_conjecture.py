@@ -9,7 +9,8 @@ The file only defines Conjecture objects; nothing in the package is touched.
 
 from verify.claims import check_configuration
 from verify.config import Configuration
-from verify.conjectures import Conjecture, Observation, hull_vertices
+from verify.conjectures import Conjecture, Observation
+from verify.geometry import convex_hull_vertices
 from verify.strategies import configurations
 
 LAYER_BUDGET = 60
@@ -22,7 +23,7 @@ def at_most_hull_vertices(config: Configuration) -> Observation:
         # The leader set is final only once every token is a leader, fixed or locked (D7).
         return Observation.undecided(f"not every token has a D7 fate within {LAYER_BUDGET} layers")
     leaders = sorted(f.token for f in report.fates if f.kind == "leader")
-    vertices = hull_vertices(config.tokens)
+    vertices = convex_hull_vertices(config.tokens)
     if len(leaders) > len(vertices):
         return Observation.failed(f"{len(leaders)} leaders {leaders} but {len(vertices)} hull vertices {vertices}")
     return Observation.held(leaders=len(leaders), hull_vertices=len(vertices))

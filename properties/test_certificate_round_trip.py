@@ -11,6 +11,7 @@ test that would have caught it.
 """
 
 import json
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from verify import certcheck
 from verify.claims import check_configuration
 from verify.families import FAMILIES, MATRIX_KINDS, generate
-from verify.report.campaign import build_configuration, default_spec, plan_tasks
+from verify.campaign import build_configuration, default_spec, plan_tasks
 from verify.testing import fail_claim
 
 ALPHAS = ("1/10", "1/2", "2", "10")  # the default campaign's
@@ -48,7 +49,7 @@ def family_configurations(draw, family: str):
     if not spec.outside:
         kind = draw(st.sampled_from(spec.matrices or MATRIX_KINDS))
     seed = draw(st.integers(0, 2 ** 32 - 1))
-    return generate(family, seed, n=n, d=d, alpha=draw(st.sampled_from(ALPHAS)), matrix=kind)
+    return generate(family, seed, n=n, d=d, alpha=Fraction(draw(st.sampled_from(ALPHAS))), matrix=kind)
 
 
 @pytest.mark.slow

@@ -43,6 +43,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -50,14 +51,14 @@ import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
 
-__all__ = ["FORMAT", "CLAIMS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAYER", "OUTCOME_STATUSES", "BadInput", "Outcome",
+__all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAYER", "OUTCOME_STATUSES", "BadInput", "Outcome",
            "CheckResult", "check_report", "check_results", "check_record", "check_file", "replay_work", "input_bits",
            "max_checkable_layer", "write_json", "could_not_complete", "one_line", "main"]
 
 FORMAT = "hardmax-verify/claims-v1"
 RESULTS_SCHEMA = "hardmax-verify/results"
-# Every run decides all of these (THEORY.md §2 claims, §3 facts, and the suite's one-step replay).
-CLAIMS = ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay")
+# A claim id this checker has no routine for: reported unsupported (never verified), not rejected.
+CLAIM_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
 MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
 MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
 # Replay work allowed per configuration (replay_work units, about 15 microseconds each on one
@@ -712,6 +713,11 @@ def check_replay(cert: dict, ctx: Context) -> None:
         _require(p == m.layer(last)[i], f"final_positions[{i}] is {_show(p)}, the replay gives {_show(m.layer(last)[i])}")
 
 
+# The checker's own table of routines, one per claim whose certificates it re-verifies. It is
+# kept here, not read from the suite's claim registry (verify.registry), so that the checker
+# imports nothing from the package; a meta test compares the two. Every run decides all of
+# these (THEORY.md §2 claims, §3 facts, and the suite's one-step replay). A claim the suite
+# emits without a routine here is reported *unsupported*, never verified.
 CHECKS: dict[str, Callable[[dict, Context], None]] = {
     "T0": check_T0, "T1": check_T1, "T2": check_T2, "T3": check_T3, "T4": check_T4,
     "D1": check_D1, "D2": check_D2, "D3": check_D3, "replay": check_replay}
@@ -852,6 +858,28 @@ def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_faile
     return "verified", ""
 
 
+def _without_routine(claim: str, verdict: Any) -> tuple[str, str]:
+    """(outcome, reason) for a verdict of a claim this checker has no routine for.
+
+    Its form is checked like any verdict's; a failed one is passed on (the file says the claim
+    is false); anything else is unsupported: nothing about it is verified.
+    """
+    if not isinstance(verdict, dict):
+        return "rejected", "the verdict is not an object"
+    if verdict.get("claim") != claim:
+        return "rejected", f"the verdict under {claim!r} names claim {str(verdict.get('claim'))[:40]!r}"
+    status, cert = verdict.get("status"), verdict.get("certificate")
+    if status not in ("certified", "failed", "inconclusive"):
+        return "rejected", f"unknown status {str(status)[:40]!r} (expected certified, failed or inconclusive)"
+    if (status == "certified") != isinstance(cert, dict):
+        return "rejected", ("a certified verdict without a certificate" if status == "certified"
+                            else f"a {status} verdict carries a certificate")
+    if status == "failed":
+        return "failed", "the file reports this claim false (certcheck re-verifies certificates, not counterexamples)"
+    return "unsupported", (f"certcheck has no routine for claim {claim} (it re-verifies {', '.join(CHECKS)}): "
+                           f"this {status} verdict is not re-verified")
+
+
 def _combine(statuses: list) -> str:
     return "failed" if "failed" in statuses else "inconclusive" if "inconclusive" in statuses else "certified"
 
@@ -968,15 +996,18 @@ def _check_run(run: Run) -> list[Outcome]:
     replay = verdicts.get("replay")
     replay_failed = isinstance(replay, dict) and replay.get("status") == "failed"
     outcomes = []
-    for claim in CLAIMS:
+    for claim in CHECKS:
         if claim not in verdicts:
             outcomes.append(Outcome(source, claim, "rejected", f"claim {claim} is missing: every run decides all of "
-                                    f"{', '.join(CLAIMS)}"))
+                                    f"{', '.join(CHECKS)}"))
         else:
             outcomes.append(Outcome(source, claim, *_verify(claim, verdicts[claim], ctx, facts, replay_failed)))
-    for claim in sorted(set(verdicts) - set(CLAIMS), key=str):
-        outcomes.append(Outcome(source, str(claim)[:40], "rejected", f"unknown claim {str(claim)[:40]!r} "
-                                f"(the claims are {', '.join(CLAIMS)})"))
+    for claim in sorted(set(verdicts) - set(CHECKS), key=str):
+        if not (isinstance(claim, str) and CLAIM_ID.fullmatch(claim)):
+            outcomes.append(Outcome(source, str(claim)[:40], "rejected", f"unknown claim {str(claim)[:40]!r} "
+                                    f"(the claims are {', '.join(CHECKS)})"))
+        else:
+            outcomes.append(Outcome(source, claim, *_without_routine(claim, verdicts[claim])))
     for problem in _run_problems(run, facts):
         outcomes.append(Outcome(source, RUN, "rejected", problem))
     return outcomes
@@ -1187,9 +1218,11 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
     if summary.get("errors") != len(errors):
         problems.append(f"summary says {str(summary.get('errors'))[:20]} task errors, the file holds {len(errors)}")
     claims = summary["claims"]
-    if set(claims) != set(CLAIMS):
-        problems.append(f"summary counts claims {sorted(map(str, claims))[:12]}, expected {list(CLAIMS)}")
-    for claim in CLAIMS:
+    # The claims this checker decides, plus those the records hold without a routine here (unsupported).
+    expected_claims = list(CHECKS) + sorted({o.claim for o in result.outcomes if o.status == "unsupported"} - set(CHECKS))
+    if set(claims) != set(expected_claims):
+        problems.append(f"summary counts claims {sorted(map(str, claims))[:12]}, expected {expected_claims[:12]}")
+    for claim in expected_claims:
         row = claims.get(claim)
         expected = _claim_counts(examples, claim, verified)
         if not isinstance(row, dict):

@@ -26,15 +26,14 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
 from flint import fmpz_mat
 
-from . import certcheck, geometry, oracle
+from . import certcheck, geometry, oracle, registry
 from .config import Configuration, hypothesis_violations
 from .exact_dynamics import ExactLayer, exact_layers
-from .linalg import is_symmetric_positive_definite
+from .linalg import dot, is_symmetric_positive_definite, mat_vec
 from .numbers import InputError, rational_to_str
-from .verdicts import CLAIM_IDS, Verdict
+from .verdicts import Verdict
 
 __all__ = [
-    "REPORT_IDS",
     "TokenFate",
     "LayerData",
     "ClaimRun",
@@ -54,8 +53,6 @@ __all__ = [
 
 Point = tuple[Fraction, ...]
 Dynamics = Callable[..., Iterator[ExactLayer]]
-# Every verdict of a report: the claim ids plus the one-step replay of issue 3 part 8.
-REPORT_IDS: tuple[str, ...] = CLAIM_IDS + ("replay",)
 # Certificates keep every layer's positions only for small runs (the checker replays anyway).
 POSITIONS_LIMIT = 4000
 # Cross-check the candidate set S (projections onto every face of K) only when K has few faces.
@@ -75,14 +72,6 @@ def qv(p: Iterable[Fraction]) -> list[str]:
 def _show(p: Iterable[Fraction]) -> str:
     """A point for a one-line summary: (1/2, -1)."""
     return "(" + ", ".join(rational_to_str(x) for x in p) + ")"
-
-
-def _dot(c: Sequence[Fraction], x: Sequence[Fraction]) -> Fraction:
-    return sum((a * b for a, b in zip(c, x)), Fraction(0))
-
-
-def _mat_vec(A: Sequence[Sequence[Fraction]], v: Sequence[Fraction]) -> list[Fraction]:
-    return [_dot(row, v) for row in A]
 
 
 def _mean(points: Iterable[Point]) -> Point:
@@ -240,12 +229,12 @@ def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]
 def _locking_value(pos: Sequence[Point], F: frozenset[int], A: list[list[Fraction]]) -> tuple[Point, Fraction] | None:
     """(m_F, <A m_F, v>) when <A m_F, .> is equal on F and maximal over all tokens (D7), else None."""
     m = _mean(pos[v] for v in sorted(F))
-    w = _mat_vec(A, m)
-    values = {_dot(w, pos[v]) for v in F}
+    w = mat_vec(A, m)
+    values = {dot(w, pos[v]) for v in F}
     if len(values) != 1:
         return None
     value = values.pop()
-    if any(_dot(w, p) > value for p in pos):
+    if any(dot(w, p) > value for p in pos):
         return None
     return m, value
 
@@ -418,7 +407,7 @@ def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str,
     c = geometry.separation_from_hull(x, points)
     if c is None:  # pragma: no cover - only called when the hull test said "outside"
         return {}
-    return {"direction": qv(c), "lhs": q(_dot(c, x)), "rhs": q(max(_dot(c, p) for p in points)),
+    return {"direction": qv(c), "lhs": q(dot(c, x)), "rhs": q(max(dot(c, p) for p in points)),
             "compared": f"c.x for {what} vs max of c.p over {others} (strictly greater: outside the hull)"}
 
 
@@ -444,6 +433,7 @@ def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
 # The claims
 
 
+@registry.checks("T0")
 def check_T0(run: ClaimRun) -> Verdict:
     """T0: the set of leaders is nonempty (D0: already at layer 0, the token of largest A-norm)."""
     first = _first_leading(run)
@@ -503,6 +493,7 @@ def _leader_permanence(run: ClaimRun, claim: str) -> tuple[list[dict[str, Any]],
     return failures, cert
 
 
+@registry.checks("T1")
 def check_T1(run: ClaimRun) -> Verdict:
     """T1: each leader is fixed from the first layer at which it leads (D3), and the leader set is final."""
     failures, cert = _leader_permanence(run, "T1")
@@ -520,6 +511,7 @@ def check_T1(run: ClaimRun) -> Verdict:
                     certificate=cert, leaders={str(x["token"]): x["first_layer"] for x in cert["leaders"]})
 
 
+@registry.checks("D3")
 def check_D3(run: ClaimRun) -> Verdict:
     """D3: a leader stays a leader and does not move (checked at every layer run)."""
     failures, cert = _leader_permanence(run, "D3")
@@ -541,6 +533,7 @@ def _fate_violation_verdict(claim: str, run: ClaimRun) -> Verdict | None:
                     f"{v['fate_layer']}) at layer {v['layer']}: {v['what']}", run, violations=run.violations[:20])
 
 
+@registry.checks("T2")
 def check_T2(run: ClaimRun) -> Verdict:
     """T2: the leaders' limits are pairwise distinct and are exactly the vertices of K = conv(leader limits)."""
     bad = _fate_violation_verdict("T2", run)
@@ -560,8 +553,8 @@ def check_T2(run: ClaimRun) -> Verdict:
     pts = [limits[t] for t in tokens]
     for idx, t in enumerate(tokens):
         v = limits[t]
-        c = _mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
-        if not all(_dot(c, v) > _dot(c, limits[u]) for u in tokens if u != t):
+        c = mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
+        if not all(dot(c, v) > dot(c, limits[u]) for u in tokens if u != t):
             separating = geometry.separating_direction(idx, pts)
             if separating is None:
                 weights = geometry.point_in_hull_weights(v, [limits[u] for u in tokens if u != t]) or {}
@@ -584,7 +577,7 @@ def _in_K(run: ClaimRun, x: Point, limits: dict[int, Point]) -> dict[int, Fracti
 
 def _fate_direction(run: ClaimRun, f: TokenFate) -> list[Fraction]:
     """A z at the fate layer: for D7 it exposes the face conv(F) (or conv(G ∪ {j})) of K."""
-    return _mat_vec(run.A, run.data[f.layer].positions[f.token]) if f.layer is not None else []
+    return mat_vec(run.A, run.data[f.layer].positions[f.token]) if f.layer is not None else []
 
 
 def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders: list[TokenFate]) -> dict[str, Any]:
@@ -614,6 +607,7 @@ def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders:
             "faces": len(all_faces), "candidates": len(candidates), "agree": not missing, "tokens_not_in_S": missing}
 
 
+@registry.checks("T3")
 def check_T3(run: ClaimRun) -> Verdict:
     """T3: every token converges to a point of S (D7 fates), and S lies on the boundary of K in R^d."""
     bad = _fate_violation_verdict("T3", run)
@@ -635,17 +629,17 @@ def check_T3(run: ClaimRun) -> Verdict:
                             **_outside_evidence(x, pts, "the limit", "every leader limit"))
         direction: list[Fraction] | None = _fate_direction(run, f)
         if not (direction is not None and any(t != 0 for t in direction)
-                and all(_dot(direction, u) <= _dot(direction, x) for u in pts)):
+                and all(dot(direction, u) <= dot(direction, x) for u in pts)):
             direction = geometry.supporting_direction(x, pts)
         if direction is None:
             ineq, _ = geometry.facets(pts)
-            slack = min(((b + _dot(a, x)), a) for b, a in ineq)
+            slack = min(((b + dot(a, x)), a) for b, a in ineq)
             return _verdict("T3", "failed", f"token {f.token}'s limit {_show(x)} is in the interior of K", run,
                             token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
                             smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
                                                   "compared": "b + a.x vs 0 (strictly positive for every facet)"})
         c = direction
-        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(_dot(c, x)),
+        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
                          "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
     cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary}
     verdict = _verdict("T3", "certified", f"every token certified convergent (D7, layer {run.settled_layer}); "
@@ -660,11 +654,12 @@ def check_T3(run: ClaimRun) -> Verdict:
 
 
 def _face_of(run: ClaimRun, c: Sequence[Fraction], limits: dict[int, Point]) -> tuple[Fraction, list[int]]:
-    values = {t: _dot(c, u) for t, u in limits.items()}
+    values = {t: dot(c, u) for t, u in limits.items()}
     top = max(values.values())
     return top, sorted(t for t, v in values.items() if v == top)
 
 
+@registry.checks("T4")
 def check_T4(run: ClaimRun) -> Verdict:
     """T4: every non-vertex point of S is the A-norm projection of the origin onto a face of K."""
     bad = _fate_violation_verdict("T4", run)
@@ -708,8 +703,8 @@ def check_T4(run: ClaimRun) -> Verdict:
             weights = geometry.point_in_hull_weights(p, [limits[t] for t in face])
             if weights is None:
                 continue
-            Ap = _mat_vec(Asym, p)
-            kkt = {t: _dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
+            Ap = mat_vec(Asym, p)
+            kkt = {t: dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
             if any(v < 0 for v in kkt.values()):
                 worst = min(kkt, key=lambda t: kkt[t])
                 proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
@@ -747,6 +742,7 @@ def check_T4(run: ClaimRun) -> Verdict:
     return verdict
 
 
+@registry.checks("D1")
 def check_D1(run: ClaimRun) -> Verdict:
     """D1: every token of layer k+1 lies in conv(layer k), with exact convex weights."""
     alpha = run.config.alpha
@@ -779,6 +775,7 @@ def check_D1(run: ClaimRun) -> Verdict:
                     "of the previous layer", run, certificate=cert)
 
 
+@registry.checks("D2")
 def check_D2(run: ClaimRun) -> Verdict:
     """D2: the A-norm of every token never decreases (A symmetric positive definite)."""
     norms = [[d.score(i, i) for i in range(run.n)] for d in run.data]
@@ -796,6 +793,7 @@ def check_D2(run: ClaimRun) -> Verdict:
                     certificate=cert, A_symmetric_positive_definite=spd)
 
 
+@registry.checks("replay")
 def check_replay(run: ClaimRun) -> Verdict:
     """Replay: layer k+1 of the engine equals the independent oracle's one step from layer k, for every k.
 
@@ -831,19 +829,13 @@ def check_replay(run: ClaimRun) -> Verdict:
                     run, certificate=cert)
 
 
-CHECKS: dict[str, Callable[[ClaimRun], Verdict]] = {
-    "T0": check_T0, "T1": check_T1, "T2": check_T2, "T3": check_T3, "T4": check_T4,
-    "D1": check_D1, "D2": check_D2, "D3": check_D3, "replay": check_replay,
-}
-
-
 # ---------------------------------------------------------------------------------------------
 # The report
 
 
 @dataclass
 class ClaimReport:
-    """Every verdict of one configuration (ids of :data:`REPORT_IDS`), with the run behind them."""
+    """Every verdict of one configuration (the registry's claim checks), with the run behind them."""
 
     config: Configuration
     verdicts: dict[str, Verdict]
@@ -881,7 +873,7 @@ class ClaimReport:
             "settled_layer": self.settled_layer,
             "status": self.status,
             "fates": [f.to_json_dict() for f in self.fates],
-            "verdicts": {cid: self.verdicts[cid].to_json_dict() for cid in REPORT_IDS if cid in self.verdicts},
+            "verdicts": {cid: self.verdicts[cid].to_json_dict() for cid in registry.verdict_ids() if cid in self.verdicts},
         }
 
 
@@ -893,13 +885,12 @@ def _value_matrix_is_the_plain_model(config: Configuration) -> bool:
     return c > 0 and all(config.V[r][k] == (c if r == k else 0) for r in range(config.d) for k in range(config.d))
 
 
-# Claims whose certificates lean on D3 / D7 beyond the layers computed. Those facts are proved
-# for the rule of THEORY.md §1 only; with a general value matrix V they are open (THEORY.md §6).
-_RESTS_ON_D3_D7 = {"T1": "D3", "D3": "D3", "T2": "D7", "T3": "D7", "T4": "D7"}
-
 
 def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
     """Under a general value matrix, nothing that rests on D3/D7 may be certified.
+
+    Which claims rest on which fact is the registry's ``rests_on``: D3 and D7 are proved for
+    the rule of THEORY.md §1 only; with a general value matrix V they are open (THEORY.md §6).
 
     A certified T1..T4 or D3 becomes inconclusive. A failed T2..T4 becomes inconclusive too:
     it reports a contradicted D7 consequence, which shows that D7 does not transfer to the
@@ -907,7 +898,7 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
     stops leading is observed directly, layer by layer.
     """
     adjusted = dict(verdicts)
-    for claim, fact in _RESTS_ON_D3_D7.items():
+    for claim, fact in ((c.id, c.rests_on) for c in registry.claims("check") if c.rests_on):
         verdict = verdicts.get(claim)
         if verdict is None or verdict.status == "inconclusive":
             continue
@@ -943,6 +934,12 @@ def _nothing_certified_on_a_wrong_trajectory(verdicts: dict[str, Verdict]) -> di
     return adjusted
 
 
+def _check_of(claim: registry.Claim) -> Callable[[ClaimRun], Verdict]:
+    if claim.check is None:
+        raise RuntimeError(f"claim check {claim.id} is registered without a check function")
+    return claim.check
+
+
 def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
                         cross_check: bool = True, progress: Callable[[int], None] | None = None,
                         time_budget: float | None = None) -> ClaimReport:
@@ -970,7 +967,7 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
     run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress,
                             time_budget=time_budget)
     run.cross_check = cross_check
-    verdicts = {cid: CHECKS[cid](run) for cid in REPORT_IDS}
+    verdicts = {claim.id: _check_of(claim)(run) for claim in registry.claims("check")}
     verdicts = _nothing_certified_on_a_wrong_trajectory(verdicts)
     if not _value_matrix_is_the_plain_model(config):
         verdicts = _without_unproved_facts(verdicts)

@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .io import atomic_write_text, read_input
+from .io import atomic_write_text, read_text
 from .linalg import identity, is_symmetric, is_symmetric_positive_definite
 from .numbers import InputError, parse_json, rational_matrix, rational_to_str, to_rational
 from .text import describe_value
@@ -226,10 +226,7 @@ def hypothesis_violations(config: Configuration) -> list[tuple[str, str]]:
 def load_configuration(path: str | os.PathLike[str], *, outside_hypotheses: bool = False) -> Configuration:
     """Read and validate a CONFIG.json file; every problem is an :class:`InputError` naming the file and field."""
     path = Path(path)
-    try:
-        text = read_input(path, expected="a JSON configuration file").decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(str(path), "is not UTF-8 text, expected a JSON configuration file") from None
+    text = read_text(path, expected="a JSON configuration file")
     data = parse_json(text, source=str(path))
     try:
         return parse_configuration(data, outside_hypotheses=outside_hypotheses, source=str(path))

@@ -57,7 +57,7 @@ import numpy as np
 
 from .config import Configuration, parse_configuration
 from .linalg import identity, ldl_decomposition, matmul, solve, transpose
-from .numbers import InputError, to_rational
+from .numbers import InputError
 
 __all__ = [
     "Family",
@@ -592,7 +592,7 @@ OUTSIDE_FAMILIES: tuple[str, ...] = tuple(name for name, f in FAMILIES.items() i
 TIE_FAMILIES: tuple[str, ...] = tuple(name for name, f in FAMILIES.items() if "persistent_tie" in f.reaches)
 
 
-def generate(family: str, seed: int, *, n: int, d: int, alpha: Fraction | int | str | None = None,
+def generate(family: str, seed: int, *, n: int, d: int, alpha: Fraction | int | None = None,
              matrix: str | None = None) -> Configuration:
     """The configuration of ``family`` for this seed: exact, and the same for the same arguments.
 
@@ -606,7 +606,8 @@ def generate(family: str, seed: int, *, n: int, d: int, alpha: Fraction | int | 
         Number of tokens (1..:data:`MAX_N`) and dimension (1..:data:`MAX_D`); each family has
         its own minimum (``FAMILIES[name].min_n`` / ``min_d``).
     alpha
-        Step parameter; by default drawn from a few simple values with the same seed.
+        Step parameter, an exact number (parsed by the caller); by default drawn from a few
+        simple values with the same seed.
     matrix
         Kind of A for families inside the hypotheses (one of :data:`MATRIX_KINDS`); default the
         family's own. Outside families build their own A and refuse this option.
@@ -632,7 +633,7 @@ def generate(family: str, seed: int, *, n: int, d: int, alpha: Fraction | int | 
     A = None if spec.outside else random_spd_matrix(rng, d, kind)
     # The default alpha is always drawn, so a given alpha does not shift the rest of the random stream.
     default_alpha = DEFAULT_ALPHAS[int(rng.integers(0, len(DEFAULT_ALPHAS)))]
-    alpha = default_alpha if alpha is None else to_rational(alpha, field="alpha")
+    alpha = default_alpha if alpha is None else Fraction(alpha)
     if alpha <= 0:
         raise InputError("alpha", f"expected alpha > 0, got {alpha}")
     tokens, A = spec.build(rng, n, d, A, alpha)

@@ -96,7 +96,7 @@ import numba
 import numpy as np
 
 __all__ = ["BatchResult", "FloatLayer", "MergedBatch", "merge_identical_tokens", "simulate_batch", "float_layers",
-           "UNDERFLOW_SLACK", "UNIT_ROUNDOFF", "BOUND_SAFETY", "SMALLEST_NORMAL"]
+           "UNDERFLOW_SLACK", "UNIT_ROUNDOFF", "BOUND_SAFETY", "SMALLEST_NORMAL", "rounding_gamma"]
 
 UNIT_ROUNDOFF = 2.0 ** -53
 # Absolute slack for underflow: a float64 product or quotient may lose up to 2^-1075 absolutely
@@ -109,7 +109,8 @@ BOUND_SAFETY = 1.0 + 2.0 ** -40
 SMALLEST_NORMAL = 2.0 ** -1022
 
 
-def _gamma(k: int) -> float:
+def rounding_gamma(k: int) -> float:
+    """gamma_k = k u / (1 - k u) of the docstring above: the relative error bound of k float64 roundings."""
     return k * UNIT_ROUNDOFF / (1.0 - k * UNIT_ROUNDOFF)
 
 
@@ -328,8 +329,8 @@ def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.nda
     b, m, d = Z.shape
     error = np.asarray(initial_error, dtype=np.float64)
     error = np.ascontiguousarray(np.broadcast_to(error[:, None] if error.ndim == 1 else error, (b, m)))
-    score_rounding = 2.0 * (UNIT_ROUNDOFF + _gamma(2 * d) * (1 + UNIT_ROUNDOFF))
-    step_rounding = 2.0 * (alpha * _gamma(2) + _gamma(3) * (1 + alpha * (1 + _gamma(2)))) / (1 + alpha)
+    score_rounding = 2.0 * (UNIT_ROUNDOFF + rounding_gamma(2 * d) * (1 + UNIT_ROUNDOFF))
+    step_rounding = 2.0 * (alpha * rounding_gamma(2) + rounding_gamma(3) * (1 + alpha * (1 + rounding_gamma(2)))) / (1 + alpha)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     step_rounding = np.ascontiguousarray(step_rounding, dtype=np.float64)
     matrix_bound = np.ascontiguousarray(matrix_bound, dtype=np.float64)

@@ -35,7 +35,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: folders are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["MAX_INPUT_BYTES", "read_input", "atomic_write_text", "atomic_write_bytes", "atomic_directory",
+__all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "atomic_write_text", "atomic_write_bytes", "atomic_directory",
            "directory_lock", "safe_name", "sha256_file"]
 
 # Input files (configurations, campaigns, conjecture files) are at most this large. The largest
@@ -94,6 +94,14 @@ def read_input(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_
     if len(data) > limit:
         raise InputError(where, f"is more than the {limit:,} bytes an input file may have")
     return data
+
+
+def read_text(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """:func:`read_input` decoded as UTF-8; text that is not UTF-8 is an :class:`InputError` naming the file."""
+    try:
+        return read_input(path, expected=expected, limit=limit).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(os.fsdecode(path), f"is not UTF-8 text, expected {expected}") from None
 
 
 # --------------------------------------------------------------------------- files

@@ -32,6 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
+from . import registry
 from .config import Configuration
 from .io import atomic_write_text, safe_name
 from .numbers import rational_to_str
@@ -51,26 +52,9 @@ __all__ = [
     "assert_duplicates_stay_equal",
     "assert_tokens_never_merge",
     "assert_float_within_bound",
-    "CLAIM_NAMES",
 ]
 
 Point = Sequence[Fraction]
-
-CLAIM_NAMES: dict[str, str] = {
-    "T0": "the set of leaders is nonempty",
-    "T1": "each leader is fixed from the first layer at which it is a leader",
-    "T2": "the leaders' limits are pairwise distinct and are exactly the vertices of K",
-    "T3": "every token converges to a point of S, and S lies on the boundary of K",
-    "T4": "every non-vertex point of S is the A-norm projection of the origin onto a face of K",
-    "D0": "a token of largest A-norm is a leader at layer 0",
-    "D1": "each token of layer k+1 lies in the convex hull of layer k",
-    "D2": "the A-norm of a token never decreases",
-    "D3": "a leader stays a leader and does not move",
-    "D5": "equal tokens stay equal forever",
-    "D8": "distinct tokens never merge (A positive definite)",
-    "replay": "each layer equals the independent oracle's one step from the previous layer",
-    "float": "the float trajectory is within its proven rounding bound of the exact one",
-}
 
 ENV_DIR = "HARDMAX_COUNTEREXAMPLE_DIR"
 
@@ -143,14 +127,12 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-# ``check`` re-decides T0..T4 (T0 includes D0), D1..D3 and the replay; the other facts are
-# properties of the trajectory, which ``simulate`` prints exactly.
-_CHECKED_BY_CHECK = frozenset({"T0", "T1", "T2", "T3", "T4", "D0", "D1", "D2", "D3", "replay"})
-
-
 def _reproduce_command(claim: str, path: Path, config: Configuration, layer: Any) -> str:
+    """The registry's ``reproduce``: ``check`` re-decides what verify.claims decides (T0 includes D0);
+    the other facts are properties of the trajectory, which ``simulate`` prints exactly."""
     flag = " --outside-hypotheses" if config.outside_hypotheses else ""
-    if claim in _CHECKED_BY_CHECK:
+    record = registry.find(claim)
+    if record is not None and record.reproduce == "check":
         return f"hardmax-verify check {path}{flag}"
     layers = f" --layers {layer}" if isinstance(layer, int) else ""
     arithmetic = " --arithmetic float" if claim == "float" else ""
@@ -164,7 +146,8 @@ def fail_claim(claim: str, config: Configuration, summary: str, **context: Any) 
     shown as exact ``p/q``. Inside Hypothesis, the file is written only for the final example.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this helper's source
-    lines = [f"{claim} ({CLAIM_NAMES.get(claim, 'claim')}) failed: {summary}",
+    record = registry.find(claim)
+    lines = [f"{claim} ({record.statement if record else 'claim'}) failed: {summary}",
              f"  configuration: {_configuration_text(config)}"]
     if config.outside_hypotheses:
         lines.append("  (outside the theorem's hypotheses)")

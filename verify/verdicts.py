@@ -15,9 +15,6 @@ from typing import Any, Literal
 Status = Literal["certified", "failed", "inconclusive"]
 STATUSES: tuple[Status, ...] = ("certified", "failed", "inconclusive")
 
-# Claim ids of THEORY.md §2 and the derived facts checked on every configuration (§3).
-CLAIM_IDS: tuple[str, ...] = ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3")
-
 
 @dataclass
 class Verdict:

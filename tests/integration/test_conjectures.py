@@ -12,7 +12,8 @@ import pytest
 
 from verify.cli import main
 from verify.config import load_configuration
-from verify.conjectures import BUILTIN_CONJECTURES, hull_vertices, run_conjecture
+from verify.conjectures import BUILTIN_CONJECTURES, run_conjecture
+from verify.geometry import convex_hull_vertices
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,7 +44,7 @@ def test_known_false_is_refuted_shrunk_confirmed_and_reproduced(tmp_path, capsys
     trajectory = _simulate(path, tmp_path, settled + 1)
     leaders = sorted(entry["token"] for entry in trajectory["leaders"])
     assert leaders == counterexample["evidence"]["leaders"]
-    assert len(leaders) != len(hull_vertices(config.tokens))
+    assert len(leaders) != len(convex_hull_vertices(config.tokens))
     # ... and by the lab's own rigorous re-check from the file, and by the claim checker.
     assert main(["conjecture", "check", "leaders_equal_hull_vertices", str(path)]) == 1
     capsys.readouterr()

@@ -1,6 +1,6 @@
 """One campaign, three executors, the same results.json; failing tasks are retried, then reported (issue 9).
 
-The executors (verify.report.executors) run the same task function in this process, on a
+The executors (verify.campaign.executors) run the same task function in this process, on a
 forkserver process pool and on a Dask LocalCluster of two worker processes over loopback.
 The deterministic part of results.json (everything before the environment block) must be
 byte-identical across them. A checker that raises is retried once and then recorded as an
@@ -19,8 +19,8 @@ import pytest
 from verify import exitcodes
 from verify.cli import main
 from verify.claims import check_configuration
-from verify.report.campaign import CampaignSpec, FamilySpec, plan_tasks, run_tasks
-from verify.report.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend, make_executor
+from verify.campaign import CampaignSpec, FamilySpec, plan_tasks, run_tasks
+from verify.campaign.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend, make_executor
 from verify.report.schema import deterministic_part
 from verify.numbers import InputError
 

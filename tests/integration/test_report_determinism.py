@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from verify.cli import main
-from verify.report.campaign import default_spec, merge_records, plan_tasks, run_tasks
+from verify.campaign import default_spec, merge_records, plan_tasks, run_tasks
 from verify.report.schema import ENVIRONMENT_KEY, deterministic_part
 
 

@@ -20,7 +20,7 @@ from verify.claims import check_configuration
 from verify.config import load_configuration
 from verify.exact_dynamics import exact_layers
 from verify.report.build import build_report
-from verify.report.campaign import CampaignSpec, FamilySpec
+from verify.campaign import CampaignSpec, FamilySpec
 from verify.verdicts import Verdict
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from verify import certcheck, exitcodes
 from verify.report.build import build_report
-from verify.report.campaign import default_spec
+from verify.campaign import default_spec
 
 pytestmark = pytest.mark.slow
 

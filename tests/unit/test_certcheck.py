@@ -160,7 +160,7 @@ def test_certified_without_certificate_unknown_claim_and_downgraded_claim() -> N
     report["verdicts"]["T3"] = {"claim": "T3", "status": "inconclusive", "summary": "", "evidence": {}}
     result = certcheck.check_report(report)
     assert _outcome(result, "T2").status == "rejected"
-    assert _outcome(result, "T9").status == "rejected" and "unknown claim" in _outcome(result, "T9").reason
+    assert _outcome(result, "T9").status == "unsupported" and "no routine" in _outcome(result, "T9").reason
     assert _outcome(result, "T3").status == "rejected" and "downgraded" in _outcome(result, "T3").reason
     assert result.exit_status == 1
 
@@ -212,9 +212,10 @@ def test_main_exit_statuses(tmp_path: Path) -> None:
 
 def _results(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A results.json around claims reports, assembled by the report's own functions
-    (verify/report/campaign.py): records, their certcheck blocks, summary counts and status."""
+    (verify/campaign/): records, their certcheck blocks, summary counts and status."""
     from verify import exitcodes
-    from verify.report.campaign import claim_counts, overall_statuses, recheck_certificates
+    from verify.campaign import claim_counts, overall_statuses
+    from verify.campaign.recheck import recheck_certificates
 
     examples = []
     for name, r in copy.deepcopy(records).items():
@@ -251,7 +252,7 @@ def test_results_file_every_record_and_the_summary(tmp_path: Path) -> None:
 
 
 def test_report_hook_calls_the_checker() -> None:
-    from verify.report.campaign import recheck_certificates
+    from verify.campaign.recheck import recheck_certificates
 
     r = copy.deepcopy(reports()["non_leader_clusters"])
     record = {"configuration": r["config"], "verdicts": r["verdicts"], "layers_run": r["last_layer"],

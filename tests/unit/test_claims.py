@@ -1,89 +1,32 @@
 """verify.claims: the claim checks certify the theorem on known cases and catch wrong update rules.
 
-The wrong rules below are written here, on purpose independently of the engine, and passed
-as the ``dynamics`` callable: a check that still certifies them is a check that cannot fail.
+The wrong rules are the self-test's exact mutants (verify/selftest/mutants.py, written
+independently of the engine), passed as the ``dynamics`` callable: a check that still
+certifies them is a check that cannot fail.
 """
 
 from __future__ import annotations
 
 import json
 from fractions import Fraction as F
-from math import lcm
 from typing import Any, Callable, Iterator, Sequence
 
 import pytest
 
-from verify.claims import REPORT_IDS, check_configuration, run_configuration, check_T4
+from verify import registry
+from verify.claims import check_configuration, run_configuration, check_T4
 from verify.config import make_configuration
-from verify.exact_dynamics import ExactLayer, exact_layers, group_tokens
+from verify.exact_dynamics import ExactLayer, exact_layers
+from verify.selftest import mutants
 from verify.worked import WORKED_CONFIGURATIONS
 
 
 # ---------------------------------------------------------------------------------------------
-# Deliberately wrong dynamics (the engine's signature, Fractions, no import of its loop)
-
-
-def _as_layer(k: int, positions: list[tuple[F, ...]], attention: list[frozenset[int]]) -> ExactLayer:
-    groups = group_tokens(positions)
-    distinct = [positions[m[0]] for m in groups.members]
-    den = lcm(*(x.denominator for p in distinct for x in p))
-    numerators = tuple(tuple(int(x * den) for x in p) for p in distinct)
-    att = tuple(tuple(sorted({groups.point_of[j] for j in attention[m[0]]})) for m in groups.members)
-    return ExactLayer(k, numerators, den, att, groups)
-
-
-def _scores(pos: Sequence[tuple[F, ...]], i: int, A: Any) -> list[F]:
-    d = len(pos[0])
-    M = A if A is not None else [[F(int(r == c)) for c in range(d)] for r in range(d)]
-    Az = [sum(F(M[r][c]) * pos[i][c] for c in range(d)) for r in range(d)]
-    return [sum(a * b for a, b in zip(Az, z)) for z in pos]
-
-
-def _attention(pos: Sequence[tuple[F, ...]], i: int, A: Any) -> frozenset[int]:
-    s = _scores(pos, i, A)
-    return frozenset(j for j, v in enumerate(s) if v == max(s))
+# A deliberately wrong engine report (right positions, lying attention sets) and a helper
 
 
 def _mean(pos: Sequence[tuple[F, ...]], members: Sequence[int]) -> tuple[F, ...]:
     return tuple(sum(pos[j][c] for j in members) / len(members) for c in range(len(pos[0])))
-
-
-def _wrong(step: Callable[[list[tuple[F, ...]], F, Any], list[tuple[F, ...]]]) -> Callable[..., Iterator[ExactLayer]]:
-    def dynamics(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Any = None, V: Any = None) -> Iterator[ExactLayer]:
-        pos = [tuple(F(x) for x in t) for t in tokens]
-        k = 0
-        while True:
-            yield _as_layer(k, pos, [_attention(pos, i, A) for i in range(len(pos))])
-            pos = step(pos, F(alpha), A)
-            k += 1
-    return dynamics
-
-
-def _divide_by_alpha(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
-    # Normalising by 1/alpha instead of 1/(1 + alpha).
-    out = []
-    for i, z in enumerate(pos):
-        m = _mean(pos, sorted(_attention(pos, i, A)))
-        out.append(tuple((a + alpha * b) / alpha for a, b in zip(z, m)))
-    return out
-
-
-def _first_index_ties(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
-    # The authors' "argmax" reading: a tie goes to the first index only.
-    out = []
-    for i, z in enumerate(pos):
-        m = pos[min(_attention(pos, i, A))]
-        out.append(tuple((a + alpha * b) / (1 + alpha) for a, b in zip(z, m)))
-    return out
-
-
-def _in_place(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
-    # Tokens updated one after another, each seeing the already-updated earlier ones.
-    cur = list(pos)
-    for i in range(len(cur)):
-        m = _mean(cur, sorted(_attention(cur, i, A)))
-        cur[i] = tuple((a + alpha * b) / (1 + alpha) for a, b in zip(cur[i], m))
-    return cur
 
 
 def _lying_attention(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Any = None, V: Any = None) -> Iterator[ExactLayer]:
@@ -106,8 +49,8 @@ SLOW = make_configuration([["0", "1/2"], ["9/10", "-1"], ["-7/10", "7/10"], ["9/
 @pytest.mark.parametrize("name", sorted(WORKED_CONFIGURATIONS))
 def test_worked_configurations_are_certified(name: str) -> None:
     report = check_configuration(WORKED_CONFIGURATIONS[name])
-    assert set(report.verdicts) == set(REPORT_IDS)
-    assert {cid: v.status for cid, v in report.verdicts.items()} == {cid: "certified" for cid in REPORT_IDS}
+    assert set(report.verdicts) == set(registry.verdict_ids())
+    assert {cid: v.status for cid, v in report.verdicts.items()} == {cid: "certified" for cid in registry.verdict_ids()}
     for v in report.verdicts.values():
         assert v.certificate is not None
     assert report.status == "certified"
@@ -196,22 +139,19 @@ def _statuses(config: Any, dynamics: Callable[..., Iterator[ExactLayer]], **kw: 
 
 
 def test_sanity_the_wrong_rule_harness_reproduces_the_engine_when_right() -> None:
-    def right(pos: list[tuple[F, ...]], alpha: F, A: Any) -> list[tuple[F, ...]]:
-        return [tuple((a + alpha * b) / (1 + alpha) for a, b in zip(z, _mean(pos, sorted(_attention(pos, i, A)))))
-                for i, z in enumerate(pos)]
     for config in WORKED_CONFIGURATIONS.values():
-        assert set(_statuses(config, _wrong(right)).values()) == {"certified"}
+        assert set(_statuses(config, mutants.correct_rule).values()) == {"certified"}
 
 
 @pytest.mark.parametrize("name", sorted(WORKED_CONFIGURATIONS))
 def test_dividing_by_alpha_fails(name: str) -> None:
-    statuses = _statuses(WORKED_CONFIGURATIONS[name], _wrong(_divide_by_alpha), layer_budget=10)
+    statuses = _statuses(WORKED_CONFIGURATIONS[name], mutants.wrong_normalisation, layer_budget=10)
     assert statuses["replay"] == "failed"
     assert statuses["D1"] == "failed"  # 2z + m leaves the hull
 
 
 def test_dividing_by_alpha_failure_evidence_has_exact_numbers() -> None:
-    report = check_configuration(WORKED_CONFIGURATIONS["triangle"], dynamics=_wrong(_divide_by_alpha), layer_budget=10)
+    report = check_configuration(WORKED_CONFIGURATIONS["triangle"], dynamics=mutants.wrong_normalisation, layer_budget=10)
     ev = report.verdicts["replay"].evidence
     assert ev["layer"] == 1 and isinstance(ev["token"], int)
     assert F(ev["lhs"]) != F(ev["rhs"])  # "p/q" strings
@@ -221,7 +161,7 @@ def test_dividing_by_alpha_failure_evidence_has_exact_numbers() -> None:
 
 @pytest.mark.parametrize("config", [WORKED_CONFIGURATIONS["non_leader_clusters"], THREE_WAY_TIE])
 def test_first_index_ties_fail(config: Any) -> None:
-    statuses = _statuses(config, _wrong(_first_index_ties))
+    statuses = _statuses(config, mutants.ties_first_index)
     assert statuses["replay"] == "failed"
     assert "failed" in {statuses["T3"], statuses["T4"]}  # the D7 fate the tie certified is contradicted
 
@@ -232,7 +172,7 @@ def test_in_place_update_is_caught_by_the_replay_only() -> None:
     tokens = list(WORKED_CONFIGURATIONS["emerging_leader"].tokens)
     tokens[1], tokens[3] = tokens[3], tokens[1]
     config = make_configuration(tokens, alpha="1/2")
-    report = check_configuration(config, dynamics=_wrong(_in_place))
+    report = check_configuration(config, dynamics=mutants.in_place_update)
     assert report.verdicts["replay"].status == "failed"
     # Every claim holds for that rule, but on layers that are not this configuration's dynamics:
     # nothing is certified, and each verdict says what it would have been.

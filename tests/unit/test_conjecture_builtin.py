@@ -8,7 +8,8 @@ from hypothesis import Phase, find, settings
 from verify.config import Configuration
 from verify.conjectures import builtin
 from verify.conjectures.base import family_of
-from verify.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture, hull_vertices
+from verify.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
+from verify.geometry import convex_hull_vertices as hull_vertices
 from verify.io import safe_name
 from verify.linalg import is_symmetric
 from verify.linalg import rank as matrix_rank

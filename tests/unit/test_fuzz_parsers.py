@@ -2,7 +2,7 @@
 
 Parsers covered: :func:`verify.numbers.parse_json` + :func:`verify.config.parse_configuration`
 (configuration files), :func:`verify.numbers.to_rational` (every number in every file), the
-TOML campaign parser of :mod:`verify.report.campaign` (when present), and the CLI end to end
+TOML campaign parser of :mod:`verify.campaign`, and the CLI end to end
 on random files (exit status 2 with one line on standard error).
 
 A hang cannot be asserted by timing (no timed tests, see tests/README.md); each example runs
@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from verify.campaign import load_campaign
 from verify.config import KNOWN_FIELDS, Configuration, parse_configuration
 from verify.numbers import InputError, parse_json, to_rational
 
@@ -207,10 +208,7 @@ def test_simulate_usage_errors_exit_2(args: list[str], tmp_path: Path, capsys: p
     assert "Traceback" not in err
 
 
-# -- The TOML campaign parser (verify.report.campaign), when it is present. ------------------
-
-def _campaign_module() -> Any:
-    return pytest.importorskip("verify.report.campaign")
+# -- The TOML campaign parser (verify.campaign). ------------------
 
 
 TOML_TEXT = st.one_of(
@@ -271,12 +269,11 @@ def campaign_like(draw: st.DrawFn) -> str:
 
 @given(text=st.one_of(TOML_TEXT, campaign_like()))
 def test_campaign_toml_is_a_campaign_or_an_input_error(text: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    campaign = _campaign_module()
     path = tmp_path_factory.mktemp("campaign") / "campaign.toml"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
     with watchdog(text):
         try:
-            campaign.load_campaign(path)
+            load_campaign(path)
         except InputError as error:
             assert "\n" not in str(error), f"error message is not one line: {error!r}"
 

@@ -10,8 +10,8 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from .. import exitcodes
-from ..claims import REPORT_IDS, ClaimReport, TokenFate, check_configuration
+from .. import exitcodes, registry
+from ..claims import ClaimReport, TokenFate, check_configuration
 from ..config import load_configuration
 from ..limits import MAX_LAYER_BUDGET
 from ..text import one_line, short_number
@@ -102,7 +102,7 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
     table.add_column("claim")
     table.add_column("status")
     table.add_column("evidence", overflow="fold")
-    for cid in REPORT_IDS:
+    for cid in registry.verdict_ids():
         verdict = report.verdicts[cid]
         table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", Text(one_line(_one_line(verdict))))
     out = summary_console(json_to)

@@ -14,11 +14,12 @@ from dataclasses import replace
 
 import click
 
+from ..campaign import default_spec, load_campaign
+from ..campaign.executors import TLSFiles, make_executor
 from ..io import directory_lock
 from ..limits import max_jobs
 from ..locations import project_runs
 from ..report.build import build_report
-from ..report.campaign import default_spec, load_campaign
 
 DEFAULT_OUT = Path("reports") / "latest"
 
@@ -99,7 +100,6 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     certified, 1 something failed, 3 nothing failed but something inconclusive. A second run
     into the same --out while one is running is refused (exit status 4).
     """
-    from ..report.executors import TLSFiles, make_executor
 
     # Checked before anything runs: two executors at once, or an empty address, is bad input.
     tls = TLSFiles(ca_file=tls_ca_file, cert=tls_cert, key=tls_key)

@@ -10,7 +10,7 @@ See docs/conjectures.md and examples/my_conjecture.py.
 """
 
 from .base import Conjecture, ConjectureResult, Observation, family_of, recheck_file, run_conjecture
-from .builtin import BUILTIN_CONJECTURES, get_conjecture, hull_vertices
+from .builtin import BUILTIN_CONJECTURES, get_conjecture
 from .loader import load_conjectures
 
 __all__ = [
@@ -20,7 +20,6 @@ __all__ = [
     "Observation",
     "family_of",
     "get_conjecture",
-    "hull_vertices",
     "load_conjectures",
     "recheck_file",
     "run_conjecture",

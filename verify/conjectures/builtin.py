@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from ..claims import check_configuration
 from ..config import Configuration
 from ..exact_dynamics import exact_layers, group_tokens
+from ..geometry import convex_hull_vertices
 from ..linalg import identity, matmul, transpose
 from ..linalg import rank as matrix_rank
 from ..strategies import (alphas, configurations, indefinite_matrices, nonsymmetric_pd_matrices,
@@ -35,7 +36,7 @@ from ..numbers import rational_to_str
 from .base import Conjecture, Expectation, Observation
 from .softmax import deviation_from_hardmax
 
-__all__ = ["BUILTIN_CONJECTURES", "get_conjecture", "hull_vertices", "claims_report"]
+__all__ = ["BUILTIN_CONJECTURES", "get_conjecture", "claims_report"]
 
 # Layer budgets: enough for the small sizes drawn here to settle (THEORY.md D7: 200 random
 # configurations with n <= 12 locked within 30 layers), small enough for CI on two cores.
@@ -165,22 +166,6 @@ def _symmetric_with_origin(draw: st.DrawFn) -> Configuration:
 def claims_report(config: Configuration, *, layer_budget: int = CLAIMS_BUDGET) -> dict[str, Any]:
     """The claim report of :func:`verify.claims.check_configuration` as JSON (float cross-checks off: they never decide)."""
     return check_configuration(config, layer_budget=layer_budget, cross_check=False).to_json_dict()
-
-
-def hull_vertices(points: Sequence[Sequence[Fraction]]) -> list[int]:
-    """Indices of the distinct points that are vertices of their convex hull (exact, pycddlib gmp)."""
-    import cdd
-    import cdd.gmp
-
-    first: dict[tuple[Fraction, ...], int] = {}
-    for i, p in enumerate(points):
-        first.setdefault(tuple(Fraction(x) for x in p), i)
-    distinct = list(first)
-    if len(distinct) == 1:
-        return [first[distinct[0]]]
-    matrix = cdd.gmp.matrix_from_array([[Fraction(1), *p] for p in distinct], rep_type=cdd.RepType.GENERATOR)
-    redundant = cdd.gmp.redundant_rows(matrix)
-    return sorted(first[p] for r, p in enumerate(distinct) if r not in redundant)
 
 
 def _fates(config: Configuration, budget: int) -> tuple[str, dict[str, Any]]:
@@ -341,7 +326,7 @@ def _leaders_vs_hull(config: Configuration) -> Observation:
     if status != "settled":
         return Observation.undecided(status)
     leaders = sorted(f["token"] for f in report["fates"] if f["kind"] == "leader")
-    vertices = hull_vertices(config.tokens)
+    vertices = convex_hull_vertices(config.tokens)
     evidence = {"leaders": leaders, "initial_hull_vertices": vertices, "settled_layer": report["settled_layer"]}
     if len(leaders) != len(vertices):
         return Observation.failed(

@@ -12,7 +12,6 @@ start, so a second run into the same folder is refused instead of racing this on
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -20,9 +19,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import exitcodes
-from ..io import atomic_directory, directory_lock, read_input, safe_name
+from ..conjectures import report_section as conjecture_section
+from ..io import atomic_directory, directory_lock, read_text, safe_name
 from ..numbers import InputError
-from .campaign import (CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks)
+from ..sections import SectionProvider
+from ..sentiment import report_section as sentiment_section
+from ..campaign import CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks
 from .figures import write_figures
 from .provenance import environment_block, sha256_file, utc_now
 from .render import build_document, to_html, to_markdown
@@ -30,13 +32,11 @@ from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
 
 __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_optional_sections"]
 
-# Saved results shown when present (never recomputed): section -> (folder under RUNS, file patterns).
-# The sentiment commands write RUNS/sentiment/<run>/checkpoint.json (training) and
-# RUNS/sentiment/<name>/analysis.json (analysis); the conjecture lab RUNS/conjectures/<name>.json.
+# Saved results shown when present (never recomputed), each read and rendered by its provider
+# (verify.sections): section key -> provider, which names its folder under RUNS and file patterns.
+SECTION_PROVIDERS: dict[str, SectionProvider] = {p.key: p for p in (sentiment_section, conjecture_section)}
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
-    "conjectures": ("conjectures", ("*.json",)),
-}
+    key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16
 MAX_SUMMARY_LINES = 200   # the rest is counted in lines_omitted and named in the report
 
@@ -76,73 +76,6 @@ def _scalar_summary(data: Any) -> dict[str, Any]:
     return summary
 
 
-def _get(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, Mapping):
-            return None
-        data = data.get(key)
-    return data
-
-
-_EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy", "softmax_accuracy",
-                      "exact_path", "hardmax_seconds", "validation_accuracy")
-
-
-def _evaluation_row(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The accuracy-table row of a ``sentiment evaluate --json`` file (the summary keeps only 16 fields)."""
-    row = {key: data.get(key) for key in _EVALUATION_FIELDS}
-    row["like_for_like_epoch"] = _get(data, "softmax_best_test_epoch", "epoch")
-    row["like_for_like_accuracy"] = _get(data, "softmax_best_test_epoch", "test_acc")
-    return row
-
-
-def _natural_key(path: Path) -> list[Any]:
-    """d2 before d16: digit runs compare as numbers."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
-
-
-def _analysis_rows(data: Any) -> list[dict[str, Any]]:
-    """One flat row per analysed model (``sentiment analyze``'s analysis.json), for the report's table.
-
-    Missing fields stay None (an analysis run with fewer parts, or an older file).
-    """
-    rows: list[dict[str, Any]] = []
-    for entry in (_get(data, "checkpoints") or []):
-        if not isinstance(entry, Mapping):
-            continue
-        top = _get(entry, "leader_words", "top") or []
-        rows.append({
-            "model": entry.get("path"), "d": entry.get("d"), "epoch": entry.get("epoch"),
-            "leaders": _get(entry, "leader_statistics"),
-            "top_words": [w for w in top if isinstance(w, list) and len(w) == 2][:5],
-            "reviews_selected": _get(entry, "leader_words", "reviews_selected"),
-            "leader_polar_share": _get(entry, "lexicon", "leader_polar_share"),
-            "all_polar_share": _get(entry, "lexicon", "all_polar_share"),
-            "K_vs_converged": _get(entry, "K_vs_converged"),
-            "unseen_words": _get(entry, "unseen_words"),
-            "without_attention": _get(entry, "without_attention"),
-            "T0": _get(entry, "hypotheses", "T0_leader_within_K"),
-            "T2": _get(entry, "hypotheses", "T2_leader_limits_are_hull_vertices"),
-            "T3": _get(entry, "hypotheses", "T3_limits_on_boundary_of_K"),
-            "within_hypotheses": _get(entry, "hypotheses", "within_hypotheses"),
-            "reviews": _get(entry, "hypotheses", "reviews"),
-        })
-    authors = _get(data, "authors_d2")
-    for family in ("distinct", "padded"):
-        part = _get(authors, family)
-        if isinstance(part, Mapping):
-            rows.append({
-                "model": f"authors' d=2 embeddings, {family} samples", "d": 2, "epoch": 100,
-                "leaders": part.get("leaders"), "top_words": [], "reviews_selected": None,
-                "leader_polar_share": None, "all_polar_share": None,
-                "K_vs_converged": part.get("K_vs_converged"), "T0": part.get("T0_leader_within_K"),
-                "T2": part.get("T2_leader_limits_are_hull_vertices"), "T3": part.get("T3_limits_on_boundary_of_K"),
-                "within_hypotheses": _get(authors, "samples") if family == "distinct" else 0,
-                "reviews": _get(authors, "samples"), "certified_limits": part.get("certified_limits"),
-            })
-    return rows
-
-
 NO_RUNS_FOLDER = ("no saved results to read: the package does not run from a clone of the repository "
                   "and no --runs FOLDER was given")
 
@@ -171,7 +104,8 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
         return sections, inputs
     runs_dir = Path(runs_dir)
     root = label if label is not None else runs_dir.as_posix()
-    for section, (folder, patterns) in OPTIONAL_SECTIONS.items():
+    for section, provider in SECTION_PROVIDERS.items():
+        folder, patterns = provider.folder, provider.patterns
         directory = runs_dir / folder
         files = sorted({p for pattern in patterns for p in directory.glob(pattern) if p.is_file()}) \
             if directory.is_dir() else []
@@ -181,13 +115,9 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
             digest = sha256_file(path)
             item: dict[str, Any] = {"path": shown, "sha256": digest}
             try:
-                data = json.loads(read_input(path, expected="a JSON results file").decode("utf-8"))
+                data = json.loads(read_text(path, expected="a JSON results file"))
                 item["summary"] = _scalar_summary(data)
-                if section == "sentiment" and path.name == "analysis.json":
-                    item["analysis_rows"] = _analysis_rows(data)
-                if section == "sentiment" and isinstance(data, Mapping) \
-                        and isinstance(data.get("hardmax_accuracy"), (int, float)):
-                    item["evaluation"] = _evaluation_row(data)
+                item.update(provider.item_fields(path, data))
             except InputError as error:  # too large, or gone since it was listed
                 item["summary"] = {"unreadable": error.message}
             except (ValueError, UnicodeDecodeError, RecursionError):
@@ -197,17 +127,15 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
         sections[section] = {"directory": f"{root}/{folder}", "files": items}
         if not items:
             sections[section]["skipped"] = _skip_reason(runs_dir, root, folder, patterns)
-        if section == "sentiment":
-            # The analyses' figures (training curves, leader words, token evolution) are copied
-            # into the report; their sources are hashed like every other input.
+        if provider.figures_folder is not None:
+            # The provider's figures are copied into the report; their sources are hashed like every other input.
             figures = []
-            for analysis in (p for p in files if p.name == "analysis.json"):
-                for png in sorted((p for p in analysis.parent.glob("*.png") if p.is_file()), key=_natural_key):
-                    digest = sha256_file(png)
-                    shown = f"{root}/{png.relative_to(runs_dir).as_posix()}"
-                    figures.append({"path": shown, "sha256": digest, "source": png.as_posix(),
-                                    "file": f"figures/sentiment/{safe_name(analysis.parent.name)}-{safe_name(png.stem)}.png"})
-                    inputs.append({"role": "sentiment figure", "path": shown, "sha256": digest})
+            for png in provider.figure_files(files):
+                digest = sha256_file(png)
+                shown = f"{root}/{png.relative_to(runs_dir).as_posix()}"
+                figures.append({"path": shown, "sha256": digest, "source": png.as_posix(),
+                                "file": f"{provider.figures_folder}/{safe_name(png.parent.name)}-{safe_name(png.stem)}.png"})
+                inputs.append({"role": f"{section} figure", "path": shown, "sha256": digest})
             sections[section]["figures"] = figures
     return sections, inputs
 
@@ -242,7 +170,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         Campaign seed; the same seed, campaign and versions give the same ``results.json``
         apart from its ``environment`` block.
     spec
-        The campaign (:func:`verify.report.campaign.default_spec` or a CAMPAIGN.toml).
+        The campaign (:func:`verify.campaign.default_spec` or a CAMPAIGN.toml).
     jobs
         Worker processes (1 runs in this process).
     runs_dir, runs_label
@@ -258,7 +186,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         Called per finished task, once with the planned task list, and with the name of
         each later stage ("figures", "writing").
     executor
-        A :class:`verify.report.executors.Executor` (in-process, process pool, Dask) to run the
+        A :class:`verify.campaign.executors.Executor` (in-process, process pool, Dask) to run the
         tasks on instead of ``jobs``; started before planning so workers come up meanwhile.
         The caller closes it.
     """
@@ -289,7 +217,7 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
 
     optional, inputs = collect_optional_sections(runs_dir, runs_label)
     # Where each sentiment figure is copied from; not part of results.json (it names this machine's folders).
-    figure_sources = [figure.pop("source") for figure in optional["sentiment"].get("figures", [])]
+    figure_sources = [figure.pop("source") for block in optional.values() for figure in block.get("figures", [])]
     if campaign_file is not None:
         inputs.insert(0, {"role": "campaign", "path": Path(campaign_file).as_posix(), "sha256": sha256_file(campaign_file)})
     counterexamples = _counterexamples(records)
@@ -316,7 +244,8 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         clock = time.perf_counter()
         figures = write_figures(records, staging)
         figure_seconds = time.perf_counter() - clock
-        for figure, source in zip(optional["sentiment"].get("figures", []), figure_sources):
+        figure_targets = [figure for block in optional.values() for figure in block.get("figures", [])]
+        for figure, source in zip(figure_targets, figure_sources):
             target = staging / figure["file"]
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
@@ -335,7 +264,8 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         if errors:  # a bug in the suite, not bad input: raise and write nothing
             raise RuntimeError("results.json would violate its schema: " + "; ".join(errors[:5]))
         (staging / "results.json").write_text(dumps_results(results), encoding="utf-8")
-        blocks = build_document(results, figures)
+        sections = {key: SECTION_PROVIDERS[key].section(block) for key, block in optional.items() if block.get("files")}
+        blocks = build_document(results, figures, sections)
         (staging / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
         (staging / "report.html").write_text(to_html(blocks, report_dir=staging), encoding="utf-8")
     return ReportOutcome(exit_status, out, results)

@@ -16,36 +16,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from . import formatting as fmt
+from .. import registry
+from ..sections import Section
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
 
-__all__ = ["Block", "build_document", "to_markdown", "to_html", "CLAIM_STATEMENTS", "CLAIM_ASSUMPTIONS"]
-
-# One line per claim (THEORY.md §2 and §3) for the table.
-CLAIM_STATEMENTS: dict[str, str] = {
-    "T0": "the set of leaders is nonempty",
-    "T1": "each leader is fixed from the first layer it leads",
-    "T2": "leader limits are distinct and are the vertices of K",
-    "T3": "every token converges to a point of S on the boundary of K",
-    "T4": "non-vertex limits are A-projections of 0 onto faces of K",
-    "D1": "each layer lies in the convex hull of the previous one",
-    "D2": "A-norms never decrease",
-    "D3": "leaders are permanent and fixed",
-    "replay": "the exact engine agrees with an independent replay",
-}
-
-# What a certified verdict rests on beyond the exact computation (proved in THEORY.md, not re-proved here).
-CLAIM_ASSUMPTIONS: dict[str, str] = {
-    "T0": "none (exact scores at the certificate's layer)",
-    "T1": "D3 (THEORY.md §3) for layers after the last one computed",
-    "T2": "D7: locked and fixed tokens never lead, so the leader set is final",
-    "T3": "D7 locking lemma: exact geometric convergence after the lock layer",
-    "T4": "D7 and A symmetric positive definite (KKT conditions imply the projection)",
-    "D1": "none within the layers computed; later layers unchecked",
-    "D2": "none within the layers computed; later layers unchecked",
-    "D3": "D3's proof for layers after the last one computed",
-    "replay": "none",
-}
+__all__ = ["Block", "build_document", "to_markdown", "to_html"]
 
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
@@ -152,8 +128,11 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     return notes
 
 
-def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) -> list[Block]:
-    """The report's content, from a validated results dictionary and the figures written."""
+def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
+                   sections: Mapping[str, Section] | None = None) -> list[Block]:
+    """The report's content, from a validated results dictionary, the figures written and the
+    sections the experiments and the lab provide for their saved results (by optional-section key)."""
+    sections = sections or {}
     blocks: list[Block] = []
     summary = results["summary"]
     campaign = results["campaign"]
@@ -180,9 +159,10 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
     claims = summary["claims"]
     rows = []
     for claim, row in claims.items():
-        rows.append([claim, CLAIM_STATEMENTS.get(claim, ""), row["certified"], row["failed"], row["inconclusive"],
+        record = registry.find(claim)
+        rows.append([claim, record.statement if record else "", row["certified"], row["failed"], row["inconclusive"],
                      row["unchecked"], row["exact"], row["measured"], _count(row["recertified"]),
-                     CLAIM_ASSUMPTIONS.get(claim, "")])
+                     record.assumption if record else ""])
     blocks.append(_table(["claim", "statement", "certified", "failed", "inconclusive", "not checked", "exact",
                           "measured", "re-verified by certcheck", "assumed"], rows))
     blocks.append(_p("*exact*: decided in exact arithmetic (certified or failed). *measured*: inconclusive, with "
@@ -309,24 +289,12 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo]) ->
                      "verdicts, evidence and certificates are in results.json."))
 
     optional = results["optional_sections"]
-    for key, title in (("sentiment", "Sentiment experiment (saved results)"),
-                       ("conjectures", "Conjecture runs (saved results)")):
-        section = optional.get(key)
-        if not section or not section.get("files"):
-            continue
-        blocks.append(_h(2, title))
+    for key, shown in sections.items():
+        section = optional[key]
+        blocks.append(_h(2, shown.title))
         blocks.append(_p(f"Read from `{section['directory']}` (not recomputed by this report)."))
-        files = section["files"]
-        if key == "sentiment":
-            blocks.extend(_sentiment_blocks(section))
-        if key == "conjectures" and all("outcome" in item["summary"] for item in files):
-            # The conjecture lab's own summary line per run (held / counterexample / inconclusive).
-            blocks.append(_table(["conjecture", "outcome", "examples", "summary", "sha256"],
-                                 [[item["summary"].get("conjecture", item["path"]), item["summary"]["outcome"],
-                                   item["summary"].get("examples_run", "—"), item["summary"].get("summary", ""),
-                                   item["sha256"][:12] + "…"] for item in files]))
-            blocks.append(_p("A conjecture's counterexample is a finding of the conjecture lab, not a failure of this "
-                             "report: optional sections never change the exit status."))
+        blocks.extend(_section_blocks(shown))
+        if not shown.list_files:
             continue
         items = []
         for item in section["files"]:
@@ -397,162 +365,19 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-# Captions of the figures ``hardmax-verify sentiment analyze`` writes, by file-name suffix.
-_SENTIMENT_FIGURES = {
-    "training_curves": ("training curves",
-                        "Loss and accuracy per epoch: softmax attention (as trained) on train, validation and test, "
-                        "and certified hardmax on validation and test every few epochs (THEORY.md §5)."),
-    "leader_words": ("leader words",
-                     "The 15 most frequent leader words (C_i = {i}) among test reviews classified correctly with "
-                     "confidence >= 0.95, counting leaders with |w.z + b| > 2, as in the paper's bar chart."),
-    "review_positive": ("token evolution of a positive review",
-                        "Layers 0..8 of one confident positive test review (d = 2, exact positions): leaders "
-                        "labelled with their words, the decision line with its half-planes, the mean token. "
-                        "An animated GIF sits next to the source PNG."),
-    "review_negative": ("token evolution of a negative review",
-                        "Layers 0..8 of one confident negative test review (d = 2, exact positions), drawn as the "
-                        "positive review's figure: leaders labelled with their words, the decision line with its "
-                        "half-planes, the mean token. An animated GIF sits next to the source PNG."),
-}
-
-
-def _fmt_share(value: Any) -> str:
-    return fmt.share(value)
-
-
-def _fmt_fails(check: Any, total_key: str = "holds") -> str:
-    if not isinstance(check, Mapping) or "fails" not in check:
-        return "—"
-    total = check.get("fails", 0) + check.get(total_key, 0) + check.get("without_leader", 0)
-    return f"{check['fails']} of {total}"
-
-
-def _analysis_cells(row: Mapping[str, Any]) -> list[str]:
-    leaders = row.get("leaders") or {}
-    leader_text = (f"{leaders['mean']:.2f} ({leaders.get('std', 0):.2f}, {leaders.get('min')}-{leaders.get('max')})"
-                   if isinstance(leaders.get("mean"), (int, float)) else "—")
-    words = ", ".join(f"{w} {c}" for w, c in row.get("top_words") or []) or "—"
-    if row.get("reviews_selected") is not None and row.get("top_words"):
-        words += f" ({row['reviews_selected']} reviews)"
-    polar = ("—" if row.get("leader_polar_share") is None
-             else f"{_fmt_share(row['leader_polar_share'])} / {_fmt_share(row.get('all_polar_share'))}")
-    k = row.get("K_vs_converged") or {}
-    distance = (k.get("distance_K_to_converged") or {}).get("max")
-    changed = (f"{k['predictions_changed']} of {k.get('configurations', '?')}"
-               + (f" ({distance:.3g})" if isinstance(distance, (int, float)) else "")
-               if "predictions_changed" in k else "—")
-    unseen = row.get("unseen_words") or {}
-    unseen_text = (f"{_fmt_share(unseen.get('unseen_leader_share'))} of leaders "
-                   f"({_fmt_share(unseen.get('unseen_token_share'))} of tokens); "
-                   f"{unseen.get('reviews_with_unseen_leader')} of {unseen.get('reviews')} reviews"
-                   if "unseen_leaders" in unseen else "—")
-    ablation = row.get("without_attention") or {}
-    ablation_text = (f"{ablation['accuracy_without_attention']:.4f} (at K: {ablation.get('accuracy_at_K', float('nan')):.4f}); "
-                     f"{ablation.get('predictions_changed')} of {ablation.get('reviews')} differ"
-                     if isinstance(ablation.get("accuracy_without_attention"), (int, float)) else "—")
-    return [f"`{row.get('model')}`", str(row.get("d", "—")), str(row.get("epoch", "—")), leader_text,
-            _fmt_share(leaders.get("fraction_initial_leaders_mean")), words, polar, unseen_text, changed,
-            ablation_text,
-            _fmt_fails(row.get("T0")), _fmt_fails(row.get("T2")), _fmt_fails(row.get("T3")),
-            _fmt_certified_limits(row.get("certified_limits"))]
-
-
-def _fmt_certified_limits(exact: Any) -> str:
-    if not isinstance(exact, Mapping) or "configurations" not in exact:
-        return "—"
-    total = exact["configurations"]
-    distance = (exact.get("distance_K_to_limit") or {}).get("max")
-    return (f"{(exact.get('status_counts') or {}).get('certified', 0)} of {total}; "
-            f"{exact.get('predictions_changed')} of {exact.get('limits_certified')}"
-            + (f"; {distance:.3g}" if isinstance(distance, (int, float)) else ""))
-
-
-def _chosen_on_validation(evaluations: Sequence[Mapping[str, Any]]) -> set[int]:
-    """ids of the evaluations with the highest validation accuracy per (d, protocol); ties keep the first by name."""
-    best: dict[tuple[Any, Any], Mapping[str, Any]] = {}
-    for e in sorted(evaluations, key=lambda e: str(e.get("checkpoint"))):
-        value = e.get("validation_accuracy")
-        if not isinstance(value, (int, float)):
-            continue
-        key = (e.get("d"), e.get("protocol"))
-        if key not in best or value > best[key]["validation_accuracy"]:
-            best[key] = e
-    return {id(e) for e in best.values()}
-
-
-def _sentiment_blocks(section: Mapping[str, Any]) -> list[Block]:
-    """The accuracy table (from ``sentiment evaluate --json`` files) and the analyses' figures."""
-    from ..sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
-
-    blocks: list[Block] = []
-    evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
-    if evaluations:
-        rows = []
-        chosen = _chosen_on_validation(evaluations)
-        for e in sorted(evaluations, key=lambda e: (e.get("d") or 0, str(e.get("checkpoint")))):
-            authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(e.get("d"))
-            validation = e.get("validation_accuracy")
-            like = (f"{e['like_for_like_accuracy']:.4f} (epoch {e['like_for_like_epoch']})"
-                    if isinstance(e.get("like_for_like_accuracy"), (int, float)) else "—")
-            seconds = e.get("hardmax_seconds")
-            softmax = e.get("softmax_accuracy")
-            rows.append([str(e.get("d")), f"`{e.get('checkpoint')}`", str(e.get("protocol") or "—"),
-                         fmt.probability(authors), like,
-                         f"{fmt.probability(e['hardmax_accuracy'])} (epoch {e.get('epoch')})",
-                         (fmt.probability(validation) + (" (chosen for this d)" if id(e) in chosen else ""))
-                         if isinstance(validation, (int, float)) else "—",
-                         fmt.probability(softmax), fmt.count(e.get("exact_path")), fmt.count(e.get("reviews")),
-                         fmt.seconds(seconds)])
-        blocks.append(_h(3, "Accuracy"))
-        blocks.append(_table(["d", "checkpoint", "protocol", "authors (softmax, best test epoch)",
-                              "ours like-for-like (softmax, best test epoch)",
-                              "ours honest (certified hardmax, epoch chosen on validation)",
-                              "validation accuracy of that epoch", "softmax at that epoch", "exact-path reviews",
-                              "test reviews", "hardmax s"], rows))
-        blocks.append(_p("The honest number is the certified hardmax test accuracy of the checkpoint selected on a "
-                         "validation split carved from train: every prediction is that of exact rational arithmetic "
-                         "on the stored float32 weights (reviews the float rounding bound could not decide were "
-                         "recomputed exactly; their count is the exact-path column). The like-for-like number uses "
-                         "the test set for selection, as the paper did (THEORY.md §5); it is evidence, not a "
-                         "certified figure. Several runs of one d (other options) are chosen between on "
-                         "validation too: the run marked 'chosen for this d' has the highest validation accuracy "
-                         "of that d's runs under that protocol, and its honest number is the one to quote; taking "
-                         "the run with the best test number instead would select on the test set. Epochs trained "
-                         "are in each checkpoint's `checkpoint.json`."))
-    analysis_rows = [row for item in section["files"] for row in item.get("analysis_rows", [])]
-    if analysis_rows:
-        blocks.append(_h(3, "Leaders and the experiment's claims"))
-        blocks.append(_table(
-            ["model", "d", "epoch", "leaders per review: mean (std, min-max)", "already leading at layer 0",
-             "top leader words (confident, |w.z+b| > 2)", "VADER-polar share: leaders / all words",
-             "words never seen in training: share of leaders (of tokens); reviews with such a leader",
-             "K = 8 vs converged: predictions changed (max distance)",
-             "without attention (K = 0, same weights, certified): accuracy (at K); predictions that differ",
-             "T0 fails (exact)", "T2 fails", "T3 fails",
-             "exact (claim checks, D7): theorem certified; limit class changed; max distance"],
-            [_analysis_cells(row) for row in analysis_rows]))
-        blocks.append(_p("Leaders are exact (C_i = {i} within K = 8 layers, certified hardmax). Real reviews repeat "
-                         "words and are padded, so they lie outside the theorem's hypotheses (THEORY.md D5); T0 there is "
-                         "checked exactly, T2 and T3 on the converged float state (measured, tolerance in "
-                         "analysis.json), and the converged state itself is float evidence. The last column is "
-                         "exact: on configurations within the hypotheses the claim checks certify T0..T4 and every "
-                         "token's limit (D7), so the class of the asymptotic state and its distance from layer 8 "
-                         "are decided, not measured."))
-    figures = section.get("figures") or []
-    if figures:
-        blocks.append(_h(3, "Analyses"))
-        blocks.append(_p(f"{fmt.count(len(figures))} figures of the saved analyses, one gallery per model."))
-        galleries: dict[str, list[FigureInfo]] = {}
-        for figure in figures:
-            stem = Path(figure["file"]).stem
-            model, title, caption = next(((stem[:-len(suffix) - 1], t, c)
-                                          for suffix, (t, c) in _SENTIMENT_FIGURES.items() if stem.endswith(suffix)),
-                                         (stem, "figure", "A figure of the sentiment analysis."))
-            galleries.setdefault(model, []).append(
-                FigureInfo(stem, figure["file"], None, f"{model}: {title}", f"{caption} Source: `{figure['path']}`."))
-        for model, shown in galleries.items():
-            blocks.append(Block("gallery", text=f"{model}: {', '.join(f.title.split(': ', 1)[1] for f in shown)}",
-                                figures=shown))
+def _section_blocks(section: Section) -> list[Block]:
+    """A provider's section (verify.sections): its summary, tables and figures."""
+    blocks: list[Block] = [_p(section.summary)] if section.summary else []
+    for table in section.tables:
+        if table.heading:
+            blocks.append(_h(3, table.heading))
+        blocks.append(_table(table.headers, table.rows))
+        if table.note:
+            blocks.append(_p(table.note))
+    if section.figures and section.figures_heading:
+        blocks.append(_h(3, section.figures_heading))
+    for figure in section.figures:
+        blocks.append(Block("figure", figure=FigureInfo(figure.name, figure.file, None, figure.title, figure.caption)))
     return blocks
 
 

@@ -142,6 +142,11 @@ def _step_in_place(points: list[Point], alpha: Fraction, A: Matrix):
     return sets, current
 
 
+def _step_correct(points: list[Point], alpha: Fraction, A: Matrix):
+    sets = [_maximisers(A, points, z) for z in points]
+    return sets, [_correct_update(z, _mean(points, c), alpha) for z, c in zip(points, sets)]
+
+
 def _step_without_own_term(points: list[Point], alpha: Fraction, A: Matrix):
     sets = [_maximisers(A, points, z) for z in points]
     # Mistake: the residual term z_i^k is dropped: z' = alpha m / (1 + alpha).
@@ -174,6 +179,11 @@ in_place_update = _exact_mutant(
     _step_in_place, "in_place_update", "Tokens updated in place one after another instead of all at once.")
 without_own_term = _exact_mutant(
     _step_without_own_term, "without_own_term", "z' = alpha m / (1 + alpha): the token's own term z_i^k dropped.")
+
+# Not a mutant: the right rule written with the mutants' own helpers, the harness's control
+# (tests show it is certified everywhere, so a mutant caught is caught for its mistake).
+correct_rule = _exact_mutant(
+    _step_correct, "correct_rule", "The correct rule, through the mutants' harness (the control, not a mutant).")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..float_dynamics import _gamma, simulate_batch
+from ..float_dynamics import rounding_gamma, simulate_batch
 from ..io import atomic_directory, safe_name
 from ..numbers import InputError
 from ..report import formatting as fmt
@@ -117,7 +117,7 @@ def without_attention(weights: ModelWeights, ids: np.ndarray, labels: np.ndarray
     bias_term = n * float(weights.decoder_bias)              # n < 2^29: exact in float64
     total = terms.sum(axis=1) + bias_term
     m = terms.shape[1] + 1
-    gamma = _gamma(m)
+    gamma = rounding_gamma(m)
     # The factor 2 covers the bound's own rounding: the computed sum of |terms| is within a factor
     # (1 +- gamma) of the true one, and the two products each add half an ulp.
     bound = 2 * gamma * (np.abs(terms).sum(axis=1) + abs(bias_term))

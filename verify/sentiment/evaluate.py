@@ -33,7 +33,7 @@ from typing import Callable
 import numpy as np
 
 from ..exact_dynamics import exact_layers
-from ..float_dynamics import _gamma, simulate_batch
+from ..float_dynamics import rounding_gamma, simulate_batch
 from .checkpoints import ModelWeights
 
 __all__ = ["Evaluation", "certified_evaluation", "exact_review", "ExactReview"]
@@ -149,8 +149,8 @@ def certified_evaluation(weights: ModelWeights, ids: np.ndarray, labels: np.ndar
         block_logits = mean @ w + b
         R = np.abs(tokens).max(axis=(1, 2))
         e = result.position_error_bound
-        mean_error = e + _gamma(n + 1) * (R + e)
-        bound = 2.0 * (w1 * mean_error + _gamma(d + 1) * (w1 * (R + mean_error) + abs(b)))
+        mean_error = e + rounding_gamma(n + 1) * (R + e)
+        bound = 2.0 * (w1 * mean_error + rounding_gamma(d + 1) * (w1 * (R + mean_error) + abs(b)))
         needs_exact = result.undecided | ~(np.abs(block_logits) > bound)
         rows = slice(start, stop)
         logits[rows] = block_logits

@@ -3,12 +3,12 @@
 Three executors behind one interface (:class:`Executor`): ``start()`` (optional: bring the
 workers up early, e.g. while the campaign is planned), ``run(tasks, checker=, progress=)``
 returning the merged records, and ``close()``. All three call the same task function,
-:func:`attempt_task`, which runs :func:`verify.report.campaign.run_task` and retries a task
+:func:`attempt_task`, which runs :func:`verify.campaign.run.run_task` and retries a task
 that raises once; a task that fails twice becomes an *error record* (``status: "error"``),
 which the report counts as inconclusive. A task lost to the executor itself (a worker that
 died, a task that cannot be sent) also becomes an error record: nothing is dropped.
 
-Records are merged with :func:`verify.report.campaign.merge_records` (sorted by kind, family
+Records are merged with :func:`verify.campaign.merge.merge_records` (sorted by kind, family
 and seed), so results.json is the same byte for byte whichever executor ran the campaign and
 in whatever order the tasks finished.
 
@@ -39,15 +39,20 @@ import threading
 import time
 import uuid
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import process as futures_process
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import numba
+
 from ..numbers import InputError
-from .campaign import Checker, Task, merge_records, run_task
+from .merge import merge_records
+from .run import Checker, run_task
+from .tasks import Task
 
 __all__ = ["Executor", "InProcessExecutor", "ProcessPoolExecutorBackend", "DaskExecutor", "make_executor",
-           "attempt_task", "error_record", "DEFAULT_CONNECT_TIMEOUT", "Progress", "TLSFiles"]
+           "run_tasks", "attempt_task", "error_record", "DEFAULT_CONNECT_TIMEOUT", "Progress", "TLSFiles"]
 
 Progress = Callable[[Task, dict[str, Any]], None]
 
@@ -59,10 +64,10 @@ ATTEMPTS = 2  # a task that raises is run once more, then recorded as an error
 # cvxpy (imported lazily by verify.geometry for the T4 cross-check, ~0.8 CPU s in each worker's
 # first task) is deliberately not preloaded: it lengthens the forkserver's start-up, the window
 # in which an interrupt can catch a worker half-started (with it preloaded, the interrupt test in
-# tests/unit/test_faults.py failed once in CI; not reproduced in 72 later runs, so the cause is
+# tests/integration/test_faults.py failed once in CI; not reproduced in 72 later runs, so the cause is
 # plausible, not proved).
 WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.exact_dynamics",
-                "verify.worked", "verify.certcheck", "verify.report.campaign")
+                "verify.worked", "verify.certcheck", "verify.campaign.run")
 
 
 # --------------------------------------------------------------------------- the task function
@@ -80,7 +85,7 @@ def attempt_task(task: Task, checker: Checker | None = None) -> dict[str, Any]:
     second chance. KeyboardInterrupt and SystemExit propagate: they stop the campaign.
     """
     # One configuration is far too little work for a numba thread team (see
-    # campaign._set_float_threads); set per call because numba's setting is per thread and a
+    # _set_float_threads); set per call because numba's setting is per thread and a
     # Dask worker may run tasks on several threads.
     _set_float_threads(1)
     error: BaseException | None = None
@@ -94,9 +99,17 @@ def attempt_task(task: Task, checker: Checker | None = None) -> dict[str, Any]:
     return error_record(task, f"{type(error).__name__}: {error}", attempts=ATTEMPTS)
 
 
-def _set_float_threads(count: int | None) -> int | None:
-    from .campaign import _set_float_threads as set_threads
-    return set_threads(count)
+def _set_float_threads(count: int | None) -> int:
+    """Set numba's thread count (the float kernel's), returning the previous one.
+
+    One configuration per call is far too little work for a thread team: with several threads
+    each float layer pays for waking them (measured: 0.75 s against ~4 s for 34 float runs on a
+    busy 2-core machine), and a process pool would oversubscribe the cores.
+    """
+    previous = numba.get_num_threads()
+    if count is not None:
+        numba.set_num_threads(max(1, min(count, numba.config.NUMBA_NUM_THREADS)))
+    return previous
 
 
 def _warm() -> int:
@@ -342,8 +355,6 @@ class ProcessPoolExecutorBackend(Executor):
         # write to its already closed wake-up pipe and print an OSError traceback at exit.
         pool.shutdown(wait=True)
         try:
-            from concurrent.futures import process as futures_process
-
             futures_process._threads_wakeups.pop(manager, None)
         except (AttributeError, TypeError):  # another Python version: at worst the traceback returns
             pass
@@ -502,9 +513,10 @@ class DaskExecutor(Executor):
 
 def _import_distributed(option: str) -> Any:
     try:
-        return importlib.import_module("distributed")
+        import distributed  # heavy optional dependency (the ``distributed`` extra): imported when asked for
     except ImportError:
         raise InputError(option, "needs Dask distributed: pip install 'hardmax-verify[distributed]'") from None
+    return distributed
 
 
 def _connect(distributed: Any, address: str, timeout: float, tls: TLSFiles | None = None) -> Any:
@@ -521,6 +533,7 @@ def _connect(distributed: Any, address: str, timeout: float, tls: TLSFiles | Non
     # A malformed address is refused before a Client exists: a Client that failed inside its
     # constructor later times out in its finaliser and prints a traceback at exit.
     try:
+        # the optional ``distributed`` extra, imported with the client (see _import_distributed)
         from distributed.comm.addressing import parse_address
         from distributed.comm.registry import get_backend
 
@@ -563,3 +576,21 @@ def make_executor(*, jobs: int | None = None, scheduler: str | None = None, dask
         return DaskExecutor(local_workers=dask_local, connect_timeout=connect_timeout)
     jobs = jobs or os.cpu_count() or 1
     return InProcessExecutor() if jobs <= 1 else ProcessPoolExecutorBackend(jobs)
+
+
+def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, checker: Checker | None = None,
+              progress: Callable[[Task, dict[str, Any]], None] | None = None,
+              executor: Any = None) -> list[dict[str, Any]]:
+    """Run the tasks and return the merged records (one per task, errors included).
+
+    ``executor`` is an :class:`Executor` (in-process, process pool or
+    Dask); without one, ``jobs == 1`` runs in this process and more runs a process pool of
+    ``jobs`` workers that is closed afterwards. ``progress`` is called once per finished task,
+    in completion order. Ctrl-C cancels the outstanding tasks and propagates (the caller's
+    atomic directory then leaves nothing).
+    """
+    if executor is not None:
+        return executor.run(tasks, checker=checker, progress=progress)
+    own = InProcessExecutor() if jobs <= 1 or len(tasks) <= 1 else ProcessPoolExecutorBackend(jobs)
+    with own:
+        return own.run(tasks, checker=checker, progress=progress)

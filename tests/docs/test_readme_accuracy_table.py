@@ -1,10 +1,10 @@
-"""The README's sentiment accuracy table (issue 5) says what the committed evaluation files say.
+"""The README's sentiment accuracy table says what the committed evaluation files say.
 
 Each row names a run; ``runs/sentiment/evaluate-<run>.json`` is the output of
 ``hardmax-verify sentiment evaluate --json`` on ``models/sentiment-<run>``. The table must
 quote those numbers, cover every committed evaluation, and mark as "chosen" exactly one run per
-d: the one with the best validation accuracy (choosing by the test number would select on test),
-and among runs that tie on it, the first by checkpoint name, the rule the report applies.
+d: the one the experiment's selection rule chooses (``chosen_on_validation``: the best validation
+accuracy, choosing by the test number would select on test), the rule the report applies.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from verify.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY
+from verify.sentiment.report_section import chosen_on_validation
 
 ROOT = Path(__file__).resolve().parents[2]
 ROW = re.compile(r"^\| (\d+) \| `([^`]+)` \| (.+) \|$")
@@ -41,10 +42,8 @@ def test_readme_accuracy_table_quotes_the_committed_evaluations():
     assert files, "no committed evaluations"
     assert set(rows) == set(files), "README rows and runs/sentiment/evaluate-*.json differ"
     records = [json.loads(path.read_text(encoding="utf-8")) for path in files.values()]
-    groups = {(r["d"], r["protocol"]) for r in records}
-    # Highest validation accuracy per (d, protocol); on a tie the first by checkpoint name.
-    chosen_runs = {min((r for r in records if (r["d"], r["protocol"]) == group),
-                       key=lambda r: (-r["validation_accuracy"], r["checkpoint"]))["checkpoint"] for group in groups}
+    chosen_runs = {r["checkpoint"] for r in chosen_on_validation(records)}
+    assert len(chosen_runs) == len({(r["d"], r["protocol"]) for r in records})  # one per (d, protocol)
     for run, (d, cells) in rows.items():
         record = json.loads(files[run].read_text(encoding="utf-8"))
         authors, like, honest, validation, exact = cells

@@ -1,0 +1,63 @@
+"""Report sections (verify.sections): providers shape their own results; the report renders them generically."""
+
+from __future__ import annotations
+
+from verify.conjectures import report_section as conjectures
+from verify.report.render import build_document, to_markdown
+from verify.sections import Figure, Section, Table
+from verify.sentiment import report_section as sentiment
+
+
+def _evaluation(checkpoint: str, d: int, validation: float | None, protocol: str = "p") -> dict:
+    return {"checkpoint": checkpoint, "d": d, "protocol": protocol, "validation_accuracy": validation,
+            "hardmax_accuracy": 0.5, "epoch": 3}
+
+
+def test_selection_rule_best_validation_per_d_and_protocol_first_name_on_ties() -> None:
+    runs = [_evaluation("m/b", 2, 0.8), _evaluation("m/a", 2, 0.8), _evaluation("m/c", 2, 0.7),
+            _evaluation("m/d", 16, 0.6), _evaluation("m/e", 16, 0.9, protocol="q"), _evaluation("m/f", 16, None)]
+    chosen = sorted(e["checkpoint"] for e in sentiment.chosen_on_validation(runs))
+    assert chosen == ["m/a", "m/d", "m/e"]
+
+
+def test_sentiment_section_marks_the_chosen_run_and_keeps_the_figures() -> None:
+    block = {"files": [{"path": "r/e1.json", "sha256": "0" * 64, "summary": {},
+                        "evaluation": _evaluation("m/a", 2, 0.8)},
+                       {"path": "r/e2.json", "sha256": "1" * 64, "summary": {},
+                        "evaluation": _evaluation("m/b", 2, 0.9)}],
+             "figures": [{"path": "r/x/training_curves.png", "file": "figures/sentiment/x-training_curves.png"}]}
+    section = sentiment.section(block)
+    (accuracy,) = section.tables
+    marked = [row[1] for row in accuracy.rows if "chosen for this d" in row[6]]
+    assert marked == ["`m/b`"]
+    assert [f.title for f in section.figures] == ["x: training curves"]
+
+
+def test_conjecture_section_tabulates_lab_runs_only() -> None:
+    lab = {"files": [{"path": "r/c.json", "sha256": "a" * 64,
+                      "summary": {"conjecture": "c1", "outcome": "held", "examples_run": 5}}]}
+    section = conjectures.section(lab)
+    assert not section.list_files and section.tables[0].rows[0][:3] == ["c1", "held", 5]
+    other = {"files": [{"path": "r/x.json", "sha256": "b" * 64, "summary": {"x": 1}}]}
+    assert conjectures.section(other).list_files and not conjectures.section(other).tables
+
+
+def test_the_report_renders_any_section(tmp_path) -> None:
+    """A section the report has never heard of is rendered from the protocol alone."""
+    section = Section("A new experiment", summary="It worked exactly once.",
+                      tables=[Table(["x", "y"], [["1", "2"]], heading="Numbers", note="Measured.")],
+                      figures=[Figure("f", "figures/new/f.png", "the figure", "A caption.")], figures_heading="Plots")
+    results = _minimal_results({"new": {"directory": "runs/new", "files": [
+        {"path": "runs/new/a.json", "sha256": "c" * 64, "summary": {"k": 1}}]}})
+    text = to_markdown(build_document(results, [], {"new": section}))
+    for expected in ("## A new experiment", "Read from `runs/new`", "It worked exactly once.", "### Numbers",
+                     "| 1 | 2 |", "Measured.", "### Plots", "figures/new/f.png", "`runs/new/a.json`"):
+        assert expected in text, expected
+
+
+def _minimal_results(optional: dict) -> dict:
+    return {"summary": {"overall": "inconclusive", "exit_status": 3, "examples": 0, "errors": 0, "claims": {}},
+            "campaign": {"seed": 0, "layer_budget": 1, "source": "test", "time_budget": None},
+            "examples": [], "counterexamples": [], "optional_sections": optional,
+            "inputs": [], "environment": {"command_line": "", "started": "", "finished": "", "versions": {},
+                                          "timings_seconds": {}}}

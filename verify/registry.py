@@ -1,0 +1,150 @@
+"""The claim registry: one record per claim id, read by everything that names a claim.
+
+A record says what the claim states (THEORY.md §2/§3, one line, as the report's claims table
+and the assertion helpers' failure messages word it), what a certified verdict assumes beyond
+the layers computed, whether the claim is a **claim check** or a **testing assertion**, which
+routine of the independent checker re-verifies its certificate, which command reproduces a
+counterexample, and which property module exercises it. :mod:`verify.claims`,
+:mod:`verify.campaign`, :mod:`verify.testing` and the report read it; the independent checker
+:mod:`verify.certcheck` does not (it imports nothing from the package) and keeps its own table
+of routines, which a meta test compares with this one.
+
+The rule (docs/claims.md):
+
+* a **claim check** (``kind="check"``) is decided on every configuration a run checks:
+  ``claims.check_X(run)`` returns a :class:`~verify.verdicts.Verdict` with an exact certificate
+  when certified; every report tabulates it and certcheck re-verifies its certificate;
+* a **testing assertion** (``kind="assertion"``) is a fact about the trajectory exercised by
+  properties: ``testing.assert_X(...)`` raises :class:`~verify.testing.ClaimFailure` when it
+  fails and emits no verdict or certificate.
+
+Adding a claim: its check (or assertion) in its own module, registered with
+:func:`register` (or, for the built-in checks of :mod:`verify.claims`, the :func:`checks`
+decorator next to the function); its certcheck routine under the same id; its property module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Literal
+
+__all__ = ["Claim", "Kind", "register", "unregister", "checks", "get", "find", "claims", "verdict_ids"]
+
+Kind = Literal["check", "assertion"]
+_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim id and everything the suite knows about it.
+
+    ``certificate``: the key of the independent checker's routine (``verify.certcheck.CHECKS``)
+    that re-verifies a certified verdict, or None for a claim with no certificate (every
+    assertion). ``reproduce``: the command that re-decides a counterexample file (``check``
+    for what :mod:`verify.claims` decides, ``simulate`` for facts of the trajectory).
+    ``rests_on``: the fact (D3 or D7) a certified verdict relies on beyond the layers computed;
+    it is proved for V = alpha I only, so with another value matrix nothing resting on it is
+    certified. ``check``: for a claim check, the function ``ClaimRun -> Verdict``.
+    """
+
+    id: str
+    statement: str
+    kind: Kind
+    assumption: str = "none"
+    certificate: str | None = None
+    reproduce: Literal["check", "simulate"] = "check"
+    property_module: str = ""
+    rests_on: str | None = None
+    check: Callable[[Any], Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not _ID.fullmatch(self.id):
+            raise ValueError(f"claim id {self.id!r}: expected a letter, then letters, digits or _ (at most 40)")
+        if self.kind not in ("check", "assertion"):
+            raise ValueError(f"claim {self.id}: kind must be 'check' or 'assertion', got {self.kind!r}")
+        if self.kind == "assertion" and (self.certificate is not None or self.check is not None):
+            raise ValueError(f"claim {self.id}: a testing assertion emits no verdict and no certificate")
+        if not self.property_module:
+            object.__setattr__(self, "property_module", f"test_{self.id}")
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    """Add ``claim`` (its id must be new); claim checks are run, reported and re-checked in registration order."""
+    if claim.id in _REGISTRY:
+        raise ValueError(f"claim {claim.id} is registered already")
+    _REGISTRY[claim.id] = claim
+    return claim
+
+
+def unregister(claim_id: str) -> None:
+    """Remove a claim (tests that register a toy claim put the registry back with this)."""
+    del _REGISTRY[claim_id]
+
+
+def checks(claim_id: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """Decorator: ``function`` is the check of the registered claim check ``claim_id``."""
+    def bind(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        claim = get(claim_id)
+        if claim.kind != "check":
+            raise ValueError(f"claim {claim_id} is a testing assertion: it has no check function")
+        _REGISTRY[claim_id] = replace(claim, check=function)
+        return function
+    return bind
+
+
+def get(claim_id: str) -> Claim:
+    try:
+        return _REGISTRY[claim_id]
+    except KeyError:
+        raise KeyError(f"no claim {claim_id!r} in the registry") from None
+
+
+def claims(kind: Kind | None = None) -> tuple[Claim, ...]:
+    """Every registered claim (of one kind), in registration order."""
+    return tuple(c for c in _REGISTRY.values() if kind is None or c.kind == kind)
+
+
+def verdict_ids() -> tuple[str, ...]:
+    """The ids every check decides and every report tabulates (the claim checks), in order."""
+    return tuple(c.id for c in claims("check"))
+
+
+def find(claim_id: str) -> Claim | None:
+    """The claim's record, or None for an id the registry does not hold."""
+    return _REGISTRY.get(claim_id)
+
+
+# --------------------------------------------------------------------------- the claims of THEORY.md
+
+# Claim checks: decided by verify.claims on every configuration; certcheck re-verifies each one.
+register(Claim("T0", "the set of leaders is nonempty", "check",
+               assumption="none (exact scores at the certificate's layer)", certificate="T0"))
+register(Claim("T1", "each leader is fixed from the first layer at which it is a leader", "check",
+               assumption="D3 (THEORY.md §3) for layers after the last one computed", certificate="T1", rests_on="D3"))
+register(Claim("T2", "the leaders' limits are pairwise distinct and are exactly the vertices of K", "check",
+               assumption="D7: locked and fixed tokens never lead, so the leader set is final", certificate="T2", rests_on="D7"))
+register(Claim("T3", "every token converges to a point of S, and S lies on the boundary of K", "check",
+               assumption="D7 locking lemma: exact geometric convergence after the lock layer", certificate="T3", rests_on="D7"))
+register(Claim("T4", "every non-vertex point of S is the A-norm projection of the origin onto a face of K", "check",
+               assumption="D7 and A symmetric positive definite (KKT conditions imply the projection)",
+               certificate="T4", rests_on="D7"))
+register(Claim("D1", "each token of layer k+1 lies in the convex hull of layer k", "check",
+               assumption="none within the layers computed; later layers unchecked", certificate="D1"))
+register(Claim("D2", "the A-norm of a token never decreases", "check",
+               assumption="none within the layers computed; later layers unchecked", certificate="D2"))
+register(Claim("D3", "a leader stays a leader and does not move", "check",
+               assumption="D3's proof for layers after the last one computed", certificate="D3", rests_on="D3"))
+register(Claim("replay", "each layer equals the independent oracle's one step from the previous layer", "check",
+               assumption="none", certificate="replay", property_module="test_certificate_round_trip"))
+
+# Testing assertions: facts of the trajectory, asserted by verify.testing in the properties.
+# D0 is part of T0's check too, so `check` reproduces it; the others need `simulate`.
+register(Claim("D0", "a token of largest A-norm is a leader at layer 0", "assertion"))
+register(Claim("D5", "equal tokens stay equal forever", "assertion", reproduce="simulate"))
+register(Claim("D8", "distinct tokens never merge (A positive definite)", "assertion", reproduce="simulate"))
+register(Claim("float", "the float trajectory is within its proven rounding bound of the exact one", "assertion",
+               reproduce="simulate", property_module="test_float_bound"))
