@@ -1128,7 +1128,7 @@ def test_unsettled_kind_inside_a_certificate() -> None:
     report = copy.deepcopy(reports()["non_leader_clusters"])
     entry = next(f for f in report["verdicts"]["T3"]["certificate"]["fates"] if f["kind"] == "locked")
     entry["kind"] = "unsettled"
-    assert "is not leader, fixed or locked" in _reason(report, "T3")
+    assert "is not leader, fixed, locked or path" in _reason(report, "T3")
 
 
 def test_T1_leader_listed_twice() -> None:

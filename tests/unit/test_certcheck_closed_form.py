@@ -1,4 +1,4 @@
-"""The draft independent checker of closed-form certificates (THEORY.md D9).
+"""The independent checker's verification of closed-form certificates (THEORY.md D9, verify/certcheck.py).
 
 It must accept every certificate the builder makes, reject every tampered one (a coefficient, a
 base, a power, a segment boundary, a set, a claimed limit or leader, a final segment that fails
@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 import verify
-from verify import _d9_checker_draft as checker
+from verify import certcheck as checker
 from verify.closed_form import ExpPoly, certify, chain_to_json, exppoly_to_json, solve_recurrence
 from verify.families import generate
 from verify.families_d9 import generate_face_mean_ties
 
-CHECKER = Path(verify.__file__).parent / "_d9_checker_draft.py"
+CHECKER = Path(verify.__file__).parent / "certcheck.py"
 C = F(-7, 8)
 D9_EXAMPLE = [(C, F(-1, 2)), (C, F(1, 2)), (C, F(0)), (C, F(1, 4)), (C, F(-1, 4))]
 OVERSHOOT = [(F(1, 2), F(1)), (F(1, 2), F(-1)), (F(3, 5), F(3, 4)), (F(3, 5), F(-3, 4)), (F(2, 5), F(0))]
@@ -74,7 +74,9 @@ sys.modules["verify"] = None
 module = runpy.run_path(sys.argv[1])
 c = Fraction(-7, 8)
 tokens = [(c, Fraction(-1, 2)), (c, Fraction(1, 2)), (c, Fraction(0)), (c, Fraction(1, 4)), (c, Fraction(-1, 4))]
-summary = module["verify_file"](sys.argv[2], positions=tokens, alpha=Fraction(1, 2))
+import json
+with open(sys.argv[2], encoding="utf-8") as handle:
+    summary = module["verify_closed_form"](json.load(handle), positions=tokens, alpha=Fraction(1, 2))
 print(sorted(summary["leaders"].items()))
 """
     result = subprocess.run([sys.executable, "-c", driver, str(CHECKER), str(path)], capture_output=True, text=True,
@@ -88,7 +90,7 @@ print(sorted(summary["leaders"].items()))
 
 def test_hand_written_certificate():
     # d = 1, alpha = 1/2 (r = 2/3): token 0 = 1 leads, token 1 = 1/2 locks onto it: 1 - (1/2)(2/3)^t.
-    data = {"format": checker.FORMAT, "start_layer": 0, "status": "certified", "segments": [
+    data = {"format": checker.CLOSED_FORM_FORMAT, "start_layer": 0, "status": "certified", "segments": [
         {"layer": 0, "until": None, "sets": [[0], [0]],
          "paths": [[{"coefficient": ["1"], "power": 0, "base": "1"}],
                    [{"coefficient": ["-1/2"], "power": 0, "base": "2/3"},
@@ -250,7 +252,7 @@ def test_a_sign_beyond_the_scan_limit_is_neither_verified_nor_rejected(monkeypat
     # With bases close to 1 the final segment's thresholds grow; below them the checker will not go.
     tokens = [(F(1), F(0)), (F(3, 5), F(2, 5)), (F(0), F(1, 4))]
     data = certificate(tokens, F(1, 1000))
-    monkeypatch.setattr(checker, "MAX_THRESHOLD", 10)
+    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", 10)
     with pytest.raises(checker.TooExpensive):
         check(data, tokens, F(1, 1000))
 
