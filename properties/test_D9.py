@@ -22,7 +22,7 @@ from verify import certcheck as checker
 from verify.closed_form import ExpPoly, certify, chain_to_json
 from verify.exact_dynamics import exact_layers
 from verify.families import TIE_FAMILIES
-from verify.families_d9 import CENTRE_KINDS, generate_face_mean_ties
+from verify.families import CENTRE_KINDS, generate_face_mean_ties
 from verify.strategies import alphas, configurations, outside_configurations
 from verify.testing import record_event
 
@@ -32,7 +32,7 @@ THRESHOLD_CAP = 60  # ... up to this far (the exact engine's layers grow)
 
 @st.composite
 def face_mean_configurations(draw, *, max_n: int = 10):
-    """The D9 structure of :mod:`verify.families_d9`: seed, size, matrix kind and centre drawn (they shrink)."""
+    """The D9 structure of :func:`verify.families.face_mean_ties`: seed, size, matrix kind and centre drawn (they shrink)."""
     d = draw(st.integers(2, 3))
     n = draw(st.integers(5, max_n))
     matrix = draw(st.sampled_from(("identity", "diagonal", "dense", "ill_conditioned", "scalar")))
