@@ -277,10 +277,11 @@ def _leader_emergence(config: Configuration) -> Observation:
                                      f"{CLAIMS_BUDGET} layers")
     # A leader on a closed-form path leads from the layer its chain says (possibly long after the run stopped).
     chain_leaders = report.run.chain.leaders() if report.run is not None and report.run.chain is not None else {}
-    leaders = [{"token": f.token, "layer": chain_leaders.get(f.token, f.layer)}
-               for f in report.fates if f.kind == "leader" or (f.kind == "path" and f.attention == {f.token})]
-    last = max(f["layer"] for f in leaders)
-    return Observation.held(f"final leader set {sorted(f['token'] for f in leaders)} complete at layer {last}",
+    # Every fate of a settled run has its layer.
+    leaders = {f.token: chain_leaders.get(f.token, f.layer or 0)
+               for f in report.fates if f.kind == "leader" or (f.kind == "path" and f.attention == {f.token})}
+    last = max(leaders.values())
+    return Observation.held(f"final leader set {sorted(leaders)} complete at layer {last}",
                             last_leader_layer=last, leaders=len(leaders))
 
 
