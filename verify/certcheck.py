@@ -1228,6 +1228,9 @@ class Facts:
                      "and the run carries no verified certified closed-form chain (D9)" if self.settled is None else None)
         if claim in ("T0", "D3"):
             return None if self.leader_seen else f"no token leads within layers 0..{last}"
+        if claim in ("T2", "T3", "T4") and unsettled is None and not any(
+                _is_leader(t, f) for t, f in self.fates.items()):
+            return "every token's fate is known and none ever leads (duplicates): K is empty"
         if claim in ("T1", "T2", "T3"):
             return unsettled
         if claim == "T4":

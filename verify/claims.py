@@ -535,6 +535,14 @@ def _budget_spent(run: ClaimRun) -> str:
     return f"layer budget of {run.layer_budget} spent" if run.stopped_by == "layer budget" else run.stopped_by
 
 
+def _no_leader(claim: str, run: ClaimRun) -> Verdict | None:
+    """Every fate is known and none leads (duplicates only, outside the hypotheses): K is empty."""
+    if _leader_limits(run):
+        return None
+    return _verdict(claim, "inconclusive", "every token's fate is known and no token ever leads, so K = conv(leader "
+                    "limits) is empty and the claim has nothing to refer to", run, fates=_fates_json(run))
+
+
 def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
     unsettled = _unsettled(run)
     closed = ""
@@ -658,6 +666,9 @@ def check_T2(run: ClaimRun) -> Verdict:
         return bad
     if not run.settled:
         return _inconclusive_unsettled("T2", run, "the final set of leaders is not known")
+    empty = _no_leader("T2", run)
+    if empty is not None:
+        return empty
     limits = _leader_limits(run)
     tokens = sorted(limits)
     seen: dict[Point, int] = {}
@@ -731,6 +742,9 @@ def check_T3(run: ClaimRun) -> Verdict:
         return bad
     if not run.settled:
         return _inconclusive_unsettled("T3", run, "convergence not certified for every token")
+    empty = _no_leader("T3", run)
+    if empty is not None:
+        return empty
     limits = _leader_limits(run)
     tokens = sorted(limits)
     pts = [limits[t] for t in tokens]
@@ -782,6 +796,9 @@ def check_T4(run: ClaimRun) -> Verdict:
         return bad
     if not run.settled:
         return _inconclusive_unsettled("T4", run, "the set S of limits is not known")
+    empty = _no_leader("T4", run)
+    if empty is not None:
+        return empty
     limits = _leader_limits(run)
     vertex_points = set(limits.values())
     groups: dict[Point, list[TokenFate]] = {}

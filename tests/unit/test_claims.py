@@ -514,3 +514,16 @@ def test_closed_form_left_unsettled_keeps_the_verdicts_inconclusive_with_its_rea
     # Searched after 4 layers without a new fate, again after 8, and at the budget.
     assert [(s["layer"], s["status"]) for s in t2.evidence["closed_form_searches"]] == [
         (4, "unsettled"), (8, "unsettled"), (12, "unsettled")]
+
+
+def test_settled_without_a_leader_leaves_K_empty_and_the_checker_agrees() -> None:
+    # Outside the theorem: two equal tokens tie with each other for ever (D5); the closed form settles
+    # them (no token ever leads), so T2..T4 have no K to refer to and stay inconclusive, with the reason.
+    from verify import certcheck
+
+    config = make_configuration([["1/4"], ["1/4"]], alpha="1/10", outside_hypotheses=True)
+    report = check_configuration(config, cross_check=False)
+    assert [f.kind for f in report.fates] == ["path", "path"]
+    for claim in ("T2", "T3", "T4"):
+        assert report.verdicts[claim].status == "inconclusive" and "no token ever leads" in report.verdicts[claim].summary
+    assert certcheck.check_report(json.loads(json.dumps(report.to_json_dict()))).exit_status == 0
