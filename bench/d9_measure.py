@@ -14,7 +14,7 @@ worked configurations too) it runs
 * exact simulation of the same number of layers (the certificate's layer + 1) with
   :func:`verify.exact_dynamics.exact_layers`, as the time baseline;
 * with ``--check``: the chain's positions and sets against the exact engine up to its layer + 2,
-  and the draft independent checker on its JSON (both must pass; a failure is reported).
+  and the independent checker (verify.certcheck) on its JSON (both must pass; a failure is reported).
 
 It prints counts and times (CPU seconds of this process, so that other load on the machine
 does not count; mean and total, and the ratio D9 / simulation) and can write every row as
@@ -33,7 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify import _d9_checker_draft as checker  # noqa: E402
+from verify import certcheck as checker  # noqa: E402
 from verify.claims import run_configuration  # noqa: E402
 from verify.closed_form import ExpPoly, certify, chain_to_json  # noqa: E402
 from verify.exact_dynamics import exact_layers  # noqa: E402

@@ -290,7 +290,7 @@ class Model:
         self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
         self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
         self._scores: dict[int, tuple[list, int]] = {}
-        self._facts: dict[int, Facts] = {}
+        self._facts: dict[tuple, Facts] = {}
         # The replay never goes past the run's last layer (set by the caller, checked against the
         # work limit before any checking): a certificate naming a later layer is rejected.
         self.last = 0
@@ -311,11 +311,14 @@ class Model:
             self._layers.append(new)
         return self._layers[k]
 
-    def facts(self, last: int) -> "Facts":
-        """What the replay through layer ``last`` says (fates, settled layer, leaders), computed once."""
-        if last not in self._facts:
-            self._facts[last] = Facts(self, last)
-        return self._facts[last]
+    def facts(self, last: int, chain: "Chain | None" = None) -> "Facts":
+        """What the replay through layer ``last`` says (fates, settled layer, leaders), with the run's
+        verified closed-form ``chain`` if any, computed once."""
+        key = (last, None if chain is None else json.dumps([chain.start, [sorted(s) for s in chain.sets],
+                                                            [[str(x) for x in p] for p in chain.limits]]))
+        if key not in self._facts:
+            self._facts[key] = Facts(self, last, chain)
+        return self._facts[key]
 
     def norm(self, k: int, i: int) -> Fraction:
         """<A z_i^k, z_i^k>, the squared A-norm (D2)."""
@@ -389,10 +392,24 @@ def _positive_definite(S: list) -> bool:
 
 
 class Fate(NamedTuple):
-    kind: str
+    kind: str  # leader | fixed | locked (D7), or path (a verified closed-form chain, D9)
     layer: int
     set: frozenset
     limit: Point
+
+
+class Chain(NamedTuple):
+    """A verified, certified closed-form chain (THEORY.md D9) of a run: what it proves about every token."""
+
+    start: int                # the layer its first segment starts from (a replayed layer)
+    sets: list                # the final segment's sets: C_j for every layer from the final segment on
+    limits: list              # the constant terms of the final paths: every token's limit
+    leaders: dict             # token -> first layer with C_j = {j}, from the chain's start on
+
+
+def _is_leader(token: int, f: Fate) -> bool:
+    """A D7 leader, or a token whose verified path ends with C_j = {j} (a leader from some layer on, D3)."""
+    return f.kind == "leader" or (f.kind == "path" and f.set == {token})
 
 
 def _fixed_failure(m: Model, j: int, k: int, G: frozenset, fixed: set) -> str | None:
@@ -433,8 +450,12 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     return None
 
 
-def _check_fates(raw: Any, m: Model) -> dict[int, Fate]:
-    """Verify a fates list (establishment order, one entry per token) and return it by token."""
+def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fate]:
+    """Verify a fates list (establishment order, one entry per token) and return it by token.
+
+    A "path" fate (THEORY.md D9) is accepted only with the run's verified certified ``chain``: its
+    layer is the chain's first layer, its set the final segment's set, its limit the final path's
+    constant term."""
     _require(isinstance(raw, list) and len(raw) == m.n, f"fates: expected one entry per token ({m.n})")
     fates: dict[int, Fate] = {}
     previous = 0
@@ -443,16 +464,25 @@ def _check_fates(raw: Any, m: Model) -> dict[int, Fate]:
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
         _require(i not in fates, f"{w}: token {i} has two fates")
         kind = _get(e, "kind", w)
-        _require(kind in ("leader", "fixed", "locked"), f"{w}.kind: {kind!r} is not leader, fixed or locked")
+        _require(kind in ("leader", "fixed", "locked", "path"), f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
         k = _int(_get(e, "layer", w), f"{w}.layer")
         _require(k >= previous, f"{w}: layer {k} after layer {previous}, not in establishment order")
         previous = k
         S = _index_set(_get(e, "set", w), m.n, f"{w}.set")
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
+        if kind == "path":
+            where = f"{w} (token {i}, path from layer {k})"
+            _require(chain is not None, f"{where}: no verified certified closed-form chain in the run supports it")
+            chain = cast(Chain, chain)
+            _require(k == chain.start, f"{where}: the run's chain starts at layer {chain.start}")
+            _require(S == chain.sets[i], f"{where}: set {_show(S)} is not the final segment's {_show(chain.sets[i])}")
+            _require(limit == chain.limits[i], f"{where}: limit is {_show(limit)}, the chain's is {_show(chain.limits[i])}")
+            fates[i] = Fate(kind, k, S, limit)
+            continue
         Z = m.layer(k)
         # Entries are sorted by layer, so everything earlier in the list has layer <= k.
-        fixed_now = {t for t, f in fates.items() if f.kind != "locked"}
-        fixed_before = {t for t, f in fates.items() if f.kind != "locked" and f.layer <= k - 1}
+        fixed_now = {t for t, f in fates.items() if f.kind in ("leader", "fixed")}
+        fixed_before = {t for t, f in fates.items() if f.kind in ("leader", "fixed") and f.layer <= k - 1}
         where = f"{w} (token {i}, {kind} at layer {k})"
         if kind == "leader":
             _require(S == {i}, f"{where}: set must be [{i}]")
@@ -490,7 +520,7 @@ def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, 
     key = json.dumps(raw, sort_keys=True, default=str)
     fates = ctx.verified_fates.get(key)
     if fates is None:
-        fates = ctx.verified_fates[key] = _check_fates(raw, ctx.model)
+        fates = ctx.verified_fates[key] = _check_fates(raw, ctx.model, ctx.chain)
     if settled:
         last = max(f.layer for f in fates.values())
         given = _get(cert, "settled_layer", "certificate")
@@ -500,7 +530,7 @@ def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, 
 
 
 def _leaders(fates: dict[int, Fate]) -> dict[int, Point]:
-    return {t: f.limit for t, f in fates.items() if f.kind == "leader"}
+    return {t: f.limit for t, f in fates.items() if _is_leader(t, f)}
 
 
 def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: str) -> None:
@@ -519,9 +549,11 @@ def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: 
 class Context:
     """The replay plus what the enclosing report says (last_layer, settled_layer), to compare with."""
 
-    def __init__(self, model: Model, *, last_layer: Any = None, settled_layer: Any = None) -> None:
+    def __init__(self, model: Model, *, last_layer: Any = None, settled_layer: Any = None,
+                 chain: Chain | None = None) -> None:
         self.model, self.report = model, {"last_layer": last_layer, "settled_layer": settled_layer}
         self.verified_fates: dict[str, dict[int, Fate]] = {}
+        self.chain = chain  # the run's verified certified closed-form chain (THEORY.md D9), if any
 
     def same(self, key: str, value: Any) -> None:
         expected = self.report[key]
@@ -568,6 +600,10 @@ def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
     if needs_fates or "fates" in cert:
         fates = _fates_of(cert, ctx)
         leader_fates = {t: f.layer for t, f in fates.items() if f.kind == "leader"}
+        if ctx.chain is not None:
+            # A path fate's leader leads from the chain's layer at which C_j = {j}; listed when replayed.
+            leader_fates.update({t: ctx.chain.leaders[t] for t, f in fates.items() if f.kind == "path"
+                                 and _is_leader(t, f) and ctx.chain.leaders.get(t, last + 1) <= last})
         _require(leader_fates == listed, f"leaders {listed} differ from the leader fates {leader_fates}")
 
 
@@ -738,6 +774,397 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
             _require(p == m.layer(k)[i], f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
 
 
+# --------------------------------------------------------------------------- closed-form chains (THEORY.md D9)
+#
+# A chain (format hardmax-verify/closed-form-v1) is a list of segments. For segment s, starting at
+# layer k_s with sets F_j and paths zhat_j(t) (exponential polynomials, sums of c t^a b^t), it is
+# verified exactly:
+# (i)   zhat_j(0) is the replay's position of token j at the chain's first layer for s = 0, and the
+#       previous segment's zhat_j(until) later, with k_s = k_(s-1) + until;
+# (ii)  zhat_j(t+1) = r zhat_j(t) + gamma mean_{v in F_j} zhat_v(t) as an identity: both sides
+#       expanded into coefficients of t^a b^t ((t+1)^a by the binomial theorem) and compared (these
+#       functions are linearly independent on the integers t >= 0);
+# (iii) with s_jv(t) = <A zhat_j(t), zhat_v(t)>: s_jv - s_jv' vanishes for v, v' in F_j, and
+#       s_jv - s_jw > 0 for w outside F_j, at every integer t in [0, until), or every t >= 0 for the
+#       last segment of a certified chain.
+# Signs for every t >= 0 use a threshold computed here, never read from the chain: with c t^a b^t
+# the leading term (largest b, then largest a) and R_i(t) = |c_i/c| t^(a_i-a) (b_i/b)^t for every
+# other term whose coefficient has the sign opposite to c, each R_i is nonincreasing for
+# t >= t_i = max(1, ceil((a_i - a)/(1 - b_i/b))), so from the first T in t_0, 2 t_0, 4 t_0, ...
+# with sum R_i(T) < 1 on, f has the sign of c. Below T every t is evaluated exactly. A tie that is
+# not identical is nonzero somewhere among any M consecutive integers (M = sum over distinct b of
+# 1 + highest power), which bounds that work. Numbers of a chain may be longer than int() reads
+# from text (positions after a jump of t layers have about t log10(1 + 1/alpha) digits): they are
+# read here in chunks, up to MAX_CHAIN_DIGITS; every other number of a file keeps MAX_DIGITS.
+
+CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
+MAX_CHAIN_DIGITS = 2_000_000
+MAX_CHAIN_THRESHOLD = 200_000  # largest sign threshold scanned; beyond it a chain is not checkable here
+MAX_CHAIN_SEGMENTS = 10_000
+_CF_CHUNK = 4000
+_CF_RATIONAL = re.compile(r"\A-?[0-9]+(/[0-9]+)?\Z", re.ASCII)
+
+
+class TooExpensive(Exception):
+    """A chain's condition needs a scan beyond :data:`MAX_CHAIN_THRESHOLD`: neither verified nor rejected."""
+
+
+def _cf_digits(text):
+    """int(text) for a string of ASCII digits of any length (int() refuses more than ~4300 digits)."""
+    value = 0
+    for start in range(0, len(text), _CF_CHUNK):
+        chunk = text[start:start + _CF_CHUNK]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value
+
+
+def _cf_number(value, where):
+    if isinstance(value, bool):
+        raise Rejected(f"{where}: expected a rational, got a boolean")
+    if isinstance(value, int):
+        return Fraction(value)
+    if not isinstance(value, str) or len(value) > MAX_CHAIN_DIGITS or not _CF_RATIONAL.match(value):
+        raise Rejected(f"{where}: expected a rational 'p/q', got {str(value)[:40]!r}")
+    numerator, _, denominator = value.partition("/")
+    sign = -1 if numerator.startswith("-") else 1
+    denominator = _cf_digits(denominator) if denominator else 1
+    if denominator == 0:
+        raise Rejected(f"{where}: zero denominator")
+    return Fraction(sign * _cf_digits(numerator.lstrip("-")), denominator)
+
+
+def _cf_count(value, where, low):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise Rejected(f"{where}: expected an integer >= {low}, got {value!r}")
+    return value
+
+
+def _cf_read_path(data, d, where):
+    """{(base, power): [coefficient vector]} with zero vectors dropped and equal keys summed."""
+    if not isinstance(data, list):
+        raise Rejected(f"{where}: expected a list of terms")
+    path = {}
+    for i, term in enumerate(data):
+        here = f"{where}[{i}]"
+        if not isinstance(term, dict):
+            raise Rejected(f"{here}: expected an object")
+        base = _cf_number(term.get("base"), here + ".base")
+        if base <= 0 or base > 1:
+            raise Rejected(f"{here}.base: must satisfy 0 < base <= 1, got {base}")
+        power = _cf_count(term.get("power"), here + ".power", 0)
+        vector = term.get("coefficient")
+        if not isinstance(vector, list) or len(vector) != d:
+            raise Rejected(f"{here}.coefficient: expected {d} numbers")
+        coefficient = [_cf_number(x, f"{here}.coefficient[{c}]") for c, x in enumerate(vector)]
+        old = path.get((base, power), [Fraction(0)] * d)
+        path[(base, power)] = [x + y for x, y in zip(old, coefficient)]
+    return {key: c for key, c in path.items() if any(c)}
+
+
+def _cf_read_sets(data, n, where):
+    if not isinstance(data, list) or len(data) != n:
+        raise Rejected(f"{where}: expected {n} sets")
+    sets = []
+    for j, members in enumerate(data):
+        if not isinstance(members, list) or not members:
+            raise Rejected(f"{where}[{j}]: expected a non-empty list of tokens")
+        chosen = set()
+        for v in members:
+            if _cf_count(v, f"{where}[{j}]", 0) >= n:
+                raise Rejected(f"{where}[{j}]: token {v} out of range")
+            chosen.add(v)
+        sets.append(chosen)
+    return sets
+
+
+# ----------------------------------------------------------------------------- exponential polynomials
+
+
+def _cf_value(path, t, d):
+    """The exact vector zhat(t)."""
+    total = [Fraction(0)] * d
+    for (base, power), c in path.items():
+        weight = Fraction(t) ** power * base ** t
+        total = [x + weight * y for x, y in zip(total, c)]
+    return total
+
+
+def _cf_next(path, d):
+    """zhat(t + 1) as coefficients: c (t+1)^a b^(t+1) = sum_i c b binom(a, i) t^i b^t."""
+    out = {}
+    for (base, power), c in path.items():
+        for i in range(power + 1):
+            factor = base * math.comb(power, i)
+            old = out.get((base, i), [Fraction(0)] * d)
+            out[(base, i)] = [x + factor * y for x, y in zip(old, c)]
+    return {key: c for key, c in out.items() if any(c)}
+
+
+def _cf_rule(path_j, members, paths, r, gamma, d):
+    """r zhat_j(t) + gamma mean_{v in F_j} zhat_v(t) as coefficients."""
+    out = {key: [r * x for x in c] for key, c in path_j.items()}
+    weight = gamma / len(members)
+    for v in members:
+        for key, c in paths[v].items():
+            old = out.get(key, [Fraction(0)] * d)
+            out[key] = [x + weight * y for x, y in zip(old, c)]
+    return {key: c for key, c in out.items() if any(c)}
+
+
+class _CFScores:
+    """The scores <A zhat_j(t), zhat_v(t)> of one segment, times a positive constant.
+
+    Every coefficient is multiplied by one common denominator (and A by its own), so the
+    arithmetic is on integers; bases are numbered, and a score is {(base pair, power): integer}.
+    A positive constant changes no sign and no identity. :meth:`scalar` turns a difference of
+    two scores back into {(base, power): Fraction} for the sign checks.
+    """
+
+    def __init__(self, paths, matrix):
+        bases = sorted({b for path in paths for b, _ in path})
+        number = {b: i for i, b in enumerate(bases)}
+        self.bases = sorted({b * c for b in bases for c in bases})  # products of two path bases
+        product_number = {b: i for i, b in enumerate(self.bases)}
+        self.products = {(i, k): product_number[b * c] for i, b in enumerate(bases) for k, c in enumerate(bases)}
+        scale = math.lcm(*(x.denominator for path in paths for c in path.values() for x in c))
+        a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
+        whole = [[int(x * a_scale) for x in row] for row in matrix]
+        self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
+        self.left = [[(i, a, [sum(m * x for m, x in zip(row, c)) for row in whole]) for i, a, c in terms]
+                     for terms in self.right]
+
+    def score(self, j, v):
+        out = {}
+        for i, a1, c1 in self.left[j]:
+            for k, a2, c2 in self.right[v]:
+                x = sum(p * q for p, q in zip(c1, c2))
+                if x:
+                    key = (self.products[(i, k)], a1 + a2)
+                    out[key] = out.get(key, 0) + x
+        return out
+
+    def scalar(self, score_p, score_q):
+        """score_p - score_q as {(base, power): Fraction}, zero coefficients dropped."""
+        out = dict(score_p)
+        for key, x in score_q.items():
+            out[key] = out.get(key, 0) - x
+        return {(self.bases[b], a): Fraction(x) for (b, a), x in out.items() if x}
+
+
+def _cf_signs(f, start, stop):
+    """(t, N(t)) for t = start .. stop - 1 with N(t) = f(t) D L^t an integer (D, L > 0): N(t) has
+    the sign of f(t). L is the common denominator of the bases, D of the coefficients."""
+    L = math.lcm(*(b.denominator for b, _ in f))
+    D = math.lcm(*(x.denominator for x in f.values()))
+    by_base = {}
+    for (b, a), x in f.items():
+        by_base.setdefault(b.numerator * (L // b.denominator), []).append((a, x.numerator * (D // x.denominator)))
+    powers = {P: P ** start for P in by_base}
+    for t in range(start, stop):
+        yield t, sum(sum(c * t ** a for a, c in terms) * powers[P] for P, terms in by_base.items())
+        for P in powers:
+            powers[P] *= P
+
+
+def _cf_threshold(f):
+    """T with sign f(t) = sign of the leading coefficient for every t >= T (see the module docstring)."""
+    lead_key = max(f)
+    b, a = lead_key
+    c = f[lead_key]
+    against = [(key, x) for key, x in f.items() if key != lead_key and (x > 0) != (c > 0)]
+    t0 = 1
+    for (bi, ai), _ in against:
+        q = bi / b
+        if q < 1 and ai > a:
+            t0 = max(t0, math.ceil((ai - a) / (1 - q)))
+    # sum R_i(T) < 1  iff  |c| T^a b^T - sum |c_i| T^(a_i) b_i^T > 0: the sign of one more exp-poly at T.
+    margin = {lead_key: abs(c)}
+    for key, x in against:
+        margin[key] = -abs(x)
+    T = t0
+    while True:
+        if T > MAX_CHAIN_THRESHOLD:
+            raise TooExpensive(f"a sign needs a scan beyond t = {MAX_CHAIN_THRESHOLD}")
+        for _, value in _cf_signs(margin, T, T + 1):
+            if value > 0:
+                return T
+        T *= 2
+
+
+def _cf_zero_bound(f):
+    highest = {}
+    for b, a in f:
+        highest[b] = max(highest.get(b, 0), a)
+    return sum(1 + a for a in highest.values())
+
+
+def _cf_check_tie(f, until, what):
+    """f = 0 at every t < until (until None: identically, by coefficients)."""
+    if not f:
+        return
+    if until is None:
+        raise Rejected(f"{what}: the tie is not an identity (nonzero coefficients)")
+    # A nonzero f vanishes at no more than M - 1 integers: among min(until, M) values a nonzero
+    # shows exactly when the tie breaks before until.
+    for t, value in _cf_signs(f, 0, min(until, _cf_zero_bound(f))):
+        if value != 0:
+            raise Rejected(f"{what}: the tie breaks at t = {t}")
+
+
+def _cf_check_positive(f, until, what):
+    """f > 0 at every t < until (until None: every t >= 0); returns the threshold used (0 if none)."""
+    if not f:
+        raise Rejected(f"{what}: the difference vanishes identically")
+    if all(x > 0 for x in f.values()):
+        # Every term is positive for t >= 1; at t = 0 only the terms without a power of t remain.
+        if sum((x for (_, a), x in f.items() if a == 0), Fraction(0)) <= 0:
+            raise Rejected(f"{what}: fails at t = 0")
+        return 1
+    lead = f[max(f)]
+    if until is None and lead < 0:
+        raise Rejected(f"{what}: the leading coefficient is negative, so it fails for large t")
+    try:
+        T = _cf_threshold(f)
+    except TooExpensive:
+        if until is None or until > MAX_CHAIN_THRESHOLD:
+            raise
+        T = until
+    stop = min(until, T) if until is not None and lead > 0 else (until if until is not None else T)
+    for t, value in _cf_signs(f, 0, stop):
+        if value <= 0:
+            raise Rejected(f"{what}: fails at t = {t} ({'zero' if value == 0 else 'negative'})")
+    return T if lead > 0 else 0
+
+
+# ----------------------------------------------------------------------------- the chain
+
+
+def verify_closed_form(certificate, *, positions, alpha, A=None):
+    """Verify a closed-form certificate against the caller's exact data; raise :class:`Rejected`.
+
+    ``positions``: the exact positions (Fractions) of every token at the chain's first layer,
+    from a trusted source (the configuration, or the checker's own replay); ``alpha`` > 0;
+    ``A``: the d x d matrix (None: identity). Returns a summary: the segments' layers, the
+    layer from which the last segment holds, the largest threshold used, and for a certified
+    chain the limits and the leaders with their first layers (checked against the
+    certificate's claims when it makes them).
+    """
+    if not isinstance(certificate, dict) or certificate.get("format") != CLOSED_FORM_FORMAT:
+        raise Rejected(f"format: expected {CLOSED_FORM_FORMAT!r}")
+    n = len(positions)
+    d = len(positions[0])
+    start = [[Fraction(x) for x in p] for p in positions]
+    alpha = Fraction(alpha)
+    if alpha <= 0:
+        raise Rejected("alpha: must be positive")
+    r = 1 / (1 + alpha)
+    gamma = 1 - r
+    matrix = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)] if A is None else \
+        [[Fraction(x) for x in row] for row in A]
+    status = certificate.get("status")
+    if status not in ("certified", "unsettled"):
+        raise Rejected(f"status: expected certified or unsettled, got {status!r}")
+    segments = certificate.get("segments")
+    if not isinstance(segments, list) or not segments or len(segments) > MAX_CHAIN_SEGMENTS:
+        raise Rejected("segments: expected a non-empty list")
+    layer = _cf_count(certificate.get("start_layer"), "start_layer", 0)
+    layers = []
+    all_sets = []
+    largest = 0
+    previous_paths = None
+    sets = paths = None
+    for s, segment in enumerate(segments):
+        where = f"segments[{s}]"
+        if not isinstance(segment, dict):
+            raise Rejected(f"{where}: expected an object")
+        if _cf_count(segment.get("layer"), where + ".layer", 0) != layer:
+            raise Rejected(f"{where}.layer: expected {layer}, got {segment.get('layer')!r}")
+        last = s == len(segments) - 1
+        sets = _cf_read_sets(segment.get("sets"), n, where + ".sets")
+        all_sets.append((layer, sets))
+        if segment.get("paths") is None:
+            # Only an unsettled chain may end without paths; it then states where it stopped.
+            if not last or status != "unsettled":
+                raise Rejected(f"{where}.paths: missing")
+            stated = segment.get("positions")
+            if not isinstance(stated, list) or len(stated) != n:
+                raise Rejected(f"{where}.positions: expected {n} positions")
+            for j, p in enumerate(stated):
+                if not isinstance(p, list) or [_cf_number(x, f"{where}.positions[{j}]") for x in p] != start[j]:
+                    raise Rejected(f"{where}.positions[{j}]: not the position reached at layer {layer}")
+            layers.append(layer)
+            paths = None
+            break
+        raw = segment.get("paths")
+        if not isinstance(raw, list) or len(raw) != n:
+            raise Rejected(f"{where}.paths: expected {n} paths")
+        paths = [_cf_read_path(p, d, f"{where}.paths[{j}]") for j, p in enumerate(raw)]
+        until = segment.get("until")
+        if until is not None:
+            until = _cf_count(until, where + ".until", 1)
+        if last and status == "certified" and until is not None:
+            raise Rejected(f"{where}.until: the last segment of a certified chain must hold for every t (null)")
+        if until is None and not (last and status == "certified"):
+            raise Rejected(f"{where}.until: only the last segment of a certified chain may hold for every t")
+        # (i)
+        for j in range(n):
+            if _cf_value(paths[j], 0, d) != start[j]:
+                raise Rejected(f"{where}: (i) token {j} does not start at its position of layer {layer}")
+        # (ii)
+        for j in range(n):
+            if _cf_next(paths[j], d) != _cf_rule(paths[j], sets[j], paths, r, gamma, d):
+                raise Rejected(f"{where}: (ii) token {j}'s path does not satisfy the update rule identically")
+        # (iii)
+        table = _CFScores(paths, matrix)
+        for j in range(n):
+            members = sorted(sets[j])
+            scores = [table.score(j, v) for v in range(n)]
+            first = members[0]
+            for v in members[1:]:
+                _cf_check_tie(table.scalar(scores[v], scores[first]), until,
+                           f"{where}: (iii) token {j}, members {first} and {v}")
+            for w in range(n):
+                if w not in sets[j]:
+                    largest = max(largest, _cf_check_positive(table.scalar(scores[first], scores[w]), until,
+                                                           f"{where}: (iii) token {j}, member {first} over {w}"))
+        layers.append(layer)
+        if until is not None:
+            start = [_cf_value(paths[j], until, d) for j in range(n)]
+            layer += until
+        previous_paths = paths
+    summary = {"layers": layers, "final_layer": layers[-1], "largest_threshold": largest}
+    if status != "certified":
+        summary["reached_layer"] = layer
+        return summary
+    assert paths is not None and previous_paths is paths
+    limits = []
+    for j, path in enumerate(paths):
+        if any(base == 1 and power > 0 for base, power in path):
+            raise Rejected(f"token {j}: the final path grows without bound")
+        limits.append(path.get((Fraction(1), 0), [Fraction(0)] * d))
+    leaders = {}
+    for start_layer, sets in all_sets:
+        for j, members in enumerate(sets):
+            if members == {j} and j not in leaders:
+                leaders[j] = start_layer
+    if "limits" in certificate:
+        stated = certificate["limits"]
+        if not isinstance(stated, list) or len(stated) != n or any(
+                not isinstance(p, list) or [_cf_number(x, f"limits[{j}]") for x in p] != limits[j]
+                for j, p in enumerate(stated)):
+            raise Rejected("limits: not the constant terms of the final paths")
+    if "leaders" in certificate:
+        stated = certificate["leaders"]
+        if not isinstance(stated, list) or not all(isinstance(x, dict) for x in stated) or \
+                {(x.get("token"), x.get("first_layer")) for x in stated} != set(leaders.items()) or \
+                len(stated) != len(leaders):
+            raise Rejected("leaders: not the tokens with F_j = {j} at their first segment")
+    summary["limits"] = limits
+    summary["leaders"] = leaders
+    summary["final_sets"] = [frozenset(members) for members in sets]
+    return summary
+
+
 # --------------------------------------------------------------------------- the fates the replay implies
 
 
@@ -785,11 +1212,17 @@ def _fate_value(m: Model, f: Fate) -> Fraction:
 class Facts:
     """What the replay says about one run (layers 0..last), against which every verdict status is judged."""
 
-    def __init__(self, m: Model, last: int) -> None:
+    def __init__(self, m: Model, last: int, chain: Chain | None = None) -> None:
         self.model, self.last = m, last
-        self.fates, self.settled = _search_fates(m, last)
+        self.fates, self.settled = _search_fates(m, last if chain is None else min(chain.start, last))
+        if chain is not None and self.settled is None:
+            # D9: the tokens D7 leaves at the chain's first layer follow their verified paths.
+            for t in range(m.n):
+                if t not in self.fates:
+                    self.fates[t] = Fate("path", chain.start, chain.sets[t], chain.limits[t])
+            self.settled = chain.start
         self.leader_seen = any(m.attention(k)[i] == {i} for k in range(last + 1) for i in range(m.n))
-        leader_limits = {f.limit for f in self.fates.values() if f.kind == "leader"}
+        leader_limits = {f.limit for t, f in self.fates.items() if _is_leader(t, f)}
         self.non_vertex = self.settled is not None and any(f.limit not in leader_limits for f in self.fates.values())
 
     def inconclusive_reason(self, claim: str) -> str | None:
@@ -797,10 +1230,13 @@ class Facts:
         m, last = self.model, self.last
         if not m.proved_model and claim in NEEDS_D3_D7:
             return "with this value matrix V, D3/D7 are not proved: nothing follows beyond the layers run"
-        unsettled = (f"token(s) {_show(set(range(m.n)) - set(self.fates))} have no D7 fate within layers 0..{last}"
-                     if self.settled is None else None)
+        unsettled = (f"token(s) {_show(set(range(m.n)) - set(self.fates))} have no D7 fate within layers 0..{last} "
+                     "and the run carries no verified certified closed-form chain (D9)" if self.settled is None else None)
         if claim in ("T0", "D3"):
             return None if self.leader_seen else f"no token leads within layers 0..{last}"
+        if claim in ("T2", "T3", "T4") and unsettled is None and not any(
+                _is_leader(t, f) for t, f in self.fates.items()):
+            return "every token's fate is known and none ever leads (duplicates): K is empty"
         if claim in ("T1", "T2", "T3"):
             return unsettled
         if claim == "T4":
@@ -821,7 +1257,7 @@ def _decided_because(facts: Facts, claim: str) -> str:
         return f"layers 0..{facts.last} hold {facts.last} transition(s)"
     if claim == "D2":
         return "D2 is decided on every run"
-    return f"every token has a D7 fate by layer {facts.settled}"
+    return f"every token has a D7 fate or a verified closed-form path (D9) by layer {facts.settled}"
 
 
 def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_failed: bool) -> tuple[str, str]:
@@ -991,8 +1427,9 @@ def _check_run(run: Run) -> list[Outcome]:
         raise BadInput(f"{source}.verdicts", "expected an object keyed by claim id")
     if m.unsupported:
         return [Outcome(source, claim, "unsupported", m.unsupported) for claim in sorted(verdicts)]
-    facts = m.facts(run.last_layer)
-    ctx = Context(m, last_layer=run.last_layer, settled_layer=run.settled_layer)
+    chain, chain_problem = _run_chain(verdicts, m)
+    facts = m.facts(run.last_layer, chain)
+    ctx = Context(m, last_layer=run.last_layer, settled_layer=run.settled_layer, chain=chain)
     replay = verdicts.get("replay")
     replay_failed = isinstance(replay, dict) and replay.get("status") == "failed"
     outcomes = []
@@ -1008,9 +1445,50 @@ def _check_run(run: Run) -> list[Outcome]:
                                     f"(the claims are {', '.join(CHECKS)})"))
         else:
             outcomes.append(Outcome(source, claim, *_without_routine(claim, verdicts[claim])))
+    if chain_problem is not None:
+        outcomes.append(Outcome(source, RUN, "rejected", chain_problem))
     for problem in _run_problems(run, facts):
         outcomes.append(Outcome(source, RUN, "rejected", problem))
     return outcomes
+
+
+def _run_chain(verdicts: dict, m: Model) -> tuple[Chain | None, str | None]:
+    """The run's certified closed-form chain (THEORY.md D9), verified here, and what is wrong with it.
+
+    Verdicts that rely on a chain carry it under "closed_form" in their certificate or evidence;
+    every one must carry the same chain. It is verified from the replay's positions at its first
+    layer (a layer of the run). Unsettled chains settle nothing and are not read.
+    """
+    found: dict[str, Any] = {}
+    for verdict in verdicts.values():
+        if not isinstance(verdict, dict):
+            continue
+        for part in ("certificate", "evidence"):
+            holder = verdict.get(part)
+            data = holder.get("closed_form") if isinstance(holder, dict) else None
+            if isinstance(data, dict) and data.get("status") == "certified":
+                found.setdefault(json.dumps(data, sort_keys=True), data)
+    if not found:
+        return None, None
+    if len(found) > 1:
+        return None, f"the verdicts carry {len(found)} different certified closed-form chains"
+    data = next(iter(found.values()))
+    if m.V is not None:
+        return None, "a closed-form chain (D9) is checked for the rule with alpha only, not with a value matrix V"
+    start = data.get("start_layer")
+    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= m.last:
+        return None, f"closed_form.start_layer is {str(start)[:20]}, not a layer of the run (0..{m.last})"
+    try:
+        summary = verify_closed_form(data, positions=m.layer(start), alpha=m.alpha, A=m.A)
+    except Rejected as error:
+        return None, f"closed-form chain (D9) rejected: {str(error)[:300]}"
+    except TooExpensive as error:
+        return None, f"closed-form chain (D9) not checkable within the checker's limits: {error}"
+    limits = [tuple(p) for p in summary["limits"]]
+    # A limit becomes a fate entry, whose numbers are read with MAX_DIGITS and written by str(int).
+    if any(max(abs(x.numerator), x.denominator).bit_length() > 13_000 for p in limits for x in p):
+        return None, "a closed-form limit has more digits than a fate entry may hold (about 4000)"
+    return Chain(start, summary["final_sets"], limits, summary["leaders"]), None
 
 
 RUN = "(run)"  # outcomes about a run as a whole: status, fates, layers
@@ -1021,7 +1499,7 @@ def _fate_entry(f: Fate | None, m: Model, token: int) -> dict:
     """A fate as the reports write it (token order, exact numbers as strings)."""
     if f is None:
         return {"token": token, "kind": "unsettled", "layer": None, "set": None, "limit": None}
-    entry = {"token": token, "kind": f.kind, "layer": f.layer, "set": sorted(f.set), "limit": [_text(x) for x in f.limit]}
+    entry: dict = {"token": token, "kind": f.kind, "layer": f.layer, "set": sorted(f.set), "limit": [_text(x) for x in f.limit]}
     if f.kind == "locked":
         entry["value"] = _text(_fate_value(m, f))
     return entry

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
 from flint import fmpz_mat
 
-from . import certcheck, geometry, oracle, registry
+from . import certcheck, closed_form, geometry, oracle, registry
 from .config import Configuration, hypothesis_violations
 from .exact_dynamics import ExactLayer, exact_layers
 from .linalg import dot, is_symmetric_positive_definite, mat_vec
@@ -59,6 +59,13 @@ POSITIONS_LIMIT = 4000
 FACE_LIMIT = 2000
 CANDIDATE_MAX_DIMENSION = 4
 CANDIDATE_MAX_VERTICES = 24
+# D9 (THEORY.md): the closed-form search runs once D7 has found no new fate for this many layers
+# (campaign configurations that D7 settles rarely pause longer), and again after twice as long
+# each time it is left unsettled, and at the last layer allowed.
+CLOSED_FORM_AFTER = 4
+# A path fate's limit is written as a fate entry, which the checker reads with int(): at most
+# about 4300 digits (Python's text limit); a longer limit leaves the run unsettled, with the reason.
+LIMIT_DIGITS = 4000
 
 
 def q(x: Fraction | int) -> str:
@@ -102,15 +109,17 @@ class LayerData:
 
 @dataclass
 class TokenFate:
-    """How token ``token`` is certified to converge (THEORY.md D7), or ``unsettled``.
+    """How token ``token`` is certified to converge (THEORY.md D7, D9), or ``unsettled``.
 
-    ``layer``: the first layer at which the condition holds; ``attention``: {i} for a leader,
-    G for a fixed token (without itself), F for a locked one; ``limit``: the exact limit;
-    ``value``: for a locked token, the common score <A m_F, v> over F.
+    ``layer``: the first layer at which the condition holds (for a path: the layer the closed-form
+    chain starts from); ``attention``: {i} for a leader, G for a fixed token (without itself), F
+    for a locked one, the final segment's set for a path; ``limit``: the exact limit (for a path,
+    the constant term of its final path); ``value``: for a locked token, the common score
+    <A m_F, v> over F.
     """
 
     token: int
-    kind: str  # leader | fixed | locked | unsettled
+    kind: str  # leader | fixed | locked | path | unsettled
     layer: int | None = None
     limit: Point | None = None
     attention: frozenset[int] | None = None
@@ -143,6 +152,9 @@ class ClaimRun:
     stopped_by: str = "settled"  # settled | layer budget | time budget | work limit (the checker's, see run_configuration)
     time_budget: float | None = None
     cross_check: bool = True  # run the float cross-checks (cvxpy, candidate set); they never decide
+    chain: closed_form.Chain | None = None  # the certified closed-form chain (D9) that settled the run, if any
+    closed_form_attempts: list[dict[str, Any]] = field(default_factory=list)  # every D9 search: layer, outcome
+    _chain_json: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
     def outside(self) -> bool:
@@ -164,7 +176,29 @@ class ClaimRun:
         return sorted((f for f in self.fates if f.kind != "unsettled"), key=lambda f: f.order)
 
     def leader_fates(self) -> list[TokenFate]:
-        return [f for f in self.fates_in_order() if f.kind == "leader"]
+        return [f for f in self.fates_in_order() if _is_leader(f)]
+
+    def chain_json(self) -> dict[str, Any] | None:
+        """The certified chain as the checker reads it (hardmax-verify/closed-form-v1), if D9 settled the run."""
+        if self.chain is not None and self._chain_json is None:
+            self._chain_json = closed_form.chain_to_json(self.chain)
+        return self._chain_json
+
+    def with_chain(self, cert: dict[str, Any]) -> dict[str, Any]:
+        """A T1..T4 certificate with the chain its path fates rest on (THEORY.md D9), when there is one."""
+        chain = self.chain_json()
+        if chain is not None:
+            cert["closed_form"] = chain
+        return cert
+
+    def settled_by(self) -> str:
+        return "D7" if self.chain is None else f"D9, closed form from layer {self.chain.start_layer}"
+
+    def closed_form_evidence(self) -> dict[str, Any]:
+        """What the D9 searches found, for a verdict's evidence (the chain itself goes into certificates)."""
+        if not self.closed_form_attempts:
+            return {}
+        return {"closed_form_searches": self.closed_form_attempts}
 
     def layer_positions(self, layers: Iterable[int]) -> dict[str, list[list[str]]] | None:
         wanted = sorted(set(layers))
@@ -173,8 +207,36 @@ class ClaimRun:
         return {str(k): [qv(p) for p in self.data[k].positions] for k in wanted}
 
     def base_evidence(self) -> dict[str, Any]:
-        return {"outside_hypotheses": self.outside, "last_layer": self.last_layer,
-                "settled_layer": self.settled_layer}
+        evidence = {"outside_hypotheses": self.outside, "last_layer": self.last_layer,
+                    "settled_layer": self.settled_layer}
+        evidence.update(self.closed_form_evidence())
+        return evidence
+
+
+def _is_leader(f: TokenFate) -> bool:
+    """A D7 leader, or a token whose closed-form path ends with C_j = {j} (it leads from some layer on, D3)."""
+    return f.kind == "leader" or (f.kind == "path" and f.attention == frozenset({f.token}))
+
+
+def _digits(x: Fraction) -> int:
+    return max(abs(x.numerator), x.denominator).bit_length() * 30103 // 100000 + 1
+
+
+def _closed_form(config: Configuration, data: LayerData) -> tuple[closed_form.Chain | None, dict[str, Any]]:
+    """The D9 jump search from the exact positions of ``data``'s layer: the certified chain (or None) and a record."""
+    A = [list(r) for r in config.A] if config.A is not None else None
+    chain = closed_form.certify(data.positions, alpha=config.alpha, A=A, start_layer=data.index)
+    # No timing here: a report's content depends only on its inputs.
+    record: dict[str, Any] = {"layer": data.index, "status": chain.status, "final_layer": chain.layer,
+                              "jumps": chain.jumps}
+    if not chain.certified:
+        record["reason"] = chain.reason
+        return None, record
+    if any(_digits(x) > LIMIT_DIGITS for p in chain.limits() for x in p):
+        record.update(status="unsettled", reason=f"a limit has more than {LIMIT_DIGITS} digits, more than a fate entry "
+                      "the independent checker reads")
+        return None, record
+    return chain, record
 
 
 def _layer_data(index: int, positions: list[Point], *, A_int: fmpz_mat, a_scale: int) -> LayerData:
@@ -240,13 +302,25 @@ def _locking_value(pos: Sequence[Point], F: frozenset[int], A: list[list[Fractio
 
 
 def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction, with_rate: bool,
-                  violations: list[dict[str, Any]]) -> None:
-    """Check at layer k what D3/D7 prove for every fate established at an earlier layer."""
+                  violations: list[dict[str, Any]], chain: closed_form.Chain | None = None) -> None:
+    """Check at layer k what D3/D7/D9 prove for every fate established at an earlier layer."""
     k = data.index
     for t, f in fates.items():
         if f.layer is None or f.layer >= k:
             continue
         C = data.attention[t]
+        if f.kind == "path" and chain is not None:
+            # D9: the certified chain gives every later layer's positions and attention sets exactly.
+            expected_position = chain.positions_at(k)[t]
+            if data.positions[t] != expected_position:
+                violations.append({"layer": k, "token": t, "fate": "path", "fate_layer": f.layer,
+                                   "what": "not on its closed-form path", "expected": qv(expected_position),
+                                   "got": qv(data.positions[t])})
+            elif C != chain.sets_at(k)[t]:
+                violations.append({"layer": k, "token": t, "fate": "path", "fate_layer": f.layer,
+                                   "what": "attention set differs from the closed form's",
+                                   "expected": sorted(chain.sets_at(k)[t]), "got": sorted(C)})
+            continue
         if f.kind in ("leader", "fixed"):
             fate_set = cast(frozenset[int], f.attention)  # set for every established fate
             expected_C = fate_set if f.kind == "leader" else fate_set | {t}
@@ -275,9 +349,16 @@ def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction,
 
 
 def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
-                      progress: Callable[[int], None] | None = None, time_budget: float | None = None) -> ClaimRun:
-    """Run ``dynamics`` until every token has a D7 fate (plus one layer), ``layer_budget`` layers,
-    or ``time_budget`` seconds of wall-clock time (checked after each layer), whichever comes first."""
+                      progress: Callable[[int], None] | None = None, time_budget: float | None = None,
+                      closed_form_search: bool = True) -> ClaimRun:
+    """Run ``dynamics`` until every token has a fate (plus one layer), ``layer_budget`` layers,
+    or ``time_budget`` seconds of wall-clock time (checked after each layer), whichever comes first.
+
+    Fates come from D7 layer by layer; once D7 stops progressing (no new fate for
+    :data:`CLOSED_FORM_AFTER` layers, or at the last layer allowed) the D9 jump search runs from
+    the exact positions of that layer and, when it certifies a chain, every remaining token gets
+    a "path" fate and the run stops one layer later. ``closed_form_search=False``: D7 only.
+    """
     if config.beta is not None:
         raise InputError("beta", "the claims are about hardmax attention; softmax (beta) is studied by the conjecture lab")
     if layer_budget < 1:
@@ -311,6 +392,11 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     settled_layer: int | None = None
     with_rate = config.V is None
     start_mismatch: dict[str, Any] | None = None
+    # D9 is proved for the rule of THEORY.md §1 (any A); not for a general value matrix V.
+    closed_form_applies = closed_form_search and config.V is None
+    chain: closed_form.Chain | None = None
+    attempts: list[dict[str, Any]] = []
+    progress_layer, wait = 0, CLOSED_FORM_AFTER
     for layer in dynamics([list(t) for t in config.tokens], **kwargs):
         if layer.index != len(data):
             raise RuntimeError(f"dynamics yielded layer index {layer.index}, expected {len(data)}")
@@ -323,14 +409,29 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         d = _layer_data(layer.index, engine_positions, A_int=A_int, a_scale=a_scale)
         layers.append(layer)
         data.append(d)
-        _consequences(d, fates, config.alpha, with_rate, violations)
+        _consequences(d, fates, config.alpha, with_rate, violations, chain)
         if settled_layer is None:
             before = set(fates)
             _settle(d, fates, A, order)
             for t in set(fates) - before:
                 fates[t].start = d.positions[t]
+                progress_layer = d.index
             if len(fates) == config.n:
                 settled_layer = d.index
+            elif closed_form_applies and (d.index - progress_layer >= wait or d.index >= last_allowed):
+                # D7 has stopped progressing: the closed form (D9) settles every remaining token, or says why not.
+                chain, record = _closed_form(config, d)
+                attempts.append(record)
+                if chain is None:
+                    wait *= 2
+                else:
+                    final = chain.final
+                    for t, limit in enumerate(chain.limits()):
+                        if t not in fates:
+                            fates[t] = TokenFate(t, "path", d.index, limit, final.sets[t], order=order[0],
+                                                 start=d.positions[t])
+                            order[0] += 1
+                    settled_layer = d.index
         if progress is not None:
             progress(d.index)
         # One layer past settlement so that D3/D7 consequences and the replay see a transition.
@@ -344,7 +445,8 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         stopped_by = "settled"
     all_fates = [fates.get(t, TokenFate(t, "unsettled")) for t in range(config.n)]
     return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations,
-                    stopped_by=stopped_by, time_budget=time_budget, start_mismatch=start_mismatch)
+                    stopped_by=stopped_by, time_budget=time_budget, start_mismatch=start_mismatch, chain=chain,
+                    closed_form_attempts=attempts)
 
 
 def _first_difference(engine: list[Point], given: list[Point]) -> dict[str, Any] | None:
@@ -368,6 +470,8 @@ def _verdict(claim: str, status: str, summary: str, run: ClaimRun, *, certificat
              **evidence: Any) -> Verdict:
     ev = run.base_evidence()
     ev.update(evidence)
+    if status == "failed" and claim in ("T2", "T3", "T4") and run.chain is not None:
+        ev["closed_form"] = run.chain_json()  # the limits compared come from this chain (THEORY.md D9)
     return Verdict(claim, status, summary, ev, certificate if status == "certified" else None)  # type: ignore[arg-type]
 
 
@@ -420,11 +524,23 @@ def _budget_spent(run: ClaimRun) -> str:
     return f"layer budget of {run.layer_budget} spent" if run.stopped_by == "layer budget" else run.stopped_by
 
 
+def _no_leader(claim: str, run: ClaimRun) -> Verdict | None:
+    """Every fate is known and none leads (duplicates only, outside the hypotheses): K is empty."""
+    if _leader_limits(run):
+        return None
+    return _verdict(claim, "inconclusive", "every token's fate is known and no token ever leads, so K = conv(leader "
+                    "limits) is empty and the claim has nothing to refer to", run, fates=_fates_json(run))
+
+
 def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
     unsettled = _unsettled(run)
+    closed = ""
+    if run.closed_form_attempts:
+        last = run.closed_form_attempts[-1]
+        closed = f"; closed form (D9) from layer {last['layer']} unsettled: {last.get('reason', '')}"
     return _verdict(claim, "inconclusive",
                     f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers "
-                    f"({_budget_spent(run)})", run, unsettled=unsettled, stopped_by=run.stopped_by,
+                    f"({_budget_spent(run)}{closed})", run, unsettled=unsettled, stopped_by=run.stopped_by,
                     measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof",
                                                          "values": _measured_distances(run)})
 
@@ -506,9 +622,11 @@ def check_T1(run: ClaimRun) -> Verdict:
         return _inconclusive_unsettled("T1", run, f"{count} leader(s) fixed over the layers run, but the leader set is not final")
     cert["settled_layer"] = run.settled_layer
     cert["fates"] = _fates_json(run)
+    later = sorted(f.token for f in run.fates if f.kind == "path" and _is_leader(f))
+    count += sum(1 for t in later if t not in {x["token"] for x in cert["leaders"]})
     return _verdict("T1", "certified", f"{count} leader(s), each fixed from its first leading layer "
-                    f"(checked to layer {run.last_layer}; final by D7 at layer {run.settled_layer})", run,
-                    certificate=cert, leaders={str(x["token"]): x["first_layer"] for x in cert["leaders"]})
+                    f"(checked to layer {run.last_layer}; final by {run.settled_by()} at layer {run.settled_layer})", run,
+                    certificate=run.with_chain(cert), leaders={str(x["token"]): x["first_layer"] for x in cert["leaders"]})
 
 
 @registry.checks("D3")
@@ -541,6 +659,9 @@ def check_T2(run: ClaimRun) -> Verdict:
         return bad
     if not run.settled:
         return _inconclusive_unsettled("T2", run, "the final set of leaders is not known")
+    empty = _no_leader("T2", run)
+    if empty is not None:
+        return empty
     limits = _leader_limits(run)
     tokens = sorted(limits)
     seen: dict[Point, int] = {}
@@ -564,7 +685,7 @@ def check_T2(run: ClaimRun) -> Verdict:
                                 weights={str(others[j]): q(w) for j, w in weights.items()})
             c = separating
         vertices.append({"token": t, "limit": qv(v), "direction": qv(c)})
-    cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "vertices": vertices}
+    cert = run.with_chain({"settled_layer": run.settled_layer, "fates": _fates_json(run), "vertices": vertices})
     return _verdict("T2", "certified", f"{len(tokens)} distinct leader limits, each a vertex of K (separating directions)",
                     run, certificate=cert, vertices=len(tokens))
 
@@ -615,11 +736,14 @@ def check_T3(run: ClaimRun) -> Verdict:
         return bad
     if not run.settled:
         return _inconclusive_unsettled("T3", run, "convergence not certified for every token")
+    empty = _no_leader("T3", run)
+    if empty is not None:
+        return empty
     limits = _leader_limits(run)
     tokens = sorted(limits)
     pts = [limits[t] for t in tokens]
     boundary: list[dict[str, Any]] = []
-    non_leaders = [f for f in run.fates_in_order() if f.kind != "leader"]
+    non_leaders = [f for f in run.fates_in_order() if not _is_leader(f)]
     for f in non_leaders:
         x = f.limit or ()
         weights = _in_K(run, x, limits)
@@ -641,11 +765,11 @@ def check_T3(run: ClaimRun) -> Verdict:
         c = direction
         boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
                          "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
-    cert = {"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary}
-    verdict = _verdict("T3", "certified", f"every token certified convergent (D7, layer {run.settled_layer}); "
+    cert = run.with_chain({"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary})
+    verdict = _verdict("T3", "certified", f"every token certified convergent ({run.settled_by()}, layer {run.settled_layer}); "
                        f"{len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))} limit point(s), "
                        "all on the boundary of K", run, certificate=cert,
-                       kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked")})
+                       kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked", "path")})
     if run.cross_check:
         verdict.cross_checks.append(_candidate_cross_check(run, limits, non_leaders))
     if verdict.cross_checks and not verdict.cross_checks[-1].get("agree", True):
@@ -667,6 +791,9 @@ def check_T4(run: ClaimRun) -> Verdict:
         return bad
     if not run.settled:
         return _inconclusive_unsettled("T4", run, "the set S of limits is not known")
+    empty = _no_leader("T4", run)
+    if empty is not None:
+        return empty
     limits = _leader_limits(run)
     vertex_points = set(limits.values())
     groups: dict[Point, list[TokenFate]] = {}
@@ -676,7 +803,7 @@ def check_T4(run: ClaimRun) -> Verdict:
     fates = _fates_json(run)
     if not groups:
         return _verdict("T4", "certified", "vacuous: no non-vertex limits", run,
-                        certificate={"vacuous": True, "fates": fates, "projections": []}, non_vertex_limits=0)
+                        certificate=run.with_chain({"vacuous": True, "fates": fates, "projections": []}), non_vertex_limits=0)
     Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(len(run.A))] for r in range(len(run.A))]
     if not is_symmetric_positive_definite(Asym):
         return _verdict("T4", "inconclusive", "the symmetric part of A is not positive definite: the A-norm "
@@ -732,7 +859,7 @@ def check_T4(run: ClaimRun) -> Verdict:
             return _verdict("T4", "failed", f"limit {_show(p)} lies on no face of K found by its exposing directions", run,
                             tokens=[m.token for m in members], limit=qv(p))
         projections.append(entry)
-    cert = {"vacuous": False, "fates": fates, "projections": projections}
+    cert = run.with_chain({"vacuous": False, "fates": fates, "projections": projections})
     summary = (f"{len(projections)} non-vertex limit(s), each the exact A-projection of 0 onto a face of K")
     verdict = _verdict("T4", "certified", summary, run, certificate=cert, non_vertex_limits=len(projections),
                        faces=[e["face"] for e in projections])
@@ -942,7 +1069,7 @@ def _check_of(claim: registry.Claim) -> Callable[[ClaimRun], Verdict]:
 
 def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
                         cross_check: bool = True, progress: Callable[[int], None] | None = None,
-                        time_budget: float | None = None) -> ClaimReport:
+                        time_budget: float | None = None, closed_form_search: bool = True) -> ClaimReport:
     """Check every claim (T0..T4, D1..D3) and the one-step replay on one configuration.
 
     Parameters
@@ -951,7 +1078,7 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
         The configuration (outside the theorem's hypotheses only if ``config.outside_hypotheses``).
     layer_budget
         Largest layer index computed; the run stops earlier, one layer after every token has a
-        D7 fate (leader, fixed or locked).
+        fate (leader, fixed or locked by D7, or a closed-form path by D9).
     dynamics
         A callable with the signature of :func:`verify.exact_dynamics.exact_layers`; every
         check uses its layers (the mutation self-test passes deliberately wrong ones).
@@ -963,9 +1090,12 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
         Wall-clock seconds for the layers (None: no limit). A run stopped by it says so
         (``stopped_by``); its unsettled tokens make T2..T4 inconclusive, never certified.
         Results then depend on the machine's speed, so reproducible campaigns leave it unset.
+    closed_form_search
+        Settle what D7 leaves with the closed-form certificates of THEORY.md D9 (default); False:
+        D7 fates only.
     """
     run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress,
-                            time_budget=time_budget)
+                            time_budget=time_budget, closed_form_search=closed_form_search)
     run.cross_check = cross_check
     verdicts = {claim.id: _check_of(claim)(run) for claim in registry.claims("check")}
     verdicts = _nothing_certified_on_a_wrong_trajectory(verdicts)

@@ -360,7 +360,7 @@ def float_stress_configuration(seed: int, kind: str | None = None) -> Configurat
     family = TIE_FAMILIES[int(rng.integers(len(TIE_FAMILIES)))]
     spec = FAMILIES[family]
     matrices = spec.matrices or MATRIX_KINDS
-    base = generate(family, int(rng.integers(2 ** 32)), n=int(rng.integers(3, 9)), d=int(rng.integers(2, 4)),
+    base = generate(family, int(rng.integers(2 ** 32)), n=max(int(rng.integers(3, 9)), spec.min_n), d=int(rng.integers(2, 4)),
                     alpha=(Fraction(1, 2), Fraction(1), Fraction(2), Fraction(1, 10))[int(rng.integers(4))],
                     matrix=matrices[int(rng.integers(len(matrices)))])
     tokens = np.array([[float(x) for x in t] for t in base.tokens])

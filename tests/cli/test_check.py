@@ -57,10 +57,19 @@ def test_file_flag_for_outside_hypotheses_suffices(tmp_path: Path) -> None:
 
 
 def test_inconclusive_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A skew A (outside the theorem): three tokens each in the next one's attention set, so neither
+    # D7 nor the closed form (D9, "mutual membership") settles them within the budget.
+    config = _write(tmp_path / "c.json", {"tokens": [[1, 0], [0, 1], [-1, -1]], "alpha": "1/2", "A": [[0, -1], [1, 0]],
+                                          "outside_hypotheses": True})
+    assert main(["check", str(config), "--layer-budget", "6"]) == 3
+    assert "inconclusive" in capsys.readouterr().out
+
+
+def test_a_short_budget_is_no_obstacle_once_the_closed_form_settles(tmp_path: Path) -> None:
+    # With 2 layers D7 has not settled every token; at the last layer allowed the closed form (D9) does.
     config = _write(tmp_path / "c.json", {"tokens": [["0", "1/2"], ["9/10", "-1"], ["-7/10", "7/10"], ["9/10", "-1/2"],
                                                      ["-2/5", "4/5"]], "alpha": "1/5"})
-    assert main(["check", str(config), "--layer-budget", "2"]) == 3
-    assert "inconclusive" in capsys.readouterr().out
+    assert main(["check", str(config), "--layer-budget", "2"]) == 0
     assert main(["check", str(config)]) == 0
 
 

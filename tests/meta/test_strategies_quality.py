@@ -293,3 +293,12 @@ def test_sphere_ties_never_draws_only_an_antipodal_pair():
     assert has_non_vertex_limit(generate("sphere_ties", 30, n=3, d=2, alpha=Fraction(1, 2), matrix="identity"))
     for seed in range(40):
         assert has_persistent_tie(generate("sphere_ties", seed, n=3, d=2))
+
+
+def test_face_mean_ties_reach_tokens_only_the_closed_form_settles():
+    # THEORY.md D9: a token tied with leaders and with tokens locked onto them. D7 alone leaves it
+    # unsettled; the claim checks settle it by a closed-form path (fate "path").
+    examples = sample(configurations(family="face_mean_ties", max_n=9, max_d=3), count=12)
+    kinds = [{f.kind for f in check_configuration(c, cross_check=False).fates} for c in examples]
+    assert share(kinds, lambda k: "path" in k) >= 0.8  # measured: 1.0
+    assert share(kinds, lambda k: "unsettled" not in k) == 1.0

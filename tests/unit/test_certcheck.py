@@ -398,7 +398,9 @@ def test_an_inconclusive_verdict_the_replay_confirms_is_accepted() -> None:
     c = "-7/8"
     config = parse_configuration({"tokens": [[c, "-1/2"], [c, "1/2"], [c, "0"], [c, "1/4"], [c, "-1/4"]],
                                   "alpha": "1/2"})
-    report = json.loads(json.dumps(check_configuration(config, cross_check=False, layer_budget=5).to_json_dict()))
+    # D7 alone (the closed form, D9, would settle it; tests/unit/test_certcheck_closed_form.py).
+    report = json.loads(json.dumps(check_configuration(config, cross_check=False, layer_budget=5,
+                                                       closed_form_search=False).to_json_dict()))
     assert report["settled_layer"] is None and report["verdicts"]["T2"]["status"] == "inconclusive"
     result = certcheck.check_report(report)
     assert result.exit_status == 0
@@ -460,9 +462,14 @@ def test_the_producer_never_runs_past_the_checkers_default_limit(monkeypatch: An
     config = WORKED_CONFIGURATIONS["emerging_leader"]  # settles at layer 1
     limit = certcheck.replay_work(config.n, config.d, 0)
     monkeypatch.setattr(certcheck, "DEFAULT_MAX_WORK", limit)
-    report = json.loads(json.dumps(check_configuration(config, cross_check=False).to_json_dict()))
+    report = json.loads(json.dumps(check_configuration(config, cross_check=False, closed_form_search=False).to_json_dict()))
     assert report["last_layer"] == 0 and report["stopped_by"] == "work limit"
     assert "work limit" in report["verdicts"]["T2"]["summary"]
+    assert certcheck.check_report(report).exit_status == 0
+    # At the last checkable layer the closed form (D9) runs and settles it without another layer.
+    report = json.loads(json.dumps(check_configuration(config, cross_check=False).to_json_dict()))
+    assert report["last_layer"] == 0 and report["stopped_by"] == "settled"
+    assert {report["verdicts"][c]["status"] for c in ("T1", "T2", "T3", "T4")} == {"certified"}
     assert certcheck.check_report(report).exit_status == 0
     monkeypatch.setattr(certcheck, "DEFAULT_MAX_WORK", limit - 1)
     from verify.numbers import InputError
@@ -1129,7 +1136,7 @@ def test_unsettled_kind_inside_a_certificate() -> None:
     report = copy.deepcopy(reports()["non_leader_clusters"])
     entry = next(f for f in report["verdicts"]["T3"]["certificate"]["fates"] if f["kind"] == "locked")
     entry["kind"] = "unsettled"
-    assert "is not leader, fixed or locked" in _reason(report, "T3")
+    assert "is not leader, fixed, locked or path" in _reason(report, "T3")
 
 
 def test_T1_leader_listed_twice() -> None:

@@ -101,7 +101,7 @@ def test_general_spd_A_keeps_the_tie() -> None:
 
 
 def test_unsettled_within_budget_is_inconclusive_never_certified() -> None:
-    report = check_configuration(SLOW, layer_budget=2)
+    report = check_configuration(SLOW, layer_budget=2, closed_form_search=False)
     assert report.settled_layer is None
     for cid in ("T1", "T2", "T3", "T4"):
         verdict = report.verdicts[cid]
@@ -122,11 +122,24 @@ def test_origin_token_fails_T3_outside_hypotheses() -> None:
     assert report.status == "failed"
 
 
-def test_duplicates_stay_unsettled() -> None:
+def test_duplicates_stay_unsettled_by_D7() -> None:
     config = make_configuration([[1, 0], [1, 0], [0, 1]], alpha="1/2", outside_hypotheses=True)
-    report = check_configuration(config, layer_budget=5)
+    report = check_configuration(config, layer_budget=5, closed_form_search=False)
     assert [f.kind for f in report.fates[:2]] == ["unsettled", "unsettled"]
     assert report.verdicts["T2"].status == "inconclusive"
+
+
+def test_duplicates_are_settled_by_the_closed_form_and_refute_T3() -> None:
+    # THEORY.md D9, outside the theorem: a group of equal tokens is solved as one token. The pair at
+    # (1, 0) ties with itself for ever and stays there, outside K = {(0, 1)}: T3 is false, exactly.
+    config = make_configuration([[1, 0], [1, 0], [0, 1]], alpha="1/2", outside_hypotheses=True)
+    report = check_configuration(config, layer_budget=5, cross_check=False)
+    assert [(f.kind, sorted(f.attention or ())) for f in report.fates] == [("path", [0, 1]), ("path", [0, 1]), ("leader", [2])]
+    assert report.limits[0] == (F(1), F(0))
+    t3 = report.verdicts["T3"]
+    assert t3.status == "failed" and t3.evidence["token"] == 0
+    assert t3.evidence["closed_form"]["status"] == "certified"  # the limit it compares comes from the chain
+    assert report.verdicts["T2"].status == "certified"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -384,3 +397,73 @@ def test_value_matrix_variant_runs_and_replays() -> None:
                                   "V": [[1, "1/2"], [0, "1/2"]]}, outside_hypotheses=True)
     report = check_configuration(config, layer_budget=10)
     assert report.verdicts["replay"].status == "certified"
+
+
+# ---------------------------------------------------------------------------------------------
+# THEORY.md D9: closed-form certificates settle what D7 leaves
+
+D9_C = F(-7, 8)
+D9_EXAMPLE = make_configuration([[D9_C, F(-1, 2)], [D9_C, F(1, 2)], [D9_C, 0], [D9_C, F(1, 4)], [D9_C, F(-1, 4)]],
+                                alpha="1/2")
+
+
+def test_theory_D9_example_is_inconclusive_by_D7_alone() -> None:
+    # The token (c, 0) ties with all five for ever and never moves, yet is neither fixed (D7 b) nor locked.
+    report = check_configuration(D9_EXAMPLE, layer_budget=40, cross_check=False, closed_form_search=False)
+    assert report.fates[2].kind == "unsettled"
+    assert {report.verdicts[c].status for c in ("T1", "T2", "T3", "T4")} == {"inconclusive"}
+
+
+def test_theory_D9_example_is_certified_by_its_closed_form() -> None:
+    run = run_configuration(D9_EXAMPLE)
+    assert [f.kind for f in run.fates] == ["leader", "leader", "path", "locked", "locked"]
+    centre = run.fates[2]
+    # D7 stops progressing after layer 0; the closed form from layer CLOSED_FORM_AFTER settles the centre.
+    assert centre.layer == run.settled_layer == 4 and run.last_layer == 5 and run.stopped_by == "settled"
+    assert centre.attention == frozenset(range(5)) and centre.limit == (D9_C, F(0))
+    assert run.chain is not None and run.chain.certified and run.chain.start_layer == 4
+    assert run.closed_form_attempts[-1]["status"] == "certified"
+    report = check_configuration(D9_EXAMPLE, cross_check=False)
+    assert report.status == "certified"
+    t4 = report.verdicts["T4"]
+    # The centre's limit (c, 0) is the projection of 0 onto the edge between the leaders (THEORY.md D9).
+    assert [p["limit"] for p in t4.certificate["projections"]] == [["-7/8", "0"]]  # type: ignore[index]
+    for claim in ("T1", "T2", "T3", "T4"):
+        assert report.verdicts[claim].certificate["closed_form"]["status"] == "certified"  # type: ignore[index]
+
+
+def test_a_late_pattern_change_is_reached_by_the_jump_not_by_layers() -> None:
+    # THEORY.md D9, "patterns that change late": at alpha = 1/100 the token (2/5, 0) ties with itself
+    # only at layer 200 and leads from layer 201; the run stops a few layers in, the chain says the rest.
+    config = make_configuration([["1/2", 1], ["1/2", -1], ["3/5", "3/4"], ["3/5", "-3/4"], ["2/5", 0]], alpha="1/100")
+    run = run_configuration(config)
+    assert run.last_layer <= 2 * 4 + 1 and run.fates[4].kind == "path" and run.fates[4].attention == frozenset({4})
+    assert run.chain is not None and run.chain.leaders()[4] == 201
+    report = check_configuration(config, cross_check=False)
+    assert report.status == "certified" and report.verdicts["T2"].evidence["vertices"] == 3
+
+
+def test_closed_form_left_unsettled_keeps_the_verdicts_inconclusive_with_its_reason() -> None:
+    # Outside the theorem (A positive definite, not symmetric): three tokens each in the next one's
+    # set, so no solving order exists ("mutual membership", THEORY.md D9).
+    config = make_configuration([[1, 0], [0, 1], [-1, -1]], alpha="1/2", A=[[0, -1], [1, 0]], outside_hypotheses=True)
+    report = check_configuration(config, layer_budget=12, cross_check=False)
+    assert report.settled_layer is None and report.stopped_by == "layer budget"
+    t2 = report.verdicts["T2"]
+    assert t2.status == "inconclusive" and "closed form (D9) from layer 12 unsettled: mutual membership" in t2.summary
+    # Searched after 4 layers without a new fate, again after 8, and at the budget.
+    assert [(s["layer"], s["status"]) for s in t2.evidence["closed_form_searches"]] == [
+        (4, "unsettled"), (8, "unsettled"), (12, "unsettled")]
+
+
+def test_settled_without_a_leader_leaves_K_empty_and_the_checker_agrees() -> None:
+    # Outside the theorem: two equal tokens tie with each other for ever (D5); the closed form settles
+    # them (no token ever leads), so T2..T4 have no K to refer to and stay inconclusive, with the reason.
+    from verify import certcheck
+
+    config = make_configuration([["1/4"], ["1/4"]], alpha="1/10", outside_hypotheses=True)
+    report = check_configuration(config, cross_check=False)
+    assert [f.kind for f in report.fates] == ["path", "path"]
+    for claim in ("T2", "T3", "T4"):
+        assert report.verdicts[claim].status == "inconclusive" and "no token ever leads" in report.verdicts[claim].summary
+    assert certcheck.check_report(json.loads(json.dumps(report.to_json_dict()))).exit_status == 0

@@ -4,8 +4,10 @@ Each conjecture draws :class:`~verify.config.Configuration` objects from a Hypot
 (family label in ``Configuration.name``) and decides them exactly:
 
 * hardmax runs use :func:`verify.exact_dynamics.exact_layers` (the one exact engine);
-* the theorem's claims and the D7 fates come from :func:`verify.claims.check_configuration`
-  (its float cross-checks are switched off: they never decide);
+* the theorem's claims and the fates (D7, and closed-form paths by D9) come from
+  :func:`verify.claims.check_configuration` (its float cross-checks are switched off: they never decide);
+* whether the attention pattern is eventually constant is decided by the D9 jump search
+  (:func:`verify.closed_form.certify`);
 * softmax uses :mod:`verify.conjectures.softmax` (arb balls, a different rule).
 
 Every predicate is exact, so the runner's re-check of a counterexample from its saved file is
@@ -25,7 +27,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from ..claims import check_configuration
-from ..config import Configuration
+from ..closed_form import certify
+from ..config import Configuration, make_configuration
 from ..exact_dynamics import exact_layers, group_tokens
 from ..geometry import convex_hull_vertices
 from ..linalg import identity, matmul, transpose
@@ -169,11 +172,18 @@ def claims_report(config: Configuration, *, layer_budget: int = CLAIMS_BUDGET) -
 
 
 def _fates(config: Configuration, budget: int) -> tuple[str, dict[str, Any]]:
-    """('settled', report) when every token has a D7 fate (verify.claims) within the budget, else the reason."""
+    """('settled', report) when every token has a fate (verify.claims: D7, or a closed-form path by D9)
+    within the budget, else the reason."""
     report = claims_report(config, layer_budget=budget)
     if report.get("settled_layer") is None:
-        return f"not every token has a D7 fate (leader, fixed or locked) within {budget} layers", report
+        return (f"not every token has a fate (leader, fixed or locked by D7, or a closed-form path by D9) within "
+                f"{budget} layers", report)
     return "settled", report
+
+
+def _leads(fate: Mapping[str, Any]) -> bool:
+    """A leader fate, or a closed-form path whose final set is the token itself (it leads from some layer on)."""
+    return fate["kind"] == "leader" or (fate["kind"] == "path" and fate["set"] == [fate["token"]])
 
 
 THEOREM_CLAIMS: tuple[str, ...] = ("T0", "T1", "T2", "T3", "T4")
@@ -273,12 +283,17 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
 
 
 def _leader_emergence(config: Configuration) -> Observation:
-    status, report = _fates(config, CLAIMS_BUDGET)
-    if status != "settled":
-        return Observation.undecided(status)
-    leaders = [f for f in report["fates"] if f["kind"] == "leader"]
-    last = max(f["layer"] for f in leaders)
-    return Observation.held(f"final leader set {sorted(f['token'] for f in leaders)} complete at layer {last}",
+    report = check_configuration(config, layer_budget=CLAIMS_BUDGET, cross_check=False)
+    if report.settled_layer is None:
+        return Observation.undecided(f"not every token has a fate (D7, or a closed-form path by D9) within "
+                                     f"{CLAIMS_BUDGET} layers")
+    # A leader on a closed-form path leads from the layer its chain says (possibly long after the run stopped).
+    chain_leaders = report.run.chain.leaders() if report.run is not None and report.run.chain is not None else {}
+    # Every fate of a settled run has its layer.
+    leaders = {f.token: chain_leaders.get(f.token, f.layer or 0)
+               for f in report.fates if f.kind == "leader" or (f.kind == "path" and f.attention == {f.token})}
+    last = max(leaders.values())
+    return Observation.held(f"final leader set {sorted(leaders)} complete at layer {last}",
                             last_leader_layer=last, leaders=len(leaders))
 
 
@@ -289,7 +304,7 @@ def _settling(config: Configuration) -> Observation:
     kinds = [f["kind"] for f in report["fates"]]
     return Observation.held(f"every token has a fate by layer {report['settled_layer']}",
                             settled_layer=report["settled_layer"], locked=kinds.count("locked"),
-                            fixed=kinds.count("fixed"), leaders=kinds.count("leader"))
+                            fixed=kinds.count("fixed"), leaders=kinds.count("leader"), paths=kinds.count("path"))
 
 
 def ends_at_leader_or_tie(fates: Sequence[Mapping[str, Any]]) -> Observation:
@@ -298,11 +313,20 @@ def ends_at_leader_or_tie(fates: Sequence[Mapping[str, Any]]) -> Observation:
     A leader ends at itself; a fixed token (C = G u {i} forever) or a token locked onto |F| > 1
     ends on a persistent tie; a token locked onto a single token must be locked onto a leader.
     """
-    kind = {f["token"]: f["kind"] for f in fates}
+    kind = {f["token"]: ("leader" if _leads(f) else f["kind"]) for f in fates}
     ties = 0
     for fate in fates:
         members = fate["set"]
-        if fate["kind"] == "fixed" or (fate["kind"] == "locked" and len(members) > 1):
+        if fate["kind"] == "path":
+            # D9: the final set is kept for ever: itself (a leader), two or more tokens (a persistent
+            # tie), or one other token, which must then be a leader.
+            if len(members) > 1:
+                ties += 1
+            elif members != [fate["token"]] and kind[members[0]] != "leader":
+                return Observation.failed(
+                    f"token {fate['token']} follows a closed-form path attending for ever to the single non-leader "
+                    f"token {members[0]} without a tie of its own", evidence={"fate": dict(fate)})
+        elif fate["kind"] == "fixed" or (fate["kind"] == "locked" and len(members) > 1):
             ties += 1
         elif fate["kind"] == "locked" and kind[members[0]] != "leader":
             return Observation.failed(
@@ -325,7 +349,7 @@ def _leaders_vs_hull(config: Configuration) -> Observation:
     status, report = _fates(config, CLAIMS_BUDGET)
     if status != "settled":
         return Observation.undecided(status)
-    leaders = sorted(f["token"] for f in report["fates"] if f["kind"] == "leader")
+    leaders = sorted(f["token"] for f in report["fates"] if _leads(f))
     vertices = convex_hull_vertices(config.tokens)
     evidence = {"leaders": leaders, "initial_hull_vertices": vertices, "settled_layer": report["settled_layer"]}
     if len(leaders) != len(vertices):
@@ -334,6 +358,23 @@ def _leaders_vs_hull(config: Configuration) -> Observation:
             f"but {len(vertices)} vertices {vertices} of the initial hull", evidence=evidence,
             leaders=len(leaders), hull_vertices=len(vertices))
     return Observation.held("equal counts", leaders=len(leaders), hull_vertices=len(vertices))
+
+
+def _pattern_settles(config: Configuration) -> Observation:
+    """THEORY.md §6 by the D9 jump search from layer 0: held with the layer from which every attention
+    set is constant; a chain left unsettled by a budget is a candidate, never a refutation."""
+    chain = certify(config.tokens, alpha=config.alpha, A=config.A)
+    if not chain.certified:
+        return Observation.undecided(f"candidate for THEORY.md §6 (attention pattern not shown constant): {chain.reason}",
+                                     searched_to_layer=chain.layer)
+    return Observation.held(f"every attention set is constant from layer {chain.layer} on ({chain.jumps} jump(s))",
+                            settling_layer=chain.layer, jumps=chain.jumps)
+
+
+# THEORY.md D9: the five-token example that refutes "every token becomes a leader, fixed or locked".
+D9_C = Fraction(-7, 8)
+D9_EXAMPLE = make_configuration([[D9_C, Fraction(-1, 2)], [D9_C, Fraction(1, 2)], [D9_C, 0], [D9_C, Fraction(1, 4)],
+                                 [D9_C, Fraction(-1, 4)]], alpha="1/2", name="theory_D9_example")
 
 
 def _no_merge(config: Configuration) -> Observation:
@@ -517,11 +558,28 @@ def _build() -> dict[str, Conjecture]:
         ),
         Conjecture(
             name="every_token_settles",
-            statement="Every token becomes a leader, fixed or locked (THEORY.md D7); measurement: the layer by "
-                      "which that happens, against n, d, alpha.",
+            statement="Every token gets a certified fate: it becomes a leader, fixed or locked (THEORY.md D7), or "
+                      "follows a closed-form path that keeps its attention set for ever (D9); measurement: the layer "
+                      "by which that happens, against n, d, alpha. As first stated (leader, fixed or locked only) "
+                      "it is false: in the five-token example of THEORY.md D9, (c, -1/2), (c, 1/2), (c, 0), "
+                      "(c, 1/4), (c, -1/4) with c = -7/8, alpha = 1/2, A = I, the token (c, 0) ties with all five "
+                      "for ever and never moves, yet is neither fixed nor locked.",
             strategy=_inside(max_n=8), predicate=_settling, families=("every family of verify.families inside the hypotheses",),
-            kind="measurement", target="settled_layer", expected="held", explicit=_worked(),
-            scope=f"D7 fates of verify.claims within {CLAIMS_BUDGET} layers; Hypothesis targets the largest layer.",
+            kind="measurement", target="settled_layer", expected="held", explicit=(D9_EXAMPLE, *_worked()),
+            scope=f"Fates of verify.claims within {CLAIMS_BUDGET} layers (D7, then the D9 closed form once D7 stops "
+                  "progressing); Hypothesis targets the largest layer; the D9 example is tried first.",
+        ),
+        Conjecture(
+            name="attention_pattern_eventually_constant",
+            statement="The attention pattern of every configuration inside the hypotheses is eventually constant "
+                      "(THEORY.md §6); measurement: the layer from which every attention set is constant.",
+            strategy=_inside(max_n=8), predicate=_pattern_settles,
+            families=("every family of verify.families inside the hypotheses",),
+            kind="measurement", target="settling_layer", expected="held", explicit=(D9_EXAMPLE, *_worked()),
+            scope="Decided by the D9 jump search from layer 0 (verify.closed_form.certify, its default segment, layer "
+                  "and threshold budgets): a certified chain proves the pattern constant from its final layer on. "
+                  "A configuration the search leaves unsettled is a candidate for the open question (undecided), "
+                  "never a refutation. Hypothesis targets the largest settling layer.",
         ),
         Conjecture(
             name="d8_beyond_pd",

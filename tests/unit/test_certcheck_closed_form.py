@@ -1,4 +1,4 @@
-"""The draft independent checker of closed-form certificates (THEORY.md D9).
+"""The independent checker's verification of closed-form certificates (THEORY.md D9, verify/certcheck.py).
 
 It must accept every certificate the builder makes, reject every tampered one (a coefficient, a
 base, a power, a segment boundary, a set, a claimed limit or leader, a final segment that fails
@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 import verify
-from verify import _d9_checker_draft as checker
+from verify import certcheck as checker
 from verify.closed_form import ExpPoly, certify, chain_to_json, exppoly_to_json, solve_recurrence
 from verify.families import generate
-from verify.families_d9 import generate_face_mean_ties
+from verify.families import generate_face_mean_ties
 
-CHECKER = Path(verify.__file__).parent / "_d9_checker_draft.py"
+CHECKER = Path(verify.__file__).parent / "certcheck.py"
 C = F(-7, 8)
 D9_EXAMPLE = [(C, F(-1, 2)), (C, F(1, 2)), (C, F(0)), (C, F(1, 4)), (C, F(-1, 4))]
 OVERSHOOT = [(F(1, 2), F(1)), (F(1, 2), F(-1)), (F(3, 5), F(3, 4)), (F(3, 5), F(-3, 4)), (F(2, 5), F(0))]
@@ -74,7 +74,9 @@ sys.modules["verify"] = None
 module = runpy.run_path(sys.argv[1])
 c = Fraction(-7, 8)
 tokens = [(c, Fraction(-1, 2)), (c, Fraction(1, 2)), (c, Fraction(0)), (c, Fraction(1, 4)), (c, Fraction(-1, 4))]
-summary = module["verify_file"](sys.argv[2], positions=tokens, alpha=Fraction(1, 2))
+import json
+with open(sys.argv[2], encoding="utf-8") as handle:
+    summary = module["verify_closed_form"](json.load(handle), positions=tokens, alpha=Fraction(1, 2))
 print(sorted(summary["leaders"].items()))
 """
     result = subprocess.run([sys.executable, "-c", driver, str(CHECKER), str(path)], capture_output=True, text=True,
@@ -88,7 +90,7 @@ print(sorted(summary["leaders"].items()))
 
 def test_hand_written_certificate():
     # d = 1, alpha = 1/2 (r = 2/3): token 0 = 1 leads, token 1 = 1/2 locks onto it: 1 - (1/2)(2/3)^t.
-    data = {"format": checker.FORMAT, "start_layer": 0, "status": "certified", "segments": [
+    data = {"format": checker.CLOSED_FORM_FORMAT, "start_layer": 0, "status": "certified", "segments": [
         {"layer": 0, "until": None, "sets": [[0], [0]],
          "paths": [[{"coefficient": ["1"], "power": 0, "base": "1"}],
                    [{"coefficient": ["-1/2"], "power": 0, "base": "2/3"},
@@ -250,7 +252,7 @@ def test_a_sign_beyond_the_scan_limit_is_neither_verified_nor_rejected(monkeypat
     # With bases close to 1 the final segment's thresholds grow; below them the checker will not go.
     tokens = [(F(1), F(0)), (F(3, 5), F(2, 5)), (F(0), F(1, 4))]
     data = certificate(tokens, F(1, 1000))
-    monkeypatch.setattr(checker, "MAX_THRESHOLD", 10)
+    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", 10)
     with pytest.raises(checker.TooExpensive):
         check(data, tokens, F(1, 1000))
 
@@ -265,3 +267,99 @@ def test_numbers_longer_than_pythons_text_limit_are_read():
     assert summary["leaders"] == {0: 0, 1: 0, 4: 2001}
     data["segments"][1]["paths"][4][-1]["coefficient"][0] += "1"  # a digit more: another number
     rejected(data, OVERSHOOT, F(1, 1000))
+
+
+# ----------------------------------------------------------------------------- runs settled by a chain (claims reports)
+
+
+def _claims_report(tokens, alpha, **options):
+    from verify.claims import check_configuration
+    from verify.config import parse_configuration
+
+    config = parse_configuration({"tokens": [[str(x) for x in t] for t in tokens], "alpha": str(alpha)})
+    return json.loads(json.dumps(check_configuration(config, cross_check=False, **options).to_json_dict()))
+
+
+@pytest.fixture(scope="module")
+def d9_report():
+    return _claims_report(D9_EXAMPLE, F(1, 2))
+
+
+def test_a_run_settled_by_a_chain_verifies(d9_report):
+    assert [f["kind"] for f in d9_report["fates"]] == ["leader", "leader", "path", "locked", "locked"]
+    result = checker.check_report(copy.deepcopy(d9_report))
+    assert result.exit_status == 0, result.lines()
+    assert {o.claim for o in result.outcomes if o.status == "verified"} >= {"T1", "T2", "T3", "T4"}
+
+
+def test_a_late_leader_beyond_the_replayed_layers_verifies():
+    # The overshoot at alpha = 1/100: token 4 ties with itself and leads from layer 201, long after
+    # the run stops; only the chain says so, and the checker verifies it without replaying.
+    report = _claims_report(OVERSHOOT, F(1, 100))
+    assert report["last_layer"] < 50 and report["fates"][4]["kind"] == "path" and report["fates"][4]["set"] == [4]
+    assert checker.check_report(report).exit_status == 0
+
+
+def _run_file_exit(tmp_path, report):
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(report))
+    return checker.main([str(path)])
+
+
+def _tamper_every_chain(report, change):
+    for claim in ("T1", "T2", "T3", "T4"):
+        change(report["verdicts"][claim]["certificate"]["closed_form"])
+    return report
+
+
+@pytest.mark.parametrize("what", ["coefficient", "base", "boundary", "set", "one verdict only"])
+def test_a_tampered_chain_in_a_run_exits_1(tmp_path, d9_report, what):
+    assert _run_file_exit(tmp_path, copy.deepcopy(d9_report)) == 0
+
+    def coefficient(chain):
+        chain["segments"][0]["paths"][3][0]["coefficient"][1] = "-1/5"
+
+    def base(chain):
+        chain["segments"][0]["paths"][3][0]["base"] = "3/4"
+
+    def boundary(chain):
+        chain["start_layer"] += 1
+        chain["segments"][0]["layer"] += 1
+
+    def tampered_set(chain):
+        chain["segments"][-1]["sets"][2] = [0, 1, 2]
+
+    changes = {"coefficient": coefficient, "base": base, "boundary": boundary, "set": tampered_set}
+    report = copy.deepcopy(d9_report)
+    if what == "one verdict only":
+        tampered_set(report["verdicts"]["T3"]["certificate"]["closed_form"])
+    else:
+        _tamper_every_chain(report, changes[what])
+    assert _run_file_exit(tmp_path, report) == 1
+    assert checker.check_report(report).exit_status == 1
+
+
+def test_a_path_fate_without_a_chain_is_rejected(d9_report):
+    report = copy.deepcopy(d9_report)
+    for claim in ("T1", "T2", "T3", "T4"):
+        del report["verdicts"][claim]["certificate"]["closed_form"]
+    reasons = [o.reason for o in checker.check_report(report).outcomes if o.status == "rejected"]
+    assert any("no verified certified closed-form chain" in r for r in reasons), reasons
+
+
+def test_a_path_fate_with_another_limit_is_rejected(d9_report):
+    report = copy.deepcopy(d9_report)
+    for claim in ("T1", "T2", "T3", "T4"):
+        report["verdicts"][claim]["certificate"]["fates"][2]["limit"] = ["-7/8", "1/8"]
+    report["fates"][2]["limit"] = ["-7/8", "1/8"]
+    assert checker.check_report(report).exit_status == 1
+
+
+def test_a_run_downgraded_although_its_chain_settles_it_is_rejected(d9_report):
+    report = copy.deepcopy(d9_report)
+    verdict = report["verdicts"]["T2"]
+    verdict["evidence"]["closed_form"] = verdict["certificate"]["closed_form"]
+    verdict.update(status="inconclusive", certificate=None)
+    report["status"] = "inconclusive"
+    rejected_claims = {o.claim for o in checker.check_report(report).outcomes if o.status == "rejected"}
+    assert "T2" in rejected_claims
