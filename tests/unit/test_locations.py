@@ -45,7 +45,8 @@ def test_conjecture_run_writes_to_the_user_folder_not_the_projects_runs(tmp_path
     monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "home"))
     monkeypatch.chdir(ROOT)
     before = sorted(p.name for p in (ROOT / "runs" / "conjectures").iterdir())
-    assert main(["conjecture", "run", "d8_beyond_pd", "--examples", "2"]) in (0, 3)
+    status = main(["conjecture", "run", "d8_beyond_pd", "--examples", "2"])
     result = json.loads((tmp_path / "home" / "conjectures" / "d8_beyond_pd.json").read_text(encoding="utf-8"))
     assert result["conjecture"] == "d8_beyond_pd"
+    assert status == result["exit_status"]  # 2 examples may miss the expected refutation: then a surprise, 1
     assert sorted(p.name for p in (ROOT / "runs" / "conjectures").iterdir()) == before
