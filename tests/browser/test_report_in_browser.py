@@ -20,7 +20,7 @@ from page_checks import (bottom_of, broken_images, console_errors, dangling_anch
                          set_viewport)
 
 from verify.report.build import build_report
-from verify.report.campaign import CampaignSpec, FamilySpec
+from verify.campaign.spec import CampaignSpec, FamilySpec
 
 pytestmark = pytest.mark.slow   # a campaign, its figures and a browser
 

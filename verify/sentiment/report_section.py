@@ -213,7 +213,7 @@ def section(block: Mapping[str, Any]) -> Section:
             softmax = e.get("softmax_accuracy")
             rows.append([str(e.get("d")), f"`{e.get('checkpoint')}`", str(e.get("protocol") or "—"),
                          f"{authors:.4f}" if authors is not None else "—", like,
-                         f"**{e['hardmax_accuracy']:.4f}** (epoch {e.get('epoch')})",
+                         f"{e['hardmax_accuracy']:.4f} (epoch {e.get('epoch')})",
                          (f"{validation:.4f}" + (" (chosen for this d)" if id(e) in chosen else ""))
                          if isinstance(validation, (int, float)) else "—",
                          f"{softmax:.4f}" if isinstance(softmax, (int, float)) else "—",
