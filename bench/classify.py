@@ -1,4 +1,4 @@
-"""Benchmark of exact sequence classification (THEORY.md §7): time, blocks and parameters as the data grow.
+"""Benchmark of exact sequence classification (docs/theory.md §7): time, blocks and parameters as the data grow.
 
     python bench/classify.py             # quick (the default): N up to 1,000, lengths up to 1,000
     python bench/classify.py --full      # N up to 10,000, lengths up to 10,000 (tens of minutes)

@@ -1,4 +1,4 @@
-"""Measurement of closed-form certificates (THEORY.md D9) on the default campaign's configurations.
+"""Measurement of closed-form certificates (docs/theory.md D9) on the default campaign's configurations.
 
     python bench/d9_measure.py [--seeds 0-19] [--layer-budget 200] [--check] [--json FILE]
 

@@ -7,7 +7,7 @@ the rows of the authors' trained embedding (`authors_d2_epoch100.npz`, with its 
 rows are sorted by word frequency, so a review is simulated by drawing word ranks from a
 Zipf law (p(rank) ~ 1/rank, as word frequencies are) for a length uniform in [32, 128], then
 padding to 128 with row 0, the padding token, as the paper's model does. Real reviews thus
-contain repeated words and padding: identical tokens, which the engines merge (THEORY.md D5).
+contain repeated words and padding: identical tokens, which the engines merge (docs/theory.md D5).
 A second line reports the same measurement with uniformly drawn rows (almost no repeats).
 Without the file a synthetic embedding of the same shape is used, and the output says so.
 

@@ -1,7 +1,7 @@
 """A user conjecture for the lab: run it with ``hardmax-verify conjecture run examples/my_conjecture.py``.
 
 Statement: there are never more leaders than vertices of the initial convex hull. Leaders of
-layer 0 are exposed vertices of conv(Z^0), but a leader may emerge later (THEORY.md §4,
+layer 0 are exposed vertices of conv(Z^0), but a leader may emerge later (docs/theory.md §4,
 "emerging leader"), and a polytope inside another can have more vertices, so this is open.
 
 The file only defines Conjecture objects; nothing in the package is touched.

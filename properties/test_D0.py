@@ -1,4 +1,4 @@
-"""D0 (THEORY.md §3): "a leader exists at layer 0. A token of largest A-norm is a leader: by
+"""D0 (docs/theory.md §3): "a leader exists at layer 0. A token of largest A-norm is a leader: by
 Cauchy–Schwarz in the A-inner product, <A z_i, z_j> <= ||z_i||_A ||z_j||_A <= ||z_i||_A^2 with
 equality only if z_j = z_i, so C_i = {i} when the tokens are distinct."
 

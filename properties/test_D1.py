@@ -1,4 +1,4 @@
-"""D1 (THEORY.md §3): "hull shrinks. z_i^{k+1} = (1-gamma) z_i^k + gamma m_i is a convex
+"""D1 (docs/theory.md §3): "hull shrinks. z_i^{k+1} = (1-gamma) z_i^k + gamma m_i is a convex
 combination of tokens of layer k, so conv(Z^{k+1}) is contained in conv(Z^k)."
 
 Two exact checks: the claim check's convex-weight certificate (:func:`verify.claims.check_D1`)

@@ -1,4 +1,4 @@
-"""D2 (THEORY.md §3): "A-norm never decreases (A symmetric PD). Since i competes in its own max,
+"""D2 (docs/theory.md §3): "A-norm never decreases (A symmetric PD). Since i competes in its own max,
 <A z_i, z_j> >= <A z_i, z_i> for j in C_i, so <A z_i, m_i - z_i> >= 0 and
 ||z_i^{k+1}||_A^2 = ||z_i||_A^2 + 2 gamma <A z_i, m_i - z_i> + gamma^2 ||m_i - z_i||_A^2 >= ||z_i||_A^2."
 

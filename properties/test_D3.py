@@ -1,4 +1,4 @@
-"""D3 (THEORY.md §3): "leaders are permanent and fixed. If C_i(Z^k) = {i} then z_i^{k+1} = z_i^k,
+"""D3 (docs/theory.md §3): "leaders are permanent and fixed. If C_i(Z^k) = {i} then z_i^{k+1} = z_i^k,
 [...] hence C_i(Z^{k+1}) = {i} again. So a leader is fixed forever from the first layer it
 leads, which is claim T1."
 

@@ -1,4 +1,4 @@
-"""D5 (THEORY.md §3): "duplicates. Equal tokens stay equal forever and always tie with each
+"""D5 (docs/theory.md §3): "duplicates. Equal tokens stay equal forever and always tie with each
 other, so a duplicated token can never satisfy C_i = {i}."
 
 Outside the theorem's hypotheses (distinct tokens): the configurations come from

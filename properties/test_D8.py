@@ -1,4 +1,4 @@
-"""D8 (THEORY.md §3): "distinct tokens never merge (A positive definite, not necessarily
+"""D8 (docs/theory.md §3): "distinct tokens never merge (A positive definite, not necessarily
 symmetric). With m_z the attention mean of z: <A z, m_z> >= <A z, m_w> and <A w, m_w> >= <A w, m_z>,
 so <A(z - w), m_z - m_w> >= 0, while z^{k+1} = w^{k+1} would need m_z - m_w = -(z - w)/alpha and
 hence that inner product = -||z - w||_A^2 / alpha < 0."

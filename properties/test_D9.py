@@ -1,4 +1,4 @@
-"""D9 (THEORY.md §3): "closed-form certificates: the whole future in finitely many exact checks. [...]
+"""D9 (docs/theory.md §3): "closed-form certificates: the whole future in finitely many exact checks. [...]
 Then z_j^{k+t} = zhat_j(t) and C_j(Z^{k+t}) = F_j for all t >= 0 [...] a certificate at layer k
 exists if and only if every attention set is constant from layer k on; only (iii) can fail."
 
@@ -8,7 +8,7 @@ z = L^{-T} y; the centre in its own set or not) and on every inside family: the 
 (:func:`verify.closed_form.certify`) gives exact positions and attention sets equal to the
 exact engine's at every layer up to its final layer and beyond, the independent checker
 verifies its JSON, and no solving order is ever missing (distinct tokens, SPD A). A chain left
-unsettled by a budget is recorded as a candidate for THEORY.md §6, never as a refutation.
+unsettled by a budget is recorded as a candidate for docs/theory.md §6, never as a refutation.
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ def test_face_mean_ties_are_certified_for_ever(drawn):
 def test_jump_search_follows_the_dynamics_on_every_family(config):
     chain = certify(config.tokens, alpha=config.alpha, A=config.A, max_segments=40)
     assert not chain.reason.startswith("mutual membership"), \
-        f"{config.name}: no solving order although the tokens are distinct and A is SPD (THEORY.md D9)"
+        f"{config.name}: no solving order although the tokens are distinct and A is SPD (docs/theory.md D9)"
     if not chain.certified:
-        record_event(f"candidate for THEORY.md §6 (unsettled: {chain.reason.partition(':')[0]})")
+        record_event(f"candidate for docs/theory.md §6 (unsettled: {chain.reason.partition(':')[0]})")
     else:
         record_event("needs D9 beyond D7" if moving_members(chain) else "D7 fates suffice")
         record_event("jumped" if chain.jumps else "certified at layer 0")
@@ -113,7 +113,7 @@ def test_late_overshoot_is_jumped_to_exactly(steps, alpha):
 
 @given(outside_configurations(kind="nonsymmetric_pd", max_n=8))
 def test_no_two_tokens_are_in_each_others_sets_when_A_is_positive_definite(config):
-    # Outside THEORY.md D9's hypotheses (A not symmetric), its "mutual membership" needs a cycle
+    # Outside docs/theory.md D9's hypotheses (A not symmetric), its "mutual membership" needs a cycle
     # of at least three: w in C_j and j in C_w give <A z_j, z_w - z_j> >= 0 and
     # <A z_w, z_j - z_w> >= 0, whose sum is -<A (z_j - z_w), z_j - z_w> >= 0, so z_j = z_w.
     chain = certify(config.tokens, alpha=config.alpha, A=config.A, max_segments=10)

@@ -1,4 +1,4 @@
-"""T0 (THEORY.md §2): "the set of leaders is nonempty".
+"""T0 (docs/theory.md §2): "the set of leaders is nonempty".
 
 Token i is a leader if there is a layer k with C_i(Z^k) = {i}. Under the hypotheses the
 claim holds already at layer 0 (D0: a token of largest A-norm leads), and the claim check

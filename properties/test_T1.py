@@ -1,8 +1,8 @@
-"""T1 (THEORY.md §2): "each leader is fixed from the first layer at which it is a leader
+"""T1 (docs/theory.md §2): "each leader is fixed from the first layer at which it is a leader
 (finite-layer convergence)".
 
 Checked exactly by :func:`verify.claims.check_T1` up to one layer past the layer at which
-every token is a leader, fixed or locked (THEORY.md D7), when the final set of leaders is
+every token is a leader, fixed or locked (docs/theory.md D7), when the final set of leaders is
 known; before that T1 is inconclusive (recorded with ``hypothesis.event``).
 """
 

@@ -1,7 +1,7 @@
-"""T2 (THEORY.md §2): "the leaders' limits are pairwise distinct and are exactly the vertices
+"""T2 (docs/theory.md §2): "the leaders' limits are pairwise distinct and are exactly the vertices
 of K = conv(leader limits)".
 
-The final set of leaders is known once every token is a leader, fixed or locked (THEORY.md
+The final set of leaders is known once every token is a leader, fixed or locked (docs/theory.md
 D7); :func:`verify.claims.check_T2` then certifies each leader limit as a vertex of K with an
 exact separating direction. Before that T2 is inconclusive (recorded, not a failure).
 """

@@ -1,9 +1,9 @@
-"""T3 (THEORY.md §2): "every token converges to a point of S, and S lies on the boundary of K".
+"""T3 (docs/theory.md §2): "every token converges to a point of S, and S lies on the boundary of K".
 
-Convergence is certified in finitely many layers by THEORY.md D7 (every token a leader, fixed,
+Convergence is certified in finitely many layers by docs/theory.md D7 (every token a leader, fixed,
 or locked onto fixed tokens), and each limit is shown to lie on the boundary of K in R^d by an
 exact supporting direction (:func:`verify.claims.check_T3`). When K is lower-dimensional, K
-is its own boundary (the segment example of THEORY.md §2).
+is its own boundary (the segment example of docs/theory.md §2).
 """
 
 from hypothesis import given

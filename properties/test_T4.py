@@ -1,11 +1,11 @@
-"""T4 (THEORY.md §2): "every non-vertex point of S is the A-norm projection of the origin onto
+"""T4 (docs/theory.md §2): "every non-vertex point of S is the A-norm projection of the origin onto
 a face of K".
 
 Non-vertex limits only arise from persistent ties, so the tie families of
 :mod:`verify.families` (mirror_ties: any SPD A through the exact LDL^T change of variables;
 sphere_ties: A = c I with rational rotations and scalings) are built to produce at least one
 in every example; the property checks that the claim check finds them and certifies each
-exactly (KKT conditions in rationals, THEORY.md D7). The cvxpy projection onto the same face
+exactly (KKT conditions in rationals, docs/theory.md D7). The cvxpy projection onto the same face
 is a cross-check whose agreement is counted with ``hypothesis.event``, never a proof.
 """
 

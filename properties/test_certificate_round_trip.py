@@ -1,6 +1,6 @@
 """Round trip: everything :func:`verify.claims.check_configuration` produces, the independent checker accepts.
 
-Not a claim of THEORY.md but the condition under which a certificate means anything: for every
+Not a claim of docs/theory.md but the condition under which a certificate means anything: for every
 family of :mod:`verify.families` (inside and outside the hypotheses) and many seeds, the claims
 report of the producer, read back from JSON, must verify in full with :mod:`verify.certcheck`:
 no certificate rejected, every inconclusive verdict one the checker's own replay confirms, the

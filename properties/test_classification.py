@@ -1,4 +1,4 @@
-"""THEORY.md §7: "for a separable dataset" the construction (separate, collapse, read out) gives a
+"""docs/theory.md §7: "for a separable dataset" the construction (separate, collapse, read out) gives a
 hardmax transformer that classifies every sequence exactly, and "sequences whose empirical
 distributions coincide get the same output from every transformer of this family, so they cannot
 be separated".

@@ -3,7 +3,7 @@
 positions are within ``position_error_bound`` of the exact trajectory and its leaders are the
 exact leaders; nothing after the first undecided layer is presented as decided.
 
-Not a claim of THEORY.md but the condition under which a float run may be reported as
+Not a claim of docs/theory.md but the condition under which a float run may be reported as
 evidence at all. The configuration is first replaced by the rationals its float64 rounding
 stores (tokens and A), so the exact and float runs start from the same numbers.
 

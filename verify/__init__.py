@@ -1,6 +1,6 @@
 """hardmax-verify: exact verification of the clustering theorem for hardmax-attention transformers.
 
-Specification: THEORY.md (claims T0..T4, facts D0..D8). Public API:
+Specification: docs/theory.md (claims T0..T4, facts D0..D8). Public API:
 
 * :func:`simulate` — the dynamics in exact or float arithmetic, returning a :class:`Trajectory`;
 * :func:`simulate_batch` — float64 dynamics for (B, n, d) batches with a proven rounding bound;

@@ -3,7 +3,7 @@
 Every certified verdict of ``hardmax-verify check`` carries a certificate (docs/certificates.md).
 This module re-checks a claims report or a verification report's ``results.json`` without
 trusting any of the suite's code: it imports nothing from the package and nothing outside the
-standard library, replays the hardmax dynamics of THEORY.md §1 itself with
+standard library, replays the hardmax dynamics of docs/theory.md §1 itself with
 :class:`fractions.Fraction`, re-derives every position, attention set, score, norm and layer
 index the certificates name, and verifies every equality and inequality of the schema
 exactly, including that each named layer is the FIRST at which its condition holds.
@@ -29,7 +29,7 @@ does not implement (softmax ``beta``); 4 could not complete (I/O error, resource
 internal error; one line, ``--debug`` for the traceback).
 
 What a verified certificate proves rests, beyond the layers replayed, on facts proved in
-THEORY.md: D3 (leaders stay fixed) and D7 (fixed tokens, locking), for the update
+docs/theory.md: D3 (leaders stay fixed) and D7 (fixed tokens, locking), for the update
 z' = (z + alpha m)/(1 + alpha) with any A. With a value matrix V that is not a positive
 multiple of I neither is proved, so T1-T4 and D3 certificates are then rejected (their finite
 conditions are still checked and reported).
@@ -238,7 +238,7 @@ def _matvec(M: list, x: Point) -> Point:
 
 
 class Model:
-    """The configuration and its exact replay (THEORY.md §1), layer by layer on demand."""
+    """The configuration and its exact replay (docs/theory.md §1), layer by layer on demand."""
 
     def __init__(self, config: Any) -> None:
         def number(x: Any, where: str) -> Fraction:
@@ -273,7 +273,7 @@ class Model:
             if self.alpha <= 0:
                 raise BadInput("config.alpha", f"expected alpha > 0, got {self.alpha}")
         else:
-            # z' = (I + V)^{-1} (z + V m) (THEORY.md §6): keep = (I + V)^{-1}, move = (I + V)^{-1} V.
+            # z' = (I + V)^{-1} (z + V m) (docs/theory.md §6): keep = (I + V)^{-1}, move = (I + V)^{-1} V.
             self.keep = _inverse([[identity[r][c] + self.V[r][c] for c in range(self.d)] for r in range(self.d)])
             if self.keep is None:
                 raise BadInput("config.V", "I + V is singular, so the update is undefined")
@@ -326,7 +326,7 @@ class Model:
         return Fraction(S[i][i], scale)
 
     def score(self, x: Point, y: Point) -> Fraction:
-        """<A x, y> (THEORY.md §1: C_i maximises <A z_i, z_j> over j)."""
+        """<A x, y> (docs/theory.md §1: C_i maximises <A z_i, z_j> over j)."""
         return _dot(_matvec(self.A, x), y)
 
     def scores(self, k: int) -> tuple[list, int]:
@@ -388,7 +388,7 @@ def _positive_definite(S: list) -> bool:
     return True
 
 
-# --------------------------------------------------------------------------- fates (THEORY.md D7)
+# --------------------------------------------------------------------------- fates (docs/theory.md D7)
 
 
 class Fate(NamedTuple):
@@ -399,7 +399,7 @@ class Fate(NamedTuple):
 
 
 class Chain(NamedTuple):
-    """A verified, certified closed-form chain (THEORY.md D9) of a run: what it proves about every token."""
+    """A verified, certified closed-form chain (docs/theory.md D9) of a run: what it proves about every token."""
 
     start: int                # the layer its first segment starts from (a replayed layer)
     sets: list                # the final segment's sets: C_j for every layer from the final segment on
@@ -453,7 +453,7 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
 def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fate]:
     """Verify a fates list (establishment order, one entry per token) and return it by token.
 
-    A "path" fate (THEORY.md D9) is accepted only with the run's verified certified ``chain``: its
+    A "path" fate (docs/theory.md D9) is accepted only with the run's verified certified ``chain``: its
     layer is the chain's first layer, its set the final segment's set, its limit the final path's
     constant term."""
     _require(isinstance(raw, list) and len(raw) == m.n, f"fates: expected one entry per token ({m.n})")
@@ -553,7 +553,7 @@ class Context:
                  chain: Chain | None = None) -> None:
         self.model, self.report = model, {"last_layer": last_layer, "settled_layer": settled_layer}
         self.verified_fates: dict[str, dict[int, Fate]] = {}
-        self.chain = chain  # the run's verified certified closed-form chain (THEORY.md D9), if any
+        self.chain = chain  # the run's verified certified closed-form chain (docs/theory.md D9), if any
 
     def same(self, key: str, value: Any) -> None:
         expected = self.report[key]
@@ -752,7 +752,7 @@ def check_replay(cert: dict, ctx: Context) -> None:
 # The checker's own table of routines, one per claim whose certificates it re-verifies. It is
 # kept here, not read from the suite's claim registry (verify.registry), so that the checker
 # imports nothing from the package; a meta test compares the two. Every run decides all of
-# these (THEORY.md §2 claims, §3 facts, and the suite's one-step replay). A claim the suite
+# these (docs/theory.md §2 claims, §3 facts, and the suite's one-step replay). A claim the suite
 # emits without a routine here is reported *unsupported*, never verified.
 CHECKS: dict[str, Callable[[dict, Context], None]] = {
     "T0": check_T0, "T1": check_T1, "T2": check_T2, "T3": check_T3, "T4": check_T4,
@@ -774,7 +774,7 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
             _require(p == m.layer(k)[i], f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
 
 
-# --------------------------------------------------------------------------- closed-form chains (THEORY.md D9)
+# --------------------------------------------------------------------------- closed-form chains (docs/theory.md D9)
 #
 # A chain (format hardmax-verify/closed-form-v1) is a list of segments. For segment s, starting at
 # layer k_s with sets F_j and paths zhat_j(t) (exponential polynomials, sums of c t^a b^t), it is
@@ -1171,7 +1171,7 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
 def _search_fates(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
     """Every D7 fate established within layers 0..last, and the settled layer (None if never).
 
-    The same inductive rule the suite applies (THEORY.md D7), found here from the replay: at
+    The same inductive rule the suite applies (docs/theory.md D7), found here from the replay: at
     each layer until every token has a fate, leaders first, then fixed tokens (D7 (b), repeated
     until nothing changes, since a newly fixed token can make another one fixed), then locked
     tokens. A fate is established at the first layer its condition holds, so the result is
@@ -1453,7 +1453,7 @@ def _check_run(run: Run) -> list[Outcome]:
 
 
 def _run_chain(verdicts: dict, m: Model) -> tuple[Chain | None, str | None]:
-    """The run's certified closed-form chain (THEORY.md D9), verified here, and what is wrong with it.
+    """The run's certified closed-form chain (docs/theory.md D9), verified here, and what is wrong with it.
 
     Verdicts that rely on a chain carry it under "closed_form" in their certificate or evidence;
     every one must carry the same chain. It is verified from the replay's positions at its first

@@ -1,8 +1,8 @@
-"""The claim checks: every statement of THEORY.md §2 (T0..T4) and the facts D1..D3, checked exactly.
+"""The claim checks: every statement of docs/theory.md §2 (T0..T4) and the facts D1..D3, checked exactly.
 
 :func:`check_configuration` runs the exact dynamics (any callable with the signature of
 :func:`verify.exact_dynamics.exact_layers`, so the mutation self-test can pass wrong ones) until
-every token is a leader, fixed or locked (THEORY.md D7) or the layer budget is spent, then
+every token is a leader, fixed or locked (docs/theory.md D7) or the layer budget is spent, then
 calls one named function per claim (:func:`check_T0` ... :func:`check_D3`, :func:`check_replay`),
 each returning a :class:`~verify.verdicts.Verdict` with an exact certificate when certified
 (schema: ``docs/certificates.md``) and, when failed, the layer, the tokens and the two exact
@@ -59,7 +59,7 @@ POSITIONS_LIMIT = 4000
 FACE_LIMIT = 2000
 CANDIDATE_MAX_DIMENSION = 4
 CANDIDATE_MAX_VERTICES = 24
-# D9 (THEORY.md): the closed-form search runs once D7 has found no new fate for this many layers
+# D9 (docs/theory.md): the closed-form search runs once D7 has found no new fate for this many layers
 # (campaign configurations that D7 settles rarely pause longer), and again after twice as long
 # each time it is left unsettled, and at the last layer allowed.
 CLOSED_FORM_AFTER = 4
@@ -109,7 +109,7 @@ class LayerData:
 
 @dataclass
 class TokenFate:
-    """How token ``token`` is certified to converge (THEORY.md D7, D9), or ``unsettled``.
+    """How token ``token`` is certified to converge (docs/theory.md D7, D9), or ``unsettled``.
 
     ``layer``: the first layer at which the condition holds (for a path: the layer the closed-form
     chain starts from); ``attention``: {i} for a leader, G for a fixed token (without itself), F
@@ -185,7 +185,7 @@ class ClaimRun:
         return self._chain_json
 
     def with_chain(self, cert: dict[str, Any]) -> dict[str, Any]:
-        """A T1..T4 certificate with the chain its path fates rest on (THEORY.md D9), when there is one."""
+        """A T1..T4 certificate with the chain its path fates rest on (docs/theory.md D9), when there is one."""
         chain = self.chain_json()
         if chain is not None:
             cert["closed_form"] = chain
@@ -392,7 +392,7 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     settled_layer: int | None = None
     with_rate = config.V is None
     start_mismatch: dict[str, Any] | None = None
-    # D9 is proved for the rule of THEORY.md §1 (any A); not for a general value matrix V.
+    # D9 is proved for the rule of docs/theory.md §1 (any A); not for a general value matrix V.
     closed_form_applies = closed_form_search and config.V is None
     chain: closed_form.Chain | None = None
     attempts: list[dict[str, Any]] = []
@@ -471,7 +471,7 @@ def _verdict(claim: str, status: str, summary: str, run: ClaimRun, *, certificat
     ev = run.base_evidence()
     ev.update(evidence)
     if status == "failed" and claim in ("T2", "T3", "T4") and run.chain is not None:
-        ev["closed_form"] = run.chain_json()  # the limits compared come from this chain (THEORY.md D9)
+        ev["closed_form"] = run.chain_json()  # the limits compared come from this chain (docs/theory.md D9)
     return Verdict(claim, status, summary, ev, certificate if status == "certified" else None)  # type: ignore[arg-type]
 
 
@@ -1005,7 +1005,7 @@ class ClaimReport:
 
 
 def _value_matrix_is_the_plain_model(config: Configuration) -> bool:
-    """True without V, or when V = c I with c > 0: then the rule is THEORY.md §1's with alpha = c."""
+    """True without V, or when V = c I with c > 0: then the rule is docs/theory.md §1's with alpha = c."""
     if config.V is None:
         return True
     c = config.V[0][0]
@@ -1017,7 +1017,7 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
     """Under a general value matrix, nothing that rests on D3/D7 may be certified.
 
     Which claims rest on which fact is the registry's ``rests_on``: D3 and D7 are proved for
-    the rule of THEORY.md §1 only; with a general value matrix V they are open (THEORY.md §6).
+    the rule of docs/theory.md §1 only; with a general value matrix V they are open (docs/theory.md §6).
 
     A certified T1..T4 or D3 becomes inconclusive. A failed T2..T4 becomes inconclusive too:
     it reports a contradicted D7 consequence, which shows that D7 does not transfer to the
@@ -1031,7 +1031,7 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
             continue
         if verdict.status == "failed" and claim in ("T1", "D3"):
             continue
-        reason = (f"{fact} is proved for V = alpha I only (THEORY.md §3); with this value matrix the "
+        reason = (f"{fact} is proved for V = alpha I only (docs/theory.md §3); with this value matrix the "
                   f"check's {verdict.status} verdict rests on it beyond the layers computed")
         evidence = dict(verdict.evidence, unproved_fact=fact, verdict_if_it_held=verdict.status,
                         summary_if_it_held=verdict.summary)
@@ -1091,7 +1091,7 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
         (``stopped_by``); its unsettled tokens make T2..T4 inconclusive, never certified.
         Results then depend on the machine's speed, so reproducible campaigns leave it unset.
     closed_form_search
-        Settle what D7 leaves with the closed-form certificates of THEORY.md D9 (default); False:
+        Settle what D7 leaves with the closed-form certificates of docs/theory.md D9 (default); False:
         D7 fates only.
     """
     run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress,

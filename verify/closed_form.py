@@ -1,4 +1,4 @@
-"""Closed-form certificates (THEORY.md D9): the whole future of a configuration in finitely many exact checks.
+"""Closed-form certificates (docs/theory.md D9): the whole future of a configuration in finitely many exact checks.
 
 An *exponential polynomial* is a finite sum of terms ``c t^a beta^t`` with ``c`` rational (a
 scalar) or in Q^d (a vector), ``a >= 0`` an integer and ``beta`` rational with
@@ -20,7 +20,7 @@ What is exact here, and how:
 * identities (ii) and the ties of (iii) are decided by coefficients: the functions
   ``t^a beta^t`` with distinct (a, beta) are linearly independent on the integers t >= 0;
 * a strict inequality for *every* t >= 0 is decided by an explicit threshold T beyond which
-  the leading term dominates (THEORY.md D9, "Deciding a sign"), and exactly below T;
+  the leading term dominates (docs/theory.md D9, "Deciding a sign"), and exactly below T;
 * evaluation at consecutive t is integer arithmetic: with ``beta = P / L`` over a common
   denominator L, ``f(t) D L^t`` is an integer whose sign is the sign of ``f(t)``;
 * the first t at which a sign fails, over a long range, is found by bisection: on an interval
@@ -29,9 +29,9 @@ What is exact here, and how:
 * a segment first takes a few layers from the exact engine (most patterns that change, change
   early), and decides the rest by the closed form.
 
-One refinement of THEORY.md's threshold: only terms whose coefficient has the sign opposite
+One refinement of docs/theory.md's threshold: only terms whose coefficient has the sign opposite
 to the leading coefficient can pull ``f`` across zero (the others have the leading sign for
-every t >= 1), so only they enter the sum of the ``R_i``. With all of them it is THEORY.md's
+every t >= 1), so only they enter the sum of the ``R_i``. With all of them it is docs/theory.md's
 threshold; with fewer terms the same argument gives a threshold at most as large.
 
 The independent checker of these certificates is a separate program with its own code
@@ -474,7 +474,7 @@ def _threshold_or_none(f: ExpPoly, cap: int) -> int | None:
 def sign_threshold(f: ExpPoly, *, max_threshold: int = DEFAULT_MAX_THRESHOLD) -> int:
     """An integer T >= 1 such that ``f(t)`` has the sign of the leading coefficient for all t >= T.
 
-    THEORY.md D9: dividing by the leading term ``c t^a beta^t``, each term of opposite sign
+    docs/theory.md D9: dividing by the leading term ``c t^a beta^t``, each term of opposite sign
     gives ``R_i(t) = |c_i / c| t^(a_i - a) q_i^t`` (q_i = beta_i / beta), nonincreasing for
     t >= t_i; T is the least t >= t_0 = max t_i with ``sum R_i(T) < 1`` (found by doubling
     from t_0 and bisecting). Raises :class:`ThresholdTooLarge` beyond ``max_threshold``.
@@ -622,7 +622,7 @@ def _peak(term: Term, lead: Term) -> int:
         return 1
     p = term.base.numerator * lead.base.denominator
     r = term.base.denominator * lead.base.numerator  # p < r: a larger power needs a smaller base
-    low, high = 1, _domination_start(lead, [term])  # (1 + 1/t)^e q <= 1 holds at t_i (THEORY.md D9)
+    low, high = 1, _domination_start(lead, [term])  # (1 + 1/t)^e q <= 1 holds at t_i (docs/theory.md D9)
     while low < high:
         middle = (low + high) // 2
         if (middle + 1) ** e * p <= middle ** e * r:
@@ -712,7 +712,7 @@ def first_nonzero(f: ExpPoly, *, start: int = 0) -> int | None:
 
 
 def solve_recurrence(lam: Fraction | int, g: ExpPoly, z0: Coefficient) -> ExpPoly:
-    """The exact solution of ``z(t+1) = lam z(t) + g(t)``, ``z(0) = z0`` (THEORY.md D9).
+    """The exact solution of ``z(t+1) = lam z(t) + g(t)``, ``z(0) = z0`` (docs/theory.md D9).
 
     For each base beta of g, a particular solution ``p_beta(t) beta^t`` with p_beta a
     polynomial solves ``beta p(t+1) - lam p(t) = g_beta(t)``: of the degree of g_beta when
@@ -778,7 +778,7 @@ class Condition:
 
 @dataclass(frozen=True)
 class Segment:
-    """A closed-form certificate at layer ``layer`` (THEORY.md D9), or why none was built.
+    """A closed-form certificate at layer ``layer`` (docs/theory.md D9), or why none was built.
 
     ``status``:
 
@@ -832,7 +832,7 @@ def _solving_order(numerators: Sequence[Sequence[int]], sets: Sequence[tuple[int
     """Points in an order where every member of a point's set other than itself comes first.
 
     Among the points ready to solve, the largest A-norm goes first: for distinct tokens and A
-    symmetric positive definite that is THEORY.md D9's order (a member w != j of C_j has a
+    symmetric positive definite that is docs/theory.md D9's order (a member w != j of C_j has a
     strictly larger A-norm). ``numerators``: the points times one positive denominator (the
     norms are compared as integers). Returns (order, the points left without one).
     """
@@ -1166,7 +1166,7 @@ class Chain:
         """Token -> the first layer of the chain at which it leads (C_j = {j}).
 
         A set is constant within a segment, so leadership can begin only at a segment's first
-        layer; by THEORY.md D3 it then lasts. A chain started at a layer k > 0 cannot say
+        layer; by docs/theory.md D3 it then lasts. A chain started at a layer k > 0 cannot say
         whether a token leading at k led before.
         """
         first: dict[int, int] = {}
@@ -1177,14 +1177,14 @@ class Chain:
         return first
 
     def power_terms(self) -> bool:
-        """Some segment's path carries a power of t (the t r^t term of THEORY.md D9)."""
+        """Some segment's path carries a power of t (the t r^t term of docs/theory.md D9)."""
         return any(s.power_terms() for s in self.segments)
 
 
 def certify(tokens: Sequence[Sequence[object]], *, alpha: object, A: Sequence[Sequence[object]] | None = None,
             start_layer: int = 0, max_segments: int = DEFAULT_MAX_SEGMENTS, max_layer: int = DEFAULT_MAX_LAYER,
             max_threshold: int = DEFAULT_MAX_THRESHOLD, probe_layers: int = DEFAULT_PROBE_LAYERS) -> Chain:
-    """The jump search of THEORY.md D9 from the exact positions ``tokens`` of layer ``start_layer``.
+    """The jump search of docs/theory.md D9 from the exact positions ``tokens`` of layer ``start_layer``.
 
     Build the certificate at the current layer; when (iii) first fails at t*, move to the exact
     positions ``zhat(t*)`` of layer k + t* and build again, without simulating the layers

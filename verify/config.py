@@ -9,7 +9,7 @@ A configuration file is JSON::
      "V": [[...]], "beta": "1000"}              # optional model variants (conjecture lab)
 
 Numbers are JSON numbers (read from their decimal text: 0.1 is 1/10) or strings holding an
-integer, a fraction "p/q" or a decimal. The theorem's hypotheses (THEORY.md §2: nonzero,
+integer, a fraction "p/q" or a decimal. The theorem's hypotheses (docs/theory.md §2: nonzero,
 distinct tokens; A symmetric positive definite) are checked exactly; a configuration that
 violates them is refused unless ``outside_hypotheses`` is set in the file or by the caller.
 """
@@ -47,7 +47,7 @@ MAX_DIMENSION = 64
 
 
 class HypothesisViolation(InputError):
-    """The configuration is well formed but outside the theorem's hypotheses (THEORY.md §2)."""
+    """The configuration is well formed but outside the theorem's hypotheses (docs/theory.md §2)."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ def parse_configuration(data: Any, *, outside_hypotheses: bool = False, source: 
             more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
             raise HypothesisViolation(
                 field_name,
-                f"{message}{more}; this is outside the theorem's hypotheses (THEORY.md §2). "
+                f"{message}{more}; this is outside the theorem's hypotheses (docs/theory.md §2). "
                 "Pass --outside-hypotheses or set \"outside_hypotheses\": true to study it anyway",
             )
     return config
@@ -197,7 +197,7 @@ def parse_configuration(data: Any, *, outside_hypotheses: bool = False, source: 
 def hypothesis_violations(config: Configuration) -> list[tuple[str, str]]:
     """Every way the configuration violates the theorem's hypotheses, as (field, message) pairs.
 
-    Decided exactly: a zero token, two equal tokens (THEORY.md D4, D5), an A that is not
+    Decided exactly: a zero token, two equal tokens (docs/theory.md D4, D5), an A that is not
     symmetric positive definite (exact LDL^T pivots), and the model variants V / beta, which
     are not the theorem's model.
     """
@@ -205,9 +205,9 @@ def hypothesis_violations(config: Configuration) -> list[tuple[str, str]]:
     seen: dict[Vector, int] = {}
     for i, token in enumerate(config.tokens):
         if all(x == 0 for x in token):
-            violations.append((f"tokens[{i}]", "token is the origin (the theorem needs nonzero tokens, THEORY.md D4)"))
+            violations.append((f"tokens[{i}]", "token is the origin (the theorem needs nonzero tokens, docs/theory.md D4)"))
         if token in seen:
-            violations.append((f"tokens[{i}]", f"token equals tokens[{seen[token]}] (the theorem needs distinct tokens, THEORY.md D5)"))
+            violations.append((f"tokens[{i}]", f"token equals tokens[{seen[token]}] (the theorem needs distinct tokens, docs/theory.md D5)"))
         else:
             seen[token] = i
     if config.A is not None:

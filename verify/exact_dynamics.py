@@ -1,4 +1,4 @@
-"""The hardmax dynamics of THEORY.md §1 in exact rational arithmetic: the project's reference engine.
+"""The hardmax dynamics of docs/theory.md §1 in exact rational arithmetic: the project's reference engine.
 
     C_i(Z) = { j : <A z_i, z_j> = max_l <A z_i, z_l> }
     z_i^{k+1} = ( z_i^k + alpha * mean_{j in C_i(Z^k)} z_j^k ) / (1 + alpha)
@@ -12,11 +12,11 @@ How it is fast without giving up exactness:
 * All positions of a layer share one positive denominator D, so Z = N / D with an integer
   matrix N. Scores <A z_i, z_j> = (N A^T N^T)_ij / (D^2 a) with a > 0, so the attention sets
   are decided by comparing *integers*, computed with one python-flint ``fmpz_mat`` product.
-* Identical tokens stay identical forever (THEORY.md D5) and always tie, so they are merged
+* Identical tokens stay identical forever (docs/theory.md D5) and always tie, so they are merged
   into one point with a multiplicity; the mean over C_i is the multiplicity-weighted mean.
   Results are expanded back to the original token indices.
 
-The optional value matrix V (THEORY.md §6, a model variant for the conjecture lab) replaces
+The optional value matrix V (docs/theory.md §6, a model variant for the conjecture lab) replaces
 alpha: z^{k+1} = (I + V)^{-1} (z + V m). With V = alpha I this is the rule above.
 """
 
@@ -145,7 +145,7 @@ def exact_layers(tokens: Sequence[Sequence[object]], *, alpha: object,
         The d x d attention matrix, identity when None. Any square rational matrix: the
         theorem's hypotheses are checked by :mod:`verify.config`, not here.
     V
-        Optional value matrix (THEORY.md §6 variant); I + V must be invertible.
+        Optional value matrix (docs/theory.md §6 variant); I + V must be invertible.
     """
     exact_tokens = [tuple(to_rational(x, field=f"tokens[{i}][{c}]") for c, x in enumerate(t))
                     for i, t in enumerate(tokens)]

@@ -1,12 +1,12 @@
 """Seeded generators of exact rational configurations ("families") that reach the theorem's hard cases.
 
-Random configurations almost never produce the cases the theorem is careful about (THEORY.md
+Random configurations almost never produce the cases the theorem is careful about (docs/theory.md
 §3, end of D7): persistent ties |C_i| > 1, non-vertex limit points (claim T4), collinear or
 coplanar tokens, tokens on edges of the hull. Each family below is built to reach one of them,
 with exact rational coordinates and ``numpy.random.default_rng(seed)`` as its only randomness,
 so the same (family, seed, n, d, alpha, matrix) always gives the same configuration.
 
-Within the hypotheses (THEORY.md §2: nonzero, distinct tokens; A symmetric positive definite):
+Within the hypotheses (docs/theory.md §2: nonzero, distinct tokens; A symmetric positive definite):
 
 ============== =============================================================================
 generic        tokens on a grid in [-1, 1]^d (A of any kind, identity by default)
@@ -14,14 +14,14 @@ diagonal       generic tokens, diagonal A
 dense_spd      generic tokens, A = B B^T + c I
 ill_conditioned generic tokens, A = u u^T + eps I (condition number up to ~10^4)
 mirror_ties    persistent ties from coordinate reflections, carried to any SPD A by the exact
-               LDL^T change of variables z = L^{-T} y of THEORY.md §3
+               LDL^T change of variables z = L^{-T} y of docs/theory.md §3
 sphere_ties    A = c I: rational points on the sphere (inverse stereographic projection),
                tie tokens on the rays of exposed edge midpoints, a rational (Cayley) rotation
                and a rational scaling
 collinear      all tokens on one line
 coplanar       all tokens on one affine plane (d >= 3)
 hull_edges     a subset of the vertices of a box, tokens on its edges, interior tokens
-emerging_leader A = c I: a token that leads only from layer 1 on (row 1 of THEORY.md §4, perturbed)
+emerging_leader A = c I: a token that leads only from layer 1 on (row 1 of docs/theory.md §4, perturbed)
 face_mean_ties a token at the mean of a face whose other members (leaders, lockers) move in
                symmetric pairs, in 2-D and 3-D, carried to any SPD A: only D9 settles it
 near_origin    generic tokens and tokens within ~10^-6 of the origin
@@ -30,7 +30,7 @@ close_pairs    generic tokens and partners at distance ~10^-9
 
 Outside the hypotheses (for the conjecture lab; ``outside_hypotheses`` is set):
 ``origin_token``, ``duplicates``, ``nonsymmetric_pd`` (A = S + K, K skew: positive definite
-but not symmetric, THEORY.md D8), ``psd_low_rank``, ``indefinite``, ``negative_semidefinite``.
+but not symmetric, docs/theory.md D8), ``psd_low_rank``, ``indefinite``, ``negative_semidefinite``.
 
 Why the tie families tie forever
 --------------------------------
@@ -41,7 +41,7 @@ and a sign pattern on J \\ S, the point m (b with the coordinates in S set to 0)
 the face F of vertices that agree with it, <D m, v> = |m|_D^2 for v in F and
 <D m, w> <= |m|_D^2 - 2 min_j D_j b_j^2 for the other vertices. A tie token t = s m, 0 < s < 1,
 therefore has C_t = F as long as every other token w has |w|_D < |m|_D (Cauchy–Schwarz), it
-moves along the ray towards m, and by THEORY.md D7 it locks at layer 0 and converges to m, the
+moves along the ray towards m, and by docs/theory.md D7 it locks at layer 0 and converges to m, the
 A-norm projection of the origin onto the face conv(F) of K: a non-vertex limit (T4) in every
 example. Sometimes one tie token sits at m itself (s = 1): C_t = F ∪ {t}, fixed from layer 0 by
 D7(b). *sphere_ties*: the vertices are distinct points of the unit sphere (all leaders by
@@ -231,7 +231,7 @@ def random_spd_matrix(rng: np.random.Generator, d: int, kind: str) -> Matrix | N
 
 
 def _change_of_variables(A: Matrix | None, d: int) -> tuple[list[Fraction], Callable[[Vector], Vector]]:
-    """D and the map y -> z = L^{-T} y for A = L D L^T (THEORY.md §3): <A z, z'> = <D y, y'>."""
+    """D and the map y -> z = L^{-T} y for A = L D L^T (docs/theory.md §3): <A z, z'> = <D y, y'>."""
     if A is None:
         return [Fraction(1)] * d, lambda y: tuple(y)
     decomposition = ldl_decomposition([list(r) for r in A])
@@ -296,7 +296,7 @@ def _mirror_ties(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alp
     taken = set(y_tokens)
     radius2 = None
     # A tie token placed exactly at m ties with F and with itself: it is fixed from layer 0 by D7(b)
-    # (the three-way tie of THEORY.md D7). Allowed for the first tie point only when no other tie
+    # (the three-way tie of docs/theory.md D7). Allowed for the first tie point only when no other tie
     # direction m' scores it as high as its own face (<D m', m> < |m'|_D^2), so no other tie moves.
     exact_first = bool(rng.integers(0, 3) == 0) and all(
         _quad(D, other, chosen[0][1]) < _quad(D, other, other) for _, other in chosen[1:])
@@ -441,7 +441,7 @@ def _hull_edges(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alph
 def _emerging_leader(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     # Token i = (1, 0) attends to j = (11/10, 1/2) at layer 0 (<i, j> > <i, i>), but j attends to the
     # far token l = (0, 3) (<j, l> > |j|^2) and moves away, so i leads from layer 1 on: a leader that
-    # emerges after layer 0, like row 1 of THEORY.md §4. The template is perturbed on a grid, padded
+    # emerges after layer 0, like row 1 of docs/theory.md §4. The template is perturbed on a grid, padded
     # with small tokens, rotated and scaled (A = c I), and kept only if an emergence is observed in
     # the exact dynamics (the unperturbed template is the fallback); D3 must then hold from layer 1.
     def emerges(tokens: list[Vector]) -> bool:
@@ -513,7 +513,7 @@ def _congruent(rng: np.random.Generator, diag: Sequence[Fraction]) -> Matrix:
 def _origin_token(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     tokens: list[Vector] = [tuple(Fraction(0) for _ in range(d))]
     if d >= 2 and n >= 5 and rng.integers(0, 2):
-        # THEORY.md D4: the square (+-1, +-1) plus the origin keeps the origin token at 0 forever.
+        # docs/theory.md D4: the square (+-1, +-1) plus the origin keeps the origin token at 0 forever.
         tokens += [tuple([Fraction(sx), Fraction(sy)] + [Fraction(0)] * (d - 2)) for sx in (1, -1) for sy in (1, -1)]
     return _fill_generic(rng, tokens, n, d), A
 
@@ -560,7 +560,7 @@ def _negative_semidefinite(rng: np.random.Generator, n: int, d: int, A: Matrix |
     return _fill_generic(rng, [], n, d), _congruent(rng, diag)
 
 
-# ----------------------------------------------------------------------------- face_mean_ties (THEORY.md D9)
+# ----------------------------------------------------------------------------- face_mean_ties (docs/theory.md D9)
 # Why face_mean_ties needs D9.
 #
 # D7 certifies a token whose attention set is made of *fixed* tokens. The configurations below
@@ -568,14 +568,14 @@ def _negative_semidefinite(rng: np.random.Generator, n: int, d: int, A: Matrix |
 # (D9) settles it; seeded campaigns meet them among hull-edge and diagonal configurations.
 #
 # Construction, in coordinates y with A = L D L^T and z = L^{-T} y (so <A z, z'> = <D y, y'>,
-# THEORY.md §3; D = I and z = y for A = I):
+# docs/theory.md §3; D = I and z = y for A = I):
 #
 # * the face is the hyperplane y_0 = c (c != 0), its centre m = c e_0 is the D-norm projection
 #   of the origin onto it;
 # * leaders on the face: the points (c, s * u) for sign patterns s of a base u (coordinates
 #   1..d-1), taken in pairs (c, v), (c, -v) (the reflection y -> (y_0, -y_1, ..., -y_(d-1)), an
 #   isometry of the D-inner product fixing m). All have the largest D-norm, so each leads at
-#   layer 0 (THEORY.md D0, Cauchy-Schwarz);
+#   layer 0 (docs/theory.md D0, Cauchy-Schwarz);
 # * lockers on the face: (c, theta v) and (c, -theta v), 0 < theta < 1, each attending only to
 #   the leader (c, +-v) it lies towards, so it locks onto it (D7) and moves along the face;
 # * the centre: a token at m ties with every token of the face and with itself (every score
@@ -715,15 +715,15 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("emerging_leader", "a token that is not a leader at layer 0 becomes one later (A = c I)",
            _emerging_leader, min_n=3, min_d=2, matrices=("identity", "scalar"), reaches=frozenset({"emerging_leader"})),
     Family("face_mean_ties", "a token at the mean of a face whose other members (leaders, lockers) move in symmetric "
-           "pairs (THEORY.md D9)", face_mean_ties, min_n=FACE_MEAN_MIN_N, min_d=2,
+           "pairs (docs/theory.md D9)", face_mean_ties, min_n=FACE_MEAN_MIN_N, min_d=2,
            reaches=frozenset({"tie", "persistent_tie", "moving_tie", "nonvertex_limit"})),
     Family("near_origin", "tokens within ~1e-6 of the origin", _near_origin, reaches=frozenset({"near_origin"})),
     Family("close_pairs", "pairs of tokens at distance ~1e-9", _close_pairs, min_n=2, reaches=frozenset({"close_pair"})),
-    Family("origin_token", "one token at the origin (THEORY.md D4)", _origin_token, outside=True,
+    Family("origin_token", "one token at the origin (docs/theory.md D4)", _origin_token, outside=True,
            reaches=frozenset({"origin_token"})),
-    Family("duplicates", "repeated tokens (THEORY.md D5)", _duplicates, min_n=2, outside=True,
+    Family("duplicates", "repeated tokens (docs/theory.md D5)", _duplicates, min_n=2, outside=True,
            reaches=frozenset({"duplicates"})),
-    Family("nonsymmetric_pd", "A = S + K, S SPD, K skew: positive definite, not symmetric (THEORY.md D8)",
+    Family("nonsymmetric_pd", "A = S + K, S SPD, K skew: positive definite, not symmetric (docs/theory.md D8)",
            _nonsymmetric_pd, min_d=2, outside=True, reaches=frozenset({"nonsymmetric_A"})),
     Family("psd_low_rank", "A positive semidefinite of rank < d", _psd_low_rank, min_d=2, outside=True,
            reaches=frozenset({"psd_A"})),

@@ -1,4 +1,4 @@
-"""The hardmax dynamics of THEORY.md §1 in float64, vectorised over batches, with a proven error bound.
+"""The hardmax dynamics of docs/theory.md §1 in float64, vectorised over batches, with a proven error bound.
 
 This is the one float implementation of the update rule. It works on a batch of B
 configurations of n tokens in R^d at once (no Python loop over tokens) and never pretends
@@ -82,7 +82,7 @@ A = 2^-200 I with tokens of 2^-430) run, but every near row is undecided. Outsid
 nothing is decided wrongly: it is undecided, and :class:`BatchResult` and the trajectories
 present nothing after the first undecided layer as decided.
 
-Identical tokens tie exactly and stay identical (THEORY.md D5); each configuration's
+Identical tokens tie exactly and stay identical (docs/theory.md D5); each configuration's
 identical rows are merged into one point with a multiplicity before the dynamics, which is
 both faster and the only way a float tie between copies can be called decided.
 """
@@ -175,7 +175,7 @@ class MergedBatch:
 
 
 def merge_identical_tokens(tokens: np.ndarray, A_transposed: np.ndarray) -> MergedBatch:
-    """Merge identical rows of each configuration (THEORY.md D5), vectorised over the batch.
+    """Merge identical rows of each configuration (docs/theory.md D5), vectorised over the batch.
 
     One lexicographic sort of all B*n rows (keyed by configuration, then coordinates) puts
     copies next to each other; a row that differs from its predecessor starts a new point.

@@ -1,6 +1,6 @@
 """Exact polytope geometry over the rationals: hulls, faces, A-norm projections of the origin.
 
-Used by the claim checks (THEORY.md §2, T2..T4). Everything that decides a verdict is exact:
+Used by the claim checks (docs/theory.md §2, T2..T4). Everything that decides a verdict is exact:
 
 * vertices and faces of conv(points) come from pycddlib's GMP backend (``cdd.gmp``), which
   handles hulls of lower dimension than the ambient space (collinear leaders, a single point);

@@ -1,7 +1,7 @@
 """Small exact linear algebra over the rationals (Fractions).
 
-Used to decide the theorem's hypotheses exactly (THEORY.md §2: A symmetric positive definite)
-and for the change of variables z = L^{-T} y of THEORY.md §3. Matrices are lists of rows.
+Used to decide the theorem's hypotheses exactly (docs/theory.md §2: A symmetric positive definite)
+and for the change of variables z = L^{-T} y of docs/theory.md §3. Matrices are lists of rows.
 """
 
 from __future__ import annotations

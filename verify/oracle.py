@@ -1,6 +1,6 @@
 """A second, minimal implementation of ONE layer of the hardmax dynamics, written only as an oracle.
 
-THEORY.md §1::
+docs/theory.md §1::
 
     C_i(Z) = { j : <A z_i, z_j> = max_l <A z_i, z_l> }
     z_i^{k+1} = ( z_i^k + alpha * mean_{j in C_i(Z^k)} z_j^k ) / (1 + alpha)
@@ -50,7 +50,7 @@ def scores(positions: Sequence[Sequence[Fraction]], *, A: Sequence[Sequence[Frac
 
 def attention_sets(positions: Sequence[Sequence[Fraction]], *, A: Sequence[Sequence[Fraction]] | None = None
                    ) -> list[frozenset[int]]:
-    """C_i for every token i: all indices attaining the maximal score (ties kept, THEORY.md §1)."""
+    """C_i for every token i: all indices attaining the maximal score (ties kept, docs/theory.md §1)."""
     result = []
     for row in scores(positions, A=A):
         top = max(row)
@@ -77,7 +77,7 @@ def one_layer(positions: Sequence[Sequence[Fraction]], *, alpha: Fraction,
               V: Sequence[Sequence[Fraction]] | None = None) -> list[Point]:
     """Layer k+1 from layer k, every token updated from the SAME layer-k positions.
 
-    With a value matrix V (THEORY.md §6): z' = (I + V)^{-1} (z + V m).
+    With a value matrix V (docs/theory.md §6): z' = (I + V)^{-1} (z + V m).
     """
     pos = [tuple(Fraction(x) for x in p) for p in positions]
     d = len(pos[0])

@@ -1,6 +1,6 @@
 """The claim registry: one record per claim id, read by everything that names a claim.
 
-A record says what the claim states (THEORY.md §2/§3, one line, as the report's claims table
+A record says what the claim states (docs/theory.md §2/§3, one line, as the report's claims table
 and the assertion helpers' failure messages word it), what a certified verdict assumes beyond
 the layers computed, whether the claim is a **claim check** or a **testing assertion**, which
 routine of the independent checker re-verifies its certificate, which command reproduces a
@@ -118,13 +118,13 @@ def find(claim_id: str) -> Claim | None:
     return _REGISTRY.get(claim_id)
 
 
-# --------------------------------------------------------------------------- the claims of THEORY.md
+# --------------------------------------------------------------------------- the claims of docs/theory.md
 
 # Claim checks: decided by verify.claims on every configuration; certcheck re-verifies each one.
 register(Claim("T0", "the set of leaders is nonempty", "check",
                assumption="none (exact scores at the certificate's layer)", certificate="T0"))
 register(Claim("T1", "each leader is fixed from the first layer at which it is a leader", "check",
-               assumption="D3 (THEORY.md §3) for layers after the last one computed", certificate="T1", rests_on="D3"))
+               assumption="D3 (docs/theory.md §3) for layers after the last one computed", certificate="T1", rests_on="D3"))
 register(Claim("T2", "the leaders' limits are pairwise distinct and are exactly the vertices of K", "check",
                assumption="D7: locked and fixed tokens never lead, so the leader set is final", certificate="T2", rests_on="D7"))
 register(Claim("T3", "every token converges to a point of S, and S lies on the boundary of K", "check",

@@ -241,7 +241,7 @@ def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: in
 
 @st.composite
 def nonsymmetric_pd_matrices(draw, d: int) -> Matrix:
-    """A = S + K with S symmetric positive definite and K skew nonzero: x^T A x = x^T S x > 0 (THEORY.md D8)."""
+    """A = S + K with S symmetric positive definite and K skew nonzero: x^T A x = x^T S x > 0 (docs/theory.md D8)."""
     if d < 2:
         raise InvalidArgument("nonsymmetric_pd_matrices: a 1 x 1 matrix is always symmetric; need d >= 2")
     S = draw(spd_matrices(d, kinds=("identity", "diagonal", "dense")))
@@ -300,7 +300,7 @@ def outside_configurations(draw, kind: str | Sequence[str] | None = None, *, min
     """Configurations that violate one hypothesis on purpose (``outside_hypotheses`` is set).
 
     ``kind`` is one of :data:`OUTSIDE_KINDS` (or a sequence, or None for all): a token at the
-    origin (THEORY.md D4), duplicated tokens (D5), A positive definite but not symmetric (D8),
+    origin (docs/theory.md D4), duplicated tokens (D5), A positive definite but not symmetric (D8),
     A positive semidefinite of low rank, A indefinite. Everything else is inside the hypotheses.
     """
     kinds = OUTSIDE_KINDS if kind is None else ((kind,) if isinstance(kind, str) else tuple(kind))

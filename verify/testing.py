@@ -1,6 +1,6 @@
 """Assertion helpers named after the claims, for property tests (``properties/``) and your own tests.
 
-Each helper checks one claim or fact of THEORY.md exactly and, when it fails, raises
+Each helper checks one claim or fact of docs/theory.md exactly and, when it fails, raises
 :class:`ClaimFailure` (an ``AssertionError``) whose message gives what a mathematician needs:
 the claim, the configuration, the layer, the token and the two exact numbers compared. The
 configuration is also written as a CONFIG.json that ``hardmax-verify check`` reproduces (or
@@ -13,7 +13,7 @@ The helpers hide their own frames from pytest's tracebacks (``__tracebackhide__`
 shows the line of your test that called the helper and the message above, not the helper's
 source.
 
-Inconclusive verdicts (a token that did not lock within the layer budget, THEORY.md D7) are
+Inconclusive verdicts (a token that did not lock within the layer budget, docs/theory.md D7) are
 not failures: :func:`assert_claim_certified` records them with ``hypothesis.event`` (so the
 statistics show how often they happen) and, by default, rejects the example with
 ``hypothesis.assume``.

@@ -79,7 +79,7 @@ class Trajectory:
 
 def simulate(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Sequence[Sequence[Any]] | None = None,
              layers: int, arithmetic: Arithmetic = "exact", V: Sequence[Sequence[Any]] | None = None) -> Trajectory:
-    """Run the hardmax dynamics (THEORY.md §1) for ``layers`` layers.
+    """Run the hardmax dynamics (docs/theory.md §1) for ``layers`` layers.
 
     Parameters
     ----------
@@ -94,7 +94,7 @@ def simulate(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Sequence[Sequenc
     arithmetic
         ``"exact"`` (rational, the reference) or ``"float"`` (float64 with a proven error bound).
     V
-        Optional value matrix (model variant of THEORY.md §6), exact arithmetic only.
+        Optional value matrix (model variant of docs/theory.md §6), exact arithmetic only.
     """
     if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or layers < 0:
         raise InputError("layers", f"expected a non-negative integer, got {layers!r}")

@@ -1,4 +1,4 @@
-"""The paper's worked configurations (THEORY.md §4, [P1] Figure 2), with fixed seeds and rational coordinates.
+"""The paper's worked configurations (docs/theory.md §4, [P1] Figure 2), with fixed seeds and rational coordinates.
 
 d = 2, A = I, alpha = 1/2. The authors set no seed, so the random points of three rows are
 drawn here from ``numpy.random.default_rng(seed)`` on the grid of multiples of 1/20 and

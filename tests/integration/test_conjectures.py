@@ -26,7 +26,7 @@ def _simulate(path: Path, tmp_path: Path, layers: int) -> dict:
 
 @pytest.mark.slow
 def test_known_false_is_refuted_shrunk_confirmed_and_reproduced(tmp_path, capsys):
-    # THEORY.md §4: leaders are vertices, but not every initial hull vertex becomes a leader.
+    # docs/theory.md §4: leaders are vertices, but not every initial hull vertex becomes a leader.
     status = main(["conjecture", "run", "leaders_equal_hull_vertices", "--examples", "25", "--seed", "0",
                    "--results-dir", str(tmp_path)])
     assert status == 0  # expected to be refuted, and refuted: as expected
@@ -199,7 +199,7 @@ def test_profiles_are_registered_outside_pytest(tmp_path):
 
 
 def test_origin_counterexample_reproduced_by_check(tmp_path, capsys):
-    # THEORY.md D4: +-v plus the origin; the origin never moves and its limit lies inside K.
+    # docs/theory.md D4: +-v plus the origin; the origin never moves and its limit lies inside K.
     result = run_conjecture(BUILTIN_CONJECTURES["theorem_origin_token"], examples=25, seed=0, results_dir=tmp_path)
     assert result.outcome == "counterexample" and result.counterexample["evidence"].keys() >= {"T3"}
     config = load_configuration(result.counterexample_path)

@@ -53,7 +53,7 @@ def test_failed_cross_check_of_an_exact_certificate_is_shown_and_does_not_decide
         monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     from verify.claims import check_configuration
 
-    # Row 4 of THEORY.md §4: tokens (+-1/2, 0) converge to the non-vertex points (+-1, 0); T4 is
+    # Row 4 of docs/theory.md §4: tokens (+-1/2, 0) converge to the non-vertex points (+-1, 0); T4 is
     # certified by the exact locking certificate (D7) and cross-checked by cvxpy.
     config = WORKED_CONFIGURATIONS["non_leader_clusters"]
     _force_solver(monkeypatch, mode)

@@ -205,7 +205,7 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
 
 @pytest.mark.slow
 def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) -> None:
-    """`sentiment evaluate --json` files give the accuracy table against the authors' figures (THEORY.md §5);
+    """`sentiment evaluate --json` files give the accuracy table against the authors' figures (docs/theory.md §5);
     the analysis's PNGs are copied byte for byte, linked from report.md and embedded in report.html."""
     import base64
 

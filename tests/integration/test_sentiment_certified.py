@@ -50,7 +50,7 @@ def test_certified_predictions_and_leaders_equal_exact_arithmetic():
     assert result.exact_path >= 10                  # the tie reviews
     assert result.exact_path < len(ids)             # and not everything
     assert result.undecided_mask[:10].all()
-    # Identical tokens are merged before the dynamics (THEORY.md D5): padding and repeats collapse.
+    # Identical tokens are merged before the dynamics (docs/theory.md D5): padding and repeats collapse.
     assert (result.distinct_points[10:20] <= 9).all() and (result.distinct_points[20:25] == 1).all()
     assert (result.leader_layer[20:25] == -1).all()  # a duplicated token is never a leader
     assert result.accuracy == float((result.predictions == labels).mean())

@@ -1,4 +1,4 @@
-"""The classification strategies reach the hard cases they are built for (THEORY.md §7).
+"""The classification strategies reach the hard cases they are built for (docs/theory.md §7).
 
 A derandomised sample of :func:`verify.classify.strategies.datasets` is measured: datasets whose
 different labels share tokens (the separation step is needed), that need separation thresholds

@@ -100,7 +100,7 @@ def test_tie_families_reach_non_vertex_limits():
 
 @pytest.mark.slow
 def test_tie_families_reach_both_kinds_of_non_vertex_limits():
-    # THEORY.md D7: a non-vertex limit is certified either by a locked token (|F| > 1) or by a fixed non-leader (b).
+    # docs/theory.md D7: a non-vertex limit is certified either by a locked token (|F| > 1) or by a fixed non-leader (b).
     examples = sample(configurations(family="mirror_ties", max_n=12, max_d=4))
     fates = [{f.kind for f in check_configuration(c, cross_check=False).fates} for c in examples]
     assert share(fates, lambda kinds: "locked" in kinds) >= 0.6   # measured: 0.77
@@ -109,7 +109,7 @@ def test_tie_families_reach_both_kinds_of_non_vertex_limits():
 
 @pytest.mark.parametrize("kind", ["identity", "diagonal", "dense", "ill_conditioned"])
 def test_mirror_ties_persist_for_every_kind_of_A(kind):
-    # Ties built for D = diag of the LDL^T of A survive the change of variables z = L^{-T} y (THEORY.md §3).
+    # Ties built for D = diag of the LDL^T of A survive the change of variables z = L^{-T} y (docs/theory.md §3).
     examples = sample(configurations(family="mirror_ties", matrix=kind, max_n=10, max_d=3), count=20)
     assert share(examples, has_persistent_tie) >= 0.8  # measured: 1.0
 
@@ -296,7 +296,7 @@ def test_sphere_ties_never_draws_only_an_antipodal_pair():
 
 
 def test_face_mean_ties_reach_tokens_only_the_closed_form_settles():
-    # THEORY.md D9: a token tied with leaders and with tokens locked onto them. D7 alone leaves it
+    # docs/theory.md D9: a token tied with leaders and with tokens locked onto them. D7 alone leaves it
     # unsettled; the claim checks settle it by a closed-form path (fate "path").
     examples = sample(configurations(family="face_mean_ties", max_n=9, max_d=3), count=12)
     kinds = [{f.kind for f in check_configuration(c, cross_check=False).fates} for c in examples]

@@ -35,7 +35,7 @@ def counterexamples(tmp_path, monkeypatch):
 
 
 def square_with_ties():
-    # The "non-leader clusters" pattern: (+-1/2, 0) tie between two corners forever (THEORY.md §4).
+    # The "non-leader clusters" pattern: (+-1/2, 0) tie between two corners forever (docs/theory.md §4).
     return make_configuration([[1, 1], [1, -1], [-1, 1], [-1, -1], ["1/2", 0], ["-1/2", 0], ["1/5", "1/10"]],
                               alpha="1/2", name="square with ties")
 
@@ -172,7 +172,7 @@ def test_largest_norm_token_leads():
 
 
 def test_largest_norm_token_does_not_lead_when_duplicated():
-    # Outside the hypotheses: a duplicated top token ties with its copy (THEORY.md D5).
+    # Outside the hypotheses: a duplicated top token ties with its copy (docs/theory.md D5).
     config = make_configuration([[1, 0], [1, 0], [0, "1/2"]], alpha=1, outside_hypotheses=True)
     attention = next(exact_layers(config.tokens, alpha=config.alpha)).attention_sets()
     with pytest.raises(ClaimFailure) as caught:

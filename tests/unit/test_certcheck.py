@@ -394,7 +394,7 @@ def test_summary_counts_and_overall_status_are_recomputed() -> None:
 
 
 def test_an_inconclusive_verdict_the_replay_confirms_is_accepted() -> None:
-    # THEORY.md D9: (c, 0) ties with all five tokens forever and is neither fixed nor locked.
+    # docs/theory.md D9: (c, 0) ties with all five tokens forever and is neither fixed nor locked.
     c = "-7/8"
     config = parse_configuration({"tokens": [[c, "-1/2"], [c, "1/2"], [c, "0"], [c, "1/4"], [c, "-1/4"]],
                                   "alpha": "1/2"})

@@ -1,4 +1,4 @@
-"""The independent checker's verification of closed-form certificates (THEORY.md D9, verify/certcheck.py).
+"""The independent checker's verification of closed-form certificates (docs/theory.md D9, verify/certcheck.py).
 
 It must accept every certificate the builder makes, reject every tampered one (a coefficient, a
 base, a power, a segment boundary, a set, a claimed limit or leader, a final segment that fails

@@ -86,7 +86,7 @@ def test_T4_vacuous_is_said_so() -> None:
 
 
 def test_lower_dimensional_K_is_its_own_boundary() -> None:
-    # THEORY.md §2: K = segment x = 1, the third token converges into its relative interior.
+    # docs/theory.md §2: K = segment x = 1, the third token converges into its relative interior.
     report = check_configuration(make_configuration([[1, 1], [1, -1], ["1/2", 0]], alpha="1/2"))
     assert report.verdicts["T3"].status == "certified"
     assert report.limits[2] == (F(1), F(0))
@@ -113,7 +113,7 @@ def test_unsettled_within_budget_is_inconclusive_never_certified() -> None:
 
 
 def test_origin_token_fails_T3_outside_hypotheses() -> None:
-    # THEORY.md D4: the square plus the origin keeps the origin token at 0, inside K.
+    # docs/theory.md D4: the square plus the origin keeps the origin token at 0, inside K.
     config = make_configuration([[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 0]], alpha="1/2", outside_hypotheses=True)
     report = check_configuration(config)
     t3 = report.verdicts["T3"]
@@ -130,7 +130,7 @@ def test_duplicates_stay_unsettled_by_D7() -> None:
 
 
 def test_duplicates_are_settled_by_the_closed_form_and_refute_T3() -> None:
-    # THEORY.md D9, outside the theorem: a group of equal tokens is solved as one token. The pair at
+    # docs/theory.md D9, outside the theorem: a group of equal tokens is solved as one token. The pair at
     # (1, 0) ties with itself for ever and stays there, outside K = {(0, 1)}: T3 is false, exactly.
     config = make_configuration([[1, 0], [1, 0], [0, 1]], alpha="1/2", outside_hypotheses=True)
     report = check_configuration(config, layer_budget=5, cross_check=False)
@@ -400,7 +400,7 @@ def test_value_matrix_variant_runs_and_replays() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# THEORY.md D9: closed-form certificates settle what D7 leaves
+# docs/theory.md D9: closed-form certificates settle what D7 leaves
 
 D9_C = F(-7, 8)
 D9_EXAMPLE = make_configuration([[D9_C, F(-1, 2)], [D9_C, F(1, 2)], [D9_C, 0], [D9_C, F(1, 4)], [D9_C, F(-1, 4)]],
@@ -426,14 +426,14 @@ def test_theory_D9_example_is_certified_by_its_closed_form() -> None:
     report = check_configuration(D9_EXAMPLE, cross_check=False)
     assert report.status == "certified"
     t4 = report.verdicts["T4"]
-    # The centre's limit (c, 0) is the projection of 0 onto the edge between the leaders (THEORY.md D9).
+    # The centre's limit (c, 0) is the projection of 0 onto the edge between the leaders (docs/theory.md D9).
     assert [p["limit"] for p in t4.certificate["projections"]] == [["-7/8", "0"]]  # type: ignore[index]
     for claim in ("T1", "T2", "T3", "T4"):
         assert report.verdicts[claim].certificate["closed_form"]["status"] == "certified"  # type: ignore[index]
 
 
 def test_a_late_pattern_change_is_reached_by_the_jump_not_by_layers() -> None:
-    # THEORY.md D9, "patterns that change late": at alpha = 1/100 the token (2/5, 0) ties with itself
+    # docs/theory.md D9, "patterns that change late": at alpha = 1/100 the token (2/5, 0) ties with itself
     # only at layer 200 and leads from layer 201; the run stops a few layers in, the chain says the rest.
     config = make_configuration([["1/2", 1], ["1/2", -1], ["3/5", "3/4"], ["3/5", "-3/4"], ["2/5", 0]], alpha="1/100")
     run = run_configuration(config)
@@ -445,7 +445,7 @@ def test_a_late_pattern_change_is_reached_by_the_jump_not_by_layers() -> None:
 
 def test_closed_form_left_unsettled_keeps_the_verdicts_inconclusive_with_its_reason() -> None:
     # Outside the theorem (A positive definite, not symmetric): three tokens each in the next one's
-    # set, so no solving order exists ("mutual membership", THEORY.md D9).
+    # set, so no solving order exists ("mutual membership", docs/theory.md D9).
     config = make_configuration([[1, 0], [0, 1], [-1, -1]], alpha="1/2", A=[[0, -1], [1, 0]], outside_hypotheses=True)
     report = check_configuration(config, layer_budget=12, cross_check=False)
     assert report.settled_layer is None and report.stopped_by == "layer budget"

@@ -1,4 +1,4 @@
-"""THEORY.md §7's construction: known answers, both variants, genericity redraws, refusals."""
+"""docs/theory.md §7's construction: known answers, both variants, genericity redraws, refusals."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from verify.classify.dataset import InseparableDataset, dataset_to_json, make_da
 from verify.classify.strategies import generate_dataset
 from verify.numbers import InputError
 
-# THEORY.md §7: in d = 1, (0, 1) and (0, 1/2, 1/2, 1) need a kink inside (0, 1), while
+# docs/theory.md §7: in d = 1, (0, 1) and (0, 1/2, 1/2, 1) need a kink inside (0, 1), while
 # (2, 3) and (2, 5/2, 5/2, 3) need one inside (2, 3); the pairs have equal means and share tokens.
 FOUR_SEQUENCES = make_dataset([[0, 1], [0, "1/2", "1/2", 1], [2, 3], [2, "5/2", "5/2", 3]], [0, 1, 0, 1])
 

@@ -1,4 +1,4 @@
-"""DATA.json reading, the fingerprint and separability (THEORY.md §7)."""
+"""DATA.json reading, the fingerprint and separability (docs/theory.md §7)."""
 
 from __future__ import annotations
 

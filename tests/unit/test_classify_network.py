@@ -1,4 +1,4 @@
-"""The block family's exact forward pass (THEORY.md §7): known answers, the file, the float filter."""
+"""The block family's exact forward pass (docs/theory.md §7): known answers, the file, the float filter."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""verify.closed_form (THEORY.md D9): exponential polynomials, exact signs, segments and the jump.
+"""verify.closed_form (docs/theory.md D9): exponential polynomials, exact signs, segments and the jump.
 
 Known answers are computed by hand (the formulas are in the comments); agreement with the exact
 engine is checked layer by layer, positions and attention sets.
@@ -33,7 +33,7 @@ from verify.families import generate
 from verify.families import generate_face_mean_ties
 from verify.numbers import InputError
 
-# THEORY.md D9's example: (c, -1/2), (c, 1/2), (c, 0), (c, 1/4), (c, -1/4), c = -7/8, A = I, alpha = 1/2.
+# docs/theory.md D9's example: (c, -1/2), (c, 1/2), (c, 0), (c, 1/4), (c, -1/4), c = -7/8, A = I, alpha = 1/2.
 C = F(-7, 8)
 D9_EXAMPLE = [(C, F(-1, 2)), (C, F(1, 2)), (C, F(0)), (C, F(1, 4)), (C, F(-1, 4))]
 # A token overshooting its set: leaders (1/2, +-1), lockers (3/5, +-3/4) onto them, and (2/5, 0)
@@ -168,7 +168,7 @@ def test_repeated_base_raises_the_degree_without_constant_term():
 
 
 def test_special_case_token_outside_its_set():
-    # THEORY.md D9: j not in F_j, members' mean P + r^t Q: P + r^t (z0 - P) + gamma t r^(t-1) Q.
+    # docs/theory.md D9: j not in F_j, members' mean P + r^t Q: P + r^t (z0 - P) + gamma t r^(t-1) Q.
     alpha = F(1, 3)
     r, gamma = 1 / (1 + alpha), alpha / (1 + alpha)
     P, Q, z0 = (F(1), F(2)), (F(-3, 4), F(1, 5)), (F(1, 7), F(-2))
@@ -347,7 +347,7 @@ def test_late_overshoot_is_reached_by_one_jump_without_simulating_the_layers_bet
 def test_a_leader_emerges_as_late_as_we_like_for_a_fixed_alpha():
     # The lockers 1/100000 beyond the leaders' level: the token ties with itself at layer
     # (1 + (1/10) / 10^-5) / alpha = 20002 for alpha = 1/2, and leads from layer 20003. So the
-    # layer at which every leader has emerged is not bounded by n, d and alpha (THEORY.md §6).
+    # layer at which every leader has emerged is not bounded by n, d and alpha (docs/theory.md §6).
     delta = F(1, 10 ** 5)
     tokens = [(F(1, 2), F(1)), (F(1, 2), F(-1)), (F(1, 2) + delta, F(3, 4)), (F(1, 2) + delta, F(-3, 4)),
               (F(2, 5), F(0))]

@@ -172,7 +172,7 @@ def test_an_expectation_other_than_held_or_refuted_is_refused(expected):
 
 
 def test_a_counterexample_outside_the_hypotheses_records_it(tmp_path):
-    # The origin is outside the hypotheses (THEORY.md D4): the saved file must say so, or it would be refused.
+    # The origin is outside the hypotheses (docs/theory.md D4): the saved file must say so, or it would be refused.
     with_origin = st.integers(1, 9).map(lambda x: Configuration(tokens=((Fraction(0),), (Fraction(x),)),
                                                                  alpha=Fraction(1), outside_hypotheses=True))
     conjecture = Conjecture("no origin", "No token is the origin.", with_origin,

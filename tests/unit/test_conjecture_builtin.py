@@ -92,7 +92,7 @@ def test_settling_and_emergence_measure_the_worked_emerging_leader():
 
     emerging = WORKED_CONFIGURATIONS["emerging_leader"]
     observation = builtin._leader_emergence(emerging)
-    # THEORY.md §4: token 1 is not a leader at layer 0 but becomes one at layer 1.
+    # docs/theory.md §4: token 1 is not a leader at layer 0 but becomes one at layer 1.
     assert observation.status == "held" and observation.measurements["last_leader_layer"] == 1
     assert builtin._settling(emerging).measurements["settled_layer"] >= 1
 
@@ -101,7 +101,7 @@ def test_ends_at_leader_or_tie_counts_the_persistent_ties_of_non_leader_clusters
     from verify.worked import WORKED_CONFIGURATIONS
 
     observation = builtin._leader_or_tie(WORKED_CONFIGURATIONS["non_leader_clusters"])
-    # (+-1/2, 0) tie between two corners forever (THEORY.md §4).
+    # (+-1/2, 0) tie between two corners forever (docs/theory.md §4).
     assert observation.status == "held" and observation.measurements["persistent_ties"] >= 2
 
 
@@ -192,6 +192,6 @@ def test_A_twins_certificate_for_a_singular_A_by_hand():
 
 def test_every_builtin_declares_held_or_refuted():
     assert {c.expected for c in builtin.BUILTIN_CONJECTURES.values()} == {"held", "refuted"}
-    # The statements known false (THEORY.md D4, D5, §4) are declared refuted.
+    # The statements known false (docs/theory.md D4, D5, §4) are declared refuted.
     for name in ("theorem_duplicate_tokens", "theorem_origin_token", "leaders_equal_hull_vertices"):
         assert builtin.BUILTIN_CONJECTURES[name].expected == "refuted"

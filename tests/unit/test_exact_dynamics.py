@@ -9,7 +9,7 @@ from verify.trajectory import simulate
 
 
 def oracle_layer(tokens, alpha, A=None):
-    """One layer of THEORY.md §1 written directly from the formula (independent of the engine)."""
+    """One layer of docs/theory.md §1 written directly from the formula (independent of the engine)."""
     d = len(tokens[0])
     A = A or [[F(int(r == c)) for c in range(d)] for r in range(d)]
     def score(x, y):  # <A x, y>

@@ -53,7 +53,7 @@ def test_near_tie_where_float_and_exact_differ_is_flagged():
 
 
 def test_persistent_exact_tie_lost_by_float_equality_is_flagged_from_the_start():
-    # THEORY.md §3: the tie of (5/32, 15/32) between the two others persists exactly forever;
+    # docs/theory.md §3: the tie of (5/32, 15/32) between the two others persists exactly forever;
     # float64 equality loses it at layer 3. The float engine must never call it decided.
     tokens = [["1/8", 1], ["1/2", "7/8"], ["5/32", "15/32"]]
     exact = simulate(tokens, alpha="1/2", layers=6)
@@ -209,7 +209,7 @@ def test_float_run_refuses_a_coordinate_beyond_float64_naming_it():
 
 
 def test_nothing_after_the_first_undecided_layer_is_presented_as_decided():
-    # The emerging-leader row of THEORY.md §4 plus (0, -1), which ties exactly with (-1, -1):
+    # The emerging-leader row of docs/theory.md §4 plus (0, -1), which ties exactly with (-1, -1):
     # float flags that row at layer 0. Exact: token 1 leads from layer 1 on. The float run can no
     # longer vouch for layer 1 (its bound covers only decided layers), so it must not list token
     # 1 as a leader, and every token of layers 1.. is undecided.

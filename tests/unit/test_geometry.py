@@ -104,7 +104,7 @@ def test_supporting_direction_decides_boundary(point: tuple[F, ...], on_boundary
 
 
 def test_a_lower_dimensional_hull_is_its_own_boundary() -> None:
-    # THEORY.md §2: K = segment x = 1 in the plane; its relative interior point (1, 0) is on the boundary.
+    # docs/theory.md §2: K = segment x = 1 in the plane; its relative interior point (1, 0) is on the boundary.
     c = geometry.supporting_direction(P(1, 0), [P(1, 1), P(1, -1)])
     assert c is not None and any(x != 0 for x in c)
 

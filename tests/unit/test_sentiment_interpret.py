@@ -1,4 +1,4 @@
-"""verify.sentiment.interpret: group leaders (THEORY.md D5) certified, deletion, matched polarity, vote, clustering."""
+"""verify.sentiment.interpret: group leaders (docs/theory.md D5) certified, deletion, matched polarity, vote, clustering."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Known answers: the first layers of the worked configurations (THEORY.md §4), by hand and by the oracle.
+"""Known answers: the first layers of the worked configurations (docs/theory.md §4), by hand and by the oracle.
 
-The numbers written out here were computed by hand from the update rule of THEORY.md §1
+The numbers written out here were computed by hand from the update rule of docs/theory.md §1
 (A = I, alpha = 1/2, so z' = (2 z + m) / 3); the oracle :mod:`verify.oracle` and the engine
 must both reproduce them.
 """

@@ -1,6 +1,6 @@
 """A campaign as tasks: :func:`plan_tasks` turns a spec and a seed into self-contained, picklable tasks.
 
-The four worked configurations of THEORY.md §4 come first, then seed-generated configurations
+The four worked configurations of docs/theory.md §4 come first, then seed-generated configurations
 across the families of :mod:`verify.families`; :func:`build_configuration` makes a task's
 configuration (the same one on any machine).
 """

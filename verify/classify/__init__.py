@@ -1,4 +1,4 @@
-"""Exact sequence classification (THEORY.md §7): build a hardmax transformer for a dataset, certify it.
+"""Exact sequence classification (docs/theory.md §7): build a hardmax transformer for a dataset, certify it.
 
 Modules
 -------

@@ -4,7 +4,7 @@ This module imports nothing from the package and nothing outside the standard li
 the network file and DATA.json itself, replays every block with :class:`fractions.Fraction`
 (feed-forward x + W relu(U x + b); hardmax attention x_i -> rho x_i + V mean_{C_i} x_j with
 C_i = argmax_j (query . x_i)(key . x_j), ties averaged over positions, B = 0 meaning every token
-attends to the whole sequence; THEORY.md §7), and says for every sequence whether all its final
+attends to the whole sequence; docs/theory.md §7), and says for every sequence whether all its final
 tokens have the label as first coordinate. Nothing the construction wrote is trusted: the
 per-sequence outputs in the network file are only compared with the replay.
 

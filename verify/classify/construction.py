@@ -1,4 +1,4 @@
-"""THEORY.md §7's construction: separate, collapse, read out, every parameter rational.
+"""docs/theory.md §7's construction: separate, collapse, read out, every parameter rational.
 
 For a separable dataset of N labelled sequences in Q^d (see :mod:`.dataset`):
 
@@ -6,7 +6,7 @@ For a separable dataset of N labelled sequences in Q^d (see :mod:`.dataset`):
    sequences with equal mean that hold such a pair are refined by thresholds t on a projection
    w.x (w injective on the current tokens): the feature mean_n relu(w.x - t), at a midpoint between
    consecutive projected tokens of the pair where the pair's features differ (one always exists,
-   THEORY.md §7). The feed-forward layer x -> x + e_1 sum_k a_k relu(w.x - t_k) with
+   docs/theory.md §7). The feed-forward layer x -> x + e_1 sum_k a_k relu(w.x - t_k) with
    |w_1| sum |a_k| < 1 is injective; the a_k are redrawn until sequences in different refined
    classes get different means. Then uniform attention x_i -> x_i + eps mean_n x, with eps
    redrawn until no two sequences with different labels share a token. Under a width cap H the
@@ -47,7 +47,7 @@ from .network import (ONE, ZERO, Attention, Block, FeedForward, Network, Progres
 __all__ = ["ConstructionError", "BuildResult", "build_network", "MAX_DRAWS", "NARROW_WIDTH"]
 
 MAX_DRAWS = 200        # per genericity condition; a generic draw fails with probability ~0
-NARROW_WIDTH = 4       # THEORY.md §7's narrow variant
+NARROW_WIDTH = 4       # docs/theory.md §7's narrow variant
 MINIMUM_WIDTH = 3      # a read-out hat has three units
 
 
@@ -193,13 +193,13 @@ class _Builder:
                           profiles: "_Profiles") -> tuple[FeedForward, State, list[Vector], list[list[int]]]:
         """x -> x + e_1 sum_k a_k relu(w.x - t_k), with the a_k redrawn until every pair that is still
         bad after the layer (equal new means, different labels, a shared token) was already inseparable
-        by the layer's features: a pair the thresholds split stays split (THEORY.md §7, generic a_k)."""
+        by the layer's features: a pair the thresholds split stays split (docs/theory.md §7, generic a_k)."""
         weight = abs(w[0])
         for _attempt in range(MAX_DRAWS):
             signs = self.rng.integers(0, 2, size=len(thresholds))
             numerators = [int(x) * (1 if s else -1) for x, s in zip(self.rng.integers(1, 1000, size=len(thresholds)), signs)]
             # |w_1| sum |a_k| < 1/2: the layer is injective, so tokens shared before are shared after and
-            # no others (THEORY.md §7).
+            # no others (docs/theory.md §7).
             scale = (2 * int(weight.p) * sum(abs(r) for r in numerators)) // int(weight.q) + 1 if weight else 1
             a = [fmpq(r, scale) for r in numerators]
             assert weight * sum(abs(x) for x in a) < 1

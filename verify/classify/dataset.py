@@ -1,4 +1,4 @@
-"""Labelled sequence datasets (THEORY.md §7): DATA.json, the fingerprint, and separability.
+"""Labelled sequence datasets (docs/theory.md §7): DATA.json, the fingerprint, and separability.
 
 DATA.json is ``{"sequences": [[token, ...], ...], "labels": [label, ...]}`` (optionally
 ``"name"``). A token is a list of d exact numbers (d >= 1, the same d everywhere); when d = 1

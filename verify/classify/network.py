@@ -1,4 +1,4 @@
-"""The block family of THEORY.md §7 in exact rational arithmetic, its file format, and its forward pass.
+"""The block family of docs/theory.md §7 in exact rational arithmetic, its file format, and its forward pass.
 
 The family
 ----------

@@ -1,6 +1,6 @@
 """A second, minimal forward pass of the block family, written only as an oracle (and a baseline).
 
-THEORY.md §7, read literally: for every token, FF(x) = x + W relu(U x + b) unit by unit; for every
+docs/theory.md §7, read literally: for every token, FF(x) = x + W relu(U x + b) unit by unit; for every
 token i of a sequence, the scores <B x_i, x_j> = (query . x_i)(key . x_j) against every token j
 (0 when B is null), C_i the positions with the largest score, x_i -> rho x_i + V mean_{C_i} x_j,
 all tokens updated from the same layer. Plain :class:`fractions.Fraction`, no merging of equal

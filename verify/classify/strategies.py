@@ -100,7 +100,7 @@ def make_inseparable(dataset: Dataset, *, seed: int) -> tuple[Dataset, int]:
 
 @st.composite
 def datasets(draw, *, max_n: int = 40, max_d: int = 4, max_length: int = 200, labels: int = 3) -> Dataset:
-    """Separable datasets of the four families (THEORY.md §7), sizes and seed drawn by Hypothesis."""
+    """Separable datasets of the four families (docs/theory.md §7), sizes and seed drawn by Hypothesis."""
     # Small and large sizes both on purpose: Hypothesis favours small integers, and the hard cases
     # (many sequences sharing tokens, long sequences) need large ones often enough.
     n = draw(st.one_of(st.integers(1, min(max_n, 8)), st.integers(min(max_n, 20), max_n)))

@@ -33,7 +33,7 @@ def _one_line(verdict: Verdict) -> str:
     return text
 
 
-# What each D7 fate means, for the fates table (THEORY.md D7).
+# What each D7 fate means, for the fates table (docs/theory.md D7).
 _FATE_MEANING = {
     "leader": "C_i = {i}: fixed from that layer on",
     "fixed": "attends only to fixed tokens G: converges to a point of their hull",
@@ -50,7 +50,7 @@ def _fate_row(fate: TokenFate) -> list[str]:
 
 def fates_table(report: ClaimReport) -> Table:
     """One row per token: its D7 fate, the layer it was established, the set behind it, the exact limit."""
-    table = Table(title="fates and limits (THEORY.md D7)")
+    table = Table(title="fates and limits (docs/theory.md D7)")
     for column in ("token", "fate", "from layer", "set", "limit"):
         table.add_column(column, overflow="fold")
     for fate in sorted(report.fates, key=lambda f: f.token):

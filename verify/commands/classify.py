@@ -1,4 +1,4 @@
-"""``hardmax-verify classify build | check | imdb``: exact sequence classification (THEORY.md §7)."""
+"""``hardmax-verify classify build | check | imdb``: exact sequence classification (docs/theory.md §7)."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def _combined_exit(results: list[ConjectureResult]) -> int:
 
 @click.group("conjecture")
 def conjecture() -> None:
-    """Test conjectures beyond the theorem's hypotheses (THEORY.md §3 D4, D5, D8 and §6).
+    """Test conjectures beyond the theorem's hypotheses (docs/theory.md §3 D4, D5, D8 and §6).
 
     A conjecture FILE.py is Python code and runs with your rights: run only files you trust.
     """

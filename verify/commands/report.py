@@ -95,7 +95,7 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
-    configurations of THEORY.md §4 and on seed-generated configurations across families.
+    configurations of docs/theory.md §4 and on seed-generated configurations across families.
     The report is written in every case; the exit status combines the verdicts: 0 all
     certified, 1 something failed, 3 nothing failed but something inconclusive. A second run
     into the same --out while one is running is refused (exit status 4).

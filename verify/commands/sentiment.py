@@ -1,4 +1,4 @@
-"""``hardmax-verify sentiment ...``: the IMDb experiment of THEORY.md §5 (train, evaluate, analyze, fetch, protocol)."""
+"""``hardmax-verify sentiment ...``: the IMDb experiment of docs/theory.md §5 (train, evaluate, analyze, fetch, protocol)."""
 
 from __future__ import annotations
 
@@ -571,7 +571,7 @@ def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, jso
     return exitcodes.SUCCESS
 
 
-# THEORY.md §5: the vocabulary of the authors' run, padding included.
+# docs/theory.md §5: the vocabulary of the authors' run, padding included.
 AUTHORS_VOCABULARY_SIZE = 121_296
 
 

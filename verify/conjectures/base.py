@@ -135,7 +135,7 @@ class Conjecture:
     name
         Identifier (used on the command line and, through :func:`result_stem`, in file names).
     statement
-        The mathematical statement, in words, with the THEORY.md ids it extends.
+        The mathematical statement, in words, with the docs/theory.md ids it extends.
     strategy
         Hypothesis strategy of :class:`Configuration`. Set ``Configuration.name`` to the family
         label (e.g. ``"psd_rank1_d3"``): the runner counts examples per family.

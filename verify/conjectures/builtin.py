@@ -1,4 +1,4 @@
-"""The built-in conjectures of the lab (issue 6; THEORY.md §3 D4, D5, D8 and §6).
+"""The built-in conjectures of the lab (issue 6; docs/theory.md §3 D4, D5, D8 and §6).
 
 Each conjecture draws :class:`~verify.config.Configuration` objects from a Hypothesis strategy
 (family label in ``Configuration.name``) and decides them exactly:
@@ -41,7 +41,7 @@ from .softmax import deviation_from_hardmax
 
 __all__ = ["BUILTIN_CONJECTURES", "get_conjecture", "claims_report"]
 
-# Layer budgets: enough for the small sizes drawn here to settle (THEORY.md D7: 200 random
+# Layer budgets: enough for the small sizes drawn here to settle (docs/theory.md D7: 200 random
 # configurations with n <= 12 locked within 30 layers), small enough for CI on two cores.
 CLAIMS_BUDGET = 60
 FINITE_LAYERS = 30
@@ -156,7 +156,7 @@ def _outside(kind: str) -> st.SearchStrategy[Configuration]:
 
 @st.composite
 def _symmetric_with_origin(draw: st.DrawFn) -> Configuration:
-    """Tokens +-v plus the origin: the mean stays 0 by symmetry, so the origin token never moves (THEORY.md D4)."""
+    """Tokens +-v plus the origin: the mean stays 0 by symmetry, so the origin token never moves (docs/theory.md D4)."""
     d = draw(st.integers(1, 3))
     half = draw(token_configurations(min_n=1, max_n=3, d=d))
     tokens = list(dict.fromkeys([*half, *(tuple(-x for x in v) for v in half)]))
@@ -361,17 +361,17 @@ def _leaders_vs_hull(config: Configuration) -> Observation:
 
 
 def _pattern_settles(config: Configuration) -> Observation:
-    """THEORY.md §6 by the D9 jump search from layer 0: held with the layer from which every attention
+    """docs/theory.md §6 by the D9 jump search from layer 0: held with the layer from which every attention
     set is constant; a chain left unsettled by a budget is a candidate, never a refutation."""
     chain = certify(config.tokens, alpha=config.alpha, A=config.A)
     if not chain.certified:
-        return Observation.undecided(f"candidate for THEORY.md §6 (attention pattern not shown constant): {chain.reason}",
+        return Observation.undecided(f"candidate for docs/theory.md §6 (attention pattern not shown constant): {chain.reason}",
                                      searched_to_layer=chain.layer)
     return Observation.held(f"every attention set is constant from layer {chain.layer} on ({chain.jumps} jump(s))",
                             settling_layer=chain.layer, jumps=chain.jumps)
 
 
-# THEORY.md D9: the five-token example that refutes "every token becomes a leader, fixed or locked".
+# docs/theory.md D9: the five-token example that refutes "every token becomes a leader, fixed or locked".
 D9_C = Fraction(-7, 8)
 D9_EXAMPLE = make_configuration([[D9_C, Fraction(-1, 2)], [D9_C, Fraction(1, 2)], [D9_C, 0], [D9_C, Fraction(1, 4)],
                                  [D9_C, Fraction(-1, 4)]], alpha="1/2", name="theory_D9_example")
@@ -497,7 +497,7 @@ def _claims_conjecture(name: str, family: str, strategy: st.SearchStrategy[Confi
 
 
 def _worked() -> tuple[Configuration, ...]:
-    """The paper's worked configurations (THEORY.md §4), tried first by the measurement conjectures."""
+    """The paper's worked configurations (docs/theory.md §4), tried first by the measurement conjectures."""
     from ..worked import WORKED_CONFIGURATIONS
 
     return tuple(replace(c, name=f"worked_{name}") for name, c in WORKED_CONFIGURATIONS.items())
@@ -516,13 +516,13 @@ def _build() -> dict[str, Conjecture]:
                            st.one_of(_psd_family(), *[_psd_kernel_twins(d, r) for r in (1, 2) for d in (3, 4)]),
                            (*(f"psd_rank{r}_d{d}" for r in (1, 2) for d in (3, 4)), "psd_kernel_twins_rank{1,2}_d{3,4}"),
                            expected="refuted"),
-        _claims_conjecture("theorem_indefinite", "for A indefinite (THEORY.md §6: [FW] does not transfer)",
+        _claims_conjecture("theorem_indefinite", "for A indefinite (docs/theory.md §6: [FW] does not transfer)",
                            _indefinite_family(), ("indefinite_d2", "indefinite_d3"), expected="refuted"),
-        _claims_conjecture("theorem_negative_semidefinite", "for A negative semidefinite (THEORY.md §6)",
+        _claims_conjecture("theorem_negative_semidefinite", "for A negative semidefinite (docs/theory.md §6)",
                            _nsd_family(), ("negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}"), expected="refuted"),
-        _claims_conjecture("theorem_duplicate_tokens", "when some tokens are duplicated (THEORY.md D5)",
+        _claims_conjecture("theorem_duplicate_tokens", "when some tokens are duplicated (docs/theory.md D5)",
                            _outside("duplicates"), ("duplicates",), expected="refuted"),
-        _claims_conjecture("theorem_origin_token", "when one token is the origin (THEORY.md D4)",
+        _claims_conjecture("theorem_origin_token", "when one token is the origin (docs/theory.md D4)",
                            st.one_of(_outside("origin_token"), _symmetric_with_origin()),
                            ("origin_token", "origin_symmetric_d{1,2,3}"), expected="refuted"),
         Conjecture(
@@ -558,10 +558,10 @@ def _build() -> dict[str, Conjecture]:
         ),
         Conjecture(
             name="every_token_settles",
-            statement="Every token gets a certified fate: it becomes a leader, fixed or locked (THEORY.md D7), or "
+            statement="Every token gets a certified fate: it becomes a leader, fixed or locked (docs/theory.md D7), or "
                       "follows a closed-form path that keeps its attention set for ever (D9); measurement: the layer "
                       "by which that happens, against n, d, alpha. As first stated (leader, fixed or locked only) "
-                      "it is false: in the five-token example of THEORY.md D9, (c, -1/2), (c, 1/2), (c, 0), "
+                      "it is false: in the five-token example of docs/theory.md D9, (c, -1/2), (c, 1/2), (c, 0), "
                       "(c, 1/4), (c, -1/4) with c = -7/8, alpha = 1/2, A = I, the token (c, 0) ties with all five "
                       "for ever and never moves, yet is neither fixed nor locked.",
             strategy=_inside(max_n=8), predicate=_settling, families=("every family of verify.families inside the hypotheses",),
@@ -572,7 +572,7 @@ def _build() -> dict[str, Conjecture]:
         Conjecture(
             name="attention_pattern_eventually_constant",
             statement="The attention pattern of every configuration inside the hypotheses is eventually constant "
-                      "(THEORY.md §6); measurement: the layer from which every attention set is constant.",
+                      "(docs/theory.md §6); measurement: the layer from which every attention set is constant.",
             strategy=_inside(max_n=8), predicate=_pattern_settles,
             families=("every family of verify.families inside the hypotheses",),
             kind="measurement", target="settling_layer", expected="held", explicit=(D9_EXAMPLE, *_worked()),

@@ -1,6 +1,6 @@
 """Softmax attention at inverse temperature beta, with rigorous interval arithmetic (python-flint arb).
 
-This is a *different rule* from the hardmax model (THEORY.md §6, last open question), used
+This is a *different rule* from the hardmax model (docs/theory.md §6, last open question), used
 only by the softmax-vs-hardmax conjecture: the attention weights are
 
     w_ij = exp(beta <A z_i, z_j>) / sum_l exp(beta <A z_i, z_l>)

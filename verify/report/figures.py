@@ -167,17 +167,17 @@ def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInf
                             Line2D([], [], linestyle="--", color="0.2", label="K")]
                 ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.04, 1.0), fontsize=6.5, frameon=False,
                           borderaxespad=0.0)
-    fig.suptitle(f"The worked configurations of THEORY.md §4: exact hardmax dynamics, layers "
+    fig.suptitle(f"The worked configurations of docs/theory.md §4: exact hardmax dynamics, layers "
                  f"{', '.join(str(k) for k in columns)}", fontsize=11)
     fig.subplots_adjust(left=0.05, right=0.86, bottom=0.03, top=0.93, wspace=0.25, hspace=0.2)
     png, svg = _save(fig, out_dir, "worked_panels", svg=True)
-    return FigureInfo("worked_panels", png, svg, "Worked configurations (THEORY.md §4, [P1] Figure 2)",
+    return FigureInfo("worked_panels", png, svg, "Worked configurations (docs/theory.md §4, [P1] Figure 2)",
                       "Rows: the worked configurations; columns: layers 0, 1, 2, 5 and 30 of the exact dynamics. "
                       "Colour: the token's certified limit, the same in every column (tokens with the same limit "
                       "share a colour; the row's legend gives the limits). Stars: leaders at that layer "
                       "(C_i = {i}); a thick black edge marks a tie (|C_i| > 1). Grey lines: trails since layer 0. "
                       "Dashed polygon: K, the convex hull of the leaders' certified limits. "
-                      "Crosses: certified limits of non-leaders (fixed or locked tokens, THEORY.md D7).")
+                      "Crosses: certified limits of non-leaders (fixed or locked tokens, docs/theory.md D7).")
 
 
 def _families(records: Sequence[dict[str, Any]]) -> list[str]:
@@ -248,7 +248,7 @@ def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
     ax2.set_yticks(range(len(families)))
     ax2.set_yticklabels(families, fontsize=8)
     ax2.set_ylim(-0.6, len(families) - 0.4)
-    ax2.set_xlabel("layer at which a non-leader locked or became fixed (THEORY.md D7)")
+    ax2.set_xlabel("layer at which a non-leader locked or became fixed (docs/theory.md D7)")
     ax2.set_title("Locking layers by family (colour: alpha)", fontsize=9)
     fig.tight_layout()
     png, svg = _save(fig, out_dir, "convergence")
@@ -258,7 +258,7 @@ def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
                       "float64. Curves drop to the bottom when every certified token sits on its limit. Dashed, "
                       "in the same colour: the rate D7 proves after a token locks, a factor 1/(1 + alpha) per "
                       "layer (slope -log(1 + alpha)), drawn from the largest starting distance of that alpha. "
-                      "Right: the layer at which each non-leader locked or became fixed (exact, THEORY.md D7), "
+                      "Right: the layer at which each non-leader locked or became fixed (exact, docs/theory.md D7), "
                       "one row per family, coloured by alpha.")
 
 

@@ -85,7 +85,7 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
                      "claims are inconclusive, and with a time budget the results depend on the machine's speed.")
     else:
         notes.append(f"Every token of every example led, became fixed or locked within {budget} layers "
-                     "(THEORY.md D7), so convergence (T3) is certified wherever T3 says so.")
+                     "(docs/theory.md D7), so convergence (T3) is certified wherever T3 says so.")
     errors = [r for r in records if r.get("status") == "error"]
     if errors:
         notes.append(f"{len(errors)} task(s) raised an error twice and were not checked: "
@@ -123,7 +123,7 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
                  "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
                  "distances to certified limits, rounded to float for plotting.")
-    notes.append("Assumed: the facts proved in THEORY.md that carry a certificate beyond the layers computed "
+    notes.append("Assumed: the facts proved in docs/theory.md that carry a certificate beyond the layers computed "
                  "(last column of the table).")
     return notes
 
@@ -149,7 +149,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     time_budget = campaign.get("time_budget")
     time_budget_text = "" if time_budget is None else f", time budget {time_budget:g} s per configuration"
     blocks.append(_p(f"Overall: {_STATUS_WORD.get(overall, overall)} (exit status {summary['exit_status']}). "
-                     f"{len(records)} configurations checked: {worked} worked configurations of THEORY.md §4 and "
+                     f"{len(records)} configurations checked: {worked} worked configurations of docs/theory.md §4 and "
                      f"{len(records) - worked} generated from seed {campaign['seed']} across the families "
                      f"{', '.join(families) or '(none)'}; layer budget {campaign['layer_budget']}"
                      f"{time_budget_text}. "

@@ -1,6 +1,6 @@
 """Configurations with exact answers known without the engine: the suite's known-answer checks.
 
-Every answer here comes from THEORY.md (§3 facts and examples, §4 worked configurations) or
+Every answer here comes from docs/theory.md (§3 facts and examples, §4 worked configurations) or
 from the update rule by hand (the arithmetic is in the comments), never from running
 :mod:`verify.exact_dynamics`; the pinned positions of the emerging-leader row were computed
 from the formula and agree with the independent oracle of ``tests/unit/test_exact_dynamics.py``.
@@ -80,7 +80,7 @@ def _config(name: str, tokens: list[list[str]], *, alpha: str = "1/2", A: list[l
     return parse_configuration(data, outside_hypotheses=outside)
 
 
-# -- THEORY.md §4 row 1: token 1 does not lead at layer 0 and leads from layer 1. -------------
+# -- docs/theory.md §4 row 1: token 1 does not lead at layer 0 and leads from layer 1. -------------
 _EMERGING = WORKED_CONFIGURATIONS["emerging_leader"]
 # Layer 1 by hand, e.g. token 1 = (-1/12, 1/12): its scores are 1/72 (itself), 1/48 (token 3 =
 # (0, 1/4)) and negative for the rest, so C = {3} and z' = (z + m/2) / (3/2) = (-1/18, 5/36).
@@ -96,7 +96,7 @@ def _emerging(dynamics: Dynamics) -> list[str]:
     return out
 
 
-# -- THEORY.md §4 row 4: (+-1/2, 0) tie between two corners forever (the T4 case). -------------
+# -- docs/theory.md §4 row 4: (+-1/2, 0) tie between two corners forever (the T4 case). -------------
 _CLUSTERS = WORKED_CONFIGURATIONS["non_leader_clusters"]
 _CLUSTER_LAYERS = 12
 
@@ -112,7 +112,7 @@ def _clusters(dynamics: Dynamics) -> list[str]:
     return out
 
 
-# -- THEORY.md D7: the three-way tie; token 2 is fixed from layer 0 at the mean of all three. ---
+# -- docs/theory.md D7: the three-way tie; token 2 is fixed from layer 0 at the mean of all three. ---
 _THREE_WAY = _config("three_way_tie", [["1", "0"], ["0", "1"], ["1/2", "1/2"]])
 
 
@@ -124,7 +124,7 @@ def _three_way(dynamics: Dynamics) -> list[str]:
     return out
 
 
-# -- THEORY.md §3 (end): an exact tie float64 loses at layer 3; exactly it persists. -----------
+# -- docs/theory.md §3 (end): an exact tie float64 loses at layer 3; exactly it persists. -----------
 _FLOAT_TIE = _config("persistent_tie", [["1/8", "1"], ["1/2", "7/8"], ["5/32", "15/32"]])
 
 
@@ -136,7 +136,7 @@ def _float_tie(dynamics: Dynamics) -> list[str]:
     return out
 
 
-# -- THEORY.md D4 (outside the hypotheses): the origin token is at -1/36 at layer 2. ------------
+# -- docs/theory.md D4 (outside the hypotheses): the origin token is at -1/36 at layer 2. ------------
 _ORIGIN = _config("origin_token", [["0"], ["3"], ["-1"], ["-2"]], outside=True)
 
 
@@ -169,7 +169,7 @@ def _chain(dynamics: Dynamics) -> list[str]:
     # Token 0 = (0, 1/4) scores 1/16 (itself), 1/12 (token 1), 1/48 (token 2): C = {1}, so
     # z_0' = ((0, 1/4) + (1/2, 1/6)) / (3/2) = (1/3, 5/18). Token 2 = (-1/12, 1/12) scores 1/72
     # (itself), 1/48 (token 0), -1/18 (token 1): C = {0}, z_2' = ((-1/12, 1/12) + (0, 1/8)) / (3/2)
-    # = (-1/18, 5/36). All tokens move at once (THEORY.md §1): token 2 must see the *old* token 0.
+    # = (-1/18, 5/36). All tokens move at once (docs/theory.md §1): token 2 must see the *old* token 0.
     layers = run_layers(dynamics, _CHAIN, 2)
     return (_expect_attention(layers[0], 2, {0}) + _expect_leaders(layers[0], {1})
             + _expect_position(layers[1], 0, (F(1, 3), F(5, 18))) + _expect_position(layers[1], 2, (F(-1, 18), F(5, 36)))
@@ -189,11 +189,11 @@ def _one_d(dynamics: Dynamics) -> list[str]:
 
 
 KNOWN_ANSWERS: tuple[KnownAnswer, ...] = (
-    KnownAnswer("emerging_leader", "THEORY.md §4 row 1; layer 1 by hand", _EMERGING, _emerging),
-    KnownAnswer("non_leader_clusters", "THEORY.md §4 row 4; closed form by hand", _CLUSTERS, _clusters),
-    KnownAnswer("three_way_tie", "THEORY.md D7 example", _THREE_WAY, _three_way),
-    KnownAnswer("persistent_tie", "THEORY.md §3, the tie float64 loses", _FLOAT_TIE, _float_tie),
-    KnownAnswer("origin_token", "THEORY.md D4 example (outside the hypotheses)", _ORIGIN, _origin),
+    KnownAnswer("emerging_leader", "docs/theory.md §4 row 1; layer 1 by hand", _EMERGING, _emerging),
+    KnownAnswer("non_leader_clusters", "docs/theory.md §4 row 4; closed form by hand", _CLUSTERS, _clusters),
+    KnownAnswer("three_way_tie", "docs/theory.md D7 example", _THREE_WAY, _three_way),
+    KnownAnswer("persistent_tie", "docs/theory.md §3, the tie float64 loses", _FLOAT_TIE, _float_tie),
+    KnownAnswer("origin_token", "docs/theory.md D4 example (outside the hypotheses)", _ORIGIN, _origin),
     KnownAnswer("diagonal_A", "by hand, A = diag(1, 4)", _DIAGONAL_A, _diagonal_A),
     KnownAnswer("chain", "by hand, simultaneous update", _CHAIN, _chain),
     KnownAnswer("one_dimensional", "by hand, d = 1", _ONE_D, _one_d),

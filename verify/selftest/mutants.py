@@ -3,7 +3,7 @@
 Each exact mutant has the signature of :func:`verify.exact_dynamics.exact_layers` and yields
 :class:`~verify.exact_dynamics.ExactLayer` objects, so it can be passed wherever the suite
 accepts an injectable ``dynamics``. Each is a small, independent computation over
-:class:`fractions.Fraction` with one plausible mistake in the update rule of THEORY.md §1::
+:class:`fractions.Fraction` with one plausible mistake in the update rule of docs/theory.md §1::
 
     C_i(Z) = { j : <A z_i, z_j> = max_l <A z_i, z_l> }
     z_i^{k+1} = ( z_i^k + alpha * mean_{j in C_i(Z^k)} z_j^k ) / (1 + alpha)

@@ -3,7 +3,7 @@
 "The suite" is everything the project ships to decide whether an implementation is right:
 
 * ``known``: the configurations with exact answers known without the engine
-  (:mod:`verify.selftest.known_answers`: the worked configurations of THEORY.md §4 and the
+  (:mod:`verify.selftest.known_answers`: the worked configurations of docs/theory.md §4 and the
   examples of §3);
 * ``claims``: :func:`verify.claims.check_configuration` (verdicts T0..T4, D1..D3 and the
   one-step ``replay`` against the independent oracle) on a fixed set of configurations,
@@ -135,7 +135,7 @@ def _config(name: str, tokens: list[list[str]], *, alpha: str = "1/2", A: list[l
     return parse_configuration(data)
 
 
-# Claim checks run on these: the worked rows, the tie examples of THEORY.md, and configurations
+# Claim checks run on these: the worked rows, the tie examples of docs/theory.md, and configurations
 # with A != I (a mutant ignoring A can only be caught where A changes an attention set).
 CLAIM_CONFIGURATIONS: tuple[Configuration, ...] = (
     *WORKED_CONFIGURATIONS.values(),

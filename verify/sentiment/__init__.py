@@ -1,4 +1,4 @@
-"""The sentiment experiment of THEORY.md §5: IMDb, the pure-attention hardmax classifier, certified.
+"""The sentiment experiment of docs/theory.md §5: IMDb, the pure-attention hardmax classifier, certified.
 
 Modules
 -------
@@ -18,7 +18,7 @@ Only :mod:`model` and :mod:`checkpoints` import torch/safetensors, and lazily, s
 preprocessing and certified evaluation of a saved model work without torch.
 """
 
-# THEORY.md §5: the authors' reported best test accuracies (softmax model, epoch chosen on the
+# docs/theory.md §5: the authors' reported best test accuracies (softmax model, epoch chosen on the
 # test set), the like-for-like target of the reproduction.
 AUTHORS_SOFTMAX_TEST_ACCURACY = {2: 0.7914, 4: 0.8228, 8: 0.8505, 16: 0.8821}
 

@@ -5,7 +5,7 @@ What is exact and what is measured
 * Leaders, predictions at K = 8: certified (float engine with proven bound, exact fallback;
   :mod:`verify.sentiment.evaluate`). A leader is a token with C_i = {i} at some layer <= K,
   defined on the original token indices, so a duplicated word or padding is never a leader
-  (THEORY.md D5); the authors' "first index of the argmax" rule is not used.
+  (docs/theory.md D5); the authors' "first index of the argmax" rule is not used.
 * The "converged" state is the float state after ``converge_layers`` layers (measured, not
   certified: reviews whose attention sets the float bound could not decide in those layers are
   counted and left out of the comparison).
@@ -304,7 +304,7 @@ def _t2_vertices(points: np.ndarray, leader_mask: np.ndarray, tolerance: float =
 def _t3_boundary(points: np.ndarray, leader_mask: np.ndarray, tolerance: float = 1e-6) -> dict:
     """T3 in float on converged states: every token's limit lies on the boundary of K = conv(leader limits).
 
-    K is taken in R^d (THEORY.md §2): when K is a point or a segment it is its own boundary and
+    K is taken in R^d (docs/theory.md §2): when K is a point or a segment it is its own boundary and
     a limit must lie on K. Implemented for d = 2; a configuration without leaders is counted apart.
     """
     from scipy.spatial import ConvexHull, QhullError
@@ -347,7 +347,7 @@ def _t3_boundary(points: np.ndarray, leader_mask: np.ndarray, tolerance: float =
 
 def certified_limits(tokens: np.ndarray, *, weights: ModelWeights, layers: int, predictions_at_K: np.ndarray,
                      layer_budget: int = 200, progress: Callable[[int, int], None] | None = None) -> dict:
-    """The theorem and "K layers approximate the asymptotic state", decided exactly (THEORY.md §2, D7).
+    """The theorem and "K layers approximate the asymptotic state", decided exactly (docs/theory.md §2, D7).
 
     For each configuration (distinct nonzero rows, A = I: within the hypotheses) the claim checks
     run the exact engine until every token is a leader, fixed or locked, which certifies T0..T4

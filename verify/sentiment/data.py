@@ -342,7 +342,7 @@ def content_sha256(reviews: Reviews) -> str:
 
 
 def paper_split(count: int, *, seed: int = 0, train_fraction: float = 0.7) -> tuple[np.ndarray, np.ndarray]:
-    """The paper's protocol (THEORY.md §5): shuffle all reviews with a fixed seed, first 70% train.
+    """The paper's protocol (docs/theory.md §5): shuffle all reviews with a fixed seed, first 70% train.
 
     The authors' file was already in random order; the project's CSV is ordered by split and
     label, so the shuffle is what makes the first 70% a fair sample.

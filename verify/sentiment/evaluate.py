@@ -2,12 +2,12 @@
 
 The hardmax model is the trained float32 weights read as the exact rationals they store
 (``Fraction(float(x))`` is exact): tokens E[ids], alpha, w, b. Its prediction for a review is
-the sign of w . mean_i z_i^K + b after K hardmax layers (THEORY.md §1 with A = I).
+the sign of w . mean_i z_i^K + b after K hardmax layers (docs/theory.md §1 with A = I).
 
 How a prediction is certified
 -----------------------------
 1. :func:`verify.float_dynamics.simulate_batch` (the one float implementation of the rule)
-   runs all reviews; it merges identical tokens (repeated words, padding: THEORY.md D5) and
+   runs all reviews; it merges identical tokens (repeated words, padding: docs/theory.md D5) and
    flags a review ``undecided`` when some attention set is not decided by its proven
    rounding bound. For decided reviews it also returns a proven bound e on
    |float - exact| per coordinate of the final positions.

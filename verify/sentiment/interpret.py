@@ -1,6 +1,6 @@
 """Interpretability tests of a trained sentiment model, certified where they use hardmax, and clustering measures.
 
-Leaders here include the clusters of equal tokens (THEORY.md D5): a repeated word or the
+Leaders here include the clusters of equal tokens (docs/theory.md D5): a repeated word or the
 padding can never satisfy C_i = {i}, but its copies together can lead as one group G with
 C_i = G for each member. :func:`cluster_leaders` finds, for every token, the first layer <= K
 at which its group (itself alone, or all its copies) has C = the group. Decided by the float
@@ -45,7 +45,7 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class ClusterLeaders:
-    """Certified leaders of N reviews, groups of equal tokens included (THEORY.md D5)."""
+    """Certified leaders of N reviews, groups of equal tokens included (docs/theory.md D5)."""
 
     leader_layer: np.ndarray    # (N, n) first layer <= K at which the token's group had C = the group; -1 never
     multiplicity: np.ndarray    # (N, n) copies of the token in its review (1 = a single token)

@@ -1,4 +1,4 @@
-"""The paper's classifier in torch (THEORY.md §5) and its resumable training loop.
+"""The paper's classifier in torch (docs/theory.md §5) and its resumable training loop.
 
     ids -> E[ids] = Z^0 (n x d) -> K layers  Z <- (Z + alpha softmax(beta Z Z^T) Z) / (1 + alpha)
         -> mean over all n tokens (padding included) -> w.z + b -> sigmoid
@@ -13,7 +13,7 @@ Two equivalent ways to run the attention in training, recorded in the settings:
 
 * over all n token positions (``merged_tokens = False``, the earlier runs);
 * over each review's distinct tokens (``merged_tokens = True``): equal tokens stay equal
-  (THEORY.md D5), so the m copies of a token are one row whose attention weight is
+  (docs/theory.md D5), so the m copies of a token are one row whose attention weight is
   multiplied by m, i.e. softmax over distinct tokens of beta z_i.z_u + log m_u, and the mean
   over the n positions is sum_u m_u z_u / n. The same function, computed on fewer rows
   (rounding differs; ``bench/train_epoch.py`` measures the difference and the time).
@@ -430,7 +430,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             entry["val_loss"], entry["val_acc"] = _bce_and_accuracy(scores, corpus.labels[split.validation])
         weights = weights_from_model(model)
         if hardmax_every and ((epoch + 1) % hardmax_every == 0 or epoch + 1 == epochs):
-            # Train too: the paper compares softmax and hardmax *training* losses (THEORY.md §5).
+            # Train too: the paper compares softmax and hardmax *training* losses (docs/theory.md §5).
             for name, rows in (("train", split.train), ("val", split.validation)):
                 if len(rows):
                     result = certified_evaluation(

@@ -1,4 +1,4 @@
-"""The paper's text preprocessing (THEORY.md §5), offline, plus the vocabulary and the encoding.
+"""The paper's text preprocessing (docs/theory.md §5), offline, plus the vocabulary and the encoding.
 
 Two cleanings, chosen by ``PreprocessOptions.cleaning``:
 

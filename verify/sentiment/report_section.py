@@ -115,7 +115,7 @@ def analysis_rows(data: Any) -> list[dict[str, Any]]:
 _FIGURES = {
     "training_curves": ("training curves",
                         "Loss and accuracy per epoch: softmax attention (as trained) on train, validation and test, "
-                        "and certified hardmax on validation and test every few epochs (THEORY.md §5)."),
+                        "and certified hardmax on validation and test every few epochs (docs/theory.md §5)."),
     "leader_words": ("leader words",
                      "The 15 most frequent leader words (C_i = {i}) among test reviews classified correctly with "
                      "confidence >= 0.95, counting leaders with |w.z + b| > 2, as in the paper's bar chart."),
@@ -183,7 +183,7 @@ def chosen_on_validation(evaluations: Sequence[Mapping[str, Any]]) -> list[Mappi
     """The experiment's model-selection rule: per (d, protocol), the evaluation with the highest
     validation accuracy; among those that tie on it, the first by checkpoint name.
 
-    Choosing by the test number would select on the test set (THEORY.md §5); the report marks the
+    Choosing by the test number would select on the test set (docs/theory.md §5); the report marks the
     chosen runs and the README's accuracy table quotes them.
     """
     best: dict[tuple[Any, Any], Mapping[str, Any]] = {}
@@ -231,7 +231,7 @@ def section(block: Mapping[str, Any]) -> Section:
                   "validation split carved from train: every prediction is that of exact rational arithmetic "
                   "on the stored float32 weights (reviews the float rounding bound could not decide were "
                   "recomputed exactly; their count is the exact-path column). The like-for-like number uses "
-                  "the test set for selection, as the paper did (THEORY.md §5); it is evidence, not a "
+                  "the test set for selection, as the paper did (docs/theory.md §5); it is evidence, not a "
                   "certified figure. Several runs of one d (other options) are chosen between on "
                   "validation too: the run marked 'chosen for this d' has the highest validation accuracy "
                   "of that d's runs under that protocol, and its honest number is the one to quote; taking "
@@ -250,7 +250,7 @@ def section(block: Mapping[str, Any]) -> Section:
                      "exact (claim checks, D7): theorem certified; limit class changed; max distance"],
             rows=[_analysis_cells(row) for row in analyses],
             note=("Leaders are exact (C_i = {i} within K = 8 layers, certified hardmax). Real reviews repeat "
-                  "words and are padded, so they lie outside the theorem's hypotheses (THEORY.md D5); T0 there is "
+                  "words and are padded, so they lie outside the theorem's hypotheses (docs/theory.md D5); T0 there is "
                   "checked exactly, T2 and T3 on the converged float state (measured, tolerance in "
                   "analysis.json), and the converged state itself is float evidence. The last column is "
                   "exact: on configurations within the hypotheses the claim checks certify T0..T4 and every "
