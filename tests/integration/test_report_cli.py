@@ -165,10 +165,11 @@ def test_outside_families_need_an_explicit_opt_in(tmp_path: Path, capsys) -> Non
     assert _report(tmp_path, "--config", str(path)) == exitcodes.BAD_INPUT
     err = capsys.readouterr().err
     assert "family[0].name" in err and "--outside-hypotheses" in err
-    # Either the flag or the file's key suffices; the examples then say they are outside.
-    assert _report(tmp_path, "--config", str(path), "--outside-hypotheses") == exitcodes.INCONCLUSIVE
+    # Either the flag or the file's key suffices; the examples then say they are outside. A duplicated
+    # top token never leads, and the closed form (docs/theory.md D9) settles its group outside K: T3 false.
+    assert _report(tmp_path, "--config", str(path), "--outside-hypotheses") == exitcodes.FALSE
     path.write_text(OUTSIDE.replace("worked = false", "worked = false\noutside_hypotheses = true"), encoding="utf-8")
-    assert _report(tmp_path, "--config", str(path)) == exitcodes.INCONCLUSIVE
+    assert _report(tmp_path, "--config", str(path)) == exitcodes.FALSE
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert results["campaign"]["outside_hypotheses"] is True
     assert all(r["configuration"]["outside_hypotheses"] for r in results["examples"])

@@ -376,8 +376,18 @@ def _section_blocks(section: Section) -> list[Block]:
             blocks.append(_p(table.note))
     if section.figures and section.figures_heading:
         blocks.append(_h(3, section.figures_heading))
+    # Figures titled "group: what" (a model's analyses) fold into one gallery per group.
+    galleries: dict[str, list[FigureInfo]] = {}
     for figure in section.figures:
-        blocks.append(Block("figure", figure=FigureInfo(figure.name, figure.file, None, figure.title, figure.caption)))
+        group = figure.title.split(": ", 1)[0] if ": " in figure.title else figure.title
+        galleries.setdefault(group, []).append(
+            FigureInfo(figure.name, figure.file, None, figure.title, figure.caption))
+    for group, shown in galleries.items():
+        if len(shown) == 1 and ": " not in shown[0].title:
+            blocks.append(Block("figure", figure=shown[0]))
+        else:
+            blocks.append(Block("gallery", text=f"{group}: {', '.join(f.title.split(': ', 1)[-1] for f in shown)}",
+                                figures=shown))
     return blocks
 
 
