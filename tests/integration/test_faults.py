@@ -150,7 +150,7 @@ def test_an_exhausted_layer_budget_is_stated_not_certified() -> None:
 def test_check_command_exits_3_and_names_the_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from verify.config import make_configuration, save_configuration
 
-    # THEORY.md D9's late overshoot at alpha = 1/100000: the token (2/5, 0) changes its set only after
+    # docs/theory.md D9's late overshoot at alpha = 1/100000: the token (2/5, 0) changes its set only after
     # about 200,000 layers, beyond the closed form's sign scan, so neither D7 nor D9 settles it here.
     late = make_configuration([["1/2", 1], ["1/2", -1], ["3/5", "3/4"], ["3/5", "-3/4"], ["2/5", 0]], alpha="1/100000")
     path = save_configuration(late, tmp_path / "config.json")
