@@ -1260,15 +1260,23 @@ def _decided_because(facts: Facts, claim: str) -> str:
     return f"every token has a D7 fate or a verified closed-form path (D9) by layer {facts.settled}"
 
 
+def _form_problem(claim: str, verdict: Any) -> str | None:
+    """Why ``verdict`` is not a verdict object for ``claim`` with a known status, or None."""
+    if not isinstance(verdict, dict):
+        return "the verdict is not an object"
+    if verdict.get("claim") != claim:
+        return f"the verdict under {claim!r} names claim {str(verdict.get('claim'))[:40]!r}"
+    if verdict.get("status") not in ("certified", "failed", "inconclusive"):
+        return f"unknown status {str(verdict.get('status'))[:40]!r} (expected certified, failed or inconclusive)"
+    return None
+
+
 def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_failed: bool) -> tuple[str, str]:
     """(outcome, reason) for one verdict: verified, inconclusive (justified), failed, rejected or unsupported."""
-    if not isinstance(verdict, dict):
-        return "rejected", "the verdict is not an object"
-    if verdict.get("claim") != claim:
-        return "rejected", f"the verdict under {claim!r} names claim {str(verdict.get('claim'))[:40]!r}"
+    problem = _form_problem(claim, verdict)
+    if problem is not None:
+        return "rejected", problem
     status, cert = verdict.get("status"), verdict.get("certificate")
-    if status not in ("certified", "failed", "inconclusive"):
-        return "rejected", f"unknown status {str(status)[:40]!r} (expected certified, failed or inconclusive)"
     if status != "certified":
         if cert is not None:
             return "rejected", f"a {status} verdict carries a certificate"
@@ -1300,13 +1308,10 @@ def _without_routine(claim: str, verdict: Any) -> tuple[str, str]:
     Its form is checked like any verdict's; a failed one is passed on (the file says the claim
     is false); anything else is unsupported: nothing about it is verified.
     """
-    if not isinstance(verdict, dict):
-        return "rejected", "the verdict is not an object"
-    if verdict.get("claim") != claim:
-        return "rejected", f"the verdict under {claim!r} names claim {str(verdict.get('claim'))[:40]!r}"
+    problem = _form_problem(claim, verdict)
+    if problem is not None:
+        return "rejected", problem
     status, cert = verdict.get("status"), verdict.get("certificate")
-    if status not in ("certified", "failed", "inconclusive"):
-        return "rejected", f"unknown status {str(status)[:40]!r} (expected certified, failed or inconclusive)"
     if (status == "certified") != isinstance(cert, dict):
         return "rejected", ("a certified verdict without a certificate" if status == "certified"
                             else f"a {status} verdict carries a certificate")
