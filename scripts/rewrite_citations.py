@@ -28,8 +28,10 @@ OUTSIDE_LINK = re.compile(r"(?:\.\./|/work/)shared/THEORY\.md")
 BARE_CITATION = re.compile(r"(?<![\w/.-])THEORY\.md")
 # Binary or generated files that are never edited by hand.
 SKIPPED_SUFFIXES = {".safetensors", ".png", ".svg", ".gz", ".npz", ".pt", ".html"}
-# Files that name the old spelling on purpose: this script and the test that reads both spellings.
-SKIPPED_FILES = {Path("scripts/rewrite_citations.py"), Path("tests/meta/test_specification.py")}
+# Files that name the old spelling on purpose: this script and the test that reads both spellings;
+# and the preregistered protocol, which is never edited once its runs start (each run records its sha256).
+SKIPPED_FILES = {Path("scripts/rewrite_citations.py"), Path("tests/meta/test_specification.py"),
+                 Path("protocols/reproduction.toml")}
 
 
 def tracked_files(repo: Path) -> list[Path]:

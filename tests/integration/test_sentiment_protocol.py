@@ -151,6 +151,15 @@ def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs
     assert summary["runs"] == {"finished": 3, "planned": 3}
     assert json.loads((tmp_path / "summary" / "summary.json").read_text(encoding="utf-8")) == summary
 
+    # The protocol is preregistered: collecting under an edited file (one comment added) is refused.
+    edited = tmp_path / "edited.toml"
+    edited.write_bytes(protocol_path.read_bytes() + b"# edited after the runs\n")
+    capsys.readouterr()
+    assert main(["sentiment", "protocol", "collect", "--protocol", str(edited), "--runs-dir", str(runs),
+                 "--results", str(tmp_path / "results-edited"), "--models", str(models)]) == 2
+    error = capsys.readouterr().err
+    assert "edited.toml" in error and "sha256" in error and not (tmp_path / "results-edited").exists()
+
     # Everything finished: a second pass trains nothing.
     assert run_queue(load_protocol(protocol_path), runs, data=data, cache_dir=cache) == []
     capsys.readouterr()

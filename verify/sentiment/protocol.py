@@ -344,12 +344,17 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
     import shutil
 
     from ..io import atomic_write_bytes, sha256_file
+    finished = [run for run in protocol.runs if (Path(runs_dir) / run.name / "evaluation.json").exists()]
+    for run in finished:  # all checked before anything is written
+        recorded = json.loads((Path(runs_dir) / run.name / "evaluation.json").read_text(encoding="utf-8"))
+        if recorded.get("protocol_sha256") != protocol.sha256:
+            # A preregistered protocol must not change under its runs; a different file is a different protocol.
+            raise InputError(str(protocol.path), f"its sha256 {protocol.sha256[:16]} differs from the "
+                             f"{str(recorded.get('protocol_sha256'))[:16]} that run {run.name} recorded")
     copied = []
-    for run in protocol.runs:
+    for run in finished:
         folder = Path(runs_dir) / run.name
         evaluation = folder / "evaluation.json"
-        if not evaluation.exists():
-            continue
         record = json.loads(evaluation.read_text(encoding="utf-8"))
         if any(study in publish for study in run.studies):
             target = Path(models_dir) / run.name
