@@ -24,6 +24,7 @@ from ..io import atomic_directory, directory_lock, read_text, safe_name
 from ..numbers import InputError
 from ..sections import SectionProvider
 from ..sentiment import report_section as sentiment_section
+from ..sentiment import reproduction_section
 from ..campaign import CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks
 from .figures import write_figures
 from .provenance import environment_block, sha256_file, utc_now
@@ -34,7 +35,8 @@ __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_option
 
 # Saved results shown when present (never recomputed), each read and rendered by its provider
 # (verify.sections): section key -> provider, which names its folder under RUNS and file patterns.
-SECTION_PROVIDERS: dict[str, SectionProvider] = {p.key: p for p in (sentiment_section, conjecture_section)}
+SECTION_PROVIDERS: dict[str, SectionProvider] = {
+    p.key: p for p in (sentiment_section, reproduction_section, conjecture_section)}
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16

@@ -18,7 +18,8 @@ from . import formatting as fmt
 
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
 
-SECTION_TITLES = {"sentiment": "Sentiment experiment", "conjectures": "Conjecture lab"}
+SECTION_TITLES = {"sentiment": "Sentiment experiment", "reproduction": "Sentiment reproduction",
+                  "conjectures": "Conjecture lab"}
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,9 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None) -> str:
         return section["summary"].strip()     # the experiment's own conclusion
     if not section.get("files"):
         return f"absent from this report: {section.get('skipped') or 'no saved results'}."
+    stated = [item["sentence"] for item in section["files"] if isinstance(item.get("sentence"), str)]
+    if stated:
+        return " ".join(stated)     # a provider that states its own conclusion (item field "sentence")
     if key == "sentiment":
         return _sentiment_sentence(section)
     if key == "conjectures":
