@@ -47,6 +47,7 @@ import math
 import os
 import re
 import stat
+import statistics
 import sys
 import tempfile
 import traceback
@@ -1844,6 +1845,10 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
     if summary.get("overall") != overall or summary.get("exit_status") != exit_status:
         problems.append(f"summary says overall {str(summary.get('overall'))[:20]} (exit {str(summary.get('exit_status'))[:5]}), "
                         f"the records give {overall} (exit {exit_status})")
+    if "closed_form" in summary:  # absent from files written before it existed
+        problem = _closed_form_problem(summary["closed_form"], examples, data.get("campaign"))
+        if problem:
+            problems.append(problem)
     claims_certified = any(isinstance(r, dict) and r.get("certified") for r in claims.values()) \
         or summary.get("overall") == "certified"
     if claims_certified and not any(o.status == "verified" for o in result.outcomes):
@@ -1862,6 +1867,78 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
                             "no record with that claim failed")
             break
     return problems
+
+
+def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | None:
+    """The summary of what the closed-form chains (D9) did, recomputed from the records: the
+    configurations with a path fate, their settled layers, their chains' final-segment layers,
+    the layers they ran against the layer budget (capped by the default work limit, as the suite
+    caps its runs), and the configurations left with an unsettled token."""
+    budget = campaign.get("layer_budget") if isinstance(campaign, dict) else None
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        return "summary.closed_form: the campaign states no layer budget to compare with"
+    checked = [r for r in examples if isinstance(r, dict) and r.get("status") != "error"]
+
+    def fates(record: dict) -> list:
+        return [f for f in record.get("fates") or [] if isinstance(f, dict)]
+
+    settled = [r for r in checked if any(f.get("kind") == "path" for f in fates(r))]
+    budget_layers = 0
+    for record in settled:
+        n, d = _shape(record.get("configuration"), "configuration")
+        budget_layers += min(budget, max_checkable_layer(n, d, bits=_model(record["configuration"]).bits))
+    run = sum(r["layers_run"] if isinstance(r.get("layers_run"), int) else 0 for r in settled)
+    expected: dict[str, Any] = {
+        "configurations": len(settled),
+        "examples": sorted(str((r.get("task") or {}).get("name")) for r in settled),
+        "found_at_layer": _spread([r.get("settled_layer") for r in settled]),
+        "constant_from_layer": _spread([x for x in map(_final_segment_layer, settled) if x is not None]),
+        "layers_run": run, "budget_layers": budget_layers, "layers_saved": budget_layers - run,
+        "unsettled": sum(any(f.get("kind") == "unsettled" for f in fates(r)) for r in checked),
+    }
+    if not isinstance(stated, dict) or set(stated) != set(expected):
+        return f"summary.closed_form: expected the keys {sorted(expected)}"
+    for key, value in expected.items():
+        given = stated[key]
+        if key.endswith("_layer") and value is not None and isinstance(given, dict) and set(given) == set(value):
+            same = all(_exact(given[k]) == _exact(value[k]) for k in value)
+        else:
+            same = given == value and not isinstance(given, bool)
+        if not same:
+            return f"summary.closed_form.{key} is {str(given)[:80]}, the records give {str(value)[:80]}"
+    return None
+
+
+def _spread(values: list) -> dict | None:
+    if not values:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return {"min": None, "median": None, "max": None}  # a record without its layer: never equal
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def _exact(x: Any) -> Fraction | None:
+    """A number as the file states it (a float from a parsed dict, a decimal string from a file)."""
+    if isinstance(x, float) and math.isfinite(x):
+        return Fraction(x)
+    try:
+        return _number(x, "median")
+    except Rejected:
+        return None
+
+
+def _final_segment_layer(record: dict) -> int | None:
+    for claim in sorted(map(str, record.get("verdicts") or {})):
+        verdict = (record.get("verdicts") or {}).get(claim)
+        for part in ("certificate", "evidence"):
+            holder = verdict.get(part) if isinstance(verdict, dict) else None
+            chain = holder.get("closed_form") if isinstance(holder, dict) else None
+            if isinstance(chain, dict) and chain.get("status") == "certified":
+                segments = chain.get("segments")
+                last = segments[-1] if isinstance(segments, list) and segments else None
+                layer = last.get("layer") if isinstance(last, dict) else None
+                return layer if isinstance(layer, int) and not isinstance(layer, bool) else None
+    return None
 
 
 def _claim_counts(examples: list, claim: str, verified: dict) -> dict[str, int]:

@@ -40,6 +40,7 @@ __all__ = [
     "ClaimReport",
     "check_configuration",
     "run_configuration",
+    "layer_limit",
     "check_T0",
     "check_T1",
     "check_T2",
@@ -361,6 +362,22 @@ def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction,
                                        "got": qv(data.positions[t])})
 
 
+def layer_limit(config: Configuration, layer_budget: int) -> int:
+    """The last layer a run of ``config`` may compute: ``layer_budget``, or earlier the last layer the
+    independent checker replays under its default work limit (then the run stops by "work limit")."""
+    # Never run past what the independent checker replays under its default limit: every
+    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
+    # The numbers the checker's replay starts from, as it reads them: alpha, or V when given.
+    numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
+    numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
+    checkable = certcheck.max_checkable_layer(config.n, config.d, bits=certcheck.input_bits(numbers))
+    if checkable < 0:
+        raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
+                         f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "
+                         "certificate could be re-verified")
+    return min(layer_budget, checkable)
+
+
 def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
                       progress: Callable[[int], None] | None = None, time_budget: float | None = None,
                       closed_form_search: bool = True) -> ClaimRun:
@@ -378,17 +395,7 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         raise InputError("layer_budget", f"expected at least 1 layer, got {layer_budget}")
     if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < float("inf")):
         raise InputError("time_budget", f"expected a positive number of seconds, got {time_budget!r}")
-    # Never run past what the independent checker replays under its default limit: every
-    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
-    # The numbers the checker's replay starts from, as it reads them: alpha, or V when given.
-    numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
-    numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
-    checkable = certcheck.max_checkable_layer(config.n, config.d, bits=certcheck.input_bits(numbers))
-    if checkable < 0:
-        raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
-                         f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "
-                         "certificate could be re-verified")
-    last_allowed = min(layer_budget, checkable)
+    last_allowed = layer_limit(config, layer_budget)
     started = time.monotonic()
     stopped_by = "layer budget" if last_allowed == layer_budget else "work limit"
     A = config.A_matrix
