@@ -1879,8 +1879,13 @@ def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | No
         return "summary.closed_form: the campaign states no layer budget to compare with"
     checked = [r for r in examples if isinstance(r, dict) and r.get("status") != "error"]
 
-    def fates(record: dict) -> list:
-        return [f for f in record.get("fates") or [] if isinstance(f, dict)]
+    def fates(record: dict) -> list:  # a record's fates as stated (a malformed list is rejected elsewhere)
+        stated = record.get("fates")
+        return [f for f in stated if isinstance(f, dict)] if isinstance(stated, list) else []
+
+    def name(record: dict) -> str:
+        task = record.get("task")
+        return str(task.get("name") if isinstance(task, dict) else None)
 
     settled = [r for r in checked if any(f.get("kind") == "path" for f in fates(r))]
     budget_layers = 0
@@ -1890,7 +1895,7 @@ def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | No
     run = sum(r["layers_run"] if isinstance(r.get("layers_run"), int) else 0 for r in settled)
     expected: dict[str, Any] = {
         "configurations": len(settled),
-        "examples": sorted(str((r.get("task") or {}).get("name")) for r in settled),
+        "examples": sorted(name(r) for r in settled),
         "found_at_layer": _spread([r.get("settled_layer") for r in settled]),
         "constant_from_layer": _spread([x for x in map(_final_segment_layer, settled) if x is not None]),
         "layers_run": run, "budget_layers": budget_layers, "layers_saved": budget_layers - run,
@@ -1928,8 +1933,11 @@ def _exact(x: Any) -> Fraction | None:
 
 
 def _final_segment_layer(record: dict) -> int | None:
-    for claim in sorted(map(str, record.get("verdicts") or {})):
-        verdict = (record.get("verdicts") or {}).get(claim)
+    verdicts = record.get("verdicts")
+    if not isinstance(verdicts, dict):
+        return None
+    for claim in sorted(verdicts, key=str):
+        verdict = verdicts[claim]
         for part in ("certificate", "evidence"):
             holder = verdict.get(part) if isinstance(verdict, dict) else None
             chain = holder.get("closed_form") if isinstance(holder, dict) else None

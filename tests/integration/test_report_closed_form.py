@@ -72,3 +72,11 @@ def test_certcheck_recomputes_the_summary(report_dir: Path, results: dict) -> No
         result = certcheck.check_results(tampered)
         reasons = [o.reason for o in result.outcomes if o.status == "rejected"]
         assert result.exit_status == 1 and any(f"summary.closed_form.{key}" in r for r in reasons), (key, reasons)
+
+
+@pytest.mark.parametrize("field, value", [("fates", 5), ("fates", "path"), ("settled_layer", "4"), ("task", None)])
+def test_a_malformed_record_is_rejected_not_a_crash(results: dict, field: str, value: object) -> None:
+    tampered = copy.deepcopy(results)
+    tampered["examples"][0][field] = value
+    result = certcheck.check_results(tampered)
+    assert result.exit_status == 1
