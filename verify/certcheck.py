@@ -24,15 +24,17 @@ Exit status: 0 everything verified; 1 any content that does not verify (a reject
 certificate, a missing, unknown, renamed or downgraded claim, a count or status that disagrees)
 or a claim the file itself reports false; 2 not a regular readable file of either kind, or a
 value beyond a documented limit (a layer past MAX_LAYER, replay work past --max-work, a file
-past --max-bytes), refused before any checking; 3 nothing rejected, but a variant the checker
-does not implement (softmax ``beta``); 4 could not complete (I/O error, resource limit,
-internal error; one line, ``--debug`` for the traceback).
+past --max-bytes), refused before any checking; 3 nothing rejected, but something the checker
+cannot check: a variant it does not implement (softmax ``beta``), a claim it has no routine
+for, or a closed-form chain beyond its limits (MAX_CHAIN_THRESHOLD) and what rests on it;
+4 could not complete (I/O error, resource limit, internal error; one line, ``--debug`` for
+the traceback). A limit of the checker is never reported as a rejection.
 
 What a verified certificate proves rests, beyond the layers replayed, on facts proved in
-docs/theory.md: D3 (leaders stay fixed) and D7 (fixed tokens, locking), for the update
-z' = (z + alpha m)/(1 + alpha) with any A. With a value matrix V that is not a positive
-multiple of I neither is proved, so T1-T4 and D3 certificates are then rejected (their finite
-conditions are still checked and reported).
+docs/theory.md: D3 (leaders stay fixed), D7 (fixed tokens, locking) and D9 (closed-form
+chains), for the update z' = (z + alpha m)/(1 + alpha) with any A. With a value matrix V that
+is not a positive multiple of I none is proved, so T1-T4 and D3 certificates are then rejected
+(their finite conditions are still checked and reported).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import math
 import os
 import re
 import stat
+import statistics
 import sys
 import tempfile
 import traceback
@@ -517,6 +520,9 @@ def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, 
     T1..T4 usually carry the same list: it is verified once per run (a rejection is not cached).
     """
     raw = _get(cert, "fates", "certificate")
+    carried = cert.get("closed_form")
+    _require(not _rests_on_chain({"fates": raw}) or (isinstance(carried, dict) and carried.get("status") == "certified"),
+             "fates: a path fate (D9) in a certificate that does not carry the certified closed-form chain it rests on")
     key = json.dumps(raw, sort_keys=True, default=str)
     fates = ctx.verified_fates.get(key)
     if fates is None:
@@ -550,10 +556,13 @@ class Context:
     """The replay plus what the enclosing report says (last_layer, settled_layer), to compare with."""
 
     def __init__(self, model: Model, *, last_layer: Any = None, settled_layer: Any = None,
-                 chain: Chain | None = None) -> None:
+                 chain: Chain | None = None, unverified_chain: str | None = None) -> None:
         self.model, self.report = model, {"last_layer": last_layer, "settled_layer": settled_layer}
         self.verified_fates: dict[str, dict[int, Fate]] = {}
-        self.chain = chain  # the run's verified certified closed-form chain (docs/theory.md D9), if any
+        # The run's certified closed-form chain (docs/theory.md D9), if any: verified, or, with
+        # ``unverified_chain`` (why it is beyond the checker's limits), only what it states.
+        self.chain = chain
+        self.unverified_chain = unverified_chain
 
     def same(self, key: str, value: Any) -> None:
         expected = self.report[key]
@@ -799,14 +808,21 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
 
 CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
 MAX_CHAIN_DIGITS = 2_000_000
-MAX_CHAIN_THRESHOLD = 200_000  # largest sign threshold scanned; beyond it a chain is not checkable here
+# The largest t the checker scans a sign up to or evaluates a path at (a sign threshold, a segment's
+# `until`); a chain that needs more is not checkable here: neither verified nor rejected.
+MAX_CHAIN_THRESHOLD = 200_000
 MAX_CHAIN_SEGMENTS = 10_000
 _CF_CHUNK = 4000
 _CF_RATIONAL = re.compile(r"\A-?[0-9]+(/[0-9]+)?\Z", re.ASCII)
 
 
 class TooExpensive(Exception):
-    """A chain's condition needs a scan beyond :data:`MAX_CHAIN_THRESHOLD`: neither verified nor rejected."""
+    """A chain needs a scan or an evaluation beyond :data:`MAX_CHAIN_THRESHOLD`: neither verified nor rejected.
+
+    A limit of this checker, not a fault of the chain: what rests on the chain is *unsupported*
+    (exit status 3), never rejected. Raised only after every other condition the checker can
+    reach has held, so a chain that is also wrong somewhere it can check is rejected instead.
+    """
 
 
 def _cf_digits(text):
@@ -1040,7 +1056,8 @@ def _cf_check_positive(f, until, what):
 
 
 def verify_closed_form(certificate, *, positions, alpha, A=None):
-    """Verify a closed-form certificate against the caller's exact data; raise :class:`Rejected`.
+    """Verify a closed-form certificate against the caller's exact data; raise :class:`Rejected`, or
+    :class:`TooExpensive` when a condition is beyond this checker's limits and every other one holds.
 
     ``positions``: the exact positions (Fractions) of every token at the chain's first layer,
     from a trusted source (the configuration, or the checker's own replay); ``alpha`` > 0;
@@ -1071,6 +1088,7 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
     layers = []
     all_sets = []
     largest = 0
+    beyond_limit = None  # the first sign the checker could not scan (raised once everything else held)
     previous_paths = None
     sets = paths = None
     for s, segment in enumerate(segments):
@@ -1125,15 +1143,24 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
                            f"{where}: (iii) token {j}, members {first} and {v}")
             for w in range(n):
                 if w not in sets[j]:
-                    largest = max(largest, _cf_check_positive(table.scalar(scores[first], scores[w]), until,
-                                                           f"{where}: (iii) token {j}, member {first} over {w}"))
+                    what = f"{where}: (iii) token {j}, member {first} over {w}"
+                    try:
+                        largest = max(largest, _cf_check_positive(table.scalar(scores[first], scores[w]), until, what))
+                    except TooExpensive as error:
+                        beyond_limit = beyond_limit or f"{what}: {error}"
         layers.append(layer)
         if until is not None:
+            if until > MAX_CHAIN_THRESHOLD:
+                # Evaluating the paths at t = until (the next segment's start) is the expensive part.
+                raise TooExpensive(beyond_limit or f"{where}.until: {until} is beyond t = {MAX_CHAIN_THRESHOLD}, "
+                                   "the last t this checker evaluates a path at")
             start = [_cf_value(paths[j], until, d) for j in range(n)]
             layer += until
         previous_paths = paths
     summary = {"layers": layers, "final_layer": layers[-1], "largest_threshold": largest}
     if status != "certified":
+        if beyond_limit:
+            raise TooExpensive(beyond_limit)
         summary["reached_layer"] = layer
         return summary
     assert paths is not None and previous_paths is paths
@@ -1159,10 +1186,45 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
                 {(x.get("token"), x.get("first_layer")) for x in stated} != set(leaders.items()) or \
                 len(stated) != len(leaders):
             raise Rejected("leaders: not the tokens with F_j = {j} at their first segment")
+    if beyond_limit:
+        raise TooExpensive(beyond_limit)
     summary["limits"] = limits
     summary["leaders"] = leaders
     summary["final_sets"] = [frozenset(members) for members in sets]
     return summary
+
+
+def _stated_chain(certificate, *, n, d):
+    """What a certified chain states, read but NOT verified: (final sets, limits, leaders).
+
+    For a chain beyond this checker's limits (:class:`TooExpensive`): the rest of the run is
+    still checked against what the chain says, so that only the chain itself stays unverified.
+    Nothing read here is ever reported verified. Raises :class:`Rejected` when malformed.
+    """
+    segments = certificate.get("segments") if isinstance(certificate, dict) else None
+    if not isinstance(segments, list) or not segments:
+        raise Rejected("segments: expected a non-empty list")
+    leaders = {}
+    sets = []
+    for s, segment in enumerate(segments):
+        where = f"segments[{s}]"
+        if not isinstance(segment, dict):
+            raise Rejected(f"{where}: expected an object")
+        layer = _cf_count(segment.get("layer"), where + ".layer", 0)
+        sets = _cf_read_sets(segment.get("sets"), n, where + ".sets")
+        for j, members in enumerate(sets):
+            if members == {j} and j not in leaders:
+                leaders[j] = layer
+    raw = segments[-1].get("paths")
+    if not isinstance(raw, list) or len(raw) != n:
+        raise Rejected(f"segments[{len(segments) - 1}].paths: expected {n} paths")
+    limits = []
+    for j, data in enumerate(raw):
+        path = _cf_read_path(data, d, f"segments[{len(segments) - 1}].paths[{j}]")
+        if any(base == 1 and power > 0 for base, power in path):
+            raise Rejected(f"token {j}: the final path grows without bound")
+        limits.append(path.get((Fraction(1), 0), [Fraction(0)] * d))
+    return [frozenset(members) for members in sets], limits, leaders
 
 
 # --------------------------------------------------------------------------- the fates the replay implies
@@ -1299,7 +1361,18 @@ def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_faile
     if claim in NEEDS_D3_D7 and not ctx.model.proved_model:
         return "rejected", ("every condition holds for the layers replayed, but with this value matrix V "
                             "D3/D7 are not proved, so nothing follows beyond them")
+    if ctx.unverified_chain is not None and _rests_on_chain(cert):
+        # A limit of the checker is not a falsehood: neither verified nor rejected.
+        return "unsupported", (f"every other condition holds, but the certificate rests on a "
+                               f"{ctx.unverified_chain}")
     return "verified", ""
+
+
+def _rests_on_chain(cert: dict) -> bool:
+    """Whether a certificate needs the run's closed-form chain: it carries one, or has a path fate."""
+    fates = cert.get("fates")
+    return isinstance(cert.get("closed_form"), dict) or (
+        isinstance(fates, list) and any(isinstance(e, dict) and e.get("kind") == "path" for e in fates))
 
 
 def _without_routine(claim: str, verdict: Any) -> tuple[str, str]:
@@ -1432,9 +1505,15 @@ def _check_run(run: Run) -> list[Outcome]:
         raise BadInput(f"{source}.verdicts", "expected an object keyed by claim id")
     if m.unsupported:
         return [Outcome(source, claim, "unsupported", m.unsupported) for claim in sorted(verdicts)]
-    chain, chain_problem = _run_chain(verdicts, m)
-    facts = m.facts(run.last_layer, chain)
-    ctx = Context(m, last_layer=run.last_layer, settled_layer=run.settled_layer, chain=chain)
+    reading = _run_chain(verdicts, m)
+    # Statuses are judged by the replay and a verified chain only: a chain beyond the checker's
+    # limits never makes an inconclusive verdict a downgrade.
+    facts = m.facts(run.last_layer, reading.chain)
+    # Certificates and the run's statements are checked against the chain as it stands (verified,
+    # or stated but beyond the limits); what rests on an unverified chain is then unsupported.
+    stated = reading.chain or reading.stated
+    ctx = Context(m, last_layer=run.last_layer, settled_layer=run.settled_layer, chain=stated,
+                  unverified_chain=reading.beyond_limits)
     replay = verdicts.get("replay")
     replay_failed = isinstance(replay, dict) and replay.get("status") == "failed"
     outcomes = []
@@ -1450,15 +1529,33 @@ def _check_run(run: Run) -> list[Outcome]:
                                     f"(the claims are {', '.join(CHECKS)})"))
         else:
             outcomes.append(Outcome(source, claim, *_without_routine(claim, verdicts[claim])))
-    if chain_problem is not None:
-        outcomes.append(Outcome(source, RUN, "rejected", chain_problem))
-    for problem in _run_problems(run, facts):
+    if reading.problem is not None:
+        outcomes.append(Outcome(source, RUN, "rejected", reading.problem))
+    problems = _run_problems(run, facts if stated is None else m.facts(run.last_layer, stated))
+    for problem in problems:
         outcomes.append(Outcome(source, RUN, "rejected", problem))
+    if reading.beyond_limits is not None and not problems:
+        outcomes.append(Outcome(source, RUN, "unsupported", "the run's settled layer and fates rest on its closed-form "
+                                f"chain (D9), which is beyond this checker's limits: {reading.beyond_limits}"))
     return outcomes
 
 
-def _run_chain(verdicts: dict, m: Model) -> tuple[Chain | None, str | None]:
-    """The run's certified closed-form chain (docs/theory.md D9), verified here, and what is wrong with it.
+class ChainReading(NamedTuple):
+    """The run's certified closed-form chain as far as the checker gets with it.
+
+    ``chain``: verified; ``problem``: why it is rejected; ``beyond_limits``: why it could not be
+    checked within the checker's limits (then ``stated`` holds what it says, unverified, when
+    that can be read), which is neither a verification nor a rejection.
+    """
+
+    chain: Chain | None = None
+    problem: str | None = None
+    beyond_limits: str | None = None
+    stated: Chain | None = None
+
+
+def _run_chain(verdicts: dict, m: Model) -> ChainReading:
+    """The run's certified closed-form chain (docs/theory.md D9), verified here, or what is wrong with it.
 
     Verdicts that rely on a chain carry it under "closed_form" in their certificate or evidence;
     every one must carry the same chain. It is verified from the replay's positions at its first
@@ -1474,26 +1571,41 @@ def _run_chain(verdicts: dict, m: Model) -> tuple[Chain | None, str | None]:
             if isinstance(data, dict) and data.get("status") == "certified":
                 found.setdefault(json.dumps(data, sort_keys=True), data)
     if not found:
-        return None, None
+        return ChainReading()
     if len(found) > 1:
-        return None, f"the verdicts carry {len(found)} different certified closed-form chains"
+        return ChainReading(problem=f"the verdicts carry {len(found)} different certified closed-form chains")
     data = next(iter(found.values()))
     if m.V is not None:
-        return None, "a closed-form chain (D9) is checked for the rule with alpha only, not with a value matrix V"
+        return ChainReading(problem="a closed-form chain (D9) is checked for the rule with alpha only, not with a "
+                                    "value matrix V")
     start = data.get("start_layer")
     if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= m.last:
-        return None, f"closed_form.start_layer is {str(start)[:20]}, not a layer of the run (0..{m.last})"
+        return ChainReading(problem=f"closed_form.start_layer is {str(start)[:20]}, not a layer of the run (0..{m.last})")
     try:
         summary = verify_closed_form(data, positions=m.layer(start), alpha=m.alpha, A=m.A)
     except Rejected as error:
-        return None, f"closed-form chain (D9) rejected: {str(error)[:300]}"
+        return ChainReading(problem=f"closed-form chain (D9) rejected: {str(error)[:300]}")
     except TooExpensive as error:
-        return None, f"closed-form chain (D9) not checkable within the checker's limits: {error}"
-    limits = [tuple(p) for p in summary["limits"]]
+        try:
+            sets, limits, leaders = _stated_chain(data, n=m.n, d=m.d)
+        except Rejected as malformed:  # beyond the limits, and malformed where it was not reached
+            return ChainReading(problem=f"closed-form chain (D9) rejected: {str(malformed)[:300]}")
+        reason = f"closed-form chain (D9) beyond the checker's limits: {str(error)[:300]}"
+        stated = _chain(start, sets, limits, leaders)
+        if isinstance(stated, str):
+            return ChainReading(problem=stated)
+        return ChainReading(beyond_limits=reason, stated=stated)
+    chain = _chain(start, summary["final_sets"], summary["limits"], summary["leaders"])
+    return ChainReading(problem=chain) if isinstance(chain, str) else ChainReading(chain=chain)
+
+
+def _chain(start: int, sets: list, limits: list, leaders: dict) -> Chain | str:
+    """The chain's outcome as the fates use it, or why it cannot become fate entries."""
+    points = [tuple(p) for p in limits]
     # A limit becomes a fate entry, whose numbers are read with MAX_DIGITS and written by str(int).
-    if any(max(abs(x.numerator), x.denominator).bit_length() > 13_000 for p in limits for x in p):
-        return None, "a closed-form limit has more digits than a fate entry may hold (about 4000)"
-    return Chain(start, summary["final_sets"], limits, summary["leaders"]), None
+    if any(max(abs(x.numerator), x.denominator).bit_length() > 13_000 for p in points for x in p):
+        return "a closed-form limit has more digits than a fate entry may hold (about 4000)"
+    return Chain(start, sets, points, leaders)
 
 
 RUN = "(run)"  # outcomes about a run as a whole: status, fates, layers
@@ -1733,6 +1845,10 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
     if summary.get("overall") != overall or summary.get("exit_status") != exit_status:
         problems.append(f"summary says overall {str(summary.get('overall'))[:20]} (exit {str(summary.get('exit_status'))[:5]}), "
                         f"the records give {overall} (exit {exit_status})")
+    if "closed_form" in summary:  # absent from files written before it existed
+        problem = _closed_form_problem(summary["closed_form"], examples, data.get("campaign"))
+        if problem:
+            problems.append(problem)
     claims_certified = any(isinstance(r, dict) and r.get("certified") for r in claims.values()) \
         or summary.get("overall") == "certified"
     if claims_certified and not any(o.status == "verified" for o in result.outcomes):
@@ -1751,6 +1867,86 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
                             "no record with that claim failed")
             break
     return problems
+
+
+def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | None:
+    """The summary of what the closed-form chains (D9) did, recomputed from the records: the
+    configurations with a path fate, their settled layers, their chains' final-segment layers,
+    the layers they ran against the layer budget (capped by the default work limit, as the suite
+    caps its runs), and the configurations left with an unsettled token."""
+    budget = campaign.get("layer_budget") if isinstance(campaign, dict) else None
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        return "summary.closed_form: the campaign states no layer budget to compare with"
+    checked = [r for r in examples if isinstance(r, dict) and r.get("status") != "error"]
+
+    def fates(record: dict) -> list:  # a record's fates as stated (a malformed list is rejected elsewhere)
+        stated = record.get("fates")
+        return [f for f in stated if isinstance(f, dict)] if isinstance(stated, list) else []
+
+    def name(record: dict) -> str:
+        task = record.get("task")
+        return str(task.get("name") if isinstance(task, dict) else None)
+
+    settled = [r for r in checked if any(f.get("kind") == "path" for f in fates(r))]
+    budget_layers = 0
+    for record in settled:
+        n, d = _shape(record.get("configuration"), "configuration")
+        budget_layers += min(budget, max_checkable_layer(n, d, bits=_model(record["configuration"]).bits))
+    run = sum(r["layers_run"] if isinstance(r.get("layers_run"), int) else 0 for r in settled)
+    expected: dict[str, Any] = {
+        "configurations": len(settled),
+        "examples": sorted(name(r) for r in settled),
+        "found_at_layer": _spread([r.get("settled_layer") for r in settled]),
+        "constant_from_layer": _spread([x for x in map(_final_segment_layer, settled) if x is not None]),
+        "layers_run": run, "budget_layers": budget_layers, "layers_saved": budget_layers - run,
+        "unsettled": sum(any(f.get("kind") == "unsettled" for f in fates(r)) for r in checked),
+    }
+    if not isinstance(stated, dict) or set(stated) != set(expected):
+        return f"summary.closed_form: expected the keys {sorted(expected)}"
+    for key, value in expected.items():
+        given = stated[key]
+        if key.endswith("_layer") and value is not None and isinstance(given, dict) and set(given) == set(value):
+            same = all(_exact(given[k]) == _exact(value[k]) for k in value)
+        else:
+            same = given == value and not isinstance(given, bool)
+        if not same:
+            return f"summary.closed_form.{key} is {str(given)[:80]}, the records give {str(value)[:80]}"
+    return None
+
+
+def _spread(values: list) -> dict | None:
+    if not values:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return {"min": None, "median": None, "max": None}  # a record without its layer: never equal
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def _exact(x: Any) -> Fraction | None:
+    """A number as the file states it (a float from a parsed dict, a decimal string from a file)."""
+    if isinstance(x, float) and math.isfinite(x):
+        return Fraction(x)
+    try:
+        return _number(x, "median")
+    except Rejected:
+        return None
+
+
+def _final_segment_layer(record: dict) -> int | None:
+    verdicts = record.get("verdicts")
+    if not isinstance(verdicts, dict):
+        return None
+    for claim in sorted(verdicts, key=str):
+        verdict = verdicts[claim]
+        for part in ("certificate", "evidence"):
+            holder = verdict.get(part) if isinstance(verdict, dict) else None
+            chain = holder.get("closed_form") if isinstance(holder, dict) else None
+            if isinstance(chain, dict) and chain.get("status") == "certified":
+                segments = chain.get("segments")
+                last = segments[-1] if isinstance(segments, list) and segments else None
+                layer = last.get("layer") if isinstance(last, dict) else None
+                return layer if isinstance(layer, int) and not isinstance(layer, bool) else None
+    return None
 
 
 def _claim_counts(examples: list, claim: str, verified: dict) -> dict[str, int]:

@@ -40,6 +40,7 @@ __all__ = [
     "ClaimReport",
     "check_configuration",
     "run_configuration",
+    "layer_limit",
     "check_T0",
     "check_T1",
     "check_T2",
@@ -191,8 +192,21 @@ class ClaimRun:
             cert["closed_form"] = chain
         return cert
 
+    def settling_facts(self) -> tuple[str, ...]:
+        """The facts that settled the run's tokens: D7 (leader, fixed, locked fates), D9 (path fates)."""
+        kinds = {f.kind for f in self.fates}
+        return tuple(fact for fact, used in (("D7", bool(kinds & {"leader", "fixed", "locked"})),
+                                             ("D9", "path" in kinds)) if used)
+
     def settled_by(self) -> str:
-        return "D7" if self.chain is None else f"D9, closed form from layer {self.chain.start_layer}"
+        """The settling facts in words: "D7", "D9 (closed form from layer 4)", "D7 and D9 (...)"."""
+        text = " and ".join(self.settling_facts()) or "no fate"
+        return text if self.chain is None else f"{text} (closed form from layer {self.chain.start_layer})"
+
+    def facts_used(self, claim: str) -> list[str]:
+        """Of the facts ``claim`` may rest on (the registry's ``rests_on``), those this run used."""
+        used = set(self.settling_facts()) | ({"D3"} if any(_is_leader(f) for f in self.fates) else set())
+        return [fact for fact in registry.get(claim).rests_on if fact in used]
 
     def closed_form_evidence(self) -> dict[str, Any]:
         """What the D9 searches found, for a verdict's evidence (the chain itself goes into certificates)."""
@@ -348,6 +362,22 @@ def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction,
                                        "got": qv(data.positions[t])})
 
 
+def layer_limit(config: Configuration, layer_budget: int) -> int:
+    """The last layer a run of ``config`` may compute: ``layer_budget``, or earlier the last layer the
+    independent checker replays under its default work limit (then the run stops by "work limit")."""
+    # Never run past what the independent checker replays under its default limit: every
+    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
+    # The numbers the checker's replay starts from, as it reads them: alpha, or V when given.
+    numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
+    numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
+    checkable = certcheck.max_checkable_layer(config.n, config.d, bits=certcheck.input_bits(numbers))
+    if checkable < 0:
+        raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
+                         f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "
+                         "certificate could be re-verified")
+    return min(layer_budget, checkable)
+
+
 def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
                       progress: Callable[[int], None] | None = None, time_budget: float | None = None,
                       closed_form_search: bool = True) -> ClaimRun:
@@ -365,17 +395,7 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
         raise InputError("layer_budget", f"expected at least 1 layer, got {layer_budget}")
     if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < float("inf")):
         raise InputError("time_budget", f"expected a positive number of seconds, got {time_budget!r}")
-    # Never run past what the independent checker replays under its default limit: every
-    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
-    # The numbers the checker's replay starts from, as it reads them: alpha, or V when given.
-    numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
-    numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
-    checkable = certcheck.max_checkable_layer(config.n, config.d, bits=certcheck.input_bits(numbers))
-    if checkable < 0:
-        raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
-                         f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "
-                         "certificate could be re-verified")
-    last_allowed = min(layer_budget, checkable)
+    last_allowed = layer_limit(config, layer_budget)
     started = time.monotonic()
     stopped_by = "layer budget" if last_allowed == layer_budget else "work limit"
     A = config.A_matrix
@@ -470,6 +490,8 @@ def _verdict(claim: str, status: str, summary: str, run: ClaimRun, *, certificat
              **evidence: Any) -> Verdict:
     ev = run.base_evidence()
     ev.update(evidence)
+    if status == "certified" and registry.get(claim).rests_on:
+        ev["rests_on"] = run.facts_used(claim)  # beyond the layers computed (docs/theory.md §3)
     if status == "failed" and claim in ("T2", "T3", "T4") and run.chain is not None:
         ev["closed_form"] = run.chain_json()  # the limits compared come from this chain (docs/theory.md D9)
     return Verdict(claim, status, summary, ev, certificate if status == "certified" else None)  # type: ignore[arg-type]
@@ -766,7 +788,7 @@ def check_T3(run: ClaimRun) -> Verdict:
         boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
                          "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
     cert = run.with_chain({"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary})
-    verdict = _verdict("T3", "certified", f"every token certified convergent ({run.settled_by()}, layer {run.settled_layer}); "
+    verdict = _verdict("T3", "certified", f"every token certified convergent, settled at layer {run.settled_layer} by {run.settled_by()}; "
                        f"{len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))} limit point(s), "
                        "all on the boundary of K", run, certificate=cert,
                        kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked", "path")})
@@ -1016,8 +1038,9 @@ def _value_matrix_is_the_plain_model(config: Configuration) -> bool:
 def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
     """Under a general value matrix, nothing that rests on D3/D7 may be certified.
 
-    Which claims rest on which fact is the registry's ``rests_on``: D3 and D7 are proved for
-    the rule of docs/theory.md §1 only; with a general value matrix V they are open (docs/theory.md §6).
+    Which claims rest on which facts is the registry's ``rests_on`` (a certified verdict's evidence
+    names those its run used): D3, D7 and D9 are proved for the rule of docs/theory.md §1 only;
+    with a general value matrix V they are open (docs/theory.md §6).
 
     A certified T1..T4 or D3 becomes inconclusive. A failed T2..T4 becomes inconclusive too:
     it reports a contradicted D7 consequence, which shows that D7 does not transfer to the
@@ -1025,15 +1048,19 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
     stops leading is observed directly, layer by layer.
     """
     adjusted = dict(verdicts)
-    for claim, fact in ((c.id, c.rests_on) for c in registry.claims("check") if c.rests_on):
+    for claim, possible in ((c.id, c.rests_on) for c in registry.claims("check") if c.rests_on):
         verdict = verdicts.get(claim)
         if verdict is None or verdict.status == "inconclusive":
             continue
         if verdict.status == "failed" and claim in ("T1", "D3"):
             continue
-        reason = (f"{fact} is proved for V = alpha I only (docs/theory.md §3); with this value matrix the "
-                  f"check's {verdict.status} verdict rests on it beyond the layers computed")
-        evidence = dict(verdict.evidence, unproved_fact=fact, verdict_if_it_held=verdict.status,
+        facts = list(verdict.evidence.get("rests_on") or possible)
+        named = facts[0] if len(facts) == 1 else ", ".join(facts[:-1]) + " and " + facts[-1]
+        reason = (f"{named} {'is' if len(facts) == 1 else 'are'} proved for V = alpha I only (docs/theory.md §3); with "
+                  f"this value matrix the check's {verdict.status} verdict rests on {'it' if len(facts) == 1 else 'them'} "
+                  "beyond the layers computed")
+        evidence = {key: value for key, value in verdict.evidence.items() if key != "rests_on"}
+        evidence.update(unproved_facts=facts, verdict_if_it_held=verdict.status,
                         summary_if_it_held=verdict.summary)
         adjusted[claim] = Verdict(claim, "inconclusive", f"not decided: {reason}", evidence, None,
                                   verdict.cross_checks)

@@ -29,10 +29,20 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Literal
 
-__all__ = ["Claim", "Kind", "register", "unregister", "checks", "get", "find", "claims", "verdict_ids"]
+__all__ = ["Claim", "Kind", "PROVED_FACTS", "register", "unregister", "checks", "get", "find", "claims", "verdict_ids"]
 
 Kind = Literal["check", "assertion"]
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+
+# The derived facts of docs/theory.md §3 that carry a certified verdict beyond the layers computed.
+# Each is proved once, for the rule with V = alpha I. D7 and D9 are not decided per configuration,
+# so they are not claims here (D3 is also a claim check, on the layers run). A claim names the
+# facts it may rest on (``rests_on``); each certified verdict's evidence names those its run used.
+PROVED_FACTS: dict[str, str] = {
+    "D3": "a leader stays a leader and does not move",
+    "D7": "leader, fixed and locked tokens: their limits, and that locked and fixed tokens never lead",
+    "D9": "closed-form paths: a chain that satisfies its exact conditions is the trajectory for every later layer",
+}
 
 
 @dataclass(frozen=True)
@@ -43,9 +53,10 @@ class Claim:
     that re-verifies a certified verdict, or None for a claim with no certificate (every
     assertion). ``reproduce``: the command that re-decides a counterexample file (``check``
     for what :mod:`verify.claims` decides, ``simulate`` for facts of the trajectory).
-    ``rests_on``: the fact (D3 or D7) a certified verdict relies on beyond the layers computed;
-    it is proved for V = alpha I only, so with another value matrix nothing resting on it is
-    certified. ``check``: for a claim check, the function ``ClaimRun -> Verdict``.
+    ``rests_on``: the facts of :data:`PROVED_FACTS` a certified verdict may rely on beyond the
+    layers computed (which of them a run used is in its verdict's evidence); they are proved for
+    V = alpha I only, so with another value matrix nothing resting on them is certified.
+    ``check``: for a claim check, the function ``ClaimRun -> Verdict``.
     """
 
     id: str
@@ -55,7 +66,7 @@ class Claim:
     certificate: str | None = None
     reproduce: Literal["check", "simulate"] = "check"
     property_module: str = ""
-    rests_on: str | None = None
+    rests_on: tuple[str, ...] = ()
     check: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
@@ -65,6 +76,9 @@ class Claim:
             raise ValueError(f"claim {self.id}: kind must be 'check' or 'assertion', got {self.kind!r}")
         if self.kind == "assertion" and (self.certificate is not None or self.check is not None):
             raise ValueError(f"claim {self.id}: a testing assertion emits no verdict and no certificate")
+        unknown = [fact for fact in self.rests_on if fact not in PROVED_FACTS]
+        if isinstance(self.rests_on, str) or unknown:
+            raise ValueError(f"claim {self.id}: rests_on must be a tuple of {sorted(PROVED_FACTS)}, got {self.rests_on!r}")
         if not self.property_module:
             object.__setattr__(self, "property_module", f"test_{self.id}")
 
@@ -123,21 +137,28 @@ def find(claim_id: str) -> Claim | None:
 # Claim checks: decided by verify.claims on every configuration; certcheck re-verifies each one.
 register(Claim("T0", "the set of leaders is nonempty", "check",
                assumption="none (exact scores at the certificate's layer)", certificate="T0"))
+# T1..T4 need every token settled: by D7 (leader, fixed, locked) and, for the tokens D7 leaves,
+# by D9 (a closed-form path); a verdict's evidence says which its run used.
+_SETTLED = "every token settled by D7 (leader, fixed or locked) or by a D9 closed-form path"
 register(Claim("T1", "each leader is fixed from the first layer at which it is a leader", "check",
-               assumption="D3 (docs/theory.md §3) for layers after the last one computed", certificate="T1", rests_on="D3"))
+               assumption=f"D3 for layers after the last one computed; the leader set is final: {_SETTLED}",
+               certificate="T1", rests_on=("D3", "D7", "D9")))
 register(Claim("T2", "the leaders' limits are pairwise distinct and are exactly the vertices of K", "check",
-               assumption="D7: locked and fixed tokens never lead, so the leader set is final", certificate="T2", rests_on="D7"))
+               assumption=f"the leader set is final: {_SETTLED}, and neither locked nor fixed tokens nor paths whose "
+                          "final set is not their own token ever lead", certificate="T2", rests_on=("D3", "D7", "D9")))
 register(Claim("T3", "every token converges to a point of S, and S lies on the boundary of K", "check",
-               assumption="D7 locking lemma: exact geometric convergence after the lock layer", certificate="T3", rests_on="D7"))
+               assumption="exact convergence from the settled layer on: D7 (leaders stay, locked tokens converge "
+                          "geometrically) or D9 (every token on its exact closed-form path)", certificate="T3",
+               rests_on=("D3", "D7", "D9")))
 register(Claim("T4", "every non-vertex point of S is the A-norm projection of the origin onto a face of K", "check",
-               assumption="D7 and A symmetric positive definite (KKT conditions imply the projection)",
-               certificate="T4", rests_on="D7"))
+               assumption="the limits of D7 or D9 (as for T3), and A symmetric positive definite (KKT conditions imply "
+                          "the projection)", certificate="T4", rests_on=("D3", "D7", "D9")))
 register(Claim("D1", "each token of layer k+1 lies in the convex hull of layer k", "check",
                assumption="none within the layers computed; later layers unchecked", certificate="D1"))
 register(Claim("D2", "the A-norm of a token never decreases", "check",
                assumption="none within the layers computed; later layers unchecked", certificate="D2"))
 register(Claim("D3", "a leader stays a leader and does not move", "check",
-               assumption="D3's proof for layers after the last one computed", certificate="D3", rests_on="D3"))
+               assumption="D3's proof for layers after the last one computed", certificate="D3", rests_on=("D3",)))
 register(Claim("replay", "each layer equals the independent oracle's one step from the previous layer", "check",
                assumption="none", certificate="replay", property_module="test_certificate_round_trip"))
 

@@ -41,6 +41,24 @@ def test_assertions_emit_no_verdict() -> None:
     assert all(c.check is None and c.certificate is None for c in assertions)
 
 
+def test_claims_rest_on_proved_facts_only() -> None:
+    # docs/theory.md §3: T1..T4 are settled by D7 or by a D9 closed-form path; the record says both.
+    for claim in registry.claims():
+        assert set(claim.rests_on) <= set(registry.PROVED_FACTS), claim.id
+    for claim_id in ("T1", "T2", "T3", "T4"):
+        claim = registry.get(claim_id)
+        assert {"D7", "D9"} <= set(claim.rests_on), claim_id
+        assert "D7" in claim.assumption and "D9" in claim.assumption, claim.assumption
+    assert registry.get("D3").rests_on == ("D3",)
+    assert all(not c.rests_on for c in registry.claims() if c.id in ("T0", "D1", "D2", "replay"))
+
+
+@pytest.mark.parametrize("rests_on", ["D7", ("D7", "D10"), ("T3",)])
+def test_a_claim_resting_on_an_unknown_fact_is_refused(rests_on: object) -> None:
+    with pytest.raises(ValueError, match="rests_on"):
+        registry.Claim("X9", "a toy claim", "check", rests_on=rests_on)  # type: ignore[arg-type]
+
+
 def test_certcheck_routines_are_the_registry_claims() -> None:
     """The checker's own table and the registry's keys are the same list, in the same order."""
     keys = [c.certificate for c in registry.claims("check") if c.certificate is not None]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import signal
 import subprocess
 import sys
 from fractions import Fraction as F
@@ -339,12 +340,125 @@ def test_a_tampered_chain_in_a_run_exits_1(tmp_path, d9_report, what):
     assert checker.check_report(report).exit_status == 1
 
 
-def test_a_path_fate_without_a_chain_is_rejected(d9_report):
+def test_a_path_fate_without_a_chain_is_rejected(tmp_path, d9_report):
+    # docs/theory.md D9: a certified T1..T4 whose path fates lose their chain has nothing left to rest on.
     report = copy.deepcopy(d9_report)
     for claim in ("T1", "T2", "T3", "T4"):
         del report["verdicts"][claim]["certificate"]["closed_form"]
-    reasons = [o.reason for o in checker.check_report(report).outcomes if o.status == "rejected"]
-    assert any("no verified certified closed-form chain" in r for r in reasons), reasons
+    outcomes = checker.check_report(report).outcomes
+    assert {o.claim for o in outcomes if o.status == "rejected"} >= {"T1", "T2", "T3", "T4", "(run)"}
+    assert not any(o.status == "verified" and o.claim in ("T1", "T2", "T3", "T4") for o in outcomes)
+    assert _run_file_exit(tmp_path, report) == 1
+
+
+@pytest.mark.parametrize("claim", ["T1", "T2", "T3", "T4"])
+def test_removing_the_chain_from_one_certified_certificate_is_rejected(tmp_path, d9_report, claim):
+    # The other verdicts still carry the (verified) chain; the certificate without it is rejected all the same.
+    report = copy.deepcopy(d9_report)
+    assert any(f["kind"] == "path" for f in report["verdicts"][claim]["certificate"]["fates"])
+    del report["verdicts"][claim]["certificate"]["closed_form"]
+    result = checker.check_report(report)
+    rejected = {o.claim: o.reason for o in result.outcomes if o.status == "rejected"}
+    assert set(rejected) == {claim}, rejected
+    assert "does not carry the certified closed-form chain" in rejected[claim]
+    assert _run_file_exit(tmp_path, report) == 1
+
+
+# ----------------------------------------------------------------------------- beyond the checker's limits
+
+
+OVERSHOOT_LIMIT = 50  # below the first segment's boundary (t = 196) and its sign thresholds (about 100)
+
+
+@pytest.fixture(scope="module")
+def overshoot_report():
+    report = _claims_report(OVERSHOOT, F(1, 100))
+    assert report["fates"][4]["kind"] == "path" and report["status"] == "certified"
+    return report
+
+
+def _outcomes(report):
+    result = checker.check_report(copy.deepcopy(report))
+    return result, {o.claim: (o.status, o.reason) for o in result.outcomes}
+
+
+def test_a_chain_beyond_the_limits_is_unsupported_not_rejected(tmp_path, monkeypatch, capsys, overshoot_report):
+    assert _run_file_exit(tmp_path, overshoot_report) == 0
+    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
+    result, by_claim = _outcomes(overshoot_report)
+    assert result.exit_status == 3, result.lines()
+    for claim in ("T1", "T2", "T3", "T4"):
+        status, reason = by_claim[claim]
+        assert status == "unsupported" and "beyond the checker's limits" in reason, (claim, reason)
+    assert by_claim["(run)"][0] == "unsupported"
+    # What does not rest on the chain is still verified.
+    assert all(by_claim[c][0] == "verified" for c in ("T0", "D1", "D2", "D3", "replay"))
+    capsys.readouterr()
+    assert _run_file_exit(tmp_path, overshoot_report) == 3
+    out = capsys.readouterr().out
+    assert "T2 unsupported" in out and f"t = {OVERSHOOT_LIMIT}" in out and "REJECTED" not in out
+
+
+@pytest.mark.parametrize("where", ["chain coefficient", "chain set", "vertex direction", "settled layer"])
+def test_tampering_beyond_the_limits_is_still_rejected(tmp_path, monkeypatch, overshoot_report, where):
+    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
+    report = copy.deepcopy(overshoot_report)
+    if where == "chain coefficient":  # (ii) fails in the first segment, before any limit is reached
+        _tamper_every_chain(report, lambda chain: chain["segments"][0]["paths"][4][0]["coefficient"].__setitem__(
+            0, "7/3"))
+    elif where == "chain set":  # the final segment, never verified here, disagrees with the path fate's set
+        _tamper_every_chain(report, lambda chain: chain["segments"][-1]["sets"].__setitem__(4, [2, 4]))
+    elif where == "vertex direction":  # a condition outside the chain
+        direction = report["verdicts"]["T2"]["certificate"]["vertices"][0]["direction"]
+        direction[:] = ["-" + x if not x.startswith("-") else x[1:] for x in direction]
+    else:
+        report["settled_layer"] += 1
+    result = checker.check_report(report)
+    assert result.exit_status == 1, result.lines()
+    assert _run_file_exit(tmp_path, report) == 1
+
+
+def test_a_downgrade_that_only_an_unchecked_chain_would_show_is_inconclusive(monkeypatch, overshoot_report):
+    # With the chain verified, an inconclusive T2 next to it is a downgrade; beyond the limits it may stand.
+    report = copy.deepcopy(overshoot_report)
+    verdict = report["verdicts"]["T2"]
+    verdict["evidence"]["closed_form"] = verdict["certificate"]["closed_form"]
+    verdict.update(status="inconclusive", certificate=None)
+    report["status"] = "inconclusive"
+    assert _outcomes(report)[1]["T2"][0] == "rejected"
+    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
+    result, by_claim = _outcomes(report)
+    assert by_claim["T2"][0] == "inconclusive" and result.exit_status == 3
+
+
+def test_a_final_segment_beyond_the_limits_is_checked_everywhere_else(monkeypatch):
+    # One segment, final; one of its signs needs a threshold of 2. With a limit of 1 that sign is not
+    # scanned, but what is checked after it still is: a wrong stated limit is rejected, not "too expensive".
+    config = generate_face_mean_ties(0, n=9, d=3, matrix="diagonal")
+    tokens, alpha, A = config.tokens, config.alpha, config.A
+    data = certificate(tokens, alpha, A)
+    assert len(data["segments"]) == 1 and check(data, tokens, alpha, A)["largest_threshold"] == 2
+    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", 1)
+    with pytest.raises(checker.TooExpensive, match=r"segments\[0\]: \(iii\).*beyond t = 1"):
+        check(data, tokens, alpha, A)
+    data["limits"][-1][0] += "1"
+    rejected(data, tokens, alpha, A, match="limits")
+
+
+def test_a_huge_segment_boundary_is_beyond_the_limits_at_once():
+    # A segment "until" of 10^9 would make the checker evaluate (2/3)^(10^9): refused as too expensive.
+    data = certificate(D9_EXAMPLE, F(1, 2))
+    final = data["segments"][0]
+    data["segments"] = [{**final, "until": 10 ** 9}, {**copy.deepcopy(final), "layer": 10 ** 9}]
+    del data["limits"], data["leaders"]
+    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the checker evaluated the huge boundary"))
+    signal.alarm(30)
+    try:
+        with pytest.raises(checker.TooExpensive, match="until"):
+            check(data, D9_EXAMPLE, F(1, 2))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_path_fate_with_another_limit_is_rejected(d9_report):

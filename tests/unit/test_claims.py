@@ -399,6 +399,23 @@ def test_value_matrix_variant_runs_and_replays() -> None:
     assert report.verdicts["replay"].status == "certified"
 
 
+def test_value_matrix_names_the_unproved_facts_its_verdicts_would_rest_on() -> None:
+    # With V not a multiple of I, D3 and D7 are not proved (docs/theory.md §6): the would-be certified
+    # verdicts name exactly the facts their run used (no D9: the closed form is not searched with V).
+    from verify.config import parse_configuration
+
+    config = parse_configuration({"tokens": [[1, 0], [0, 1], ["1/2", "1/3"]], "alpha": "1/2",
+                                  "V": [[1, "1/2"], [0, "1/2"]]}, outside_hypotheses=True)
+    report = check_configuration(config, layer_budget=10, cross_check=False)
+    for claim in ("T1", "T2", "T3", "T4"):
+        verdict = report.verdicts[claim]
+        assert verdict.status == "inconclusive" and verdict.evidence["verdict_if_it_held"] == "certified"
+        assert verdict.evidence["unproved_facts"] == ["D3", "D7"] and "rests_on" not in verdict.evidence
+        assert "D3 and D7 are proved for V = alpha I only" in verdict.summary
+    assert report.verdicts["D3"].evidence["unproved_facts"] == ["D3"]
+    assert "D3 is proved" in report.verdicts["D3"].summary
+
+
 # ---------------------------------------------------------------------------------------------
 # docs/theory.md D9: closed-form certificates settle what D7 leaves
 
@@ -430,6 +447,32 @@ def test_theory_D9_example_is_certified_by_its_closed_form() -> None:
     assert [p["limit"] for p in t4.certificate["projections"]] == [["-7/8", "0"]]  # type: ignore[index]
     for claim in ("T1", "T2", "T3", "T4"):
         assert report.verdicts[claim].certificate["closed_form"]["status"] == "certified"  # type: ignore[index]
+
+
+def test_certified_verdicts_name_the_facts_their_run_used() -> None:
+    # The registry says what T1..T4 may rest on (D3, D7, D9); each certified verdict says what it did.
+    d9 = check_configuration(D9_EXAMPLE, cross_check=False)
+    d7 = check_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"], cross_check=False)
+    assert d9.status == d7.status == "certified"
+    for claim in ("T1", "T2", "T3", "T4"):
+        assert registry.get(claim).rests_on == ("D3", "D7", "D9")
+        assert d9.verdicts[claim].evidence["rests_on"] == ["D3", "D7", "D9"], claim
+        assert d7.verdicts[claim].evidence["rests_on"] == ["D3", "D7"], claim
+    assert d9.verdicts["D3"].evidence["rests_on"] == d7.verdicts["D3"].evidence["rests_on"] == ["D3"]
+    assert all("rests_on" not in d9.verdicts[c].evidence for c in ("T0", "D1", "D2", "replay"))
+    assert "settled at layer 4 by D7 and D9 (closed form from layer 4)" in d9.verdicts["T3"].summary
+    assert "final by D7 and D9 (closed form from layer 4) at layer 4" in d9.verdicts["T1"].summary
+    assert "settled at layer 0 by D7;" in d7.verdicts["T3"].summary and "D9" not in d7.verdicts["T1"].summary
+
+
+def test_a_run_settled_by_the_closed_form_alone_rests_on_D9_only() -> None:
+    # Outside the theorem: two equal tokens (D5) never lead and never settle by D7; the closed form
+    # settles both at once, so no D7 fate and no leader: D9 is the only fact used.
+    config = make_configuration([[1, 0], [1, 0]], alpha="1/2", outside_hypotheses=True)
+    run = run_configuration(config, layer_budget=10)
+    assert {f.kind for f in run.fates} == {"path"}
+    assert run.settling_facts() == ("D9",) and run.facts_used("T3") == ["D9"]
+    assert run.settled_by() == f"D9 (closed form from layer {run.settled_layer})"
 
 
 def test_a_late_pattern_change_is_reached_by_the_jump_not_by_layers() -> None:

@@ -9,6 +9,9 @@ from verify.report.glance import _section_sentence
 def test_each_kind_has_its_format() -> None:
     assert fmt.count(1502) == "1,502" and fmt.count(3.0) == "3" and fmt.count(None) == "—"
     assert fmt.count(2.5) == "2.5"   # never cut to an integer
+    # A layer or a median of layers is exact: a half stays a half where a measured value would round.
+    assert fmt.layer(4) == "4" and fmt.layer(4.0) == "4" and fmt.layer(102.5) == "102.5" and fmt.count(102.5) == "102"
+    assert fmt.layer(12345.5) == "12,345.5" and fmt.layer(None) == "—"
     assert fmt.probability(0.99889641529528) == "0.9989"
     assert fmt.share(0.001) == "0.1%"
     assert fmt.seconds(15.724472136993427) == "15.7 s" and fmt.seconds(0.4213) == "0.42 s"

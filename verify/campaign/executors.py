@@ -52,12 +52,16 @@ from .run import Checker, run_task
 from .tasks import Task
 
 __all__ = ["Executor", "InProcessExecutor", "ProcessPoolExecutorBackend", "DaskExecutor", "make_executor",
-           "run_tasks", "attempt_task", "error_record", "DEFAULT_CONNECT_TIMEOUT", "Progress", "TLSFiles"]
+           "run_tasks", "attempt_task", "error_record", "DEFAULT_CONNECT_TIMEOUT", "Progress", "TLSFiles",
+           "CLAIM_CHECK_SECONDS"]
 
 Progress = Callable[[Task, dict[str, Any]], None]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0  # seconds to reach a --scheduler before giving up with exit status 2
 ATTEMPTS = 2  # a task that raises is run once more, then recorded as an error
+# The wall time of a task's claim checks travels with its record under this key from the worker
+# back to run_tasks, which takes it out: records stay a function of their task alone.
+CLAIM_CHECK_SECONDS = "_claim_check_seconds"
 
 # Imported by every worker before its first task (pool initializer, Dask task function):
 # the start-up cost is then paid while the workers wait, not inside the first task's timing.
@@ -83,6 +87,8 @@ def attempt_task(task: Task, checker: Checker | None = None) -> dict[str, Any]:
     Deterministic errors (a bug, a checker that raises) fail twice and are recorded with the
     exception's type and message; a transient one (memory pressure, a flaky import) gets its
     second chance. KeyboardInterrupt and SystemExit propagate: they stop the campaign.
+    The record carries the wall time of its claim checks under :data:`CLAIM_CHECK_SECONDS`,
+    which :func:`run_tasks` removes.
     """
     # One configuration is far too little work for a numba thread team (see
     # _set_float_threads); set per call because numba's setting is per thread and a
@@ -91,7 +97,10 @@ def attempt_task(task: Task, checker: Checker | None = None) -> dict[str, Any]:
     error: BaseException | None = None
     for _ in range(ATTEMPTS):
         try:
-            return run_task(task, checker=checker)
+            timings: dict[str, float] = {}
+            record = run_task(task, checker=checker, timings=timings)
+            record[CLAIM_CHECK_SECONDS] = timings["claim_checks"]
+            return record
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as caught:  # noqa: BLE001 - recorded in the report, see docstring
@@ -580,17 +589,25 @@ def make_executor(*, jobs: int | None = None, scheduler: str | None = None, dask
 
 def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, checker: Checker | None = None,
               progress: Callable[[Task, dict[str, Any]], None] | None = None,
-              executor: Any = None) -> list[dict[str, Any]]:
+              executor: Any = None, timings: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """Run the tasks and return the merged records (one per task, errors included).
 
     ``executor`` is an :class:`Executor` (in-process, process pool or
     Dask); without one, ``jobs == 1`` runs in this process and more runs a process pool of
     ``jobs`` workers that is closed afterwards. ``progress`` is called once per finished task,
     in completion order. Ctrl-C cancels the outstanding tasks and propagates (the caller's
-    atomic directory then leaves nothing).
+    atomic directory then leaves nothing). ``timings``, when given, receives the wall time of
+    each checked task's claim checks in seconds, by task name (not part of the records, which
+    depend on their task only).
     """
     if executor is not None:
-        return executor.run(tasks, checker=checker, progress=progress)
-    own = InProcessExecutor() if jobs <= 1 or len(tasks) <= 1 else ProcessPoolExecutorBackend(jobs)
-    with own:
-        return own.run(tasks, checker=checker, progress=progress)
+        records = executor.run(tasks, checker=checker, progress=progress)
+    else:
+        own = InProcessExecutor() if jobs <= 1 or len(tasks) <= 1 else ProcessPoolExecutorBackend(jobs)
+        with own:
+            records = own.run(tasks, checker=checker, progress=progress)
+    for record in records:
+        seconds = record.pop(CLAIM_CHECK_SECONDS, None)
+        if timings is not None and seconds is not None:
+            timings[record["task"]["name"]] = seconds
+    return records

@@ -9,6 +9,7 @@ shrunk counterexample. The record depends on the task only.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from ..claims import check_configuration
@@ -23,15 +24,20 @@ __all__ = ["Checker", "run_task"]
 Checker = Callable[..., Any]  # check_configuration(config, *, layer_budget) -> ClaimReport
 
 
-def run_task(task: Task, *, checker: Checker | None = None) -> dict[str, Any]:
+def run_task(task: Task, *, checker: Checker | None = None, timings: dict[str, float] | None = None) -> dict[str, Any]:
     """Check every claim on the task's configuration and return its JSON-ready record.
 
     Deterministic: the record depends on the task only. ``checker`` replaces
     :func:`verify.claims.check_configuration` (tests inject failing checkers through it).
+    ``timings``, when given, receives the wall time of the claim checks (``"claim_checks"``,
+    seconds), which is kept out of the record.
     """
     check = checker or check_configuration
     config = build_configuration(task)
+    started = time.perf_counter()
     report = check(config, **task.budgets())
+    if timings is not None:
+        timings["claim_checks"] = time.perf_counter() - started
     record: dict[str, Any] = {"task": task.describe(), "configuration": config.to_json_dict()}
     record.update(claim_record(report))
     # The claim checks stop one layer after every token is settled (often layer 1 or 2); the

@@ -25,7 +25,7 @@ from ..numbers import InputError
 from ..sections import SectionProvider
 from ..sentiment import report_section as sentiment_section
 from ..sentiment import reproduction_section
-from ..campaign import CampaignSpec, Checker, Task, claim_counts, overall_statuses, plan_tasks, run_tasks
+from ..campaign import CampaignSpec, Checker, Task, claim_counts, closed_form_summary, overall_statuses, plan_tasks, run_tasks
 from .figures import write_figures
 from .provenance import environment_block, sha256_file, utc_now
 from .render import build_document, to_html, to_markdown
@@ -214,7 +214,9 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
     tasks = plan_tasks(spec, seed=seed)
     if on_tasks is not None:
         on_tasks(tasks)
-    records = run_tasks(tasks, jobs=jobs, checker=checker, progress=progress, executor=executor)
+    claim_check_seconds: dict[str, float] = {}
+    records = run_tasks(tasks, jobs=jobs, checker=checker, progress=progress, executor=executor,
+                        timings=claim_check_seconds)
     campaign_seconds = time.perf_counter() - clock
 
     optional, inputs = collect_optional_sections(runs_dir, runs_label)
@@ -234,7 +236,8 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         "inputs": inputs,
         "summary": {"overall": overall, "exit_status": exit_status, "examples": len(records),
                     "errors": sum(r.get("status") == "error" for r in records),
-                    "claims": claim_counts(records)},
+                    "claims": claim_counts(records),
+                    "closed_form": closed_form_summary(records, spec.layer_budget)},
         "examples": records,
         "counterexamples": counterexamples,
         "optional_sections": optional,
@@ -259,7 +262,7 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
             started=started, finished=utc_now(),
             timings={"campaign": campaign_seconds, "figures": figure_seconds,
                      "per_task_mean": campaign_seconds / max(len(tasks), 1)},
-            argv=list(argv), equivalent_command=command_line)
+            argv=list(argv), equivalent_command=command_line, claim_check_seconds=claim_check_seconds)
         if on_stage is not None:
             on_stage("writing")
         errors = validate_results(results)

@@ -1,6 +1,7 @@
 """How the report writes a number: one formatter per kind, used by every table, sentence and list.
 
-Kinds: counts (integers, thousands separated), probabilities and accuracies (4 decimals),
+Kinds: counts (integers, thousands separated), layers (and their medians, exact),
+probabilities and accuracies (4 decimals),
 shares (percent, 1 decimal), seconds (1 or 2 decimals), "k of n" fractions, and measured
 floats (3 significant digits). :func:`by_key` picks the kind from a field's name for the saved
 results whose fields the report does not know in advance. Missing values are an em dash.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["MISSING", "count", "probability", "share", "seconds", "fraction", "measured", "number", "by_key"]
+__all__ = ["MISSING", "count", "layer", "probability", "share", "seconds", "fraction", "measured", "number", "by_key"]
 
 MISSING = "—"
 
@@ -31,6 +32,14 @@ def count(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return f"{int(value):,}"
     return measured(value)
+
+
+def layer(value: Any) -> str:
+    """A layer index, or a median of layer indices (a whole number or a half), exactly: ``4``, ``102.5``."""
+    x = _real(value)
+    if x is not None and math.isfinite(x) and not float(x).is_integer() and (2 * x).is_integer():
+        return f"{x:,.1f}"
+    return count(value)
 
 
 def probability(value: Any, digits: int = 4) -> str:

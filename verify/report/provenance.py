@@ -67,13 +67,17 @@ def utc_now() -> str:
 
 
 def environment_block(*, started: str, finished: str, timings: dict[str, float], argv: list[str],
-                      equivalent_command: str) -> dict[str, Any]:
-    """The separated, non-deterministic block of ``results.json`` (timestamps, timings, versions)."""
+                      equivalent_command: str, claim_check_seconds: dict[str, float] | None = None) -> dict[str, Any]:
+    """The separated, non-deterministic block of ``results.json`` (timestamps, timings, versions).
+
+    ``claim_check_seconds``: the wall time of each configuration's claim checks, by task name.
+    """
     return {
         "note": "The only block allowed to differ between two runs with the same seed and dependency versions.",
         "started": started,
         "finished": finished,
         "timings_seconds": {key: round(value, 3) for key, value in timings.items()},
+        "claim_check_seconds": {name: round(value, 3) for name, value in sorted((claim_check_seconds or {}).items())},
         "command_line": equivalent_command,
         "argv": list(argv),
         "versions": dependency_versions(),

@@ -75,17 +75,21 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     if unsettled:
         examples = sorted({name for name, _ in unsettled})
         notes.append(f"{len(unsettled)} token(s) in {len(examples)} example(s) neither locked nor became fixed "
-                     f"within {budget} layers: their convergence is measured, not certified "
-                     f"({_some(examples)}).")
+                     f"(docs/theory.md D7) nor got a certified closed-form path (D9) within {budget} layers: their "
+                     f"convergence is measured, not certified ({_some(examples)}).")
     timed_out = [r["task"]["name"] for r in ok if r.get("stopped_by") == "time budget"]
     if timed_out:
         notes.append(f"{len(timed_out)} example(s) were stopped by the time budget of "
                      f"{results['campaign'].get('time_budget')} s per configuration before every token settled "
                      f"({_some(timed_out)}); their unsettled "
                      "claims are inconclusive, and with a time budget the results depend on the machine's speed.")
-    else:
-        notes.append(f"Every token of every example led, became fixed or locked within {budget} layers "
-                     "(docs/theory.md D7), so convergence (T3) is certified wherever T3 says so.")
+    if not unsettled and not timed_out:
+        by_paths = sum(any(f.get("kind") == "path" for f in r["fates"]) for r in ok)
+        notes.append(f"Every token of every example was settled within {budget} layers: it led, became fixed or "
+                     "locked (docs/theory.md D7)"
+                     + (f", or, in {fmt.count(by_paths)} example(s), follows a certified closed-form path (D9)"
+                        if by_paths else "")
+                     + ", so convergence (T3) is certified wherever T3 says so.")
     errors = [r for r in records if r.get("status") == "error"]
     if errors:
         notes.append(f"{len(errors)} task(s) raised an error twice and were not checked: "
@@ -204,7 +208,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                          "not shown: certcheck rejected this example's fates", "—", _fmt_settled(r)])
             continue
         leaders = [f for f in r["fates"] if f["kind"] == "leader"]
-        others = [f for f in r["fates"] if f["kind"] in ("fixed", "locked")]
+        others = [f for f in r["fates"] if f["kind"] in ("fixed", "locked", "path")]
         rows.append([r["task"]["name"], len(r["configuration"]["tokens"]), r["status"],
                      ", ".join(f"{f['token']} (layer {f['layer']})" for f in sorted(leaders, key=lambda f: f["token"])),
                      ", ".join(f"{f['token']} {f['kind']} at {f['layer']} -> ({', '.join(f['limit'])})"
@@ -226,6 +230,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                      _median(locks), max(locks, default="—"), unsettled])
     blocks.append(_table(["family", "examples", "settled", "median settled layer", "max settled layer",
                           "median lock layer", "max lock layer", "unsettled tokens"], rows))
+    blocks.append(_h(3, "Closed-form certificates (D9)"))
+    blocks.extend(closed_form_blocks(results))
 
     blocks.append(_h(2, "Exact against float"))
     if "exact_vs_float" in by_name:
@@ -330,6 +336,51 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     return blocks
 
 
+def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
+    """What the closed-form certificates (docs/theory.md D9) did in the campaign: the summary the
+    campaign recorded (results.json ``summary.closed_form``) and the claim checks' wall time
+    (``environment.claim_check_seconds``, measured)."""
+    summary = results["summary"].get("closed_form")
+    if summary is None:
+        return [_p("Not recorded in this results.json.")]
+    checked = sum(r.get("status") != "error" for r in results["examples"])
+    unsettled = (f" {fmt.count(summary['unsettled'])} configuration(s) still have a token settled by neither "
+                 "(listed under \"What was assumed or left unchecked\")." if summary["unsettled"] else "")
+    if not summary["configurations"]:
+        return [_p(f"No configuration needed a closed-form certificate: D7 settled every token that was "
+                   f"settled.{unsettled}")]
+    budget = results["campaign"]["layer_budget"]
+    blocks = [_p(f"{fmt.fraction(summary['configurations'], checked)} configurations needed closed-form paths "
+                 "(docs/theory.md D9): D7 left a token whose attention set keeps tokens that still move "
+                 f"({_some(summary['examples'])}). *Found at layer*: the layer whose exact positions the certified "
+                 "chain starts from. *Constant from layer*: the layer from which its final segment holds, so every "
+                 "attention set is constant from there on; the chain reaches it by jumps, not by simulating the "
+                 f"layers between. *Fixed budget*: the layers a run simulates under the layer budget of {budget} "
+                 "(capped by the checker's work limit), as a run without D9 does while D7 leaves a token "
+                 f"unsettled.{unsettled}")]
+    seconds = results.get("environment", {}).get("claim_check_seconds") or {}
+    times = [seconds[name] for name in summary["examples"] if name in seconds]
+    recorded = len(times) == len(summary["examples"])
+    wall = (f"{fmt.seconds(sum(times))} (at most {fmt.seconds(max(times))} each)" if recorded
+            else "not recorded")
+    blocks.append(_table(["configurations", "found at layer (min / median / max)",
+                          "constant from layer (min / median / max)", "layers simulated", "fixed budget",
+                          "layers saved", "claim checks, wall time"],
+                         [[fmt.count(summary["configurations"]), _spread(summary["found_at_layer"]),
+                           _spread(summary["constant_from_layer"]), fmt.count(summary["layers_run"]),
+                           fmt.count(summary["budget_layers"]), fmt.count(summary["layers_saved"]), wall]]))
+    if recorded and seconds:
+        blocks.append(_p(f"Wall time is measured on the machine that ran the campaign: the claim checks of all "
+                         f"{fmt.count(len(seconds))} configurations took {fmt.seconds(sum(seconds.values()))}."))
+    return blocks
+
+
+def _spread(spread: Mapping[str, Any] | None) -> str:
+    if spread is None:
+        return fmt.MISSING
+    return " / ".join(fmt.layer(spread[key]) for key in ("min", "median", "max"))
+
+
 def _fmt_settled(record: Mapping[str, Any]) -> str:
     settled = record.get("settled_layer")
     if settled is not None:
@@ -352,7 +403,7 @@ def _last_leader_layers(records: Sequence[Mapping[str, Any]]) -> dict[int, int]:
 
 
 def _median(values: Sequence[int]) -> str:
-    return "—" if not values else f"{statistics.median(values):g}"
+    return fmt.MISSING if not values else fmt.layer(statistics.median(values))
 
 
 def _short(status: str | None) -> str:

@@ -6,11 +6,14 @@ Layout (schema version 1)::
       "schema": "hardmax-verify/results", "schema_version": 1,
       "campaign":  {seed, examples, layer_budget, worked, float_check, shrink, families, source, tasks},
       "inputs":    [{role, path, sha256}],          # every input file read
-      "summary":   {overall, exit_status, examples, errors, claims: {claim: counts}},
+      "summary":   {overall, exit_status, examples, errors, claims: {claim: counts},
+                    closed_form: {configurations, examples, found_at_layer, constant_from_layer,
+                                  layers_run, budget_layers, layers_saved, unsettled}},
       "examples":  [record, ...],                   # sorted by kind, family, seed
       "counterexamples": [{example, claim, file, config, ...}],
       "optional_sections": {"sentiment": [...], "conjectures": [...]},
-      "environment": {...}                          # LAST key: timestamps, timings, versions
+      "environment": {...}                          # LAST key: timestamps, timings (also each
+                                                    # configuration's claim checks), versions
     }
 
 Everything before ``"environment"`` is a function of the seed, the campaign, the input
@@ -166,6 +169,15 @@ def validate_results(data: Any) -> list[str]:
                 total = sum(row[s] for s in STATUSES) + row["unchecked"]
                 if total != len(examples):
                     errors.append(f"summary.claims.{claim}: counts add up to {total}, expected {len(examples)}")
+        if "closed_form" in summary:  # optional: files written before it existed lack it
+            closed_form = need(summary, "closed_form", dict, "summary")
+            for key in ("configurations", "layers_run", "budget_layers", "layers_saved", "unsettled"):
+                need(closed_form, key, int, "summary.closed_form")
+            need(closed_form, "examples", list, "summary.closed_form")
+            for key in ("found_at_layer", "constant_from_layer"):
+                spread = (closed_form or {}).get(key)
+                if spread is not None and not (isinstance(spread, Mapping) and set(spread) == {"min", "median", "max"}):
+                    errors.append(f"summary.closed_form.{key}: expected null or {{min, median, max}}")
 
     for i, item in enumerate(need(data, "counterexamples", list, "results") or []):
         need(item, "example", str, f"counterexamples[{i}]")
