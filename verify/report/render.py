@@ -21,7 +21,7 @@ from ..sections import Section
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
 
-__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary"]
+__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown"]
 
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
@@ -434,9 +434,13 @@ def _recertified_text(glance: Glance) -> str:
 
 
 def _glance_markdown(glance: Glance) -> str:
+    return "## Results at a glance\n\n" + glance_markdown(glance)
+
+
+def glance_markdown(glance: Glance) -> str:
+    """The at-a-glance block in markdown, without its heading (report.md and the README show the same text)."""
     overall = _STATUS_WORD.get(glance.overall, glance.overall)
-    out = ["## Results at a glance",
-           f"Overall: **{overall}** (exit status {glance.exit_status}) on {fmt.count(glance.configurations)} "
+    out = [f"Overall: **{overall}** (exit status {glance.exit_status}) on {fmt.count(glance.configurations)} "
            f"configurations; {_recertified_text(glance)}."]
     lines = ["| claim | " + " | ".join(c.claim for c in glance.claims) + " |",
              "|---|" + "|".join("---" for _ in glance.claims) + "|"]
