@@ -229,8 +229,8 @@ def epoch_batches(count: int, *, seed: int, epoch: int, batch_size: int, bucket_
     return [batches[i] for i in shuffle]
 
 
-# The last entry of the seed of the training subset's generator: no per-epoch stream
-# ([seed, e], [seed, e, 1], [seed, e, 2]) ends in 3, so the subset is drawn independently of them.
+# The third entry of the seed of the training subset's generator, [seed, 0, 3]: the per-epoch
+# streams are [seed, e], [seed, e, 1] and [seed, e, 2], so none of them is this one.
 _TRAIN_SUBSET_STREAM = 3
 
 
