@@ -19,7 +19,7 @@ The baseline is a straightforward plain-Fraction forward pass of the same networ
 (verify.classify.oracle: every token through every unit, every attention score), timed on the
 smaller datasets in the same run; the ratios baseline / engine and baseline / check are printed.
 Times are CPU seconds of this one process (on a shared machine wall-clock time would also measure
-the other jobs); docs/classify.md records a run on a shared 2-core machine.
+the other jobs).
 """
 
 from __future__ import annotations

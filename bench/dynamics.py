@@ -2,8 +2,9 @@
 
     python bench/dynamics.py [--configs 2000] [--exact-sample 20] [--fraction-sample 3]
 
-Workload (issue 2): B configurations of n = 128 tokens in d = 2, 8 layers, tokens drawn from
-the rows of the authors' trained embedding (`authors_d2_epoch100.npz`, with its alpha). The
+Workload: B configurations of n = 128 tokens in d = 2, 8 layers, tokens drawn from
+the rows of the authors' trained embedding (with its alpha: `--model FILE.npz`, else
+$HARDMAX_VERIFY_REFERENCE or the copy `hardmax-verify sentiment fetch-reference` made). The
 rows are sorted by word frequency, so a review is simulated by drawing word ranks from a
 Zipf law (p(rank) ~ 1/rank, as word frequencies are) for a length uniform in [32, 128], then
 padding to 128 with row 0, the padding token, as the paper's model does. Real reviews thus
@@ -32,13 +33,13 @@ sys.path.insert(0, str(REPO))
 
 from verify import simulate_batch  # noqa: E402
 from verify.exact_dynamics import exact_layers  # noqa: E402
+from verify.sentiment.sources import resolve_reference  # noqa: E402
 
-DEFAULT_MODEL = REPO.parent / "shared" / "data" / "reference" / "authors_d2_epoch100.npz"
 N_TOKENS, LAYERS = 128, 8
 
 
-def load_embedding(path: Path) -> tuple[np.ndarray, float, str]:
-    if path.exists():
+def load_embedding(path: Path | None) -> tuple[np.ndarray, float, str]:
+    if path is not None and path.exists():
         with np.load(path, allow_pickle=False) as data:
             return data["E"].astype(np.float64), float(data["alpha"][0]), f"{path.name}"
     rng = np.random.default_rng(0)
@@ -126,9 +127,10 @@ def main() -> None:
     parser.add_argument("--loop-sample", type=int, default=100, help="configurations timed with the per-token loop")
     parser.add_argument("--exact-sample", type=int, default=20, help="configurations timed with python-flint")
     parser.add_argument("--fraction-sample", type=int, default=3, help="configurations timed with plain Fraction")
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--model", type=Path, default=None,
+                        help="the authors' arrays (.npz) [default: $HARDMAX_VERIFY_REFERENCE, else the fetched copy]")
     args = parser.parse_args()
-    E, alpha, source = load_embedding(args.model)
+    E, alpha, source = load_embedding(resolve_reference(args.model, required=False))
     print(f"workload: B={args.configs}, n={N_TOKENS}, d={E.shape[1]}, {LAYERS} layers, alpha={alpha:.6g}, tokens from {source}")
     for label, zipf in (("zipf-drawn reviews (repeats + padding)", True), ("uniformly drawn rows", False)):
         r = run(args.configs, args.exact_sample, args.fraction_sample, args.loop_sample, zipf, E, alpha)

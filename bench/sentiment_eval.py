@@ -1,4 +1,4 @@
-"""Benchmark: certified hardmax evaluation of a sentiment checkpoint on its test split (issue 5 target: 15,000 in < 60 s).
+"""Benchmark: certified hardmax evaluation of a sentiment checkpoint on its test split (target: 15,000 reviews in under a minute).
 
     python bench/sentiment_eval.py --checkpoint models/sentiment-d2-paper [--repeat 3]
 

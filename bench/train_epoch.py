@@ -73,7 +73,7 @@ def main() -> None:
             meta = train(corpus, split, settings=settings, out_dir=Path(tmp) / name.replace(" ", "_"), epochs=1,
                          patience=None, threads=args.threads)
             times[name] = time.perf_counter() - started
-            print(f"{name:>18}: epoch {times[name]:7.2f} s (train loss {meta['history'][0]['train_loss']:.6f}, "
+            print(f"{name:>18}: epoch {times[name]:7.2f} s (running train loss {meta['history'][0]['train_running_loss']:.6f}, "
                   f"validation accuracy {meta['history'][0]['val_acc']:.4f})")
     ratio = times["all positions"] / times["merged + bucketed"]
     relative = abs(merged - plain) / abs(plain)

@@ -55,14 +55,18 @@ def test_softmax_pass_reports_progress_to_the_total():
 def test_epoch_rows_form_a_table_with_the_best_epoch_marked():
     lines: list[str] = []
     table = EpochTable(lines.append, hardmax=False)
-    table.row({"epoch": 1, "train_loss": 0.69312, "train_acc": 0.5, "val_loss": 0.6, "val_acc": 0.61, "alpha": 1.0,
-               "seconds": 2.25})
-    table.row({"epoch": 2, "train_loss": 0.5, "train_acc": 0.7, "val_loss": 0.62, "val_acc": 0.6, "alpha": 1.25,
+    table.row({"epoch": 1, "train_running_loss": 0.69312, "train_running_acc": 0.5, "train_subset_loss": 0.55,
+               "train_subset_acc": 0.75, "val_loss": 0.6, "val_acc": 0.61, "alpha": 1.0, "seconds": 2.25})
+    table.row({"epoch": 2, "train_running_loss": 0.5, "train_running_acc": 0.7, "train_subset_loss": 0.45,
+               "train_subset_acc": 0.8, "val_loss": 0.62, "val_acc": 0.6, "alpha": 1.25, "seconds": 2.0})
+    # A history entry of an older checkpoint: the running mean under its old name, no subset.
+    table.row({"epoch": 3, "train_loss": 0.4, "train_acc": 0.9, "val_loss": 0.5, "val_acc": 0.65, "alpha": 1.5,
                "seconds": 2.0})
-    assert lines[0].split() == ["epoch", "train", "loss", "train", "acc", "val", "loss", "val", "acc", "alpha",
-                                "seconds", "best"]
-    assert lines[1].split() == ["1", "0.6931", "0.5000", "0.6000", "0.6100", "1", "2.2", "*"]
-    assert lines[2].split() == ["2", "0.5000", "0.7000", "0.6200", "0.6000", "1.25", "2.0"]
+    assert lines[0].split() == ["epoch", "running", "loss", "train", "loss", "train", "acc", "val", "loss", "val",
+                                "acc", "alpha", "seconds", "best"]
+    assert lines[1].split() == ["1", "0.6931", "0.5500", "0.7500", "0.6000", "0.6100", "1", "2.2", "*"]
+    assert lines[2].split() == ["2", "0.5000", "0.4500", "0.8000", "0.6200", "0.6000", "1.25", "2.0"]
+    assert lines[3].split() == ["3", "0.4000", "-", "-", "0.5000", "0.6500", "1.5", "2.0", "*"]
     assert len(lines[0]) - len("  best") == len(lines[1]) - len("  *") == len(lines[2])  # aligned columns
 
 

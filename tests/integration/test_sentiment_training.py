@@ -10,10 +10,13 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 from verify.cli import main  # noqa: E402
 from verify.sentiment.checkpoints import read_checkpoint  # noqa: E402
+from verify.sentiment.corpus import checkpoint_corpus  # noqa: E402
+from verify.sentiment.model import (TrainingSettings, _bce_and_accuracy, model_from_weights,  # noqa: E402
+                                    softmax_scores, train_subset_rows)
 
 POSITIVE = ["great", "wonderful", "loved", "superb", "enjoyed", "amazing"]
 NEGATIVE = ["awful", "boring", "waste", "worst", "terrible", "poor"]
@@ -58,6 +61,10 @@ def _train(data, out, cache, epochs, extra=()):
                  "--cache-dir", str(cache), "--batch-size", "32", "--hardmax-every", "1", "--quiet", *extra])
 
 
+def _untimed(history: list[dict]) -> list[dict]:
+    return [{key: value for key, value in entry.items() if key != "seconds"} for entry in history]
+
+
 @pytest.mark.slow
 def test_training_is_seeded_and_resuming_equals_an_uninterrupted_run(fixture_csv, tmp_path):
     cache = tmp_path / "cache"
@@ -74,12 +81,40 @@ def test_training_is_seeded_and_resuming_equals_an_uninterrupted_run(fixture_csv
     assert (tmp_path / "a" / "weights.safetensors").read_bytes() == (tmp_path / "b" / "weights.safetensors").read_bytes()
     history = a.meta["history"]
     assert [h["epoch"] for h in history] == [1, 2]
-    assert {"train_loss", "val_acc", "hardmax_val_acc", "hardmax_train_exact_path"} <= set(history[-1])
+    assert {"train_running_loss", "train_subset_loss", "train_subset_acc", "val_acc", "hardmax_val_acc",
+            "hardmax_train_exact_path"} <= set(history[-1])
+    # Same seed, same numbers: the histories agree in every field but the time taken.
+    assert _untimed(history) == _untimed(b.meta["history"])
+    assert a.meta["train_subset"] == b.meta["train_subset"]
     # The test reviews are not looked at during training.
     assert not [key for entry in history for key in entry if "test" in key]
     assert float(a.weights.alpha) > 0
     # The paper's split of 300 reviews: 210 train (189 + 21 validation), 90 test.
     assert a.meta["split"] == {"protocol": "paper", "seed": 0, "train": 189, "validation": 21, "test": 90}
+
+
+@pytest.mark.slow
+def test_train_subset_is_evaluated_exactly_as_the_validation_reviews(fixture_csv, tmp_path):
+    cache = tmp_path / "cache"
+    # Dropout on the tokens: a train-mode (dropout on) evaluation would give other numbers.
+    assert _train(fixture_csv, tmp_path / "run", cache, 2, extra=("--dropout", "0.3", "--hardmax-every", "0")) == 0
+    checkpoint = read_checkpoint(tmp_path / "run")
+    corpus, split = checkpoint_corpus(checkpoint, fixture_csv, cache_dir=cache)
+    settings = TrainingSettings.from_record(checkpoint.meta["settings"])
+    assert settings.embedding_dropout == 0.3
+    assert checkpoint.meta["train_subset"]["reviews"] == len(split.validation) == 21
+    assert checkpoint.meta["train_subset"]["of"] == len(split.train)
+    subset = split.train[train_subset_rows(len(split.train), len(split.validation), seed=settings.seed)]
+    model = model_from_weights(checkpoint.weights, settings)  # the last epoch's weights
+    last = checkpoint.meta["history"][-1]
+    for key, rows in (("train_subset", subset), ("val", split.validation)):
+        loss, accuracy = _bce_and_accuracy(softmax_scores(model, corpus.ids[rows]), corpus.labels[rows])
+        assert (last[f"{key}_loss"], last[f"{key}_acc"]) == (loss, accuracy), key
+    model.train()  # dropout on: not what was recorded
+    with torch.no_grad():
+        noisy = model(torch.from_numpy(corpus.ids[subset].astype(np.int64))).double().numpy()
+    assert _bce_and_accuracy(noisy, corpus.labels[subset])[0] != last["train_subset_loss"]
+    assert last["train_running_loss"] != last["train_subset_loss"]
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The certificate checker is independent of the suite it checks (issue 8).
+"""The certificate checker is independent of the suite it checks (docs/certcheck.md).
 
 verify/certcheck.py may import only the standard library and nothing from the package. Shown
 two ways: its AST names no other import, and run as a lone file in a fresh interpreter where

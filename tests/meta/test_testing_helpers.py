@@ -148,7 +148,7 @@ def test_inconclusive_is_rejected_inside_hypothesis():
 
 def test_a_wrong_update_rule_is_caught_by_the_replay_helper():
     # Normalising with 1/alpha instead of alpha is still a valid-looking dynamics; the one-step
-    # replay against the independent oracle catches it (issue 3, part 8).
+    # replay against the independent oracle catches it.
     def wrong(tokens, *, alpha, A=None, V=None):
         return exact_layers(tokens, alpha=1 / F(alpha), A=A, V=V)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.sentiment.analyze import (_t3_boundary, leader_statistics, leader_words, lexicon_shares,
-                                     unseen_word_leaders, without_attention)
+from verify.sentiment.analyze import (_plot_history, _t3_boundary, history_curves, leader_statistics, leader_words,
+                                     lexicon_shares, unseen_word_leaders, without_attention)
 from verify.sentiment.checkpoints import ModelWeights
 from verify.sentiment.evaluate import Evaluation
 
@@ -147,3 +147,40 @@ def test_without_attention_decides_sums_that_float_rounding_would_get_wrong():
     assert float(np.float64(big) + 1.0 - np.float64(big)) == 0.0   # float64 alone would call it 0: negative
     result = without_attention(weights, ids, np.array([1]), predictions_at_K=np.array([0]))
     assert result["accuracy_without_attention"] == 1.0 and result["exact_path"] == 1
+
+
+def _labels(curves, metric: str) -> dict[str, tuple]:
+    return {c.label: c.points for c in curves if c.metric == metric}
+
+
+def test_training_curves_compare_train_and_validation_like_for_like(tmp_path):
+    history = [{"epoch": e, "train_running_loss": 0.7 - 0.1 * e, "train_running_acc": 0.5 + 0.1 * e,
+                "train_subset_loss": 0.6 - 0.1 * e, "train_subset_acc": 0.55 + 0.1 * e,
+                "val_loss": 0.65 - 0.05 * e, "val_acc": 0.52 + 0.05 * e, "hardmax_train_loss": 0.5,
+                "hardmax_train_acc": 0.7} for e in (1, 2, 3)]
+    curves = history_curves(history, train_subset={"reviews": 2500, "of": 22500})
+    loss = _labels(curves, "loss")
+    train = "train (2,500 fixed training reviews), softmax, end of epoch"
+    assert loss[train] == tuple((e, 0.6 - 0.1 * e) for e in (1, 2, 3))
+    assert loss["validation, softmax, end of epoch"] == tuple((e, 0.65 - 0.05 * e) for e in (1, 2, 3))
+    assert not [label for label in loss if "running" in label]  # every epoch has its like-for-like number
+    assert "all training reviews, hardmax, end of epoch, certified" in _labels(curves, "acc")
+    _plot_history(history, tmp_path / "curves.png", "d2-run", {"reviews": 2500, "of": 22500})
+    assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_older_history_draws_its_running_mean_labelled_for_what_it_is(tmp_path):
+    older = [{"epoch": e, "train_loss": 0.7 - 0.1 * e, "train_acc": 0.6, "val_loss": 0.6, "val_acc": 0.6}
+             for e in (1, 2)]
+    curves = history_curves(older)
+    running = "train, softmax, running mean over the epoch's batches (not like for like)"
+    assert _labels(curves, "loss")[running] == tuple((e, 0.7 - 0.1 * e) for e in (1, 2))
+    assert not [c for c in curves if c.label.startswith("train (")]
+    # A resumed older run: the running mean where the end-of-epoch number is missing, only there.
+    mixed = older + [{"epoch": 3, "train_running_loss": 0.3, "train_running_acc": 0.8, "train_subset_loss": 0.35,
+                      "train_subset_acc": 0.7, "val_loss": 0.5, "val_acc": 0.7}]
+    loss = _labels(history_curves(mixed), "loss")
+    assert [e for e, _ in loss[running]] == [1, 2]
+    assert loss["train (fixed training subset), softmax, end of epoch"] == ((3, 0.35),)
+    _plot_history(older, tmp_path / "older.png", "d2-older")
+    assert (tmp_path / "older.png").stat().st_size > 0

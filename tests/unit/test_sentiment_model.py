@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 from verify.numbers import InputError  # noqa: E402
 from verify.sentiment.model import (TrainingSettings, build_model, epoch_batches, merge_tokens,  # noqa: E402
-                                    softmax_scores)
+                                    running_train, selection_accuracy, softmax_scores, train_subset_rows)
 
 
 def test_merge_tokens_known_answer():
@@ -85,3 +85,26 @@ def test_fixed_alpha_is_not_a_trained_parameter():
     model = build_model(10, TrainingSettings(train_alpha=False, alpha_init=2.35))
     assert not model.alpha_raw.requires_grad
     assert float(model.alpha()) == pytest.approx(2.35, rel=1e-6)
+
+
+def test_train_subset_is_fixed_by_the_seed_and_drawn_apart_from_the_epoch_streams():
+    rows = train_subset_rows(1000, 90, seed=4)
+    assert len(rows) == 90 and len(set(rows.tolist())) == 90
+    assert rows.tolist() == sorted(rows.tolist()) and 0 <= rows.min() and rows.max() < 1000
+    assert np.array_equal(rows, train_subset_rows(1000, 90, seed=4))  # every epoch, and a resumed run
+    assert not np.array_equal(rows, train_subset_rows(1000, 90, seed=5))
+    # Not the first reviews of an epoch's shuffle (the stream [seed, epoch]) for any early epoch.
+    for epoch in range(5):
+        assert set(rows.tolist()) != set(np.random.default_rng([4, epoch]).permutation(1000)[:90].tolist())
+    assert train_subset_rows(50, 90, seed=4).tolist() == list(range(50))  # smaller training set: all of it
+    assert train_subset_rows(50, 0, seed=4).size == 0  # no validation set: no subset
+
+
+def test_running_train_numbers_are_read_under_both_names_and_select_without_validation():
+    assert running_train({"train_running_loss": 0.25}, "loss") == 0.25
+    assert running_train({"train_loss": 0.5, "train_acc": 0.75}, "acc") == 0.75  # an older checkpoint's name
+    assert running_train({"train_subset_loss": 0.1}, "loss") is None  # the subset is not the running mean
+    assert selection_accuracy({"val_acc": 0.6, "train_running_acc": 0.9}) == 0.6
+    assert selection_accuracy({"train_running_acc": 0.9, "train_subset_acc": 0.8}) == 0.9
+    with pytest.raises(InputError, match="history"):
+        selection_accuracy({"epoch": 3})

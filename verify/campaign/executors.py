@@ -1,4 +1,4 @@
-"""Where a campaign's tasks run: in this process, on a local process pool, or on Dask distributed (issue 9).
+"""Where a campaign's tasks run: in this process, on a local process pool, or on Dask distributed.
 
 Three executors behind one interface (:class:`Executor`): ``start()`` (optional: bring the
 workers up early, e.g. while the campaign is planned), ``run(tasks, checker=, progress=)``

@@ -11,6 +11,7 @@ import click
 from .. import exitcodes
 from ..numbers import InputError
 from ..sentiment import DEFAULT_RUNS_DIR
+from ..sentiment.model import running_train, selection_accuracy
 from ..sentiment.sources import DATA_ENV, REFERENCE_ENV, cache_root, resolve_data, resolve_reference
 from .output import ProgressReporter, echo_summary, emit_json, json_option, progress_reporter
 
@@ -25,16 +26,27 @@ def _progress(enabled: bool) -> ContextManager[ProgressReporter]:
 
 
 class EpochTable:
-    """The training history as a table on standard error: a header, then one row per epoch as it ends."""
+    """The training history as a table on standard error: a header, then one row per epoch as it ends.
 
-    COLUMNS = (("epoch", "epoch", "{}"), ("train_loss", "train loss", "{:.4f}"), ("train_acc", "train acc", "{:.4f}"),
-               ("val_loss", "val loss", "{:.4f}"), ("val_acc", "val acc", "{:.4f}"), ("alpha", "alpha", "{:.4g}"),
-               ("hardmax_train_acc", "hardmax train acc", "{:.4f}"), ("hardmax_val_acc", "hardmax val acc", "{:.4f}"),
-               ("seconds", "seconds", "{:.1f}"))
+    "train" and "val" are evaluated the same way at the end of the epoch (the training subset
+    and the validation reviews, softmax, no dropout); "running loss" is the mean over the epoch's
+    batches while the weights changed (verify.sentiment.model).
+    """
+
+    COLUMNS: tuple[tuple[Callable[[dict], object], str, str], ...] = (
+        (lambda e: e.get("epoch"), "epoch", "{}"),
+        (lambda e: running_train(e, "loss"), "running loss", "{:.4f}"),
+        (lambda e: e.get("train_subset_loss"), "train loss", "{:.4f}"),
+        (lambda e: e.get("train_subset_acc"), "train acc", "{:.4f}"),
+        (lambda e: e.get("val_loss"), "val loss", "{:.4f}"), (lambda e: e.get("val_acc"), "val acc", "{:.4f}"),
+        (lambda e: e.get("alpha"), "alpha", "{:.4g}"),
+        (lambda e: e.get("hardmax_train_acc"), "hardmax train acc", "{:.4f}"),
+        (lambda e: e.get("hardmax_val_acc"), "hardmax val acc", "{:.4f}"),
+        (lambda e: e.get("seconds"), "seconds", "{:.1f}"))
 
     def __init__(self, print_line: Callable[[str], None], *, hardmax: bool) -> None:
         self._print = print_line
-        self._columns = [c for c in self.COLUMNS if hardmax or not c[0].startswith("hardmax")]
+        self._columns = [c for c in self.COLUMNS if hardmax or not c[1].startswith("hardmax")]
         self._best: float | None = None
         self._header_printed = False
 
@@ -45,10 +57,10 @@ class EpochTable:
         if not self._header_printed:
             self._print(self._cells([title for _, title, _ in self._columns]) + "  best")
             self._header_printed = True
-        values = [form.format(entry[key]) if entry.get(key) is not None else "-" for key, _, form in self._columns]
+        values = [form.format(value) if (value := get(entry)) is not None else "-" for get, _, form in self._columns]
         # The selection rule of verify.sentiment.model.train: validation accuracy, strictly better.
-        selection = entry.get("val_acc", entry.get("train_acc"))
-        best = selection is not None and (self._best is None or selection > self._best)
+        selection = selection_accuracy(entry)
+        best = self._best is None or selection > self._best
         if best:
             self._best = selection
         self._print(self._cells(values) + ("  *" if best else ""))

@@ -1,4 +1,4 @@
-"""The conjecture lab (issue 6): statements beyond the theorem's hypotheses, tested with Hypothesis.
+"""The conjecture lab: statements beyond the theorem's hypotheses, tested with Hypothesis.
 
 Public API for your own conjecture files (``hardmax-verify conjecture run my_conj.py``)::
 

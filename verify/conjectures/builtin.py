@@ -1,4 +1,4 @@
-"""The built-in conjectures of the lab (issue 6; docs/theory.md §3 D4, D5, D8 and §6).
+"""The built-in conjectures of the lab (docs/theory.md §3 D4, D5, D8 and §6).
 
 Each conjecture draws :class:`~verify.config.Configuration` objects from a Hypothesis strategy
 (family label in ``Configuration.name``) and decides them exactly:

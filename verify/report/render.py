@@ -21,12 +21,12 @@ from ..sections import Section
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
 
-__all__ = ["Block", "build_document", "to_markdown", "to_html"]
+__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown"]
 
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
 
-# Tables longer than this are folded (HTML <details>) behind a summary line that gives their length.
+# Tables longer than this are folded (<details>) behind a summary line that gives their length.
 LONG_TABLE_ROWS = 20
 
 
@@ -38,7 +38,7 @@ class Block:
     headers: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
     figure: FigureInfo | None = None
-    figures: list[FigureInfo] = field(default_factory=list)   # gallery: shown folded in HTML
+    figures: list[FigureInfo] = field(default_factory=list)   # gallery: always shown folded
     glance: Glance | None = None
 
 
@@ -286,7 +286,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                      r["status"], sum(f["kind"] == "leader" for f in r["fates"]), _fmt_settled(r)]
                     + [_short(r["verdicts"].get(c, {}).get("status")) for c in claim_ids])
     table = _table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows)
-    # The summary line a folded table shows in HTML.
+    # The summary line the folded table shows.
     table.text = (f"{fmt.count(len(rows))} examples: "
                   + ", ".join(f"{fmt.count(n)} {status}" for status, n in
                               sorted(_tally(r.get("status", "error") for r in records).items())))
@@ -485,9 +485,13 @@ def _recertified_text(glance: Glance) -> str:
 
 
 def _glance_markdown(glance: Glance) -> str:
+    return "## Results at a glance\n\n" + glance_markdown(glance)
+
+
+def glance_markdown(glance: Glance) -> str:
+    """The at-a-glance block in markdown, without its heading (report.md and the README show the same text)."""
     overall = _STATUS_WORD.get(glance.overall, glance.overall)
-    out = ["## Results at a glance",
-           f"Overall: **{overall}** (exit status {glance.exit_status}) on {fmt.count(glance.configurations)} "
+    out = [f"Overall: **{overall}** (exit status {glance.exit_status}) on {fmt.count(glance.configurations)} "
            f"configurations; {_recertified_text(glance)}."]
     lines = ["| claim | " + " | ".join(c.claim for c in glance.claims) + " |",
              "|---|" + "|".join("---" for _ in glance.claims) + "|"]
@@ -519,12 +523,37 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             lines = ["| " + " | ".join(_md_cell(h) for h in block.headers) + " |",
                      "|" + "|".join("---" for _ in block.headers) + "|"]
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
-            out.append("\n".join(lines))
+            out.append(_folded("\n".join(lines), block, markdown=True))
         elif block.kind == "figure" and block.figure is not None:
             out.append(_figure_markdown(block.figure))
         elif block.kind == "gallery":
-            out.append("\n\n".join(_figure_markdown(f) for f in block.figures))
+            out.append(_folded("\n\n".join(_figure_markdown(f) for f in block.figures), block, markdown=True))
     return "\n\n".join(out) + "\n"
+
+
+def _folded(body: str, block: Block, *, markdown: bool) -> str:
+    summary = folded_summary(block)
+    return body if summary is None else _details(summary, body, markdown=markdown)
+
+
+def folded_summary(block: Block) -> str | None:
+    """The summary line of a block that both report.md and report.html fold (``<details>``), or None.
+
+    The one folding rule: tables longer than LONG_TABLE_ROWS and every gallery. GitHub renders
+    ``<details>`` in markdown, so the two files fold the same blocks behind the same line.
+    """
+    if block.kind == "table" and len(block.rows) > LONG_TABLE_ROWS:
+        return f"Show the table ({block.text or f'{fmt.count(len(block.rows))} rows'})"
+    if block.kind == "gallery":
+        return f"{block.text} ({fmt.count(len(block.figures))} figures)"
+    return None
+
+
+def _details(summary: str, body: str, *, markdown: bool) -> str:
+    """``body`` folded behind ``summary``; in markdown, blank lines keep the body's markdown rendered."""
+    if markdown:
+        return f"<details><summary>{_inline(summary)}</summary>\n\n{body}\n\n</details>"
+    return f"<details><summary>{_inline(summary)}</summary>{body}</details>"
 
 
 def _figure_markdown(f: FigureInfo) -> str:
@@ -626,15 +655,11 @@ def to_html(blocks: Sequence[Block], *, report_dir: Path) -> str:
             head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
             body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows)
             table = f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-            if len(block.rows) > LONG_TABLE_ROWS:
-                label = block.text or f"{fmt.count(len(block.rows))} rows"
-                table = f"<details><summary>Show the table ({_inline(label)})</summary>{table}</details>"
-            out.append(table)
+            out.append(_folded(table, block, markdown=False))
         elif block.kind == "figure" and block.figure is not None:
             out.append(_figure_html(block.figure, report_dir))
         elif block.kind == "gallery":
-            out.append(f"<details><summary>{_inline(block.text)} ({fmt.count(len(block.figures))} figures)</summary>"
-                       '<div class="gallery-grid">' + "".join(_figure_html(f, report_dir) for f in block.figures)
-                       + "</div></details>")
+            out.append(_folded('<div class="gallery-grid">' + "".join(_figure_html(f, report_dir) for f in block.figures)
+                               + "</div>", block, markdown=False))
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

@@ -1,4 +1,4 @@
-"""The paper's analyses of the sentiment model, and the experiment's claims checked (issue 5, parts 6-7).
+"""The paper's analyses of the sentiment model, and the experiment's claims checked on it.
 
 What is exact and what is measured
 ----------------------------------
@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import platform
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -41,9 +42,11 @@ from .checkpoints import ModelWeights, read_checkpoint
 from .corpus import checkpoint_corpus, training_word_counts
 from .data import file_sha256
 from .evaluate import Evaluation, certified_evaluation, exact_review
+from .model import running_train
 
 __all__ = ["run_analyses", "leader_statistics", "leader_words", "compare_with_converged", "lexicon_shares",
-           "unseen_word_leaders", "without_attention", "hypotheses_on_reviews", "authors_configurations"]
+           "unseen_word_leaders", "without_attention", "hypotheses_on_reviews", "authors_configurations",
+           "Curve", "history_curves"]
 
 Progress = Callable[[str, int, int], None]
 CONFIDENCE = 0.95
@@ -463,31 +466,70 @@ def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int
     return record
 
 
-def _plot_history(history: list[dict], path: Path, model: str) -> None:
-    """Loss and accuracy per epoch; end-of-epoch evaluations are lines and markers, the running train mean is dotted.
+@dataclass(frozen=True)
+class Curve:
+    """One series of the training-curve figure: ``metric`` "loss" or "acc", drawn as ``style``."""
 
-    The running train numbers (averaged over the epoch's batches while the weights change) are
-    not comparable with the end-of-epoch ones; they are drawn apart and labelled as such.
+    metric: str
+    label: str
+    points: tuple[tuple[int, float], ...]
+    style: str  # "line" (end of epoch, softmax), "running" (mean over the batches), "marker" (hardmax)
+    colour: str
+    marker: str = ""
+
+
+def history_curves(history: list[dict], *, train_subset: dict | None = None) -> list[Curve]:
+    """The series of the training-curve figure, from a checkpoint's history.
+
+    Train and validation are compared like for like: both evaluated at the end of each epoch
+    with the same softmax model, no dropout (``train_subset_*``, ``val_*``; verify.sentiment.model).
+    The running mean over an epoch's batches (weights changing, dropout on) is not comparable;
+    it is drawn, dotted and labelled as such, only for epochs without the end-of-epoch train
+    number (histories of older checkpoints).
     """
+    def points(values: Sequence[object]) -> tuple[tuple[int, float], ...]:
+        return tuple((int(h["epoch"]), float(v)) for h, v in zip(history, values) if isinstance(v, (int, float)))
+
+    def recorded(key: str) -> tuple[tuple[int, float], ...]:
+        return points([h.get(key) for h in history])
+
+    if train_subset and train_subset.get("reviews"):
+        subset = f"{fmt.count(train_subset['reviews'])} fixed training reviews"
+    else:
+        subset = "fixed training subset"
+    curves: list[Curve] = []
+    for metric in ("loss", "acc"):
+        curves.append(Curve(metric, f"train ({subset}), softmax, end of epoch", recorded(f"train_subset_{metric}"),
+                            "line", "C4"))
+        running = [None if f"train_subset_{metric}" in h else running_train(h, metric) for h in history]
+        curves.append(Curve(metric, "train, softmax, running mean over the epoch's batches (not like for like)",
+                            points(running), "running", "0.6"))
+        for colour, split, key in (("C0", "validation", "val"), ("C1", "test", "test")):
+            curves.append(Curve(metric, f"{split}, softmax, end of epoch", recorded(f"{key}_{metric}"), "line", colour))
+        for colour, marker, split in (("C4", "^", "train"), ("C2", "s", "validation"), ("C3", "o", "test")):
+            what = "all training reviews" if split == "train" else split
+            curves.append(Curve(metric, f"{what}, hardmax, end of epoch{', certified' if metric == 'acc' else ''}",
+                                recorded(f"hardmax_{split}_{metric}"), "marker", colour, marker))
+    return [c for c in curves if c.points]
+
+
+def _plot_history(history: list[dict], path: Path, model: str, train_subset: dict | None = None) -> None:
+    """Loss and accuracy per epoch (:func:`history_curves`), titled with the model's name."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
-    epochs = [h["epoch"] for h in history]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    curves = history_curves(history, train_subset=train_subset)
     for ax, metric, ylabel in ((axes[0], "loss", "BCE loss"), (axes[1], "acc", "accuracy")):
-        ax.plot(epochs, [h.get(f"train_{metric}") for h in history], color="0.6", linestyle=":",
-                label="train, softmax (running mean over the epoch's batches)")
-        for colour, split, key in (("C0", "validation", "val"), ("C1", "test", "test")):
-            values = [h.get(f"{key}_{metric}") for h in history]
-            if any(v is not None for v in values):
-                ax.plot(epochs, values, color=colour, label=f"{split}, softmax (end of epoch)")
-        for colour, marker, split in (("C4", "^", "train"), ("C2", "s", "validation"), ("C3", "o", "test")):
-            points = [(h["epoch"], h[f"hardmax_{split}_{metric}"]) for h in history if f"hardmax_{split}_{metric}" in h]
-            if points:
-                ax.scatter([e for e, _ in points], [v for _, v in points], marker=marker, facecolor="none",
-                           edgecolor=colour, zorder=3,
-                           label=f"{split}, hardmax (end of epoch{', certified' if metric == 'acc' else ''})")
+        for curve in (c for c in curves if c.metric == metric):
+            epochs, values = [e for e, _ in curve.points], [v for _, v in curve.points]
+            if curve.style == "marker":
+                ax.scatter(epochs, values, marker=curve.marker, facecolor="none", edgecolor=curve.colour, zorder=3,
+                           label=curve.label)
+            else:
+                ax.plot(epochs, values, color=curve.colour, linestyle=":" if curve.style == "running" else "-",
+                        label=curve.label)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("epoch")
         ax.set_ylabel(ylabel)
@@ -695,8 +737,10 @@ def _analyze_checkpoint(checkpoint_dir: Path, *, data: Path, cache_dir: Path | N
     history = checkpoint.meta.get("history", [])
     model = Path(checkpoint_dir).name
     if history:
+        train_subset = checkpoint.meta.get("train_subset")
+
         def training_curves(p: Path) -> None:
-            _plot_history(history, p, model)
+            _plot_history(history, p, model, train_subset if isinstance(train_subset, dict) else None)
         figures[f"{prefix}training_curves.png"] = training_curves
     if top:
         reviews_selected = (record.get("leader_words") or {}).get("reviews_selected")

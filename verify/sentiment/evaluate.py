@@ -1,4 +1,4 @@
-"""Certified hardmax evaluation of a trained sentiment model (issue 5, part 4).
+"""Certified hardmax evaluation of a trained sentiment model.
 
 The hardmax model is the trained float32 weights read as the exact rationals they store
 (``Fraction(float(x))`` is exact): tokens E[ids], alpha, w, b. Its prediction for a review is

@@ -32,6 +32,18 @@ the order of the training reviews in epoch e is ``numpy.random.default_rng([seed
 (with bucketing, the batch order is then ``default_rng([seed, e, 2]).permutation``).
 So a run resumed from a checkpoint sees exactly the batches and masks an uninterrupted run would.
 
+Each epoch's history entry records the training reviews two ways:
+
+* ``train_running_loss`` / ``train_running_acc``: the mean over the epoch's batches, taken while
+  the weights change and with dropout on (cheap, but not comparable with the validation numbers;
+  older checkpoints call them ``train_loss`` / ``train_acc``, and
+  :func:`running_train` reads both);
+* ``train_subset_loss`` / ``train_subset_acc``: at the end of the epoch, exactly as the
+  validation reviews are evaluated (``val_loss`` / ``val_acc``: eval mode, no dropout, softmax
+  attention), on a fixed subset of the training reviews as large as the validation set
+  (:func:`train_subset_rows`, the same subset every epoch; recorded as ``train_subset`` in the
+  checkpoint), so the cost is one more validation pass.
+
 torch is imported inside the functions so that the rest of the package works without it.
 """
 
@@ -51,7 +63,8 @@ from .checkpoints import ModelWeights, read_checkpoint, write_checkpoint, write_
 from .corpus import Corpus, Split
 
 __all__ = ["TrainingSettings", "build_model", "weights_from_model", "model_from_weights", "train",
-           "softmax_scores", "merge_tokens", "epoch_batches", "softmax_scores_for_snapshots"]
+           "softmax_scores", "merge_tokens", "epoch_batches", "softmax_scores_for_snapshots", "train_subset_rows",
+           "running_train", "selection_accuracy"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -214,6 +227,41 @@ def epoch_batches(count: int, *, seed: int, epoch: int, batch_size: int, bucket_
         batches.extend(chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size))
     shuffle = np.random.default_rng([seed, epoch, 2]).permutation(len(batches))
     return [batches[i] for i in shuffle]
+
+
+# The third entry of the seed of the training subset's generator, [seed, 0, 3]: the per-epoch
+# streams are [seed, e], [seed, e, 1] and [seed, e, 2], so none of them is this one.
+_TRAIN_SUBSET_STREAM = 3
+
+
+def train_subset_rows(train_count: int, size: int, *, seed: int) -> np.ndarray:
+    """The training positions evaluated at the end of every epoch like the validation reviews.
+
+    ``min(size, train_count)`` distinct positions in ``range(train_count)``, rising, drawn by
+    ``numpy.random.default_rng([seed, 0, 3]).choice`` without replacement: fixed by the seed, so
+    every epoch, and a resumed run, evaluates the same reviews.
+    """
+    size = min(int(size), int(train_count))
+    if size <= 0:
+        return np.zeros(0, dtype=np.int64)
+    rng = np.random.default_rng([seed, 0, _TRAIN_SUBSET_STREAM])
+    return np.sort(rng.choice(int(train_count), size=size, replace=False)).astype(np.int64)
+
+
+def running_train(entry: dict, metric: str) -> float | None:
+    """An epoch's running mean over its batches of ``metric`` ("loss" or "acc"), under either recorded name."""
+    value = entry.get(f"train_running_{metric}", entry.get(f"train_{metric}"))
+    return None if value is None else float(value)
+
+
+def selection_accuracy(entry: dict) -> float:
+    """What selects the best epoch: the validation softmax accuracy (the running train accuracy without validation)."""
+    if "val_acc" in entry:
+        return float(entry["val_acc"])
+    running = running_train(entry, "acc")
+    if running is None:
+        raise InputError("history", f"epoch {entry.get('epoch')} records neither val_acc nor a train accuracy")
+    return running
 
 
 def weights_from_model(model) -> ModelWeights:
@@ -389,6 +437,11 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     train_labels = corpus.labels[split.train].astype(np.float32)
     merged = merge_tokens(train_ids) if settings.merged_tokens or settings.bucket_batches else None
     validation_merged = merge_tokens(corpus.ids[split.validation]) if settings.merged_tokens else None
+    subset = split.train[train_subset_rows(len(split.train), len(split.validation), seed=settings.seed)]
+    subset_merged = merge_tokens(corpus.ids[subset]) if settings.merged_tokens and len(subset) else None
+    subset_record = {"reviews": int(len(subset)), "of": int(len(split.train)),
+                     "drawn_by": "numpy.random.default_rng([seed, 0, 3]).choice(train reviews, reviews, "
+                                 "replace=False), the same every epoch"}
     meta: dict = {}
     for epoch in range(start_epoch, epochs):
         if patience is not None and best is not None and epoch - int(best["epoch"]) >= patience:
@@ -422,12 +475,15 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             total_correct += int(((logits.detach() > 0) == (target > 0.5)).sum())
             if progress is not None:
                 progress(f"epoch {epoch + 1}/{epochs}", b + 1, len(batches))
-        entry = {"epoch": epoch + 1, "train_loss": total_loss / len(train_ids),
-                 "train_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
-        if len(split.validation):
-            scores = softmax_scores(model, corpus.ids[split.validation], merged=settings.merged_tokens,
-                                    merged_ids=validation_merged, progress=_phase(progress, "validation (softmax)"))
-            entry["val_loss"], entry["val_acc"] = _bce_and_accuracy(scores, corpus.labels[split.validation])
+        entry = {"epoch": epoch + 1, "train_running_loss": total_loss / len(train_ids),
+                 "train_running_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
+        # The same evaluation for both (softmax_scores: eval mode, no dropout), so the curves compare.
+        for key, rows, rows_merged, phase in (("train_subset", subset, subset_merged, "train subset (softmax)"),
+                                              ("val", split.validation, validation_merged, "validation (softmax)")):
+            if len(rows):
+                scores = softmax_scores(model, corpus.ids[rows], merged=settings.merged_tokens,
+                                        merged_ids=rows_merged, progress=_phase(progress, phase))
+                entry[f"{key}_loss"], entry[f"{key}_acc"] = _bce_and_accuracy(scores, corpus.labels[rows])
         weights = weights_from_model(model)
         if hardmax_every and ((epoch + 1) % hardmax_every == 0 or epoch + 1 == epochs):
             # Train too: the paper compares softmax and hardmax *training* losses (docs/theory.md §5).
@@ -441,11 +497,12 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
                     entry[f"hardmax_{name}_exact_path"] = result.exact_path
         entry["seconds"] = time.perf_counter() - started
         history.append(entry)
-        selection = entry.get("val_acc", entry["train_acc"])
+        selection = selection_accuracy(entry)
         if best is None or selection > best["val_acc"]:
             best = {"epoch": epoch + 1, "val_acc": selection}
             best_weights = weights
         meta = {**identity, "epochs_completed": epoch + 1, "history": history, "best": best,
+                "train_subset": subset_record,
                 "selection": "validation softmax accuracy (the test set is never used for selection)",
                 "versions": _versions()}
         if epoch_weights_dir is not None:

@@ -114,8 +114,11 @@ def analysis_rows(data: Any) -> list[dict[str, Any]]:
 # Captions of the figures ``hardmax-verify sentiment analyze`` writes, by file-name suffix.
 _FIGURES = {
     "training_curves": ("training curves",
-                        "Loss and accuracy per epoch: softmax attention (as trained) on train, validation and test, "
-                        "and certified hardmax on validation and test every few epochs (docs/theory.md §5)."),
+                        "Loss and accuracy per epoch. Lines: softmax attention (as trained) at the end of each epoch, "
+                        "evaluated alike (no dropout) on a fixed subset of the training reviews, on validation and, "
+                        "when recorded, on test; markers: certified hardmax every few epochs (docs/theory.md §5). "
+                        "For checkpoints that lack the end-of-epoch train number, the dotted line is the running "
+                        "mean over the epoch's batches, which is not comparable with the others."),
     "leader_words": ("leader words",
                      "The 15 most frequent leader words (C_i = {i}) among test reviews classified correctly with "
                      "confidence >= 0.95, counting leaders with |w.z + b| > 2, as in the paper's bar chart."),
