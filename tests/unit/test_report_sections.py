@@ -61,3 +61,15 @@ def _minimal_results(optional: dict) -> dict:
             "examples": [], "counterexamples": [], "optional_sections": optional,
             "inputs": [], "environment": {"command_line": "", "started": "", "finished": "", "versions": {},
                                           "timings_seconds": {}}}
+
+
+def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() -> None:
+    from verify.report.glance import at_a_glance
+    evaluations = [dict(_evaluation("m/a", 2, 0.80), hardmax_accuracy=0.81),
+                   dict(_evaluation("m/b", 2, 0.70), hardmax_accuracy=0.95),   # better test, worse validation
+                   dict(_evaluation("m/c", 2, 0.60, protocol="official"), hardmax_accuracy=0.77)]
+    files = [{"path": f"r/{i}.json", "sha256": "0" * 64, "summary": {}, "evaluation": e}
+             for i, e in enumerate(evaluations)]
+    sentence = dict(at_a_glance(_minimal_results({"sentiment": {"files": files}})).sentences)["Sentiment experiment"]
+    assert "d = 2 (official protocol): 0.77" in sentence and "d = 2 (p protocol): 0.81" in sentence
+    assert "0.95" not in sentence
