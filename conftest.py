@@ -1,13 +1,37 @@
-"""Root pytest configuration: the Hypothesis profile, and a private user folder for the session."""
+"""Root pytest configuration: the Hypothesis profile, the fast lane's example count, a private user folder."""
 
 import os
+import re
 
 import pytest
+from hypothesis import settings
 
 from verify.locations import HOME_VARIABLE
 from verify.profiles import load_profile
 
-load_profile()
+PROFILE = load_profile()
+
+# The fast lane (``-m "not slow"``) runs every property with this many examples, unless a profile
+# was chosen explicitly (HYPOTHESIS_PROFILE or --hypothesis-profile); the full suite runs the
+# profile's own count (ci 25, dev 60). Enough to exercise each property's strategy on a few
+# configurations of each kind, so that a broken rule still fails in the fast lane.
+FAST_LANE_EXAMPLES = 10
+
+
+def leaves_out_slow_tests(markexpr: str) -> bool:
+    """True for a mark expression that deselects the tests marked slow: ``not slow``, alone or in a conjunction."""
+    return re.search(r"\bnot\s+slow\b", markexpr) is not None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    chosen = os.environ.get("HYPOTHESIS_PROFILE") or config.getoption("hypothesis_profile", None)
+    if leaves_out_slow_tests(config.getoption("markexpr") or "") and not chosen:
+        settings.register_profile("fast-lane", parent=settings.get_profile(PROFILE), max_examples=FAST_LANE_EXAMPLES)
+        settings.load_profile("fast-lane")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"Hypothesis examples per property: {settings.default.max_examples}"
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -13,7 +13,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 # The public names are imported on first use (PEP 562): ``hardmax-verify`` starts by importing
-# this package, and the float engine pulls in numba; a Ctrl-C during those imports would print
+# this package, and the float engine's kernel pulls in numba; a Ctrl-C during those imports would print
 # a traceback before the command line can handle it (verify.cli imports the commands itself).
 _PUBLIC = {
     "BatchResult": "float_dynamics", "simulate_batch": "float_dynamics",

@@ -11,7 +11,8 @@ standard error and a status:
 * Ctrl-C, SIGTERM -> 130.
 
 ``--debug`` (on the group or on any command, or ``HARDMAX_VERIFY_DEBUG=1``) adds the traceback.
-The commands are imported inside :func:`main`, so that Ctrl-C during start-up is as clean as
+A command's module is imported inside :func:`main` when click looks the command up (only the
+command that runs, see :class:`_LazyGroup`), so that Ctrl-C during start-up is as clean as
 Ctrl-C later; this module and ``verify/__init__`` import nothing heavy.
 """
 
@@ -52,7 +53,26 @@ def _debug_option() -> click.Option:
                         help=_DEBUG_HELP)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """The top-level group: a subcommand's module is imported when that subcommand is looked up.
+
+    ``hardmax-verify check`` then pays for what ``check`` imports, not for matplotlib, numba and
+    Hypothesis that other commands need (seconds of start-up, in every subprocess the tests run).
+    ``--help`` and a misspelt name look up every command, so they import all of them.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name, _ in COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in dict(COMMANDS):
+            _register_command(cmd_name)
+        else:  # unknown: register everything, so that click's "did you mean" sees every name
+            _register_commands()
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hardmax-verify")
 @click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug, help=_DEBUG_HELP)
 def cli() -> None:
@@ -74,12 +94,17 @@ def _with_debug_option(command: click.Command) -> click.Command:
     return command
 
 
+def _register_command(module_name: str) -> None:
+    """Import the module ``verify.commands.MODULE_NAME`` of :data:`verify.commands.COMMANDS` and add its command (once)."""
+    if module_name not in cli.commands:
+        command = getattr(importlib.import_module(f"verify.commands.{module_name}"), dict(COMMANDS)[module_name])
+        cli.add_command(_with_debug_option(command))
+
+
 def _register_commands() -> None:
     """Import every module of :data:`verify.commands.COMMANDS` and add its command (once)."""
-    for module_name, attribute in COMMANDS:
-        if module_name not in cli.commands:
-            command = getattr(importlib.import_module(f"verify.commands.{module_name}"), attribute)
-            cli.add_command(_with_debug_option(command))
+    for module_name, _ in COMMANDS:
+        _register_command(module_name)
 
 
 def describe_os_error(error: OSError) -> str:
@@ -130,7 +155,6 @@ def main(argv: list[str] | None = None) -> int:
     global _debug
     _debug = os.environ.get(DEBUG_ENVIRONMENT, "") not in ("", "0")
     try:
-        _register_commands()
         status = cli.main(args=argv, prog_name="hardmax-verify", standalone_mode=False)
     except InputError as error:
         _report(error, f"error: {error}")

@@ -21,7 +21,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 TIME_LIMIT = 60.0                # seconds per case
@@ -36,6 +38,21 @@ def campaign(*, examples: int, n: tuple[int, int] = (3, 4), layer_budget: int = 
     """A small CAMPAIGN.toml of generic configurations in d = 2 (no worked ones, no float check, no shrinking)."""
     return (f"[campaign]\nexamples = {examples}\nworked = false\nfloat_check = false\nshrink = false\n"
             f"layer_budget = {layer_budget}\n\n[[family]]\nname = \"generic\"\nn = [{n[0]}, {n[1]}]\nd = [2]\n")
+
+
+def slow_except(cases: Sequence[Any], *fast: Any) -> list[Any]:
+    """Parameter values for ``parametrize``: the ``fast`` cases run in the fast lane, every other is marked slow.
+
+    Each case starts the command line in a fresh interpreter (about a second of CPU; ``report``,
+    which imports matplotlib, numba and Hypothesis, several). The fast lane keeps a few cases of
+    each test, one per reading or writing path, so that it still catches a refusal that broke;
+    the full suite runs them all. A tuple case is several arguments, as ``parametrize`` takes it.
+    """
+    unknown = [case for case in fast if case not in cases]
+    if unknown:
+        raise ValueError(f"fast cases not among the cases: {unknown!r}")
+    return [case if case in fast else pytest.param(*(case if isinstance(case, tuple) else (case,)), marks=pytest.mark.slow)
+            for case in cases]
 
 
 @dataclass

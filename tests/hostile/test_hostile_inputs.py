@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile_run import assert_refused, campaign, run
+from hostile_run import assert_refused, campaign, run, slow_except
 
 GOOD_CONFIG = {"tokens": [["1", "0"], ["0", "1"], ["-1/2", "1/3"]], "alpha": "1/2"}
 GOOD_CAMPAIGN = campaign(examples=2)
@@ -55,8 +55,10 @@ SUFFIX = {"simulate": ".json", "check": ".json", "report --config": ".toml", "co
           "conjecture check": ".json"}
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
-@pytest.mark.parametrize("reader", sorted(READERS))
+# The fast lane: each kind of special file once, through the commands that start quickest.
+@pytest.mark.parametrize("reader, kind", slow_except([(reader, kind) for reader in sorted(READERS) for kind in sorted(KINDS)],
+                                                     ("check", "fifo"), ("simulate", "dev-zero"), ("conjecture run", "folder"),
+                                                     ("conjecture check", "oversized")))
 def test_only_regular_files_of_bounded_size_are_read(work: Path, reader: str, kind: str) -> None:
     name = _special(work, kind, SUFFIX[reader])
     outcome = run(READERS[reader](name), work)
@@ -99,7 +101,8 @@ CONFIG_CASES = [("simulate", case) for case in sorted(CONFIGS)] + [
                                  "JSON nested 100,000 deep")]
 
 
-@pytest.mark.parametrize("command, case", CONFIG_CASES)
+@pytest.mark.parametrize("command, case", slow_except(CONFIG_CASES, *[case for case in CONFIG_CASES if case[0] == "check"],
+                                                     ("simulate", "not UTF-8"), ("simulate", "5,000 tokens")))
 def test_malformed_configurations_are_refused_in_one_line(work: Path, command: str, case: str) -> None:
     text, fragment = CONFIGS[case]
     path = work / "hostile.json"
@@ -108,13 +111,16 @@ def test_malformed_configurations_are_refused_in_one_line(work: Path, command: s
     assert_refused(run(args, work), 2, "hostile.json", fragment)
 
 
-@pytest.mark.parametrize("field, value, shown", [
+VALUES_AS_WRITTEN = [
     ("layers", "2.5", "2.5"),
     ("layers", '"30"', '"30"'),
     ("outside_hypotheses", "1.5", "1.5"),
     ("outside_hypotheses", "[1, 2]", "a list of 2 items"),
     ("name", "1e3", "1E+3"),
-])
+]
+
+
+@pytest.mark.parametrize("field, value, shown", slow_except(VALUES_AS_WRITTEN, ("outside_hypotheses", "[1, 2]", "a list of 2 items")))
 def test_messages_show_values_as_written_not_python_internals(work: Path, field: str, value: str, shown: str) -> None:
     (work / "typed.json").write_text(f'{{"tokens": [[1], [2]], "alpha": 1, "{field}": {value}}}')
     line = assert_refused(run(["simulate", "typed.json"], work), 2, field, shown)
@@ -149,7 +155,8 @@ CAMPAIGNS = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(CAMPAIGNS))
+# report starts slowest (matplotlib, numba, Hypothesis): one campaign in the fast lane.
+@pytest.mark.parametrize("case", slow_except(sorted(CAMPAIGNS), "alpha of 100,000 digits"))
 def test_malformed_campaigns_are_refused_before_any_task(work: Path, case: str) -> None:
     text, fragment = CAMPAIGNS[case]
     (work / "campaign.toml").write_bytes(text if isinstance(text, bytes) else text.encode())
@@ -160,7 +167,7 @@ def test_malformed_campaigns_are_refused_before_any_task(work: Path, case: str) 
 
 # -- Values beyond the documented limits: refused up front. -----------------------------------------
 
-@pytest.mark.parametrize("args, fragments", [
+LIMITS = [
     (["simulate", "good.json", "--layers", "1000000000"], ["--layers", "--max-work"]),
     (["simulate", "good.json", "--layers", "1000000000", "--arithmetic", "float"], ["--layers", "--max-work"]),
     (["simulate", "good.json", "--layers", "7000"], ["21,000 token-layers", "20,000"]),
@@ -169,7 +176,10 @@ def test_malformed_campaigns_are_refused_before_any_task(work: Path, case: str) 
     (["check", "good.json", "--layer-budget", "1000000000"], ["--layer-budget"]),
     (["report", "--jobs", "100000", "--out", "out"], ["--jobs"]),
     (["report", "--dask-local", "100000", "--out", "out"], ["--dask-local"]),
-])
+]
+
+
+@pytest.mark.parametrize("args, fragments", slow_except(LIMITS, LIMITS[3], LIMITS[5]))
 def test_values_beyond_a_limit_are_refused_before_any_work(work: Path, args: list[str], fragments: list[str]) -> None:
     (work / "layers.json").write_text(json.dumps({**GOOD_CONFIG, "layers": 10**9}))
     assert_refused(run(args, work), 2, *fragments)

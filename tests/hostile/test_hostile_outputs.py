@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import random
 import resource
 import signal
 import stat
@@ -22,7 +23,7 @@ from typing import Any
 import click
 import pytest
 
-from hostile_run import assert_bounded, assert_refused, campaign, finish, kill_session, run, start, wait_ready
+from hostile_run import assert_bounded, assert_refused, campaign, finish, kill_session, run, slow_except, start, wait_ready
 from verify import exitcodes
 from verify.cli import _register_commands, cli, main
 from verify.commands import simulate as simulate_command
@@ -71,7 +72,7 @@ def _writers(inputs: Path, target: str) -> dict[str, list[str]]:
 WRITERS = ["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir", "report --out"]
 
 
-@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize("writer", slow_except(WRITERS, "check --json", "certcheck --json", "conjecture run --results-dir"))
 def test_a_parent_that_is_a_file_is_exit_4_in_one_line(inputs: Path, tmp_path: Path, writer: str) -> None:
     (tmp_path / "blocker").write_text("a file where a folder should be\n")
     outcome = run(_writers(inputs, "blocker/output")[writer], tmp_path)
@@ -83,8 +84,8 @@ def _file_size_limit() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
 
 
-@pytest.mark.parametrize("writer", ["simulate --json", "check --json", "certcheck --json",
-                                    "conjecture run --results-dir"])
+@pytest.mark.parametrize("writer", slow_except(["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir"],
+                                               "certcheck --json", "conjecture run --results-dir"))
 def test_a_write_that_fails_midway_is_exit_4_and_leaves_nothing(inputs: Path, tmp_path: Path, writer: str) -> None:
     # certcheck --json on a full disk used to exit 1, "a certificate was rejected", although every
     # certificate verified.
@@ -198,12 +199,20 @@ def test_outputs_respect_the_umask(tmp_path: Path, umask: int) -> None:
 
 # -- Ctrl-C in the middle of a writer. ------------------------------------------------------------------
 
+def _busy_configuration(tokens: int = 200) -> dict[str, Any]:
+    """Seconds of exact work for ``check`` (200 tokens in d = 3), so that the signal lands while it runs."""
+    rng = random.Random(0)
+    return {"tokens": [[f"{rng.randint(-99, 99)}/{rng.randint(1, 97)}" for _ in range(3)] for _ in range(tokens)],
+            "alpha": "1/2"}
+
+
 @pytest.mark.parametrize("args", [
     ["simulate", "config.json", "--layers", "2400", "--max-work", "100000", "--json", "output.json"],
-    ["check", "config.json", "--json", "output.json"],
+    ["check", "busy.json", "--json", "output.json"],
 ], ids=["simulate", "check"])
 def test_ctrl_c_in_the_middle_leaves_nothing(inputs: Path, tmp_path: Path, args: list[str]) -> None:
     (tmp_path / "config.json").write_text((inputs / "config.json").read_text())
+    (tmp_path / "busy.json").write_text(json.dumps(_busy_configuration()))
     proc = start(args, tmp_path)
     try:
         ready = wait_ready(proc)
@@ -217,4 +226,4 @@ def test_ctrl_c_in_the_middle_leaves_nothing(inputs: Path, tmp_path: Path, args:
         pytest.skip("the command finished before the signal arrived")  # nothing was interrupted
     assert outcome.status == exitcodes.INTERRUPTED, outcome.describe()
     assert outcome.lines() == ["interrupted: nothing half-written was left behind"], outcome.describe()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".logs") == ["config.json"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".logs") == ["busy.json", "config.json"]

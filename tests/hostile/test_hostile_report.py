@@ -73,6 +73,7 @@ def _assert_untouched(work: Path, digest: dict[str, str]) -> None:
     assert sorted(p.name for p in (work / "reports").iterdir()) == ["latest"]  # no lock, partial or backup
 
 
+@pytest.mark.slow
 def test_a_second_run_into_the_same_folder_is_refused_at_once(earlier: tuple[Path, dict[str, str]]) -> None:
     work, digest = earlier
     first = start(_big(1), work)
@@ -221,6 +222,7 @@ def test_the_lock_is_reentrant_and_refuses_another_process(tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latest"]
 
 
+@pytest.mark.slow
 def test_special_files_among_the_saved_results_are_skipped_or_listed(tmp_path: Path) -> None:
     (tmp_path / "small.toml").write_text(campaign(examples=1, n=(4, 10), layer_budget=40))
     conjectures, analysis = tmp_path / "runs" / "conjectures", tmp_path / "runs" / "sentiment" / "analysis"

@@ -220,6 +220,7 @@ def test_run_all_exits_0_when_every_builtin_behaves_as_expected(tmp_path, capsys
     assert not any(r["surprise"] for r in results)
 
 
+@pytest.mark.slow  # three commands in fresh interpreters
 def test_the_printed_reproduce_command_for_a_user_file_works(tmp_path):
     # Run as a user would, from the file's folder; then run the command the output prints, as printed.
     (tmp_path / "user_conj.py").write_text(USER_FILE)

@@ -85,3 +85,19 @@ def test_the_plugin_is_found_through_its_entry_point(venv, tmp_path):
                                timeout=600)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "hardmax-verify: Hypothesis profile 'ci'" in completed.stdout
+
+
+def test_the_installed_package_holds_its_data_files(venv, tmp_path):
+    # Every file of verify/ that is not Python source (the shipped stopword list, ...) must be in
+    # the wheel, read as the package reads it: through importlib.resources.
+    data = [name for name in subprocess.run(["git", "ls-files", "verify"], cwd=REPO, capture_output=True, text=True,
+                                            check=True).stdout.split() if not name.endswith(".py")]
+    assert data, "no data file found: the listing is wrong"
+    probe = ("import sys\nfrom importlib import resources\n"
+             "for name in sys.argv[1:]:\n"
+             "    package, _, leaf = name.rpartition('/')\n"
+             "    print(name, resources.files(package.replace('/', '.')).joinpath(leaf).is_file())\n")
+    completed = subprocess.run([str(venv / "bin" / "python"), "-c", probe, *data], cwd=tmp_path, env=_env(),
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split("\n")[:-1] == [f"{name} True" for name in data]

@@ -38,6 +38,7 @@ def _assert_untouched(out: Path, before: dict[str, bytes]) -> None:
     assert [p.name for p in out.parent.iterdir()] == ["latest"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_the_campaign(previous) -> None:
     out, before = previous
     seen = []

@@ -40,6 +40,7 @@ def test_same_seed_same_bytes_apart_from_environment(runs: dict[str, str]) -> No
     assert env_a["command_line"] != env_b["command_line"]
 
 
+@pytest.mark.slow  # three whole reports (the fixture)
 def test_other_seed_other_examples(runs: dict[str, str]) -> None:
     a, c = json.loads(runs["a"]), json.loads(runs["c"])
     generated_a = [r["configuration"] for r in a["examples"] if r["task"]["kind"] == "generated"]

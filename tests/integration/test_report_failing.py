@@ -146,6 +146,7 @@ class _TamperedReport(_FakeReport):
         self.settled_layer = real.settled_layer
 
 
+@pytest.mark.slow
 def test_certificates_are_rechecked_independently(tmp_path: Path) -> None:
     honest = build_report(out=tmp_path / "honest", seed=0, spec=SPEC, runs_dir=None)
     for claim, row in honest.results["summary"]["claims"].items():

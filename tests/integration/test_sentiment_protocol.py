@@ -92,6 +92,7 @@ def test_a_bad_protocol_is_refused_naming_the_field(tmp_path, edit, field):
     assert field in str(caught.value)
 
 
+@pytest.mark.slow  # trains and evaluates three small models on a fixture
 def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs(tmp_path, capsys):
     data = tmp_path / "tiny.csv.gz"
     write_fixture_csv(data)

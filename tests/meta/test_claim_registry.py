@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,7 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+@functools.cache  # parsed once for the tests that read it
 def _import_graph() -> tuple[dict[str, set[str]], dict[str, list[tuple[str, int]]]]:
     """Module-level imports between the package's modules, and function-local ones (module, line)."""
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}

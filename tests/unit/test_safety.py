@@ -9,6 +9,7 @@ that loading refuses it and the marker never appears.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import os
 import pickle
@@ -28,6 +29,7 @@ PACKAGE = Path(verify.__file__).parent
 UNPICKLING_MODULES = {"pickle", "cPickle", "_pickle", "dill", "cloudpickle", "joblib", "shelve", "marshal", "jsonpickle"}
 
 
+@functools.cache  # parsed once for the tests that walk every source file
 def _sources() -> list[tuple[Path, ast.Module]]:
     return [(p, ast.parse(p.read_text(encoding="utf-8"), filename=str(p))) for p in sorted(PACKAGE.rglob("*.py"))]
 

@@ -70,7 +70,7 @@ CLAIM_CHECK_SECONDS = "_claim_check_seconds"
 # in which an interrupt can catch a worker half-started (with it preloaded, the interrupt test in
 # tests/integration/test_faults.py failed once in CI; not reproduced in 72 later runs, so the cause is
 # plausible, not proved).
-WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.exact_dynamics",
+WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.float_kernel", "verify.exact_dynamics",
                 "verify.worked", "verify.certcheck", "verify.campaign.run")
 
 
