@@ -111,7 +111,11 @@ def test_without_saved_results_the_report_says_which_sections_it_skipped(tmp_pat
     assert "## Optional sections skipped" in markdown and f"the folder {runs}/conjectures does not exist" in markdown
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert len(results["examples"]) == 1
-    assert results["optional_sections"]["conjectures"]["skipped"].endswith("does not exist")
+    assert results["optional_sections"]["conjectures"]["skipped"].startswith(
+        f"the folder {runs}/conjectures does not exist; written by `hardmax-verify conjecture run NAME --results-dir "
+        f"{runs}/conjectures`")
+    assert f"skipped the optional classify section: the folder {runs}/classify does not exist; written by " \
+           f"`hardmax-verify classify imdb" in err
 
 
 @pytest.mark.slow

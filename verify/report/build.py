@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import exitcodes
+from ..classify import report_section as classify_section
 from ..conjectures import report_section as conjecture_section
 from ..io import atomic_directory, directory_lock, read_text, safe_name
 from ..numbers import InputError
@@ -34,7 +35,8 @@ __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_option
 
 # Saved results shown when present (never recomputed), each read and rendered by its provider
 # (verify.sections): section key -> provider, which names its folder under RUNS and file patterns.
-SECTION_PROVIDERS: dict[str, SectionProvider] = {p.key: p for p in (sentiment_section, conjecture_section)}
+SECTION_PROVIDERS: dict[str, SectionProvider] = {p.key: p for p in (sentiment_section, conjecture_section,
+                                                                      classify_section)}
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16
@@ -80,12 +82,15 @@ NO_RUNS_FOLDER = ("no saved results to read: the package does not run from a clo
                   "and no --runs FOLDER was given")
 
 
-def _skip_reason(runs_dir: Path, label: str, folder: str, patterns: Sequence[str]) -> str:
+def _skip_reason(runs_dir: Path, label: str, provider: SectionProvider) -> str:
+    folder = provider.folder
     if not runs_dir.is_dir():
-        return f"the folder {label} does not exist"
-    if not (runs_dir / folder).is_dir():
-        return f"the folder {label}/{folder} does not exist"
-    return f"{label}/{folder} holds no saved results ({', '.join(patterns)})"
+        reason = f"the folder {label} does not exist"
+    elif not (runs_dir / folder).is_dir():
+        reason = f"the folder {label}/{folder} does not exist"
+    else:
+        reason = f"{label}/{folder} holds no saved results ({', '.join(provider.patterns)})"
+    return f"{reason}; written by {provider.produced_by.replace('RUNS', label)}"
 
 
 def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -> tuple[dict[str, Any], list[dict[str, str]]]:
@@ -117,16 +122,20 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
             try:
                 data = json.loads(read_text(path, expected="a JSON results file"))
                 item["summary"] = _scalar_summary(data)
-                item.update(provider.item_fields(path, data))
             except InputError as error:  # too large, or gone since it was listed
                 item["summary"] = {"unreadable": error.message}
             except (ValueError, UnicodeDecodeError, RecursionError):
                 item["summary"] = {"unreadable": "not valid UTF-8 JSON"}
+            else:
+                try:
+                    item.update(provider.item_fields(path, data))
+                except InputError as error:  # the provider names the field that is not as it should be
+                    item["summary"] = {"unreadable": str(error)}
             items.append(item)
             inputs.append({"role": f"{section} results", "path": shown, "sha256": digest})
         sections[section] = {"directory": f"{root}/{folder}", "files": items}
         if not items:
-            sections[section]["skipped"] = _skip_reason(runs_dir, root, folder, patterns)
+            sections[section]["skipped"] = _skip_reason(runs_dir, root, provider)
         if provider.figures_folder is not None:
             # The provider's figures are copied into the report; their sources are hashed like every other input.
             figures = []

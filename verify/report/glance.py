@@ -18,7 +18,8 @@ from . import formatting as fmt
 
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
 
-SECTION_TITLES = {"sentiment": "Sentiment experiment", "conjectures": "Conjecture lab"}
+SECTION_TITLES = {"sentiment": "Sentiment experiment", "conjectures": "Conjecture lab",
+                  "classify": "Exact classification"}
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,9 @@ class Glance:
     sentences: list[tuple[str, str]] = field(default_factory=list)   # (what, conclusion)
 
 
-def at_a_glance(results: Mapping[str, Any]) -> Glance:
+def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str] | None = None) -> Glance:
+    """The report's opening summary; ``section_summaries``: the summary sentence each saved-results
+    section's provider gave (verify.sections), used for that section's line when not empty."""
     summary = results["summary"]
     claims = [ClaimCounts(claim, row["certified"], row["failed"], row["inconclusive"], row["unchecked"])
               for claim, row in summary["claims"].items()]
@@ -56,7 +59,7 @@ def at_a_glance(results: Mapping[str, Any]) -> Glance:
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
     for key, section in (results.get("optional_sections") or {}).items():
         glance.sentences.append((SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
-                                 _section_sentence(key, section)))
+                                 _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
     return glance
 
 
@@ -83,13 +86,15 @@ def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
     return text + "."
 
 
-def _section_sentence(key: str, section: Mapping[str, Any] | None) -> str:
+def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str = "") -> str:
     if not section:
         return "absent from this report."
     if isinstance(section.get("summary"), str) and section["summary"].strip():
         return section["summary"].strip()     # the experiment's own conclusion
     if not section.get("files"):
         return f"absent from this report: {section.get('skipped') or 'no saved results'}."
+    if provided.strip():
+        return provided.strip()
     if key == "sentiment":
         return _sentiment_sentence(section)
     if key == "conjectures":
