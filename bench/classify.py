@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import math
 import os
 import sys
 import tempfile
@@ -54,6 +53,7 @@ from verify.classify import SCALING_RESULTS_FORMAT, checker, oracle  # noqa: E40
 from verify.classify.construction import build_network  # noqa: E402
 from verify.classify.dataset import dataset_to_json  # noqa: E402
 from verify.classify.network import forward, initial_state  # noqa: E402
+from verify.classify.report_section import exponent  # noqa: E402
 from verify.classify.strategies import generate_dataset  # noqa: E402
 from verify.io import atomic_write_bytes, atomic_write_text  # noqa: E402
 
@@ -128,14 +128,9 @@ def measure(dataset, variant: str, *, baseline: bool, folder: Path, label: str =
 
 
 def _slope(rows: list[dict], x: str, y: str) -> str:
-    """Least-squares exponent a of y ~ x^a over the rows (log-log)."""
-    points = [(math.log(r[x]), math.log(r[y])) for r in rows if r[x] > 0 and r[y] > 0]
-    if len(points) < 2:
-        return "-"
-    mx = sum(p for p, _ in points) / len(points)
-    my = sum(q for _, q in points) / len(points)
-    den = sum((p - mx) ** 2 for p, _ in points)
-    return f"{sum((p - mx) * (q - my) for p, q in points) / den:.2f}" if den else "-"
+    """Least-squares exponent a of y ~ x^a over the rows (log-log), as the report computes it."""
+    a = exponent(rows, x, y)
+    return "-" if a is None else f"{a:.2f}"
 
 
 def _print_table(title: str, rows: list[dict], key: str) -> None:

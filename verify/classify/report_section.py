@@ -30,6 +30,7 @@ from . import IMDB_RESULTS_FORMAT as IMDB_FORMAT
 from . import SCALING_RESULTS_FORMAT as SCALING_FORMAT
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",
+           "read_imdb", "read_scaling", "exponent",
            "IMDB_FORMAT", "SCALING_FORMAT", "IMDB_COMMAND", "SCALING_COMMAND"]
 
 key = "classify"
@@ -293,7 +294,7 @@ def _imdb_tables(imdb: Mapping[str, Any]) -> tuple[list[Table], str]:
     return tables, summary
 
 
-def _slope(rows: Sequence[Mapping[str, Any]], x: str, y: str) -> float | None:
+def exponent(rows: Sequence[Mapping[str, Any]], x: str, y: str) -> float | None:
     """Least-squares exponent a of y ~ x^a (log-log) over the rows with both positive."""
     points = [(math.log(r[x]), math.log(r[y])) for r in rows if r[x] > 0 and r[y] > 0]
     if len(points) < 2:
@@ -308,7 +309,7 @@ def _exponents(rows: Sequence[Mapping[str, Any]], x: str) -> str:
     parts = []
     for variant in ("wide", "narrow"):
         mine = [r for r in rows if r["variant"] == variant]
-        slopes = [_slope(mine, x, y) for y in _SCALING_ROW_SECONDS]
+        slopes = [exponent(mine, x, y) for y in _SCALING_ROW_SECONDS]
         if any(s is not None for s in slopes):
             parts.append(f"{variant}: " + ", ".join(f"{name} {'—' if s is None else f'{s:.2f}'}"
                                                     for name, s in zip(("build", "engine", "check"), slopes)))
