@@ -25,7 +25,7 @@ key = "sentiment"
 folder = "sentiment"
 patterns: tuple[str, ...] = ("*.json", "*/checkpoint.json", "*/analysis.json")
 figures_folder: str | None = "figures/sentiment"
-produced_by = ("`hardmax-verify sentiment evaluate --json RUNS/sentiment/evaluate-RUN.json` and "
+produced_by = ("`hardmax-verify sentiment evaluate --checkpoint RUN --json RUNS/sentiment/evaluate-RUN.json` and "
                "`hardmax-verify sentiment analyze` (docs/sentiment.md)")
 TITLE = "Sentiment experiment (saved results)"
 
