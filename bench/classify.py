@@ -2,7 +2,12 @@
 
     python bench/classify.py             # quick (the default): N up to 1,000, lengths up to 1,000
     python bench/classify.py --full      # N up to 10,000, lengths up to 10,000 (tens of minutes)
-    python bench/classify.py --json FILE # also write every measurement as JSON
+    python bench/classify.py --full --baseline-max 100 --json runs/classify/scaling.json \
+        --figure runs/classify/scaling.png   # what the verification report shows (about 15 CPU minutes)
+
+``--json FILE`` writes every measurement, the plan and the stated orders (format
+hardmax-verify/classify-scaling-v1; the report's exact-classification section reads
+runs/classify/scaling.json); ``--figure FILE`` draws build and check time against N.
 
 Workload: seeded datasets of :func:`verify.classify.strategies.generate_dataset` in d = 3 with
 labels 0/1, random sequences over a shared vocabulary and, one draw in eight, an equal-mean pair
@@ -18,6 +23,11 @@ Measured for each dataset and variant (wide: no width cap; narrow: width cap 4):
 The baseline is a straightforward plain-Fraction forward pass of the same network
 (verify.classify.oracle: every token through every unit, every attention score), timed on the
 smaller datasets in the same run; the ratios baseline / engine and baseline / check are printed.
+The baseline's work is quadratic: the wide read-out has N units applied to every one of ~22 N
+tokens, the narrow network 2N blocks, and every attention layer scores every pair of a
+sequence's tokens. At N = 300 it takes minutes per variant (the narrow one longest), which is
+where a --full run spends most of its time; --baseline-max caps the sizes and lengths it is
+timed at (the cap is printed and written to the JSON).
 Times are CPU seconds of this one process (on a shared machine wall-clock time would also measure
 the other jobs).
 """
@@ -25,22 +35,27 @@ the other jobs).
 from __future__ import annotations
 
 import argparse
+import io
 import json
-import math
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.classify import checker, oracle  # noqa: E402
+from verify.classify import SCALING_RESULTS_FORMAT, checker, oracle  # noqa: E402
 from verify.classify.construction import build_network  # noqa: E402
 from verify.classify.dataset import dataset_to_json  # noqa: E402
 from verify.classify.network import forward, initial_state  # noqa: E402
+from verify.classify.report_section import exponent  # noqa: E402
 from verify.classify.strategies import generate_dataset  # noqa: E402
+from verify.io import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 D = 3
 FAMILIES = ("shared",) * 7 + ("equal_mean",)   # mostly random sequences, some equal-mean pairs
@@ -52,6 +67,13 @@ QUICK = {"sizes": [10, 100, 1000], "lengths": [1, 10, 100, 1000], "baseline_size
 FULL = {"sizes": [10, 100, 300, 1000, 3000, 10000], "lengths": [1, 10, 100, 300, 1000, 10000],
         "baseline_sizes": [10, 100, 300], "baseline_lengths": [1, 10, 100, 300]}
 LENGTH_SWEEP_N = 20
+STATED_ORDERS = {
+    "paper": "[P2, abstract]: O(N) blocks and O(N d) parameters, independent of the sequence length",
+    "wide": "3 blocks of widths at most N - 1, 1 and N (docs/theory.md §7)",
+    "narrow": "feed-forward width at most 4, at most 2N + 1 blocks (docs/theory.md §7)",
+    "later_version": "sequence-to-sequence interpolation with output lengths m_j: 2 sum_j m_j + 2N + 1 blocks, "
+                     "4N + 1 when every m_j = 1 (a machine-written summary's number, not checked against the paper)",
+}
 PROTOTYPE = "plain-Fraction prototype, N = 1,000, d = 3, 22k tokens: wide built in 4 s, checked in 8 s; narrow checked in 161 s"
 
 
@@ -72,7 +94,13 @@ def _timed(function, *args, **kwargs):
     return value, time.process_time() - started
 
 
-def measure(dataset, variant: str, *, baseline: bool, folder: Path) -> dict:
+def _say(text: str) -> None:
+    """Progress on standard error, with the wall-clock time (a slow phase shows which it is)."""
+    print(f"  [{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+def measure(dataset, variant: str, *, baseline: bool, folder: Path, label: str = "") -> dict:
+    _say(f"{label} {variant}: build")
     result, build_seconds = _timed(build_network, dataset, width_cap=VARIANTS[variant], seed=0)
     state = initial_state(dataset.tokens, dataset.sequences)
     _, engine_seconds = _timed(forward, result.network, state)
@@ -80,6 +108,7 @@ def measure(dataset, variant: str, *, baseline: bool, folder: Path) -> dict:
     network_json = result.to_json()
     network_path.write_text(json.dumps(network_json))
     data_path.write_text(json.dumps(dataset_to_json(dataset)))
+    _say(f"{label} {variant}: independent check")
     outcome, check_seconds = _timed(checker.check_files, str(network_path), str(data_path))
     if outcome.exit_status != 0:
         raise SystemExit(f"the checker did not certify a built network: {outcome.summary()}")
@@ -89,6 +118,7 @@ def measure(dataset, variant: str, *, baseline: bool, folder: Path) -> dict:
            "max_width": max(result.network.widths()), "thresholds": result.record["thresholds"],
            "build_s": build_seconds, "engine_s": engine_seconds, "check_s": check_seconds}
     if baseline:
+        _say(f"{label} {variant}: baseline (plain Fractions, quadratic: minutes from a few hundred on)")
         sequences = [dataset.sequence(n) for n in range(len(dataset))]
         finals, baseline_seconds = _timed(oracle.forward, network_json, sequences)
         assert all({x[0] for x in tokens} == {y} for tokens, y in zip(finals, dataset.labels))
@@ -98,14 +128,9 @@ def measure(dataset, variant: str, *, baseline: bool, folder: Path) -> dict:
 
 
 def _slope(rows: list[dict], x: str, y: str) -> str:
-    """Least-squares exponent a of y ~ x^a over the rows (log-log)."""
-    points = [(math.log(r[x]), math.log(r[y])) for r in rows if r[x] > 0 and r[y] > 0]
-    if len(points) < 2:
-        return "-"
-    mx = sum(p for p, _ in points) / len(points)
-    my = sum(q for _, q in points) / len(points)
-    den = sum((p - mx) ** 2 for p, _ in points)
-    return f"{sum((p - mx) * (q - my) for p, q in points) / den:.2f}" if den else "-"
+    """Least-squares exponent a of y ~ x^a over the rows (log-log), as the report computes it."""
+    a = exponent(rows, x, y)
+    return "-" if a is None else f"{a:.2f}"
 
 
 def _print_table(title: str, rows: list[dict], key: str) -> None:
@@ -130,25 +155,40 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="the default: N up to 1,000, lengths up to 1,000")
     mode.add_argument("--full", action="store_true", help="N up to 10,000, lengths up to 10,000")
+    parser.add_argument("--baseline-max", type=int, default=None, metavar="M",
+                        help="time the baseline only at sizes and lengths up to M [default: 100 quick, 300 full]")
     parser.add_argument("--json", type=Path, default=None, help="write every measurement to this file")
+    parser.add_argument("--figure", type=Path, default=None, help="draw build and check time against N (PNG)")
     args = parser.parse_args(argv)
-    plan = FULL if args.full else QUICK
-    results: dict = {"mode": "full" if args.full else "quick", "d": D, "cpus": os.cpu_count(), "by_size": [],
-                     "by_length": []}
+    plan = dict(FULL if args.full else QUICK)
+    if args.baseline_max is not None:
+        plan["baseline_sizes"] = [n for n in plan["sizes"] if n <= args.baseline_max]
+        plan["baseline_lengths"] = [n for n in plan["lengths"] if n <= args.baseline_max]
+    results: dict = {"format": SCALING_RESULTS_FORMAT, "mode": "full" if args.full else "quick", "d": D,
+                     "workload": {"by_size": "generate_dataset(n=N, d=3, max_length=43, seed=N, vocabulary=max(50, N)), "
+                                             "one family in eight equal-mean pairs",
+                                  "by_length": f"generate_dataset(n={LENGTH_SWEEP_N}, d=3, every length L, seed=L, "
+                                               "vocabulary=4 L)"},
+                     "plan": plan, "times": "CPU seconds of one process", "cpus": os.cpu_count(),
+                     "stated_orders": STATED_ORDERS, "prototype": PROTOTYPE, "by_size": [], "by_length": []}
+    print(f"plan ({results['mode']}): N in {plan['sizes']}, L in {plan['lengths']}; baseline timed at N in "
+          f"{plan['baseline_sizes']} and L in {plan['baseline_lengths']}", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as folder:
         for n in plan["sizes"]:
             dataset = dataset_for_size(n)
             for variant in VARIANTS:
-                row = measure(dataset, variant, baseline=n in plan["baseline_sizes"], folder=Path(folder))
+                row = measure(dataset, variant, baseline=n in plan["baseline_sizes"], folder=Path(folder),
+                              label=f"N = {n}")
                 results["by_size"].append(row)
-                print(f"  measured N = {n} {variant}", file=sys.stderr, flush=True)
         for length in plan["lengths"]:
             dataset = dataset_for_length(length)
             for variant in VARIANTS:
-                row = measure(dataset, variant, baseline=length in plan["baseline_lengths"], folder=Path(folder))
+                row = measure(dataset, variant, baseline=length in plan["baseline_lengths"], folder=Path(folder),
+                              label=f"L = {length}")
                 row["L"] = length
                 results["by_length"].append(row)
-                print(f"  measured L = {length} {variant}", file=sys.stderr, flush=True)
+    print(f"Baseline timed at N in {plan['baseline_sizes']} and L in {plan['baseline_lengths']} "
+          f"({'--baseline-max ' + str(args.baseline_max) if args.baseline_max is not None else 'the default'}).")
     _print_table(f"Against the number of sequences N (d = {D}, lengths 1..43, vocabulary max(50, N); seconds)",
                  results["by_size"], "N")
     _print_table(f"Against the sequence length L (N = {LENGTH_SWEEP_N}, d = {D}, every sequence of length L, "
@@ -156,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nBlocks and parameters against N, next to the stated orders")
     print(f"{'N':>6} {'wide blocks':>11} {'wide params':>11} {'narrow blocks':>13} {'narrow params':>13} "
           f"{'2N+1':>6} {'4N+1':>6} {'N*d':>6}")
-    by_n = {}
+    by_n: dict[int, dict[str, dict]] = {}
     for r in results["by_size"]:
         by_n.setdefault(r["N"], {})[r["variant"]] = r
     for n, pair in sorted(by_n.items()):
@@ -181,9 +221,31 @@ def main(argv: list[str] | None = None) -> int:
               f"({slowest['variant']}, {slowest['tokens']} tokens); check "
               f"{min(r['check_speedup'] for r in timed):.1f}x")
     if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+        atomic_write_text(args.json, json.dumps(results, indent=1) + "\n")
         print(f"wrote {args.json}", file=sys.stderr)
+    if args.figure is not None:
+        scaling_figure(results, args.figure)
+        print(f"wrote {args.figure}", file=sys.stderr)
     return 0
+
+
+def scaling_figure(results: dict, path: Path) -> None:
+    """Build and independent-check CPU seconds against N, both variants, log-log."""
+    figure = Figure(figsize=(7, 3))
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(1, 2)
+    for variant, style in (("wide", "o-"), ("narrow", "s--")):
+        rows = [r for r in results["by_size"] if r["variant"] == variant]
+        for ax, key, title in ((axes[0], "build_s", "build (exact, certified)"), (axes[1], "check_s", "independent check")):
+            ax.loglog([r["N"] for r in rows], [r[key] for r in rows], style, label=variant)
+            ax.set_title(title)
+            ax.set_xlabel("sequences N")
+    axes[0].set_ylabel("CPU seconds")
+    axes[0].legend()
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from verify import io as input_limits  # noqa: E402
 from verify import limits, numbers  # noqa: E402
 from verify.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.registry import verdict_ids  # noqa: E402
+from verify.report.build import provider_sections  # noqa: E402
 from verify.report.glance import at_a_glance  # noqa: E402
 from verify.report.render import glance_markdown  # noqa: E402
 from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
@@ -242,7 +243,9 @@ def run_command(source: CommandOutput, repo: Path = REPO) -> str:
 def glance_block(results: Mapping) -> str:
     date = str(results["environment"].get("finished") or results["environment"].get("started"))[:10]
     return (f"\nFrom `hardmax-verify report` (default campaign, seed {results['campaign']['seed']}), run on {date}:\n\n"
-            + glance_markdown(at_a_glance(results)) + "\n")
+            + glance_markdown(at_a_glance(results, {key: section.summary for key, section in
+                                                    provider_sections(results.get("optional_sections") or {}).items()}))
+            + "\n")
 
 
 # --- reading and checking pages ---------------------------------------------------------------

@@ -54,13 +54,17 @@ class SectionProvider(Protocol):
 
     ``key`` names the section in results.json's ``optional_sections``; ``folder`` and
     ``patterns`` say which saved results under the runs folder it reads; ``figures_folder``,
-    where in the report folder its figures are copied (None: it has none).
+    where in the report folder its figures are copied (None: it has none); ``produced_by``,
+    the commands that write those results (the report names them when the section is skipped).
+    ``item_fields`` may raise :class:`verify.numbers.InputError` naming the offending field: the
+    file is then listed as unreadable with that message, and the report still writes.
     """
 
     key: str
     folder: str
     patterns: tuple[str, ...]
     figures_folder: str | None
+    produced_by: str
 
     def item_fields(self, path: Path, data: Any) -> dict[str, Any]:
         """Fields of one saved file kept in results.json beside its scalar summary (the provider's own)."""

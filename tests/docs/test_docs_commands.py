@@ -28,7 +28,7 @@ PAGES = [REPO / "README.md", REPO / "reports" / "README.md", REPO / "tests" / "R
          *sorted(p for p in (REPO / "docs").glob("*.md") if p.name != "theory.md")]
 SHELL_LANGUAGES = {"", "bash", "sh", "shell", "console"}
 PROGRAMS = ("hardmax-verify", "python", "bash", "dask", "HYPOTHESIS_PROFILE=")
-OUTPUT_OPTIONS = {"--out", "--json", "--results-dir", "--models"}  # --models: where protocol collect publishes
+OUTPUT_OPTIONS = {"--out", "--json", "--results-dir", "--models", "--figure"}  # --models: where protocol collect publishes
 # A network address (tcp://, tls://, ws://...) is not a file.
 ADDRESS = re.compile(r"^[a-z][a-z0-9+.-]*://")
 INPUT_SUFFIXES = (".json", ".toml", ".py", ".sh", ".csv", ".gz", ".npz", ".txt")

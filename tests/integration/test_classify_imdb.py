@@ -1,5 +1,6 @@
 """The IMDb demonstration on a small fixture made here: reviews with inseparable twins, an
-embedding shorter than the vocabulary; the results file and the report section built from it."""
+embedding shorter than the vocabulary; the results file, resuming it, and the report section
+built from it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from verify.classify.experiment import report_section
+from verify.classify import report_section
 from verify.classify.imdb import embedded_reviews
 from verify.cli import main
 
@@ -82,28 +83,63 @@ def test_imdb_command_certifies_every_kept_review_and_reports_the_rest(fixture, 
     capsys.readouterr()
     assert main(["classify", "check", str(tmp_path / "nets" / "imdb-N40-narrow-seed1.net.json"),
                  str(tmp_path / "nets" / "imdb-N40.data.json"), "--quiet"]) == 0
-    section = report_section(out)
-    assert section["title"] == "Exact sequence classification"
-    assert section["summary"].startswith("Every training review left after removing")
-    first = section["tables"][0]
-    assert [row[1] for row in first["rows"]] == ["wide", "narrow"]
-    assert all(row[4] == "100%" for row in first["rows"])
-    assert "± " in first["rows"][0][8]
-    assert len(section["tables"][1]["rows"]) == len(sample["inseparable_groups"])
+    section = report_section.section({"files": [{"path": "runs/classify/imdb.json",
+                                                 "imdb": report_section.read_imdb(results)}]})
+    (table, groups) = section.tables
+    assert [row[1] for row in table.rows] == ["wide", "narrow"]
+    assert all(row[4] == f"{sample['kept']} of {sample['kept']}, every seed" for row in table.rows)
+    assert "± " in table.rows[0][9]
+    assert len(groups.rows) == len(sample["inseparable_groups"])
+    assert "every kept review is classified exactly by all 4 networks" in section.summary
 
 
-def test_report_section_draws_the_scaling_figure(fixture, tmp_path: Path) -> None:
-    results = {"sizes": [10], "variants": ["wide"], "samples": [{"N": 10, "removed": 0, "inseparable_groups": [],
-                                                                  "majority_test": 0.5}],
-               "runs": [{"N": 10, "variant": "wide", "sequences": 10, "checker_status": "failed",
-                         "certified_by_checker": 9, "blocks": 3, "parameters": 30, "thresholds": 0,
-                         "test_accuracy": 0.5}]}
-    bench = {"by_size": [{"N": n, "variant": v, "tokens": 10 * n, "blocks": 3, "parameters": 7 * n,
-                          "build_s": 0.01 * n, "check_s": 0.02 * n} for n in (10, 100) for v in ("wide", "narrow")]}
-    section = report_section(results, bench, figure_dir=tmp_path / "fig")
-    assert section["summary"].startswith("Some built network was NOT certified")
-    assert section["tables"][0]["rows"][0][4] == "NO"
-    assert Path(section["figures"][0]).is_file() and len(section["tables"]) == 3
+def _without_times(path: Path) -> dict:
+    results = json.loads(path.read_text())
+    for run in results["runs"]:
+        run.pop("cpu_seconds")
+    return results
+
+
+@pytest.mark.slow
+def test_resume_keeps_the_runs_done_and_gives_what_one_run_gives(fixture, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data, reference = fixture
+    common = ["classify", "imdb", "--data", str(data), "--reference", str(reference), "--sizes", "30,40",
+              "--cache-dir", str(tmp_path / "cache"), "--quiet"]
+    assert main([*common, "--seeds", "0,1", "--out", str(tmp_path / "whole.json")]) == 0
+    part = tmp_path / "part.json"
+    assert main([*common, "--seeds", "1", "--variants", "narrow", "--out", str(part)]) == 0
+    capsys.readouterr()
+    assert main([*common, "--seeds", "0,1", "--out", str(part), "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "resuming" in err and "2 runs already done" in err
+    assert err.count("certified by the checker") == 6          # only the runs not done before
+    assert _without_times(part) == _without_times(tmp_path / "whole.json")
+    # Without --resume the file is started afresh.
+    assert main([*common, "--sizes", "30", "--seeds", "0", "--variants", "wide", "--out", str(part)]) == 0
+    assert len(json.loads(part.read_text())["runs"]) == 1
+
+
+@pytest.mark.slow
+def test_resume_refuses_a_file_made_otherwise(fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, reference = fixture
+    out = tmp_path / "r.json"
+    common = ["classify", "imdb", "--data", str(data), "--reference", str(reference), "--sizes", "30",
+              "--variants", "wide", "--cache-dir", str(tmp_path / "cache"), "--out", str(out), "--quiet"]
+    assert main(common) == 0
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert main([*common, "--resume", "--test-reviews", "5"]) == 2
+    assert "test_size: cannot resume" in capsys.readouterr().err
+    other = tmp_path / "other.npz"
+    np.savez(other, E=np.random.default_rng(2).normal(size=(9, 2)).astype(np.float32))
+    assert main([*common, "--resume", "--seeds", "1", "--reference", str(other)]) == 2
+    assert "source.reference: cannot resume" in capsys.readouterr().err
+    out.write_text(json.dumps({"format": "something else"}))
+    assert main([*common, "--resume"]) == 2
+    assert "format: cannot resume" in capsys.readouterr().err
+    out.write_bytes(before)
+    assert main([*common, "--resume"]) == 0 and out.read_bytes() == before   # nothing left to do
 
 
 def test_missing_reference_is_bad_input(fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -111,7 +111,11 @@ def test_without_saved_results_the_report_says_which_sections_it_skipped(tmp_pat
     assert "## Optional sections skipped" in markdown and f"the folder {runs}/conjectures does not exist" in markdown
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert len(results["examples"]) == 1
-    assert results["optional_sections"]["conjectures"]["skipped"].endswith("does not exist")
+    assert results["optional_sections"]["conjectures"]["skipped"].startswith(
+        f"the folder {runs}/conjectures does not exist; written by `hardmax-verify conjecture run NAME --results-dir "
+        f"{runs}/conjectures`")
+    assert f"skipped the optional classify section: the folder {runs}/classify does not exist; written by " \
+           f"`hardmax-verify classify imdb" in err
 
 
 @pytest.mark.slow
@@ -202,6 +206,43 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| every_token_settles | held | 64 | held on 64 examples |" in markdown
     assert "says (2 lines):\n\n```\nleaders mean 4.9\nT3 fails 0\n```" in markdown
+
+
+@pytest.mark.slow
+def test_classification_results_become_their_section(tmp_path: Path) -> None:
+    """RUNS/classify/imdb.json (`classify imdb`) and scaling.json (`bench/classify.py --json`): the
+    exact-classification section, its line at a glance, the files hashed under provenance; a run the
+    independent checker did not certify is said, and the report's exit status is still the campaign's."""
+    folder = tmp_path / "runs" / "classify"
+    folder.mkdir(parents=True)
+    run = {"N": 4, "variant": "wide", "seed": 0, "sequences": 4, "certified_by_construction": 4,
+           "certified_by_checker": 3, "checker_status": "failed", "blocks": 3, "parameters": 21, "max_width": 4,
+           "thresholds": 0, "test_accuracy": 0.25, "test_ties": 0, "cpu_seconds": {"build": 0.1, "check": 0.2, "test": 0}}
+    (folder / "imdb.json").write_text(json.dumps({
+        "format": "hardmax-verify/classify-imdb-v1", "sizes": [4], "variants": ["wide"], "seeds": [0],
+        "samples": [{"N": 4, "kept": 4, "removed": 0, "inseparable_groups": [], "test_reviews": 4,
+                     "majority_test": 0.5}], "runs": [run]}), encoding="utf-8")
+    row = {"variant": "wide", "N": 4, "tokens": 9, "blocks": 3, "parameters": 21, "max_width": 4, "thresholds": 0,
+           "build_s": 0.01, "engine_s": 0.005, "check_s": 0.02, "baseline_s": 0.5}
+    (folder / "scaling.json").write_text(json.dumps({
+        "format": "hardmax-verify/classify-scaling-v1", "mode": "quick", "d": 3, "plan": {"baseline_sizes": [4]},
+        "by_size": [row], "by_length": []}), encoding="utf-8")
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(tmp_path / "runs")) == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    section = results["optional_sections"]["classify"]
+    assert [Path(f["path"]).name for f in section["files"]] == ["imdb.json", "scaling.json"]
+    assert section["files"][0]["imdb"]["runs"][0]["certified_by_checker"] == 3
+    roles = {Path(i["path"]).name: i["role"] for i in results["inputs"]}
+    assert roles["imdb.json"] == roles["scaling.json"] == "classify results"
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "## Exact sequence classification (saved results)" in markdown
+    assert "| 4 | wide | 4 (0 removed) | 0 | NO: seed 0: 3 of 4 (failed) |" in markdown
+    assert "1 of 1 networks built were NOT certified by the independent checker" in markdown
+    assert "| wide | N = 4 | 9 | 0.50 | 100x | 25x |" in markdown
+    glance = markdown[:markdown.index("## Contents")]
+    assert "Exact classification" in glance and "NOT certified" in glance
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify.report.build import collect_optional_sections
+from verify.report.build import collect_optional_sections, provider_sections
 from verify.report.glance import at_a_glance
 from verify.report.render import build_document, to_markdown
 from verify.sentiment import reproduction_section
@@ -30,7 +30,8 @@ def _report_text(runs: Path, evaluations: dict) -> tuple[str, str]:
     optional, _ = collect_optional_sections(runs, "runs")
     block = optional["reproduction"]
     results = _minimal_results(optional)
-    sentence = dict(at_a_glance(results).sentences)["Sentiment reproduction"]
+    summaries = {key: section.summary for key, section in provider_sections(optional).items()}
+    sentence = dict(at_a_glance(results, summaries).sentences)["Sentiment reproduction"]
     assert sentence == summary["summary"]
     text = to_markdown(build_document(results, [], {"reproduction": reproduction_section.section(block)}))
     return sentence, text

@@ -11,5 +11,12 @@ checker       the independent replay (standard library only, no code shared with
 oracle        a literal per-token forward pass: the tests' oracle and the benchmark's baseline
 strategies    seeded dataset families (shared, nested, repeated, equal-mean) and Hypothesis strategies
 imdb          IMDb reviews embedded with a d = 2 embedding, through the sentiment package's loaders
-experiment    the IMDb demonstration and the report section built from its results
+experiment    the IMDb demonstration (``classify imdb``)
+report_section  the verification report's section: the IMDb results and bench/classify.py's scaling
 """
+
+__all__ = ["IMDB_RESULTS_FORMAT", "SCALING_RESULTS_FORMAT"]
+
+# The saved results the report's section reads: ``classify imdb``'s file and bench/classify.py --json.
+IMDB_RESULTS_FORMAT = "hardmax-verify/classify-imdb-v1"
+SCALING_RESULTS_FORMAT = "hardmax-verify/classify-scaling-v1"

@@ -129,9 +129,12 @@ def _integers(text: str, option: str, *, low: int = 0) -> list[int]:
               help="Also write every network and the training data here, for 'classify check' (large files).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE_DIR,
               show_default=True, help="Cache of preprocessed reviews (shared with the sentiment commands).")
+@click.option("--resume", is_flag=True,
+              help="Keep the runs already in --out (same data, embedding and test reviews) and do only the "
+                   "others; the file then holds both.")
 @_quiet_option
 def imdb(data: Path, reference: Path, sizes: str, variants: str, seeds: str, test_reviews: int | None,
-         out_path: Path, networks: Path | None, cache_dir: Path, quiet: bool) -> int:
+         out_path: Path, networks: Path | None, cache_dir: Path, resume: bool, quiet: bool) -> int:
     """IMDb training reviews embedded in d = 2 and cut or padded to 128 tokens: build, certify, test.
 
     Groups of reviews with equal empirical distributions and both labels are removed and
@@ -147,7 +150,8 @@ def imdb(data: Path, reference: Path, sizes: str, variants: str, seeds: str, tes
     with _progress(not quiet) as update:
         results = run_imdb(data=data, reference=reference, sizes=sizes_list, variants=variant_list,
                            seeds=seeds_list, out=out_path, test_size=test_reviews, cache_dir=cache_dir,
-                           networks=networks, progress=update, log=lambda text: click.echo(text, err=True))
+                           networks=networks, resume=resume, progress=update,
+                           log=lambda text: click.echo(text, err=True))
     failed = [r for r in results["runs"] if r["checker_status"] != "certified"]
     click.echo(f"wrote {out_path}: {len(results['runs'])} runs, "
                + ("every kept review certified by the independent checker" if not failed

@@ -11,12 +11,13 @@ from typing import Any, Mapping, Sequence
 
 from ..sections import Section, Table
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "item_fields", "figure_files", "section"]
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section"]
 
 key = "conjectures"
 folder = "conjectures"
 patterns: tuple[str, ...] = ("*.json",)
 figures_folder: str | None = None
+produced_by = "`hardmax-verify conjecture run NAME --results-dir RUNS/conjectures` (docs/conjectures.md)"
 TITLE = "Conjecture runs (saved results)"
 
 

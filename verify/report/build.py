@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import exitcodes
+from ..classify import report_section as classify_section
 from ..conjectures import report_section as conjecture_section
 from ..io import atomic_directory, directory_lock, read_text, safe_name
 from ..numbers import InputError
@@ -31,12 +32,12 @@ from .provenance import environment_block, sha256_file, utc_now
 from .render import build_document, to_html, to_markdown
 from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
 
-__all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_optional_sections"]
+__all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_optional_sections", "provider_sections"]
 
 # Saved results shown when present (never recomputed), each read and rendered by its provider
 # (verify.sections): section key -> provider, which names its folder under RUNS and file patterns.
 SECTION_PROVIDERS: dict[str, SectionProvider] = {
-    p.key: p for p in (sentiment_section, reproduction_section, conjecture_section)}
+    p.key: p for p in (sentiment_section, reproduction_section, conjecture_section, classify_section)}
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16
@@ -82,12 +83,21 @@ NO_RUNS_FOLDER = ("no saved results to read: the package does not run from a clo
                   "and no --runs FOLDER was given")
 
 
-def _skip_reason(runs_dir: Path, label: str, folder: str, patterns: Sequence[str]) -> str:
+def _skip_reason(runs_dir: Path, label: str, provider: SectionProvider) -> str:
+    folder = provider.folder
     if not runs_dir.is_dir():
-        return f"the folder {label} does not exist"
-    if not (runs_dir / folder).is_dir():
-        return f"the folder {label}/{folder} does not exist"
-    return f"{label}/{folder} holds no saved results ({', '.join(patterns)})"
+        reason = f"the folder {label} does not exist"
+    elif not (runs_dir / folder).is_dir():
+        reason = f"the folder {label}/{folder} does not exist"
+    else:
+        reason = f"{label}/{folder} holds no saved results ({', '.join(provider.patterns)})"
+    return f"{reason}; written by {provider.produced_by.replace('RUNS', label)}"
+
+
+def provider_sections(optional: Mapping[str, Any]) -> dict[str, Any]:
+    """Each provider's :class:`~verify.sections.Section` for the blocks of results.json's optional_sections that hold files."""
+    return {key: SECTION_PROVIDERS[key].section(block) for key, block in optional.items()
+            if key in SECTION_PROVIDERS and block.get("files")}
 
 
 def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -> tuple[dict[str, Any], list[dict[str, str]]]:
@@ -119,16 +129,20 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
             try:
                 data = json.loads(read_text(path, expected="a JSON results file"))
                 item["summary"] = _scalar_summary(data)
-                item.update(provider.item_fields(path, data))
             except InputError as error:  # too large, or gone since it was listed
                 item["summary"] = {"unreadable": error.message}
             except (ValueError, UnicodeDecodeError, RecursionError):
                 item["summary"] = {"unreadable": "not valid UTF-8 JSON"}
+            else:
+                try:
+                    item.update(provider.item_fields(path, data))
+                except InputError as error:  # the provider names the field that is not as it should be
+                    item["summary"] = {"unreadable": str(error)}
             items.append(item)
             inputs.append({"role": f"{section} results", "path": shown, "sha256": digest})
         sections[section] = {"directory": f"{root}/{folder}", "files": items}
         if not items:
-            sections[section]["skipped"] = _skip_reason(runs_dir, root, folder, patterns)
+            sections[section]["skipped"] = _skip_reason(runs_dir, root, provider)
         if provider.figures_folder is not None:
             # The provider's figures are copied into the report; their sources are hashed like every other input.
             figures = []
@@ -269,7 +283,7 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         if errors:  # a bug in the suite, not bad input: raise and write nothing
             raise RuntimeError("results.json would violate its schema: " + "; ".join(errors[:5]))
         (staging / "results.json").write_text(dumps_results(results), encoding="utf-8")
-        sections = {key: SECTION_PROVIDERS[key].section(block) for key, block in optional.items() if block.get("files")}
+        sections = provider_sections(optional)
         blocks = build_document(results, figures, sections)
         (staging / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
         (staging / "report.html").write_text(to_html(blocks, report_dir=staging), encoding="utf-8")

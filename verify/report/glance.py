@@ -20,7 +20,7 @@ from . import formatting as fmt
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
 
 SECTION_TITLES = {"sentiment": "Sentiment experiment", "reproduction": "Sentiment reproduction",
-                  "conjectures": "Conjecture lab"}
+                  "conjectures": "Conjecture lab", "classify": "Exact classification"}
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,9 @@ class Glance:
     sentences: list[tuple[str, str]] = field(default_factory=list)   # (what, conclusion)
 
 
-def at_a_glance(results: Mapping[str, Any]) -> Glance:
+def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str] | None = None) -> Glance:
+    """The report's opening summary; ``section_summaries``: the summary sentence each saved-results
+    section's provider gave (verify.sections), used for that section's line when not empty."""
     summary = results["summary"]
     claims = [ClaimCounts(claim, row["certified"], row["failed"], row["inconclusive"], row["unchecked"])
               for claim, row in summary["claims"].items()]
@@ -58,7 +60,7 @@ def at_a_glance(results: Mapping[str, Any]) -> Glance:
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
     for key, section in (results.get("optional_sections") or {}).items():
         glance.sentences.append((SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
-                                 _section_sentence(key, section)))
+                                 _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
     return glance
 
 
@@ -85,16 +87,15 @@ def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
     return text + "."
 
 
-def _section_sentence(key: str, section: Mapping[str, Any] | None) -> str:
+def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str = "") -> str:
     if not section:
         return "absent from this report."
     if isinstance(section.get("summary"), str) and section["summary"].strip():
         return section["summary"].strip()     # the experiment's own conclusion
     if not section.get("files"):
         return f"absent from this report: {section.get('skipped') or 'no saved results'}."
-    stated = [item["sentence"] for item in section["files"] if isinstance(item.get("sentence"), str)]
-    if stated:
-        return " ".join(stated)     # a provider that states its own conclusion (item field "sentence")
+    if provided.strip():
+        return provided.strip()
     if key == "sentiment":
         return _sentiment_sentence(section)
     if key == "conjectures":

@@ -146,7 +146,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     overall = summary["overall"]
 
     blocks.append(_h(1, "hardmax-verify: verification report"))
-    blocks.append(Block("glance", glance=at_a_glance(results)))
+    blocks.append(Block("glance", glance=at_a_glance(results, {key: s.summary for key, s in sections.items()})))
     blocks.append(Block("contents"))
     worked = sum(r["task"]["kind"] == "worked" for r in records)
     families = sorted({r["task"]["family"] for r in records if r["task"]["kind"] == "generated"})

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 from ..sections import Figure, Section, Table
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "item_fields", "figure_files", "chosen_on_validation", "section",
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "chosen_on_validation", "section",
            "evaluation_row", "analysis_rows"]
 
 # The sentiment commands write RUNS/sentiment/<run>/checkpoint.json (training),
@@ -25,6 +25,8 @@ key = "sentiment"
 folder = "sentiment"
 patterns: tuple[str, ...] = ("*.json", "*/checkpoint.json", "*/analysis.json")
 figures_folder: str | None = "figures/sentiment"
+produced_by = ("`hardmax-verify sentiment evaluate --checkpoint RUN --json RUNS/sentiment/evaluate-RUN.json` and "
+               "`hardmax-verify sentiment analyze` (docs/sentiment.md)")
 TITLE = "Sentiment experiment (saved results)"
 
 

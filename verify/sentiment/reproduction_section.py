@@ -13,12 +13,14 @@ from typing import Any, Mapping, Sequence
 
 from ..sections import Figure, Section, Table
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "item_fields", "figure_files", "section"]
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section"]
 
 key = "reproduction"
 folder = "sentiment/summary"
 patterns: tuple[str, ...] = ("summary.json",)
 figures_folder: str | None = "figures/reproduction"
+produced_by = ("`hardmax-verify sentiment protocol collect --runs-dir DIR` then `hardmax-verify sentiment summarize "
+               "--out RUNS/sentiment/summary` (docs/sentiment.md)")
 TITLE = "Sentiment: the preregistered reproduction"
 
 _FIGURE_TEXT = {
