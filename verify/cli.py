@@ -171,12 +171,27 @@ def main(argv: list[str] | None = None) -> int:
         _safe_echo(_INTERRUPTED)
         return exitcodes.INTERRUPTED
     except BaseException as error:  # noqa: BLE001 - every other failure is "could not complete", said in one line
+        if _caused_by_interrupt(error):  # e.g. Ctrl-C during a lazy import, re-raised as ImportError by numba
+            _safe_echo(_INTERRUPTED)
+            return exitcodes.INTERRUPTED
         if isinstance(error, BrokenPipeError):
             _silence_stdout()
         _report(error, f"error: could not complete: {_could_not_complete(error)}")
         return exitcodes.COULD_NOT_COMPLETE
     # Commands return their exit status (an int) or None for plain success.
     return status if isinstance(status, int) else exitcodes.SUCCESS
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """True when a KeyboardInterrupt (Ctrl-C, or SIGTERM as raised by :func:`_terminate`) lies in the error's chain."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _safe_echo(line: str) -> None:

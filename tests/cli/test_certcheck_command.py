@@ -112,3 +112,4 @@ def test_a_file_asking_for_too_much_work_exits_2_and_the_limit_can_be_raised(tmp
     assert main(["certcheck", str(path), "--max-work", "10"]) == 2
     assert "--max-work" in capsys.readouterr().err
     assert main(["certcheck", str(path), "--max-work", str(10 ** 9)]) == 0
+
