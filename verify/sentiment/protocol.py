@@ -344,18 +344,19 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
     import shutil
 
     from ..io import atomic_write_bytes, sha256_file
-    finished = [run for run in protocol.runs if (Path(runs_dir) / run.name / "evaluation.json").exists()]
-    for run in finished:  # all checked before anything is written
-        recorded = json.loads((Path(runs_dir) / run.name / "evaluation.json").read_text(encoding="utf-8"))
+    records = {run.name: json.loads(evaluation.read_text(encoding="utf-8")) for run in protocol.runs
+               if (evaluation := Path(runs_dir) / run.name / "evaluation.json").exists()}
+    for name, recorded in records.items():  # all checked before anything is written
         if recorded.get("protocol_sha256") != protocol.sha256:
             # A preregistered protocol must not change under its runs; a different file is a different protocol.
             raise InputError(str(protocol.path), f"its sha256 {protocol.sha256[:16]} differs from the "
-                             f"{str(recorded.get('protocol_sha256'))[:16]} that run {run.name} recorded")
+                             f"{str(recorded.get('protocol_sha256'))[:16]} that run {name} recorded")
     copied = []
-    for run in finished:
+    for run in protocol.runs:
+        if run.name not in records:
+            continue
         folder = Path(runs_dir) / run.name
-        evaluation = folder / "evaluation.json"
-        record = json.loads(evaluation.read_text(encoding="utf-8"))
+        record = records[run.name]
         if any(study in publish for study in run.studies):
             target = Path(models_dir) / run.name
             for name in PUBLISHED_FILES:
