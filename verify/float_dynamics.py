@@ -219,13 +219,17 @@ def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.nda
     Z = batch.positions.copy()
     b, m, d = Z.shape
     error = np.asarray(initial_error, dtype=np.float64)
-    error = np.ascontiguousarray(np.broadcast_to(error[:, None] if error.ndim == 1 else error, (b, m)))
+    # Fresh writable C arrays on every call: numba compiles (and caches) one kernel per argument
+    # layout and read-only flag, so one layout means one compilation, done ahead by set-up.
+    error = np.array(np.broadcast_to(error[:, None] if error.ndim == 1 else error, (b, m)), order="C")
     score_rounding = 2.0 * (UNIT_ROUNDOFF + rounding_gamma(2 * d) * (1 + UNIT_ROUNDOFF))
     step_rounding = 2.0 * (alpha * rounding_gamma(2) + rounding_gamma(3) * (1 + alpha * (1 + rounding_gamma(2)))) / (1 + alpha)
-    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-    step_rounding = np.ascontiguousarray(step_rounding, dtype=np.float64)
-    matrix_bound = np.ascontiguousarray(matrix_bound, dtype=np.float64)
-    At = np.ascontiguousarray(batch.A_transposed)
+    alpha = np.array(alpha, dtype=np.float64, order="C")
+    step_rounding = np.array(step_rounding, dtype=np.float64, order="C")
+    matrix_bound = np.array(matrix_bound, dtype=np.float64, order="C")
+    At = np.array(batch.A_transposed, dtype=np.float64, order="C")
+    weights = np.array(batch.weights, dtype=np.float64, order="C")
+    counts = np.array(batch.counts, dtype=np.int64, order="C")
     k = 0
     while True:
         new_Z = np.zeros_like(Z)
@@ -235,7 +239,7 @@ def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.nda
         tie = np.zeros((b, m), dtype=np.bool_)
         score_error = np.zeros(b)
         attention = np.zeros((b, m, m) if record else (1, 1, 1), dtype=np.bool_)
-        layer_kernel(Z, batch.weights, batch.counts, At, alpha, error, matrix_bound, score_rounding, step_rounding,
+        layer_kernel(Z, weights, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding,
                      record, new_Z, new_error, argmax, undecided, tie, attention, score_error)
         live = np.arange(m)[None, :] < batch.counts[:, None]
         position_error = np.where(live, error, 0.0).max(axis=1)

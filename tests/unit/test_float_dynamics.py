@@ -227,3 +227,26 @@ def test_nothing_after_the_first_undecided_layer_is_presented_as_decided():
     batch = simulate_batch(np.array([[[float(F(x)) for x in t] for t in tokens]]), alpha=0.5, layers=3)
     assert batch.first_undecided_layer[0] == 0
     assert {i for i in range(9) if batch.leaders[0][i]} == {0, 2}
+
+
+def test_every_float_entry_point_reuses_the_kernel_compiled_ahead():
+    """Set-up compiles the kernel once (compile_ahead); numba compiles again for any other argument
+    layout or read-only flag, which would cost every first run about 20 CPU-s. The entry points
+    here pass per-point and per-configuration errors, a given A, a broadcast (read-only) A and a
+    recorded attention mask: all must reuse the one signature."""
+    from verify.float_dynamics import float_layers, merge_identical_tokens
+    from verify.float_kernel import compile_ahead, layer_kernel
+
+    compile_ahead()
+    tokens = np.array([[[1.0, 0.5], [0.0, 2.0], [1.0, 0.5]], [[3.0, 1.0], [-1.0, 0.25], [0.5, 0.5]]])
+    simulate_batch(tokens, alpha=0.5, layers=3)
+    simulate_batch(tokens, alpha=np.array([0.5, 2.0]), A=np.array([[2.0, 0.0], [1.0, 1.0]]), layers=3)
+    simulate([[F(1), F(1, 3)], [F(0), F(2)]], alpha=F(1, 2), layers=3, arithmetic="float")
+    read_only_A = np.broadcast_to(np.eye(2), (2, 2, 2))
+    batch = merge_identical_tokens(tokens, read_only_A)
+    for errors in (np.zeros(2), np.zeros((2, batch.positions.shape[1]))):
+        layers = float_layers(batch, alpha=np.full(2, 1.0), initial_error=errors, matrix_bound=np.ones(2),
+                              record=True)
+        for _ in range(3):
+            next(layers)
+    assert len(layer_kernel.signatures) == 1, layer_kernel.signatures
