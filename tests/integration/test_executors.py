@@ -12,6 +12,7 @@ processes).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,57 @@ def test_dask_task_whose_worker_dies_is_recorded(dask_cluster) -> None:
     for name in ("generic-0", "generic-2"):
         record = by_name[name]
         assert record["status"] == "certified" or "KilledWorker" in record["error"]
+
+
+# A forkserver whose preload takes seconds (a busy machine), and a Ctrl-C that lands while the
+# pool waits for it to fork the workers: every launched worker must be stopped with the pool.
+_LAUNCH_INTERRUPTED = """
+import os, signal, sys, threading, time
+import verify.campaign.executors as executors
+
+executors.WARM_MODULES = executors.WARM_MODULES + ("slow_preload",)
+backend = executors.ProcessPoolExecutorBackend(2)
+threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+started = time.monotonic()
+try:
+    backend.start()
+    print("not interrupted")
+except KeyboardInterrupt:
+    print(f"interrupted after {time.monotonic() - started:.1f} s", flush=True)
+    backend._stop()
+"""
+
+
+@pytest.mark.slow
+def test_an_interrupt_while_workers_launch_stops_every_worker_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "slow_preload.py").write_text("import time\ntime.sleep(3)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), str(tmp_path)])}
+    done = subprocess.run([sys.executable, "-c", _LAUNCH_INTERRUPTED], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)  # returns once every holder of the pipes (any orphan) is gone
+    # An orphaned worker would print a FileNotFoundError traceback from the forkserver.
+    assert "Traceback" not in done.stderr and "leaked" not in done.stderr, done.stderr
+    # The interrupt is acted on once both workers are launched, i.e. after the 3 s preload.
+    assert done.stdout.startswith("interrupted after"), done.stdout + done.stderr
+    assert float(done.stdout.split()[2]) >= 2.5, done.stdout
+
+
+def test_a_held_interrupt_is_raised_when_the_launch_ends_and_a_second_one_at_once() -> None:
+    import signal
+
+    from verify.campaign.executors import _interrupts_deferred
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with _interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            reached_the_end_of_the_block = True
+    assert reached_the_end_of_the_block
+    with pytest.raises(KeyboardInterrupt):
+        with _interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+            pytest.fail("a second Ctrl-C must not wait for the launch")
+    assert signal.getsignal(signal.SIGINT) is before

@@ -26,6 +26,7 @@ Dask is imported lazily, so the package works without the ``distributed`` extra.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import multiprocessing
@@ -42,7 +43,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures import process as futures_process
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numba
 
@@ -66,10 +67,8 @@ CLAIM_CHECK_SECONDS = "_claim_check_seconds"
 # Imported by every worker before its first task (pool initializer, Dask task function):
 # the start-up cost is then paid while the workers wait, not inside the first task's timing.
 # cvxpy (imported lazily by verify.geometry for the T4 cross-check, ~0.8 CPU s in each worker's
-# first task) is deliberately not preloaded: it lengthens the forkserver's start-up, the window
-# in which an interrupt can catch a worker half-started (with it preloaded, the interrupt test in
-# tests/integration/test_faults.py failed once in CI; not reproduced in 72 later runs, so the cause is
-# plausible, not proved).
+# first task) is deliberately not preloaded: it would lengthen the forkserver's start-up, which
+# every pool start waits for (and holds a Ctrl-C for, see _interrupts_deferred).
 WARM_MODULES = ("verify.claims", "verify.families", "verify.float_dynamics", "verify.float_kernel", "verify.exact_dynamics",
                 "verify.worked", "verify.certcheck", "verify.campaign.run")
 
@@ -286,6 +285,49 @@ def _start_forkserver_deaf_to_ctrl_c() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C or SIGTERM while workers are launched and act on it as the block ends.
+
+    Launching a worker waits for the forkserver to fork it (seconds while the server is still
+    importing its preload on a busy machine). An interrupt raised inside that wait leaves a worker
+    forked but unknown to the pool: the stop cannot terminate it, the queues' semaphores go away
+    with the pool, and the orphan prints a FileNotFoundError traceback as it starts. Held until
+    the block ends, the interrupt finds every launched worker registered and stops them all.
+    The Python handlers are swapped, not the signal mask: a mask is per thread, and any other
+    thread (a progress display) would take the signal and interrupt the launch all the same.
+    A second signal while one is held acts at once: a hung launch can still be stopped.
+    """
+    if threading.current_thread() is not threading.main_thread():  # handlers can be set only there
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        if held:
+            _act_on(signum, previous[signum], frame)
+        held.append(signum)
+
+    previous: dict[int, Any] = {signum: signal.signal(signum, hold) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if held:
+            _act_on(held[0], previous[held[0]], None)
+
+
+def _act_on(signum: int, handler: Any, frame: Any) -> None:
+    """Do what ``handler`` (as :func:`signal.signal` returned it) would have done with ``signum``."""
+    if callable(handler):
+        handler(signum, frame)
+    elif handler == signal.SIG_DFL:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    # SIG_IGN, or None (a handler not installed from Python): nothing to do
+
+
 class ProcessPoolExecutorBackend(Executor):
     """A local pool of ``jobs`` worker processes (the default executor: all cores)."""
 
@@ -306,8 +348,9 @@ class ProcessPoolExecutorBackend(Executor):
                                              initializer=_worker_init, initargs=(os.getpid(),))
             # concurrent.futures starts workers as work arrives; one no-op per worker brings
             # them all up (and through their imports) now, e.g. while the campaign is planned.
-            for _ in range(self.jobs):
-                self._pool.submit(os.getpid)
+            with _interrupts_deferred():
+                for _ in range(self.jobs):
+                    self._pool.submit(os.getpid)
         return self
 
     def run(self, tasks: Sequence[Task], *, checker: Checker | None = None,
