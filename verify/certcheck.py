@@ -1989,6 +1989,25 @@ def _regular_file(path: str, max_bytes: int) -> None:
         raise BadInput(str(path), f"{info.st_size} bytes, more than the limit of {max_bytes} (raise it with --max-bytes)")
 
 
+class _Ambiguous(Exception):
+    """JSON that does not say one thing: a key repeated within an object, or NaN / Infinity."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Ambiguous(f"the key {json.dumps(key)[:60]} appears twice in one object")
+            seen.add(key)
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Ambiguous(f"{name} is not a JSON number")
+
+
 def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> CheckResult:  # type: ignore[assignment]
     """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block
     and the summary).
@@ -2012,9 +2031,14 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> Che
         raise BadInput(str(path), f"more than the limit of {limit} bytes (raise it with --max-bytes)")
     try:
         # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
-        data = json.loads(raw.decode("utf-8"), parse_float=str)
+        # A repeated key or NaN/Infinity makes the file mean different things to different
+        # readers (json.loads keeps the last of two keys), so neither is read at all.
+        data = json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
     except UnicodeDecodeError:
         raise BadInput(str(path), "not UTF-8 text") from None
+    except _Ambiguous as error:
+        raise BadInput(str(path), f"not read: {error}") from None
     except (ValueError, RecursionError) as error:
         raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
     if isinstance(data, dict) and data.get("format") == FORMAT:

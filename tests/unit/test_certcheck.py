@@ -186,6 +186,23 @@ def test_bad_files_are_bad_input(tmp_path: Path, text: str, field: str) -> None:
         certcheck.check_file(str(path))
 
 
+@pytest.mark.parametrize("tamper, fragment", [
+    # A repeated key: json.loads keeps the last value, a first-wins reader sees the other one.
+    (lambda text: text.replace('"status": "certified"', '"status": "failed", "status": "certified"', 1),
+     'key "status" appears twice'),
+    (lambda text: text.replace('"time_budget": null', '"time_budget": NaN', 1), "NaN"),
+    (lambda text: text.replace('"layer_budget": 60', '"layer_budget": Infinity', 1), "Infinity"),
+])
+def test_ambiguous_or_non_standard_json_is_refused(tmp_path: Path, tamper: Any, fragment: str) -> None:
+    text = json.dumps(reports()["triangle"])
+    tampered = tamper(text)
+    assert tampered != text
+    path = tmp_path / "claims.json"
+    path.write_text(tampered)
+    with pytest.raises(certcheck.BadInput, match=fragment):
+        certcheck.check_file(str(path))
+
+
 def test_malformed_configuration_is_bad_input_and_main_prints_one_line(tmp_path: Path, capsys: Any) -> None:
     report = copy.deepcopy(reports()["triangle"])
     report["config"]["tokens"][1] = ["1/0", "2"]
