@@ -1415,6 +1415,8 @@ class Run(NamedTuple):
     layer_budget: Any = None
     time_budget: Any = None
     certcheck: Any = None      # a results.json record's own "certcheck" block
+    outside_hypotheses: Any = None     # a claims report's top-level flag; None: not stated (records)
+    hypothesis_violations: Any = None  # a claims report's list; None: not stated (records)
 
 
 _MODELS: dict[str, Model] = {}
@@ -1626,11 +1628,48 @@ def _text(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
+def _hypothesis_violations(config: dict, m: Model) -> list[str]:
+    """How the configuration is outside the theorem's hypotheses (docs/theory.md §2), decided exactly:
+    a zero or repeated token, A not symmetric positive definite, a value matrix V (beta is never
+    checked here: such runs are unsupported)."""
+    tokens = m.layer(0)
+    found = [f"token {i} is the origin" for i, z in enumerate(tokens) if not any(z)]
+    found += [f"token {i} equals token {tokens.index(z)}" for i, z in enumerate(tokens) if tokens.index(z) != i]
+    if config.get("A") is not None:
+        if any(m.A[r][c] != m.A[c][r] for r in range(m.d) for c in range(m.d)):
+            found.append("A is not symmetric")
+        elif not _positive_definite(m.A):
+            found.append("A is not positive definite")
+    if m.V is not None:
+        found.append("a value matrix V is a variant of the model")
+    return found
+
+
+def _hypotheses_problems(run: Run, m: Model) -> list[str]:
+    """A configuration outside the hypotheses must be recorded as such (its ``outside_hypotheses``),
+    and a claims report's flag and list of violations must say what the configuration is."""
+    violations = _hypothesis_violations(run.config, m)
+    flag = run.config.get("outside_hypotheses") is True
+    problems = []
+    if violations and not flag:
+        problems.append(f"the configuration is outside the theorem's hypotheses ({'; '.join(violations)[:200]}), "
+                        "but it does not record outside_hypotheses: true")
+    if run.outside_hypotheses is not None and run.outside_hypotheses is not flag:
+        problems.append(f"outside_hypotheses is {str(run.outside_hypotheses)[:20]}, the configuration's is {flag}")
+    if run.hypothesis_violations is not None and (not isinstance(run.hypothesis_violations, list)
+                                                  or bool(run.hypothesis_violations) != bool(violations)):
+        problems.append(f"hypothesis_violations lists {str(run.hypothesis_violations)[:100]}, but the configuration "
+                        + (f"is outside the hypotheses ({'; '.join(violations)[:200]})" if violations
+                           else "satisfies the hypotheses"))
+    return problems
+
+
 def _run_problems(run: Run, facts: Facts) -> list[str]:
     """What a run states besides its verdicts, against the replay: settled and last layer, how it
-    stopped, its combined status and its fates (the report's "exact limit" column reads them)."""
+    stopped, its combined status, its fates (the report's "exact limit" column reads them) and
+    whether it is outside the theorem's hypotheses."""
     m, last = facts.model, run.last_layer
-    problems = []
+    problems = _hypotheses_problems(run, m)
     settled = run.settled_layer
     if settled != facts.settled or isinstance(settled, bool):
         problems.append(f"settled_layer is {str(settled)[:20]}, the replay settles "
@@ -1711,7 +1750,9 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None) ->
         raise BadInput("format", f"expected {FORMAT!r}, got {str(data.get('format') if isinstance(data, dict) else data)[:60]!r}")
     run = Run(source, data.get("config"), data.get("verdicts"), data.get("last_layer"), data.get("settled_layer"),
               fates=data.get("fates"), status=data.get("status"), stopped_by=data.get("stopped_by"),
-              layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"))
+              layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"),
+              outside_hypotheses=data.get("outside_hypotheses"),
+              hypothesis_violations=data.get("hypothesis_violations"))
     _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work)
     return CheckResult(_check_run(run))
 
@@ -1989,6 +2030,25 @@ def _regular_file(path: str, max_bytes: int) -> None:
         raise BadInput(str(path), f"{info.st_size} bytes, more than the limit of {max_bytes} (raise it with --max-bytes)")
 
 
+class _Ambiguous(Exception):
+    """JSON that does not say one thing: a key repeated within an object, or NaN / Infinity."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Ambiguous(f"the key {json.dumps(key)[:60]} appears twice in one object")
+            seen.add(key)
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Ambiguous(f"{name} is not a JSON number")
+
+
 def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> CheckResult:  # type: ignore[assignment]
     """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block
     and the summary).
@@ -2012,9 +2072,14 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> Che
         raise BadInput(str(path), f"more than the limit of {limit} bytes (raise it with --max-bytes)")
     try:
         # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
-        data = json.loads(raw.decode("utf-8"), parse_float=str)
+        # A repeated key or NaN/Infinity makes the file mean different things to different
+        # readers (json.loads keeps the last of two keys), so neither is read at all.
+        data = json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
     except UnicodeDecodeError:
         raise BadInput(str(path), "not UTF-8 text") from None
+    except _Ambiguous as error:
+        raise BadInput(str(path), f"not read: {error}") from None
     except (ValueError, RecursionError) as error:
         raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
     if isinstance(data, dict) and data.get("format") == FORMAT:

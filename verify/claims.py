@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 import time
+import math
 from math import lcm
 from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
@@ -518,13 +519,18 @@ def _unsettled(run: ClaimRun) -> list[int]:
     return [f.token for f in run.fates if f.kind == "unsettled"]
 
 
-def _measured_distances(run: ClaimRun) -> dict[str, float]:
-    """Float distance of each unsettled token to its current attention mean (a measurement)."""
+def _measured_distances(run: ClaimRun) -> dict[str, float | None]:
+    """Float distance of each unsettled token to its current attention mean (a measurement);
+    None where it does not fit in a float64 (exact inputs may be far larger)."""
     last = run.data[-1]
-    out = {}
+    out: dict[str, float | None] = {}
     for t in _unsettled(run):
         m = _mean(last.positions[j] for j in sorted(last.attention[t]))
-        out[str(t)] = float(sum((float(a - b) ** 2 for a, b in zip(last.positions[t], m)), 0.0) ** 0.5)
+        try:
+            distance = math.hypot(*(float(a - b) for a, b in zip(last.positions[t], m)))
+        except OverflowError:
+            distance = math.inf
+        out[str(t)] = distance if math.isfinite(distance) else None
     return out
 
 
@@ -563,7 +569,7 @@ def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
     return _verdict(claim, "inconclusive",
                     f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers "
                     f"({_budget_spent(run)}{closed})", run, unsettled=unsettled, stopped_by=run.stopped_by,
-                    measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof",
+                    measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof (null: beyond float64)",
                                                          "values": _measured_distances(run)})
 
 
@@ -872,6 +878,7 @@ def check_T4(run: ClaimRun) -> Verdict:
             residual = None
             if solver["point"] is not None:
                 residual = max(abs(a - float(b)) for a, b in zip(solver["point"], p))
+                residual = residual if math.isfinite(residual) else None  # JSON has no infinity
             cross.append({"check": "cvxpy projection onto the same face", "tokens": entry["tokens"],
                           "face": face, "status": solver["status"], "error": solver["error"],
                           "point_float": solver["point"], "residual_max_abs": residual, "tolerance": 1e-6,

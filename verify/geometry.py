@@ -17,6 +17,8 @@ Float Qhull is not used: it drops points on edges and fails on flat input.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
@@ -336,8 +338,12 @@ def project_origin_cvxpy(vertices: Sequence[Sequence[Fraction]], A: Matrix | Non
 
     d = len(vertices[0])
     Aq = _identity(d) if A is None else _symmetric_part(A)
-    Vm = np.array([[float(x) for x in v] for v in vertices], dtype=float).T  # d x m
-    Am = np.array([[float(x) for x in row] for row in Aq], dtype=float)
+    try:
+        Vm = np.array([[float(x) for x in v] for v in vertices], dtype=float).T  # d x m
+        Am = np.array([[float(x) for x in row] for row in Aq], dtype=float)
+    except OverflowError:  # exact numbers beyond float64: no float cross-check, and no crash
+        return {"solver": "clarabel", "status": "error", "point": None,
+                "error": "a vertex or A has a coordinate beyond float64's range (about 1.8e308)"}
     lam = cp.Variable(len(vertices), nonneg=True)
     x = Vm @ lam
     try:
@@ -347,4 +353,8 @@ def project_origin_cvxpy(vertices: Sequence[Sequence[Fraction]], A: Matrix | Non
         return {"solver": "clarabel", "status": "error", "point": None, "error": f"{type(error).__name__}: {error}"}
     status = str(problem.status)
     point = None if lam.value is None else [float(t) for t in Vm @ lam.value]
+    if point is not None and not all(math.isfinite(t) for t in point):
+        # JSON has no NaN or infinity (a report holding them is refused by its readers).
+        return {"solver": "clarabel", "status": "error", "point": None,
+                "error": f"the solver's point is not finite (status {status})"}
     return {"solver": "clarabel", "status": status, "point": point, "error": None}

@@ -109,12 +109,15 @@ def test_simulate_float_on_a_coordinate_of_1e400_is_refused_naming_it(tmp_path, 
 def test_simulate_float_overflowing_scores_print_undecided_not_certified(tmp_path, capsys):
     path = write(tmp_path, {"tokens": [[1e200], [2e200]], "alpha": "1/2"})
     out = tmp_path / "traj.json"
-    assert main(["simulate", str(path), "--layers", "2", "--arithmetic", "float", "--json", str(out)]) == 0
+    # Nothing false, but not certified: exit status 3, as for every command (the trajectory is written).
+    assert main(["simulate", str(path), "--layers", "2", "--arithmetic", "float", "--json", str(out)]) == 3
     printed = capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["certified"] is False and data["first_undecided_layer"] == 0
     assert data["undecided"] == [[0, 1], [0, 1], [0, 1]] and data["leaders"] == []
     assert "NOT certified" in printed and "?" in printed
+    decided = write(tmp_path, {"tokens": [[1], [2]], "alpha": "1/2"}, name="decided.json")
+    assert main(["simulate", str(decided), "--layers", "2", "--arithmetic", "float"]) == 0
 
 
 def test_the_default_output_is_a_readable_summary(tmp_path, capsys):

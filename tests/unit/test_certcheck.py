@@ -186,6 +186,23 @@ def test_bad_files_are_bad_input(tmp_path: Path, text: str, field: str) -> None:
         certcheck.check_file(str(path))
 
 
+@pytest.mark.parametrize("tamper, fragment", [
+    # A repeated key: json.loads keeps the last value, a first-wins reader sees the other one.
+    (lambda text: text.replace('"status": "certified"', '"status": "failed", "status": "certified"', 1),
+     'key "status" appears twice'),
+    (lambda text: text.replace('"time_budget": null', '"time_budget": NaN', 1), "NaN"),
+    (lambda text: text.replace('"layer_budget": 60', '"layer_budget": Infinity', 1), "Infinity"),
+])
+def test_ambiguous_or_non_standard_json_is_refused(tmp_path: Path, tamper: Any, fragment: str) -> None:
+    text = json.dumps(reports()["triangle"])
+    tampered = tamper(text)
+    assert tampered != text
+    path = tmp_path / "claims.json"
+    path.write_text(tampered)
+    with pytest.raises(certcheck.BadInput, match=fragment):
+        certcheck.check_file(str(path))
+
+
 def test_malformed_configuration_is_bad_input_and_main_prints_one_line(tmp_path: Path, capsys: Any) -> None:
     report = copy.deepcopy(reports()["triangle"])
     report["config"]["tokens"][1] = ["1/0", "2"]
@@ -380,6 +397,37 @@ def test_what_a_claims_report_states_besides_its_verdicts_is_the_replay(change: 
     result = certcheck.check_report(report)
     run = [o for o in _rejections(result) if o.claim == "(run)"]
     assert len(run) == 1 and fragment in run[0].reason and result.exit_status == 1
+
+
+# Outside the theorem's hypotheses (docs/theory.md §2): a duplicated token, and an indefinite A.
+OUTSIDE = {"duplicate": {"tokens": [["1", "0"], ["0", "1"], ["0", "1"], ["1/2", "1/4"]], "alpha": "1/2",
+                         "outside_hypotheses": True},
+           "indefinite": {"tokens": [["1"], ["2"]], "alpha": "1/2", "A": [["-1"]], "outside_hypotheses": True}}
+
+
+@pytest.mark.parametrize("name", sorted(OUTSIDE))
+def test_a_configuration_outside_the_hypotheses_must_be_recorded_as_such(name: str) -> None:
+    report = _report(parse_configuration(OUTSIDE[name]))
+    assert report["outside_hypotheses"] and report["hypothesis_violations"]
+    assert not _rejections(certcheck.check_report(copy.deepcopy(report)))
+    for change in (lambda r: r["config"].pop("outside_hypotheses"),
+                   lambda r: r.update(outside_hypotheses=False),
+                   lambda r: r.update(hypothesis_violations=[])):
+        tampered = copy.deepcopy(report)
+        change(tampered)
+        run = [o for o in _rejections(certcheck.check_report(tampered)) if o.claim == "(run)"]
+        assert run and all("hypotheses" in o.reason for o in run)
+    # A results.json record: the report lists it as outside the hypotheses from its configuration.
+    data = _results({name: report})
+    assert not _rejections(_check_results(data))
+    data["examples"][0]["configuration"].pop("outside_hypotheses")
+    assert any("hypotheses" in o.reason for o in _rejections(_check_results(data)))
+
+
+def test_hypotheses_violations_listed_for_a_configuration_inside_them_are_rejected() -> None:
+    report = copy.deepcopy(reports()["triangle"])
+    report["hypothesis_violations"] = ["tokens[0]: token is the origin"]
+    assert any("hypotheses" in o.reason for o in _rejections(certcheck.check_report(report)))
 
 
 def test_summary_counts_and_overall_status_are_recomputed() -> None:

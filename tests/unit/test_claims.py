@@ -112,6 +112,34 @@ def test_unsettled_within_budget_is_inconclusive_never_certified() -> None:
     assert check_configuration(SLOW).settled_layer == 4
 
 
+# Exact numbers far beyond float64's range (about 1.8e308) are valid input: the exact decisions do
+# not need floats, and a float cross-check or measurement that cannot represent them must say so
+# instead of crashing the check (which would exit 4 on a configuration it can decide).
+BEYOND_FLOAT = F(10) ** 400
+
+
+def test_claims_on_numbers_beyond_float_range_are_decided_with_the_cross_checks_on() -> None:
+    worked = WORKED_CONFIGURATIONS["non_leader_clusters"]
+    config = make_configuration([[x * BEYOND_FLOAT for x in t] for t in worked.tokens], alpha=worked.alpha)
+    report = check_configuration(config)
+    assert report.status == "certified"
+    cross = report.verdicts["T4"].cross_checks
+    assert cross and all(c["status"] == "error" and not c["agree"] for c in cross)
+    assert "float64" in cross[0]["error"]
+    json.loads(json.dumps(report.to_json_dict(), allow_nan=False))  # nothing non-finite is written
+
+
+def test_measured_distances_beyond_float_range_do_not_crash_an_inconclusive_run() -> None:
+    # docs/theory.md D9's chain of locks: token 2 attends to a moving token, unsettled by D7 at layer 2.
+    chain_of_locks = [(F(1), F(0)), (F(3, 5), F(2, 5)), (F(0), F(1, 4))]
+    config = make_configuration([[x * BEYOND_FLOAT for x in t] for t in chain_of_locks], alpha=F(1, 10))
+    report = check_configuration(config, layer_budget=2, closed_form_search=False)
+    assert report.status == "inconclusive"
+    measured = report.verdicts["T2"].evidence["measured_distance_to_attention_mean"]["values"]
+    assert measured == {"2": None}
+    json.loads(json.dumps(report.to_json_dict(), allow_nan=False))
+
+
 def test_origin_token_fails_T3_outside_hypotheses() -> None:
     # docs/theory.md D4: the square plus the origin keeps the origin token at 0, inside K.
     config = make_configuration([[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 0]], alpha="1/2", outside_hypotheses=True)

@@ -7,6 +7,7 @@ from typing import Sequence
 
 import click
 
+from .. import exitcodes
 from ..config import Configuration, load_configuration
 from ..limits import DEFAULT_MAX_WORK, work_refusal
 from ..numbers import InputError
@@ -90,6 +91,7 @@ def simulate(config_path: Path, layers: int | None, arithmetic: Arithmetic, json
     line), the leaders (tokens with C_i = {i}) with the first layer at which each led, the
     final positions and whether the run is certified. --json gives the whole trajectory;
     float runs also list, per layer, the tokens whose attention set rounding could have changed.
+    Exit status 0 when certified (always in exact arithmetic), 3 when a float run is not.
     """
     config = load_configuration(config_path, outside_hypotheses=outside_hypotheses)
     option = "--layers"
@@ -105,4 +107,5 @@ def simulate(config_path: Path, layers: int | None, arithmetic: Arithmetic, json
                                 layers=layers, arithmetic=arithmetic, V=config.V)
     echo_summary("\n".join(summary_lines(config, trajectory, source=config_path.name)), json_to)
     emit_json({"config": config.to_json_dict(), **trajectory.to_json_dict()}, json_to)
-    return 0
+    # A float run with an undecided attention set is not certified: nothing false, inconclusive.
+    return exitcodes.SUCCESS if trajectory.certified else exitcodes.INCONCLUSIVE
