@@ -212,8 +212,9 @@ def _start_report(args: list[str], cwd: Path, logs: Path) -> tuple[subprocess.Po
     logs.mkdir(parents=True, exist_ok=True)
     err_path = logs / f"stderr-{time.monotonic_ns()}.txt"
     with open(logs / "stdout.txt", "ab") as out, open(err_path, "wb") as err:
+        # SIGINT restored: a shell's background job (and so this test run) may have it ignored.
         proc = subprocess.Popen([sys.executable, "-c", CHILD, "report", *args], cwd=cwd, env=env,
-                                stdout=out, stderr=err)
+                                stdout=out, stderr=err, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.err_path = err_path  # type: ignore[attr-defined]
     deadline = time.monotonic() + 120
     while not err_path.read_text().startswith("ready\n"):
