@@ -847,12 +847,14 @@ def check_T4(run: ClaimRun) -> Verdict:
         # Consumed within this iteration, so the closure's f and p are this iteration's.
         def candidates() -> Iterator[list[Fraction]]:
             yield _fate_direction(run, f)  # noqa: B023 (A z at the D7 layer exposes conv(F))
-            # Fallback (only if the D7 direction does not expose a face containing p): a facet
-            # normal through p, or the zero direction, which exposes K itself.
-            support = geometry.supporting_direction(p, [limits[t] for t in sorted(limits)])  # noqa: B023
-            yield support if support is not None else [Fraction(0)] * len(p)  # noqa: B023
+            # Then the smallest face G0 containing p. p is the A-projection of 0 onto some face
+            # iff onto G0: the projection conditions <A p, v - p> >= 0 on a face containing p hold
+            # on its subface G0 too, and on G0 they suffice. So only G0 decides a failure; the
+            # first direction may expose a larger face, where they can fail although T4 holds.
+            yield geometry.smallest_face_direction(p, [limits[t] for t in sorted(limits)])  # noqa: B023
 
         entry = None
+        failure = None
         for c in candidates():
             M, face = _face_of(run, c, limits)
             weights = geometry.point_in_hull_weights(p, [limits[t] for t in face])
@@ -861,13 +863,8 @@ def check_T4(run: ClaimRun) -> Verdict:
             Ap = mat_vec(Asym, p)
             kkt = {t: dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
             if any(v < 0 for v in kkt.values()):
-                worst = min(kkt, key=lambda t: kkt[t])
-                proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
-                return _verdict("T4", "failed", f"limit {_show(p)} of token(s) {[m.token for m in members]} is not the "
-                                "A-projection of 0 onto the face of K containing it", run,
-                                tokens=[m.token for m in members], limit=qv(p), face=face,
-                                projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
-                                compared=f"<A p, v - p> for face vertex (leader) {worst} vs 0")
+                failure = (face, kkt)  # the last one tried is G0's, the one that decides
+                continue
             entry = {"tokens": [m.token for m in members], "limit": qv(p), "fate": f.kind, "layer": f.layer,
                      "set": sorted(f.attention or ()), "direction": qv(c), "face_value": q(M), "face": face,
                      "multipliers": {str(face[j]): q(w) for j, w in sorted(weights.items())},
@@ -884,8 +881,17 @@ def check_T4(run: ClaimRun) -> Verdict:
                           "point_float": solver["point"], "residual_max_abs": residual, "tolerance": 1e-6,
                           "agree": solver["status"] == "optimal" and residual is not None and residual <= 1e-6})
             break
+        if entry is None and failure is not None:
+            face, kkt = failure
+            worst = min(kkt, key=lambda t: kkt[t])
+            proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
+            return _verdict("T4", "failed", f"limit {_show(p)} of token(s) {[m.token for m in members]} is not the "
+                            "A-projection of 0 onto the smallest face of K containing it (so onto no face)", run,
+                            tokens=[m.token for m in members], limit=qv(p), face=face,
+                            projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
+                            compared=f"<A p, v - p> for face vertex (leader) {worst} vs 0")
         if entry is None:
-            return _verdict("T4", "failed", f"limit {_show(p)} lies on no face of K found by its exposing directions", run,
+            return _verdict("T4", "failed", f"limit {_show(p)} lies outside K, so on no face of K", run,
                             tokens=[m.token for m in members], limit=qv(p))
         projections.append(entry)
     cert = run.with_chain({"vacuous": False, "fates": fates, "projections": projections})

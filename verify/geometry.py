@@ -41,6 +41,7 @@ __all__ = [
     "point_in_hull_weights",
     "separating_direction",
     "separation_from_hull",
+    "smallest_face_direction",
     "supporting_direction",
 ]
 
@@ -321,6 +322,23 @@ def supporting_direction(point: Sequence[Fraction], points: Sequence[Sequence[Fr
         if b + sum((s * t for s, t in zip(a, x)), Fraction(0)) == 0:
             return [-s for s in a]
     return None
+
+
+def smallest_face_direction(point: Sequence[Fraction], points: Sequence[Sequence[Fraction]]) -> list[Fraction]:
+    """A direction c whose maximisers over conv(points) are exactly the smallest face containing
+    ``point`` (assumed in conv(points)): minus the sum of the inward normals of the facets tight at
+    ``point``; the zero vector (which exposes the whole hull) when none is.
+
+    On the hull, -a.x <= b for each facet (b + a.x >= 0), with equality on that facet; the sum is
+    maximal exactly where every facet tight at ``point`` is tight, their intersection, which is the
+    smallest face containing ``point`` (a polytope's faces are intersections of facets)."""
+    ineq, _ = facets(points)
+    x = [Fraction(t) for t in point]
+    c = [Fraction(0)] * len(x)
+    for b, a in ineq:
+        if b + sum((s * t for s, t in zip(a, x)), Fraction(0)) == 0:
+            c = [u - s for u, s in zip(c, a)]
+    return c
 
 
 # ---------------------------------------------------------------------------------------------

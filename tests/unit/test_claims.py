@@ -68,6 +68,19 @@ def test_non_leader_clusters_T4_certifies_real_non_vertex_limits() -> None:
     assert all(c["agree"] and c["status"] == "optimal" for c in t4.cross_checks)
 
 
+def test_T4_is_not_failed_on_a_larger_face_than_the_smallest_one_containing_the_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """T4 asks for a projection onto *some* face. On the whole square the limit (1, 0) fails the
+    projection test (<p, v - p> = -2 for v = (-1, 1)) though it is the projection onto the edge
+    x = 1: a fate direction exposing too large a face (possible for path fates) must not decide."""
+    import verify.claims as claims
+
+    monkeypatch.setattr(claims, "_fate_direction", lambda run, fate: [F(0), F(0)])  # exposes K itself
+    t4 = check_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"]).verdicts["T4"]
+    assert t4.status == "certified", t4.summary
+    assert sorted(p["face"] for p in t4.certificate["projections"]) == [[0, 1], [2, 3]]  # type: ignore[index]
+
+
 def test_three_way_tie_is_fixed_by_D7b_and_projects_onto_the_edge() -> None:
     report = check_configuration(THREE_WAY_TIE)
     fate = report.fates[2]

@@ -103,6 +103,25 @@ def test_supporting_direction_decides_boundary(point: tuple[F, ...], on_boundary
         assert all(sum(a * b for a, b in zip(c, v)) <= sum(a * b for a, b in zip(c, point)) for v in SQUARE)
 
 
+CUBE = [P(x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1)]
+
+
+@pytest.mark.parametrize(("point", "points", "face"), [
+    (P(1, 0), SQUARE, {0, 1}),                                  # an edge's relative interior: that edge
+    (P(1, 1), SQUARE, {0}),                                     # a corner: the corner alone
+    (P(0, "1/3"), SQUARE, {0, 1, 2, 3}),                        # an interior point: the whole square
+    (P(1, 0), [P(1, 1), P(1, -1)], {0, 1}),                     # a segment in the plane: the segment
+    (P(1, "1/2", "1/2"), CUBE, {4, 5, 6, 7}),                   # the middle of a cube's facet
+    (P(1, 1, "1/3"), CUBE, {6, 7}),                             # on an edge shared by two facets
+    (P("1/2", "1/2", "1/2"), CUBE, set(range(8))),
+], ids=["edge", "corner", "interior", "lower-dimensional", "cube-facet", "cube-edge", "cube-centre"])
+def test_the_smallest_face_direction_exposes_exactly_the_smallest_face(point, points, face) -> None:
+    # docs/theory.md T4 is decided on this face: a larger one can fail the projection test although T4 holds.
+    c = geometry.smallest_face_direction(point, points)
+    values = [sum(a * b for a, b in zip(c, v)) for v in points]
+    assert {i for i, value in enumerate(values) if value == max(values)} == face
+
+
 def test_a_lower_dimensional_hull_is_its_own_boundary() -> None:
     # docs/theory.md §2: K = segment x = 1 in the plane; its relative interior point (1, 0) is on the boundary.
     c = geometry.supporting_direction(P(1, 0), [P(1, 1), P(1, -1)])
