@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
+import threading
 
 import pytest
 
@@ -168,16 +168,55 @@ def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs
     assert "3 finished, 0 in progress, 0 not started" in capsys.readouterr().out
 
 
-def test_a_second_runner_on_the_same_folder_refuses(tmp_path, capsys):
+def test_two_runners_share_a_folder_and_never_take_the_same_run(tmp_path):
+    """Each run is claimed while a runner works on it: a second runner started meanwhile takes the
+    others, and every run is trained, evaluated and interpreted once."""
+    protocol = load_protocol(_protocol(tmp_path))
     runs = tmp_path / "runs"
-    runs.mkdir()
-    with open(runs / ".protocol.lock", "a+") as held:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        data = tmp_path / "tiny.csv.gz"
-        write_fixture_csv(data)
-        assert main(["sentiment", "protocol", "run", "--protocol", str(_protocol(tmp_path)), "--runs-dir", str(runs),
-                     "--data", str(data)]) == 2
-    assert "another protocol runner" in capsys.readouterr().err
-    capsys.readouterr()
-    assert main(["sentiment", "protocol", "run", "--protocol", str(_protocol(tmp_path)), "--runs-dir", str(runs),
-                 "--data", str(data), "--only", "d9-K9-s9"]) == 2
+    first_run = protocol.runs[0].name
+    first_is_training, release_first = threading.Event(), threading.Event()
+    trained: list[str] = []
+
+    def train_run(*, out_dir, **_):
+        trained.append(out_dir.parent.name)
+        if out_dir.parent.name == first_run:
+            first_is_training.set()
+            assert release_first.wait(30)
+        return {"best": {"val_acc": 0.5, "epoch": 1}, "epochs_completed": 1}
+
+    def evaluate_run(checkpoint, **_):
+        return {"hardmax_accuracy": 0.5}
+
+    interpreted: list[str] = []
+
+    def interpret_run(checkpoint, **_):
+        interpreted.append(checkpoint.parent.name)
+        return {}
+
+    fakes = dict(data=None, cache_dir=None, train_run=train_run, evaluate_run=evaluate_run, interpret_run=interpret_run)
+    results: dict[str, list[str]] = {}
+    first = threading.Thread(target=lambda: results.setdefault("first", run_queue(protocol, runs, **fakes)))
+    first.start()
+    try:
+        assert first_is_training.wait(30)
+        results["second"] = run_queue(protocol, runs, **fakes)  # meanwhile: everything but the held run
+    finally:
+        release_first.set()
+        first.join(30)
+    everything = [run.name for run in protocol.runs]
+    assert results["first"] == [first_run] and results["second"] == everything[1:]
+    assert sorted(trained) == sorted(everything)  # each run trained once
+    assert sorted(interpreted) == sorted(run.name for run in protocol.runs if run.layers > 0)
+    log = (runs / "protocol.log").read_text(encoding="utf-8")
+    assert f"{first_run}: another runner is working on it, skipped" in log
+    assert f"left to other runners: {first_run}" in log
+    # A claim ends with its holder: nothing stays locked after the runners are gone.
+    assert run_queue(protocol, runs, **fakes) == [] and "left to other runners" not in \
+        (runs / "protocol.log").read_text(encoding="utf-8").splitlines()[-1]
+
+
+def test_an_unknown_run_is_bad_input(tmp_path, capsys):
+    data = tmp_path / "tiny.csv.gz"
+    write_fixture_csv(data)
+    assert main(["sentiment", "protocol", "run", "--protocol", str(_protocol(tmp_path)), "--runs-dir",
+                 str(tmp_path / "runs"), "--data", str(data), "--only", "d9-K9-s9"]) == 2

@@ -379,7 +379,7 @@ def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: P
 
 @sentiment.group("protocol")
 def protocol_group() -> None:
-    """Run a preregistered protocol file (protocols/*.toml): the queue of runs, resumable, one at a time."""
+    """Run a preregistered protocol file (protocols/*.toml): the queue of runs, resumable; several runners may share a folder."""
 
 
 _protocol_option = click.option("--protocol", "protocol_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -400,7 +400,8 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
     """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
 
     Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
-    in progress, and running the same command again continues.
+    in progress, and running the same command again continues. Started several times on the same
+    RUNS_DIR, the runners share the queue: each skips the runs another is working on.
     """
     from ..sentiment.protocol import load_protocol, run_queue
 

@@ -17,8 +17,10 @@ K from largest and alpha; a run that two studies share (same settings) appears o
 * a finished run with K >= 1 then gets ``interpretation.json`` (:mod:`.interpret`: certified
   group leaders, deletion test, matched polarity, leader vote, clustering measures), once.
 
-A lock file makes a second runner on the same folder refuse to start. Progress goes to
-``protocol.log`` in the runs folder (one line per event, flushed).
+Several runners may work in the same folder at once (one per core, say): each run is claimed
+with a lock file (``<runs-dir>/.locks/<run>.lock``) for as long as a runner works on it, and a
+runner skips the runs another holds. Progress goes to ``protocol.log`` in the runs folder (one
+line per event, flushed, naming the runner's process id).
 
 Run folders: ``<runs-dir>/<run>/checkpoint`` (the resumable checkpoint), ``<run>/epochs``
 (one weights file per epoch), ``<run>/evaluation.json``.
@@ -26,6 +28,7 @@ Run folders: ``<runs-dir>/<run>/checkpoint`` (the resumable checkpoint), ``<run>
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -33,7 +36,7 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, NoReturn
+from typing import Callable, Iterator, NoReturn
 
 from ..io import atomic_write_text
 from ..numbers import InputError
@@ -197,11 +200,13 @@ def regenerate_command(protocol: Protocol, run: PlannedRun) -> str:
 class _Log:
     """Append-only progress log, one line per event, flushed (and echoed to ``echo``)."""
 
-    def __init__(self, path: Path, echo: Callable[[str], None] | None) -> None:
+    def __init__(self, path: Path, echo: Callable[[str], None] | None, runner: int | None = None) -> None:
         self.path, self.echo = path, echo
+        # Several runners may share the log: each line names its runner.
+        self.prefix = "" if runner is None else f"[runner {runner}] "
 
     def __call__(self, text: str) -> None:
-        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {text}"
+        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {self.prefix}{text}"
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
         if self.echo is not None:
@@ -258,22 +263,17 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
     unknown = [name for name in only if name not in known]
     if unknown:
         raise InputError("--only", f"{unknown[0]} is not a run of {protocol.path} (e.g. {protocol.runs[0].name})")
-    log = _Log(runs_dir / "protocol.log", echo)
-    lock_path = runs_dir / ".protocol.lock"
-    handle = open(lock_path, "a+")
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise InputError(str(runs_dir), "another protocol runner is working in this folder (one at a time)") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        finished = []
-        queue = [run for run in protocol.runs if not only or run.name in only]
-        log(f"protocol {protocol.name} ({protocol.path}, sha256 {protocol.sha256[:16]}): {len(queue)} runs queued")
-        for position, run in enumerate(queue, start=1):
+    log = _Log(runs_dir / "protocol.log", echo, runner=os.getpid())
+    finished: list[str] = []
+    left_to_others: list[str] = []
+    queue = [run for run in protocol.runs if not only or run.name in only]
+    log(f"protocol {protocol.name} ({protocol.path}, sha256 {protocol.sha256[:16]}): {len(queue)} runs queued")
+    for position, run in enumerate(queue, start=1):
+        with _claim(runs_dir, run.name) as claimed:
+            if not claimed:
+                log(f"[{position}/{len(queue)}] {run.name}: another runner is working on it, skipped")
+                left_to_others.append(run.name)
+                continue
             folder = runs_dir / run.name
             if (folder / "evaluation.json").exists():
                 _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
@@ -305,10 +305,32 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
             _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
             log(f"{run.name}: finished")
             finished.append(run.name)
-        log("queue done" if not only else f"done: {', '.join(only)}")
-        return finished
-    finally:
-        handle.close()
+    done = "queue done" if not only else f"done: {', '.join(only)}"
+    if left_to_others:
+        done += f" (left to other runners: {', '.join(left_to_others)})"
+    log(done)
+    return finished
+
+
+@contextlib.contextmanager
+def _claim(runs_dir: Path, name: str) -> Iterator[bool]:
+    """Hold run ``name`` for this runner while the block runs; yields False if another runner holds it.
+
+    An flock on ``<runs-dir>/.locks/<name>.lock``: the kernel releases it when its holder ends,
+    however it ends, so a killed runner never leaves a run claimed.
+    """
+    locks = runs_dir / ".locks"
+    locks.mkdir(exist_ok=True)
+    with open(locks / f"{name}.lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _interpret(run: PlannedRun, folder: Path, interpret_run: Callable[..., dict], *, data, cache_dir, log) -> None:
