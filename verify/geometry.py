@@ -21,7 +21,7 @@ import math
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import cdd
 import cdd.gmp as cdd_gmp
@@ -317,11 +317,16 @@ def supporting_direction(point: Sequence[Fraction], points: Sequence[Sequence[Fr
     ineq, eq = facets(points)
     if eq:
         return [Fraction(x) for x in eq[0][1]]
+    a = next(_tight_normals(point, ineq), None)
+    return None if a is None else [-s for s in a]
+
+
+def _tight_normals(point: Sequence[Fraction], ineq: list[tuple[Fraction, list[Fraction]]]) -> Iterator[list[Fraction]]:
+    """The inward normals a of the inequalities b + a.x >= 0 that hold with equality at ``point``."""
     x = [Fraction(t) for t in point]
     for b, a in ineq:
         if b + sum((s * t for s, t in zip(a, x)), Fraction(0)) == 0:
-            return [-s for s in a]
-    return None
+            yield a
 
 
 def smallest_face_direction(point: Sequence[Fraction], points: Sequence[Sequence[Fraction]]) -> list[Fraction]:
@@ -333,11 +338,9 @@ def smallest_face_direction(point: Sequence[Fraction], points: Sequence[Sequence
     maximal exactly where every facet tight at ``point`` is tight, their intersection, which is the
     smallest face containing ``point`` (a polytope's faces are intersections of facets)."""
     ineq, _ = facets(points)
-    x = [Fraction(t) for t in point]
-    c = [Fraction(0)] * len(x)
-    for b, a in ineq:
-        if b + sum((s * t for s, t in zip(a, x)), Fraction(0)) == 0:
-            c = [u - s for u, s in zip(c, a)]
+    c = [Fraction(0)] * len(point)
+    for a in _tight_normals(point, ineq):
+        c = [u - s for u, s in zip(c, a)]
     return c
 
 
