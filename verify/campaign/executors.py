@@ -348,9 +348,15 @@ class ProcessPoolExecutorBackend(Executor):
                                              initializer=_worker_init, initargs=(os.getpid(),))
             # concurrent.futures starts workers as work arrives; one no-op per worker brings
             # them all up (and through their imports) now, e.g. while the campaign is planned.
-            with _interrupts_deferred():
-                for _ in range(self.jobs):
-                    self._pool.submit(os.getpid)
+            try:
+                with _interrupts_deferred():
+                    for _ in range(self.jobs):
+                        self._pool.submit(os.getpid)
+            except BaseException:
+                # Raised from ``with executor:`` the exit method never runs: stop the pool here, or
+                # its workers and manager thread would race the interpreter's exit (tracebacks).
+                self._stop()
+                raise
         return self
 
     def run(self, tasks: Sequence[Task], *, checker: Checker | None = None,
@@ -387,6 +393,14 @@ class ProcessPoolExecutorBackend(Executor):
             self._pool.shutdown(wait=True)
             self._pool = None
 
+    def __exit__(self, *exc: object) -> None:
+        # Leaving on an exception (Ctrl-C while the campaign is planned or written): stop the
+        # workers now rather than wait for whatever they run.
+        if exc[0] is not None:
+            self._stop()
+        else:
+            self.close()
+
     def _stop(self) -> None:
         """Cancel queued tasks and terminate the workers (concurrent.futures has no public call for the latter)."""
         pool, self._pool = self._pool, None
@@ -402,9 +416,12 @@ class ProcessPoolExecutorBackend(Executor):
             if process.is_alive():  # stuck in native code past its SIGTERM: no leftovers either way
                 process.kill()
                 process.join(timeout=10)
-        # The manager thread notices the dead workers and ends; join it, then drop it from the
-        # interpreter's exit hook (concurrent.futures.process._python_exit), which would otherwise
-        # write to its already closed wake-up pipe and print an OSError traceback at exit.
+        # The manager thread notices the dead workers and ends; join it (shutdown(wait=False) above
+        # forgot it, so shutdown cannot), then drop it from the interpreter's exit hook
+        # (concurrent.futures.process._python_exit), which would otherwise write to its already
+        # closed wake-up pipe and print an OSError traceback at exit.
+        if manager is not None:
+            manager.join(timeout=30)
         pool.shutdown(wait=True)
         try:
             futures_process._threads_wakeups.pop(manager, None)
