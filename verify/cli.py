@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import importlib
 import os
-import signal
 import sys
 import traceback
-from typing import Any
 
 import click
 
-from . import __version__, exitcodes
+from . import __version__, exitcodes, interrupts
 from .commands import COMMANDS
 from .numbers import InputError
 from .text import one_line
@@ -183,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _caused_by_interrupt(error: BaseException) -> bool:
-    """True when a KeyboardInterrupt (Ctrl-C, or SIGTERM as raised by :func:`_terminate`) lies in the error's chain."""
+    """True when a KeyboardInterrupt (Ctrl-C, or SIGTERM as raised by :func:`verify.interrupts.raise_interrupt`) lies in the error's chain."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
@@ -211,14 +209,8 @@ def _silence_stdout() -> None:
         pass
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    # SIGTERM (kill, a CI timeout, a scheduler) gets the same clean stop as Ctrl-C: atomic writes
-    # remove their temporaries, process pools are shut down, the earlier output stays intact.
-    raise KeyboardInterrupt
-
-
 def run() -> None:
-    signal.signal(signal.SIGTERM, _terminate)
+    interrupts.install()
     try:
         status = main()
     except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled

@@ -16,6 +16,7 @@ import click
 
 from ..campaign import default_spec, load_campaign
 from ..campaign.executors import TLSFiles, make_executor
+from ..interrupts import raise_interrupt
 from ..io import directory_lock
 from ..limits import max_jobs
 from ..locations import project_runs
@@ -111,7 +112,7 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     if threading.current_thread() is threading.main_thread():
         # SIGTERM (a scheduler stopping the job) is handled like Ctrl-C: the pool is stopped and
         # the staging folder removed, instead of the process vanishing mid-write.
-        signal.signal(signal.SIGTERM, _terminate)
+        signal.signal(signal.SIGTERM, raise_interrupt)
     try:
         # The output folder's lock first: a second run into it is refused before any worker starts.
         with directory_lock(out), executor:
@@ -120,10 +121,6 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
