@@ -135,7 +135,9 @@ def finish(proc: subprocess.Popen, timeout: float = TIME_LIMIT) -> Outcome:
             break
         if time.monotonic() > deadline:
             kill_session(proc)
-            os.wait4(proc.pid, 0)
+            _, status, _ = os.wait4(proc.pid, 0)
+            # Reaped here: recorded, so that Popen does not warn of a running child in a later test.
+            proc.returncode = os.waitstatus_to_exitcode(status)
             err = proc.err_path.read_text(errors="replace")  # type: ignore[attr-defined]
             args = proc.args_list  # type: ignore[attr-defined]
             raise AssertionError(f"{args!r}: no exit within {timeout:.0f} s (a hang); stderr: {err[-2000:]}")
