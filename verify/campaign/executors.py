@@ -416,13 +416,12 @@ class ProcessPoolExecutorBackend(Executor):
             if process.is_alive():  # stuck in native code past its SIGTERM: no leftovers either way
                 process.kill()
                 process.join(timeout=10)
-        # The manager thread notices the dead workers and ends; join it (shutdown(wait=False) above
-        # forgot it, so shutdown cannot), then drop it from the interpreter's exit hook
-        # (concurrent.futures.process._python_exit), which would otherwise write to its already
-        # closed wake-up pipe and print an OSError traceback at exit.
+        # The manager thread notices the dead workers and ends; join it here (shutdown(wait=False)
+        # above forgot it, so a second shutdown would not), then drop it from the interpreter's
+        # exit hook (concurrent.futures.process._python_exit), which would otherwise write to its
+        # already closed wake-up pipe and print an OSError traceback at exit.
         if manager is not None:
             manager.join(timeout=30)
-        pool.shutdown(wait=True)
         try:
             futures_process._threads_wakeups.pop(manager, None)
         except (AttributeError, TypeError):  # another Python version: at worst the traceback returns
