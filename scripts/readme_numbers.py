@@ -45,6 +45,7 @@ from verify import config as configuration_limits  # noqa: E402
 from verify import io as input_limits  # noqa: E402
 from verify import limits, numbers  # noqa: E402
 from verify.campaign import default_spec, plan_tasks  # noqa: E402
+from verify.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
 from verify.registry import verdict_ids  # noqa: E402
 from verify.report.build import provider_sections  # noqa: E402
 from verify.report.glance import at_a_glance  # noqa: E402
@@ -180,6 +181,20 @@ def sentiment_headline_table() -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def conjecture_power_table() -> str:
+    """docs/conjectures.md's power table, from the committed runs/conjectures/power/power.json (bench/conjecture_power.py)."""
+    path = REPO / "runs" / "conjectures" / POWER_FILE
+    power = read_power(json.loads(path.read_text(encoding="utf-8")), path.name)
+    headers, rows = power_rows(power)
+    load = " ".join(str(x) for x in power["load_average_before"])
+    lines = [f"From `{power['command']}` on {power['date']} ({power['cores']} cores, load average {load} before the "
+             f"run; each statement searched as `conjecture run NAME` searches by default, {power['budget_seconds']:g} s, "
+             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`):", "",
+             "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n" + "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class Derived:
     """Computed from committed files and the code; ``--check`` requires the same text."""
@@ -210,6 +225,7 @@ SOURCES: dict[str, Source] = {
     "sentiment_chosen": Derived(sentiment_chosen_sentence),
     "sentiment_tuned_table": Derived(sentiment_tuned_table),
     "sentiment_headline_table": Derived(sentiment_headline_table),
+    "conjecture_power": Derived(conjecture_power_table),
     "glance": Glance(),
     "bench_dynamics": CommandOutput("python bench/dynamics.py", (
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",

@@ -495,33 +495,38 @@ def _sphere_points(rng: np.random.Generator, n: int, d: int, A: Matrix | None, a
     form = _quadratic_form(A)
     shells = int(rng.integers(1, min(3, n) + 1))
     cuts = sorted(int(c) for c in rng.choice(np.arange(1, n), size=shells - 1, replace=False)) if shells > 1 else []
-    sizes = [b - a for a, b in zip([0, *cuts], [*cuts, n])]
-    sizes.sort(reverse=True)  # the outer shell is the largest
+    sizes = sorted((b - a for a, b in zip([0, *cuts], [*cuts, n])), reverse=True)  # the outer shell is the largest
+    origin_point = _grid_vector(rng, d)
+    while _is_zero(origin_point):
+        origin_point = _grid_vector(rng, d)
+
+    def another(p: Vector) -> Vector | None:
+        """The second point where a line through p with a random grid direction meets p's A-sphere."""
+        v = _grid_vector(rng, d)
+        if _is_zero(v):
+            return None
+        t = -2 * form(p, v) / form(v, v)
+        return None if t == 0 else tuple(x + t * y for x, y in zip(p, v))
+
     tokens: list[Vector] = []
     taken: set[Vector] = set()
     scale = Fraction(1)
-    for size in sizes:
-        p = _grid_vector(rng, d)
-        while _is_zero(p):
-            p = _grid_vector(rng, d)
-        p = tuple(scale * x for x in p)
+    for index, size in enumerate(sizes):
+        # Inner shells: a point of the outer sphere scaled by scale < 1, so their A-norm is scale times smaller.
+        p = origin_point if index == 0 else tuple(scale * x for x in (another(origin_point) or origin_point))
         shell = [p] if p not in taken else []
         if rng.integers(0, 2) and tuple(-x for x in p) not in taken:
             shell.append(tuple(-x for x in p))  # the antipode: a centrally symmetric shell
         attempts = 0
         while len(shell) < size and attempts < 200:
             attempts += 1
-            v = _grid_vector(rng, d)
-            if _is_zero(v):
-                continue
-            t = -2 * form(p, v) / form(v, v)
-            point = tuple(x + t * y for x, y in zip(p, v))
-            if t != 0 and point not in taken and point not in shell:
+            point = another(p)
+            if point is not None and point not in taken and point not in shell:
                 shell.append(point)
         for point in shell[:size]:
             taken.add(point)
             tokens.append(point)
-        scale *= Fraction(int(rng.integers(1, 4)), 4)  # the next shell lies inside this one (A-norm scaled)
+        scale *= Fraction(int(rng.integers(1, 4)), 4)
     _fill_generic(rng, tokens, n, d, scale=scale)
     order = rng.permutation(len(tokens))
     return [tokens[int(i)] for i in order], A

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import statistics
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -257,7 +258,9 @@ class ConjectureResult:
     search: dict[str, Any] = field(default_factory=dict)      # rounds, what stopped the search, branches
     coverage: dict[str, Any] = field(default_factory=dict)    # ranges of n, d, alpha and of every measurement
     seconds: float = 0.0                                      # wall time of the search and the re-check
+    cpu_seconds: float = 0.0                                  # CPU time of the same
     seconds_to_counterexample: float | None = None            # wall time when the first failing example was drawn
+    cpu_seconds_to_counterexample: float | None = None        # CPU time when it was drawn
     examples_to_counterexample: int | None = None             # examples drawn up to and including it
     result_path: Path | None = None  # where the result file was written (None: results_dir was None)
 
@@ -326,11 +329,15 @@ class ConjectureResult:
             data["counterexample"] = self.counterexample
         data["settings"] = self.settings_used
         # Wall time depends on the machine and its load: kept apart, the rest is reproducible.
-        data["timing"] = {"seconds": round(self.seconds, 3),
-                          "seconds_to_counterexample": None if self.seconds_to_counterexample is None
-                          else round(self.seconds_to_counterexample, 3),
-                          "note": "wall time on the machine that ran the search; not reproducible"}
+        data["timing"] = {"seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
+                          "seconds_to_counterexample": _rounded(self.seconds_to_counterexample),
+                          "cpu_seconds_to_counterexample": _rounded(self.cpu_seconds_to_counterexample),
+                          "note": "wall and CPU time on the machine that ran the search; not reproducible"}
         return data
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)
 
 
 class _Refuted(AssertionError):
@@ -518,7 +525,7 @@ class _Search:
         self.failing: tuple[Configuration, Observation] | None = None   # the last failing call (Hypothesis's final replay)
         self.smallest: tuple[Configuration, Observation] | None = None  # the simplest failing example seen
         self.first: Configuration | None = None
-        self.first_at: tuple[int, float] | None = None                  # (examples, seconds) when it was drawn
+        self.first_at: tuple[int, float, float] | None = None           # (examples, seconds, CPU seconds) when drawn
         self.shrink_deadline: float | None = None
         self.shrink_complete = True
         self.shrink_calls = 0
@@ -528,6 +535,8 @@ class _Search:
         self.stopped_by = ""
         self.current: Round | None = None
         self.largest = (0, 0)
+        self.target_values: dict[str, list[float]] = {}  # branch label -> the target's values its examples gave
+        self.focused: list[str] = []                      # the branch of each rotation's focus rounds
         self.strategies: dict[tuple[int, int], SearchStrategy[Configuration]] = {}
 
     # ------------------------------------------------------------------ one example
@@ -551,6 +560,9 @@ class _Search:
         observation = self.observe(config)
         if self.searching:
             self.records.append((config, observation))
+            value = observation.measurements.get(self.conjecture.target) if self.conjecture.target else None
+            if self.current is not None and isinstance(value, (int, float, Fraction)) and not isinstance(value, bool):
+                self.target_values.setdefault(self.current.branch.label, []).append(float(value))
             self.largest = (max(self.largest[0], config.n), max(self.largest[1], config.d))
             self._report()
         target = self.conjecture.target
@@ -565,7 +577,7 @@ class _Search:
     def found(self, config: Configuration, observation: Observation) -> None:
         if self.searching:
             self.first = config
-            self.first_at = (len(self.records), self.clock.elapsed)
+            self.first_at = (len(self.records), self.clock.elapsed, self.clock.cpu)
             self.searching = False
             if self.budget.seconds is not None:
                 self.shrink_deadline = self.clock.elapsed + max(SHRINK_MIN_SECONDS, SHRINK_SHARE * self.budget.seconds)
@@ -594,34 +606,26 @@ class _Search:
                 self.stopped_by = "time"
                 return
         dropped: set[str] = set()
-        new_in_rotation = 0
-        level_of_previous_rotation: int | None = None
-        for rnd in rounds(self.branches, seed=self.seed):
+        new_in_rotation, rotation, level = 0, 0, 0
+        for rnd in rounds(self.branches, seed=self.seed, focus=self._focus if self.conjecture.target else None):
             if self._spent():
                 return
             if len(dropped) == len(self.branches):
                 self.stopped_by = "no usable strategy"
                 return
-            count = len(self.branches)
-            if rnd.index % count == 0 and rnd.index > 0:
-                # A whole rotation drew nothing new from strategies that will not change: they are exhausted.
-                if new_in_rotation == 0 and (level_of_previous_rotation == rnd.level
-                                             or not any(b.grows for b in self.branches)):
+            if rnd.rotation != rotation:
+                # A whole rotation drew nothing new from strategies that did not change: they are exhausted.
+                if new_in_rotation == 0 and (rnd.level == level or not any(b.grows for b in self.branches)):
                     self.stopped_by = "exhausted"
                     return
-                new_in_rotation = 0
-            if rnd.index % count == count - 1 or count == 1:
-                level_of_previous_rotation = rnd.level
+                new_in_rotation, rotation, level = 0, rnd.rotation, rnd.level
             if rnd.branch.label in dropped:
                 continue
             before = len(self.memo)
             outcome = self._round(rnd)
             new_in_rotation += len(self.memo) - before
-            if outcome == "counterexample":
-                self.stopped_by = "counterexample"
-                return
-            if outcome == "time":
-                self.stopped_by = "time"
+            if outcome in ("counterexample", "time"):
+                self.stopped_by = outcome
                 return
             if outcome is not None:
                 if self.problem is not None:
@@ -629,6 +633,21 @@ class _Search:
                     return
                 dropped.add(rnd.branch.label)
                 self.problems[rnd.branch.label] = outcome
+
+    def _focus(self) -> Branch | None:
+        """The branch whose examples pushed the target highest (then: spread widest), or None before any value."""
+        best: tuple[float, float, int] | None = None
+        chosen: Branch | None = None
+        for position, branch in enumerate(self.branches):
+            values = self.target_values.get(branch.label)
+            if not values or branch.label in self.problems:
+                continue
+            key = (max(values), statistics.pstdev(values), -position)
+            if best is None or key > best:
+                best, chosen = key, branch
+        if chosen is not None:
+            self.focused.append(chosen.label)
+        return chosen
 
     def _spent(self) -> bool:
         if self.budget.examples is not None and len(self.records) >= self.budget.examples:
@@ -651,8 +670,8 @@ class _Search:
         """Run one round; returns "counterexample", "time", a problem (the branch is dropped) or None."""
         self.current = rnd
         self.rounds_run += 1
-        remaining = ROUND_EXAMPLES if self.budget.examples is None else min(ROUND_EXAMPLES,
-                                                                              self.budget.examples - len(self.records))
+        remaining = rnd.examples if self.budget.examples is None else min(rnd.examples,
+                                                                            self.budget.examples - len(self.records))
         run_settings = settings(
             settings.get_profile("default"), max_examples=remaining, derandomize=False, database=None, deadline=None,
             report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False,
@@ -742,6 +761,8 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
         "largest": {"n": max((c.n for c, _ in search_records), default=0),
                     "d": max((c.d for c, _ in search_records), default=0)},
     }
+    if search.focused:
+        search_block["focus"] = dict(Counter(search.focused))
     if search.problems:
         search_block["dropped"] = search.problems
     counterexample: dict[str, Any] | None = None
@@ -785,7 +806,8 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
         measurements=measurements, undecided_reasons=dict(undecided_reasons.most_common(5)),
         counterexample=counterexample, counterexample_path=counterexample_path, settings_used=settings_used,
         budget=budget, search=search_block, coverage=coverage, seconds=search.clock.elapsed,
-        seconds_to_counterexample=search.first_at[1] if search.first_at else None,
+        cpu_seconds=search.clock.cpu, seconds_to_counterexample=search.first_at[1] if search.first_at else None,
+        cpu_seconds_to_counterexample=search.first_at[2] if search.first_at else None,
         examples_to_counterexample=search.first_at[0] if search.first_at else None,
     )
     if results_dir is not None:

@@ -6,9 +6,12 @@ when it was built by :func:`verify.strategies.configurations` or
 :func:`verify.strategies.strategy_spec`), one per item when it is a list, and the strategy itself
 otherwise. The search runs in **rounds**: short Hypothesis runs of :data:`ROUND_EXAMPLES`
 examples, each on one branch, visiting the branches in rotation so that every family gets its
-share of the draws whatever the budget. Sizes grow with the rounds: the first rotations draw
-at most :data:`SIZE_LEVELS` ``[0]`` (n <= 4 tokens, d <= 2), later ones larger n and d, up to the
+share of the draws whatever the budget. Sizes grow with the rotations: the first draws at most
+:data:`SIZE_LEVELS` ``[0]`` (n <= 4 tokens, d <= 2), later ones larger n and d, up to the
 bounds the strategy itself states (never beyond them: those bounds are the conjecture's scope).
+When the conjecture names a measurement to push upwards (its ``target``, e.g. the number of
+leaders for "at most d + 1 leaders"), each rotation ends with :data:`FOCUS_ROUNDS` longer rounds on
+the branch that has pushed it highest so far, where Hypothesis's own targeting can climb further.
 
 Everything here is a function of the seed and the round index: with a budget in examples the
 same seed draws the same examples on every machine. A budget in seconds only decides how many
@@ -29,13 +32,15 @@ from ..config import Configuration
 from ..families import FAMILIES, MAX_D, MAX_N
 from ..strategies import StrategySpec, configurations, outside_configurations, strategy_spec
 
-__all__ = ["Branch", "Round", "Budget", "Clock", "branches_of", "rounds", "level_sizes", "SIZE_LEVELS",
-           "ROUND_EXAMPLES", "ROTATIONS_PER_LEVEL", "DEFAULT_SECONDS"]
+__all__ = ["Branch", "Round", "Budget", "Clock", "branches_of", "rounds", "level_sizes", "round_seed", "SIZE_LEVELS",
+           "ROUND_EXAMPLES", "ROTATIONS_PER_LEVEL", "FOCUS_ROUNDS", "FOCUS_EXAMPLES", "DEFAULT_SECONDS"]
 
 # (max n, max d) of the successive size levels; a branch never exceeds its own bounds.
 SIZE_LEVELS: tuple[tuple[int, int], ...] = ((4, 2), (6, 3), (10, 3), (16, 4), (24, 4), (MAX_N, MAX_D))
 ROUND_EXAMPLES = 10        # examples per Hypothesis run: small, so that a rotation reaches every family soon
 ROTATIONS_PER_LEVEL = 1    # whole rotations through the branches before sizes grow
+FOCUS_ROUNDS = 2           # extra rounds per rotation on the branch that pushed the target highest
+FOCUS_EXAMPLES = 20        # examples of a focus round: Hypothesis optimises a target after the first 10
 DEFAULT_SECONDS = 60.0     # the search budget of one conjecture when none is given
 
 StrategyBuilder = Callable[[int, int], SearchStrategy[Configuration]]
@@ -108,16 +113,19 @@ def level_sizes(level: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Round:
-    """One Hypothesis run of the search: which branch, at which size level, how many examples, which seed."""
+    """One Hypothesis run of the search: which branch, at which size level, how many examples, which seed.
+
+    ``rotation`` counts whole rotations; ``focus`` marks a round of the branch that pushed the
+    conjecture's target highest (see :func:`rounds`).
+    """
 
     index: int
     branch: Branch
     level: int
     seed: int
-
-    @property
-    def sizes(self) -> tuple[int, int]:
-        return level_sizes(self.level) if self.branch.grows else (0, 0)
+    rotation: int = 0
+    examples: int = ROUND_EXAMPLES
+    focus: bool = False
 
     def strategy(self) -> SearchStrategy[Configuration]:
         max_n, max_d = level_sizes(self.level)
@@ -129,17 +137,32 @@ def round_seed(seed: int, index: int) -> int:
     return int.from_bytes(hashlib.sha256(f"hardmax-verify conjecture {seed} {index}".encode()).digest()[:8], "big")
 
 
-def rounds(branches: Sequence[Branch], *, seed: int) -> Iterator[Round]:
-    """The rounds of a search, for ever: branch ``index mod len(branches)``, the level growing every
-    :data:`ROTATIONS_PER_LEVEL` rotations (up to the last of :data:`SIZE_LEVELS`)."""
+def rounds(branches: Sequence[Branch], *, seed: int,
+           focus: Callable[[], Branch | None] | None = None) -> Iterator[Round]:
+    """The rounds of a search, for ever.
+
+    Each rotation runs every branch once, in order, at the rotation's size level (which grows
+    every :data:`ROTATIONS_PER_LEVEL` rotations up to the last of :data:`SIZE_LEVELS`). After a
+    rotation, ``focus()`` (when given) names the branch whose examples pushed the conjecture's
+    target highest so far; it gets :data:`FOCUS_ROUNDS` more rounds of :data:`FOCUS_EXAMPLES`
+    examples, long enough for Hypothesis's own targeting (:func:`hypothesis.target`) to climb.
+    Everything depends on the seed and on the examples' values only, never on time.
+    """
     if not branches:
         raise ValueError("a search needs at least one branch")
     index = 0
+    rotation = 0
     while True:
-        rotation = index // len(branches)
         level = min(rotation // ROTATIONS_PER_LEVEL, len(SIZE_LEVELS) - 1)
-        yield Round(index, branches[index % len(branches)], level, round_seed(seed, index))
-        index += 1
+        for branch in branches:
+            yield Round(index, branch, level, round_seed(seed, index), rotation)
+            index += 1
+        chosen = focus() if focus is not None else None
+        if chosen is not None:
+            for _ in range(FOCUS_ROUNDS):
+                yield Round(index, chosen, level, round_seed(seed, index), rotation, FOCUS_EXAMPLES, focus=True)
+                index += 1
+        rotation += 1
 
 
 @dataclass(frozen=True)
@@ -180,11 +203,17 @@ class Clock:
 
     def __init__(self, seconds: float | None) -> None:
         self.started = time.monotonic()
+        self.started_cpu = time.process_time()
         self.limit = seconds
 
     @property
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds of this process since the start (on a shared machine, wall time also measures the others)."""
+        return time.process_time() - self.started_cpu
 
     def expired(self) -> bool:
         return self.limit is not None and self.elapsed >= self.limit

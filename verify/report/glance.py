@@ -98,8 +98,6 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
         return provided.strip()
     if key == "sentiment":
         return _sentiment_sentence(section)
-    if key == "conjectures":
-        return _conjecture_sentence(section)
     return f"{fmt.count(len(section['files']))} saved result file(s), shown below."
 
 
@@ -138,27 +136,6 @@ def _sentiment_sentence(section: Mapping[str, Any]) -> str:
                  f" and lower or equal at d = {', '.join(lower) or 'none'}.")
     return text + (" These are single runs of the tuned study, one seed each; the preregistered reproduction "
                    "(mean ± sd over seeds against a trained K = 0 baseline) is reported on its own line.")
-
-
-def _conjecture_sentence(section: Mapping[str, Any]) -> str:
-    summaries = [item.get("summary") or {} for item in section["files"]]
-    outcomes: dict[str, int] = {}
-    for s in summaries:
-        outcome = str(s.get("outcome", "unreadable"))
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    text = (f"{fmt.count(len(summaries))} saved conjecture runs: "
-            + ", ".join(f"{fmt.count(n)} {outcome}" for outcome, n in sorted(outcomes.items())))
-    surprises = [s.get("conjecture", "?") for s in summaries if _is_surprise(s)]
-    if any("expected" in s for s in summaries):
-        text += ("; every outcome as expected" if not surprises
-                 else f"; {fmt.count(len(surprises))} not as expected: {', '.join(map(str, surprises))}")
-    return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
-
-
-def _is_surprise(summary: Mapping[str, Any]) -> bool:
-    """An outcome against the conjecture's stated expectation ("true" refuted, "false" held); "open" never surprises."""
-    expected, outcome = summary.get("expected"), summary.get("outcome")
-    return (expected == "true" and outcome == "counterexample") or (expected == "false" and outcome == "held")
 
 
 def claim_badge_kind(status: str, value: int) -> str:
