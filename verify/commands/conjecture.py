@@ -19,6 +19,7 @@ A conjecture FILE.py is code: it runs with your rights, as ``python FILE.py`` wo
 
 from __future__ import annotations
 
+import math
 import shlex
 import time
 from contextlib import nullcontext
@@ -222,6 +223,8 @@ def run_command(target: str, seconds: float | None, examples: int | None, seed: 
     given, so they never mix with the project's saved results; `hardmax-verify report --runs
     FOLDER` includes the conjecture results of FOLDER/conjectures/.
     """
+    if seconds is not None and not math.isfinite(seconds):
+        raise InputError("--time", f"expected a number of seconds, got {seconds}")
     conjectures = _resolve(target)
     if seconds is None and examples is None:
         seconds = default_seconds(len(conjectures))

@@ -361,6 +361,10 @@ def _leader_or_tie(config: Configuration) -> Observation:
     return ends_at_leader_or_tie(report["fates"])
 
 
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else (many or one + 's')}"
+
+
 def _leaders_vs_hull(config: Configuration) -> Observation:
     status, report = _fates(config, CLAIMS_BUDGET)
     if status != "settled":
@@ -370,8 +374,9 @@ def _leaders_vs_hull(config: Configuration) -> Observation:
     evidence = {"leaders": leaders, "initial_hull_vertices": vertices, "settled_layer": report["settled_layer"]}
     if len(leaders) != len(vertices):
         return Observation.failed(
-            f"{len(leaders)} leaders {leaders} (final: every token has a D7 fate by layer {report['settled_layer']}) "
-            f"but {len(vertices)} vertices {vertices} of the initial hull", evidence=evidence,
+            f"{_count(len(leaders), 'leader')} {leaders} (final: every token has a D7 fate by layer "
+            f"{report['settled_layer']}) but {_count(len(vertices), 'vertex', 'vertices')} {vertices} of the initial hull",
+            evidence=evidence,
             leaders=len(leaders), hull_vertices=len(vertices))
     return Observation.held("equal counts", leaders=len(leaders), hull_vertices=len(vertices))
 
