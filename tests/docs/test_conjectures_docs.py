@@ -21,3 +21,26 @@ def test_both_examples_are_documented():
 @pytest.mark.parametrize("path", ["examples/my_conjecture.py", "examples/test_user_example.py"])
 def test_documented_example_is_the_file(path):
     assert documented_blocks()[path] == (ROOT / path).read_text(encoding="utf-8")
+
+
+def test_the_power_table_measures_the_whole_catalogue_and_finds_every_statement_false():
+    # runs/conjectures/power/power.json is written by bench/conjecture_power.py; the docs' table and the
+    # report's are generated from it (scripts/readme_numbers.py --check compares the docs' table).
+    import json
+
+    from verify.conjectures.builtin import BUILTIN_CONJECTURES
+    from verify.conjectures.catalogue import CATALOGUE
+    from verify.conjectures.report_section import POWER_FILE, read_power
+
+    power = read_power(json.loads((ROOT / "runs" / "conjectures" / POWER_FILE).read_text(encoding="utf-8")))
+    names = {s["name"] for s in power["statements"]}
+    assert set(CATALOGUE) <= names  # a statement added to the catalogue needs the benchmark run again
+    assert names <= set(CATALOGUE) | {n for n, c in BUILTIN_CONJECTURES.items() if c.expected == "refuted"}
+    assert power["seeds"] >= 5 and power["budget_seconds"] == 60
+    # Under the default budget every known-false statement was refuted, on every seed.
+    assert all(s["refuted"] == s["seeds"] for s in power["statements"]), [s["name"] for s in power["statements"]]
+    # The guess of the docs' reader, false by the square: refuted within a few hundred examples.
+    square = next(s for s in power["statements"] if s["name"] == "at_most_d_plus_one_leaders")
+    assert square["examples"]["max"] <= 300 and square["counterexample_n"]["min"] == 4
+    text = (ROOT / "docs" / "conjectures.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in text for name in names)

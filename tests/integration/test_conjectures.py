@@ -125,10 +125,24 @@ def test_every_builtin_runs_from_the_cli_and_reports_honestly(tmp_path, capsys):
     assert all(f"{name}:" in out for name in BUILTIN_CONJECTURES)
 
 
-def test_list_shows_every_builtin(capsys):
+def test_list_shows_every_builtin_and_the_catalogue(capsys):
+    from verify.conjectures.catalogue import CATALOGUE
+
     assert main(["conjecture", "list"]) == 0
     out = capsys.readouterr().out
-    assert all(name in out for name in BUILTIN_CONJECTURES)
+    assert all(name in out for name in BUILTIN_CONJECTURES) and all(name in out for name in CATALOGUE)
+    assert "[claim; expected to be refuted]" in out and "Known-false statements" in out
+
+
+def test_progress_goes_to_standard_error_as_lines_when_it_is_not_a_terminal(tmp_path, capsys, monkeypatch):
+    from verify.commands import conjecture as command
+
+    monkeypatch.setattr(command, "PLAIN_PROGRESS_EVERY", 0.0)  # a line after every example instead of every 30 s
+    assert main(["conjecture", "run", "ends_at_leader_or_tie", "--examples", "3", "--results-dir", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.startswith("ends_at_leader_or_tie: ")]
+    assert [line.split(": ")[1].split(" example")[0] for line in lines] == ["1", "2", "3"]
+    assert not [line for line in captured.out.splitlines() if ", n <= " in line]  # standard output: the result only
 
 
 USER_FILE = '''

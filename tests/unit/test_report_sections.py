@@ -98,7 +98,7 @@ def test_the_power_table_and_its_sentence() -> None:
     power = conjectures.item_fields(Path("power/power.json"), _power())["power"]
     headers, rows = conjectures.power_rows(power)
     assert headers[0] == "statement" and [r[0] for r in rows] == ["`at_most_d_plus_one_leaders`", "`hard`"]  # easiest first
-    assert rows[0][1:] == ["5 of 5", "115 (14-120)", "0.5 (0.2-0.6)", "4"]
+    assert rows[0][1:] == ["5 of 5", "115 (14-120)", "0.5 (0.2-0.6)", "2.0 (1.0-3.0)", "4"]
     sentence = conjectures.power_sentence(power)
     assert "1 of 2 known-false statements refuted on every seed" in sentence and "not always refuted: hard" in sentence
     run = {"path": "r/c.json", "sha256": "a" * 64, "summary": {"conjecture": "c1", "outcome": "counterexample",

@@ -173,7 +173,7 @@ class _ProgressLines:
             self.task = self.progress.add_task(self.name, total=total, status="")
 
     def __call__(self, state: SearchProgress) -> None:
-        text = (f"{state.examples:,} examples, n <= {state.max_n}, d <= {state.max_d}"
+        text = (f"{state.examples:,} example{'' if state.examples == 1 else 's'}, n <= {state.max_n}, d <= {state.max_d}"
                 + (f", {state.branch}" if state.branch else ""))
         if self.progress is not None and self.task is not None:
             done = state.seconds if state.budget.seconds is not None else state.examples

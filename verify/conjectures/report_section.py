@@ -107,7 +107,7 @@ def figure_files(paths: Sequence[Path]) -> list[Path]:
 # --------------------------------------------------------------------------- showing
 
 POWER_HEADERS = ["statement", "refuted", "examples to refute (median, range)", "CPU seconds (median, range)",
-                 "counterexample n"]
+                 "wall seconds (median, range)", "counterexample n"]
 
 
 def _number(value: float) -> str:
@@ -131,9 +131,10 @@ def power_rows(data: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         if entry["refuted"]:
             sizes = entry["counterexample_n"]
             n = str(sizes["min"]) if sizes["min"] == sizes["max"] else f"{sizes['min']}-{sizes['max']}"
-            rows.append([name, refuted, _range(entry["examples"]), _range(entry["cpu_seconds"], seconds=True), n])
+            rows.append([name, refuted, _range(entry["examples"]), _range(entry["cpu_seconds"], seconds=True),
+                         _range(entry["seconds"], seconds=True), n])
         else:
-            rows.append([name, refuted, "-", "-", "-"])
+            rows.append([name, refuted, "-", "-", "-", "-"])
     return POWER_HEADERS, rows
 
 
