@@ -11,7 +11,7 @@ import click
 from .. import exitcodes
 from ..numbers import InputError
 from ..sentiment import DEFAULT_RUNS_DIR
-from ..sentiment.model import running_train, selection_accuracy
+from ..sentiment.model import DEFAULT_STEP, STEPS, running_train, selection_accuracy
 from ..sentiment.sources import DATA_ENV, REFERENCE_ENV, cache_root, resolve_data, resolve_reference
 from .output import ProgressReporter, echo_summary, emit_json, json_option, progress_reporter
 
@@ -87,6 +87,11 @@ _data_option = click.option("--data", type=click.Path(path_type=Path), default=N
                             help=f"IMDb reviews: the official aclImdb_v1.tar.gz, its extracted aclImdb folder, or a "
                                  f"CSV(.gz) with columns review,sentiment[,split] [default: ${DATA_ENV}, else the "
                                  f"copy `sentiment fetch` made].")
+_step_option = click.option(
+    "--step", type=click.Choice(list(STEPS)), default=DEFAULT_STEP, show_default=True,
+    help="How a training step is computed: compiled (the attention layers compiled with numba, visiting only the "
+         "softmax entries that are not 0; fused Adam) or reference (torch autograd). The same function, rounded "
+         "differently; each epoch records which one trained it, and a run may resume under the other.")
 _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                              help="Where preprocessed corpora are cached, keyed by the data's sha256 "
                                   "[default: the user cache folder, see docs/sentiment.md].")
@@ -153,13 +158,14 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
               help="Also keep every epoch's weights in this folder (for `evaluate --epoch-weights`).")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="CPU threads for torch and the certified evaluation (the machine may be shared).")
+@_step_option
 @_quiet_option
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
           protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
           cleaning: str, lowercase: bool, stopwords: str, lemmas: str,
           learning_rate: float, batch_size: int, weight_decay: float, embedding_dropout: float, alpha_init: float,
           fixed_alpha: bool, layers: int, attention_over: str, bucket_batches: int | None, beta: float,
-          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, quiet: bool) -> int:
+          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, step: str, quiet: bool) -> int:
     """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
 
     Selection is by validation accuracy; the test reviews are not looked at during training
@@ -179,7 +185,7 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
                      cache_dir=cache_dir, limit_reviews=limit_reviews, protocol=protocol,
                      validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
                      min_count=min_count, patience=patience, hardmax_every=hardmax_every,
-                     epoch_weights=epoch_weights, threads=threads, progress=not quiet, table=True)
+                     epoch_weights=epoch_weights, threads=threads, progress=not quiet, table=True, step=step)
     best = meta.get("best") or {}
     click.echo(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
                f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", err=True)
@@ -190,12 +196,13 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
               limit_reviews: int | None = None, protocol: str = "paper", validation_fraction: float = 0.1,
               split_seed: int = 0, min_count: int | None = None, patience: int | None = 20, hardmax_every: int = 0,
               epoch_weights: Path | None = None, threads: int = 1, progress: bool = False, log=None,
-              table: bool = False) -> dict:
+              table: bool = False, step: str = DEFAULT_STEP) -> dict:
     """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint.
 
     ``table``: print every epoch as a row of a table on standard error (the CLI); otherwise each
     epoch is one line passed to ``log`` (the protocol runner's log file). Messages (resuming,
-    early stop) go to ``log``, or to standard error with ``table``.
+    early stop) go to ``log``, or to standard error with ``table``. ``step``: the training step's
+    implementation (:data:`verify.sentiment.model.STEPS`).
     """
     from ..sentiment.corpus import make_split, restrict_vocabulary
     from ..sentiment.data import content_sha256, load_reviews
@@ -218,7 +225,8 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
             description["min_count"] = min_count
         return run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
                             hardmax_every=hardmax_every, threads=threads, data_description=description,
-                            epoch_weights_dir=epoch_weights, progress=update, log=log, on_epoch=on_epoch)
+                            epoch_weights_dir=epoch_weights, progress=update, log=log, on_epoch=on_epoch,
+                            step=step)
 
 
 @sentiment.command("evaluate")
@@ -395,8 +403,9 @@ _runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, p
 @_data_option
 @_cache_option
 @click.option("--only", multiple=True, help="Run only this run of the protocol (repeatable), e.g. d2-K8-s0.")
+@_step_option
 def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_dir: Path | None,
-                 only: tuple[str, ...]) -> int:
+                 only: tuple[str, ...], step: str) -> int:
     """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
 
     Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
@@ -407,7 +416,7 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
 
     protocol = load_protocol(protocol_path)
     data = resolve_data(data)
-    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only,
+    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, step=step,
               echo=lambda line: click.echo(line, err=True))
     return exitcodes.SUCCESS
 
@@ -426,13 +435,21 @@ def protocol_status(protocol_path: Path, runs_dir: Path, json_to: str | None) ->
         extra = ""
         if record.get("epochs") is not None:
             extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
-                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}")
+                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}, {_steps_text(record)}")
         lines.append(f"{record['run']:<22} {record['state']:<12}{extra}")
     counts = {state: sum(r["state"] == state for r in status) for state in ("finished", "in progress", "not started")}
     lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
     echo_summary("\n".join(lines), json_to)
     emit_json(status, json_to)
     return exitcodes.SUCCESS
+
+
+def _steps_text(record: dict) -> str:
+    """Which step implementation trained the run: one name, or each one's epochs when mixed."""
+    stretches = record.get("step_implementations") or []
+    if record.get("training_step") != "mixed":
+        return f"{record.get('training_step')} step"
+    return "mixed steps: " + ", ".join(f"{s['step']} {s['epochs'][0]}-{s['epochs'][1]}" for s in stretches)
 
 
 @sentiment.command("fetch")
