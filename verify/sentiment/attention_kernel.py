@@ -222,7 +222,7 @@ def _function():
 
         class CompiledAttention(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, z0, log_counts, alpha, beta: float, layers: int):  # type: ignore[override]
+            def forward(ctx, z0, log_counts, alpha, beta: float, layers: int):
                 saved = attention_forward(z0.detach().numpy(), log_counts.detach().numpy(),
                                           alpha=float(alpha), beta=beta, layers=layers)
                 ctx.saved = saved
@@ -230,7 +230,7 @@ def _function():
                 return torch.from_numpy(saved[0][-1])
 
             @staticmethod
-            def backward(ctx, grad_output):  # type: ignore[override]
+            def backward(ctx, grad_output):
                 grad_in, grad_alpha = attention_backward(grad_output.detach().numpy(), ctx.saved,
                                                          alpha=ctx.alpha, beta=ctx.beta)
                 ctx.saved = None  # the stored entries are not needed again

@@ -558,7 +558,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             total_correct += int(((logits > 0) == (target > 0.5)).sum())
             if progress is not None:
                 progress(f"epoch {epoch + 1}/{epochs}", b + 1, len(batches))
-        entry = {"epoch": epoch + 1, "train_running_loss": total_loss / len(train_ids),
+        entry: dict = {"epoch": epoch + 1, "train_running_loss": total_loss / len(train_ids),
                  "train_running_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
         # The same evaluation for both (softmax_scores: eval mode, no dropout), so the curves compare.
         for key, rows, rows_merged, phase in (("train_subset", subset, subset_merged, "train subset (softmax)"),
