@@ -85,3 +85,45 @@ def test_equal_tokens_attend_uniformly_and_every_entry_is_kept():
     assert len(columns) == len(weights) == 2 * 3 * 40 * 40 and row_start[1, 2, 40] == len(columns)
     assert np.allclose(weights, 1 / 40, rtol=1e-12, atol=0)
     assert np.allclose(states, z0[None], rtol=1e-7, atol=0)
+
+
+def _screening_inputs():
+    """States at several scales (d = 2, 16), near-ties (copies moved by about one float32 unit), unused slots,
+    states too large to screen in float32, and non-finite ones."""
+    rng = np.random.default_rng(11)
+    for d in (2, 16):
+        for size in (0.01, 1.0, 5.0, 30.0, 1e12):
+            z0 = (size * rng.standard_normal((4, 50, d))).astype(np.float32)
+            z0[:, 25:40] = z0[:, 10:25] * (1 + 1e-7 * rng.standard_normal((4, 15, d))).astype(np.float32)
+            counts = rng.integers(0, 4, size=(4, 50)).astype(np.float32)
+            counts[:, 0] = 1
+            with np.errstate(divide="ignore"):
+                yield z0, np.log(counts)
+    z0 = rng.standard_normal((2, 10, 3)).astype(np.float32)
+    z0[0, 3, 1], z0[1, 4, 0] = np.inf, np.nan
+    yield z0, np.zeros((2, 10), dtype=np.float32)
+
+
+def test_the_float32_screening_selects_exactly_the_entries_of_the_float64_scores():
+    for z0, log_counts in _screening_inputs():
+        screened = attention_kernel.attention_forward(z0, log_counts, alpha=1.5, beta=1000.0, layers=4)
+        direct = attention_kernel.attention_forward(z0, log_counts, alpha=1.5, beta=1000.0, layers=4, screen=False)
+        for a, b in zip(screened, direct):
+            assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+        assert len(direct[2]) > 0
+
+
+@pytest.mark.parametrize("screen", [True, False])
+def test_entries_down_to_the_float32_floor_are_kept_and_none_below(screen):
+    """A row's entries with s_v - max s = -100 (weight e^-100, about 4e-44: a float32 subnormal) are kept, -110 not."""
+    z0 = np.array([[[10.0, 0.0], [0.0, 0.0], [-1.0, 0.0]]], dtype=np.float32)
+    states, row_start, columns, weights = attention_kernel.attention_forward(
+        z0, np.zeros((1, 3), dtype=np.float32), alpha=1.0, beta=1.0, layers=1, screen=screen)
+    # Row 0: scores 100, 0, -10.
+    assert columns[:row_start[0, 0, 1]].tolist() == [0, 1]
+    assert weights[1] == pytest.approx(np.exp(-100.0), rel=1e-12) and np.float32(weights[1]) > 0
+    # Huge states: differences of scores of 1e27 are exact multiples of their spacing, the top one kept.
+    far = np.array([[[1e12, 0.0], [0.0, 1e12]]], dtype=np.float32)
+    states = attention_kernel.attention_forward(far, np.zeros((1, 2), dtype=np.float32), alpha=1.0, beta=1000.0,
+                                                layers=2, screen=screen)[0]
+    assert np.array_equal(states[-1], far)

@@ -51,13 +51,33 @@ __all__ = ["EXP_FLOOR", "attention_forward", "attention_backward", "attention_st
 EXP_FLOOR = -104.0
 
 
+# float32's unit roundoff, its smallest subnormal, and a bound below which a layer's float32
+# screening pass cannot overflow (see _forward_kernel).
+_U32 = 2.0 ** -24
+_TINY32 = 2.0 ** -149
+_SCREEN_LIMIT = 2.0 ** 100
+
+
 @numba.njit(cache=True)
-def _forward_kernel(z0, log_counts, alpha, beta, layers):  # pragma: no cover - compiled
+def _forward_kernel(z0, log_counts, alpha, beta, layers, screen):  # pragma: no cover - compiled
     """All K layers for every review: the states Z^0..Z^K and each layer's nonzero softmax entries.
 
     Returns ``states`` (K + 1, B, m, d) float32, ``row_start`` (B, K, m + 1) int64, ``columns``
     int32 and ``weights`` float64: the nonzero entries of row u of layer k of review b are
     ``columns[row_start[b, k, u]:row_start[b, k, u + 1]]`` with their softmax weights.
+
+    A row's scores s_v = beta z_u.z_v + log c_v are computed in float64 for the entries kept,
+    and its softmax over those with s_v - max s > EXP_FLOOR. ``screen`` finds them faster
+    without changing the result: it first computes every score in float32 (twice as many per
+    vector instruction), whose error is at most delta = (gamma_d + 4u)(beta |z_u| max_v |z_v| +
+    max |log c|) (gamma_d = d u / (1 - d u), u = 2^-24: recursive summation of d products,
+    then beta's rounding, the product and the sum; 1% added for the float64 scores' own
+    rounding) plus (d + 2)(beta + 1) 2^-149 for subnormals, and keeps as candidates the v with
+    float32 score above its maximum - 104 - 2 delta - 1e-9. The float64 maximum is a candidate, and so
+    is every entry within 104 of it, so the float64 scores of the candidates select exactly the
+    entries the float64 scores of all v would: the states, entries and weights are identical
+    bit for bit (tested). A layer with a non-finite state, or scores that could overflow
+    float32 (beta max|z|^2 + max|log c| >= 2^100), is computed without screening.
     """
     B, m, d = z0.shape
     states = np.empty((layers + 1, B, m, d), dtype=np.float32)
@@ -67,19 +87,39 @@ def _forward_kernel(z0, log_counts, alpha, beta, layers):  # pragma: no cover - 
     columns = np.empty(capacity, dtype=np.int32)
     weights = np.empty(capacity, dtype=np.float64)
     scale = 1.0 / (1.0 + alpha)
+    beta32 = np.float32(beta)
+    gamma = d * _U32 / (1.0 - d * _U32)
     z = np.empty((d, m), dtype=np.float64)  # the current layer's states, transposed: scores vectorise over v
+    z32 = np.empty((d, m), dtype=np.float32)
+    norms = np.empty(m, dtype=np.float64)
     scores = np.empty(m, dtype=np.float64)
+    scores32 = np.empty(m, dtype=np.float32)
     log_c = np.empty(m, dtype=np.float64)
+    log_c32 = np.empty(m, dtype=np.float32)
     mean = np.empty(d, dtype=np.float64)
     filled = 0
     for b in range(B):
+        largest_log_c = 0.0
         for v in range(m):
-            log_c[v] = log_counts[b, v]
+            log_c32[v] = log_counts[b, v]
+            log_c[v] = log_c32[v]
+            if abs(log_c[v]) > largest_log_c and math.isfinite(log_c[v]):
+                largest_log_c = abs(log_c[v])
         states[0, b] = z0[b]
         for k in range(layers):
+            largest_norm = 0.0
+            finite = True
             for v in range(m):
+                square = 0.0
                 for r in range(d):
-                    z[r, v] = states[k, b, v, r]
+                    value = states[k, b, v, r]
+                    z32[r, v] = value
+                    z[r, v] = value
+                    square += z[r, v] * z[r, v]
+                norms[v] = math.sqrt(square)
+                finite = finite and math.isfinite(norms[v])
+                largest_norm = max(largest_norm, norms[v])
+            screened = screen and finite and beta * largest_norm * largest_norm + largest_log_c < _SCREEN_LIMIT
             for u in range(m):
                 row_start[b, k, u] = filled
                 if filled + m > capacity:
@@ -90,32 +130,73 @@ def _forward_kernel(z0, log_counts, alpha, beta, layers):  # pragma: no cover - 
                     more_weights = np.empty(capacity, dtype=np.float64)
                     more_weights[:filled] = weights[:filled]
                     weights = more_weights
-                for v in range(m):
-                    scores[v] = 0.0
-                for r in range(d):
-                    zu = z[r, u]
+                start = filled
+                if screened:
                     for v in range(m):
-                        scores[v] += zu * z[r, v]
-                top = -np.inf
-                for v in range(m):
-                    score = beta * scores[v] + log_c[v]
-                    scores[v] = score
-                    if score > top:
-                        top = score
+                        scores32[v] = 0.0
+                    for r in range(d):
+                        zu32 = z32[r, u]
+                        for v in range(m):
+                            scores32[v] += zu32 * z32[r, v]
+                    top32 = np.float32(-np.inf)
+                    for v in range(m):
+                        score32 = beta32 * scores32[v] + log_c32[v]
+                        scores32[v] = score32
+                        if score32 > top32:
+                            top32 = score32
+                    delta = (1.01 * (gamma + 4 * _U32) * (beta * norms[u] * largest_norm + largest_log_c)
+                             + (d + 2) * (beta + 1.0) * _TINY32)
+                    # 1e-9: room for the rounding of the differences near the floor, here and below.
+                    candidate_floor = EXP_FLOOR - 2.0 * delta - 1e-9
+                    top32_wide = float(top32)
+                    for v in range(m):
+                        columns[filled] = v
+                        filled += float(scores32[v]) - top32_wide > candidate_floor
+                    # The candidates' float64 scores, exactly as the unscreened loop computes them.
+                    top = -np.inf
+                    for j in range(start, filled):
+                        v = columns[j]
+                        acc = 0.0
+                        for r in range(d):
+                            acc += z[r, u] * z[r, v]
+                        score = beta * acc + log_c[v]
+                        weights[j] = score
+                        if score > top:
+                            top = score
+                    kept = start
+                    for j in range(start, filled):
+                        columns[kept] = columns[j]
+                        weights[kept] = weights[j]
+                        kept += weights[j] - top > EXP_FLOOR
+                    filled = kept
+                else:
+                    for v in range(m):
+                        scores[v] = 0.0
+                    for r in range(d):
+                        zu = z[r, u]
+                        for v in range(m):
+                            scores[v] += zu * z[r, v]
+                    top = -np.inf
+                    for v in range(m):
+                        score = beta * scores[v] + log_c[v]
+                        scores[v] = score
+                        if score > top:
+                            top = score
+                    # The entries above the floor, gathered without a branch (each v written, kept if
+                    # above). The difference, not top + EXP_FLOOR: that rounds to top for scores of 1e17.
+                    for v in range(m):
+                        columns[filled] = v
+                        weights[filled] = scores[v]
+                        filled += scores[v] - top > EXP_FLOOR
                 if not math.isfinite(top):
                     # Overflowed scores (or every slot unused): torch's softmax gives NaN, so does the layer.
+                    filled = start
                     for r in range(d):
                         states[k + 1, b, u, r] = np.nan
                     continue
-                # The entries above the floor, gathered without a branch (each v written, kept if above).
-                cut = top + EXP_FLOOR
-                start = filled
-                for v in range(m):
-                    columns[filled] = v
-                    filled += scores[v] > cut
                 total = 0.0
                 for j in range(start, filled):
-                    e = math.exp(scores[columns[j]] - top)
+                    e = math.exp(weights[j] - top)
                     weights[j] = e
                     total += e
                 for r in range(d):
@@ -192,15 +273,19 @@ def _backward_kernel(grad_out, states, row_start, columns, weights, alpha, beta)
     return grad_in, grad_alpha
 
 
-def attention_forward(z0: np.ndarray, log_counts: np.ndarray, *, alpha: float, beta: float, layers: int):
+def attention_forward(z0: np.ndarray, log_counts: np.ndarray, *, alpha: float, beta: float, layers: int,
+                      screen: bool = True):
     """The K layers on numpy arrays: ``z0`` (B, m, d) and ``log_counts`` (B, m), both made float32.
+
+    ``screen``: find each row's entries with a float32 pass first (the same result, faster; see
+    :func:`_forward_kernel`); False computes every score in float64 (the tests compare the two).
 
     Returns ``(states, row_start, columns, weights)`` (see :func:`_forward_kernel`); ``states[-1]``
     is the output Z^K. One thread: the protocol trains on one, and a parallel numba region here
     would share OpenMP with torch (see :func:`verify.sentiment.model.train`).
     """
     return _forward_kernel(np.ascontiguousarray(z0, dtype=np.float32), np.ascontiguousarray(log_counts, dtype=np.float32),
-                           float(alpha), float(beta), int(layers))
+                           float(alpha), float(beta), int(layers), bool(screen))
 
 
 def attention_backward(grad_out: np.ndarray, saved: tuple, *, alpha: float, beta: float) -> tuple[np.ndarray, float]:
