@@ -112,7 +112,7 @@ def compare_epochs(corpus, split, settings, *, threads: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=os.environ.get("HARDMAX_VERIFY_IMDB"))
+    parser.add_argument("--data", type=Path, default=os.environ.get("HARDMAX_VERIFY_IMDB") or None)
     parser.add_argument("--protocol", type=Path, default=REPO / "protocols" / "reproduction.toml")
     parser.add_argument("--d", type=int, nargs="+", default=[2, 16])
     parser.add_argument("--steps", type=int, default=150, help="timed steps per implementation and d")

@@ -447,6 +447,8 @@ def protocol_status(protocol_path: Path, runs_dir: Path, json_to: str | None) ->
 def _steps_text(record: dict) -> str:
     """Which step implementation trained the run: one name, or each one's epochs when mixed."""
     stretches = record.get("step_implementations") or []
+    if record.get("training_step") is None:
+        return "no epoch recorded"
     if record.get("training_step") != "mixed":
         return f"{record.get('training_step')} step"
     return "mixed steps: " + ", ".join(f"{s['step']} {s['epochs'][0]}-{s['epochs'][1]}" for s in stretches)
