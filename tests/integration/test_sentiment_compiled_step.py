@@ -203,6 +203,11 @@ def test_a_run_of_the_reference_step_resumes_with_the_compiled_step_and_records_
     assert reference.meta["training_step"] == "reference"
     for name, array in read_checkpoint(tmp_path / "recorded").weights.to_arrays().items():
         assert np.allclose(array, reference.weights.to_arrays()[name], rtol=1e-3, atol=1e-4), name
+    # And back: fused Adam's saved state resumes under the reference step.
+    assert _train(data, tmp_path / "recorded", cache, 3, extra=("--step", "reference")) == 0
+    checkpoint = read_checkpoint(tmp_path / "recorded", with_optimizer=True)
+    assert checkpoint.meta["step_implementations"] == mixed + [{"step": "reference", "epochs": [3, 3]}]
+    assert all(float(v) == 18 for k, v in checkpoint.optimizer.items() if k.endswith(".step"))
 
 
 @pytest.mark.slow  # trains and evaluates a small model on a fixture, twice
