@@ -559,7 +559,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             if progress is not None:
                 progress(f"epoch {epoch + 1}/{epochs}", b + 1, len(batches))
         entry: dict = {"epoch": epoch + 1, "train_running_loss": total_loss / len(train_ids),
-                 "train_running_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
+                       "train_running_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
         # The same evaluation for both (softmax_scores: eval mode, no dropout), so the curves compare.
         for key, rows, rows_merged, phase in (("train_subset", subset, subset_merged, "train subset (softmax)"),
                                               ("val", split.validation, validation_merged, "validation (softmax)")):
