@@ -4,10 +4,10 @@
 
 For each d (default 2 and 16), the protocol's K = 8 run (``protocols/reproduction.toml``: its
 cleaning, split, settings) starts twice from the same seeded weights, once per training step
-implementation (``verify.sentiment.model.STEPS``):
+implementation (``verify.experiments.sentiment.model.STEPS``):
 
 * ``reference``: torch autograd through the attention layers, Adam one tensor at a time;
-* ``compiled``: the layers by ``verify.sentiment.attention_kernel``, fused Adam.
+* ``compiled``: the layers by ``verify.experiments.sentiment.attention_kernel``, fused Adam.
 
 Both take the same first ``--steps`` batches of epoch 1, one batch each in turn (the order
 alternating), so the machine's load falls on both alike. Printed per d: the mean time of a
@@ -38,10 +38,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.sentiment.corpus import load_corpus, make_split  # noqa: E402
-from verify.sentiment.model import (build_model, build_optimizer, epoch_batches, merge_tokens,  # noqa: E402
+from verify.experiments.sentiment.corpus import load_corpus, make_split  # noqa: E402
+from verify.experiments.sentiment.model import (build_model, build_optimizer, epoch_batches, merge_tokens,  # noqa: E402
                                     softmax_scores, step_inputs, train, training_step)
-from verify.sentiment.protocol import load_protocol, preprocess_options, training_settings  # noqa: E402
+from verify.experiments.sentiment.protocol import load_protocol, preprocess_options, training_settings  # noqa: E402
 
 
 def _mean_loss(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -125,7 +125,7 @@ def main() -> None:
         parser.error("give --data or set HARDMAX_VERIFY_IMDB")
     import numba
     import torch
-    # As training does (verify.sentiment.model.train): both libraries on the same thread count.
+    # As training does (verify.experiments.sentiment.model.train): both libraries on the same thread count.
     torch.set_num_threads(args.threads)
     numba.set_num_threads(max(1, min(args.threads, numba.config.NUMBA_NUM_THREADS)))
     protocol = load_protocol(args.protocol)

@@ -30,12 +30,12 @@ from torch import nn  # noqa: E402
 from test_sentiment_protocol import _protocol  # noqa: E402
 from test_sentiment_training import _train, write_fixture_csv  # noqa: E402
 
-from verify.cli import main  # noqa: E402
-from verify.sentiment import attention_kernel  # noqa: E402
-from verify.sentiment.checkpoints import read_checkpoint  # noqa: E402
-from verify.sentiment.model import (TrainingSettings, _code_version, build_model, merge_tokens,  # noqa: E402
+from verify.app.cli import main  # noqa: E402
+from verify.experiments.sentiment import attention_kernel  # noqa: E402
+from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
+from verify.experiments.sentiment.model import (TrainingSettings, _code_version, build_model, merge_tokens,  # noqa: E402
                                     model_from_weights)
-from verify.sentiment.protocol import load_protocol, run_queue  # noqa: E402
+from verify.experiments.sentiment.protocol import load_protocol, run_queue  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 FACTOR = 3.0

@@ -1,4 +1,4 @@
-"""verify.sentiment.attention_kernel and the compiled step's optimiser: known answers, and fused Adam against Adam.
+"""verify.experiments.sentiment.attention_kernel and the compiled step's optimiser: known answers, and fused Adam against Adam.
 
 The compiled step's gradients against the reference step (the float32 yardstick, at initial and
 at trained weights) are checked in tests/integration/test_sentiment_compiled_step.py.
@@ -11,8 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from verify.sentiment import attention_kernel  # noqa: E402
-from verify.sentiment.model import TrainingSettings, build_model, build_optimizer  # noqa: E402
+from verify.experiments.sentiment import attention_kernel  # noqa: E402
+from verify.experiments.sentiment.model import TrainingSettings, build_model, build_optimizer  # noqa: E402
 
 EPS32 = float(np.finfo(np.float32).eps)
 
