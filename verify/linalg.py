@@ -16,6 +16,7 @@ __all__ = [
     "is_symmetric",
     "ldl_decomposition",
     "is_symmetric_positive_definite",
+    "is_positive_semidefinite",
     "matmul",
     "transpose",
     "mat_vec",
@@ -76,6 +77,33 @@ def is_symmetric_positive_definite(M: Sequence[Sequence[Fraction]]) -> bool:
         return False
     decomposition = ldl_decomposition(M)
     return decomposition is not None and all(p > 0 for p in decomposition[1])
+
+
+def is_positive_semidefinite(M: Sequence[Sequence[Fraction]]) -> bool:
+    """Decided exactly: symmetric, and positive semidefinite by symmetric elimination with diagonal pivoting.
+
+    Each step takes the largest diagonal entry of what remains as pivot. A negative diagonal
+    entry refutes PSD (e_p^T M e_p < 0); when every remaining diagonal entry is zero, M is PSD
+    exactly when what remains is zero (a zero diagonal entry with a nonzero entry in its row
+    refutes PSD: a 2 x 2 principal minor is negative); a positive pivot p is eliminated, and M
+    is PSD iff the Schur complement M' = M - m_p m_p^T / M_pp on the other indices is.
+    Used for the infeasibility certificates of docs/theory.md D10 (S = -sum_c y_c M_c >= 0).
+    """
+    if not is_symmetric(M):
+        return False
+    rows = [[Fraction(x) for x in row] for row in M]
+    while rows:
+        diagonal = [rows[i][i] for i in range(len(rows))]
+        if any(x < 0 for x in diagonal):
+            return False
+        top = max(diagonal)
+        if top == 0:
+            return all(x == 0 for row in rows for x in row)
+        p = diagonal.index(top)
+        pivot_row = rows[p]
+        rows = [[rows[i][j] - pivot_row[i] * pivot_row[j] / top for j in range(len(rows)) if j != p]
+                for i in range(len(rows)) if i != p]
+    return True
 
 
 def solve(M: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Fraction] | None:

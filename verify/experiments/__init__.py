@@ -1,0 +1,1 @@
+"""The experiments layer: studies built on the engines and the claim checks."""
