@@ -41,7 +41,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 __all__ = ["FORMAT", "MAX_TOKENS", "MAX_DIMENSION", "MAX_DIGITS", "MAX_SUBSETS", "MAX_WORK", "MAX_BYTES",
-           "BadInput", "ControlCheck", "Item", "check_control", "check_control_file", "read_control_file",
+           "BadInput", "ControlCheck", "Item", "check_control", "check_control_file", "read_control_file", "load_if_control", "is_control_result",
            "is_positive_semidefinite", "main"]
 
 FORMAT = "hardmax-verify/control-v1"
@@ -52,7 +52,7 @@ MAX_SUBSETS = 2 ** 16
 MAX_WORK = 200_000_000     # score-table and elimination work of one file (integer products), checked before the loops
 MAX_BYTES = 256 * 2 ** 20  # the largest file read
 OUTCOMES = ("realised", "impossible", "inconclusive")
-STEPS = ("zero_constraint", "hull", "lambda_min", "lp")
+STEPS = ("zero_constraint", "hull", "lambda_min", "facial", "lp")
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 
 
@@ -512,6 +512,24 @@ def read_control_file(path: str, *, max_bytes: int = MAX_BYTES) -> Any:
                           parse_float=str)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise BadInput(f"{path}: not valid UTF-8 JSON ({str(error)[:120]})") from None
+
+
+def load_if_control(path: str, *, max_bytes: int = MAX_BYTES) -> Any | None:
+    """The decoded result when ``path`` is a readable control result, else None (without parsing other JSON files:
+    a file that does not even contain the format's name is not decoded). A control result that cannot be read
+    raises BadInput."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(max_bytes + 1)
+    except OSError:
+        return None
+    if FORMAT.encode() not in head:
+        return None
+    data = read_control_file(path, max_bytes=max_bytes)
+    return data if is_control_result(data) else None
 
 
 def is_control_result(data: Any) -> bool:

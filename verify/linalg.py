@@ -23,6 +23,8 @@ __all__ = [
     "dot",
     "solve",
     "rank",
+    "row_basis",
+    "nullspace",
 ]
 
 
@@ -139,3 +141,37 @@ def rank(M: Sequence[Sequence[Fraction]]) -> int:
                 rows[r] = [a - f * b for a, b in zip(rows[r], rows[found])]
         found += 1
     return found
+
+
+def row_basis(M: Sequence[Sequence[Fraction]]) -> Matrix:
+    """The nonzero rows of the reduced row echelon form of M: a basis of its row space, exact."""
+    rows = [[Fraction(x) for x in r] for r in M]
+    found = 0
+    cols = len(rows[0]) if rows else 0
+    for c in range(cols):
+        pivot = next((r for r in range(found, len(rows)) if rows[r][c] != 0), None)
+        if pivot is None:
+            continue
+        rows[found], rows[pivot] = rows[pivot], rows[found]
+        lead = rows[found][c]
+        rows[found] = [x / lead for x in rows[found]]
+        for r in range(len(rows)):
+            if r != found and rows[r][c] != 0:
+                f = rows[r][c]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[found])]
+        found += 1
+    return rows[:found]
+
+
+def nullspace(M: Sequence[Sequence[Fraction]], columns: int) -> Matrix:
+    """A basis (as rows) of {x in Q^columns : M x = 0}, exact: one vector per free column of M's echelon form."""
+    basis = row_basis(M)
+    pivots = [next(c for c, x in enumerate(row) if x != 0) for row in basis]
+    vectors = []
+    for free in (c for c in range(columns) if c not in pivots):
+        x = [Fraction(0)] * columns
+        x[free] = Fraction(1)
+        for row, pivot in zip(basis, pivots):
+            x[pivot] = -row[free]
+        vectors.append(x)
+    return vectors

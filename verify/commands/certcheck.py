@@ -15,11 +15,22 @@ from pathlib import Path
 import click
 from rich.table import Table
 
+from .. import _checker_control as control_checker
 from .. import certcheck as checker
 from .output import emit_json, json_option, summary_console
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
           "unsupported": "yellow"}
+
+
+def _control_result(path: Path, max_bytes: int) -> checker.CheckResult | None:
+    """A leader-control result (docs/control.md) re-verified by its own independent routine, or None when the file
+    is not one (then the claims checker reads it)."""
+    data = control_checker.load_if_control(str(path), max_bytes=min(max_bytes, control_checker.MAX_BYTES))
+    if data is None:
+        return None
+    check = control_checker.check_control(data)
+    return checker.CheckResult([checker.Outcome(path.name, item.what, item.status, item.reason) for item in check.items])
 
 
 @click.command("certcheck")
@@ -33,7 +44,7 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
               help="Largest file read.")
 @click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
 def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_bytes: int, debug: bool) -> int:
-    """Re-verify the certificates of a claims report or of a verification report's results.json.
+    """Re-verify the certificates of a claims report, a verification report's results.json or a control result.
 
     The checker replays the dynamics itself with exact fractions and trusts no position,
     attention set, score or layer index written in the file (docs/certificates.md). It also
@@ -43,8 +54,9 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     model variant the checker does not implement (softmax); 4 could not complete.
     """
     try:
-        result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes)
-    except checker.BadInput as error:
+        result = _control_result(path, max_bytes) or checker.check_file(str(path), max_work=max_work,
+                                                                         max_bytes=max_bytes)
+    except (checker.BadInput, control_checker.BadInput) as error:
         click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
         return checker.BAD_INPUT
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict

@@ -29,6 +29,7 @@ from .output import emit_json, json_option, progress_reporter, summary_console
 _STEP = {"zero_constraint": "a constraint matrix is zero",
          "hull": "a listed token lies in the convex hull of the other tokens",
          "lambda_min": "the solver's maximal lambda_min(S), rounded: S is positive semidefinite exactly",
+         "facial": "the solver's y moved exactly onto S(y) K = 0 for a rational kernel K of a singular S",
          "lp": "the exact linear program sum_c y_c M_c = 0, sum y = 1, y >= 0"}
 
 

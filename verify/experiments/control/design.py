@@ -32,6 +32,7 @@ import numpy as np
 
 from ...config import Configuration
 from ...geometry import convex_hull_vertices, origin_in_hull_weights
+from ...linalg import mat_vec, matmul, nullspace, row_basis, solve, transpose
 from ...oracle import scores
 from .constraints import (Constraint, DesignCheck, Matrix, Point, certificate_matrix, check_certificate, check_design,
                           constraint_matrix, is_zero_constraint, solver_rows, svec, system)
@@ -64,7 +65,8 @@ class Infeasibility:
     """y >= 0, not all zero, with S = -sum_c y_c M_c positive semidefinite (checked), and how it was found.
 
     ``step``: ``zero_constraint`` (M_c = 0), ``hull`` (a leader inside the hull of the other
-    tokens: S = 0), ``lambda_min`` (the rounded optimum of the lambda_min program) or ``lp``
+    tokens: S = 0), ``lambda_min`` (the rounded optimum of the lambda_min program), ``facial``
+    (S singular: the solver's y moved exactly onto S(y) K = 0 for a rational kernel K) or ``lp``
     (the exact linear program: S = 0).
     """
 
@@ -114,6 +116,10 @@ def round_weights(y: np.ndarray, exponents: Sequence[int], constraints: Sequence
     return weights
 
 
+def _g(x: float | None) -> str:
+    return "none" if x is None else f"{x:.3g}"
+
+
 def _exact_design(tokens: Sequence[Point], A: np.ndarray, constraints: Sequence[Constraint], source: str
                   ) -> Design | None:
     for denominator in DENOMINATORS:
@@ -135,6 +141,152 @@ def _exact_certificate(tokens: Sequence[Point], y: np.ndarray, exponents: Sequen
         seen.add(key)
         if check_certificate(tokens, weights, constraints) is None:
             return Infeasibility(weights, certificate_matrix(tokens, weights), "lambda_min")
+    return None
+
+
+# --------------------------------------------------------------------------- a singular S: one facial-reduction step
+
+KERNEL_TOLERANCES = (1e-7, 1e-5, 1e-3)  # eigenvalues below this times the largest: the solver's numerical kernel
+RECONSTRUCTION_TOLERANCES = (1e-7, 1e-5, 1e-3)  # how far a kernel entry may lie from its simplest fraction
+SUPPORT_CUTS = (1e-3, 1e-6, 1e-9)  # weights below this times the largest are dropped before the exact projection
+
+
+def simplest_fraction(x: float, tolerance: float) -> Fraction:
+    """The fraction with the smallest denominator within ``tolerance`` of x: the first continued-fraction
+    convergent that close (rational reconstruction of a number known to about ``tolerance``)."""
+    target = Fraction(x)
+    h0, h1, k0, k1 = 0, 1, 1, 0  # convergents p/q: h/k
+    rest = target
+    for _ in range(64):
+        a = rest.numerator // rest.denominator
+        h0, h1 = h1, a * h1 + h0
+        k0, k1 = k1, a * k1 + k0
+        candidate = Fraction(h1, k1)
+        if abs(candidate - target) <= tolerance or rest == a:
+            return candidate
+        rest = 1 / (rest - a)
+    return Fraction(h1, k1)
+
+
+def _reduced_rows(B: np.ndarray) -> np.ndarray:
+    """Gauss-Jordan with partial pivoting (floats): the reduced row echelon form of B's rows."""
+    R = B.astype(float).copy()
+    rows, cols = R.shape
+    lead = 0
+    for c in range(cols):
+        if lead == rows:
+            break
+        pivot = lead + int(np.argmax(np.abs(R[lead:, c])))
+        if abs(R[pivot, c]) < 1e-9:
+            continue
+        R[[lead, pivot]] = R[[pivot, lead]]
+        R[lead] /= R[lead, c]
+        for r in range(rows):
+            if r != lead:
+                R[r] -= R[r, c] * R[lead]
+        lead += 1
+    return R[:lead]
+
+
+def _rational_kernels(S: np.ndarray, tokens: Sequence[Point]) -> list[list[list[Fraction]]]:
+    """Rational candidates (as rows) for the kernel of the solver's nearly singular S, for a few thresholds on its
+    eigenvalues: the float kernel basis with each entry replaced by its simplest nearby fraction, and the
+    complement of the data vectors (tokens, differences of tokens) nearest to the range of S, which is spanned
+    by such vectors when S is a sum of a few terms sym(z_m (z_t - z_k)^T)."""
+    values, vectors = np.linalg.eigh((S + S.T) / 2)
+    top = float(np.max(np.abs(values))) if values.size else 0.0
+    found: list[list[list[Fraction]]] = []
+    if top == 0:
+        return found
+    d = len(tokens[0])
+    data = _data_vectors(tokens)
+    for threshold in KERNEL_TOLERANCES:
+        small = values < threshold * top
+        if not small.any() or small.all():
+            continue
+        candidates = []
+        range_basis = vectors[:, ~small]  # orthonormal columns
+        snapped = _snap_to_data(range_basis, data)
+        if snapped is not None:
+            candidates.append(nullspace(snapped, d))
+        basis = _reduced_rows(vectors[:, small].T)
+        candidates += [[[simplest_fraction(float(x), tolerance) for x in row] for row in basis]
+                       for tolerance in RECONSTRUCTION_TOLERANCES]
+        for K in candidates:
+            if K and K not in found and any(x != 0 for row in K for x in row):
+                found.append(K)
+    return found
+
+
+def _data_vectors(tokens: Sequence[Point]) -> list[list[Fraction]]:
+    """The tokens and the differences of two tokens: the vectors a certificate's S is built from."""
+    n = len(tokens)
+    found = [list(z) for z in tokens]
+    found += [[a - b for a, b in zip(tokens[t], tokens[k])] for t in range(n) for k in range(t + 1, n)]
+    return found
+
+
+SNAP_ANGLE = 1e-3  # a data vector this close (sine of the angle) to the range of S is taken to lie in it
+
+
+def _snap_to_data(range_basis: np.ndarray, data: list[list[Fraction]]) -> list[list[Fraction]] | None:
+    """As many independent data vectors as the range's dimension, each within SNAP_ANGLE of the range, or None."""
+    rank = range_basis.shape[1]
+    floats = np.array([[float(x) for x in v] for v in data])
+    norms = np.linalg.norm(floats, axis=1)
+    usable = norms > 0
+    unit = np.zeros_like(floats)
+    unit[usable] = floats[usable] / norms[usable, None]
+    residual = np.linalg.norm(unit - (unit @ range_basis) @ range_basis.T, axis=1)
+    chosen: list[int] = []
+    for index in np.argsort(residual, kind="stable"):
+        if not usable[index] or residual[index] > SNAP_ANGLE:
+            break
+        trial = chosen + [int(index)]
+        if np.linalg.matrix_rank(unit[trial], tol=1e-6) == len(trial):
+            chosen = trial
+            if len(chosen) == rank:
+                return [data[i] for i in chosen]
+    return None
+
+
+def _facial_certificate(tokens: Sequence[Point], y: np.ndarray, exponents: Sequence[int], rows: np.ndarray,
+                        constraints: Sequence[Constraint]) -> Infeasibility | None:
+    """A certificate with S singular: guess S's kernel K as rational vectors, then move the rounded y, exactly, onto
+    {y : S(y) K = 0} (the orthogonal projection on the solver's support) and check S(y) >= 0 exactly.
+
+    When the solver's lambda_min is 0, every certificate S is singular (docs/theory.md D10: the
+    case left undecided by rounding alone); its kernel is then usually spanned by simple rational
+    vectors, and with S(y) K = 0 exact, rounding no longer has to hit a boundary of the PSD cone.
+    """
+    d = rows.shape[1]
+    S0 = -np.einsum("c,cij->ij", y, rows)
+    kernels = _rational_kernels(S0, tokens)
+    if not kernels:
+        return None
+    top = float(np.max(y)) if y.size else 0.0
+    for cut in SUPPORT_CUTS:
+        support = [c for c in range(len(y)) if y[c] > cut * top]
+        scaled = [[[x * Fraction(2) ** (-exponents[c]) for x in row] for row in constraint_matrix(tokens, constraints[c])]
+                  for c in support]
+        for K in kernels:
+            equations = [[sum((M[i][j] * k[j] for j in range(d)), Fraction(0)) for M in scaled]
+                         for k in K for i in range(d)]
+            basis = row_basis(equations)
+            gram = matmul(basis, transpose(basis)) if basis else []
+            for denominator in DENOMINATORS[2::2]:
+                start = [Fraction(int(np.rint(y[c] * denominator)), denominator) for c in support]
+                moved = start
+                if basis:
+                    multipliers = solve(gram, mat_vec(basis, start))
+                    if multipliers is None:  # pragma: no cover - the rows of a row basis are independent
+                        break
+                    moved = [a - b for a, b in zip(start, mat_vec(transpose(basis), multipliers))]
+                if any(v < 0 for v in moved) or not any(v > 0 for v in moved):
+                    continue
+                weights = {constraints[c]: v * Fraction(2) ** (-exponents[c]) for c, v in zip(support, moved) if v > 0}
+                if check_certificate(tokens, weights, constraints) is None:
+                    return Infeasibility(weights, certificate_matrix(tokens, weights), "facial")
     return None
 
 
@@ -218,8 +370,12 @@ def decide_system(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapp
             tried.append(f"{run.solver}'s y (lambda_min {run.objective:.3g}) rounded to denominators 10^2..10^12: "
                          "S is never exactly positive semidefinite")
         else:
-            tried.append(f"lambda_min program with {run.solver}: optimum {run.objective if run.objective is None else f'{run.objective:.3g}'}, "
-                         "S is singular at best")
+            found = _facial_certificate(tokens, run.answer, exponents, rows, constraints)
+            if found is not None:
+                return SystemDecision("impossible", infeasibility=found, runs=tuple(runs), tried=tuple(tried))
+            tried.append(f"lambda_min program with {run.solver}: optimum {_g(run.objective)}, so S is singular at "
+                         "best; its kernel K guessed as simple rational vectors and y moved exactly onto S(y) K = 0: "
+                         "S is never positive semidefinite")
         break
     found = _lp_certificate(tokens, constraints)
     if found is not None:

@@ -13,6 +13,7 @@ cvxpy is imported inside the functions: it takes seconds to import, and no other
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +63,10 @@ def _run(program: str, build: Any, solver: str) -> tuple[SolverRun, Any]:
 
     problem, variable = build(cp)
     try:
-        problem.solve(solver=getattr(cp, solver))
+        with warnings.catch_warnings():
+            # "Solution may be inaccurate": the status says so too, and it is recorded as evidence.
+            warnings.simplefilter("ignore", UserWarning)
+            problem.solve(solver=getattr(cp, solver))
     except Exception as error:  # a solver failure is evidence, not a crash
         return SolverRun(program, solver, "error", message=f"{type(error).__name__}: {error}"[:300]), None
     status = str(problem.status)
