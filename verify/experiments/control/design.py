@@ -152,8 +152,8 @@ SUPPORT_CUTS = (1e-3, 1e-6, 1e-9)  # weights below this times the largest are dr
 
 
 def simplest_fraction(x: float, tolerance: float) -> Fraction:
-    """The fraction with the smallest denominator within ``tolerance`` of x: the first continued-fraction
-    convergent that close (rational reconstruction of a number known to about ``tolerance``)."""
+    """The first continued-fraction convergent of x within ``tolerance`` of it: the rational reconstruction of a
+    number known to about ``tolerance`` (convergents are x's best approximations for their denominators)."""
     target = Fraction(x)
     h0, h1, k0, k1 = 0, 1, 1, 0  # convergents p/q: h/k
     rest = target
@@ -206,9 +206,7 @@ def _rational_kernels(S: np.ndarray, tokens: Sequence[Point]) -> list[list[list[
             continue
         candidates = []
         range_basis = vectors[:, ~small]  # orthonormal columns
-        snapped = _snap_to_data(range_basis, data)
-        if snapped is not None:
-            candidates.append(nullspace(snapped, d))
+        candidates += [nullspace(snapped, d) for snapped in _snap_to_data(range_basis, data)]
         basis = _reduced_rows(vectors[:, small].T)
         candidates += [[[simplest_fraction(float(x), tolerance) for x in row] for row in basis]
                        for tolerance in RECONSTRUCTION_TOLERANCES]
@@ -227,10 +225,13 @@ def _data_vectors(tokens: Sequence[Point]) -> list[list[Fraction]]:
 
 
 SNAP_ANGLE = 1e-3  # a data vector this close (sine of the angle) to the range of S is taken to lie in it
+SNAP_STARTS = 16  # range candidates tried, each started from one of the nearest data vectors
 
 
-def _snap_to_data(range_basis: np.ndarray, data: list[list[Fraction]]) -> list[list[Fraction]] | None:
-    """As many independent data vectors as the range's dimension, each within SNAP_ANGLE of the range, or None."""
+def _snap_to_data(range_basis: np.ndarray, data: list[list[Fraction]]) -> list[list[list[Fraction]]]:
+    """Sets of as many independent data vectors as the range's dimension, each within SNAP_ANGLE of the range:
+    one set started from each of the nearest few (close tokens are nearly parallel, and the nearest in floats is
+    not always the one in the certificate)."""
     rank = range_basis.shape[1]
     floats = np.array([[float(x) for x in v] for v in data])
     norms = np.linalg.norm(floats, axis=1)
@@ -238,16 +239,18 @@ def _snap_to_data(range_basis: np.ndarray, data: list[list[Fraction]]) -> list[l
     unit = np.zeros_like(floats)
     unit[usable] = floats[usable] / norms[usable, None]
     residual = np.linalg.norm(unit - (unit @ range_basis) @ range_basis.T, axis=1)
-    chosen: list[int] = []
-    for index in np.argsort(residual, kind="stable"):
-        if not usable[index] or residual[index] > SNAP_ANGLE:
-            break
-        trial = chosen + [int(index)]
-        if np.linalg.matrix_rank(unit[trial], tol=1e-6) == len(trial):
-            chosen = trial
+    near = [int(i) for i in np.argsort(residual, kind="stable") if usable[i] and residual[i] <= SNAP_ANGLE]
+    found: list[list[list[Fraction]]] = []
+    for first in near[:SNAP_STARTS]:
+        chosen = [first]
+        for index in near:
             if len(chosen) == rank:
-                return [data[i] for i in chosen]
-    return None
+                break
+            if index not in chosen and np.linalg.matrix_rank(unit[chosen + [index]], tol=1e-6) == len(chosen) + 1:
+                chosen.append(index)
+        if len(chosen) == rank:
+            found.append([data[i] for i in chosen])
+    return found
 
 
 def _facial_certificate(tokens: Sequence[Point], y: np.ndarray, exponents: Sequence[int], rows: np.ndarray,
