@@ -46,6 +46,8 @@ DEFAULT_TRIES = 4
 DEFAULT_PROGRAMS = 64
 # A lambda_min the solver reports at or below this is treated as "S is singular": go to the LP.
 LAMBDA_FLOOR = 1e-9
+# ... and one below this may come from a singular S seen through the solver's tolerance: try the facial step too.
+SINGULAR_CEILING = 1e-5
 
 Kind = Literal["feasible", "impossible", "inconclusive"]
 
@@ -120,14 +122,74 @@ def _g(x: float | None) -> str:
     return "none" if x is None else f"{x:.3g}"
 
 
-def _exact_design(tokens: Sequence[Point], A: np.ndarray, constraints: Sequence[Constraint], source: str
-                  ) -> Design | None:
+def _exact_design(tokens: Sequence[Point], A: np.ndarray, constraints: Sequence[Constraint], source: str,
+                  normals: Sequence[Matrix] = ()) -> Design | None:
     for denominator in DENOMINATORS:
         candidate = round_matrix(A, denominator)
+        if normals:
+            projected = project(candidate, normals)
+            if projected is None:  # pragma: no cover - the normals are independent after row_basis
+                return None
+            candidate = projected
         check = check_design(tokens, candidate, constraints)
         if check.holds:
             return Design(candidate, check, denominator, source)
     return None
+
+
+# --------------------------------------------------------------------------- leaders closer than the solver resolves
+
+# Two leaders closer than this (relative to their size) get equal A-norms as an exact linear equality.
+CLOSE_RATIO = Fraction(1, 10 ** 6)
+
+
+def equal_norm_pairs(tokens: Sequence[Point], leaders: Sequence[int]) -> list[tuple[int, int]]:
+    """Pairs of leaders i < j with |z_i - z_j| <= CLOSE_RATIO max(|z_i|, |z_j|) (max norms, exact).
+
+    Both lead only if -|z_i - z_j|_A^2 < |z_j|_A^2 - |z_i|_A^2 < |z_i - z_j|_A^2, a wedge far too thin
+    for a float solver when they are close. With |z_i|_A = |z_j|_A exactly each beats the other
+    by |z_i - z_j|_A^2 / 2 > 0 (z_i^T A (z_i - z_j) = (|z_i|^2 - |z_j|^2 + |z_i - z_j|^2) / 2 in the
+    A-norm), so the design program gets the equality instead of the two inequalities, and the
+    rounded A is projected exactly back onto it. The exact check still checks every constraint.
+    """
+    found = []
+    ordered = sorted(leaders)
+    for a, i in enumerate(ordered):
+        for j in ordered[a + 1:]:
+            gap = max(abs(x - y) for x, y in zip(tokens[i], tokens[j]))
+            size = max(max(abs(x) for x in tokens[i]), max(abs(x) for x in tokens[j]))
+            if gap <= CLOSE_RATIO * size:
+                found.append((i, j))
+    return found
+
+
+def norm_difference(tokens: Sequence[Point], i: int, j: int) -> Matrix:
+    """E = z_j z_j^T - z_i z_i^T, so that <E, A> = |z_j|_A^2 - |z_i|_A^2."""
+    d = len(tokens[i])
+    return [[tokens[j][r] * tokens[j][s] - tokens[i][r] * tokens[i][s] for s in range(d)] for r in range(d)]
+
+
+def project(A: Matrix, normals: Sequence[Matrix]) -> Matrix | None:
+    """The exact orthogonal (Frobenius) projection of A onto {X : <E, X> = 0 for every E in ``normals``}."""
+    d = len(A)
+    flat = row_basis([[E[r][s] for r in range(d) for s in range(d)] for E in normals])
+    if not flat:
+        return [list(row) for row in A]
+    vector = [A[r][s] for r in range(d) for s in range(d)]
+    multipliers = solve(matmul(flat, transpose(flat)), mat_vec(flat, vector))
+    if multipliers is None:  # pragma: no cover - a row basis has independent rows
+        return None
+    moved = [v - c for v, c in zip(vector, mat_vec(transpose(flat), multipliers))]
+    return [[moved[r * d + s] for s in range(d)] for r in range(d)]
+
+
+def _float_normals(normals: Sequence[Matrix]) -> np.ndarray:
+    """The normals scaled to a largest entry of 1, as floats (evidence for the solver)."""
+    out = []
+    for E in normals:
+        top = max(abs(x) for row in E for x in row)
+        out.append([[float(x / top) if top else 0.0 for x in row] for row in E])
+    return np.array(out, dtype=float).reshape(len(normals), len(normals[0]) if normals else 0, -1)
 
 
 def _exact_certificate(tokens: Sequence[Point], y: np.ndarray, exponents: Sequence[int],
@@ -349,10 +411,19 @@ def decide_system(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapp
             return SystemDecision("impossible", infeasibility=found)
         tried.append("no token of L lies in the convex hull of the other tokens (exact)")
     rows, exponents = solver_rows(tokens, constraints)
-    for run in design_program(rows, objective=objective):
+    pairs = equal_norm_pairs(tokens, leaders)
+    normals = [norm_difference(tokens, i, j) for i, j in pairs]
+    inside_pairs = {(i, j) for i, j in pairs} | {(j, i) for i, j in pairs}
+    kept = [r for r, c in enumerate(constraints) if (c.token, c.rival) not in inside_pairs or c.token != c.attends_to]
+    if pairs:
+        tried.append(f"leaders closer than {float(CLOSE_RATIO):g} of their size given equal A-norms: "
+                     + ", ".join(f"{i} and {j}" for i, j in pairs))
+    design_runs = design_program(rows[kept], objective=objective,
+                                 equalities=_float_normals(normals) if normals else None)
+    for run in design_runs:
         runs.append(run)
         if run.answer is not None:
-            design = _exact_design(tokens, run.answer, constraints, run.solver)
+            design = _exact_design(tokens, run.answer, constraints, run.solver, normals)
             if design is not None:
                 return SystemDecision("feasible", design=design, runs=tuple(runs), tried=tuple(tried))
             tried.append(f"{run.solver}'s A ({run.status}) rounded to denominators 1..10^12: no rounding passes the "
@@ -361,6 +432,29 @@ def decide_system(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapp
             tried.append(f"design program with {run.solver}: {run.status}")
     if not certify:
         return SystemDecision("inconclusive", runs=tuple(runs), tried=tuple(tried))
+    found = _solver_certificate(tokens, constraints, rows, exponents, runs, tried)
+    if found is not None:
+        return SystemDecision("impossible", infeasibility=found, runs=tuple(runs), tried=tuple(tried))
+    found = _lp_certificate(tokens, constraints)
+    if found is not None:
+        return SystemDecision("impossible", infeasibility=found, runs=tuple(runs), tried=tuple(tried))
+    tried.append("exact LP: no y >= 0 with sum y = 1 and sum y_c M_c = 0 (so no zero-S certificate exists)")
+    if len(leaders) + len(targets) > 1:
+        # A certificate for one leader alone is one for every system containing its constraints.
+        for i in sorted(leaders):
+            alone = [r for r, c in enumerate(constraints) if c.token == i]
+            found = _solver_certificate(tokens, [constraints[r] for r in alone], rows[alone],
+                                        [exponents[r] for r in alone], runs, [])
+            if found is not None:
+                return SystemDecision("impossible", infeasibility=found, runs=tuple(runs), tried=tuple(tried))
+        tried.append("the same steps for each listed token alone: no certificate")
+    return SystemDecision("inconclusive", runs=tuple(runs), tried=tuple(tried))
+
+
+def _solver_certificate(tokens: Sequence[Point], constraints: Sequence[Constraint], rows: np.ndarray,
+                        exponents: Sequence[int], runs: list[SolverRun], tried: list[str]) -> Infeasibility | None:
+    """Step 3 of :func:`decide_system`: the lambda_min program, its y rounded (S positive definite) or, when its
+    optimum is 0, moved onto a rational kernel of S (one facial-reduction step). Appends to ``runs``, ``tried``."""
     for run in lambda_min_program(rows):
         runs.append(run)
         if run.answer is None:
@@ -369,22 +463,18 @@ def decide_system(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapp
         if run.objective is not None and run.objective > LAMBDA_FLOOR:
             found = _exact_certificate(tokens, run.answer, exponents, constraints)
             if found is not None:
-                return SystemDecision("impossible", infeasibility=found, runs=tuple(runs), tried=tuple(tried))
+                return found
             tried.append(f"{run.solver}'s y (lambda_min {run.objective:.3g}) rounded to denominators 10^2..10^12: "
                          "S is never exactly positive semidefinite")
-        else:
+        if run.objective is None or run.objective < SINGULAR_CEILING:
             found = _facial_certificate(tokens, run.answer, exponents, rows, constraints)
             if found is not None:
-                return SystemDecision("impossible", infeasibility=found, runs=tuple(runs), tried=tuple(tried))
-            tried.append(f"lambda_min program with {run.solver}: optimum {_g(run.objective)}, so S is singular at "
-                         "best; its kernel K guessed as simple rational vectors and y moved exactly onto S(y) K = 0: "
+                return found
+            tried.append(f"lambda_min program with {run.solver}: optimum {_g(run.objective)}, so S may be singular; "
+                         "its kernel K guessed as simple rational vectors and y moved exactly onto S(y) K = 0: "
                          "S is never positive semidefinite")
         break
-    found = _lp_certificate(tokens, constraints)
-    if found is not None:
-        return SystemDecision("impossible", infeasibility=found, runs=tuple(runs), tried=tuple(tried))
-    tried.append("exact LP: no y >= 0 with sum y = 1 and sum y_c M_c = 0 (so no zero-S certificate exists)")
-    return SystemDecision("inconclusive", runs=tuple(runs), tried=tuple(tried))
+    return None
 
 
 # --------------------------------------------------------------------------- the command's question

@@ -86,9 +86,10 @@ def _solve(program: str, build: Any, extract: Any) -> list[SolverRun]:
     return runs
 
 
-def design_program(rows: np.ndarray, *, objective: np.ndarray | None = None) -> list[SolverRun]:
-    """Solver runs for min <C, A> s.t. A >= I, <rows_c, A> >= 1 (C = I unless ``objective`` is given, an SPD matrix);
-    each optimal run carries its A (d x d)."""
+def design_program(rows: np.ndarray, *, objective: np.ndarray | None = None,
+                   equalities: np.ndarray | None = None) -> list[SolverRun]:
+    """Solver runs for min <C, A> s.t. A >= I, <rows_c, A> >= 1, <equalities_e, A> = 0 (C = I unless ``objective``
+    is given, an SPD matrix); each optimal run carries its A (d x d)."""
     count, d, _ = rows.shape
     flat = rows.reshape(count, d * d)
     weight = np.eye(d) if objective is None else objective
@@ -98,6 +99,8 @@ def design_program(rows: np.ndarray, *, objective: np.ndarray | None = None) -> 
         constraints = [A >> np.eye(d)]
         if count:
             constraints.append(flat @ cp.vec(A, order="C") >= 1)
+        if equalities is not None and len(equalities):
+            constraints.append(equalities.reshape(len(equalities), d * d) @ cp.vec(A, order="C") == 0)
         return cp.Problem(cp.Minimize(cp.trace(weight @ A)), constraints), A
 
     def extract(A: Any) -> np.ndarray | None:
