@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .. import exitcodes
 from ..classify import report_section as classify_section
 from ..conjectures import report_section as conjecture_section
+from ..experiments.control import report_section as control_section
 from ..io import atomic_directory, directory_lock, read_text, safe_name
 from ..numbers import InputError
 from ..sections import SectionProvider
@@ -37,7 +38,7 @@ __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_option
 # Saved results shown when present (never recomputed), each read and rendered by its provider
 # (verify.sections): section key -> provider, which names its folder under RUNS and file patterns.
 SECTION_PROVIDERS: dict[str, SectionProvider] = {
-    p.key: p for p in (sentiment_section, reproduction_section, conjecture_section, classify_section)}
+    p.key: p for p in (sentiment_section, reproduction_section, conjecture_section, classify_section, control_section)}
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16

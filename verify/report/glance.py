@@ -20,7 +20,7 @@ from . import formatting as fmt
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
 
 SECTION_TITLES = {"sentiment": "Sentiment experiment", "reproduction": "Sentiment reproduction",
-                  "conjectures": "Conjecture lab", "classify": "Exact classification"}
+                  "conjectures": "Conjecture lab", "classify": "Exact classification", "control": "Leader control"}
 
 
 @dataclass(frozen=True)
