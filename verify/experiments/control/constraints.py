@@ -10,7 +10,7 @@ the margin by which token m scores t above k. A token i leads at layer 0 iff eve
 
 A :class:`Constraint` names one such strict inequality; a *system* is the list of them for a
 leader set L and a (possibly partial) target map. Everything that decides is exact here: the
-margins come from the exact score matrix (:func:`verify.oracle.scores`), positive definiteness
+margins come from the exact score matrix in integers (:func:`integer_scores`), positive definiteness
 from the exact LDL^T pivots (:mod:`verify.linalg`), positive semidefiniteness of
 S = -sum_c y_c M_c from exact symmetric elimination (:func:`verify.linalg.is_positive_semidefinite`).
 :func:`solver_rows` gives the float rows a solver sees: evidence only.
@@ -18,6 +18,7 @@ S = -sum_c y_c M_c from exact symmetric elimination (:func:`verify.linalg.is_pos
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,12 +26,12 @@ from math import lcm
 from typing import Mapping, Sequence
 
 import numpy as np
+from flint import fmpz_mat
 
 from ...linalg import is_positive_semidefinite, is_symmetric, ldl_decomposition
-from ...oracle import scores
 
 __all__ = ["Constraint", "Matrix", "Point", "system", "constraint_matrix", "is_zero_constraint", "DesignCheck",
-           "check_design", "leaders_under", "combination", "certificate_matrix", "check_certificate",
+           "integer_scores", "check_design", "leaders_under", "combination", "certificate_matrix", "check_certificate",
            "solver_rows", "svec"]
 
 Point = tuple[Fraction, ...]
@@ -112,25 +113,49 @@ class DesignCheck:
         return self.positive_definite and self.margins_positive
 
 
+@functools.lru_cache(maxsize=64)
+def _token_integers(tokens: tuple[Point, ...]) -> tuple[fmpz_mat, fmpz_mat, int]:
+    """N (tokens over one common denominator q, as integers), N^T and q."""
+    common = lcm(*(x.denominator for z in tokens for x in z))
+    N = fmpz_mat([[int(x * common) for x in z] for z in tokens])
+    return N, N.transpose(), common
+
+
+def integer_scores(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
+    """The exact score matrix as integers: s[i][j] = <A z_i, z_j> = rows[i][j] / scale (python-flint products).
+
+    The same numbers as :func:`verify.oracle.scores`, kept as integers over one positive scale so
+    that a margin is one integer subtraction (the target search compares thousands of them).
+    """
+    N, N_transposed, common = _token_integers(tuple(tuple(z) for z in tokens))
+    a_common = lcm(*(x.denominator for row in A for x in row))
+    # <A z_i, z_j> = z_i^T A^T z_j
+    A_transposed = fmpz_mat([[int(A[c][r] * a_common) for c in range(len(A))] for r in range(len(A))])
+    product = N * A_transposed * N_transposed
+    n = len(tokens)
+    entries = [int(x) for x in product.entries()]
+    return [entries[i * n:(i + 1) * n] for i in range(n)], common * common * a_common
+
+
 def check_design(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]], constraints: Sequence[Constraint]
                  ) -> DesignCheck:
     """Decide exactly whether A is symmetric positive definite and satisfies every constraint strictly."""
     symmetric = is_symmetric(A)
     decomposition = ldl_decomposition(A) if symmetric else None
     pivots = tuple(decomposition[1]) if decomposition is not None else None
-    s = scores(tokens, A=A)
-    closest: dict[int, tuple[int, Fraction]] = {}
+    s, scale = integer_scores(tokens, A)
+    closest: dict[int, tuple[int, int]] = {}
     for c in constraints:
         margin = s[c.token][c.attends_to] - s[c.token][c.rival]
         best = closest.get(c.token)
         if best is None or margin < best[1] or (margin == best[1] and c.rival < best[0]):
             closest[c.token] = (c.rival, margin)
-    return DesignCheck(symmetric, pivots, closest)
+    return DesignCheck(symmetric, pivots, {m: (k, Fraction(v, scale)) for m, (k, v) in closest.items()})
 
 
 def leaders_under(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]]) -> frozenset[int]:
     """The tokens that lead at layer 0 under A (C_i = {i}), from the exact scores."""
-    s = scores(tokens, A=A)
+    s, _ = integer_scores(tokens, A)
     return frozenset(i for i, row in enumerate(s) if all(row[i] > x for j, x in enumerate(row) if j != i))
 
 

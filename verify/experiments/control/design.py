@@ -33,10 +33,9 @@ import numpy as np
 from ...config import Configuration
 from ...geometry import convex_hull_vertices, origin_in_hull_weights
 from ...linalg import mat_vec, matmul, nullspace, row_basis, solve, transpose
-from ...oracle import scores
 from .constraints import (Constraint, DesignCheck, Matrix, Point, certificate_matrix, check_certificate, check_design,
-                          constraint_matrix, is_zero_constraint, solver_rows, svec, system)
-from .solver import SolverRun, design_program, lambda_min_program
+                          constraint_matrix, integer_scores, is_zero_constraint, solver_rows, svec, system)
+from .solver import SOLVERS, SolverRun, design_program, lambda_min_program
 
 __all__ = ["DENOMINATORS", "DEFAULT_TRIES", "DEFAULT_PROGRAMS", "Design", "Infeasibility", "SystemDecision", "Outcome", "decide_system",
            "control", "realisable", "round_matrix", "round_weights", "assignment"]
@@ -418,8 +417,10 @@ def decide_system(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapp
     if pairs:
         tried.append(f"leaders closer than {float(CLOSE_RATIO):g} of their size given equal A-norms: "
                      + ", ".join(f"{i} and {j}" for i, j in pairs))
+    # The target search asks many systems: Clarabel alone there (SCS is slower and rarely rescues a design).
     design_runs = design_program(rows[kept], objective=objective,
-                                 equalities=_float_normals(normals) if normals else None)
+                                 equalities=_float_normals(normals) if normals else None,
+                                 solvers=SOLVERS if certify else SOLVERS[:1])
     for run in design_runs:
         runs.append(run)
         if run.answer is not None:
@@ -513,7 +514,7 @@ class Outcome:
 def assignment(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]], leaders: Sequence[int],
                fixed: Mapping[int, int]) -> dict[int, int]:
     """Each token outside L to the leader it scores highest under A (exact; ties to the smallest index); ``fixed`` kept."""
-    s = scores(tokens, A=A)
+    s, _ = integer_scores(tokens, A)
     ordered = sorted(leaders)
     chosen = dict(fixed)
     for m in range(len(tokens)):
@@ -594,7 +595,7 @@ def control(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapping[in
         for m in order:
             if m in partial:
                 continue
-            row = scores(tokens, A=current)[m]
+            row = integer_scores(tokens, current)[0][m]
             ranking = sorted(L, key=lambda leader: (-row[leader], leader))
             for leader in ranking:
                 trial = {**partial, m: leader}

@@ -13,6 +13,7 @@ cvxpy is imported inside the functions: it takes seconds to import, and no other
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ class SolverRun:
     objective: float | None = None
     message: str = ""
     answer: np.ndarray | None = field(default=None, compare=False, repr=False)
+    seconds: float = field(default=0.0, compare=False)  # CPU time of building and solving (bench/control.py)
 
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"program": self.program, "solver": self.solver, "status": self.status}
@@ -61,6 +63,7 @@ def _finite(value: Any) -> np.ndarray | None:
 def _run(program: str, build: Any, solver: str) -> tuple[SolverRun, Any]:
     import cvxpy as cp  # heavy: imported by the control command only
 
+    start = time.process_time()
     problem, variable = build(cp)
     try:
         with warnings.catch_warnings():
@@ -68,28 +71,29 @@ def _run(program: str, build: Any, solver: str) -> tuple[SolverRun, Any]:
             warnings.simplefilter("ignore", UserWarning)
             problem.solve(solver=getattr(cp, solver))
     except Exception as error:  # a solver failure is evidence, not a crash
-        return SolverRun(program, solver, "error", message=f"{type(error).__name__}: {error}"[:300]), None
+        return SolverRun(program, solver, "error", message=f"{type(error).__name__}: {error}"[:300],
+                         seconds=time.process_time() - start), None
     status = str(problem.status)
     value = problem.value
     objective = float(value) if isinstance(value, (int, float)) and np.isfinite(value) else None
-    return SolverRun(program, solver, status, objective), variable
+    return SolverRun(program, solver, status, objective, seconds=time.process_time() - start), variable
 
 
-def _solve(program: str, build: Any, extract: Any) -> list[SolverRun]:
+def _solve(program: str, build: Any, extract: Any, solvers: tuple[str, ...] = SOLVERS) -> list[SolverRun]:
     runs: list[SolverRun] = []
-    for solver in SOLVERS:
+    for solver in solvers:
         run, variable = _run(program, build, solver)
         answer = extract(variable) if variable is not None and run.status.startswith("optimal") else None
-        runs.append(SolverRun(run.program, run.solver, run.status, run.objective, run.message, answer))
+        runs.append(SolverRun(run.program, run.solver, run.status, run.objective, run.message, answer, run.seconds))
         if run.status in _DEFINITE and (answer is not None or run.status == "infeasible"):
             break
     return runs
 
 
-def design_program(rows: np.ndarray, *, objective: np.ndarray | None = None,
-                   equalities: np.ndarray | None = None) -> list[SolverRun]:
+def design_program(rows: np.ndarray, *, objective: np.ndarray | None = None, equalities: np.ndarray | None = None,
+                   solvers: tuple[str, ...] = SOLVERS) -> list[SolverRun]:
     """Solver runs for min <C, A> s.t. A >= I, <rows_c, A> >= 1, <equalities_e, A> = 0 (C = I unless ``objective``
-    is given, an SPD matrix); each optimal run carries its A (d x d)."""
+    is given, an SPD matrix); each optimal run carries its A (d x d). ``solvers`` in the order tried."""
     count, d, _ = rows.shape
     flat = rows.reshape(count, d * d)
     weight = np.eye(d) if objective is None else objective
@@ -107,7 +111,7 @@ def design_program(rows: np.ndarray, *, objective: np.ndarray | None = None,
         value = _finite(A.value)
         return None if value is None else (value + value.T) / 2
 
-    return _solve("design", build, extract)
+    return _solve("design", build, extract, solvers)
 
 
 def lambda_min_program(rows: np.ndarray) -> list[SolverRun]:
