@@ -89,6 +89,9 @@ def limits_table() -> str:
          "`--max-work N`"),
         ("`check --layer-budget`, `layer_budget` of a campaign", f"at most {limits.MAX_LAYER_BUDGET:,}", "-"),
         ("`report --jobs`, `--dask-local`", "twice the usable cores, at least 4", "-"),
+        ("`control`", f"at most {limits.CONTROL_MAX_TOKENS} tokens, dimension at most {limits.CONTROL_MAX_DIMENSION}; "
+                      f"`--all-leader-sets` at most {limits.CONTROL_MAX_SUBSETS:,} subsets; `--max-tries` at most "
+                      f"{limits.CONTROL_MAX_TRIES}, `--max-programs` at most {limits.CONTROL_MAX_PROGRAMS:,}", "-"),
     ]
     lines = ["| what | limit | raise it with |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n" + "\n".join(lines) + "\n"

@@ -193,3 +193,12 @@ def test_too_many_subsets_are_refused_before_any_program() -> None:
     circle = [P(F(1 - t * t, 1 + t * t), F(2 * t, 1 + t * t)) for t in (F(k, 3) for k in range(-8, 9))]
     with pytest.raises(InputError, match="all-leader-sets"):
         decide_leader_sets(circle, max_subsets=2 ** 16)
+
+
+def test_integer_scores_agree_with_the_independent_oracle() -> None:
+    from verify.experiments.control.constraints import integer_scores
+    from verify.oracle import scores
+
+    A = [[F(3), F(-1, 2)], [F(-1, 2), F(7, 5)]]
+    rows, scale = integer_scores(EMERGING, A)
+    assert [[F(x, scale) for x in row] for row in rows] == scores(EMERGING, A=A)

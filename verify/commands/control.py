@@ -110,36 +110,37 @@ def _print_outcome(out: Any, config: Configuration, outcome: Outcome, shown: str
     leaders = ",".join(map(str, outcome.leaders))
     out.print(Text(f"{shown}: n = {config.n} tokens in d = {config.d}; leaders {{{leaders}}}"
                    + (f", requested targets {_pairs(outcome.requested)}" if outcome.requested else "")
-                   + f": {outcome.kind.upper()}" + (" at layer 0" if outcome.kind == "impossible" else "")))
+                   + f": {outcome.kind.upper()}" + (" at layer 0" if outcome.kind == "impossible" else "")), soft_wrap=True)
     if config.A is not None:
-        out.print(Text("the configuration's own A is ignored and replaced by the one chosen here"))
+        out.print(Text("the configuration's own A is ignored and replaced by the one chosen here"), soft_wrap=True)
     if outcome.kind == "realised" and outcome.design is not None and outcome.targets is not None:
         design = outcome.design
         pivots = ", ".join(short_number(p) for p in design.check.pivots or ())
-        out.print(Text(f"A (rational, symmetric positive definite: exact LDL^T pivots {pivots}):"))
+        out.print(Text(f"A (rational, symmetric positive definite: exact LDL^T pivots {pivots}):"), soft_wrap=True)
         for line in _matrix_lines(design.A):
-            out.print(Text(line))
+            out.print(Text(line), soft_wrap=True)
         roles = {**{i: i for i in outcome.leaders}, **outcome.targets}
         out.print(_design_table(config, design, roles, outcome.leaders, limits=True))
     elif outcome.kind == "impossible" and outcome.infeasibility is not None:
         certificate = outcome.infeasibility
         S = "S = 0" if certificate.zero else "S positive semidefinite (exact elimination)"
-        out.print(Text(f"certificate: y >= 0 on {len(certificate.weights)} constraints <M(m; t, k), A> > 0 of the "
-                       f"system, S = -sum y_c M(m; t, k): {S}; found by: {_STEP[certificate.step]}"))
-        table = Table(title="the weights y (M(m; t, k) = sym(z_m (z_t - z_k)^T))")
+        out.print(Text(f"certificate: weights y >= 0 on {len(certificate.weights)} constraints <M(m; t, k), A> > 0 of "
+                       f"the system, with M(m; t, k) = sym(z_m (z_t - z_k)^T) and S = -sum y M(m; t, k): {S}; found "
+                       f"by: {_STEP[certificate.step]}"), soft_wrap=True)
+        table = Table(title="the weights y")
         for column in ("token m", "attends to t", "rival k", "y"):
             table.add_column(column)
         for c, y in sorted(certificate.weights.items()):
             table.add_row(str(c.token), str(c.attends_to), str(c.rival), short_number(y))
         out.print(table)
     else:
-        out.print(Text(f"reason: {outcome.reason}"))
+        out.print(Text(f"reason: {outcome.reason}"), soft_wrap=True)
         if outcome.leading is not None:
-            out.print(Text("an exact A under which every listed token leads at layer 0 (other tokens not locked):"))
+            out.print(Text("an exact A under which every listed token leads at layer 0 (other tokens not locked):"), soft_wrap=True)
             for line in _matrix_lines(outcome.leading.A):
-                out.print(Text(line))
+                out.print(Text(line), soft_wrap=True)
     if outcome.tried and outcome.kind != "realised":
-        out.print(Text("tried:"))
+        out.print(Text("tried:"), soft_wrap=True)
         for line in outcome.tried:
             out.print(Text(f"  - {one_line(line)}"), soft_wrap=True)
     proves, not_proved = statements(outcome)
@@ -155,9 +156,9 @@ def _print_sets(out: Any, config: Configuration, result: LeaderSets, shown: str)
     counts = {kind: len(result.of_kind(kind)) for kind in ("feasible", "impossible", "inconclusive")}
     out.print(Text(f"{shown}: n = {config.n} tokens in d = {config.d}; {len(result.hull.vertices)} hull vertices "
                    f"{list(result.hull.vertices)}; {len(result.subsets):,} nonempty subsets decided with "
-                   f"{result.programs} programs"))
+                   f"{result.programs} programs"), soft_wrap=True)
     out.print(Text(f"realisable at layer 0: {counts['feasible']:,}; impossible at layer 0: {counts['impossible']:,}; "
-                   f"inconclusive: {counts['inconclusive']:,}"))
+                   f"inconclusive: {counts['inconclusive']:,}"), soft_wrap=True)
     out.print(Text("maximal realisable sets (every subset of one is realisable): "
                    + "; ".join("{" + ",".join(map(str, s)) + "}" for s in result.maximal_feasible()) or "none"),
               soft_wrap=True)
@@ -165,7 +166,7 @@ def _print_sets(out: Any, config: Configuration, result: LeaderSets, shown: str)
                    + ("; ".join("{" + ",".join(map(str, s)) + "}" for s in result.minimal_impossible()) or "none")),
               soft_wrap=True)
     for leaders in result.of_kind("inconclusive"):
-        out.print(Text("inconclusive: {" + ",".join(map(str, leaders)) + "}"))
+        out.print(Text("inconclusive: {" + ",".join(map(str, leaders)) + "}"), soft_wrap=True)
     out.print(Text("each answer is backed by an exact certificate in --json (a design's A, or weights y with S "
                    "positive semidefinite); 'impossible' is about layer 0 only: a token may still emerge as a leader "
                    "later (docs/theory.md D10)"), soft_wrap=True)

@@ -41,7 +41,7 @@ STATEMENTS: dict[str, tuple[str, str]] = {
     "realised": ("under A, exactly the listed tokens lead from layer 0 on and every other token attends only to its "
                  "target leader at every layer, converging to it geometrically; so for every alpha > 0 the leader set "
                  "is exactly L and every limit is its target's position (docs/theory.md D10)",
-                 "nothing about other matrices A"),
+                 "anything about the dynamics under another A, the configuration's own included"),
     "impossible": ("no symmetric positive definite A makes every listed token lead at layer 0",
                    "a listed token may still emerge as a leader at a later layer under some A, so L may still be the "
                    "final leader set (docs/theory.md D10, 'What it does not say')"),
