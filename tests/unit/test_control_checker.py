@@ -96,7 +96,7 @@ def _set(path: tuple, value: Any) -> Callable[[dict], None]:
 
 def _swap_first_target(data: dict) -> None:
     entry = data["targets"][0]
-    entry["target"] = next(l for l in data["leaders"] if l != entry["target"])
+    entry["target"] = next(leader for leader in data["leaders"] if leader != entry["target"])
 
 
 def _swap_first_target_everywhere(data: dict) -> None:
