@@ -41,9 +41,9 @@ class HullCertificate:
     inside: dict[int, dict[int, Fraction]]
 
 
-def hull_certificate(tokens: Sequence[Point]) -> HullCertificate:
-    """The exact hull vertices of distinct tokens, certified both ways."""
-    vertices = tuple(convex_hull_vertices(tokens))
+def hull_certificate(tokens: Sequence[Point], vertices: Sequence[int] | None = None) -> HullCertificate:
+    """The exact hull vertices of distinct tokens (``vertices`` when the caller has them), certified both ways."""
+    vertices = tuple(convex_hull_vertices(tokens) if vertices is None else vertices)
     directions: dict[int, list[Fraction]] = {}
     for v in vertices:
         direction = separating_direction(v, tokens)
@@ -120,11 +120,11 @@ def decide_leader_sets(tokens: Sequence[Point], *, max_subsets: int,
     Raises :class:`InputError` (field ``--all-leader-sets``) when there are more than
     ``max_subsets`` subsets, before any work.
     """
-    hull = hull_certificate(tokens)
-    vertices = hull.vertices
+    vertices = tuple(convex_hull_vertices(tokens))
     refusal = subset_count_refusal(len(vertices), max_subsets)
-    if refusal is not None:
+    if refusal is not None:  # before the hull is certified and before any program
         raise InputError("--all-leader-sets", refusal)
+    hull = hull_certificate(tokens, vertices)
     full = (1 << len(vertices)) - 1
     decided: dict[int, tuple[str, int | None, tuple[str, ...]]] = {}
     designs: list[Design] = []
