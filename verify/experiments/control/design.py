@@ -7,18 +7,20 @@ map t) in this order, stopping at the first exact answer:
    convex hull of the other tokens (then sum_j w_j M(i; i, j) = 0: the zero-S certificate);
 2. the design program (:func:`.solver.design_program`), its A rounded to p/10^k for
    k = 0, 1, ..., 12 until the exact check holds (SPD by exact LDL^T pivots, every margin > 0);
+   leaders closer than :data:`CLOSE_RATIO` of their size get equal A-norms as an exact equality;
 3. the lambda_min program, its y rounded the same way until S = -sum_c y_c M_c is positive
-   semidefinite exactly;
+   semidefinite exactly, or, when S is singular, one exact facial-reduction step;
 4. the exact linear program sum_c y_c M_c = 0, sum y = 1, y >= 0 (cdd, GMP);
+5. steps 3 and 4 for each leader alone (its certificate decides every system containing it);
 
 and otherwise says what was tried (inconclusive, never either answer). Given the same solver
 output the exact A and y are the same (the rounding is a fixed function of it).
 
 :func:`control` is the command's question: a design in which exactly L leads and every other
 token attends to one leader from layer 0 on. It decides L with the requested targets first; if
-L can lead, the search of docs/theory.md D10 looks for the other targets: assign each token to
-the leader it scores highest under the current A, decide the full system, and perturb the
-objective of the design program (seeded) to reach other assignments, up to ``max_tries``.
+L can lead, the search of docs/theory.md D10 looks for the other targets: the map sending each
+token to the leader it scores highest under L's A, then one token at a time, its leaders in
+decreasing score, in seeded orders, up to ``max_tries`` passes and ``max_programs`` programs.
 :func:`realisable` decides L alone (the lab's question: can L lead at layer 0?).
 """
 
