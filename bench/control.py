@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from verify.experiments.control import design  # noqa: E402
 from verify.experiments.control.design import control, decide_system  # noqa: E402
 from verify.experiments.control.leader_sets import decide_leader_sets  # noqa: E402
-from verify.geometry import convex_hull_vertices  # noqa: E402
+from verify.core.geometry import convex_hull_vertices  # noqa: E402
 
 SIZES = [(10, 2), (10, 4), (20, 2), (20, 4), (20, 8), (50, 2), (50, 4), (50, 8)]
 SEEDS = (0, 1, 2)

@@ -28,11 +28,11 @@ from hypothesis import strategies as st
 
 from verify import _checker_control as checker
 from verify import simulate
-from verify.config import Configuration
+from verify.core.config import Configuration
 from verify.experiments.control.constraints import leaders_under
 from verify.experiments.control.design import control, decide_system
 from verify.experiments.control.result import outcome_json
-from verify.geometry import convex_hull_vertices
+from verify.core.geometry import convex_hull_vertices
 from verify.strategies import configurations
 from verify.testing import record_event
 

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from verify.experiments.control.study import draw_two_clusterings, run_study  # noqa: E402
-from verify.io import atomic_write_bytes, atomic_write_text  # noqa: E402
+from verify.core.io import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 FIGURE = "two-clusterings.png"
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.cli import main
-from verify.limits import CONTROL_MAX_TOKENS
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.core import exitcodes
+from verify.app.cli import main
+from verify.core.limits import CONTROL_MAX_TOKENS
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 import verify
 from verify.experiments.control.design import control
 from verify.experiments.control.result import outcome_json
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 CHECKER = Path(verify.__file__).parent / "_checker_control.py"
 DRIVER = r"""
@@ -87,7 +87,7 @@ def test_the_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
 def test_the_blocker_really_blocks(tmp_path: Path) -> None:
     lone = tmp_path / "lone"
     lone.mkdir()
-    (lone / "checker.py").write_text("import verify.numbers\n", encoding="utf-8")
+    (lone / "checker.py").write_text("import verify.core.numbers\n", encoding="utf-8")
     result = subprocess.run([sys.executable, "-I", "-S", "-c", DRIVER, str(lone / "checker.py"), "x.json"],
                             capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert result.returncode != 0 and ("ModuleNotFoundError" in result.stderr or "ImportError" in result.stderr)

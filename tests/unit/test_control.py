@@ -8,14 +8,14 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from verify import linalg
+from verify.core import linalg
 from verify.experiments.control.constraints import (Constraint, certificate_matrix, check_certificate, check_design,
                                                     constraint_matrix, leaders_under, system)
 from verify.experiments.control.design import (control, decide_system, round_matrix, round_weights,
                                                simplest_fraction)
 from verify.experiments.control.leader_sets import decide_leader_sets, subset_count_refusal
-from verify.numbers import InputError
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.core.numbers import InputError
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 
 def P(*coords: object) -> tuple[F, ...]:
@@ -197,7 +197,7 @@ def test_too_many_subsets_are_refused_before_any_program() -> None:
 
 def test_integer_scores_agree_with_the_independent_oracle() -> None:
     from verify.experiments.control.constraints import integer_scores
-    from verify.oracle import scores
+    from verify.core.oracle import scores
 
     A = [[F(3), F(-1, 2)], [F(-1, 2), F(7, 5)]]
     rows, scale = integer_scores(EMERGING, A)

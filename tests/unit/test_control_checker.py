@@ -12,11 +12,11 @@ from typing import Any, Callable
 import pytest
 
 from verify import _checker_control as checker
-from verify.config import make_configuration
+from verify.core.config import make_configuration
 from verify.experiments.control.design import DEFAULT_PROGRAMS, DEFAULT_TRIES, control
 from verify.experiments.control.leader_sets import decide_leader_sets
 from verify.experiments.control.result import leader_sets_json, outcome_json
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 EMERGING = WORKED_CONFIGURATIONS["emerging_leader"]
 VERTEX_THAT_CANNOT_LEAD = make_configuration([[1, 0], [2, 0], [2, 1], [2, -1], [3, 0]], alpha="1/2")

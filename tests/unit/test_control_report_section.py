@@ -9,9 +9,9 @@ from pathlib import Path
 
 from verify.experiments.control import report_section as control
 from verify.experiments.control.study import FORMAT
-from verify.report.build import SECTION_PROVIDERS, collect_optional_sections
-from verify.report.glance import at_a_glance
-from verify.report.render import build_document, to_markdown
+from verify.app.report.build import SECTION_PROVIDERS, collect_optional_sections
+from verify.app.report.glance import at_a_glance
+from verify.app.report.render import build_document, to_markdown
 
 
 def _row(group: str, realisable: int, impossible: int, *, all_vertices: str = "realisable", locked: int = 1) -> dict:

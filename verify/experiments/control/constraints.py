@@ -11,8 +11,8 @@ the margin by which token m scores t above k. A token i leads at layer 0 iff eve
 A :class:`Constraint` names one such strict inequality; a *system* is the list of them for a
 leader set L and a (possibly partial) target map. Everything that decides is exact here: the
 margins come from the exact score matrix in integers (:func:`integer_scores`), positive definiteness
-from the exact LDL^T pivots (:mod:`verify.linalg`), positive semidefiniteness of
-S = -sum_c y_c M_c from exact symmetric elimination (:func:`verify.linalg.is_positive_semidefinite`).
+from the exact LDL^T pivots (:mod:`verify.core.linalg`), positive semidefiniteness of
+S = -sum_c y_c M_c from exact symmetric elimination (:func:`verify.core.linalg.is_positive_semidefinite`).
 :func:`solver_rows` gives the float rows a solver sees: evidence only.
 """
 
@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from flint import fmpz_mat
 
-from ...linalg import is_positive_semidefinite, is_symmetric, ldl_decomposition
+from verify.core.linalg import is_positive_semidefinite, is_symmetric, ldl_decomposition
 
 __all__ = ["Constraint", "Matrix", "Point", "system", "constraint_matrix", "is_zero_constraint", "DesignCheck",
            "integer_scores", "check_design", "leaders_under", "combination", "certificate_matrix", "check_certificate",
@@ -124,7 +124,7 @@ def _token_integers(tokens: tuple[Point, ...]) -> tuple[fmpz_mat, fmpz_mat, int]
 def integer_scores(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
     """The exact score matrix as integers: s[i][j] = <A z_i, z_j> = rows[i][j] / scale (python-flint products).
 
-    The same numbers as :func:`verify.oracle.scores`, kept as integers over one positive scale so
+    The same numbers as :func:`verify.core.oracle.scores`, kept as integers over one positive scale so
     that a margin is one integer subtraction (the target search compares thousands of them).
     """
     N, N_transposed, common = _token_integers(tuple(tuple(z) for z in tokens))

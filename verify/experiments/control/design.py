@@ -32,9 +32,9 @@ from typing import Callable, Literal, Mapping, Sequence
 
 import numpy as np
 
-from ...config import Configuration
-from ...geometry import convex_hull_vertices, origin_in_hull_weights
-from ...linalg import mat_vec, matmul, nullspace, row_basis, solve, transpose
+from verify.core.config import Configuration
+from verify.core.geometry import convex_hull_vertices, origin_in_hull_weights
+from verify.core.linalg import mat_vec, matmul, nullspace, row_basis, solve, transpose
 from .constraints import (Constraint, DesignCheck, Matrix, Point, certificate_matrix, check_certificate, check_design,
                           constraint_matrix, integer_scores, is_zero_constraint, solver_rows, svec, system)
 from .solver import SOLVERS, SolverRun, design_program, lambda_min_program

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Literal, Sequence
 
-from ...config import Configuration
-from ...geometry import convex_hull_vertices, origin_in_hull_weights, separating_direction
-from ...numbers import InputError
+from verify.core.config import Configuration
+from verify.core.geometry import convex_hull_vertices, origin_in_hull_weights, separating_direction
+from verify.core.numbers import InputError
 from .constraints import Point, leaders_under
 from .design import Design, Infeasibility, decide_system
 

@@ -1,4 +1,4 @@
-"""Leader control's section of the verification report (the protocol of :mod:`verify.sections`).
+"""Leader control's section of the verification report (the protocol of :mod:`verify.experiments.sections`).
 
 It reads RUNS/control/study.json, written with its figure ``two-clusterings.png`` by
 ``python scripts/control_study.py`` (:mod:`.study`): the rounding rates (how often the solver's
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ...numbers import InputError
-from ...sections import Figure, Section, Table
+from verify.core.numbers import InputError
+from verify.experiments.sections import Figure, Section, Table
 from .study import FORMAT
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",

@@ -23,9 +23,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from ... import exitcodes
-from ...config import Configuration
-from ...numbers import rational_to_str
+from verify.core import exitcodes
+from verify.core.config import Configuration
+from verify.core.numbers import rational_to_str
 from .constraints import Constraint
 from .design import Design, Infeasibility, Outcome
 from .leader_sets import LeaderSets

@@ -5,7 +5,7 @@ certificates are found.
 file (format ``hardmax-verify/control-study-v1``) and, beside it, the figure of one configuration
 with two matrices A that cluster the same tokens two ways; the report's section
 (:mod:`.report_section`) reads both. Everything is drawn from ``numpy.random.default_rng(seed)``
-and the seeded families of :mod:`verify.families`, so the same seed and versions give the same
+and the seeded families of :mod:`verify.core.families`, so the same seed and versions give the same
 configurations; the rounded certificates depend on the solver's output (docs/control.md,
 "Reproducibility"). What it measures:
 
@@ -27,11 +27,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ...config import Configuration
-from ...families import FAMILIES, INSIDE_FAMILIES, generate
-from ...geometry import convex_hull_vertices
-from ...numbers import rational_to_str
-from ...worked import WORKED_CONFIGURATIONS
+from verify.core.config import Configuration
+from verify.core.families import FAMILIES, INSIDE_FAMILIES, generate
+from verify.core.geometry import convex_hull_vertices
+from verify.core.numbers import rational_to_str
+from verify.core.worked import WORKED_CONFIGURATIONS
 from .design import control, decide_system
 from .leader_sets import decide_leader_sets
 
