@@ -235,7 +235,7 @@ class _RationalOutward:
         return round_down(a * b)
 
     def exp_neg_up(self, x: Fraction) -> Fraction:
-        return exp_neg_upper(x)
+        return exp_neg_upper(max(x, Fraction(0)))  # x < 0 only where the caller stops anyway
 
 
 class _FloatOutward:
