@@ -118,6 +118,11 @@ class SoftmaxAgreement:
     def count(self) -> int:
         return int(self.certified.sum())
 
+    def stop_layers(self) -> dict[str, int]:
+        """How many reviews' certificates stopped at each layer (a key per layer, as text for JSON)."""
+        values, counts = np.unique(self.stop_layer[self.stop_layer >= 0], return_counts=True)
+        return {str(int(v)): int(c) for v, c in zip(values, counts)}
+
     def reasons(self) -> dict[str, int]:
         """How many reviews are not certified, by reason."""
         values, counts = np.unique(self.reason[~self.certified], return_counts=True)
@@ -130,6 +135,17 @@ def _float_norm_upper(rows: np.ndarray) -> np.ndarray:
     for c in range(rows.shape[-1]):
         total = np.nextafter(total + np.nextafter(rows[..., c] * rows[..., c], np.inf), np.inf)
     return sqrt_upper_float(total)
+
+
+def _radius_upper(tokens: np.ndarray) -> np.ndarray:
+    """(B,) upper bounds of R = max_i ||z_i|| for (B, n, d) float tokens (d <= 64).
+
+    A float sum of d rounded squares, in any order (BLAS, FMA), is within a relative gamma_{d+1}
+    < 2^-45 of the exact sum, plus at most d 2^-1075 lost to underflow: (1 + 2^-40) and 2^-1000
+    cover both and the rounding of that correction itself.
+    """
+    squares = np.einsum("bnd,bnd->bn", tokens, tokens).max(axis=1)
+    return sqrt_upper_float(np.nextafter(squares * (1.0 + 2.0 ** -40) + 2.0 ** -1000, np.inf))
 
 
 def exact_review(tokens: np.ndarray, *, alpha: float, w: np.ndarray, b: float, layers: int,
@@ -204,6 +220,8 @@ def certified_evaluation(weights: ModelWeights, ids: np.ndarray, labels: np.ndar
     distinct = np.zeros(N, dtype=np.int64)
     final_all = np.zeros((N, n, d)) if keep_final else None
     if softmax_beta is not None:
+        if d > 64:
+            raise ValueError(f"softmax_beta: the certificate's float bounds assume d <= 64, got d = {d}")
         if not (softmax_beta > 0 and np.isfinite(softmax_beta)):
             raise ValueError(f"softmax_beta: expected a positive finite inverse temperature, got {softmax_beta}")
         soft = SoftmaxAgreement(float(softmax_beta), np.zeros(N, dtype=bool), np.full(N, np.inf),
@@ -231,7 +249,7 @@ def certified_evaluation(weights: ModelWeights, ids: np.ndarray, labels: np.ndar
         if final_all is not None:
             final_all[rows] = result.final
         if softmax_beta is not None and result.score_margin is not None:
-            radius = _float_norm_upper(tokens).max(axis=1)
+            radius = _radius_upper(tokens)
             bounds = float_bounds(result.score_margin, radius=radius, alpha=alpha, n=n, beta=float(softmax_beta))
             with np.errstate(all="ignore"):
                 logit_lower = np.nextafter(np.abs(block_logits) - bound, -np.inf)
