@@ -326,7 +326,7 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
         layer = _Layer(positions, A)
         eps = bounds[k]
         _require(eps >= 0, f"layer {k}: negative bound")
-        if k == last:  # the stated stop
+        if k == last and stop is not None:  # the stated stop
             if stop["reason"] == "tie":
                 _require(layer.tie is not None, f"layer {k}: the certificate stops for a tie, but no attention set "
                                                  "holds two distinct positions")
@@ -336,22 +336,22 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
         else:
             _require(layer.tie is None, f"layer {k}: an attention set holds two distinct positions, so the bound "
                                         "cannot continue past this layer")
-        _require(margins[k] == layer.margin,
-                 f"layer {k}: stated margin {_short(margins[k])} is not the replay's delta_k = {_short(layer.margin)}")
-        needed_eta = norm * eps * (2 * R + eps)
-        if layer.margin is not None or etas[k] is not None:
-            _require(etas[k] is not None and etas[k] >= needed_eta,
+        margin, eta = layer.margin, etas[k]
+        _require(margins[k] == margin,
+                 f"layer {k}: stated margin {_short(margins[k])} is not the replay's delta_k = {_short(margin)}")
+        if margin is not None or eta is not None:
+            _require(eta is not None and eta >= norm * eps * (2 * R + eps),
                      f"layer {k}: eta_k is below ||A|| (2 R eps_k + eps_k^2)")
         if k == last:  # stop for the margin
-            _require(layer.margin is not None and layer.margin <= 2 * etas[k],
+            _require(margin is not None and eta is not None and margin <= 2 * eta,
                      f"layer {k}: the certificate stops for the margin, but delta_k > 2 eta_k")
             break
         following = bounds[k + 1]
-        if layer.margin is None:
+        if margin is None or eta is None:
             _require(following >= eps, f"layer {k + 1}: the bound decreased")
         else:
-            _require(layer.margin > 2 * etas[k], f"layer {k}: delta_k <= 2 eta_k, the certificate must stop here")
-            exponent = beta * (layer.margin - 2 * etas[k])
+            _require(margin > 2 * eta, f"layer {k}: delta_k <= 2 eta_k, the certificate must stop here")
+            exponent = beta * (margin - 2 * eta)
             weight = 2 * gamma * (R + eps) * (n - 1)
             increase = following - eps
             if weight == 0:
@@ -368,8 +368,9 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
 
 def _check_tie_tokens(stop: dict, layer: _Layer, n: int) -> None:
     token, pair = stop.get("token"), stop.get("tokens")
-    _require(isinstance(token, int) and 0 <= token < n and isinstance(pair, list) and len(pair) == 2
-             and all(isinstance(j, int) and 0 <= j < n for j in pair), "stop: expected the token and the tied pair")
+    if not (isinstance(token, int) and 0 <= token < n and isinstance(pair, list) and len(pair) == 2
+            and all(isinstance(j, int) and 0 <= j < n for j in pair)):
+        raise _Rejected("stop: expected the token and the tied pair")
     top = layer.top[layer.positions[token]]
     a, b = (layer.positions[j] for j in pair)
     _require(a != b and a in top and b in top, "stop: the stated tokens do not tie at distinct positions for the token")

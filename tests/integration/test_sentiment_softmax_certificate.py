@@ -107,3 +107,13 @@ def test_without_softmax_beta_nothing_changes():
     with_soft = certified_evaluation(weights, ids, layers=LAYERS, softmax_beta=BETA)
     assert plain.softmax is None
     assert (plain.predictions == with_soft.predictions).all() and (plain.logits == with_soft.logits).all()
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-160, 1e-310, 1e100])
+def test_radius_upper_bounds_the_exact_largest_norm(scale):
+    rng = np.random.default_rng(5)
+    tokens = rng.normal(0, 1, size=(20, 12, 16)) * scale
+    radius = evaluation_module._radius_upper(tokens)
+    for b in range(20):
+        largest = max(sum((Fraction(float(x)) ** 2 for x in row), Fraction(0)) for row in tokens[b])
+        assert Fraction(float(radius[b])) ** 2 >= largest

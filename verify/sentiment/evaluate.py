@@ -260,7 +260,7 @@ def certified_evaluation(weights: ModelWeights, ids: np.ndarray, labels: np.ndar
             soft.certified[rows] = ~needs_exact & (bounds.stop_layer < 0) & decoder_ok
         for local in np.flatnonzero(needs_exact):
             exact = exact_review(tokens[local], alpha=alpha, w=w, b=b, layers=layers, softmax_beta=softmax_beta)
-            r = start + local
+            r = int(start + local)
             if softmax_beta is not None and exact.softmax is not None:
                 _record_exact_certificate(soft, r, exact, w_norm_exact)
             logits[r] = float(exact.logit)
