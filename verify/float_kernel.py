@@ -17,6 +17,7 @@ MARGIN_DOWN = 1.0 - 2.0 ** -50
 MARGIN_UP = 1.0 + 2.0 ** -50
 # Below this a computed margin may have lost its meaning to underflow: it is reported as 0 (no margin).
 MARGIN_FLOOR = 2.0 ** -900
+LARGEST_FLOAT = 1.7976931348623157e308
 
 __all__ = ["compile_ahead", "layer_kernel"]
 
@@ -117,7 +118,8 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
                 # with the row's second score and the configuration-wide E (float_dynamics docstring).
                 lower = (top - second) * MARGIN_DOWN - (bound_top + bound_any) * BOUND_SAFETY * MARGIN_UP
                 lower = lower * MARGIN_DOWN
-                margin[b, u] = lower if lower > MARGIN_FLOOR else 0.0
+                # An overflowed difference is still a huge margin, never "no other point" (+inf).
+                margin[b, u] = min(lower, LARGEST_FLOAT) if lower > MARGIN_FLOOR else 0.0
             if equal == 1:
                 for r in range(d):
                     new_Z[b, u, r] = (Z[b, u, r] + a * Z[b, best, r]) / (1.0 + a)

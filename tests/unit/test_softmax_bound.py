@@ -179,3 +179,26 @@ def test_float_bounds_stop_where_no_margin_is_proven():
                           n=4, beta=100.0)
     assert list(result.stop_layer) == [1, 1] and list(result.stop_reason) == ["undecided", "undecided"]
     assert np.isinf(result.bound).all()
+
+
+def test_float_engine_margins_are_lower_bounds_of_the_exact_margins():
+    """simulate_batch's score_margin (the float kernel's proven lower bound) against the exact margins."""
+    from verify.float_dynamics import simulate_batch
+
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        n, d = int(rng.integers(2, 7)), int(rng.integers(1, 4))
+        tokens = rng.normal(0, 1, size=(n, d)) * float(rng.choice([1e-3, 1.0, 1e3]))
+        tokens[-1] = tokens[0]  # a duplicated token
+        batch = simulate_batch(tokens[None], alpha=0.75, layers=3)
+        if batch.undecided[0]:
+            continue
+        exact = exact_layers([[float(x) for x in row] for row in tokens], alpha=Fraction(3, 4))
+        for k, layer in zip(range(3), exact):
+            margin = layer_margin(layer).margin
+            lower = batch.score_margin[0, k]
+            if margin is None:
+                assert lower == np.inf
+            else:
+                assert Fraction(float(lower)) <= margin
+                assert Fraction(float(lower)) >= margin * (1 - Fraction(1, 10 ** 9)) - Fraction(1, 10 ** 200)
