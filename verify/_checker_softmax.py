@@ -44,7 +44,7 @@ MAX_TOKENS = 4096
 MAX_DIMENSION = 64
 MAX_LAYERS = 100_000
 MAX_DIGITS = 200_000          # longest number string read
-DEFAULT_MAX_WORK = 20_000_000  # n^2 d (layers replayed), checked before the replay
+DEFAULT_MAX_WORK = 20_000_000  # n^2 d (L + 1)(1 + L/100) through layer L, checked before the replay
 DEFAULT_MAX_BYTES = 1 << 28
 BITS = 160                    # the checker's own rounding precision (the certificate's slack is 2^-32)
 SERIES_TERMS = 30
@@ -257,9 +257,11 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
     records = cert.get("records")
     if not isinstance(records, list) or not 0 < len(records) <= layers + 1:
         raise BadInput("softmax_certificate.records: expected 1..layers+1 layer records")
-    work = n * n * d * len(records)
+    # Exact numbers grow with the layers replayed: the same measure as verify/certcheck.py's replay.
+    work = n * n * d * len(records) * (1 + len(records) // 100)
     if work > max_work:
-        raise BadInput(f"replay work n^2 d (layers) = {work} exceeds the limit of {max_work} (raise it with --max-work)")
+        raise BadInput(f"replay work n^2 d (L + 1)(1 + L/100) = {work} exceeds the limit of {max_work} "
+                       "(raise it with --max-work)")
     Z0 = [tuple(_config_number(x, f"config.tokens[{i}][{c}]") for c, x in enumerate(t)) for i, t in enumerate(tokens)]
     alpha = _config_number(config.get("alpha"), "config.alpha")
     if alpha <= 0:
