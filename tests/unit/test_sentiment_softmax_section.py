@@ -29,7 +29,8 @@ def test_totals_per_d_and_the_report_table():
     assert by_d[(2, 8)]["not_certified"] == {"margin": 187, "decoder": 5}
     assert abs(by_d[(2, 8)]["measured_agreement"] - 0.998) < 1e-12
     assert by_d[(16, 8)]["measured_agreement"] is None
-    assert "d = 2: 4.0% certified vs 99.80% measured" in summary["summary"] and "d = 16: 60.0%" in summary["summary"]
+    assert "d = 2: 8 of 200 (4.00%) certified vs 99.80% measured" in summary["summary"]
+    assert "d = 16: 60 of 100 (60.00%) certified" in summary["summary"]
 
     fields = report_section.item_fields(Path("softmax-certificate.json"), summary)
     section = report_section.section({"files": [{**fields, "path": "runs/sentiment/softmax-certificate.json"}],

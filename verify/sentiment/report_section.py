@@ -218,9 +218,9 @@ def _softmax_certificate_tables(block: Mapping[str, Any]) -> list[Table]:
                   "(softmax within eps_k of the exact hardmax trajectory at every layer) holds through layer K and "
                   "the hardmax logit exceeds ||w|| eps_K, both proven in outward-rounded arithmetic "
                   "(docs/softmax.md); the measured agreement is the float softmax model's, evidence. The bound "
-                  "uses the smallest score margin over all tokens of a review, so reviews whose rows keep "
-                  "near-tied tokens stop early: the count is a proven lower bound of the agreement, not an "
-                  f"estimate of it. Source: `{item.get('path', 'softmax-certificate.json')}`.")))
+                  "uses the smallest score margin over all tokens of a review, so reviews with near-tied tokens, "
+                  "and models whose tokens cluster fast (large alpha), stop early: the count is a proven lower "
+                  f"bound of the agreement, not an estimate of it. Source: `{item.get('path', 'softmax-certificate.json')}`.")))
     return tables
 
 
