@@ -387,6 +387,10 @@ _protocol_option = click.option("--protocol", "protocol_path", type=click.Path(d
                                 help="The preregistered protocol file (TOML): its runs, settings and studies.")
 _runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
                                 help="Where the runs' checkpoints, epoch weights and evaluations are written.")
+_collected_option = click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+                                 default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
+                                 help="Finished runs' records ('protocol collect' writes them): a run collected "
+                                      "here under the same protocol file counts as finished.")
 
 
 @protocol_group.command("run")
@@ -395,19 +399,21 @@ _runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, p
 @_data_option
 @_cache_option
 @click.option("--only", multiple=True, help="Run only this run of the protocol (repeatable), e.g. d2-K8-s0.")
+@_collected_option
 def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_dir: Path | None,
-                 only: tuple[str, ...]) -> int:
+                 only: tuple[str, ...], results_dir: Path) -> int:
     """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
 
     Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
     in progress, and running the same command again continues. Started several times on the same
-    RUNS_DIR, the runners share the queue: each skips the runs another is working on.
+    RUNS_DIR, the runners share the queue: each skips the runs another is working on. Runs already
+    collected into RESULTS are skipped, so a fresh RUNS_DIR continues where the saved results end.
     """
     from ..sentiment.protocol import load_protocol, run_queue
 
     protocol = load_protocol(protocol_path)
     data = resolve_data(data)
-    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only,
+    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, results_dir=results_dir,
               echo=lambda line: click.echo(line, err=True))
     return exitcodes.SUCCESS
 
@@ -415,12 +421,13 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
 @protocol_group.command("status")
 @_protocol_option
 @_runs_dir_option
+@_collected_option
 @json_option("the status of every run")
-def protocol_status(protocol_path: Path, runs_dir: Path, json_to: str | None) -> int:
-    """Which runs are finished, in progress (epochs, validation accuracy so far) or not started."""
+def protocol_status(protocol_path: Path, runs_dir: Path, results_dir: Path, json_to: str | None) -> int:
+    """Which runs are finished, collected earlier, in progress (epochs, validation accuracy so far) or not started."""
     from ..sentiment.protocol import load_protocol, queue_status
 
-    status = queue_status(load_protocol(protocol_path), runs_dir)
+    status = queue_status(load_protocol(protocol_path), runs_dir, results_dir=results_dir)
     lines = []
     for record in status:
         extra = ""
@@ -428,7 +435,8 @@ def protocol_status(protocol_path: Path, runs_dir: Path, json_to: str | None) ->
             extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
                      f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}")
         lines.append(f"{record['run']:<22} {record['state']:<12}{extra}")
-    counts = {state: sum(r["state"] == state for r in status) for state in ("finished", "in progress", "not started")}
+    counts = {state: sum(r["state"] == state for r in status)
+              for state in ("finished", "collected", "in progress", "not started")}
     lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
     echo_summary("\n".join(lines), json_to)
     emit_json(status, json_to)
