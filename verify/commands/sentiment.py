@@ -564,8 +564,13 @@ def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, mod
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True,
               help="summary.json and the figures are written here.")
+@click.option("--models", "models_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("models/reproduction"), show_default=True,
+              help="Published checkpoints ('protocol collect' writes them): their training histories give the "
+                   "validation-loss columns of the training-length table.")
 @json_option("the summary (the same as OUT/summary.json)")
-def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, json_to: str | None) -> int:
+def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, models_dir: Path,
+                      json_to: str | None) -> int:
     """The protocol's tables (mean ± sd over seeds), the authors' figures beside, and the conclusion sentence."""
     from ..io import atomic_directory
     from ..sentiment.protocol import load_protocol
@@ -575,7 +580,7 @@ def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, jso
     evaluations, interpretations = load_results(results_dir)
     with atomic_directory(out_dir) as staging:
         staging.chmod(0o755)
-        summary = summarize(protocol, evaluations, interpretations, figures_dir=staging)
+        summary = summarize(protocol, evaluations, interpretations, figures_dir=staging, models_dir=models_dir)
         # Paths as they will be once the folder is in place.
         summary["figures"] = [str(Path(out_dir) / Path(p).name) for p in summary["figures"]]
         write_summary(summary, staging / "summary.json")

@@ -293,7 +293,7 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
     queue = [run for run in protocol.runs if not only or run.name in only]
     log(f"protocol {protocol.name} ({protocol.path}, sha256 {protocol.sha256[:16]}): {len(queue)} runs queued")
     for position, run in enumerate(queue, start=1):
-        if collected_record(protocol, results_dir, run.name):
+        if results_dir is not None and collected_record(protocol, results_dir, run.name):
             log(f"[{position}/{len(queue)}] {run.name}: already collected in {Path(results_dir).as_posix()}, skipped")
             continue
         with _claim(runs_dir, run.name) as claimed:

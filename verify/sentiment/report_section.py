@@ -27,7 +27,7 @@ patterns: tuple[str, ...] = ("*.json", "*/checkpoint.json", "*/analysis.json")
 figures_folder: str | None = "figures/sentiment"
 produced_by = ("`hardmax-verify sentiment evaluate --checkpoint RUN --json RUNS/sentiment/evaluate-RUN.json` and "
                "`hardmax-verify sentiment analyze` (docs/sentiment.md)")
-TITLE = "Sentiment experiment (saved results)"
+TITLE = "Sentiment: the earlier tuned study (single runs, saved results)"
 
 
 def item_fields(path: Path, data: Any) -> dict[str, Any]:
