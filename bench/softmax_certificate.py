@@ -2,7 +2,7 @@
 
     python bench/softmax_certificate.py --checkpoint models/reproduction/d2-K8-s0 [--repeat 3] [--reviews N]
 
-Runs :func:`verify.sentiment.evaluate.certified_evaluation` on the checkpoint's test reviews
+Runs :func:`verify.experiments.sentiment.evaluate.certified_evaluation` on the checkpoint's test reviews
 without and with ``softmax_beta`` (the training temperature), alternately, in the same process
 (the corpus from the cache, numba compiled by a first warm-up run), and prints the minimum time
 of each and their ratio. The ratio is the number to read; the times depend on the machine's load.
@@ -19,11 +19,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.sentiment.checkpoints import read_checkpoint  # noqa: E402
-from verify.sentiment.corpus import checkpoint_corpus  # noqa: E402
-from verify.sentiment.evaluate import certified_evaluation  # noqa: E402
-from verify.sentiment.model import TrainingSettings  # noqa: E402
-from verify.sentiment.sources import cache_root, resolve_data  # noqa: E402
+from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
+from verify.experiments.sentiment.corpus import checkpoint_corpus  # noqa: E402
+from verify.experiments.sentiment.evaluate import certified_evaluation  # noqa: E402
+from verify.experiments.sentiment.model import TrainingSettings  # noqa: E402
+from verify.experiments.sentiment.sources import cache_root, resolve_data  # noqa: E402
 
 TARGET_RATIO = 1.10
 

@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verify.config import Configuration, parse_configuration
+from verify.core.config import Configuration, parse_configuration
 from verify.core.softmax_bound import SoftmaxCertificate, softmax_certificate
 from verify.strategies import configurations, outside_configurations
 from verify.testing import fail_claim, record_event
-from verify.trajectory import simulate
+from verify.core.trajectory import simulate
 
 DIGITS = 60
 TOLERANCE = mpmath.mpf(10) ** -50

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from verify.cli import main
+from verify.app.cli import main
 
 HOLDS = {"tokens": [[1, 0], [0, 1], ["1/2", "1/3"]], "alpha": "1/2"}
 TIE = {"tokens": [[1, 0], [0, 1], ["1/2", "1/2"]], "alpha": "1/2"}

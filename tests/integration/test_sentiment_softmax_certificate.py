@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from verify.core.softmax_bound import softmax_certificate, sqrt_upper
-from verify.sentiment import evaluate as evaluation_module
-from verify.sentiment.checkpoints import ModelWeights
-from verify.sentiment.evaluate import certified_evaluation, exact_review
+from verify.experiments.sentiment import evaluate as evaluation_module
+from verify.experiments.sentiment.checkpoints import ModelWeights
+from verify.experiments.sentiment.evaluate import certified_evaluation, exact_review
 
 LAYERS = 3
 BETA = 1000.0

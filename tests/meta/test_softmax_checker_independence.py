@@ -12,8 +12,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import verify
-from verify.commands.softmax import certificate_record
-from verify.config import parse_configuration
+from verify.app.commands.softmax import certificate_record
+from verify.core.config import parse_configuration
 from verify.core.softmax_bound import softmax_certificate
 
 CHECKER = Path(verify.__file__).parent / "_checker_softmax.py"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from verify.commands.sentiment import softmax_certificate_row, softmax_certificate_summary
-from verify.sentiment import report_section
+from verify.app.commands.sentiment import softmax_certificate_row, softmax_certificate_summary
+from verify.experiments.sentiment import report_section
 
 
 def _record(d: int, K: int, certified: int, reasons: dict, measured: float | None) -> dict:

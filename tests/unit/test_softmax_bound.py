@@ -12,7 +12,7 @@ import pytest
 from verify.core.softmax_bound import (EXP_ARGUMENT_CAP, exp_neg_upper, exp_neg_upper_float, float_bounds,
                                        layer_margin, operator_norm_upper, round_down, round_up, softmax_certificate,
                                        sqrt_upper, sqrt_upper_float)
-from verify.exact_dynamics import exact_layers
+from verify.core.exact_dynamics import exact_layers
 
 mpmath.mp.dps = 80
 
@@ -183,7 +183,7 @@ def test_float_bounds_stop_where_no_margin_is_proven():
 
 def test_float_engine_margins_are_lower_bounds_of_the_exact_margins():
     """simulate_batch's score_margin (the float kernel's proven lower bound) against the exact margins."""
-    from verify.float_dynamics import simulate_batch
+    from verify.core.float_dynamics import simulate_batch
 
     rng = np.random.default_rng(11)
     for _ in range(30):

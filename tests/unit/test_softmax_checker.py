@@ -12,8 +12,8 @@ import mpmath
 import pytest
 
 from verify import _checker_softmax as checker
-from verify.commands.softmax import certificate_record
-from verify.config import parse_configuration
+from verify.app.commands.softmax import certificate_record
+from verify.core.config import parse_configuration
 from verify.core.softmax_bound import softmax_certificate
 
 mpmath.mp.dps = 60

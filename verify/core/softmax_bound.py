@@ -60,8 +60,8 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from ..exact_dynamics import ExactLayer, exact_layers
-from ..numbers import InputError, rational_to_str, to_rational
+from .exact_dynamics import ExactLayer, exact_layers
+from .numbers import InputError, rational_to_str, to_rational
 
 __all__ = [
     "MANTISSA_BITS", "EXP_SERIES_TERMS", "EXP_ARGUMENT_CAP", "CHECK_SLACK",
@@ -315,7 +315,7 @@ def layer_margin(layer: ExactLayer) -> LayerMargin:
     Uses the integer scores the exact engine decided the attention sets with (no recomputation).
     """
     if layer.scores is None:
-        raise ValueError("layer_margin needs the scores of an ExactLayer from verify.exact_dynamics.exact_layers")
+        raise ValueError("layer_margin needs the scores of an ExactLayer from verify.core.exact_dynamics.exact_layers")
     m = len(layer.numerators)
     entries = layer.scores.entries()
     smallest: Any = None
@@ -434,7 +434,7 @@ class SoftmaxBoundBuilder:
     """Builds a :class:`SoftmaxCertificate` from exact layers fed in order (0, 1, ...).
 
     :meth:`feed` returns True while it needs the next layer; callers that already iterate
-    :func:`verify.exact_dynamics.exact_layers` (the sentiment evaluation) feed it theirs.
+    :func:`verify.core.exact_dynamics.exact_layers` (the sentiment evaluation) feed it theirs.
     """
 
     tokens: Sequence[Sequence[Fraction]]
@@ -505,7 +505,7 @@ def softmax_certificate(tokens: Sequence[Sequence[Any]], *, alpha: Any, beta: An
     Parameters
     ----------
     tokens
-        n tokens in Q^d (anything :func:`verify.numbers.to_rational` accepts); duplicates allowed.
+        n tokens in Q^d (anything :func:`verify.core.numbers.to_rational` accepts); duplicates allowed.
     alpha
         alpha > 0 of the update.
     beta
