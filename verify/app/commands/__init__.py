@@ -11,4 +11,5 @@ COMMANDS: list[tuple[str, str]] = [
     ("certcheck", "certcheck"),
     ("classify", "classify"),
     ("control", "control"),
+    ("softmax", "softmax"),
 ]

@@ -38,7 +38,8 @@ __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_option
 # Saved results shown when present (never recomputed), each read and rendered by its provider
 # (verify.experiments.sections): section key -> provider, which names its folder under RUNS and file patterns.
 SECTION_PROVIDERS: dict[str, SectionProvider] = {
-    p.key: p for p in (sentiment_section, reproduction_section, conjecture_section, classify_section, control_section)}
+    p.key: p for p in (reproduction_section, sentiment_section, conjecture_section, classify_section,
+                       control_section)}
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16
