@@ -4,8 +4,8 @@
     python bench/conjecture_power.py --json runs/conjectures/power/power.json   # what the docs and the report show
     python bench/conjecture_power.py --only at_most_d_plus_one_leaders --seeds 2
 
-The statements are the catalogue of known-false statements (verify.conjectures.catalogue) and
-the built-in conjectures expected to be refuted (verify.conjectures.builtin). Each is run as
+The statements are the catalogue of known-false statements (verify.experiments.conjectures.catalogue) and
+the built-in conjectures expected to be refuted (verify.experiments.conjectures.builtin). Each is run as
 ``hardmax-verify conjecture run NAME`` runs it by default (a budget of 60 seconds, the rotation
 of families, sizes growing with the rounds) with seeds 0..4; recorded per seed: whether it was
 refuted within the budget, the examples drawn up to the first counterexample (the same on
@@ -36,12 +36,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.conjectures import run_conjecture  # noqa: E402
-from verify.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
-from verify.conjectures.catalogue import CATALOGUE  # noqa: E402
-from verify.conjectures.report_section import POWER_FORMAT, power_rows  # noqa: E402
-from verify.conjectures.search import DEFAULT_SECONDS  # noqa: E402
-from verify.io import atomic_write_text  # noqa: E402
+from verify.experiments.conjectures import run_conjecture  # noqa: E402
+from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
+from verify.experiments.conjectures.catalogue import CATALOGUE  # noqa: E402
+from verify.experiments.conjectures.report_section import POWER_FORMAT, power_rows  # noqa: E402
+from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
+from verify.core.io import atomic_write_text  # noqa: E402
 
 SEEDS = 5
 

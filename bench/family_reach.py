@@ -1,4 +1,4 @@
-"""What each family of verify.families reaches: how often the structures a conjecture may hinge on occur.
+"""What each family of verify.core.families reaches: how often the structures a conjecture may hinge on occur.
 
     python bench/family_reach.py                      # 60 draws per family inside the hypotheses
     python bench/family_reach.py --draws 600 --family tie_chains --family generic
@@ -31,11 +31,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.claims import run_configuration  # noqa: E402
-from verify.closed_form import certify  # noqa: E402
-from verify.config import Configuration  # noqa: E402
-from verify.conjectures.builtin import leader_layers  # noqa: E402
-from verify.families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, generate  # noqa: E402
+from verify.claims.checks import run_configuration  # noqa: E402
+from verify.core.closed_form import certify  # noqa: E402
+from verify.core.config import Configuration  # noqa: E402
+from verify.experiments.conjectures.builtin import leader_layers  # noqa: E402
+from verify.core.families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, generate  # noqa: E402
 
 QUANTITIES = ("leaders", "last leader", "constant from", "tie at 0", "self-tie at 0", "end on a tie")
 

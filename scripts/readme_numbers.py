@@ -40,19 +40,19 @@ from typing import Callable, Mapping, Sequence
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import verify.claims  # noqa: E402,F401  (registers the built-in claims)
-from verify import config as configuration_limits  # noqa: E402
-from verify import io as input_limits  # noqa: E402
-from verify import limits, numbers  # noqa: E402
-from verify.campaign import default_spec, plan_tasks  # noqa: E402
-from verify.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
-from verify.registry import verdict_ids  # noqa: E402
-from verify.report.build import provider_sections  # noqa: E402
-from verify.report.glance import at_a_glance  # noqa: E402
-from verify.report.render import glance_markdown  # noqa: E402
-from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
-from verify.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
-from verify.sentiment.report_section import chosen_on_validation  # noqa: E402
+import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
+from verify.core import config as configuration_limits  # noqa: E402
+from verify.core import io as input_limits  # noqa: E402
+from verify.core import limits, numbers  # noqa: E402
+from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
+from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
+from verify.claims.registry import verdict_ids  # noqa: E402
+from verify.app.report.build import provider_sections  # noqa: E402
+from verify.app.report.glance import at_a_glance  # noqa: E402
+from verify.app.report.render import glance_markdown  # noqa: E402
+from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
+from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
+from verify.experiments.sentiment.report_section import chosen_on_validation  # noqa: E402
 
 OPEN = re.compile(r"<!-- generated: ([^ ]*) -->")
 END = "<!-- end -->"
@@ -86,10 +86,13 @@ def limits_table() -> str:
                      f"exponent at most {numbers._MAX_EXPONENT:,} in size", "-"),
         ("a configuration", f"at most {configuration_limits.MAX_TOKENS} tokens, dimension at most "
                             f"{configuration_limits.MAX_DIMENSION}", "-"),
-        ("`simulate`", f"layers x tokens at most {limits.DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
+        ("`simulate`, `softmax`", f"layers x tokens at most {limits.DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
          "`--max-work N`"),
         ("`check --layer-budget`, `layer_budget` of a campaign", f"at most {limits.MAX_LAYER_BUDGET:,}", "-"),
         ("`report --jobs`, `--dask-local`", "twice the usable cores, at least 4", "-"),
+        ("`control`", f"at most {limits.CONTROL_MAX_TOKENS} tokens, dimension at most {limits.CONTROL_MAX_DIMENSION}; "
+                      f"`--all-leader-sets` at most {limits.CONTROL_MAX_SUBSETS:,} subsets; `--max-tries` at most "
+                      f"{limits.CONTROL_MAX_TRIES}, `--max-programs` at most {limits.CONTROL_MAX_PROGRAMS:,}", "-"),
     ]
     lines = ["| what | limit | raise it with |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n" + "\n".join(lines) + "\n"
@@ -181,6 +184,22 @@ def sentiment_headline_table() -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def softmax_certificate_table(repo: Path = REPO) -> str:
+    """docs/softmax.md: per (d, K), the test reviews on which softmax is certified to agree with hardmax."""
+    data = json.loads((repo / "runs" / "sentiment" / "softmax-certificate.json").read_text(encoding="utf-8"))
+    lines = ["| d | K | runs | test reviews certified | measured agreement (float softmax) | stopped: delta <= 2 eta "
+             "| stopped: no proven margin | decoder margin too small |", "|---|---|---|---|---|---|---|---|"]
+    for g in data["by_d"]:
+        reasons = g["not_certified"]
+        measured = g["measured_agreement"]
+        lines.append(f"| {g['d']} | {g['K']} | {g['runs']} | {g['certified']:,} of {g['reviews']:,} "
+                     f"({100 * g['certified'] / g['reviews']:.2f}%) | "
+                     + (f"{100 * measured:.2f}%" if measured is not None else "-")
+                     + f" | {reasons.get('margin', 0):,} | {reasons.get('undecided', 0) + reasons.get('tie', 0):,} "
+                     f"| {reasons.get('decoder', 0):,} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
 def conjecture_power_table() -> str:
     """docs/conjectures.md's power table, from the committed runs/conjectures/power/power.json (bench/conjecture_power.py)."""
     path = REPO / "runs" / "conjectures" / POWER_FILE
@@ -225,6 +244,7 @@ SOURCES: dict[str, Source] = {
     "sentiment_chosen": Derived(sentiment_chosen_sentence),
     "sentiment_tuned_table": Derived(sentiment_tuned_table),
     "sentiment_headline_table": Derived(sentiment_headline_table),
+    "softmax_certificate_table": Derived(softmax_certificate_table),
     "conjecture_power": Derived(conjecture_power_table),
     "glance": Glance(),
     "bench_dynamics": CommandOutput("python bench/dynamics.py", (

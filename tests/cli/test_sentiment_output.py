@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from verify.cli import main
-from verify.commands.output import ProgressReporter
-from verify.commands.sentiment import EpochTable
-from verify.sentiment.corpus import build_corpus
-from verify.sentiment.data import Reviews
-from verify.sentiment.preprocess import PreprocessOptions
+from verify.app.cli import main
+from verify.app.commands.output import ProgressReporter
+from verify.app.commands.sentiment import EpochTable
+from verify.experiments.sentiment.corpus import build_corpus
+from verify.experiments.sentiment.data import Reviews
+from verify.experiments.sentiment.preprocess import PreprocessOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from test_sentiment_training import write_fixture_csv  # noqa: E402  (the training tests' fixture writer)
@@ -41,7 +41,7 @@ def test_preprocessing_progress_reaches_the_total():
 
 def test_softmax_pass_reports_progress_to_the_total():
     torch = pytest.importorskip("torch")
-    from verify.sentiment.model import TrainingSettings, build_model, softmax_scores
+    from verify.experiments.sentiment.model import TrainingSettings, build_model, softmax_scores
 
     model = build_model(20, TrainingSettings(d=2, layers=1))
     ids = np.random.default_rng(0).integers(0, 20, size=(300, 16))
@@ -118,3 +118,29 @@ def test_train_prints_a_table_and_evaluate_json_is_clean(tmp_path, capsys):
     assert main(["sentiment", "evaluate", "--checkpoint", str(out), "--data", str(data), "--cache-dir", str(cache),
                  "--no-softmax", "--json", str(record)]) == 0
     assert "hardmax accuracy" in capsys.readouterr().out and json.loads(record.read_text())["reviews"] > 0
+
+
+@pytest.mark.slow
+def test_softmax_certificate_counts_reviews_of_a_trained_checkpoint(tmp_path, capsys):
+    """`sentiment softmax-certificate` and `evaluate --softmax-certificate` on a tiny trained model (docs/softmax.md)."""
+    pytest.importorskip("torch")
+    data = tmp_path / "tiny.csv.gz"
+    write_fixture_csv(data)
+    cache, out = tmp_path / "cache", tmp_path / "run"
+    assert main(["sentiment", "train", "--d", "2", "--epochs", "1", "--data", str(data), "--out", str(out),
+                 "--cache-dir", str(cache), "--batch-size", "32", "--layers", "2", "--quiet"]) == 0
+    capsys.readouterr()
+    record = tmp_path / "softmax-certificate.json"
+    assert main(["sentiment", "softmax-certificate", "--checkpoint", str(out), "--data", str(data),
+                 "--cache-dir", str(cache), "--quiet", "--json", str(record)]) == 0
+    assert "certified" in capsys.readouterr().out
+    result = json.loads(record.read_text())
+    [row] = result["rows"]
+    assert row["K"] == 2 and row["beta"] == 1000.0 and 0 < row["reviews"]
+    assert row["certified"] + sum(row["not_certified"].values()) == row["reviews"]
+    assert 0.0 <= row["measured_agreement"] <= 1.0
+    assert result["by_d"][0]["certified"] == row["certified"]
+    assert main(["sentiment", "evaluate", "--checkpoint", str(out), "--data", str(data), "--cache-dir", str(cache),
+                 "--no-softmax", "--softmax-certificate", "--quiet", "--json", "-"]) == 0
+    evaluation = json.loads(capsys.readouterr().out)
+    assert evaluation["softmax_certified_agreement"] == row["certified"]

@@ -28,9 +28,9 @@ def test_the_power_table_measures_the_whole_catalogue_and_finds_every_statement_
     # report's are generated from it (scripts/readme_numbers.py --check compares the docs' table).
     import json
 
-    from verify.conjectures.builtin import BUILTIN_CONJECTURES
-    from verify.conjectures.catalogue import CATALOGUE
-    from verify.conjectures.report_section import POWER_FILE, read_power
+    from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES
+    from verify.experiments.conjectures.catalogue import CATALOGUE
+    from verify.experiments.conjectures.report_section import POWER_FILE, read_power
 
     power = read_power(json.loads((ROOT / "runs" / "conjectures" / POWER_FILE).read_text(encoding="utf-8")))
     names = {s["name"] for s in power["statements"]}

@@ -24,19 +24,19 @@ import click
 import pytest
 
 from hostile_run import assert_bounded, assert_refused, campaign, finish, kill_session, run, slow_except, start, wait_ready
-from verify import exitcodes
-from verify.cli import _register_commands, cli, main
-from verify.commands import simulate as simulate_command
-from verify.io import atomic_directory, atomic_write_text
-from verify.report import build
+from verify.core import exitcodes
+from verify.app.cli import _register_commands, cli, main
+from verify.app.commands import simulate as simulate_command
+from verify.core.io import atomic_directory, atomic_write_text
+from verify.app.report import build
 
 CONFIG = {"tokens": [["1", "0"], ["0", "1"], ["-1/2", "1/3"], ["3/4", "-1/5"], ["-1", "-1"], ["1/7", "2/3"],
                      ["-2/3", "1/9"], ["5/6", "5/7"]], "alpha": "1/2"}
 CONJECTURE_FILE = '''
 from fractions import Fraction
 from hypothesis import strategies as st
-from verify.config import Configuration
-from verify.conjectures import Conjecture, Observation
+from verify.core.config import Configuration
+from verify.experiments.conjectures import Conjecture, Observation
 
 TOKENS = st.integers(1, 9).map(lambda x: Configuration(tokens=((Fraction(x),),), alpha=Fraction(1)))
 ALWAYS = Conjecture("always_held", "a statement that always holds (test double)", TOKENS,
@@ -66,10 +66,13 @@ def _writers(inputs: Path, target: str) -> dict[str, list[str]]:
                                          "--results-dir", target],
         "report --out": ["report", "--config", str(inputs / "campaign.toml"), "--jobs", "1", "--runs", "none",
                          "--out", target],
+        "control --json": ["control", str(inputs / "config.json"), "--leaders", "0,4", "--json", target],
+        "control --out": ["control", str(inputs / "config.json"), "--leaders", "0,4", "--out", target],
     }
 
 
-WRITERS = ["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir", "report --out"]
+WRITERS = ["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir", "report --out",
+           "control --json", "control --out"]
 
 
 @pytest.mark.parametrize("writer", slow_except(WRITERS, "check --json", "certcheck --json", "conjecture run --results-dir"))
@@ -84,7 +87,8 @@ def _file_size_limit() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
 
 
-@pytest.mark.parametrize("writer", slow_except(["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir"],
+@pytest.mark.parametrize("writer", slow_except(["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir",
+                                                "control --json", "control --out"],
                                                "certcheck --json", "conjecture run --results-dir"))
 def test_a_write_that_fails_midway_is_exit_4_and_leaves_nothing(inputs: Path, tmp_path: Path, writer: str) -> None:
     # certcheck --json on a full disk used to exit 1, "a certificate was rejected", although every

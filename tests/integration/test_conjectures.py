@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from verify.cli import main
-from verify.config import load_configuration
-from verify.claims import check_configuration
-from verify.conjectures import BUILTIN_CONJECTURES, run_conjecture
-from verify.conjectures.catalogue import EASY
-from verify.geometry import convex_hull_vertices
+from verify.app.cli import main
+from verify.core.config import load_configuration
+from verify.claims.checks import check_configuration
+from verify.experiments.conjectures import BUILTIN_CONJECTURES, run_conjecture
+from verify.experiments.conjectures.catalogue import EASY
+from verify.core.geometry import convex_hull_vertices
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +73,7 @@ def test_value_matrix_counterexample_keeps_V_and_check_sees_D3_fail(tmp_path, ca
     config = load_configuration(result.counterexample_path)
     assert config.V is not None
     assert result.counterexample["evidence"]["claim"] == "D3"  # seed 0 finds a lost leader
-    # The claim checker (verify.claims, through `check`) sees the same D3 failure from the file.
+    # The claim checker (verify.claims.checks, through `check`) sees the same D3 failure from the file.
     assert main(["check", str(result.counterexample_path)]) == 1
     assert "D3" in capsys.readouterr().out
 
@@ -126,7 +126,7 @@ def test_every_builtin_runs_from_the_cli_and_reports_honestly(tmp_path, capsys):
 
 
 def test_list_shows_every_builtin_and_the_catalogue(capsys):
-    from verify.conjectures.catalogue import CATALOGUE
+    from verify.experiments.conjectures.catalogue import CATALOGUE
 
     assert main(["conjecture", "list"]) == 0
     out = capsys.readouterr().out
@@ -135,7 +135,7 @@ def test_list_shows_every_builtin_and_the_catalogue(capsys):
 
 
 def test_progress_goes_to_standard_error_as_lines_when_it_is_not_a_terminal(tmp_path, capsys, monkeypatch):
-    from verify.commands import conjecture as command
+    from verify.app.commands import conjecture as command
 
     monkeypatch.setattr(command, "PLAIN_PROGRESS_EVERY", 0.0)  # a line after every example instead of every 30 s
     assert main(["conjecture", "run", "ends_at_leader_or_tie", "--examples", "3", "--results-dir", str(tmp_path)]) == 0
@@ -147,8 +147,8 @@ def test_progress_goes_to_standard_error_as_lines_when_it_is_not_a_terminal(tmp_
 
 USER_FILE = '''
 from fractions import Fraction
-from verify.claims import check_configuration
-from verify.conjectures import Conjecture, Observation
+from verify.claims.checks import check_configuration
+from verify.experiments.conjectures import Conjecture, Observation
 from verify.strategies import configurations
 
 
@@ -205,8 +205,8 @@ def test_bad_options_exit_2(option):
 
 
 def test_the_default_budget_is_in_seconds_shared_by_run_all():
-    from verify.commands.conjecture import SHARED_SECONDS, default_seconds
-    from verify.conjectures.search import DEFAULT_SECONDS
+    from verify.app.commands.conjecture import SHARED_SECONDS, default_seconds
+    from verify.experiments.conjectures.search import DEFAULT_SECONDS
 
     assert default_seconds(1) == DEFAULT_SECONDS
     # run all: about SHARED_SECONDS in all, so a few minutes whatever the number of built-in conjectures.
@@ -310,8 +310,8 @@ def test_at_most_d_plus_one_leaders_written_as_a_user_would_is_refuted(tmp_path)
 
 
 D_PLUS_ONE = '''
-from verify.claims import check_configuration
-from verify.conjectures import Conjecture, Observation
+from verify.claims.checks import check_configuration
+from verify.experiments.conjectures import Conjecture, Observation
 from verify.strategies import configurations
 
 

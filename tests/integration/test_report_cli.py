@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.cli import main
-from verify.report.build import NO_RUNS_FOLDER
+from verify.core import exitcodes
+from verify.app.cli import main
+from verify.app.report.build import NO_RUNS_FOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,7 +92,7 @@ def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
     assert sentiment["summary"] == {"d": 2, "test_accuracy": 0.79}
     assert results["optional_sections"]["conjectures"]["files"][0]["summary"] == {"unreadable": "not valid UTF-8 JSON"}
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "## Sentiment experiment (saved results)" in markdown and "test_accuracy = 0.79" in markdown
+    assert "## Sentiment: the earlier tuned study (single runs, saved results)" in markdown and "test_accuracy = 0.79" in markdown
     assert "## Conjecture runs (saved results)" in markdown
 
 
@@ -140,7 +140,7 @@ def test_default_output_folder_is_reports_latest_and_saved_results_come_from_the
 @pytest.mark.slow
 def test_an_installed_copy_says_it_has_no_saved_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys) -> None:
-    monkeypatch.setattr("verify.commands.report.project_runs", lambda: None)
+    monkeypatch.setattr("verify.app.commands.report.project_runs", lambda: None)
     assert _report(tmp_path, "--examples", "0") == exitcodes.SUCCESS
     err = capsys.readouterr().err
     for section in ("sentiment", "conjectures"):

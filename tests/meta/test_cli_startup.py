@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.cli import main
+from verify.core import exitcodes
+from verify.app.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-PROBE = ("import json, sys\nfrom verify.cli import main\nstatus = main(sys.argv[2:])\n"
+PROBE = ("import json, sys\nfrom verify.app.cli import main\nstatus = main(sys.argv[2:])\n"
          "print(json.dumps([status, sorted(name for name in json.loads(sys.argv[1]) if name in sys.modules)]))\n")
 HEAVY = ["matplotlib", "numba", "hypothesis", "torch", "cvxpy", "distributed", "dask", "sympy"]
 
@@ -39,6 +39,7 @@ def _imported(args: list[str], cwd: Path) -> tuple[int, list[str]]:
     (["check", "config.json", "--no-cross-check"], []),
     (["simulate", "config.json", "--layers", "3"], []),          # exact arithmetic: no float layer, no numba
     (["certcheck", "--help"], []),
+    (["control", "config.json", "--leaders", "0,1"], ["cvxpy"]),       # the solver only for the command that needs it
     (["--help"], ["hypothesis", "matplotlib", "numba"]),           # every command's help: all but the extras
 ])
 def test_a_command_imports_only_what_it_needs(tmp_path: Path, args: list[str], allowed: list[str]) -> None:

@@ -15,13 +15,13 @@ import pytest
 import sympy
 from hypothesis import HealthCheck, Phase, given, settings
 
-from verify.claims import check_configuration, run_configuration
-from verify.closed_form import certify
-from verify.config import hypothesis_violations
-from verify.exact_dynamics import exact_layers
-from verify.families import FAMILIES, INSIDE_FAMILIES, OUTSIDE_FAMILIES, TIE_FAMILIES, generate
-from verify.geometry import affine_dimension, faces
-from verify.linalg import is_symmetric, is_symmetric_positive_definite
+from verify.claims.checks import check_configuration, run_configuration
+from verify.core.closed_form import certify
+from verify.core.config import hypothesis_violations
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import FAMILIES, INSIDE_FAMILIES, OUTSIDE_FAMILIES, TIE_FAMILIES, generate
+from verify.core.geometry import affine_dimension, faces
+from verify.core.linalg import is_symmetric, is_symmetric_positive_definite
 from verify.strategies import OUTSIDE_KINDS, configurations, outside_configurations, spd_matrices
 
 SAMPLE = 60
@@ -87,7 +87,7 @@ def has_emerging_leader(config) -> bool:
 
 def final_leaders(config) -> int:
     """The number of final leaders (D7 and D9 fates; 0 when the run does not settle within 60 layers)."""
-    from verify.conjectures.builtin import leader_layers
+    from verify.experiments.conjectures.builtin import leader_layers
 
     run = run_configuration(config, layer_budget=60)
     return len(leader_layers(run)) if run.settled_layer is not None else 0
@@ -269,7 +269,7 @@ def mutant_samples():
 
 
 def _mutants():
-    from verify.selftest.mutants import EXACT_MUTANTS
+    from verify.app.selftest.mutants import EXACT_MUTANTS
 
     return {m.name: m.engine for m in EXACT_MUTANTS}
 
@@ -277,7 +277,7 @@ def _mutants():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(_mutants()))
 def test_strategies_expose_every_wrong_update_rule(name, mutant_samples):
-    # The self-test's mutants (verify.selftest.mutants): each is caught on some drawn example.
+    # The self-test's mutants (verify.app.selftest.mutants): each is caught on some drawn example.
     engine = _mutants()[name]
     failures = [_failed_claims(c, engine) for c in mutant_samples["mixed"] + mutant_samples["ties"]]
     assert any(failures), f"no example drawn by the strategies exposes the mutant {name}"
@@ -357,7 +357,7 @@ def test_tie_chains_make_self_ties_and_late_pattern_changes_common():
 
 
 def test_points_of_an_A_sphere_have_equal_A_norms_for_every_kind_of_A():
-    from verify.linalg import mat_vec
+    from verify.core.linalg import mat_vec
 
     for kind in ("identity", "diagonal", "dense", "ill_conditioned"):
         for seed in range(5):

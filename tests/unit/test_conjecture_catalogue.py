@@ -1,7 +1,7 @@
-"""The catalogue of known-false statements (verify.conjectures.catalogue): each is false on its known counterexample.
+"""The catalogue of known-false statements (verify.experiments.conjectures.catalogue): each is false on its known counterexample.
 
 Each known counterexample is checked twice: by the statement's own predicate (exact fates, D7/D9)
-and independently, on the exact trajectory of verify.trajectory.simulate (leaders, attention sets
+and independently, on the exact trajectory of verify.core.trajectory.simulate (leaders, attention sets
 layer by layer), which the predicates do not use.
 """
 
@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import pytest
 
-from verify.config import hypothesis_violations
-from verify.conjectures.builtin import BUILTIN_CONJECTURES
-from verify.conjectures.catalogue import CATALOGUE, EASY, KNOWN
-from verify.trajectory import simulate
+from verify.core.config import hypothesis_violations
+from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES
+from verify.experiments.conjectures.catalogue import CATALOGUE, EASY, KNOWN
+from verify.core.trajectory import simulate
 
 
 def _trajectory(name: str, layers: int = 40):
@@ -25,7 +25,7 @@ def test_every_statement_is_known_false_and_searchable():
     assert not set(CATALOGUE) & set(BUILTIN_CONJECTURES)  # a result file could not be read as a built-in's
     for name, conjecture in CATALOGUE.items():
         assert conjecture.expected == "refuted" and conjecture.target and conjecture.statement
-        assert len(conjecture.branches()) >= 10, name  # every family of verify.families, in rotation
+        assert len(conjecture.branches()) >= 10, name  # every family of verify.core.families, in rotation
         assert not hypothesis_violations(KNOWN[name]), name  # the theorem's own setting
 
 

@@ -1,14 +1,14 @@
-"""The lab's search (verify.conjectures.search and the runner): budgets, rotation, growing sizes, exhaustion, shrinking."""
+"""The lab's search (verify.experiments.conjectures.search and the runner): budgets, rotation, growing sizes, exhaustion, shrinking."""
 
 from fractions import Fraction
 
 import pytest
 from hypothesis import strategies as st
 
-from verify.config import Configuration
-from verify.conjectures import base
-from verify.conjectures.base import Conjecture, Observation, run_conjecture
-from verify.conjectures.search import (FOCUS_EXAMPLES, ROUND_EXAMPLES, SIZE_LEVELS, Branch, Budget, branches_of,
+from verify.core.config import Configuration
+from verify.experiments.conjectures import base
+from verify.experiments.conjectures.base import Conjecture, Observation, run_conjecture
+from verify.experiments.conjectures.search import (FOCUS_EXAMPLES, ROUND_EXAMPLES, SIZE_LEVELS, Branch, Budget, branches_of,
                                        level_sizes, round_seed, rounds)
 from verify.strategies import configurations, outside_configurations
 
