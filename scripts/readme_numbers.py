@@ -1,9 +1,11 @@
 """The numbers the user docs quote, written by the commands that produce them, never typed.
 
-    python scripts/readme_numbers.py                    # refresh the blocks derived from committed files and code
-    python scripts/readme_numbers.py --results reports/latest/results.json   # also the at-a-glance block
+    python scripts/readme_numbers.py                  # rewrite every block (runs the default report: a minute or two)
+    python scripts/readme_numbers.py --quick          # the same without running the report (its campaign lines kept)
+    python scripts/readme_numbers.py --results reports/latest/results.json   # the at-a-glance block from that report
     python scripts/readme_numbers.py --run bench_dynamics                    # also run a benchmark and quote it
-    python scripts/readme_numbers.py --check            # change nothing; exit 1 if a block is stale or malformed
+    python scripts/readme_numbers.py --check          # change nothing; exit 1 if a block differs from its sources
+    python scripts/readme_numbers.py --check --quick  # the same, without running the report
 
 A number lives between ``<!-- generated: NAME -->`` and ``<!-- end -->`` in README.md,
 reports/README.md or docs/*.md; NAME says where it comes from (:data:`SOURCES`):
@@ -11,13 +13,20 @@ reports/README.md or docs/*.md; NAME says where it comes from (:data:`SOURCES`):
 * **derived** blocks are computed from committed files and the code (the default campaign's
   plan, the documented limits, the self-test's variants, the saved sentiment evaluations):
   ``--check`` recomputes them and requires the same text;
+* the **at-a-glance** block is what ``hardmax-verify report`` (default campaign, seed 0) opens
+  with, on the committed code and the saved results under ``runs/``: ``--check`` runs that
+  report and requires the same text. The report's results are the same for the same seed and
+  code, so nothing in the block depends on when it was written. With ``--quick`` the report is
+  not run: the lines of the saved results (sentiment, reproduction, conjecture lab,
+  classification) are still recomputed and compared, the campaign's lines only checked for
+  their form and their count of configurations;
 * **command output** blocks quote what a benchmark printed, verbatim, under a line naming the
   command, the date, the cores and the load average before the run (timings vary with the
   machine and its load, so ``--check`` verifies the form: the command, that line, and lines the
-  command still prints, not the numbers);
-* the **at-a-glance** block quotes a report's results at a glance (``hardmax-verify report``
-  writes the results.json it reads); ``--check`` verifies its form, its claims and its count of
-  configurations against the registry and the default campaign.
+  command still prints, not the numbers).
+
+A new kind of generated text is one more entry of :data:`SOURCES` (a :class:`Derived` render
+function is enough for anything computed from committed files).
 
 ``--check`` also refuses, outside the blocks of README.md, the kinds of number that go stale:
 speed-up ratios (``2.1x``), durations (``30 s``) and accuracies (``0.8164``).
@@ -33,6 +42,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -45,10 +55,11 @@ from verify import config as configuration_limits  # noqa: E402
 from verify import io as input_limits  # noqa: E402
 from verify import limits, numbers  # noqa: E402
 from verify.campaign import default_spec, plan_tasks  # noqa: E402
+from verify.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.registry import verdict_ids  # noqa: E402
-from verify.report.build import provider_sections  # noqa: E402
-from verify.report.glance import at_a_glance  # noqa: E402
-from verify.report.render import glance_markdown  # noqa: E402
+from verify.report.build import collect_optional_sections, provider_sections  # noqa: E402
+from verify.report.glance import at_a_glance, experiment_sentences  # noqa: E402
+from verify.report.render import glance_list, glance_markdown  # noqa: E402
 from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
 from verify.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
 from verify.sentiment.report_section import chosen_on_validation  # noqa: E402
@@ -61,8 +72,9 @@ STALE_NUMBER = re.compile(r"\b\d+(?:\.\d+)?x\b|\b\d+(?:\.\d+)?(?:[-–]\d+(?:\.\
                           r"|\b0\.\d{3,}\b")
 
 
-def pages(repo: Path = REPO) -> list[Path]:
+def pages(repo: Path | None = None) -> list[Path]:
     """The user docs that may hold generated blocks."""
+    repo = REPO if repo is None else repo
     return [repo / "README.md", repo / "reports" / "README.md",
             *sorted(p for p in (repo / "docs").glob("*.md") if p.name != "theory.md")]
 
@@ -97,6 +109,12 @@ def limits_table() -> str:
 def selftest_sentence() -> str:
     return (f"{len(EXACT_MUTANTS) + len(FLOAT_MUTANTS)} wrong variants: {len(EXACT_MUTANTS)} of the update rule "
             f"and {len(FLOAT_MUTANTS)} of the float engine")
+
+
+def conjecture_count_line() -> str:
+    """What `conjecture run all` ends with when every built-in conjecture behaves as expected."""
+    n = len(BUILTIN_CONJECTURES)
+    return f"`{n} as expected, 0 surprises, 0 inconclusive (of {n} conjectures)`"
 
 
 def _evaluations(repo: Path = REPO) -> list[dict]:
@@ -197,7 +215,7 @@ class CommandOutput:
 
 @dataclass(frozen=True)
 class Glance:
-    """A report's results at a glance, read from its results.json."""
+    """What ``hardmax-verify report`` (default campaign, seed 0) opens with, on the saved results of runs/."""
 
 
 Source = Derived | CommandOutput | Glance
@@ -206,6 +224,7 @@ SOURCES: dict[str, Source] = {
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
     "selftest_variants": Derived(selftest_sentence),
+    "conjecture_count": Derived(conjecture_count_line),
     "sentiment_table": Derived(sentiment_table),
     "sentiment_chosen": Derived(sentiment_chosen_sentence),
     "sentiment_tuned_table": Derived(sentiment_tuned_table),
@@ -223,7 +242,9 @@ SOURCES: dict[str, Source] = {
 OUTPUT_HEADER = re.compile(r"^Printed by `(?P<command>[^`]+)` on (?P<date>\d{4}-\d{2}-\d{2}) \((?P<cores>\d+) cores, "
                            r"load average (?P<load>[\d.]+ [\d.]+ [\d.]+) before the run\):$")
 GLANCE_HEADER = re.compile(r"^From `hardmax-verify report` \(default campaign, seed (?P<seed>\d+)\), "
-                           r"run on (?P<date>\d{4}-\d{2}-\d{2}):$")
+                           r"with the saved results of `runs/`:$")
+GLANCE_SEED = 0
+CAMPAIGN_ITEM = "- Verification campaign: "
 
 
 def run_command(source: CommandOutput, repo: Path = REPO) -> str:
@@ -241,11 +262,58 @@ def run_command(source: CommandOutput, repo: Path = REPO) -> str:
 
 
 def glance_block(results: Mapping) -> str:
-    date = str(results["environment"].get("finished") or results["environment"].get("started"))[:10]
-    return (f"\nFrom `hardmax-verify report` (default campaign, seed {results['campaign']['seed']}), run on {date}:\n\n"
-            + glance_markdown(at_a_glance(results, {key: section.summary for key, section in
-                                                    provider_sections(results.get("optional_sections") or {}).items()}))
-            + "\n")
+    """The README's at-a-glance block for a report's results.json."""
+    summaries = {key: section.summary for key, section in
+                 provider_sections(results.get("optional_sections") or {}).items()}
+    return (f"\nFrom `hardmax-verify report` (default campaign, seed {results['campaign']['seed']}), "
+            "with the saved results of `runs/`:\n\n" + glance_markdown(at_a_glance(results, summaries)) + "\n")
+
+
+def saved_results_lines(repo: Path | None = None) -> list[str]:
+    """The at-a-glance lines of the saved results under runs/, computed as the report computes them."""
+    optional, _ = collect_optional_sections((REPO if repo is None else repo) / "runs", "runs")
+    summaries = {key: section.summary for key, section in provider_sections(optional).items()}
+    return glance_list(experiment_sentences(optional, summaries)).splitlines()
+
+
+_report_cache: dict[Path, Mapping] = {}
+
+
+def report_results(repo: Path | None = None) -> Mapping:
+    """results.json of ``hardmax-verify report`` on the default campaign (seed 0), run once per process."""
+    repo = REPO if repo is None else repo
+    if repo not in _report_cache:
+        print("running hardmax-verify report (default campaign, seed 0) ...", file=sys.stderr)
+        env = {**os.environ, "PYTHONPATH": str(repo)}
+        with tempfile.TemporaryDirectory(prefix="readme-numbers-") as folder:
+            out = Path(folder) / "report"
+            completed = subprocess.run([sys.executable, "-m", "verify", "report", "--out", str(out), "--seed",
+                                        str(GLANCE_SEED)], cwd=repo, env=env, capture_output=True, text=True)
+            if completed.returncode not in (0, 1, 3):  # the report is written whatever its verdict
+                raise RuntimeError(f"hardmax-verify report exited {completed.returncode}: "
+                                   f"{completed.stderr.strip()[-500:]}")
+            _report_cache[repo] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return _report_cache[repo]
+
+
+def with_saved_results_lines(body: str, lines: Sequence[str]) -> str | None:
+    """A glance block's text with the lines after its campaign line replaced (None: it has no campaign line)."""
+    kept = body.strip("\n").splitlines()
+    campaign = next((i for i, line in enumerate(kept) if line.startswith(CAMPAIGN_ITEM)), None)
+    if campaign is None:
+        return None
+    return "\n" + "\n".join(kept[:campaign + 1] + list(lines)) + "\n"
+
+
+def first_difference(found: str, expected: str) -> str:
+    """Where a block's text departs from its sources' text, for the message."""
+    for have, want in zip(found.splitlines(), expected.splitlines()):
+        if have != want:
+            at = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
+            start = max(at - 40, 0)
+            return f"it says '…{have[start:at + 40]}…', its sources say '…{want[start:at + 40]}…'"
+    return (f"it has {len(found.splitlines())} lines, its sources give {len(expected.splitlines())}"
+            if found.splitlines() != expected.splitlines() else "it differs in blank space")
 
 
 # --- reading and checking pages ---------------------------------------------------------------
@@ -293,11 +361,24 @@ def check_output_block(block: Block, source: CommandOutput) -> list[str]:
             if not any(re.search(pattern, line.strip()) for line in output)]
 
 
-def check_glance_block(block: Block) -> list[str]:
+def check_glance_block(block: Block, *, results: Mapping | None = None,
+                       saved_results: Sequence[str] | None = None) -> list[str]:
+    """Problems of the at-a-glance block.
+
+    With ``results`` (a report run now): the block must be exactly :func:`glance_block` of them.
+    Without: its lines of saved results must be ``saved_results`` (default: recomputed from
+    runs/), and its campaign lines must have the form of the report's, name the registry's
+    claims and count the default campaign's configurations.
+    """
+    if results is not None:
+        expected = glance_block(results)
+        return [] if block.body == expected else [f"stale: {first_difference(block.body, expected)} "
+                                                  "(python scripts/readme_numbers.py rewrites it)"]
     lines = block.body.strip("\n").splitlines()
     header = GLANCE_HEADER.match(lines[0]) if lines else None
     if header is None:
-        return ["its first line is not 'From `hardmax-verify report` (default campaign, seed N), run on DATE:'"]
+        return ["its first line is not 'From `hardmax-verify report` (default campaign, seed N), with the saved "
+                "results of `runs/`:'"]
     problems = []
     overall = re.search(r"^Overall: \*\*\w+\*\* \(exit status \d\) on ([\d,]+) configurations;", block.body, re.M)
     planned = len(plan_tasks(default_spec(), seed=int(header.group("seed"))))
@@ -308,6 +389,12 @@ def check_glance_block(block: Block) -> list[str]:
     claims = re.search(r"^\| claim \| (.*) \|$", block.body, re.M)
     if claims is None or tuple(c.strip() for c in claims.group(1).split("|")) != verdict_ids():
         problems.append(f"its claims row is not the registry's claims {', '.join(verdict_ids())}")
+    expected = with_saved_results_lines(block.body, saved_results_lines() if saved_results is None else saved_results)
+    if expected is None:
+        problems.append(f"no '{CAMPAIGN_ITEM.strip()}' line")
+    elif block.body != expected:
+        problems.append(f"its lines of saved results are stale: {first_difference(block.body, expected)} "
+                        "(python scripts/readme_numbers.py --quick rewrites them)")
     return problems
 
 
@@ -325,8 +412,12 @@ def stale_numbers(text: str, where: str) -> list[str]:
     return problems
 
 
-def check(repo: Path = REPO) -> list[str]:
-    """Every problem of every page's blocks (an empty list: all consistent)."""
+def check(repo: Path | None = None, *, quick: bool = False) -> list[str]:
+    """Every problem of every page's blocks (an empty list: all consistent).
+
+    ``quick``: do not run the report for the at-a-glance block (see :func:`check_glance_block`).
+    """
+    repo = REPO if repo is None else repo
     problems: list[str] = []
     seen: set[str] = set()
     derived_cache: dict[str, str] = {}
@@ -347,18 +438,26 @@ def check(repo: Path = REPO) -> list[str]:
                 if block.name not in derived_cache:
                     derived_cache[block.name] = source.render()
                 if block.body != derived_cache[block.name]:
-                    problems.append(f"{where}:{line}: the block {block.name!r} is stale "
+                    problems.append(f"{where}:{line}: the block {block.name!r} is stale: "
+                                    f"{first_difference(block.body, derived_cache[block.name])} "
                                     "(python scripts/readme_numbers.py rewrites it)")
             elif isinstance(source, CommandOutput):
                 problems += [f"{where}:{line}: {block.name}: {p}" for p in check_output_block(block, source)]
             else:
-                problems += [f"{where}:{line}: {block.name}: {p}" for p in check_glance_block(block)]
+                results = None if quick else report_results()
+                problems += [f"{where}:{line}: {block.name}: {p}" for p in check_glance_block(block, results=results)]
     problems += [f"no page holds the block {name!r}" for name in SOURCES if name not in seen]
     return problems
 
 
-def refresh(*, repo: Path = REPO, results: Mapping | None = None, run: Sequence[str] = ()) -> list[str]:
-    """Rewrite the blocks that can be produced now; returns the pages changed."""
+def refresh(*, repo: Path | None = None, results: Mapping | None = None, run: Sequence[str] = (),
+            quick: bool = False) -> list[str]:
+    """Rewrite the blocks; returns the pages changed.
+
+    The at-a-glance block comes from ``results``, else from a report run now, else (``quick``)
+    only its lines of saved results are rewritten.
+    """
+    repo = REPO if repo is None else repo
     bodies: dict[str, str] = {}
     for name, source in SOURCES.items():
         if isinstance(source, Derived):
@@ -366,8 +465,6 @@ def refresh(*, repo: Path = REPO, results: Mapping | None = None, run: Sequence[
         elif isinstance(source, CommandOutput) and name in run:
             print(f"running {source.command} ...", file=sys.stderr)
             bodies[name] = run_command(source, repo)
-        elif isinstance(source, Glance) and results is not None:
-            bodies[name] = glance_block(results)
     changed = []
     for page in pages(repo):
         text = page.read_text(encoding="utf-8")
@@ -376,8 +473,14 @@ def refresh(*, repo: Path = REPO, results: Mapping | None = None, run: Sequence[
             raise ValueError("; ".join(problems))
         new = text
         for block in reversed(found):
-            if block.name in bodies:
-                new = new[:block.start] + bodies[block.name] + new[block.end:]
+            body = bodies.get(block.name)
+            if isinstance(SOURCES.get(block.name), Glance):
+                if results is None and not quick:
+                    results = report_results(repo)
+                body = (glance_block(results) if results is not None
+                        else with_saved_results_lines(block.body, saved_results_lines(repo)))
+            if body is not None:
+                new = new[:block.start] + body + new[block.end:]
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed.append(page.relative_to(repo).as_posix())
@@ -386,16 +489,20 @@ def refresh(*, repo: Path = REPO, results: Mapping | None = None, run: Sequence[
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale or malformed")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 if a block differs from its sources or is malformed")
+    parser.add_argument("--quick", action="store_true",
+                        help="do not run the report: the at-a-glance block's campaign lines are kept (checked for "
+                             "their form only), its lines of saved results recomputed")
     parser.add_argument("--results", type=Path, default=None,
-                        help="a report's results.json, for the at-a-glance block (hardmax-verify report writes "
-                             "reports/latest/results.json)")
+                        help="a report's results.json (default campaign, seed 0) for the at-a-glance block, instead "
+                             "of running the report")
     parser.add_argument("--run", action="append", default=[], choices=[n for n, s in SOURCES.items()
                                                                          if isinstance(s, CommandOutput)],
                         help="also run this block's command and quote its output (repeatable; takes minutes)")
     args = parser.parse_args(argv)
     if args.check:
-        problems = check()
+        problems = check(quick=args.quick)
         for problem in problems:
             print(problem)
         return 1 if problems else 0
@@ -406,7 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError) as error:
             print(f"error: --results: {error}", file=sys.stderr)
             return 2
-    for page in refresh(results=results, run=args.run):
+    for page in refresh(results=results, run=args.run, quick=args.quick):
         print(f"rewrote {page}")
     return 0
 

@@ -73,3 +73,14 @@ def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() ->
     sentence = dict(at_a_glance(_minimal_results({"sentiment": {"files": files}})).sentences)["Sentiment experiment"]
     assert "d = 2 (official protocol): 0.77" in sentence and "d = 2 (p protocol): 0.81" in sentence
     assert "0.95" not in sentence
+
+
+def test_glance_names_the_conjecture_runs_that_surprised() -> None:
+    """The lab's expectations are "held" / "refuted"; a refuted "held" conjecture is a surprise at a glance."""
+    from verify.report.glance import at_a_glance
+    summaries = [{"conjecture": "a", "outcome": "counterexample", "expected": "refuted", "surprise": False},
+                 {"conjecture": "b", "outcome": "counterexample", "expected": "held"},   # no surprise field
+                 {"conjecture": "c", "outcome": "held", "expected": "held", "surprise": False}]
+    files = [{"path": f"r/{s['conjecture']}.json", "sha256": "0" * 64, "summary": s} for s in summaries]
+    sentence = dict(at_a_glance(_minimal_results({"conjectures": {"files": files}})).sentences)["Conjecture lab"]
+    assert sentence.startswith("3 saved conjecture runs: 2 counterexample, 1 held; 1 not as expected: b.")

@@ -21,7 +21,7 @@ from ..sections import Section
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
 
-__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown"]
+__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown", "glance_list"]
 
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
@@ -498,8 +498,13 @@ def glance_markdown(glance: Glance) -> str:
     lines += [f"| {label} | " + " | ".join(fmt.count(v) for v in values) + " |"
               for _, label, values in _glance_rows(glance)]
     out.append("\n".join(lines))
-    out.append("\n".join(f"- {what}: {sentence}" for what, sentence in glance.sentences))
+    out.append(glance_list(glance.sentences))
     return "\n\n".join(out)
+
+
+def glance_list(sentences: Sequence[tuple[str, str]]) -> str:
+    """The at-a-glance list, one ``- what: conclusion`` line per sentence."""
+    return "\n".join(f"- {what}: {sentence}" for what, sentence in sentences)
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:
