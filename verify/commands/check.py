@@ -16,7 +16,7 @@ from ..config import load_configuration
 from ..limits import MAX_LAYER_BUDGET
 from ..text import one_line, short_number
 from ..verdicts import Verdict
-from .output import emit_json, json_option, summary_console
+from .output import emit_json, json_option, summary_console, verdict_line
 
 _STYLE = {"certified": "green", "failed": "bold red", "inconclusive": "yellow"}
 
@@ -80,7 +80,7 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
           json_to: str | None, no_cross_check: bool) -> int:
     """Check claims T0..T4, facts D1..D3 and the one-step replay on CONFIG.json, exactly.
 
-    Prints one row per claim: status (certified / failed / inconclusive) and one line of
+    Prints the overall verdict in one line, then one row per claim: status (certified / failed / inconclusive) and one line of
     evidence; then one row per token: its fate (leader, fixed, locked, or unsettled), the
     layer from which it holds, and the token's exact limit. Exit status 0 every claim certified, 1 a claim failed, 2 bad input, 3 nothing
     failed but something is inconclusive (e.g. a token did not lock within the budget).
@@ -106,9 +106,15 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
         verdict = report.verdicts[cid]
         table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", Text(one_line(_one_line(verdict))))
     out = summary_console(json_to)
+    status = exitcodes.combine([v.status for v in report.verdicts.values()])
+    overall = {exitcodes.SUCCESS: "certified", exitcodes.FALSE: "failed"}.get(status, "inconclusive")
+    out.print(Text(verdict_line(shown_name, overall,
+                                failed=[c for c, v in report.verdicts.items() if v.status == "failed"],
+                                inconclusive=[c for c, v in report.verdicts.items() if v.status == "inconclusive"])),
+              soft_wrap=True)
     out.print(table)
     out.print(fates_table(report))
     for line in fate_legend(report):
         out.print(Text(line), soft_wrap=True)
     emit_json(report.to_json_dict(), json_to)
-    return exitcodes.combine([v.status for v in report.verdicts.values()])
+    return status
