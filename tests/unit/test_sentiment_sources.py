@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 import os
 import socket
 import sys
@@ -123,8 +124,12 @@ def test_fetch_checks_the_sha256_and_converts_once(tmp_path, monkeypatch, capsys
     assert "differs from the expected" in capsys.readouterr().err
     assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]  # nothing kept
     monkeypatch.setattr(sources, "IMDB_SHA256", hashlib.sha256(archive.read_bytes()).hexdigest())
-    assert main(["sentiment", "fetch", "--quiet"]) == 0
+    assert main(["sentiment", "fetch", "--quiet", "--json"]) == 0
     csv_path = sources.fetched_data_path()
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"data": str(csv_path), "url": archive.as_uri(),
+                                        "archive_sha256": sources.IMDB_SHA256}
+    assert captured.err.startswith(f"{csv_path}: the IMDb reviews")
     assert load_reviews(csv_path).texts == load_reviews(archive).texts
     assert content_sha256(load_reviews(csv_path)) == content_sha256(load_reviews(archive))
     first = csv_path.read_bytes()
