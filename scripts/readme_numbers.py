@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -53,13 +54,14 @@ sys.path.insert(0, str(REPO))
 import verify.claims  # noqa: E402,F401  (registers the built-in claims)
 from verify import config as configuration_limits  # noqa: E402
 from verify import io as input_limits  # noqa: E402
-from verify import limits, numbers  # noqa: E402
+from verify import limits, numbers, text  # noqa: E402
 from verify.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.registry import verdict_ids  # noqa: E402
 from verify.report.build import collect_optional_sections, provider_sections  # noqa: E402
 from verify.report.glance import at_a_glance, experiment_sentences  # noqa: E402
 from verify.report.render import glance_list, glance_markdown  # noqa: E402
+from verify.text import short_number  # noqa: E402
 from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
 from verify.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
 from verify.sentiment.report_section import chosen_on_validation  # noqa: E402
@@ -109,6 +111,16 @@ def limits_table() -> str:
 def selftest_sentence() -> str:
     return (f"{len(EXACT_MUTANTS) + len(FLOAT_MUTANTS)} wrong variants: {len(EXACT_MUTANTS)} of the update rule "
             f"and {len(FLOAT_MUTANTS)} of the float engine")
+
+
+def number_rule_sentence() -> str:
+    """How every readable output writes an exact number (verify.text.short_number), with its examples computed."""
+    examples = [Fraction(1, 3), Fraction(309017, 10**6), Fraction(-809017, 10**6)]
+    long = Fraction(10**30, 3)
+    return ("an integer as itself, another rational as the shorter of its fraction and its finite decimal expansion "
+            f"({', '.join(f'`{short_number(x)}`' for x in examples)}; the fraction on a tie), when that has at most "
+            f"{text.SHORT_EXACT_LENGTH} characters, else `≈` its value to {text.SHORT_DIGITS} significant digits "
+            f"(`{short_number(long)}`)")
 
 
 def conjecture_count_line() -> str:
@@ -225,6 +237,7 @@ SOURCES: dict[str, Source] = {
     "limits": Derived(limits_table),
     "selftest_variants": Derived(selftest_sentence),
     "conjecture_count": Derived(conjecture_count_line),
+    "number_rule": Derived(number_rule_sentence),
     "sentiment_table": Derived(sentiment_table),
     "sentiment_chosen": Derived(sentiment_chosen_sentence),
     "sentiment_tuned_table": Derived(sentiment_tuned_table),

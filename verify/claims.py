@@ -32,6 +32,7 @@ from .config import Configuration, hypothesis_violations
 from .exact_dynamics import ExactLayer, exact_layers
 from .linalg import dot, is_symmetric_positive_definite, mat_vec
 from .numbers import InputError, rational_to_str
+from .text import exact_number
 from .verdicts import Verdict
 
 __all__ = [
@@ -79,8 +80,8 @@ def qv(p: Iterable[Fraction]) -> list[str]:
 
 
 def _show(p: Iterable[Fraction]) -> str:
-    """A point for a one-line summary: (1/2, -1)."""
-    return "(" + ", ".join(rational_to_str(x) for x in p) + ")"
+    """A point for a one-line summary, exactly (the one rule of verify.text): (1/2, -1), (0.309017, 1)."""
+    return "(" + ", ".join(exact_number(x) for x in p) + ")"
 
 
 def _mean(points: Iterable[Point]) -> Point:

@@ -62,7 +62,7 @@ def fate_legend(report: ClaimReport) -> list[str]:
     """What each fate in the table means (only those that occur)."""
     kinds = sorted({f.kind for f in report.fates})
     return [f"  {kind}: {_FATE_MEANING[kind]}" for kind in kinds if kind in _FATE_MEANING] + \
-        ["  (long limits are shown as decimals; --json has every one exactly)"]
+        ["  (a limit too long to write exactly is shown as ≈ its decimal value; --json has every one exactly)"]
 
 
 @click.command("check")

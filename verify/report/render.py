@@ -211,10 +211,12 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
         others = [f for f in r["fates"] if f["kind"] in ("fixed", "locked", "path")]
         rows.append([r["task"]["name"], len(r["configuration"]["tokens"]), r["status"],
                      ", ".join(f"{f['token']} (layer {f['layer']})" for f in sorted(leaders, key=lambda f: f["token"])),
-                     ", ".join(f"{f['token']} {f['kind']} at {f['layer']} -> ({', '.join(f['limit'])})"
+                     ", ".join(f"{f['token']} {f['kind']} at {f['layer']} -> "
+                               f"({', '.join(fmt.exact(x) for x in f['limit'])})"
                                for f in sorted(others, key=lambda f: f["token"])) or "—",
                      _fmt_settled(r)])
-    blocks.append(_table(["configuration", "n", "status", "leaders (first layer)", "non-leaders: fate, layer, exact limit",
+    blocks.append(_table(["configuration", "n", "status", "leaders (first layer)",
+                          "non-leaders: fate, layer, limit (exact; ≈ when too long, results.json has it exactly)",
                           "settled at layer"], rows))
 
     blocks.append(_h(2, "Convergence"))
@@ -282,8 +284,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
             rows.append([task["name"], task["family"], "—", "—", "—", "ERROR", "—", "—"] + ["—"] * len(claim_ids))
             continue
         config = r["configuration"]
-        rows.append([task["name"], task["family"], len(config["tokens"]), len(config["tokens"][0]), config["alpha"],
-                     r["status"], sum(f["kind"] == "leader" for f in r["fates"]), _fmt_settled(r)]
+        rows.append([task["name"], task["family"], len(config["tokens"]), len(config["tokens"][0]),
+                     fmt.exact(config["alpha"]), r["status"], sum(f["kind"] == "leader" for f in r["fates"]), _fmt_settled(r)]
                     + [_short(r["verdicts"].get(c, {}).get("status")) for c in claim_ids])
     table = _table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows)
     # The summary line the folded table shows.
