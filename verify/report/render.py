@@ -317,7 +317,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                 blocks.append(_p(f"`{item['path']}` says ({fmt.count(len(lines))} lines"
                                  + (f"; {fmt.count(omitted)} more lines in that file, not shown" if omitted else "")
                                  + "):"))
-                blocks.append(Block("code", "\n".join(lines)))
+                blocks.append(Block("code", "\n".join(_formatted_numbers(line) for line in lines)))
     skipped = [f"{key}: {section['skipped']}" for key, section in optional.items() if section.get("skipped")]
     if skipped:
         blocks.append(_h(2, "Optional sections skipped"))
@@ -336,6 +336,15 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     blocks.append(_p("results.json holds everything above; its `environment` block (timestamps, timings, versions) "
                      "is the only part that differs between two runs with the same seed and versions."))
     return blocks
+
+
+# A decimal with more digits than a measurement is shown with (a float written out in full).
+_LONG_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d{5,}(?:e[-+]?\d+)?(?![\w.])")
+
+
+def _formatted_numbers(line: str) -> str:
+    """A saved file's own summary line with its long decimals written by the report's formatter."""
+    return _LONG_DECIMAL.sub(lambda m: fmt.measured(float(m.group(0))), line)
 
 
 def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
