@@ -373,3 +373,11 @@ def test_the_summary_goes_to_standard_output_and_json_means_what_it_means_everyw
     assert captured.out.splitlines()[0] == "1 configuration: certified" and f"wrote {copy}" in captured.err
     assert json.loads(copy.read_text(encoding="utf-8")) == json.loads(
         (tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+
+
+def test_an_output_folder_that_cannot_be_written_is_named_as_given(capsys) -> None:
+    """Not the hidden lock file beside it: the folder the user gave (/proc takes no new entries, even from root)."""
+    assert main(["report", "--out", "/proc/nope", "--jobs", "1", "--examples", "0"]) == exitcodes.COULD_NOT_COMPLETE
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: could not complete: /proc/nope: cannot write a folder there (")
+    assert ".lock" not in err and len(err.splitlines()) == 1
