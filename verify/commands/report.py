@@ -79,7 +79,8 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=max_jobs()), default=None, metavar="N",
               help="Start a Dask LocalCluster of N worker processes on loopback and run the tasks there.")
 @click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600), default=10.0,
-              show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2).")
+              show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2); a service "
+                                      "there that is not a Dask scheduler is exit status 4.")
 @click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, "
                    "RUNS/conjectures/*.json), relative to the current folder. Default: the project's saved "
