@@ -10,4 +10,5 @@ COMMANDS: list[tuple[str, str]] = [
     ("conjecture", "conjecture"),
     ("certcheck", "certcheck"),
     ("classify", "classify"),
+    ("examples", "examples"),
 ]
