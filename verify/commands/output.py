@@ -134,12 +134,15 @@ class ProgressReporter:
     line above the bars, never glued to them. Disabled, both only print log lines.
     """
 
-    def __init__(self, progress: Progress | None, console: Console) -> None:
+    def __init__(self, progress: Progress | None, console: Console, stages: StageLines | None = None) -> None:
         self._progress = progress
         self.console = console
         self._tasks: dict[str, TaskID] = {}
+        self._stages = stages
 
     def update(self, phase: str, done: int, total: int) -> None:
+        if self._stages is not None:  # standard error is not a terminal: a line when a phase starts
+            self._stages(phase)
         if self._progress is None:
             return
         if phase not in self._tasks:
@@ -160,10 +163,17 @@ class ProgressReporter:
 
 @contextmanager
 def progress_reporter(enabled: bool = True, *, remaining: bool = False) -> Iterator[ProgressReporter]:
-    """A :class:`ProgressReporter` on standard error for the duration of the block."""
+    """A :class:`ProgressReporter` on standard error for the duration of the block.
+
+    Bars on a terminal; elsewhere (piped, redirected) one line per phase as it starts.
+    """
     console = Console(stderr=True)
     if not enabled:
         yield ProgressReporter(None, console)
+        return
+    if not console.is_terminal:  # no bar can be drawn: one line per phase instead
+        context = click.get_current_context(silent=True)
+        yield ProgressReporter(None, console, StageLines(context.command_path if context else "progress", console))
         return
     columns: list[Any] = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn()]
