@@ -46,9 +46,10 @@ def examples() -> None:
 @json_option("the name, size and description of every example file")
 def list_command(json_to: str | None) -> int:
     """List the shipped example files."""
-    rows = [{"name": item.name, "bytes": len(item.read_bytes()), "description": DESCRIPTIONS.get(item.name, "")}
-            for item in shipped_examples()]
-    width = max((len(row["name"]) for row in rows), default=0)
+    rows: list[dict[str, str | int]] = [
+        {"name": item.name, "bytes": len(item.read_bytes()), "description": DESCRIPTIONS.get(item.name, "")}
+        for item in shipped_examples()]
+    width = max((len(str(row["name"])) for row in rows), default=0)
     echo_summary("\n".join(f"{row['name']:<{width}}  {row['description']}" for row in rows)
                  + "\n(hardmax-verify examples copy writes them into ./examples)", json_to)
     emit_json(rows, json_to)

@@ -87,14 +87,14 @@ def _limit(fate: dict[str, Any]) -> np.ndarray | None:
 # never the pale half of tab20. Past 12 categories the hues repeat with a dashed line (_styles).
 QUALITATIVE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
                "#17becf", "#000000", "#a6761d")
-LINE_STYLES = ("-", "--", ":", "-.")
+LINE_STYLES: tuple[Any, ...] = ("-", "--", ":", "-.")
 
 
 def _palette(n: int) -> list[Any]:
     return [QUALITATIVE[i % len(QUALITATIVE)] for i in range(n)]
 
 
-def _styles(n: int) -> list[tuple[Any, str]]:
+def _styles(n: int) -> list[tuple[Any, Any]]:
     """(colour, line style) for ``n`` categories: distinct hues, then the hues again dashed, ..."""
     return [(QUALITATIVE[i % len(QUALITATIVE)], LINE_STYLES[(i // len(QUALITATIVE)) % len(LINE_STYLES)])
             for i in range(n)]

@@ -30,7 +30,7 @@ import platform
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -534,7 +534,7 @@ def _plot_history(history: list[dict], path: Path, model: str, train_subset: dic
         ax.set_xlabel("epoch")
         ax.set_ylabel(ylabel)
     # One legend for both panels, below them: the same series in each, never over the curves.
-    entries: dict[str, object] = {}
+    entries: dict[str, Any] = {}
     for ax in axes:
         for handle, text in zip(*ax.get_legend_handles_labels()):
             entries.setdefault(text, handle)
