@@ -2,6 +2,7 @@
 
 :func:`text_outside` draws the figure and measures every visible text (titles, axis labels,
 tick labels, legend entries, annotations) against the figure's box in pixels;
+:func:`legends_over_content` finds a legend over the data or over another text;
 :func:`saved_figures` records every figure saved while it is active, so that a test can run
 a drawing function as it is (one that saves through ``Figure.savefig`` or ``pyplot``) and then
 measure what it saved.
@@ -32,6 +33,21 @@ def text_outside(fig: Figure) -> list[str]:
         if sides:
             problems.append(f"{text.get_text()!r} crosses the {' and '.join(sides)} edge "
                             f"(x {box.x0:.0f}..{box.x1:.0f} of {width:.0f}, y {box.y0:.0f}..{box.y1:.0f} of {height:.0f} px)")
+    return problems
+
+
+def legends_over_content(fig: Figure) -> list[str]:
+    """Legends lying over an axes' plotting area, or over a text that is not their own (a label, a title)."""
+    renderer = drawn(fig)
+    legends = [legend for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)] if legend is not None]
+    problems = []
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        own = {id(text) for text in legend.findobj(Text)}
+        problems += [f"a legend ({', '.join(t.get_text() for t in legend.get_texts()[:2])}, ...) lies over the axes "
+                     f"titled {ax.get_title()!r}" for ax in fig.axes if box.overlaps(ax.bbox)]
+        problems += [f"a legend lies over the text {text.get_text()!r}" for text in _drawn_texts(fig)
+                     if id(text) not in own and box.overlaps(text.get_window_extent(renderer))]
     return problems
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
-from figure_checks import drawn, saved_figures, text_outside
+from figure_checks import legends_over_content, saved_figures, text_outside
 from matplotlib.figure import Figure
 
 from verify.report import figures
@@ -76,21 +76,13 @@ def _drawn(draw: Callable[..., Any], records: list[dict[str, Any]], out: Path) -
     return saved[0]
 
 
-def _legends_over_axes(fig: Figure) -> list[str]:
-    """Legends whose box overlaps an axes' plotting area (a legend over the curves)."""
-    renderer = drawn(fig)
-    legends = [legend for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)] if legend is not None]
-    return [f"a legend ({', '.join(t.get_text() for t in legend.get_texts()[:2])}, ...) lies over an axes"
-            for legend in legends for ax in fig.axes if legend.get_window_extent(renderer).overlaps(ax.bbox)]
-
-
 @pytest.mark.slow  # matplotlib draws for seconds per figure
 @pytest.mark.parametrize("draw", [figures.worked_panels, figures.convergence_figure, figures.float_figure,
                                   figures.denominator_figure, figures.leaders_figure], ids=lambda f: f.__name__)
 def test_no_text_past_the_edge_and_no_legend_over_the_data(draw, records, tmp_path) -> None:
     fig = _drawn(draw, records, tmp_path)
     assert text_outside(fig) == []
-    assert _legends_over_axes(fig) == []
+    assert legends_over_content(fig) == []
 
 
 def test_twelve_families_get_twelve_distinct_hues(records, tmp_path) -> None:
@@ -112,3 +104,15 @@ def test_the_checker_sees_text_that_is_cut(tmp_path) -> None:
     problems = text_outside(fig)
     assert any("far too long" in p and "left and right" in p for p in problems)
     assert any("ridiculously" in p and "right" in p for p in problems)
+
+
+def test_the_checker_sees_a_legend_over_the_data_or_over_a_label() -> None:
+    fig = Figure(figsize=(4, 3), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot([0, 1], [0, 1], label="a curve")
+    ax.legend(loc="center")
+    fig.supxlabel("a label under the legend")
+    fig.legend(handles=ax.get_legend_handles_labels()[0], loc="outside lower center")
+    problems = legends_over_content(fig)
+    assert any("lies over the axes" in p for p in problems)
+    assert any("a label under the legend" in p for p in problems), problems

@@ -598,10 +598,10 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
               Patch(color="#f4cccc", label="negative side (w.z + b < 0)")]
     middle = (low + high) / 2
 
-    def label(ax, text: str, point: np.ndarray, **style) -> None:
+    def label(ax, text: str, point: np.ndarray, *, flip: bool = False, **style) -> None:
         # Words point inwards (left of a point in the right half, below one in the top half), so no
-        # word runs past the panel's edge.
-        right, top = point[0] > middle[0], point[1] > middle[1]
+        # word runs past the panel's edge; ``flip`` puts a second label on the other side vertically.
+        right, top = point[0] > middle[0], (point[1] > middle[1]) != flip
         ax.annotate(text, point, xytext=(-3 if right else 3, -3 if top else 3), textcoords="offset points",
                     ha="right" if right else "left", va="top" if top else "bottom", fontsize=6, **style)
 
@@ -623,7 +623,8 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
         if size >= 3:
             members = [i for i in range(len(Z)) if tuple(np.round(Z[i], 9)) == spot]
             word, _ = Counter(words[ids[i]] for i in members).most_common(1)[0]
-            label(ax, f"{size} tokens ({word})", np.array(spot), color="C0", fontweight="bold")
+            # On the other side of a leader's word at the same spot.
+            label(ax, f"{size} tokens ({word})", np.array(spot), flip=True, color="C0", fontweight="bold")
         ax.set_xlim(low[0], high[0]), ax.set_ylim(low[1], high[1])
         ax.set_title(f"layer {k}", fontsize=8)
         ax.tick_params(labelsize=6)
@@ -631,8 +632,10 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
     fig, axes = plt.subplots(3, 3, figsize=(9, 9.8), layout="constrained")
     for k, ax in enumerate(axes.flat):
         draw(ax, min(k, layers))
-    fig.supxlabel("first coordinate of the token z (embedding dimension 1)", fontsize=8)
-    fig.supylabel("second coordinate of the token z (embedding dimension 2)", fontsize=8)
+    for ax in axes[-1]:
+        ax.set_xlabel("z, first coordinate", fontsize=7)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("z, second coordinate", fontsize=7)
     fig.legend(handles=legend, loc="outside lower center", ncol=3, fontsize=7, frameon=False)
     if title:
         fig.suptitle(title, fontsize=9)
