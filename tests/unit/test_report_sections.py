@@ -101,3 +101,13 @@ def test_the_sentiment_section_with_its_tables_does_not_repeat_the_raw_files() -
                         "evaluation": _evaluation("m/a", 2, 0.8)}]}
     assert sentiment.section(block).tables and not sentiment.section(block).list_files
     assert sentiment.section({"files": [{"path": "r/x.json", "sha256": "0" * 64, "summary": {}}]}).list_files
+
+
+def test_a_long_summary_of_a_saved_file_says_how_many_lines_it_left_out() -> None:
+    from verify.report.build import MAX_SUMMARY_LINES, _scalar_summary
+    summary = _scalar_summary({"lines": [f"line {i}" for i in range(MAX_SUMMARY_LINES + 30)]})
+    assert len(summary["lines"]) == MAX_SUMMARY_LINES and summary["lines_omitted"] == 30
+    results = _minimal_results({"new": {"directory": "runs/new", "files": [
+        {"path": "runs/new/a.json", "sha256": "c" * 64, "summary": summary}]}})
+    text = to_markdown(build_document(results, [], {"new": Section("A new experiment")}))
+    assert f"({MAX_SUMMARY_LINES} lines; 30 more lines in that file, not shown)" in text
