@@ -84,6 +84,8 @@ def test_a_stale_saved_result_at_a_glance_fails_the_check_and_a_refresh_mends_it
 @pytest.mark.parametrize("page, old, new", [
     ("README.md", "| 2 | `d2-paper` | 0.7914 | 0.7799 |", "| 2 | `d2-paper` | 0.7914 | 0.7800 |"),
     ("README.md", "configurations generated from seed 0 across", "configurations generated from seed 1 across"),
+    ("docs/sentiment.md", "| d2-paper | 2.60 | 0.7799 | 0.7924 |", "| d2-paper | 2.60 | 0.7799 | 0.7942 |"),
+    ("docs/conjectures.md", "(of 15 conjectures)", "(of 14 conjectures)"),
 ])
 def test_a_stale_derived_block_fails_the_check(tmp_path, page, old, new):
     repo = _copy_of_the_docs(tmp_path)
@@ -171,3 +173,10 @@ def test_typed_numbers_that_go_stale_are_refused_outside_the_blocks(typed):
         "generate it or remove it"]
     assert numbers.stale_numbers(f"It {_block('x', typed)}.\n", "README.md") == []
     assert numbers.stale_numbers("T0..T4, docs/theory.md §4, 2^20-fold, exit status 3, 16 MiB.\n", "README.md") == []
+
+
+def test_typed_numbers_are_refused_on_every_page_but_not_in_fenced_code(tmp_path):
+    repo = _pages(tmp_path, "Intro.\n", "# Page\n\nThe run reached 0.8164 in 30 s.\n\n```\n$ cmd\nerror: within 2 s\n```\n")
+    problems = [p for p in numbers.check(repo, quick=True) if "goes stale" in p]
+    assert problems == ["docs/page.md:3: the typed number '0.8164' goes stale; generate it or remove it",
+                        "docs/page.md:3: the typed number '30 s' goes stale; generate it or remove it"]
