@@ -142,6 +142,11 @@ def simulate_example_output() -> str:
     return "\n```\n" + "\n".join(shown) + "\n```\n"
 
 
+def default_examples() -> str:
+    """The generated configurations of the embedded default campaign."""
+    return f"{default_spec().examples:,}"
+
+
 def fast_lane_sentence() -> str:
     """How many examples a property runs in the fast lane (the root conftest.py) against the profiles'."""
     ci, dev = (hypothesis.settings.get_profile(name).max_examples for name in ("ci", "dev"))
@@ -417,6 +422,7 @@ SOURCES: dict[str, Source] = {
     "selftest_variants": Derived(selftest_sentence),
     "conjecture_count": Derived(conjecture_count_line),
     "fast_lane_examples": Derived(fast_lane_sentence),
+    "default_examples": Derived(default_examples),
     "number_rule": Derived(number_rule_sentence),
     "simulate_example": Derived(simulate_example_output),
     "sentiment_table": Derived(sentiment_table),

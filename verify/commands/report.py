@@ -60,7 +60,8 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Campaign seed: the same seed and versions give the same results.json (apart from its environment block).")
 @click.option("--examples", type=click.IntRange(min=0), default=None,
-              help="Number of generated configurations (default: the campaign's; 144 for the embedded one).")
+              help=f"Number of generated configurations (default: the campaign's; {default_spec().examples} for the "
+                   "embedded one).")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="CAMPAIGN.toml with families, counts, sizes and layer budget (see docs/report.md).")
 @click.option("--jobs", type=click.IntRange(min=1, max=max_jobs()), default=None,
