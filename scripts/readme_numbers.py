@@ -55,25 +55,25 @@ sys.path.insert(0, str(REPO))
 
 import hypothesis  # noqa: E402
 from conftest import FAST_LANE_EXAMPLES  # noqa: E402  (the repository's root conftest.py)
-import verify.claims  # noqa: E402,F401  (registers the built-in claims)
-import verify.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
-from verify import config as configuration_limits  # noqa: E402
-from verify import io as input_limits  # noqa: E402
-from verify import limits, numbers, text  # noqa: E402
-from verify.campaign import default_spec, plan_tasks  # noqa: E402
-from verify.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
-from verify.config import load_configuration  # noqa: E402
-from verify.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
-from verify.registry import verdict_ids  # noqa: E402
-from verify.report import formatting as fmt  # noqa: E402
-from verify.report.build import collect_optional_sections, provider_sections  # noqa: E402
-from verify.report.glance import at_a_glance, experiment_sentences  # noqa: E402
-from verify.report.render import glance_list, glance_markdown  # noqa: E402
-from verify.text import short_number  # noqa: E402
-from verify.trajectory import simulate as simulate_trajectory  # noqa: E402
-from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
-from verify.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
-from verify.sentiment.report_section import chosen_on_validation  # noqa: E402
+import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
+import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
+from verify.core import config as configuration_limits  # noqa: E402
+from verify.core import io as input_limits  # noqa: E402
+from verify.core import limits, numbers, text  # noqa: E402
+from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
+from verify.app.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
+from verify.core.config import load_configuration  # noqa: E402
+from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
+from verify.claims.registry import verdict_ids  # noqa: E402
+from verify.app.report import formatting as fmt  # noqa: E402
+from verify.app.report.build import collect_optional_sections, provider_sections  # noqa: E402
+from verify.app.report.glance import at_a_glance, experiment_sentences  # noqa: E402
+from verify.app.report.render import glance_list, glance_markdown  # noqa: E402
+from verify.core.text import short_number  # noqa: E402
+from verify.core.trajectory import simulate as simulate_trajectory  # noqa: E402
+from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
+from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
+from verify.experiments.sentiment.report_section import chosen_on_validation  # noqa: E402
 
 OPEN = re.compile(r"<!-- generated: ([^ ]*) -->")
 END = "<!-- end -->"
@@ -123,7 +123,7 @@ def selftest_sentence() -> str:
 
 
 def number_rule_sentence() -> str:
-    """How every readable output writes an exact number (verify.text.short_number), with its examples computed."""
+    """How every readable output writes an exact number (verify.core.text.short_number), with its examples computed."""
     examples = [Fraction(1, 3), Fraction(309017, 10**6), Fraction(-809017, 10**6)]
     long = Fraction(10**30, 3)
     return ("an integer as itself, another rational as the shorter of its fraction and its finite decimal expansion "

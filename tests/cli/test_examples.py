@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.cli import main
-from verify.commands.examples import DESCRIPTIONS, shipped_examples
+from verify.core import exitcodes
+from verify.app.cli import main
+from verify.app.commands.examples import DESCRIPTIONS, shipped_examples
 
 REPO = Path(__file__).resolve().parents[2]
 

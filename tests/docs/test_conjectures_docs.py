@@ -25,7 +25,7 @@ def test_documented_example_is_the_file(path):
 
 def test_every_built_in_conjecture_has_a_saved_run_and_no_other():
     """The report and the README count the saved runs of runs/conjectures/ as the lab's results: one per conjecture."""
-    from verify.conjectures.builtin import BUILTIN_CONJECTURES
+    from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES
 
     saved = {path.stem for path in (ROOT / "runs" / "conjectures").glob("*.json")}
     assert saved == set(BUILTIN_CONJECTURES), (

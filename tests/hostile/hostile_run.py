@@ -29,12 +29,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 TIME_LIMIT = 60.0                # seconds per case
 MEMORY_LIMIT = 2 * 2**30         # bytes: address space of every process, and peak resident memory
-# Printed by the command line's child wrapper once verify.cli is imported, so that a signal test
+# Printed by the command line's child wrapper once verify.app.cli is imported, so that a signal test
 # can wait for it (a signal during interpreter start-up is Python's business, not the suite's).
 READY = "hostile-ready"
 # The stage lines of a long command whose standard error is not a terminal: "COMMAND: stage".
 PROGRESS_LINE = re.compile(r"^(report|selftest|hardmax-verify [a-z][a-z -]*): ")
-CHILD = f"import sys, verify.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.cli.run()"
+CHILD = f"import sys, verify.app.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.app.cli.run()"
 
 
 def campaign(*, examples: int, n: tuple[int, int] = (3, 4), layer_budget: int = 20) -> str:
@@ -71,7 +71,7 @@ class Outcome:
         """Non-empty lines of standard error, the READY marker and progress lines left out.
 
         Standard error is not a terminal here, so a long command says each stage it starts in a
-        line of its own (``report: checking 148 configurations``, verify.commands.output.StageLines).
+        line of its own (``report: checking 148 configurations``, verify.app.commands.output.StageLines).
         """
         return [line for line in self.err.splitlines()
                 if line.strip() and line != READY and not PROGRESS_LINE.match(line)]
@@ -111,7 +111,7 @@ def start(args: Sequence[str], cwd: Path, *, env: dict[str, str] | None = None,
 
 
 def wait_ready(proc: subprocess.Popen, timeout: float = TIME_LIMIT) -> float:
-    """Block until the child has imported verify.cli; returns that moment (monotonic)."""
+    """Block until the child has imported verify.app.cli; returns that moment (monotonic)."""
     deadline = time.monotonic() + timeout
     while not proc.err_path.read_text(errors="replace").startswith(READY):  # type: ignore[attr-defined]
         if proc.poll() is not None:

@@ -7,8 +7,8 @@ from typing import Iterator
 import click
 import pytest
 
-from verify import cli
-from verify.commands.output import JSON_TO_STDOUT, JsonOption
+from verify.app import cli
+from verify.app.commands.output import JSON_TO_STDOUT, JsonOption
 
 
 def _commands() -> Iterator[tuple[str, click.Command]]:
@@ -49,6 +49,6 @@ def test_json_takes_an_optional_file_everywhere(path: str, command: click.Comman
 @pytest.mark.parametrize("path, command", [(p, c) for p, c in COMMANDS if not isinstance(c, click.Group)],
                          ids=[p for p, c in COMMANDS if not isinstance(c, click.Group)])
 def test_every_command_has_the_shared_json_option(path: str, command: click.Command):
-    """README: `--json [FILE|-]` means the same on every command (verify.commands.output.json_option)."""
+    """README: `--json [FILE|-]` means the same on every command (verify.app.commands.output.json_option)."""
     options = [param for param in command.params if isinstance(param, click.Option) and "--json" in param.opts]
     assert len(options) == 1 and isinstance(options[0], JsonOption), f"{path} has no shared --json option"

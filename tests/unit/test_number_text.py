@@ -1,4 +1,4 @@
-"""One rule for numbers in human output (verify.text): exact when short, in the shorter exact form, else ``≈``."""
+"""One rule for numbers in human output (verify.core.text): exact when short, in the shorter exact form, else ``≈``."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from verify.report import formatting as fmt
-from verify.text import SHORT_EXACT_LENGTH, exact_number, short_number
+from verify.app.report import formatting as fmt
+from verify.core.text import SHORT_EXACT_LENGTH, exact_number, short_number
 
 
 @pytest.mark.parametrize("value, shown", [

@@ -1,4 +1,4 @@
-"""The report's figures (verify.report.figures): no text past the figure's edge, no legend over the data.
+"""The report's figures (verify.app.report.figures): no text past the figure's edge, no legend over the data.
 
 Each figure function is run as the report runs it, on records shaped like a campaign's: every
 family of the default campaign (12 with the worked ones, long names included), four alphas,
@@ -17,8 +17,8 @@ import pytest
 from figure_checks import legends_over_content, saved_figures, text_outside
 from matplotlib.figure import Figure
 
-from verify.report import figures
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.app.report import figures
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 FAMILIES = ("close_pairs", "collinear", "coplanar", "dense_spd", "diagonal", "generic", "hull_edges",
             "ill_conditioned", "mirror_ties", "near_origin", "sphere_ties")

@@ -1,11 +1,11 @@
-"""Report sections (verify.sections): providers shape their own results; the report renders them generically."""
+"""Report sections (verify.experiments.sections): providers shape their own results; the report renders them generically."""
 
 from __future__ import annotations
 
-from verify.conjectures import report_section as conjectures
-from verify.report.render import build_document, to_markdown
-from verify.sections import Figure, Section, Table
-from verify.sentiment import report_section as sentiment
+from verify.experiments.conjectures import report_section as conjectures
+from verify.app.report.render import build_document, to_markdown
+from verify.experiments.sections import Figure, Section, Table
+from verify.experiments.sentiment import report_section as sentiment
 
 
 def _evaluation(checkpoint: str, d: int, validation: float | None, protocol: str = "p") -> dict:
@@ -64,7 +64,7 @@ def _minimal_results(optional: dict) -> dict:
 
 
 def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() -> None:
-    from verify.report.glance import at_a_glance
+    from verify.app.report.glance import at_a_glance
     evaluations = [dict(_evaluation("m/a", 2, 0.80), hardmax_accuracy=0.81),
                    dict(_evaluation("m/b", 2, 0.70), hardmax_accuracy=0.95),   # better test, worse validation
                    dict(_evaluation("m/c", 2, 0.60, protocol="official"), hardmax_accuracy=0.77)]
@@ -77,7 +77,7 @@ def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() ->
 
 def test_glance_names_the_conjecture_runs_that_surprised() -> None:
     """The lab's expectations are "held" / "refuted"; a refuted "held" conjecture is a surprise at a glance."""
-    from verify.report.glance import at_a_glance
+    from verify.app.report.glance import at_a_glance
     summaries = [{"conjecture": "a", "outcome": "counterexample", "expected": "refuted", "surprise": False},
                  {"conjecture": "b", "outcome": "counterexample", "expected": "held"},   # no surprise field
                  {"conjecture": "c", "outcome": "held", "expected": "held", "surprise": False}]
@@ -104,7 +104,7 @@ def test_the_sentiment_section_with_its_tables_does_not_repeat_the_raw_files() -
 
 
 def test_a_long_summary_of_a_saved_file_says_how_many_lines_it_left_out() -> None:
-    from verify.report.build import MAX_SUMMARY_LINES, _scalar_summary
+    from verify.app.report.build import MAX_SUMMARY_LINES, _scalar_summary
     summary = _scalar_summary({"lines": [f"line {i}" for i in range(MAX_SUMMARY_LINES + 30)]})
     assert len(summary["lines"]) == MAX_SUMMARY_LINES and summary["lines_omitted"] == 30
     results = _minimal_results({"new": {"directory": "runs/new", "files": [

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from figure_checks import legends_over_content, saved_figures, text_outside
 
-from verify.sentiment.analyze import _plot_history, _plot_words, plot_review_evolution
-from verify.sentiment.checkpoints import ModelWeights
-from verify.sentiment.protocol import load_protocol
-from verify.sentiment.summary import summarize
+from verify.experiments.sentiment.analyze import _plot_history, _plot_words, plot_review_evolution
+from verify.experiments.sentiment.checkpoints import ModelWeights
+from verify.experiments.sentiment.protocol import load_protocol
+from verify.experiments.sentiment.summary import summarize
 
 MODEL = "sentiment-d16-paper-min2-drop0.2-lowercase"
 LONG_WORDS = ("ridiculously", "unfortunately", "disappointment", "masterpiece", "<UNK>", "fulfillment",
