@@ -113,7 +113,7 @@ def test_results_at_a_glance_come_first(report: Path, chromium: Any) -> None:
     assert bottom is not None and bottom <= 900, f"the results at a glance end at {bottom} px"
     text = chromium.execute_script("return document.querySelector('.glance').innerText")
     for expected in ("Overall:", "certified", "re-verified by the independent checker", "Verification campaign:",
-                     "Sentiment experiment:", "0.7215 (authors' softmax 0.7914), 0.7105 without attention",
+                     "Sentiment, earlier tuned study:", "0.7215 (authors' softmax 0.7914), 0.7105 without attention",
                      "Conjecture lab:", "1 held"):
         assert expected in text, (expected, text)
     badges = chromium.execute_script(

@@ -92,7 +92,7 @@ def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
     assert sentiment["summary"] == {"d": 2, "test_accuracy": 0.79}
     assert results["optional_sections"]["conjectures"]["files"][0]["summary"] == {"unreadable": "not valid UTF-8 JSON"}
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "## Sentiment experiment (saved results)" in markdown and "test_accuracy = 0.79" in markdown
+    assert "## Sentiment: the earlier tuned study (single runs, saved results)" in markdown and "test_accuracy = 0.79" in markdown
     assert "## Conjecture runs (saved results)" in markdown
 
 

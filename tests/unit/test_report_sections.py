@@ -70,7 +70,7 @@ def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() ->
                    dict(_evaluation("m/c", 2, 0.60, protocol="official"), hardmax_accuracy=0.77)]
     files = [{"path": f"r/{i}.json", "sha256": "0" * 64, "summary": {}, "evaluation": e}
              for i, e in enumerate(evaluations)]
-    sentence = dict(at_a_glance(_minimal_results({"sentiment": {"files": files}})).sentences)["Sentiment experiment"]
+    sentence = dict(at_a_glance(_minimal_results({"sentiment": {"files": files}})).sentences)["Sentiment, earlier tuned study"]
     assert "d = 2 (official protocol): 0.77" in sentence and "d = 2 (p protocol): 0.81" in sentence
     assert "0.95" not in sentence
 

@@ -19,8 +19,9 @@ from . import formatting as fmt
 
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "SECTION_TITLES"]
 
-SECTION_TITLES = {"sentiment": "Sentiment experiment", "reproduction": "Sentiment reproduction",
-                  "conjectures": "Conjecture lab", "classify": "Exact classification"}
+SECTION_TITLES = {"sentiment": "Sentiment, earlier tuned study", "reproduction": "Sentiment reproduction",
+                  "conjectures": "Conjecture lab", "classify": "Exact classification",
+                  "control": "Leader control"}
 
 
 @dataclass(frozen=True)
@@ -146,8 +147,8 @@ def _sentiment_sentence(section: Mapping[str, Any]) -> str:
     if higher or lower:
         text += (f" Without attention the same weights score higher at d = {', '.join(higher) or 'none'}"
                  f" and lower or equal at d = {', '.join(lower) or 'none'}.")
-    return text + (" These are single runs of the tuned study, one seed each; the preregistered reproduction "
-                   "(mean ± sd over seeds against a trained K = 0 baseline) is reported on its own line.")
+    return text + (" Exploratory: single runs, one seed each, of settings tried while their test numbers were "
+                   "visible; the preregistered reproduction above is the result to cite.")
 
 
 def _conjecture_sentence(section: Mapping[str, Any]) -> str:

@@ -8,7 +8,10 @@ K from largest and alpha; a run that two studies share (same settings) appears o
 
 :func:`run_queue` works through the queue in one process, one run at a time:
 
-* a run whose ``evaluation.json`` exists is finished and skipped;
+* a run whose ``evaluation.json`` exists is finished and skipped, and so is a run already
+  collected into the results folder (``<results>/<run>.json`` recording this protocol's sha256),
+  so that a fresh runs folder on another machine continues the queue where the committed
+  results end;
 * otherwise it trains, resuming after the last completed epoch if the run folder holds a
   checkpoint (an interrupted run loses at most the epoch in progress), and keeps every
   epoch's weights for the like-for-like measurement;
@@ -41,7 +44,8 @@ from typing import Callable, Iterator, NoReturn
 from verify.core.io import atomic_write_text
 from verify.core.numbers import InputError
 
-__all__ = ["Protocol", "PlannedRun", "load_protocol", "expand", "run_queue", "queue_status", "run_name"]
+__all__ = ["Protocol", "PlannedRun", "load_protocol", "expand", "run_queue", "queue_status", "run_name",
+           "collected_record"]
 
 _COMMON_KEYS = {"protocol": str, "split_seed": int, "validation_fraction": float, "cleaning": str, "lemmas": str,
                 "stopwords": str, "lowercase": bool, "epochs": int, "patience": int, "learning_rate": float,
@@ -213,8 +217,25 @@ class _Log:
             self.echo(line)
 
 
-def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
-    """One record per planned run: finished / in progress (epochs so far) / not started."""
+def collected_record(protocol: Protocol, results_dir: Path | None, name: str) -> bool:
+    """Whether run ``name`` is already collected into ``results_dir`` under this very protocol file."""
+    if results_dir is None:
+        return False
+    path = Path(results_dir) / f"{name}.json"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, RecursionError) as error:
+        raise InputError(str(path), f"not a readable evaluation record ({str(error)[:200]})") from None
+    return isinstance(record, dict) and record.get("protocol_sha256") == protocol.sha256
+
+
+def queue_status(protocol: Protocol, runs_dir: Path, *, results_dir: Path | None = None) -> list[dict]:
+    """One record per planned run: finished / collected / in progress (epochs so far) / not started.
+
+    "collected": finished on an earlier machine, its record already in ``results_dir``.
+    """
     status = []
     for run in protocol.runs:
         folder = Path(runs_dir) / run.name
@@ -223,6 +244,8 @@ def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
         checkpoint = folder / "checkpoint" / "checkpoint.json"
         if evaluation.exists():
             record["state"] = "finished"
+        elif collected_record(protocol, results_dir, run.name):
+            record["state"] = "collected"
         elif checkpoint.exists():
             record["state"] = "in progress"
         else:
@@ -241,14 +264,15 @@ def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
 
 
 def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_dir: Path | None,
-              only: tuple[str, ...] = (), echo: Callable[[str], None] | None = None,
-              train_run: Callable[..., dict] | None = None,
+              only: tuple[str, ...] = (), results_dir: Path | None = None,
+              echo: Callable[[str], None] | None = None, train_run: Callable[..., dict] | None = None,
               evaluate_run: Callable[..., dict] | None = None,
               interpret_run: Callable[..., dict] | None = None) -> list[str]:
     """Work through the queue (see the module docstring); returns the names of the runs finished now.
 
-    ``train_run``, ``evaluate_run`` and ``interpret_run`` default to the package's functions
-    (injectable for tests).
+    ``results_dir``: where ``collect`` puts finished runs' records; a run collected there under this
+    protocol is not trained again. ``train_run``, ``evaluate_run`` and ``interpret_run`` default to
+    the package's functions (injectable for tests).
     """
     if train_run is None or evaluate_run is None:
         from verify.app.commands.sentiment import evaluate_checkpoint, train_run as cli_train_run
@@ -269,6 +293,9 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
     queue = [run for run in protocol.runs if not only or run.name in only]
     log(f"protocol {protocol.name} ({protocol.path}, sha256 {protocol.sha256[:16]}): {len(queue)} runs queued")
     for position, run in enumerate(queue, start=1):
+        if results_dir is not None and collected_record(protocol, results_dir, run.name):
+            log(f"[{position}/{len(queue)}] {run.name}: already collected in {Path(results_dir).as_posix()}, skipped")
+            continue
         with _claim(runs_dir, run.name) as claimed:
             if not claimed:
                 log(f"[{position}/{len(queue)}] {run.name}: another runner is working on it, skipped")
