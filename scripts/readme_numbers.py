@@ -35,6 +35,7 @@ that go stale: speed-up ratios (``2.1x``), durations (``30 s``) and accuracies (
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import json
 import os
@@ -54,7 +55,6 @@ ROOT = REPO
 sys.path.insert(0, str(REPO))
 
 import hypothesis  # noqa: E402
-from conftest import FAST_LANE_EXAMPLES  # noqa: E402  (the repository's root conftest.py)
 import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
 import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
 from verify.core import config as configuration_limits  # noqa: E402
@@ -150,8 +150,18 @@ def default_examples() -> str:
     return f"{default_spec().examples:,}"
 
 
+def _fast_lane_examples() -> int:
+    """FAST_LANE_EXAMPLES of the repository's root conftest.py, read from its text: under pytest the module
+    name ``conftest`` may be another folder's conftest."""
+    tree = ast.parse((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    return next(int(node.value.value) for node in tree.body if isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "FAST_LANE_EXAMPLES" for t in node.targets)
+                and isinstance(node.value, ast.Constant))
+
+
 def fast_lane_sentence() -> str:
     """How many examples a property runs in the fast lane (the root conftest.py) against the profiles'."""
+    FAST_LANE_EXAMPLES = _fast_lane_examples()
     ci, dev = (hypothesis.settings.get_profile(name).max_examples for name in ("ci", "dev"))
     return f"{FAST_LANE_EXAMPLES} examples instead of the profile's {ci} or {dev}"
 
