@@ -161,9 +161,9 @@ def _fast_lane_examples() -> int:
 
 def fast_lane_sentence() -> str:
     """How many examples a property runs in the fast lane (the root conftest.py) against the profiles'."""
-    FAST_LANE_EXAMPLES = _fast_lane_examples()
+    fast = _fast_lane_examples()
     ci, dev = (hypothesis.settings.get_profile(name).max_examples for name in ("ci", "dev"))
-    return f"{FAST_LANE_EXAMPLES} examples instead of the profile's {ci} or {dev}"
+    return f"{fast} examples instead of the profile's {ci} or {dev}"
 
 
 def conjecture_count_line() -> str:
