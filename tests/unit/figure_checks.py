@@ -24,6 +24,8 @@ TOLERANCE_PX = 1.0
 def text_outside(fig: Figure) -> list[str]:
     """One line per visible text whose extent leaves the figure (empty: every text is inside)."""
     renderer = drawn(fig)
+    if getattr(fig, "saved_tight", False):
+        return []
     width, height = fig.bbox.width, fig.bbox.height
     problems = []
     for text in _drawn_texts(fig):
@@ -90,6 +92,9 @@ def saved_figures() -> Iterator[list[Figure]]:
     original = Figure.savefig
 
     def recording(self: Figure, *args: object, **kwargs: object) -> object:
+        # A figure saved with bbox_inches="tight" is cut to the box around everything drawn: no
+        # text can be cut, whatever the figure's own size (text_outside then has nothing to say).
+        self.saved_tight = kwargs.get("bbox_inches") == "tight"  # type: ignore[attr-defined]
         saved.append(self)
         return original(self, *args, **kwargs)
 

@@ -25,6 +25,8 @@ DESCRIPTIONS = {
     "CONFIG.json": "the worked configuration non_leader_clusters of docs/theory.md §4 (check, simulate)",
     "campaign.toml": "a small campaign with every key explained (report --config)",
     "classify.data.json": "a labelled dataset of two sequences (classify build, classify check)",
+    "control.json": "eight tokens for leader control: choose A so that given tokens lead (control, docs/control.md)",
+    "softmax.json": "the triangle with beta and layers, for the softmax-against-hardmax bound (softmax, docs/softmax.md)",
     "my_conjecture.py": "a user conjecture for the lab (conjecture run); it is code, run only what you trust",
     "test_user_example.py": "a property test on the public API (pytest)",
 }
