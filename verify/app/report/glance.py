@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from verify.experiments.sentiment.report_section import chosen_on_validation
 from . import formatting as fmt
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "SECTION_TITLES"]
 
 SECTION_TITLES = {"sentiment": "Sentiment, earlier tuned study", "reproduction": "Sentiment reproduction",
                   "conjectures": "Conjecture lab", "classify": "Exact classification",
@@ -59,10 +59,20 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
                     recertified=sum(row.get("recertified") or 0 for row in rows) if available else None,
                     rejected=sum(row.get("rejected_by_checker", 0) for row in rows))
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
-    for key, section in (results.get("optional_sections") or {}).items():
-        glance.sentences.append((SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
-                                 _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
+    glance.sentences += experiment_sentences(results.get("optional_sections") or {}, section_summaries)
     return glance
+
+
+def experiment_sentences(optional_sections: Mapping[str, Any],
+                         section_summaries: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The (what, conclusion) line of each saved-results section, in the order of ``optional_sections``.
+
+    They depend on the saved results only, not on the campaign (scripts/readme_numbers.py
+    recomputes them without running one).
+    """
+    return [(SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
+             _section_sentence(key, section, (section_summaries or {}).get(key, "")))
+            for key, section in optional_sections.items()]
 
 
 def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
@@ -157,9 +167,12 @@ def _conjecture_sentence(section: Mapping[str, Any]) -> str:
 
 
 def _is_surprise(summary: Mapping[str, Any]) -> bool:
-    """An outcome against the conjecture's stated expectation ("true" refuted, "false" held); "open" never surprises."""
+    """The lab's own ``surprise`` field; for a file without it, the outcome against the expectation
+    ("held" refuted by a counterexample, or "refuted" that held)."""
+    if isinstance(summary.get("surprise"), bool):
+        return summary["surprise"]
     expected, outcome = summary.get("expected"), summary.get("outcome")
-    return (expected == "true" and outcome == "counterexample") or (expected == "false" and outcome == "held")
+    return (expected == "held" and outcome == "counterexample") or (expected == "refuted" and outcome == "held")
 
 
 def claim_badge_kind(status: str, value: int) -> str:
