@@ -44,3 +44,13 @@ def test_the_power_table_measures_the_whole_catalogue_and_finds_every_statement_
     assert square["examples"]["max"] <= 300 and square["counterexample_n"]["min"] == 4
     text = (ROOT / "docs" / "conjectures.md").read_text(encoding="utf-8")
     assert all(f"`{name}`" in text for name in names)
+
+
+def test_every_built_in_conjecture_has_a_saved_run_and_no_other():
+    """The report and the README count the saved runs of runs/conjectures/ as the lab's results: one per conjecture."""
+    from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES
+
+    saved = {path.stem for path in (ROOT / "runs" / "conjectures").glob("*.json")}
+    assert saved == set(BUILTIN_CONJECTURES), (
+        f"no saved run: {sorted(set(BUILTIN_CONJECTURES) - saved)}; no such conjecture: {sorted(saved - set(BUILTIN_CONJECTURES))} "
+        "(hardmax-verify conjecture run NAME --examples 1000 --seed 0 --results-dir runs/conjectures)")

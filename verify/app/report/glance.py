@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from verify.experiments.conjectures.report_section import runs_sentence
 from verify.experiments.sentiment.report_section import chosen_on_validation
 from . import formatting as fmt
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "SECTION_TITLES"]
 
 SECTION_TITLES = {"sentiment": "Sentiment, earlier tuned study", "reproduction": "Sentiment reproduction",
                   "conjectures": "Conjecture lab", "classify": "Exact classification",
@@ -59,10 +60,20 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
                     recertified=sum(row.get("recertified") or 0 for row in rows) if available else None,
                     rejected=sum(row.get("rejected_by_checker", 0) for row in rows))
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
-    for key, section in (results.get("optional_sections") or {}).items():
-        glance.sentences.append((SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
-                                 _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
+    glance.sentences += experiment_sentences(results.get("optional_sections") or {}, section_summaries)
     return glance
+
+
+def experiment_sentences(optional_sections: Mapping[str, Any],
+                         section_summaries: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The (what, conclusion) line of each saved-results section, in the order of ``optional_sections``.
+
+    They depend on the saved results only, not on the campaign (scripts/readme_numbers.py
+    recomputes them without running one).
+    """
+    return [(SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
+             _section_sentence(key, section, (section_summaries or {}).get(key, "")))
+            for key, section in optional_sections.items()]
 
 
 def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
@@ -99,6 +110,8 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
         return provided.strip()
     if key == "sentiment":
         return _sentiment_sentence(section)
+    if key == "conjectures":
+        return _conjecture_sentence(section)
     return f"{fmt.count(len(section['files']))} saved result file(s), shown below."
 
 
@@ -137,6 +150,11 @@ def _sentiment_sentence(section: Mapping[str, Any]) -> str:
                  f" and lower or equal at d = {', '.join(lower) or 'none'}.")
     return text + (" Exploratory: single runs, one seed each, of settings tried while their test numbers were "
                    "visible; the preregistered reproduction above is the result to cite.")
+
+
+def _conjecture_sentence(section: Mapping[str, Any]) -> str:
+    """The conjecture lab's own sentence on its saved runs (the provider's rule, for a section given no summary)."""
+    return runs_sentence([item.get("summary") or {} for item in section["files"] if "power" not in item])
 
 
 def claim_badge_kind(status: str, value: int) -> str:

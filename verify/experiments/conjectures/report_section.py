@@ -25,7 +25,8 @@ from verify.core.numbers import InputError
 from ..sections import Section, Table
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",
-           "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence"]
+           "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence", "runs_sentence",
+           "is_surprise"]
 
 key = "conjectures"
 folder = "conjectures"
@@ -154,7 +155,17 @@ def power_sentence(power: Mapping[str, Any]) -> str:
     return text + "."
 
 
-def _runs_sentence(runs: Sequence[Mapping[str, Any]]) -> str:
+def is_surprise(summary: Mapping[str, Any]) -> bool:
+    """A run's own ``surprise`` field; for a file without it, its outcome against its expectation."""
+    if isinstance(summary.get("surprise"), bool):
+        return summary["surprise"]
+    expected, outcome = summary.get("expected"), summary.get("outcome")
+    return ((expected == "held" and outcome == "counterexample")
+            or (expected == "refuted" and outcome in ("held", "not refuted")))
+
+
+def runs_sentence(runs: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence on the saved runs (their scalar summaries): outcomes counted, surprises named."""
     outcomes: dict[str, int] = {}
     for summary in runs:
         outcome = str(summary.get("outcome", "unreadable"))
@@ -162,7 +173,7 @@ def _runs_sentence(runs: Sequence[Mapping[str, Any]]) -> str:
     text = (f"{len(runs):,} saved conjecture run{'' if len(runs) == 1 else 's'}: "
             + ", ".join(f"{n:,} {outcome}" for outcome, n in sorted(outcomes.items())))
     judged = [s for s in runs if s.get("expected") in ("held", "refuted")]
-    surprises = [str(s.get("conjecture", "?")) for s in judged if s.get("surprise") is True]
+    surprises = [str(s.get("conjecture", "?")) for s in judged if is_surprise(s)]
     if judged:
         text += ("; every outcome as expected" if not surprises
                  else f"; {len(surprises):,} not as expected: {', '.join(surprises)}")
@@ -179,7 +190,7 @@ def section(block: Mapping[str, Any]) -> Section:
     sentences = []
     if runs:
         summaries = [item["summary"] for item in runs]
-        sentences.append(_runs_sentence(summaries))
+        sentences.append(runs_sentence(summaries))
         tables.append(Table(
             headers=["conjecture", "outcome", "expected", "examples", "covered", "summary", "sha256"],
             rows=[[s.get("conjecture", item["path"]), s["outcome"], s.get("expected") or "—",
