@@ -441,7 +441,7 @@ def conjecture_shrink_sentence() -> str:
 
 def conjecture_power_table() -> str:
     """docs/conjectures.md's power table, from the committed runs/conjectures/power/power.json (bench/conjecture_power.py)."""
-    path = REPO / "runs" / "conjectures" / POWER_FILE
+    path = ROOT / "runs" / "conjectures" / POWER_FILE
     power = read_power(json.loads(path.read_text(encoding="utf-8")), path.name)
     headers, rows = power_rows(power)
     load = " ".join(str(x) for x in power["load_average_before"])
