@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import hashlib
 import json
 import math
 import os
@@ -68,6 +69,9 @@ MAX_LAYER = 5000  # the last layer a run may state; later is refused before chec
 # core): a few minutes at most. The suite never emits a run beyond it (verify.claims caps its layers).
 DEFAULT_MAX_WORK = 20_000_000
 DEFAULT_MAX_BYTES = 1 << 30  # the largest file read (a default campaign's results.json is about 5 MB)
+MAX_SECTION_FILES = 10_000
+MAX_SECTION_BYTES = 1 << 30
+SECTION_READ_BYTES = 16 << 20
 NEEDS_D3_D7 = ("T1", "T2", "T3", "T4", "D3")
 BAD_INPUT = 2
 COULD_NOT_COMPLETE = 4
@@ -88,10 +92,13 @@ class Rejected(Exception):
 
 
 class Outcome(NamedTuple):
-    """One finding. ``claim`` is a claim id, or "(run)" / "(summary)" for what a run or a results
-    file states besides its verdicts. ``status``: verified (a certificate re-verified),
-    inconclusive (an inconclusive verdict the replay confirms cannot be decided), failed (the file
-    reports the claim false), rejected (something that does not verify) or unsupported."""
+    """One finding. ``claim`` is a claim id, or "(run)" / "(summary)" / "(campaign)" / "(sections)"
+    for what a run, a results file's summary, its campaign and plan, or its optional sections state
+    besides the verdicts. ``status``: verified (a certificate re-verified, or a section's files and
+    numbers recomputed), inconclusive (an inconclusive verdict the replay confirms cannot be
+    decided), failed (the file reports the claim false), rejected (something that does not
+    verify), unsupported (beyond what the checker implements or its limits) or not checked (a
+    section whose saved files were not given)."""
 
     source: str
     claim: str
@@ -99,7 +106,7 @@ class Outcome(NamedTuple):
     reason: str
 
 
-OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported")
+OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported", "not checked")
 
 
 class CheckResult:
@@ -118,14 +125,14 @@ class CheckResult:
     @property
     def exit_status(self) -> int:
         statuses = {o.status for o in self.outcomes}
-        return 1 if statuses & {"rejected", "failed"} else 3 if "unsupported" in statuses else 0
+        return 1 if statuses & {"rejected", "failed"} else 3 if statuses & {"unsupported", "not checked"} else 0
 
     def to_json_dict(self) -> dict[str, Any]:
         return {"exit_status": self.exit_status, "counts": self.counts(),
                 "outcomes": [o._asdict() for o in self.outcomes]}
 
     def verdict_line(self) -> str:
-        verified = sum(o.status == "verified" for o in self.outcomes)
+        verified = sum(o.status == "verified" and not o.claim.startswith("(") for o in self.outcomes)
         statuses = {o.status for o in self.outcomes}
         if "rejected" in statuses:
             verdict = "something in the file was REJECTED"
@@ -133,13 +140,15 @@ class CheckResult:
             verdict = "nothing rejected, but the file reports a claim FALSE"
         elif "unsupported" in statuses:
             verdict = "nothing rejected, but some certificates could not be checked"
+        elif NOT_CHECKED in statuses:
+            verdict = "nothing rejected, but some saved results the report quotes were not checked"
         else:
             verdict = "everything verified"
         return f"certcheck: {verified} certificate(s) verified; {verdict}"
 
     def lines(self, *, verbose: bool = False) -> list[str]:
         out = [f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else "")
-               for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported")]
+               for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
         for claim, row in sorted(self.counts().items()):
             out.append(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v))
         out.append(self.verdict_line())
@@ -1733,6 +1742,788 @@ def _brief(fate: Any) -> str:
     return text[:200]
 
 
+# --------------------------------------------------------------------------- the campaign: completeness and identity
+#
+# A results.json states its campaign (seed, families, counts, the layer budget) and its plan:
+# every task planned before any ran, each with its configuration's sha256. Checked here with this
+# module's own arithmetic, before anything trusts the records as "the campaign":
+#
+# - the plan was made from this campaign block (the sha256 of its canonical JSON);
+# - the plan is the task list the campaign implies: the worked configurations when it says so,
+#   then per family the examples split by share (largest remainders), task seeds
+#   seed * SEED_STRIDE + j, names FAMILY-SEED, dimensions cycled through the family's list, sizes
+#   and alphas among the family's;
+# - every planned task has exactly one record, with that task and a configuration whose sha256
+#   is the planned one; no record is unplanned or repeated;
+# - the worked configurations are those of docs/theory.md §4 (embedded below, typed
+#   independently of verify/worked.py; a test compares them);
+# - a campaign inside the theorem's hypotheses holds only configurations inside them (decided
+#   here, as for every run).
+#
+# What the generators drew (each size and alpha within its range, the tokens) is not re-derived
+# here: `hardmax-verify report --recheck` regenerates the plan with the suite's own generators.
+
+CAMPAIGN = "(campaign)"  # outcomes about a results.json's campaign, plan and records as a whole
+SEED_STRIDE = 10_000  # a generated task's seed: campaign seed * SEED_STRIDE + its index in its family
+WORKED_FAMILY = "worked"
+# docs/theory.md §4, with the suite's seeds for the random points: d = 2, A = I, alpha = 1/2.
+WORKED_ALPHA = "1/2"
+WORKED_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
+    "emerging_leader": (("1", "1/3"), ("-1/12", "1/12"), ("-1", "-1"), ("0", "1/4"), ("-3/10", "-7/10"),
+                        ("-3/5", "-9/10"), ("4/5", "1/10"), ("3/5", "3/20")),
+    "triangle": (("1", "1"), ("1/2", "-1/2"), ("-1", "-1"), ("9/20", "1/2"), ("3/4", "19/20"), ("-1", "-17/20"),
+                 ("-3/20", "-1/20"), ("3/10", "-1/5"), ("1/10", "-1/5")),
+    "square": (("1", "1"), ("1", "-1"), ("-1", "1"), ("-1", "-1"), ("7/20", "-1/4"), ("-2/5", "-1/5"),
+               ("-1/10", "7/20"), ("-1/20", "-9/20"), ("-3/20", "1/10"), ("7/20", "1/4")),
+    "non_leader_clusters": (("1", "1"), ("1", "-1"), ("-1", "1"), ("-1", "-1"), ("-1/2", "0"), ("1/2", "0"),
+                            ("3/10", "-2/5"), ("-3/10", "-1/4"), ("-3/10", "3/10"), ("7/20", "1/10")),
+}
+_GENERATED_KEYS = ("kind", "family", "seed", "name", "n", "d", "alpha", "options")
+_SHA256 = re.compile(r"\A[0-9a-f]{64}\Z")
+
+
+class DecimalText(str):
+    """A JSON decimal as its text (how :func:`check_file` reads non-integers): exact, and written back
+    verbatim by :func:`canonical_json`."""
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical text of a JSON value: keys sorted, no whitespace, non-ASCII kept as it is,
+    numbers as Python's ``json`` writes them (a decimal read by :func:`check_file` as its text).
+
+    The definition the suite uses for the plan's hashes (verify.campaign.plan), implemented here
+    separately. Raises ValueError for what is not JSON (NaN, a non-string key, another type).
+    """
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:  # iterative: a deep value cannot exhaust the recursion limit
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item)
+        elif item is None:
+            out.append("null")
+        elif item is True or item is False:
+            out.append("true" if item else "false")
+        elif isinstance(item, DecimalText):
+            out.append(str.__str__(item))
+        elif isinstance(item, str):
+            out.append(json.dumps(item, ensure_ascii=False))
+        elif isinstance(item, int):
+            out.append(int.__repr__(item))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise ValueError(f"{item!r} is not a JSON number")
+            out.append(float.__repr__(item))
+        elif isinstance(item, (list, tuple)):
+            parts: list[Any] = [_Raw("[")]
+            for index, element in enumerate(item):
+                parts += [_Raw(",")] * (index > 0) + [element]
+            stack.extend(reversed(parts + [_Raw("]")]))
+        elif isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                raise ValueError("an object key is not a string")
+            parts = [_Raw("{")]
+            for index, key in enumerate(sorted(item)):
+                parts += [_Raw(",")] * (index > 0) + [_Raw(json.dumps(key, ensure_ascii=False) + ":"), item[key]]
+            stack.extend(reversed(parts + [_Raw("}")]))
+        else:
+            raise ValueError(f"a {type(item).__name__} is not JSON")
+    return "".join(out)
+
+
+class _Raw(str):
+    """Text :func:`canonical_json` emits as it is (brackets, separators, a key)."""
+
+
+def canonical_sha256(value: Any) -> str:
+    """The sha256 (hex) of :func:`canonical_json` encoded as UTF-8."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def _digest(value: Any) -> str | None:
+    try:
+        return canonical_sha256(value)
+    except (ValueError, UnicodeEncodeError):  # NaN, a lone surrogate: not one canonical text
+        return None
+
+
+def _count(value: Any, low: int = 0) -> int | None:
+    """A JSON integer >= ``low`` (never a boolean), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= low else None
+
+
+def _family_counts(examples: int, shares: list[int]) -> list[int]:
+    """``examples`` split by share, largest remainders first, ties in listed order (as the suite plans)."""
+    total = sum(shares)
+    if total == 0 or examples == 0:
+        return [0] * len(shares)
+    exact = [Fraction(examples * s, total) for s in shares]
+    counts = [math.floor(x) for x in exact]
+    order = sorted(range(len(shares)), key=lambda i: (-(exact[i] - counts[i]), i))
+    for i in order[:examples - sum(counts)]:
+        counts[i] += 1
+    return counts
+
+
+def _implied_tasks(campaign: dict, planned: int) -> list[dict] | str:
+    """The task list ``campaign`` implies, as skeletons {kind, family, seed, name, and for a generated
+    task: d, n_range, alphas, options}, or why the campaign block cannot imply one.
+
+    ``planned`` (the plan's length, bounded by the file) caps the loops: a campaign implying a
+    different number of tasks is refused before any is built.
+    """
+    seed = _count(campaign.get("seed"))
+    examples = _count(campaign.get("examples"))
+    worked = campaign.get("worked")
+    families = campaign.get("families")
+    if seed is None or examples is None or not isinstance(worked, bool) or not isinstance(families, list):
+        return "campaign: expected a seed, a number of examples, worked (true/false) and a list of families"
+    if examples + len(WORKED_TOKENS) * worked != planned:
+        return (f"campaign: {examples} generated {'and 4 worked ' if worked else ''}configurations make "
+                f"{examples + len(WORKED_TOKENS) * worked} tasks, the plan lists {planned}")
+    shares = []
+    for index, family in enumerate(families):
+        where = f"campaign.families[{index}]"
+        if not isinstance(family, dict) or not isinstance(family.get("name"), str):
+            return f"{where}: expected an object with a name"
+        n_range, dims, alphas = family.get("n"), family.get("d"), family.get("alpha")
+        if _count(family.get("share")) is None or not (
+                isinstance(n_range, list) and len(n_range) == 2 and all(_count(x, 1) is not None for x in n_range)
+                and isinstance(dims, list) and dims and all(_count(x, 1) is not None for x in dims)
+                and isinstance(alphas, list) and alphas and all(isinstance(a, str) for a in alphas)
+                and isinstance(family.get("options"), dict)):
+            return f"{where}: expected share, n = [low, high], a list d, a list alpha and options"
+        shares.append(family["share"])
+    if len({f["name"] for f in families}) != len(families):
+        return "campaign.families: a family appears twice"
+    tasks: list[dict] = []
+    if worked:
+        tasks += [{"kind": "worked", "family": WORKED_FAMILY, "seed": index, "name": name}
+                  for index, name in enumerate(WORKED_TOKENS)]
+    for family, count in zip(families, _family_counts(examples, shares)):
+        if count > SEED_STRIDE:
+            return f"campaign: family {family['name'][:40]!r} would hold {count} examples, more than {SEED_STRIDE}"
+        for j in range(count):
+            task_seed = seed * SEED_STRIDE + j
+            tasks.append({"kind": "generated", "family": family["name"], "seed": task_seed,
+                          "name": f"{family['name']}-{task_seed}", "d": family["d"][j % len(family["d"])],
+                          "n_range": family["n"], "alphas": family["alpha"], "options": family["options"]})
+    tasks.sort(key=lambda t: (t["kind"] != "worked", t["family"], t["seed"], t["name"]))
+    return tasks
+
+
+def _plan_entry_problem(entry: Any, implied: dict) -> str | None:
+    """Why a plan entry is not the task the campaign implies at its place (None: it is)."""
+    if not isinstance(entry, dict):
+        return "expected an object"
+    keys = ("kind", "family", "seed", "name") if implied["kind"] == "worked" else _GENERATED_KEYS
+    if set(entry) != set(keys) | {"configuration_sha256"}:
+        return f"expected the keys {sorted(set(keys) | {'configuration_sha256'})}"
+    if not (isinstance(entry["configuration_sha256"], str) and _SHA256.match(entry["configuration_sha256"])):
+        return "configuration_sha256 is not a sha256"
+    for key in ("kind", "family", "seed", "name"):
+        if entry[key] != implied[key] or isinstance(entry[key], bool):
+            return f"{key} is {str(entry[key])[:60]!r}, the campaign implies {str(implied[key])[:60]!r}"
+    if implied["kind"] == "worked":
+        return None
+    low, high = implied["n_range"]
+    if _count(entry["n"], low) is None or entry["n"] > high:
+        return f"n is {str(entry['n'])[:20]}, outside the family's range {low}..{high}"
+    if entry["d"] != implied["d"] or isinstance(entry["d"], bool):
+        return f"d is {str(entry['d'])[:20]}, the campaign implies {implied['d']}"
+    if entry["alpha"] not in implied["alphas"]:
+        return f"alpha {str(entry['alpha'])[:40]} is not among the family's {implied['alphas'][:8]}"
+    if canonical_json(entry["options"]) != canonical_json(implied["options"]):
+        return "options are not the family's"
+    return None
+
+
+def _campaign_problems(data: dict, examples: list) -> list[tuple[str, str]]:
+    """(where, why) for everything that ties the records to the campaign and does not hold."""
+    campaign, plan = data.get("campaign"), data.get("plan")
+    if not isinstance(campaign, dict):
+        return [("campaign", "the file states no campaign")]
+    if not (isinstance(plan, dict) and isinstance(plan.get("tasks"), list) and isinstance(plan.get("campaign_sha256"), str)):
+        return [("plan", "the file holds no plan (the task list fixed before any task ran), so nothing shows "
+                         "that every planned configuration has its record")]
+    entries = plan["tasks"]
+    problems: list[tuple[str, str]] = []
+    digest = _digest(campaign)
+    if digest != plan["campaign_sha256"]:
+        problems.append(("plan.campaign_sha256", f"is {plan['campaign_sha256'][:64]!r}, but the campaign block's "
+                                                 f"sha256 is {digest}: the plan was not made from this campaign"))
+    if _count(campaign.get("tasks")) != len(entries):
+        problems.append(("campaign.tasks", f"says {str(campaign.get('tasks'))[:20]} tasks, the plan lists {len(entries)}"))
+    implied = _implied_tasks(campaign, len(entries))
+    if isinstance(implied, str):
+        problems.append(("plan", implied))
+    else:
+        for index, (entry, task) in enumerate(zip(entries, implied)):
+            problem = _plan_entry_problem(entry, task)
+            if problem is not None:
+                problems.append((f"plan.tasks[{index}]", problem))
+                break
+    problems += _record_problems(campaign, entries, examples)
+    return problems
+
+
+def _record_problems(campaign: dict, entries: list, examples: list) -> list[tuple[str, str]]:
+    """Exactly one record per planned task, in the plan's order, each the planned task and configuration."""
+    def name_of(item: Any, key: str) -> Any:
+        holder = item.get(key) if key and isinstance(item, dict) else item
+        return holder.get("name") if isinstance(holder, dict) else None
+
+    problems: list[tuple[str, str]] = []
+    planned = [name_of(e, "") for e in entries]
+    recorded = [name_of(r, "task") for r in examples]
+    for names, what in ((planned, "plan.tasks"), (recorded, "examples")):
+        seen: set = set()
+        for name in names:
+            if not isinstance(name, str) or name in seen:
+                problems.append((what, f"the name {str(name)[:60]!r} is {'not a name' if not isinstance(name, str) else 'used twice'}"))
+                break
+            seen.add(name)
+    missing = [n for n in planned if n not in set(recorded)]
+    unplanned = [n for n in recorded if n not in set(planned)]
+    if missing:
+        problems.append(("examples", f"{len(missing)} planned task(s) have no record: {', '.join(map(str, missing[:5]))[:200]}"))
+    if unplanned:
+        problems.append(("examples", f"{len(unplanned)} record(s) were not planned: {', '.join(map(str, unplanned[:5]))[:200]}"))
+    if problems or len(entries) != len(examples):
+        return problems or [("examples", f"{len(examples)} records for {len(entries)} planned tasks")]
+    inside = campaign.get("outside_hypotheses") is not True
+    float_check = campaign.get("float_check")
+    for index, (entry, record) in enumerate(zip(entries, examples)):
+        where = f"examples[{index}] ({str(planned[index])[:60]})"
+        if not isinstance(record, dict) or not isinstance(entry, dict):
+            problems.append((where, "expected a record object"))
+            continue
+        task = {key: value for key, value in entry.items() if key != "configuration_sha256"}
+        if _digest(record.get("task")) != _digest(task):
+            problems.append((where, f"its task is not the planned task at its place (plan.tasks[{index}])"))
+            continue
+        if record.get("status") == "error":
+            continue
+        config = record.get("configuration")
+        digest = _digest(config)
+        if digest != entry.get("configuration_sha256"):
+            problems.append((where, f"its configuration's sha256 is {digest}, the plan's is "
+                                    f"{str(entry.get('configuration_sha256'))[:64]}: not the planned configuration"))
+            continue
+        problem = _identity_problem(entry, config) or (_hypotheses_in_campaign(config) if inside else None)
+        if problem is not None:
+            problems.append((where, problem))
+        if isinstance(float_check, bool) and isinstance(record.get("float_comparison"), dict) is not float_check:
+            problems.append((where, f"the campaign says float_check = {str(float_check).lower()}, but the record "
+                                    f"{'lacks' if float_check else 'holds'} a float comparison"))
+    return problems
+
+
+def _identity_problem(entry: dict, config: Any) -> str | None:
+    """A worked configuration must be docs/theory.md §4's; a generated one must have the planned n, d and alpha."""
+    try:
+        m = _model(config)
+    except BadInput as error:
+        return f"its configuration is malformed ({error})"
+    if entry.get("kind") == "worked":
+        expected = [tuple(Fraction(c) for c in token) for token in WORKED_TOKENS[entry["name"]]]
+        identity = [[Fraction(int(r == c)) for c in range(m.d)] for r in range(m.d)]
+        if (m.layer(0) != expected or m.alpha != Fraction(WORKED_ALPHA) or m.A != identity or m.V is not None
+                or config.get("beta") is not None):
+            return (f"the worked configuration {entry['name']!r} is not the one of docs/theory.md §4 "
+                    f"({len(expected)} tokens in d = 2, A = I, alpha = {WORKED_ALPHA})")
+        return None
+    if (m.n, m.d) != (entry.get("n"), entry.get("d")):
+        return f"its configuration has n = {m.n}, d = {m.d}; the plan says n = {entry.get('n')}, d = {entry.get('d')}"
+    try:
+        planned_alpha = _number(entry.get("alpha"), "alpha")
+    except Rejected:
+        return f"the planned alpha {str(entry.get('alpha'))[:40]!r} is not a number"
+    if m.alpha != planned_alpha:
+        return f"its configuration has alpha = {m.alpha}, the plan says {planned_alpha}"
+    return None
+
+
+def _hypotheses_in_campaign(config: dict) -> str | None:
+    """In a campaign inside the theorem's hypotheses (docs/theory.md §2), why ``config`` is outside them."""
+    m = _model(config)
+    violations = _hypothesis_violations(config, m)
+    if config.get("beta") is not None:
+        violations.append("softmax attention (beta) is not the theorem's model")
+    if config.get("outside_hypotheses") is True and not violations:
+        violations.append("it records outside_hypotheses: true")
+    if violations:
+        return ("the campaign is inside the theorem's hypotheses (outside_hypotheses is not true), but this "
+                f"configuration is not: {'; '.join(violations)[:200]}")
+    return None
+
+
+# --------------------------------------------------------------------------- optional sections: the saved results the first screen quotes
+#
+# A report's optional sections (the sentiment experiment, its reproduction, the conjecture lab,
+# exact classification) are built from saved result files under a runs folder. Each block of
+# ``optional_sections`` lists its files with their sha256 and the fields it copied from them,
+# and ``glance``: the numbers the section's line on the report's first screen prints. Given the
+# folder, this checks, with its own code: every listed file and figure has the stated sha256;
+# the block lists exactly the files of its folder that match its patterns (and the report's
+# ``inputs`` list says the same); every copied field is the file's; and the glance numbers are
+# what this module computes from the files. Without the folder nothing is read, and the section
+# is reported *not checked*, never verified.
+
+SECTIONS = "(sections)"  # outcomes about a results.json's optional sections
+NOT_CHECKED = "not checked"
+# Which saved results each section is built from: (folder under the runs folder, file patterns),
+# as verify/report/build.py's OPTIONAL_SECTIONS reads them (a test compares the two).
+SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
+    "reproduction": ("sentiment/summary", ("summary.json",)),
+    "conjectures": ("conjectures", ("*.json",)),
+    "classify": ("classify", ("imdb.json", "scaling.json")),
+}
+DEFAULT_RUNS = "runs"  # the folder name a report gives the project's saved results
+# What a conjecture's expectation predicts (verify/conjectures/base.py's EXPECTATIONS).
+CONJECTURE_PREDICTS = {"held": "held", "refuted": "counterexample"}
+SENTIMENT_EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy",
+                               "softmax_accuracy", "exact_path", "hardmax_seconds", "validation_accuracy")
+SUMMARY_FIELDS, SUMMARY_LINES, SUMMARY_TEXT = 16, 200, 200  # a file's scalar summary, as the report keeps it
+
+
+class _SectionLimit(Exception):
+    """The saved results are beyond the checker's limits for them: the section is not checked."""
+
+
+def runs_folder(runs: str | None, root: str) -> str | None:
+    """The folder to read a section's saved results from (None: not available).
+
+    ``runs`` (--runs DIR) when given. Otherwise the folder the section's paths start with
+    (``root``, as the report wrote it), from the current folder; for the report's default name
+    ``runs``, also the runs folder of the repository this checker runs from.
+    """
+    if runs is not None:
+        return runs if os.path.isdir(runs) else None
+    candidates = [root] if os.path.isabs(root) else [os.path.join(os.getcwd(), root)]
+    if root == DEFAULT_RUNS:
+        candidates.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), DEFAULT_RUNS))
+    return next((c for c in candidates if os.path.isdir(c)), None)
+
+
+def _section_outcomes(data: dict, source: str, runs: str | None) -> list[Outcome]:
+    """One outcome per optional section with files: verified, rejected or not checked."""
+    sections = data.get("optional_sections")
+    if not isinstance(sections, dict):
+        return [Outcome(f"{source}.optional_sections", SECTIONS, "rejected", "expected an object of sections")]
+    outcomes = []
+    budget = [MAX_SECTION_BYTES]  # bytes still to hash, shared by the sections of one file
+    for key, block in sections.items():
+        where = f"{source}.optional_sections.{str(key)[:40]}"
+        if not isinstance(block, dict) or not isinstance(block.get("files"), list):
+            outcomes.append(Outcome(where, SECTIONS, "rejected", "expected an object with a list of files"))
+            continue
+        if not block["files"]:
+            if "glance" in block:
+                outcomes.append(Outcome(where, SECTIONS, "rejected", "glance numbers without any saved file"))
+            continue
+        if key not in SECTION_FILES:
+            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, f"certcheck has no routine for the section {str(key)[:40]!r}"))
+            continue
+        folder = SECTION_FILES[key][0]
+        directory = block.get("directory")
+        if not (isinstance(directory, str) and directory.endswith("/" + folder)):
+            outcomes.append(Outcome(where, SECTIONS, "rejected", f"directory is {str(directory)[:80]!r}, expected ROOT/{folder}"))
+            continue
+        root = directory[:-len(folder) - 1]
+        base = runs_folder(runs, root)
+        if base is None:
+            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, (
+                f"its {len(block['files'])} saved file(s) under {root}/ were not found "
+                f"({'--runs ' + runs + ' is not a folder' if runs is not None else 'no folder ' + root + ' here'}); "
+                "give the folder the report was built from with --runs DIR")))
+            continue
+        try:
+            problems = _section_problems(key, block, base, root, data.get("inputs"), budget)
+        except _SectionLimit as error:
+            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, str(error)))
+            continue
+        if problems:
+            outcomes += [Outcome(where, SECTIONS, "rejected", p) for p in problems[:3]]
+        else:
+            figures = block.get("figures") or []
+            outcomes.append(Outcome(where, SECTIONS, "verified",
+                                    f"{len(block['files'])} file(s) and {len(figures)} figure(s) of {base} have the stated "
+                                    "sha256; the copied fields and the glance numbers are recomputed from the files"))
+    return outcomes
+
+
+def _resolve(path: Any, root: str, base: str) -> str:
+    """The file a listed path names under ``base`` (the path without its ``root``); Rejected otherwise."""
+    _require(isinstance(path, str) and path.startswith(root + "/"), f"{str(path)[:80]!r} is not under {root}/")
+    relative = path[len(root) + 1:]
+    parts = relative.split("/")
+    _require(all(p not in ("", ".", "..") for p in parts), f"{path[:80]!r} is not a plain path under {root}/")
+    return os.path.join(base, *parts)
+
+
+def _hash_file(path: str, budget: list) -> tuple[str, bytes | None]:
+    """(sha256, the bytes when at most SECTION_READ_BYTES) of a regular file; Rejected if not one."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise Rejected(f"{path}: {error.strerror or error}") from None
+    _require(stat.S_ISREG(info.st_mode), f"{path}: not a regular file")
+    if info.st_size > budget[0]:
+        raise _SectionLimit(f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what certcheck hashes")
+    digest = hashlib.sha256()
+    kept = bytearray() if info.st_size <= SECTION_READ_BYTES else None
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(1 << 20)
+            if not chunk:
+                break
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise _SectionLimit(f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what "
+                                    "certcheck hashes")
+            digest.update(chunk)
+            if kept is not None:
+                kept += chunk
+                if len(kept) > SECTION_READ_BYTES:
+                    kept = None
+    return digest.hexdigest(), None if kept is None else bytes(kept)
+
+
+def _section_listing(base: str, folder: str, patterns: tuple) -> list[str]:
+    """The files of ``base``/``folder`` matching ``patterns``, as paths relative to ``base`` (at most MAX_SECTION_FILES)."""
+    import itertools
+    import pathlib
+
+    directory = pathlib.Path(base) / folder
+    if not directory.is_dir():
+        return []
+    found: set = set()
+    for pattern in patterns:
+        for path in itertools.islice(directory.glob(pattern), MAX_SECTION_FILES + 1):
+            if path.is_file():
+                found.add(path.relative_to(base).as_posix())
+            if len(found) > MAX_SECTION_FILES:
+                raise _SectionLimit(f"{directory} holds more than {MAX_SECTION_FILES} saved files, beyond what certcheck reads")
+    return sorted(found)
+
+
+def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, budget: list) -> list[str]:
+    """What does not hold between a section's block and the saved files under ``base``."""
+    folder, patterns = SECTION_FILES[key]
+    items, figures = block["files"], block.get("figures") or []
+    if len(items) > MAX_SECTION_FILES or not isinstance(figures, list) or len(figures) > MAX_SECTION_FILES:
+        raise _SectionLimit(f"the section lists more than {MAX_SECTION_FILES} files, beyond what certcheck reads")
+    problems: list[str] = []
+    listed = [item.get("path") if isinstance(item, dict) else None for item in items]
+    present = [f"{root}/{p}" for p in _section_listing(base, folder, patterns)]
+    if sorted(map(str, listed)) != present:
+        extra = sorted(set(present) - set(map(str, listed)))
+        gone = sorted(set(map(str, listed)) - set(present))
+        return [f"it lists {len(listed)} file(s), the folder {base}/{folder} holds {len(present)} matching "
+                f"{', '.join(patterns)}" + (f"; not listed: {', '.join(extra[:3])}" if extra else "")
+                + (f"; not there: {', '.join(gone[:3])}" if gone else "")]
+    files: dict[str, Any] = {}
+    for index, item in enumerate(items):
+        where = f"files[{index}] ({str(item.get('path'))[:80]})"
+        try:
+            digest, raw = _hash_file(_resolve(item["path"], root, base), budget)
+            _require(item.get("sha256") == digest, f"sha256 is {str(item.get('sha256'))[:64]}, the file's is {digest}")
+            files[item["path"]] = _section_file_problem(key, item, raw)
+        except Rejected as error:
+            problems.append(f"{where}: {error}")
+            continue
+        if isinstance(files[item["path"]], str):
+            problems.append(f"{where}: {files[item['path']]}")
+    for index, figure in enumerate(figures):
+        try:
+            _require(isinstance(figure, dict), "expected an object")
+            digest, _ = _hash_file(_resolve(figure.get("path"), root, base), budget)
+            _require(figure.get("sha256") == digest, f"sha256 is {str(figure.get('sha256'))[:64]}, the file's is {digest}")
+        except Rejected as error:
+            problems.append(f"figures[{index}]: {error}")
+    problems += _inputs_problems(key, items, figures, inputs)
+    if problems:
+        return problems
+    readable = {path: data for path, data in files.items() if not isinstance(data, _Unreadable)}
+    try:
+        expected = _glance_numbers(key, readable, len(items))
+    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+        return ["the saved files do not give the numbers the section's first-screen line prints"]
+    if expected is not None and not _same_json(block.get("glance"), expected):
+        problems.append(f"glance is {_brief_json(block.get('glance'))}, the files give {_brief_json(expected)}")
+    return problems
+
+
+class _Unreadable(str):
+    """A saved file the report could not read (its item then carries only path, sha256 and the reason)."""
+
+
+def _section_file_problem(key: str, item: dict, raw: bytes | None) -> Any:
+    """The file's parsed content (or _Unreadable) when the item's copied fields are the file's; else why not."""
+    data: Any = None
+    try:
+        data = None if raw is None else json.loads(raw.decode("utf-8"), parse_float=DecimalText)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        data = None
+    summary = item.get("summary")
+    if isinstance(summary, dict) and set(summary) == {"unreadable"}:
+        # The report could not read it: too big, not JSON, or (classification only) not the format expected.
+        if data is not None and key != "classify":
+            return "the item says the file is unreadable, but it reads as JSON"
+        extra = set(item) - {"path", "sha256", "summary"}
+        return f"an unreadable file's item carries {sorted(extra)}" if extra else _Unreadable()
+    if data is None:
+        return "the file is not readable JSON, but the item holds fields read from it"
+    if not _same_json(summary, _scalar_summary(data)):
+        return "its summary fields are not the file's"
+    copied = _copied_fields(key, item, data)
+    return copied if isinstance(copied, str) else data
+
+
+def _scalar(value: Any) -> bool:
+    return (isinstance(value, (int, bool, DecimalText)) or (isinstance(value, str) and len(value) <= SUMMARY_TEXT)
+            or isinstance(value, float))
+
+
+def _scalar_summary(data: Any) -> dict:
+    """The top-level scalars of a saved file and one level of small objects ("best.val_acc"), as the
+    report keeps them beside the file (at most SUMMARY_FIELDS, then the file's own ``lines``)."""
+    if not isinstance(data, dict):
+        return {}
+    summary: dict = {}
+    for key, value in data.items():
+        if len(summary) >= SUMMARY_FIELDS:
+            break
+        if _scalar(value):
+            summary[str(key)] = value
+        elif isinstance(value, dict) and value and len(value) <= 6 and all(_scalar(v) for v in value.values()):
+            for inner, v in value.items():
+                summary[f"{key}.{inner}"] = v
+    lines = data.get("lines")
+    if isinstance(lines, list) and lines and all(isinstance(x, str) for x in lines):
+        summary["lines"] = lines[:SUMMARY_LINES]
+        if len(lines) > SUMMARY_LINES:
+            summary["lines_omitted"] = len(lines) - SUMMARY_LINES
+    return summary
+
+
+def _copied_fields(key: str, item: dict, data: Any) -> str | None:
+    """Why a field the report copied from the file into the item is not the file's (None: all are)."""
+    def get(obj: Any, *keys: str) -> Any:
+        for k in keys:
+            obj = obj.get(k) if isinstance(obj, dict) else None
+        return obj
+
+    if key == "sentiment":
+        is_evaluation = _num(get(data, "hardmax_accuracy")) is not None
+        if is_evaluation != ("evaluation" in item):
+            return "an evaluation row where the file has no accuracy, or none where it has one"
+        if is_evaluation:
+            row = {k: data.get(k) for k in SENTIMENT_EVALUATION_FIELDS}
+            row["like_for_like_epoch"] = get(data, "softmax_best_test_epoch", "epoch")
+            row["like_for_like_accuracy"] = get(data, "softmax_best_test_epoch", "test_acc")
+            if not _same_json(item["evaluation"], row):
+                return "its evaluation row is not the file's"
+        rows = item.get("analysis_rows")
+        if (rows is not None) != str(item.get("path", "")).endswith("/analysis.json"):
+            return "analysis rows on a file that is not an analysis.json, or none on one"
+        if rows is not None:
+            entries = [e for e in (get(data, "checkpoints") or []) if isinstance(e, dict)]
+            if not isinstance(rows, list) or len(rows) < len(entries):
+                return "its analysis rows do not cover the file's checkpoints"
+            for row, entry in zip(rows, entries):
+                wanted = {"model": entry.get("path"), "d": entry.get("d"), "epoch": entry.get("epoch"),
+                          "without_attention": entry.get("without_attention")}
+                if not isinstance(row, dict) or not _same_json({k: row.get(k) for k in wanted}, wanted):
+                    return f"its analysis row of {str(entry.get('path'))[:60]} is not the file's"
+    elif key == "reproduction":
+        expected: dict = {}
+        if isinstance(data, dict) and isinstance(data.get("summary"), str):
+            expected["sentence"] = data["summary"]
+        if isinstance(get(data, "runs"), dict):
+            expected["runs"] = {"finished": get(data, "runs", "finished"), "planned": get(data, "runs", "planned")}
+        if not _same_json({k: item.get(k) for k in ("sentence", "runs") if k in item}, expected):
+            return "its sentence or run counts are not the file's"
+    elif key == "classify":
+        if "imdb" in item:
+            imdb = item["imdb"]
+            if not isinstance(imdb, dict) or not _projection(
+                    {k: v for k, v in imdb.items() if k not in ("seeds", "variants", "test_size", "source")}, data):
+                return "its IMDb fields are not the file's"
+            source = data.get("source") if isinstance(data.get("source"), dict) else {}
+            if not _same_json(imdb.get("source"), {k: source[k] for k in ("data", "reference", "sequence_length", "split",
+                                                                           "vocabulary") if k in source}):
+                return "its IMDb source is not the file's"
+            if not (_same_json(imdb.get("seeds"), [s for s in get(data, "seeds") or [] if _count(s, -10**9) is not None])
+                    and _same_json(imdb.get("variants"), [v for v in get(data, "variants") or [] if isinstance(v, str)])
+                    and _same_json(imdb.get("test_size"), data.get("test_size") if _count(data.get("test_size"), -10**9) is not None else None)):
+                return "its IMDb seeds, variants or test size are not the file's"
+        if "scaling" in item:
+            scaling = item["scaling"]
+            if not isinstance(scaling, dict) or not _projection(
+                    {k: v for k, v in scaling.items() if k not in ("baseline_sizes", "baseline_lengths", "cpus")}, data):
+                return "its scaling fields are not the file's"
+            ints = lambda xs: [x for x in xs or [] if _count(x, -10**9) is not None]  # noqa: E731
+            if not (_same_json(scaling.get("baseline_sizes"), ints(get(data, "plan", "baseline_sizes")))
+                    and _same_json(scaling.get("baseline_lengths"), ints(get(data, "plan", "baseline_lengths")))
+                    and _same_json(scaling.get("cpus"), data.get("cpus") if _count(data.get("cpus"), -10**9) is not None else None)):
+                return "its scaling baseline sizes or cores are not the file's"
+    return None
+
+
+def _num(value: Any) -> float | int | None:
+    """A JSON number as a Python number (a decimal read as its text becomes a float), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, (DecimalText, float)):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal JSON values, numbers compared by value (1 and 1.0, a decimal's text and its float)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    x, y = _num(a), _num(b)
+    if x is not None or y is not None:
+        return x is not None and y is not None and x == y
+    if isinstance(a, str) and isinstance(b, str):
+        return str.__str__(a) == str.__str__(b)
+    return type(a) is type(b) and a == b  # null, true, false
+
+
+def _projection(part: Any, whole: Any) -> bool:
+    """Every value of ``part`` is ``whole``'s at the same place (objects: ``part``'s keys only)."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(k in whole and _projection(v, whole[k]) for k, v in part.items())
+    if isinstance(part, list):
+        return isinstance(whole, list) and len(part) == len(whole) and all(_projection(x, y) for x, y in zip(part, whole))
+    return _same_json(part, whole)
+
+
+def _inputs_problems(key: str, items: list, figures: list, inputs: Any) -> list[str]:
+    """The report's ``inputs`` list must name the same files with the same sha256, in order."""
+    entries = inputs if isinstance(inputs, list) else []
+    for role, listed in ((f"{key} results", items), (f"{key} figure", figures)):
+        stated = [(e.get("path"), e.get("sha256")) for e in entries if isinstance(e, dict) and e.get("role") == role]
+        wanted = [(x.get("path"), x.get("sha256")) for x in listed if isinstance(x, dict)]
+        if stated != wanted:
+            return [f"the report's inputs list {len(stated)} {role!r} file(s) that are not the section's {len(wanted)}"]
+    return []
+
+
+def _glance_numbers(key: str, files: dict, count: int) -> dict | None:
+    """The numbers the section's first-screen line prints, from the saved files (path -> parsed JSON)."""
+    if key == "sentiment":
+        return _sentiment_glance(files, count)
+    if key == "conjectures":
+        return _conjecture_glance(files, count)
+    if key == "reproduction":
+        data = next((d for d in files.values() if isinstance(d, dict)), {})  # the first summary read
+        runs = data.get("runs")
+        return {"sentence": data.get("summary") if isinstance(data.get("summary"), str) else None,
+                "finished": runs.get("finished") if isinstance(runs, dict) else None,
+                "planned": runs.get("planned") if isinstance(runs, dict) else None}
+    if key == "classify":
+        return _classify_glance(files)
+    return None
+
+
+def _sentiment_glance(files: dict, count: int) -> dict:
+    """Per (d, protocol) the evaluation with the highest validation accuracy (ties: the first by checkpoint
+    name), its test accuracy, and the analyses' accuracy of the same weights without attention and at K."""
+    evaluations = [d for d in files.values() if isinstance(d, dict) and _num(d.get("hardmax_accuracy")) is not None]
+    ablations: dict = {}
+    for path, data in files.items():
+        if path.endswith("/analysis.json") and isinstance(data, dict) and isinstance(data.get("checkpoints"), list):
+            for entry in data["checkpoints"]:
+                if isinstance(entry, dict):
+                    without = entry.get("without_attention")
+                    ablations[entry.get("path")] = without if isinstance(without, dict) else {}
+    best: dict = {}
+    for e in sorted(evaluations, key=lambda e: str(e.get("checkpoint"))):
+        value = _num(e.get("validation_accuracy"))
+        if value is None or _count(e.get("d"), -10**9) is None:
+            continue
+        group = (e.get("d"), e.get("protocol"))
+        if group not in best or value > _num(best[group].get("validation_accuracy")):
+            best[group] = e
+    chosen = []
+    for e in sorted(best.values(), key=lambda e: (e["d"], str(e.get("protocol")))):
+        ablation = ablations.get(e.get("checkpoint")) or {}
+        chosen.append({"d": e["d"], "protocol": e.get("protocol"), "checkpoint": e.get("checkpoint"),
+                       "hardmax_accuracy": e["hardmax_accuracy"], "validation_accuracy": e.get("validation_accuracy"),
+                       "accuracy_without_attention": ablation.get("accuracy_without_attention")
+                       if _num(ablation.get("accuracy_without_attention")) is not None else None,
+                       "accuracy_at_K": ablation.get("accuracy_at_K") if _num(ablation.get("accuracy_at_K")) is not None else None})
+    return {"files": count, "evaluations": len(evaluations), "chosen": chosen}
+
+
+def _conjecture_glance(files: dict, count: int) -> dict:
+    """The saved runs, their outcomes counted, and those whose decided outcome is not the predicted one."""
+    summaries = [_scalar_summary(d) for d in files.values()] + [{}] * (count - len(files))
+    outcomes: dict = {}
+    for s in summaries:
+        outcome = str(s.get("outcome", "unreadable")) if s else "unreadable"
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    surprises = [str(s.get("conjecture", "?")) for s in summaries
+                 if s.get("outcome") in ("held", "counterexample") and str(s.get("expected")) in CONJECTURE_PREDICTS
+                 and s.get("outcome") != CONJECTURE_PREDICTS[str(s.get("expected"))]]
+    return {"runs": count, "outcomes": dict(sorted(outcomes.items())),
+            "expectations_stated": any("expected" in s for s in summaries), "not_as_expected": surprises}
+
+
+def _classify_glance(files: dict) -> dict:
+    """From imdb.json: sizes, reviews removed, networks built and those not certified, test accuracies at the
+    largest N and its majority rate; from scaling.json: the largest N's blocks, parameters, build and check
+    seconds per variant, and the smallest speed-ups over the baseline."""
+    imdb = next((d for p, d in files.items() if p.endswith("/imdb.json")), None)
+    scaling = next((d for p, d in files.items() if p.endswith("/scaling.json")), None)
+    out: dict = {"imdb": None, "scaling": None}
+    if isinstance(imdb, dict):
+        samples = {s.get("N"): s for s in imdb.get("samples") or [] if isinstance(s, dict)}
+        runs = [r for r in imdb.get("runs") or [] if isinstance(r, dict)]
+        largest = max(samples) if samples else None
+        accuracies = [_num(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
+        out["imdb"] = {
+            "sizes": sorted(samples), "removed": sum(s.get("removed") for s in samples.values()), "networks": len(runs),
+            "not_certified": [{"N": r.get("N"), "variant": r.get("variant"), "seed": r.get("seed")} for r in runs
+                              if r.get("checker_status") != "certified" or r.get("certified_by_checker") != r.get("sequences")],
+            "largest_N": largest, "test_accuracy_min": min(accuracies) if accuracies else None,
+            "test_accuracy_max": max(accuracies) if accuracies else None,
+            "majority_test": samples[largest].get("majority_test") if accuracies else None}
+    if isinstance(scaling, dict):
+        rows = [r for r in scaling.get("by_size") or [] if isinstance(r, dict)]
+        lengths = [r for r in scaling.get("by_length") or [] if isinstance(r, dict)]
+        pairs: dict = {}
+        for r in rows:
+            pairs.setdefault(r.get("N"), {})[r.get("variant")] = r
+        largest = max(pairs) if pairs else None
+        variants = {} if largest is None else {
+            v: {k: pairs[largest][v].get(k) for k in ("blocks", "parameters", "build_s", "check_s")}
+            for v in ("wide", "narrow") if v in pairs[largest]}
+        timed = [r for r in rows + lengths if "baseline_s" in r]
+        out["scaling"] = {
+            "largest_N": largest, "variants": variants,
+            "engine_speedup_min": min((_num(r["baseline_s"]) / max(_num(r.get("engine_s")), 1e-9) for r in timed), default=None),
+            "check_speedup_min": min((_num(r["baseline_s"]) / max(_num(r.get("check_s")), 1e-9) for r in timed), default=None)}
+    return out
+
+
+def _brief_json(value: Any) -> str:
+    text = canonical_json(value) if not isinstance(value, _Unreadable) else "?"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 # --------------------------------------------------------------------------- reports and files
 
 
@@ -1789,9 +2580,12 @@ def _record_run(record: Any, where: str, campaign: dict) -> Run:
                time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"))
 
 
-def check_results(data: dict, *, source: str = "results", max_work: int = None) -> CheckResult:  # type: ignore[assignment]
+def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
+                  runs: str | None = None) -> CheckResult:
     """Re-verify a verification report's ``results.json``: every record as a run, each record's own
-    certcheck block, and the summary (counts per claim, overall status and exit status)."""
+    certcheck block, the campaign and its plan (one record per planned task, the planned
+    configurations), the summary (counts per claim, overall status and exit status), and the
+    optional sections against their saved files (``runs``: the folder; None: see :func:`runs_folder`)."""
     if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
         raise BadInput("schema", f"expected {RESULTS_SCHEMA!r}")
     examples, summary = data.get("examples"), data.get("summary")
@@ -1801,27 +2595,30 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None) 
         raise BadInput(f"{source}.examples", "expected a list of records")
     if not isinstance(summary, dict) or not isinstance(summary.get("claims"), dict):
         raise BadInput(f"{source}.summary", "expected an object with per-claim counts")
-    runs = {}
+    records = {}
     for i, record in enumerate(examples):
         if isinstance(record, dict) and record.get("status") == "error":
             continue
-        runs[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
-    _admit(list(runs.values()), DEFAULT_MAX_WORK if max_work is None else max_work)
+        records[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
+    _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work)
     result = CheckResult()
     verified: dict[int, list] = {}
     for i in range(len(examples)):
-        if i not in runs:
+        if i not in records:
             result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
                                            "the task raised an error and was not checked"))
             continue
-        outcomes = _check_run(runs[i])
+        outcomes = _check_run(records[i])
         result.outcomes += outcomes
         verified[i] = sorted(o.claim for o in outcomes if o.status == "verified")
-        problem = _certcheck_block_problem(runs[i].certcheck, outcomes)
+        problem = _certcheck_block_problem(records[i].certcheck, outcomes)
         if problem:
-            result.outcomes.append(Outcome(runs[i].source, RUN, "rejected", problem))
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
+    for where, problem in _campaign_problems(data, examples):
+        result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
+    result.outcomes += _section_outcomes(data, source, runs)
     return result
 
 
@@ -2049,9 +2846,11 @@ def _refuse_constant(name: str) -> Any:
     raise _Ambiguous(f"{name} is not a JSON number")
 
 
-def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> CheckResult:  # type: ignore[assignment]
-    """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block
-    and the summary).
+def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
+               runs: str | None = None) -> CheckResult:
+    """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block,
+    the campaign and its plan, the summary, and with ``runs`` or a runs folder found by
+    :func:`runs_folder` the optional sections).
 
     Raises
     ------
@@ -2074,7 +2873,7 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> Che
         # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
         # A repeated key or NaN/Infinity makes the file mean different things to different
         # readers (json.loads keeps the last of two keys), so neither is read at all.
-        data = json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant,
+        data = json.loads(raw.decode("utf-8"), parse_float=DecimalText, parse_constant=_refuse_constant,
                           object_pairs_hook=_unique_keys)
     except UnicodeDecodeError:
         raise BadInput(str(path), "not UTF-8 text") from None
@@ -2085,7 +2884,7 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> Che
     if isinstance(data, dict) and data.get("format") == FORMAT:
         return check_report(data, source=str(path), max_work=max_work)
     if isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA:
-        return check_results(data, source=str(path), max_work=max_work)
+        return check_results(data, source=str(path), max_work=max_work, runs=runs)
     raise BadInput(str(path), f"neither a claims report ({FORMAT!r}) nor a verification report ({RESULTS_SCHEMA!r})")
 
 
@@ -2139,13 +2938,16 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"replay work allowed per configuration (default {DEFAULT_MAX_WORK:g}; see docs/certcheck.md)")
     parser.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
                         help=f"largest file read (default {DEFAULT_MAX_BYTES})")
+    parser.add_argument("--runs", default=None, metavar="DIR",
+                        help="the saved results a results.json's optional sections were built from (default: the "
+                             "folder their paths name, from the current folder; see docs/certcheck.md)")
     parser.add_argument("--debug", action="store_true", help="print the traceback when the check cannot complete")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: 0 for --help, 2 for bad usage
         return int(exit_.code or 0)
     try:
-        result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes)
+        result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes, runs=args.runs)
         text = json.dumps(result.to_json_dict(), indent=1) + "\n"
         if args.json != "-":
             print("\n".join(result.lines(verbose=args.verbose)))

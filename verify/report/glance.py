@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from ..sentiment.report_section import chosen_on_validation
 from . import formatting as fmt
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "section_glance", "SECTION_TITLES"]
 
 SECTION_TITLES = {"sentiment": "Sentiment experiment", "reproduction": "Sentiment reproduction",
                   "conjectures": "Conjecture lab", "classify": "Exact classification"}
@@ -96,24 +96,69 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
         return f"absent from this report: {section.get('skipped') or 'no saved results'}."
     if provided.strip():
         return provided.strip()
-    if key == "sentiment":
-        return _sentiment_sentence(section)
-    if key == "conjectures":
-        return _conjecture_sentence(section)
+    numbers = section.get("glance")
+    if not isinstance(numbers, Mapping):
+        numbers = section_glance(key, section)
+    if key == "sentiment" and numbers is not None:
+        return _sentiment_sentence(numbers)
+    if key == "conjectures" and numbers is not None:
+        return _conjecture_sentence(numbers)
     return f"{fmt.count(len(section['files']))} saved result file(s), shown below."
 
 
-def _sentiment_sentence(section: Mapping[str, Any]) -> str:
-    from ..sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
+def section_glance(key: str, section: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The numbers a saved-results section's at-a-glance line prints, from its block of results.json.
 
+    The report stores them beside the section (``optional_sections.KEY.glance``) and prints the
+    line from them; the independent checker (verify.certcheck, given the saved files) recomputes
+    them from the files with its own code. None for a section without files or without a rule here.
+    """
+    if not section.get("files"):
+        return None
+    if key == "sentiment":
+        return _sentiment_numbers(section)
+    if key == "conjectures":
+        return _conjecture_numbers(section)
+    if key == "reproduction":
+        item = next((f for f in section["files"] if f.get("reproduction_tables") is not None), None)
+        runs = (item or {}).get("runs") or {}
+        return {"sentence": (item or {}).get("sentence"), "finished": runs.get("finished"), "planned": runs.get("planned")}
+    if key == "classify":
+        from ..classify.report_section import glance_numbers
+
+        return glance_numbers(section)
+    return None
+
+
+def _number(value: Any) -> float | int | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _sentiment_numbers(section: Mapping[str, Any]) -> dict[str, Any]:
+    """Per (d, protocol), the run chosen on validation: its certified hardmax test accuracy and, from the
+    analyses, the same weights' accuracy without the attention layers (K = 0) and at K."""
     evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
     ablations = {row.get("model"): row.get("without_attention") or {}
                  for item in section["files"] for row in item.get("analysis_rows") or []}
+    scored = [e for e in evaluations if isinstance(e.get("d"), int) and _number(e.get("hardmax_accuracy")) is not None]
+    chosen = []
+    for best in sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol")))):
+        ablation = ablations.get(best.get("checkpoint")) or {}
+        chosen.append({"d": best["d"], "protocol": best.get("protocol"), "checkpoint": best.get("checkpoint"),
+                       "hardmax_accuracy": best["hardmax_accuracy"],
+                       "validation_accuracy": best.get("validation_accuracy"),
+                       "accuracy_without_attention": _number(ablation.get("accuracy_without_attention")),
+                       "accuracy_at_K": _number(ablation.get("accuracy_at_K"))})
+    return {"files": len(section["files"]), "evaluations": len(evaluations), "chosen": chosen}
+
+
+def _sentiment_sentence(numbers: Mapping[str, Any]) -> str:
+    from ..sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
+
     parts: list[str] = []
     higher: list[str] = []
     lower: list[str] = []
-    scored = [e for e in evaluations if isinstance(e.get("d"), int) and isinstance(e.get("hardmax_accuracy"), (int, float))]
-    chosen = sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol"))))
+    chosen = numbers["chosen"]
     for best in chosen:
         d = best["d"]
         authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(d)
@@ -123,14 +168,13 @@ def _sentiment_sentence(section: Mapping[str, Any]) -> str:
         text = f"{label}: {fmt.probability(best['hardmax_accuracy'])}"
         if authors is not None:
             text += f" (authors' softmax {fmt.probability(authors)})"
-        ablation = ablations.get(best.get("checkpoint")) or {}
-        without, with_k = ablation.get("accuracy_without_attention"), ablation.get("accuracy_at_K")
-        if isinstance(without, (int, float)) and isinstance(with_k, (int, float)):
+        without, with_k = best.get("accuracy_without_attention"), best.get("accuracy_at_K")
+        if without is not None and with_k is not None:
             text += f", {fmt.probability(without)} without attention"
             (higher if without > with_k else lower).append(str(d))
         parts.append(text)
     if not parts:
-        return f"{fmt.count(len(section['files']))} saved file(s), none with an accuracy; see the section below."
+        return f"{fmt.count(numbers['files'])} saved file(s), none with an accuracy; see the section below."
     text = ("Certified hardmax test accuracy of the run chosen on validation, per embedding dimension, and of the "
             "same weights without the attention layers (K = 0): " + "; ".join(parts) + ".")
     if higher or lower:
@@ -140,25 +184,36 @@ def _sentiment_sentence(section: Mapping[str, Any]) -> str:
                    "(mean ± sd over seeds against a trained K = 0 baseline) is reported on its own line.")
 
 
-def _conjecture_sentence(section: Mapping[str, Any]) -> str:
+def _conjecture_numbers(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The saved runs, their outcomes counted, and the conjectures whose decided outcome is not the expected one."""
     summaries = [item.get("summary") or {} for item in section["files"]]
     outcomes: dict[str, int] = {}
     for s in summaries:
         outcome = str(s.get("outcome", "unreadable"))
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    text = (f"{fmt.count(len(summaries))} saved conjecture runs: "
-            + ", ".join(f"{fmt.count(n)} {outcome}" for outcome, n in sorted(outcomes.items())))
-    surprises = [s.get("conjecture", "?") for s in summaries if _is_surprise(s)]
-    if any("expected" in s for s in summaries):
+    return {"runs": len(summaries), "outcomes": dict(sorted(outcomes.items())),
+            "expectations_stated": any("expected" in s for s in summaries),
+            "not_as_expected": [str(s.get("conjecture", "?")) for s in summaries if _is_surprise(s)]}
+
+
+def _conjecture_sentence(numbers: Mapping[str, Any]) -> str:
+    surprises = numbers["not_as_expected"]
+    text = (f"{fmt.count(numbers['runs'])} saved conjecture runs: "
+            + ", ".join(f"{fmt.count(n)} {outcome}" for outcome, n in numbers["outcomes"].items()))
+    if numbers["expectations_stated"]:
         text += ("; every outcome as expected" if not surprises
-                 else f"; {fmt.count(len(surprises))} not as expected: {', '.join(map(str, surprises))}")
+                 else f"; {fmt.count(len(surprises))} not as expected: {', '.join(surprises)}")
     return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
 
 
 def _is_surprise(summary: Mapping[str, Any]) -> bool:
-    """An outcome against the conjecture's stated expectation ("true" refuted, "false" held); "open" never surprises."""
-    expected, outcome = summary.get("expected"), summary.get("outcome")
-    return (expected == "true" and outcome == "counterexample") or (expected == "false" and outcome == "held")
+    """A decided outcome other than the one the conjecture's expectation predicts (the lab's rule,
+    verify.conjectures.base.EXPECTATIONS); an inconclusive outcome never surprises."""
+    from ..conjectures.base import EXPECTATIONS
+
+    predicted = EXPECTATIONS.get(str(summary.get("expected")))
+    outcome = summary.get("outcome")
+    return predicted is not None and outcome in ("held", "counterexample") and outcome != predicted
 
 
 def claim_badge_kind(status: str, value: int) -> str:
