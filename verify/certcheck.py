@@ -51,6 +51,7 @@ import stat
 import statistics
 import sys
 import tempfile
+import threading
 import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
@@ -246,6 +247,64 @@ def _matvec(M: list, x: Point) -> Point:
     return tuple(_dot(row, x) for row in M)
 
 
+def _integer_rows(points: list) -> tuple[list[list[int]], int]:
+    """(N, D) with points[i][r] = N[i][r] / D, D > 0 the common denominator: comparisons of inner
+    products with integer vectors then need no fraction arithmetic."""
+    D = math.lcm(*(x.denominator for p in points for x in p)) if points else 1
+    return [[x.numerator * (D // x.denominator) for x in p] for p in points], D
+
+
+def _bits(rows: list) -> int:
+    """The largest bit length among integer ``rows`` (a list of lists, or one list)."""
+    flat = [x for row in rows for x in row] if rows and isinstance(rows[0], list) else rows
+    return max((abs(x).bit_length() for x in flat), default=0)
+
+
+# --------------------------------------------------------------------------- bounded work
+#
+# Every loop whose length or whose numbers come from a file is paid for before it runs, in
+# work units: one multiply-add of integers of up to WORK_BITS bits; larger numbers cost in
+# proportion to the product of their sizes. A file is admitted only if its estimated replay
+# work (replay_work) is within the limit; the meter below then charges what the checks
+# actually do (the numbers' sizes are known only as the replay goes), and a file that needs
+# more than WORK_SLACK times its limit is stopped: what is left is reported unsupported.
+
+WORK_BITS = 512
+
+
+class WorkLimit(Exception):
+    """The checks of a file need more work than the limit allows: what is left is unsupported (exit 3)."""
+
+
+_METER = threading.local()
+
+
+def _cost(count: int, bits_a: int = 0, bits_b: int = 0) -> float:
+    """Work units of ``count`` multiply-adds of a ``bits_a``-bit by a ``bits_b``-bit integer."""
+    return count * max(1.0, bits_a / WORK_BITS) * max(1.0, bits_b / WORK_BITS)
+
+
+def _charge(units: float) -> None:
+    """Pay for work about to be done; WorkLimit when the file's allowance is spent."""
+    meter = getattr(_METER, "left", None)
+    if meter is not None:
+        meter[0] -= units
+        if meter[0] < 0:
+            raise WorkLimit(f"checking this file needs more than {meter[1]:.3g} work units (the work limit times "
+                            f"{WORK_SLACK}): the numbers grow faster than its estimate; raise --max-work to check it")
+
+
+@contextlib.contextmanager
+def _metered(max_work: float | None) -> Any:
+    """Charge the checks run inside to an allowance of WORK_SLACK * ``max_work`` units (None: unlimited)."""
+    previous = getattr(_METER, "left", None)
+    _METER.left = None if max_work is None else [WORK_SLACK * max_work, WORK_SLACK * max_work]
+    try:
+        yield
+    finally:
+        _METER.left = previous
+
+
 # --------------------------------------------------------------------------- the replay
 
 
@@ -301,7 +360,11 @@ class Model:
                                + ([x for row in self.V for x in row] if self.V is not None else []))
         self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
         self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
-        self._scores: dict[int, tuple[list, int]] = {}
+        self._diagonals: dict[int, tuple[list, int]] = {}
+        self._integers: dict[int, tuple[list, int]] = {}
+        self._locks: dict[tuple, list] = {}
+        self._Asym_integer: tuple[list, int] | None = None
+        self._rows: tuple[int, Rows] | None = None
         self._facts: dict[tuple, Facts] = {}
         # The replay never goes past the run's last layer (set by the caller, checked against the
         # work limit before any checking): a certificate naming a later layer is rejected.
@@ -310,18 +373,43 @@ class Model:
     def layer(self, k: int) -> list:
         _require(0 <= k <= self.last, f"layer {k} is outside the run's layers 0..{self.last}")
         while len(self._layers) <= k:
-            Z, C = self._layers[-1], self.attention(len(self._layers) - 1)
+            previous = len(self._layers) - 1
+            Z, C = self._layers[-1], self.attention(previous)
+            N, D = self.integer_layer(previous)
+            size = _bits(N)
+            # The sums over every C_i, then one reduced fraction (a gcd) per coordinate.
+            _charge(_cost(sum(map(len, C)) * self.d, size) + _cost(self.n * self.d, size, size))
             new = []
-            for z, Ci in zip(Z, C):
-                m = _mean([Z[j] for j in sorted(Ci)])
-                if self.V is None:  # then alpha is set (checked > 0 on input)
+            for i, Ci in enumerate(C):
+                # The mean over C_i from the layer's integer numerators: sum / (|C_i| D).
+                total = [sum(col) for col in zip(*(N[j] for j in Ci))]
+                members = len(Ci)
+                if self.V is None:  # then alpha = p/q is set (checked > 0 on input)
                     alpha = cast(Fraction, self.alpha)
-                    new.append(tuple((zr + alpha * mr) / (1 + alpha) for zr, mr in zip(z, m)))
+                    p, q = alpha.numerator, alpha.denominator
+                    # z' = (z + alpha m)/(1 + alpha) = (q |C_i| N_i + p sum) / (|C_i| D (p + q))
+                    scale = members * D * (p + q)
+                    new.append(tuple(Fraction(q * members * x + p * t, scale) for x, t in zip(N[i], total)))
                 else:  # then keep and move are set (I + V checked invertible on input)
                     keep, move = cast(list, self.keep), cast(list, self.move)
-                    new.append(tuple(a + b for a, b in zip(_matvec(keep, z), _matvec(move, m))))
+                    m = tuple(Fraction(t, members * D) for t in total)
+                    new.append(tuple(a + b for a, b in zip(_matvec(keep, Z[i]), _matvec(move, m))))
             self._layers.append(new)
         return self._layers[k]
+
+    def rows(self, k: int) -> "Rows":
+        """Layer k's positions as :class:`Rows` (keyed by token), for exact combinations of them."""
+        if self._rows is None or self._rows[0] != k:
+            self._rows = (k, Rows(dict(enumerate(self.layer(k)))))
+        return self._rows[1]
+
+    def integer_layer(self, k: int) -> tuple[list[list[int]], int]:
+        """(N, D): the positions of layer k as integer numerators over their common denominator D > 0."""
+        if k not in self._integers:
+            if len(self._integers) >= 8:
+                self._integers.pop(next(iter(self._integers)))
+            self._integers[k] = _integer_rows(self.layer(k))
+        return self._integers[k]
 
     def facts(self, last: int, chain: "Chain | None" = None) -> "Facts":
         """What the replay through layer ``last`` says (fates, settled layer, leaders), with the run's
@@ -334,41 +422,48 @@ class Model:
 
     def norm(self, k: int, i: int) -> Fraction:
         """<A z_i^k, z_i^k>, the squared A-norm (D2)."""
-        S, scale = self.scores(k)
-        return Fraction(S[i][i], scale)
+        diagonal, scale = self._scored(k)
+        return Fraction(diagonal[i], scale)
 
     def score(self, x: Point, y: Point) -> Fraction:
         """<A x, y> (docs/theory.md §1: C_i maximises <A z_i, z_j> over j)."""
         return _dot(_matvec(self.A, x), y)
 
-    def scores(self, k: int) -> tuple[list, int]:
-        """(S, scale) with S[i][j] = scale <A z_i^k, z_j^k> an integer and scale > 0.
+    def scale(self, k: int) -> int:
+        """The positive scale of layer k's integer scores: scale <A z_i, z_j> = <A_int N_i, N_j>."""
+        return self._scored(k)[1]
+
+    def _scored(self, k: int) -> tuple[list, int]:
+        """(the diagonal <A_int N_i, N_i>, scale) of layer k; scoring a layer also records its attention sets.
 
         Over one common denominator D of layer k, scale = D^2 a (a the denominator of A): a
         positive scale changes no comparison, and integers make this the fast part of the
-        replay. The last few layers are kept.
+        replay. Each row of scores is reduced to its attention set and its diagonal entry as it is
+        computed (memory n per layer, not n^2); identical sets are kept once.
         """
-        if k not in self._scores:
-            Z = self.layer(k)
-            D = math.lcm(*(x.denominator for z in Z for x in z))
-            N = [[int(x * D) for x in z] for z in Z]
-            S = []
-            for row in N:
+        if k not in self._diagonals:
+            N, D = self.integer_layer(k)
+            size = _bits(N)
+            a_bits = _bits(self._A_integer)
+            _charge(_cost(self.n * self.d * self.d, size, a_bits) + _cost(self.n * self.n * self.d, size + a_bits, size))
+            sets, diagonal, interned = [], [], {}
+            for i, row in enumerate(N):
                 Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
-                S.append([sum(a * y for a, y in zip(Az, other)) for other in N])
-            if len(self._scores) >= 8:
-                self._scores.pop(next(iter(self._scores)))
-            self._scores[k] = (S, D * D * self._A_scale)
-        return self._scores[k]
+                values = [sum(a * y for a, y in zip(Az, other)) for other in N]
+                top = max(values)
+                members = frozenset(j for j, v in enumerate(values) if v == top)
+                sets.append(interned.setdefault(members, members))
+                diagonal.append(values[i])
+            if len(self._attention) == k:
+                self._attention.append(sets)
+            if len(self._diagonals) >= 8:
+                self._diagonals.pop(next(iter(self._diagonals)))
+            self._diagonals[k] = (diagonal, D * D * self._A_scale)
+        return self._diagonals[k]
 
     def attention(self, k: int) -> list:
         while len(self._attention) <= k:
-            S, _ = self.scores(len(self._attention))
-            sets = []
-            for row in S:
-                top = max(row)
-                sets.append(frozenset(j for j, s in enumerate(row) if s == top))
-            self._attention.append(sets)
+            self._scored(len(self._attention))
         return self._attention[k]
 
 
@@ -432,11 +527,39 @@ def _fixed_failure(m: Model, j: int, k: int, G: frozenset, fixed: set) -> str | 
         return f"C_{j} at layer {k} is {_show(C)}, not G + {{{j}}} = {_show(G | {j})}"
     if not G <= fixed:
         return f"tokens {_show(G - fixed)} of G are not established as leader/fixed before"
-    Z = m.layer(k)
-    mean = _mean([Z[g] for g in sorted(G)])
-    if Z[j] != mean:
-        return f"z_{j} at layer {k} is {_show(Z[j])}, not the mean of G, {_show(mean)}"
+    if not _at_mean(m, j, k, G):
+        return f"z_{j} at layer {k} is {_show(m.layer(k)[j])}, not the mean of G, {_show(_mean_of(m, k, G))}"
     return None
+
+
+def _at_mean(m: Model, j: int, k: int, G: frozenset) -> bool:
+    """z_j = mean of z_g over G at layer k, in the layer's integer numerators: sum_G N_g = |G| N_j."""
+    N, _ = m.integer_layer(k)
+    _charge(_cost(len(G) * m.d, _bits(N)))
+    return [sum(col) for col in zip(*(N[g] for g in G))] == [len(G) * x for x in N[j]]
+
+
+def _mean_of(m: Model, k: int, F: frozenset) -> Point:
+    """The mean of the positions of the tokens of F at layer k (exact), from the integer numerators."""
+    N, D = m.integer_layer(k)
+    _charge(_cost(len(F) * m.d, _bits(N)) + _cost(m.d, _bits(N), _bits(N)))
+    return tuple(Fraction(sum(col), len(F) * D) for col in zip(*(N[v] for v in F)))
+
+
+def _lock_values(m: Model, k: int, F: frozenset) -> list[int]:
+    """[sum_{v in F} S_vw for every w]: |F| <A m_F, z_w> on the scale m.scale(k), computed as
+    <A_int sum_F N_v, N_w> (the same integers, with d products per token instead of |F|)."""
+    key = (k, F)
+    if key not in m._locks:
+        N, _ = m.integer_layer(k)
+        size, a_bits = _bits(N), _bits(m._A_integer)
+        _charge(_cost(len(F) * m.d, size) + _cost(m.d * m.d, size, a_bits) + _cost(m.n * m.d, size + a_bits, size))
+        total = [sum(col) for col in zip(*(N[v] for v in F))]
+        direction = [sum(a * x for a, x in zip(row, total)) for row in m._A_integer]
+        if len(m._locks) >= 256:
+            m._locks.pop(next(iter(m._locks)))
+        m._locks[key] = [sum(a * y for a, y in zip(direction, other)) for other in N]
+    return m._locks[key]
 
 
 def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str | None:
@@ -448,9 +571,9 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     if not F <= fixed:
         return f"tokens {_show(F - fixed)} of F are not established as leader/fixed before"
     # <A m_F, z_w> = (1/|F|) sum_{v in F} <A z_v, z_w>: integer column sums of the score matrix.
-    S, scale = m.scores(k)
+    scale = m.scale(k)
     members = sorted(F)
-    value = [sum(S[v][w] for v in members) for w in range(m.n)]
+    value = _lock_values(m, k, F)
     on_F = {v: value[v] for v in members}
     top = max(on_F.values())
     exact = lambda x: Fraction(x, scale * len(members))  # noqa: E731
@@ -513,14 +636,18 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
             _require(failure is None, f"{where}: {failure}")
             _require(k == 0 or _locked_failure(m, i, k - 1, m.attention(k - 1)[i], fixed_before) is not None,
                      f"{where}: not the first layer, the locking condition holds already at layer {k - 1}")
-            expected = _mean([Z[v] for v in sorted(S)])
-            AmF = _matvec(m.A, expected)
+            expected = _mean_of(m, k, S)
             value = _number(_get(e, "value", w), f"{w}.value")
-            top = _dot(AmF, Z[min(S)])
+            top = _lock_value(m, k, S)
             _require(value == top, f"{where}: value is {value}, but <A m_F, z_v> = {top} on F")
         _require(limit == expected, f"{where}: limit is {_show(limit)}, the replay gives {_show(expected)}")
         fates[i] = Fate(kind, k, S, limit)
     return fates
+
+
+def _lock_value(m: Model, k: int, F: frozenset) -> Fraction:
+    """<A m_F, z_v> for v in F at layer k (the common score a locked entry states)."""
+    return Fraction(_lock_values(m, k, F)[min(F)], m.scale(k) * len(F))
 
 
 def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, Fate]:
@@ -548,14 +675,46 @@ def _leaders(fates: dict[int, Fate]) -> dict[int, Point]:
     return {t: f.limit for t, f in fates.items() if _is_leader(t, f)}
 
 
-def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: str) -> None:
-    """``raw`` = {"u": lambda_u} over keys of ``points``: lambda >= 0, sum 1, sum lambda_u points[u] = target."""
+def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: str,
+                        rows: "Rows | None" = None) -> None:
+    """``raw`` = {"u": lambda_u} over keys of ``points``: lambda >= 0, sum 1, sum lambda_u points[u] = target.
+
+    ``rows``: ``points`` (or more) as integer rows over one denominator, when the caller has them."""
     lam = _weights(raw, m.n, where)
     _require(set(lam) <= set(points), f"{where}: keys {_show(set(lam) - set(points))} are not allowed here")
     _require(all(v >= 0 for v in lam.values()), f"{where}: a multiplier is negative")
     _require(sum(lam.values()) == 1, f"{where}: multipliers sum to {sum(lam.values())}, not 1")
-    combo = tuple(sum((lam[u] * points[u][r] for u in lam), Fraction(0)) for r in range(m.d))
+    rows = rows or Rows({u: points[u] for u in lam})
+    combo = rows.combination(lam)
     _require(combo == target, f"{where}: sum lambda_u u = {_show(combo)}, not {_show(target)}")
+
+
+class Rows:
+    """Points keyed by token as integer rows over one common denominator: inner products with a
+    direction and convex combinations in integer arithmetic (paid for with _charge)."""
+
+    def __init__(self, points: dict) -> None:
+        self.keys = list(points)
+        rows, self.denominator = _integer_rows([points[u] for u in self.keys])
+        self.rows = dict(zip(self.keys, rows))
+        self.d = len(rows[0]) if rows else 0
+        self.size = _bits(rows)
+
+    def products(self, direction: Point) -> tuple[dict, int]:
+        """({u: <c, u> * scale}, scale) for every point, with scale > 0 (c scaled to integers)."""
+        c, c_scale = _integer_rows([direction])
+        _charge(_cost(len(self.keys) * self.d, self.size, _bits(c)))
+        return ({u: sum(a * b for a, b in zip(c[0], row)) for u, row in self.rows.items()},
+                c_scale * self.denominator)
+
+    def combination(self, weights: dict) -> Point:
+        """sum_u weights[u] * point_u, exactly."""
+        if not weights:
+            return tuple(Fraction(0) for _ in range(self.d))
+        w, w_scale = _integer_rows([[weights[u] for u in weights]])
+        _charge(_cost(len(weights) * self.d, self.size, _bits(w)) + _cost(self.d, self.size, self.size))
+        return tuple(Fraction(sum(x * self.rows[u][r] for x, u in zip(w[0], weights)), w_scale * self.denominator)
+                     for r in range(self.d))
 
 
 # --------------------------------------------------------------------------- one checker per claim
@@ -635,6 +794,7 @@ def check_T2(cert: dict, ctx: Context) -> None:
     vertices = _get(cert, "vertices", "certificate")
     _require(isinstance(vertices, list), "vertices: expected a list")
     seen = set()
+    rows = Rows(leaders)
     for p, e in enumerate(vertices):
         w = f"vertices[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
@@ -643,9 +803,11 @@ def check_T2(cert: dict, ctx: Context) -> None:
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
         _require(limit == leaders[i], f"{w}: limit {_show(limit)} is not the fate's {_show(leaders[i])}")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
-        for u, other in leaders.items():
-            _require(u == i or _dot(c, limit) > _dot(c, other),
-                     f"{w}: <c, v> = {_dot(c, limit)} is not > <c, u> = {_dot(c, other)} for leader {u}")
+        values, scale = rows.products(c)
+        for u in leaders:
+            _require(u == i or values[i] > values[u],
+                     f"{w}: <c, v> = {Fraction(values[i], scale)} is not > <c, u> = {Fraction(values[u], scale)} "
+                     f"for leader {u}")
     _require(seen == set(leaders), f"vertices cover {_show(seen)}, the leaders are {_show(set(leaders))}")
 
 
@@ -656,6 +818,7 @@ def check_T3(cert: dict, ctx: Context) -> None:
     boundary = _get(cert, "boundary", "certificate")
     _require(isinstance(boundary, list), "boundary: expected a list")
     seen = set()
+    rows = Rows(leaders)
     for p, e in enumerate(boundary):
         w = f"boundary[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
@@ -667,9 +830,12 @@ def check_T3(cert: dict, ctx: Context) -> None:
         _require(any(c), f"{w}: the direction is zero")
         value = _number(_get(e, "value", w), f"{w}.value")
         _require(value == _dot(c, limit), f"{w}: value {value} is not <c, limit> = {_dot(c, limit)}")
-        for u, point in leaders.items():
-            _require(_dot(c, point) <= value, f"{w}: leader {u} has <c, u> = {_dot(c, point)} > {value}")
-        _convex_combination(_get(e, "multipliers", w), leaders, limit, m, f"{w}.multipliers")
+        values, scale = rows.products(c)
+        for u in leaders:
+            # <c, u> <= value, on the integer scale: values[u] / scale <= p / q.
+            _require(values[u] * value.denominator <= value.numerator * scale,
+                     f"{w}: leader {u} has <c, u> = {Fraction(values[u], scale)} > {value}")
+        _convex_combination(_get(e, "multipliers", w), leaders, limit, m, f"{w}.multipliers", rows)
     _require(seen == set(fates) - set(leaders), f"boundary covers {_show(seen)}, not every non-leader token")
 
 
@@ -690,6 +856,7 @@ def check_T4(cert: dict, ctx: Context) -> None:
     if non_vertex:
         _require(_positive_definite(m.Asym), "(A + A^T)/2 is not positive definite: KKT does not prove an A-projection")
     seen = set()
+    rows = Rows(leaders)
     for p, e in enumerate(projections):
         w = f"projections[{p}]"
         point = _point(_get(e, "limit", w), m.d, f"{w}.limit")
@@ -704,18 +871,33 @@ def check_T4(cert: dict, ctx: Context) -> None:
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
         top = _number(_get(e, "face_value", w), f"{w}.face_value")
         face = _index_set(_get(e, "face", w), m.n, f"{w}.face")
-        exposed = {u for u, v in leaders.items() if _dot(c, v) == top}
+        values, scale = rows.products(c)
+        exposed = {u for u in leaders if values[u] * top.denominator == top.numerator * scale}
         _require(face == exposed, f"{w}: leaders with <c, u> = {top} are {_show(exposed)}, not face {_show(face)}")
-        above = [u for u, v in leaders.items() if _dot(c, v) > top]
+        above = [u for u in leaders if values[u] * top.denominator > top.numerator * scale]
         _require(not above, f"{w}: leader {above[:1]} has <c, u> > face_value {top}")
-        _convex_combination(_get(e, "multipliers", w), {u: leaders[u] for u in face}, point, m, f"{w}.multipliers")
+        _convex_combination(_get(e, "multipliers", w), {u: leaders[u] for u in face}, point, m, f"{w}.multipliers", rows)
         kkt = _weights(_get(e, "kkt", w), m.n, f"{w}.kkt")
         _require(set(kkt) == face, f"{w}.kkt: keys must be the face {_show(face)}")
-        Ap = _matvec(m.Asym, point)
+        kkt_values = _kkt_values(m, rows, point, face)
         for u in sorted(face):
-            exact = _dot(Ap, tuple(a - b for a, b in zip(leaders[u], point)))
+            exact = kkt_values[u]
             _require(kkt[u] == exact, f"{w}.kkt[{u}] is {kkt[u]}, <Asym p, u - p> = {exact}")
             _require(exact >= 0, f"{w}.kkt[{u}] = {exact} < 0: p is not the A-projection of 0 onto the face")
+
+
+def _kkt_values(m: Model, rows: Rows, point: Point, face: frozenset) -> dict[int, Fraction]:
+    """{u: <Asym p, u - p>} for the leaders u of the face, in integer arithmetic."""
+    if m._Asym_integer is None:
+        m._Asym_integer = _integer_rows(m.Asym)
+    S, s_scale = m._Asym_integer
+    (P,), p_scale = _integer_rows([point])
+    U, u_scale = rows.rows, rows.denominator
+    _charge(_cost(m.d * m.d, _bits(S), _bits(P)) + _cost(len(face) * m.d, rows.size + _bits(P), _bits(S) + _bits(P)))
+    Ap = [sum(a * x for a, x in zip(row, P)) for row in S]  # s_scale p_scale Asym p
+    # u - p = (U_u p_scale - P u_scale) / (u_scale p_scale)
+    return {u: Fraction(sum(a * (x * p_scale - y * u_scale) for a, x, y in zip(Ap, U[u], P)),
+                        s_scale * p_scale * u_scale * p_scale) for u in face}
 
 
 def check_D1(cert: dict, ctx: Context) -> None:
@@ -728,18 +910,21 @@ def check_D1(cert: dict, ctx: Context) -> None:
     for offset, rows in enumerate(weights):
         k = first + offset
         _require(isinstance(rows, list) and len(rows) == m.n, f"weights[{offset}]: expected one entry per token")
-        Z, after = m.layer(k), m.layer(k + 1)
+        after = m.layer(k + 1)
+        layer_rows = m.rows(k)
         for i, pairs in enumerate(rows):
             w = f"weights[{offset}][{i}] (layer {k} -> {k + 1})"
             _require(isinstance(pairs, list) and all(isinstance(q, list) and len(q) == 2 for q in pairs),
                      f"{w}: expected [token, weight] pairs")
+            _charge(_cost(2 * len(pairs)))
             lam: dict[int, Fraction] = {}
             for j, v in pairs:
                 j = _int(j, w, high=m.n - 1)
-                lam[j] = lam.get(j, Fraction(0)) + _number(v, w)
-                _require(_number(v, w) >= 0, f"{w}: weight of token {j} is negative")
+                weight = _number(v, w)
+                lam[j] = lam.get(j, Fraction(0)) + weight
+                _require(weight >= 0, f"{w}: weight of token {j} is negative")
             _require(sum(lam.values()) == 1, f"{w}: weights sum to {sum(lam.values())}, not 1")
-            combo = tuple(sum((lam[j] * Z[j][r] for j in lam), Fraction(0)) for r in range(m.d))
+            combo = layer_rows.combination(lam)
             _require(combo == after[i], f"{w}: sum w z_j = {_show(combo)}, z_{i} at layer {k + 1} is {_show(after[i])}")
 
 
@@ -1255,18 +1440,32 @@ def _search_fates(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
             if i not in fates and C[i] == {i}:
                 fates[i] = Fate("leader", k, frozenset({i}), Z[i])
         fixed = {t for t, f in fates.items() if f.kind != "locked"}
-        changed = True
-        while changed:
-            changed = False
-            for j in range(m.n):
-                G = C[j] - {j}
-                if j not in fates and j in C[j] and G and _fixed_failure(m, j, k, G, fixed) is None:
-                    fates[j] = Fate("fixed", k, G, Z[j])
-                    fixed.add(j)
-                    changed = True
+        # D7 (b) is closed under itself (a newly fixed token can fix another): the tokens at the
+        # mean of the rest G of their set wait until every token of G is fixed (a worklist, so
+        # each membership is looked at once per layer).
+        waiting: dict[int, set] = {}
+        watchers: dict[int, list] = {}
+        ready = []
+        for j in range(m.n):
+            G = C[j] - {j}
+            if j not in fates and j in C[j] and G and _at_mean(m, j, k, G):
+                if G <= fixed:
+                    ready.append(j)
+                else:
+                    waiting[j] = set(G - fixed)
+                    for t in waiting[j]:
+                        watchers.setdefault(t, []).append(j)
+        while ready:
+            j = ready.pop()
+            fates[j] = Fate("fixed", k, C[j] - {j}, Z[j])
+            fixed.add(j)
+            for watcher in watchers.pop(j, []):
+                waiting[watcher].discard(j)
+                if not waiting[watcher]:
+                    ready.append(watcher)
         for i in range(m.n):
             if i not in fates and i not in C[i] and _locked_failure(m, i, k, C[i], fixed) is None:
-                fates[i] = Fate("locked", k, C[i], _mean([Z[v] for v in sorted(C[i])]))
+                fates[i] = Fate("locked", k, C[i], _mean_of(m, k, C[i]))
         if len(fates) == m.n:
             return fates, k
     return fates, None
