@@ -60,19 +60,71 @@ __all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAY
            "CheckResult", "check_report", "check_results", "check_record", "check_file", "replay_work", "input_bits",
            "max_checkable_layer", "write_json", "could_not_complete", "one_line", "main"]
 
+# --------------------------------------------------------------------------- limits
+#
+# Every count, length, size, exponent and power the checker reads from a file is bounded here,
+# before any loop uses it. CHECKER_LIMITS below documents each (verify/limits.py mirrors the
+# table for the README and docs/certcheck.md, and a test compares the two). Measured on one
+# core of the development machine (docs/certcheck.md, Limits): a file within every default
+# takes under a minute; the meter (WORK_SLACK) stops one whose numbers grow faster than
+# estimated.
+
+MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
+MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
+# Estimated replay work allowed per configuration (replay_work units, a few tenths of a
+# microsecond each). The suite never emits a run beyond it (verify.claims caps its layers).
+DEFAULT_MAX_WORK = 20_000_000
+DEFAULT_MAX_TOTAL_WORK = 80_000_000  # the same, summed over the runs of one file
+DEFAULT_MAX_BYTES = 64 << 20  # the largest file read (a default campaign's results.json is about 5 MB)
+WORK_BITS = 512  # a work unit: one multiply-add of integers of up to WORK_BITS bits
+SCORE_OVERHEAD = 2  # a score's fixed cost, in products (the interpreter's loop over d products)
+SET_GROWTH_BITS = 4  # bits a layer adds to the replay's integers through the attention sets' sizes (estimate)
+RUN_OVERHEAD = 5000  # work units charged per run (its fixed cost: facts, fates, nine claims)
+NUMBER_COST = 4  # work units charged per number read from a certificate
+WORK_SLACK = 1.2  # the meter stops a file at WORK_SLACK times its total work limit
+MAX_CHAIN_DIGITS = 2_000_000  # longest number of a closed-form chain (D9), read in chunks
+MAX_CHAIN_THRESHOLD = 200_000  # largest t a chain's sign is scanned to or a path evaluated at
+MAX_CHAIN_SEGMENTS = 10_000  # segments of one chain
+MAX_SECTION_FILES = 10_000  # saved files of one optional section
+MAX_SECTION_BYTES = 1 << 30  # saved files hashed for one results.json, in all
+SECTION_READ_BYTES = 16 << 20  # a saved file read as JSON (the report's own input limit)
+
+
+class Limit(NamedTuple):
+    """One documented limit of the checker: its name here, value, what it bounds and what happens beyond it."""
+
+    name: str
+    value: int | float
+    bounds: str
+    beyond: str
+
+
+REFUSED, UNSUPPORTED, REJECTED, NOT_CHECKED_BEYOND = (
+    "refused before checking (exit 2)", "unsupported (exit 3)", "rejected (exit 1)", "not checked (exit 3)")
+CHECKER_LIMITS: tuple[Limit, ...] = (
+    Limit("DEFAULT_MAX_BYTES", DEFAULT_MAX_BYTES, "the file read (--max-bytes)", REFUSED),
+    Limit("MAX_DIGITS", MAX_DIGITS, "characters of a number (p, p/q or a plain decimal; exponents are refused)",
+          REJECTED),
+    Limit("MAX_LAYER", MAX_LAYER, "the last layer a run states", REFUSED),
+    Limit("DEFAULT_MAX_WORK", DEFAULT_MAX_WORK, "estimated replay work of one configuration (--max-work)", REFUSED),
+    Limit("DEFAULT_MAX_TOTAL_WORK", DEFAULT_MAX_TOTAL_WORK,
+          "estimated replay work of all the configurations of a file (--max-total-work)", REFUSED),
+    Limit("WORK_SLACK", WORK_SLACK, "work the checks may do, as a multiple of the total work limit "
+                                    "(charged as they run: numbers that grow faster than estimated)", UNSUPPORTED),
+    Limit("MAX_CHAIN_DIGITS", MAX_CHAIN_DIGITS, "characters of a number of a closed-form chain (D9)", REJECTED),
+    Limit("MAX_CHAIN_SEGMENTS", MAX_CHAIN_SEGMENTS, "segments of a closed-form chain", REJECTED),
+    Limit("MAX_CHAIN_THRESHOLD", MAX_CHAIN_THRESHOLD,
+          "the t up to which a chain's signs are scanned and its paths evaluated", UNSUPPORTED),
+    Limit("MAX_SECTION_FILES", MAX_SECTION_FILES, "saved files of one optional section", NOT_CHECKED_BEYOND),
+    Limit("MAX_SECTION_BYTES", MAX_SECTION_BYTES, "bytes of saved files hashed for one results.json", NOT_CHECKED_BEYOND),
+    Limit("SECTION_READ_BYTES", SECTION_READ_BYTES, "a saved file read as JSON (larger: listed as unreadable)",
+          NOT_CHECKED_BEYOND),
+)
+
 FORMAT = "hardmax-verify/claims-v1"
 RESULTS_SCHEMA = "hardmax-verify/results"
 # A claim id this checker has no routine for: reported unsupported (never verified), not rejected.
 CLAIM_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
-MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
-MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
-# Replay work allowed per configuration (replay_work units, about 15 microseconds each on one
-# core): a few minutes at most. The suite never emits a run beyond it (verify.claims caps its layers).
-DEFAULT_MAX_WORK = 20_000_000
-DEFAULT_MAX_BYTES = 1 << 30  # the largest file read (a default campaign's results.json is about 5 MB)
-MAX_SECTION_FILES = 10_000
-MAX_SECTION_BYTES = 1 << 30
-SECTION_READ_BYTES = 16 << 20
 NEEDS_D3_D7 = ("T1", "T2", "T3", "T4", "D3")
 BAD_INPUT = 2
 COULD_NOT_COMPLETE = 4
@@ -159,9 +211,11 @@ class CheckResult:
 # --------------------------------------------------------------------------- reading numbers
 
 
-def _require(condition: bool, message: str) -> None:
+def _require(condition: bool, message: "str | Callable[[], str]") -> None:
+    """Reject unless ``condition``; a callable ``message`` is formatted only then (numbers of the replay
+    can be long, and most checks pass)."""
     if not condition:
-        raise Rejected(message)
+        raise Rejected(message() if callable(message) else message)
 
 
 def _number(x: Any, where: str) -> Fraction:
@@ -170,6 +224,7 @@ def _number(x: Any, where: str) -> Fraction:
         return Fraction(x)
     # Only "p", "p/q" or a plain decimal: Fraction would also take "1e999999999", a denial of service.
     if isinstance(x, str) and len(x) <= MAX_DIGITS and _plain(x):
+        _charge(NUMBER_COST - 1 + _gcd_cost(1, int(len(x) * 1.67)))
         try:
             return Fraction(x)
         except (ZeroDivisionError, ValueError):  # ValueError: more digits than int() converts
@@ -187,7 +242,7 @@ def _plain(text: str) -> bool:
 
 
 def _get(obj: Any, key: str, where: str) -> Any:
-    _require(isinstance(obj, dict) and key in obj, f"{where}: missing {key!r}")
+    _require(isinstance(obj, dict) and key in obj, lambda: f"{where}: missing {key!r}")
     return obj[key]
 
 
@@ -198,14 +253,14 @@ def _int(x: Any, where: str, *, low: int = 0, high: int = MAX_LAYER) -> int:
 
 
 def _point(x: Any, d: int, where: str) -> Point:
-    _require(isinstance(x, list) and len(x) == d, f"{where}: expected a point with {d} coordinates")
+    _require(isinstance(x, list) and len(x) == d, lambda: f"{where}: expected a point with {d} coordinates")
     return tuple(_number(c, f"{where}[{r}]") for r, c in enumerate(x))
 
 
 def _index_set(x: Any, n: int, where: str) -> frozenset:
-    _require(isinstance(x, list), f"{where}: expected a sorted list of token indices")
+    _require(isinstance(x, list), lambda: f"{where}: expected a sorted list of token indices")
     items = [_int(j, where, high=n - 1) for j in x]
-    _require(items == sorted(set(items)), f"{where}: expected a sorted list of distinct token indices")
+    _require(items == sorted(set(items)), lambda: f"{where}: expected a sorted list of distinct token indices")
     return frozenset(items)
 
 
@@ -228,11 +283,23 @@ def _weights(x: Any, n: int, where: str) -> dict[int, Fraction]:
 
 
 def _show(p: Any) -> str:
-    if isinstance(p, Fraction):
-        return str(p)
+    if isinstance(p, (Fraction, int)):
+        return _q(p)
     if isinstance(p, (frozenset, set)):
-        return "{" + ", ".join(map(str, sorted(p))) + "}"
-    return "(" + ", ".join(str(c) for c in p) + ")"
+        return "{" + ", ".join(map(str, sorted(p)[:50])) + (", ..." if len(p) > 50 else "") + "}"
+    return "(" + ", ".join(_q(c) if isinstance(c, (Fraction, int)) else str(c)[:100] for c in p) + ")"
+
+
+def _q(x: Any) -> str:
+    """An exact number for a message: in full up to about a thousand digits, else its size and leading digits
+    (longer integers cannot even be printed: Python refuses more than 4300 digits)."""
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+        return str(x)[:200]
+    x = Fraction(x)
+    if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= 3300:
+        return str(x)
+    digits = [math.floor(v.bit_length() * 0.30103) + 1 for v in (abs(x.numerator), x.denominator)]
+    return f"{'-' if x < 0 else ''}(a {digits[0]}-digit integer)/(a {digits[1]}-digit integer)"
 
 
 def _dot(x: Point, y: Point) -> Fraction:
@@ -269,9 +336,6 @@ def _bits(rows: list) -> int:
 # actually do (the numbers' sizes are known only as the replay goes), and a file that needs
 # more than WORK_SLACK times its limit is stopped: what is left is reported unsupported.
 
-WORK_BITS = 512
-
-
 class WorkLimit(Exception):
     """The checks of a file need more work than the limit allows: what is left is unsupported (exit 3)."""
 
@@ -280,8 +344,11 @@ _METER = threading.local()
 
 
 def _cost(count: int, bits_a: int = 0, bits_b: int = 0) -> float:
-    """Work units of ``count`` multiply-adds of a ``bits_a``-bit by a ``bits_b``-bit integer."""
-    return count * max(1.0, bits_a / WORK_BITS) * max(1.0, bits_b / WORK_BITS)
+    """Work units of ``count`` multiply-adds of a ``bits_a``-bit by a ``bits_b``-bit integer (or, with
+    ``bits_b`` 0, additions): one unit up to WORK_BITS bits each, then the larger size times the
+    smaller's to the power 0.6 (Karatsuba: (b/WORK_BITS)^1.6 for two b-bit integers)."""
+    a, b = max(1.0, bits_a / WORK_BITS), max(1.0, bits_b / WORK_BITS)
+    return count * max(a, b) * min(a, b) ** 0.6
 
 
 def _charge(units: float) -> None:
@@ -290,8 +357,9 @@ def _charge(units: float) -> None:
     if meter is not None:
         meter[0] -= units
         if meter[0] < 0:
-            raise WorkLimit(f"checking this file needs more than {meter[1]:.3g} work units (the work limit times "
-                            f"{WORK_SLACK}): the numbers grow faster than its estimate; raise --max-work to check it")
+            raise WorkLimit(f"checking the file needs more than {meter[1]:.3g} work units ({WORK_SLACK} times the "
+                            "total work limit): its numbers grow faster than estimated; raise --max-total-work to "
+                            "check it")
 
 
 @contextlib.contextmanager
@@ -358,6 +426,7 @@ class Model:
         self.bits = input_bits([x for z in layer0 for x in z] + [x for row in self.A for x in row]
                                + ([self.alpha] if self.alpha is not None else [])
                                + ([x for row in self.V for x in row] if self.V is not None else []))
+        self.growth = replay_growth(self.alpha, self.V)
         self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
         self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
         self._diagonals: dict[int, tuple[list, int]] = {}
@@ -371,7 +440,7 @@ class Model:
         self.last = 0
 
     def layer(self, k: int) -> list:
-        _require(0 <= k <= self.last, f"layer {k} is outside the run's layers 0..{self.last}")
+        _require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")
         while len(self._layers) <= k:
             previous = len(self._layers) - 1
             Z, C = self._layers[-1], self.attention(previous)
@@ -445,7 +514,8 @@ class Model:
             N, D = self.integer_layer(k)
             size = _bits(N)
             a_bits = _bits(self._A_integer)
-            _charge(_cost(self.n * self.d * self.d, size, a_bits) + _cost(self.n * self.n * self.d, size + a_bits, size))
+            _charge(_cost(self.n * self.d * self.d, size, a_bits)
+                    + _cost(self.n * self.n * (self.d + SCORE_OVERHEAD), size + a_bits, size))
             sets, diagonal, interned = [], [], {}
             for i, row in enumerate(N):
                 Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
@@ -576,9 +646,10 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     value = _lock_values(m, k, F)
     on_F = {v: value[v] for v in members}
     top = max(on_F.values())
-    exact = lambda x: Fraction(x, scale * len(members))  # noqa: E731
+    exact = lambda x: _q(Fraction(x, scale * len(members)))  # noqa: E731
     if min(on_F.values()) != top:
-        return f"<A m_F, v> differs on F at layer {k}: {', '.join(f'{v}: {exact(s)}' for v, s in on_F.items())}"
+        shown = ", ".join(f"{v}: {exact(s)}" for v, s in list(on_F.items())[:8])
+        return f"<A m_F, v> differs on F at layer {k}: {shown}"
     for w in range(m.n):
         if value[w] > top:
             return f"token {w} scores {exact(value[w])} > {exact(top)} = <A m_F, v> on F at layer {k}"
@@ -591,27 +662,27 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
     A "path" fate (docs/theory.md D9) is accepted only with the run's verified certified ``chain``: its
     layer is the chain's first layer, its set the final segment's set, its limit the final path's
     constant term."""
-    _require(isinstance(raw, list) and len(raw) == m.n, f"fates: expected one entry per token ({m.n})")
+    _require(isinstance(raw, list) and len(raw) == m.n, lambda: f"fates: expected one entry per token ({m.n})")
     fates: dict[int, Fate] = {}
     previous = 0
     for p, e in enumerate(raw):
         w = f"fates[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i not in fates, f"{w}: token {i} has two fates")
+        _require(i not in fates, lambda: f"{w}: token {i} has two fates")
         kind = _get(e, "kind", w)
-        _require(kind in ("leader", "fixed", "locked", "path"), f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
+        _require(kind in ("leader", "fixed", "locked", "path"), lambda: f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
         k = _int(_get(e, "layer", w), f"{w}.layer")
-        _require(k >= previous, f"{w}: layer {k} after layer {previous}, not in establishment order")
+        _require(k >= previous, lambda: f"{w}: layer {k} after layer {previous}, not in establishment order")
         previous = k
         S = _index_set(_get(e, "set", w), m.n, f"{w}.set")
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
         if kind == "path":
             where = f"{w} (token {i}, path from layer {k})"
-            _require(chain is not None, f"{where}: no verified certified closed-form chain in the run supports it")
+            _require(chain is not None, lambda: f"{where}: no verified certified closed-form chain in the run supports it")
             chain = cast(Chain, chain)
-            _require(k == chain.start, f"{where}: the run's chain starts at layer {chain.start}")
-            _require(S == chain.sets[i], f"{where}: set {_show(S)} is not the final segment's {_show(chain.sets[i])}")
-            _require(limit == chain.limits[i], f"{where}: limit is {_show(limit)}, the chain's is {_show(chain.limits[i])}")
+            _require(k == chain.start, lambda: f"{where}: the run's chain starts at layer {chain.start}")
+            _require(S == chain.sets[i], lambda: f"{where}: set {_show(S)} is not the final segment's {_show(chain.sets[i])}")
+            _require(limit == chain.limits[i], lambda: f"{where}: limit is {_show(limit)}, the chain's is {_show(chain.limits[i])}")
             fates[i] = Fate(kind, k, S, limit)
             continue
         Z = m.layer(k)
@@ -620,27 +691,27 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
         fixed_before = {t for t, f in fates.items() if f.kind in ("leader", "fixed") and f.layer <= k - 1}
         where = f"{w} (token {i}, {kind} at layer {k})"
         if kind == "leader":
-            _require(S == {i}, f"{where}: set must be [{i}]")
+            _require(S == {i}, lambda: f"{where}: set must be [{i}]")
             C = m.attention(k)[i]
-            _require(C == {i}, f"{where}: C_{i} at layer {k} is {_show(C)}, not {{{i}}}")
-            _require(k == 0 or m.attention(k - 1)[i] != {i}, f"{where}: not the first layer, C_{i} = {{{i}}} at layer {k - 1}")
+            _require(C == {i}, lambda: f"{where}: C_{i} at layer {k} is {_show(C)}, not {{{i}}}")
+            _require(k == 0 or m.attention(k - 1)[i] != {i}, lambda: f"{where}: not the first layer, C_{i} = {{{i}}} at layer {k - 1}")
             expected = Z[i]
         elif kind == "fixed":
             failure = _fixed_failure(m, i, k, S, fixed_now)
-            _require(failure is None, f"{where}: {failure}")
+            _require(failure is None, lambda: f"{where}: {failure}")
             _require(k == 0 or _fixed_failure(m, i, k - 1, m.attention(k - 1)[i] - {i}, fixed_before) is not None,
                      f"{where}: not the first layer, D7 (b) holds already at layer {k - 1}")
             expected = Z[i]
         else:
             failure = _locked_failure(m, i, k, S, fixed_now)
-            _require(failure is None, f"{where}: {failure}")
+            _require(failure is None, lambda: f"{where}: {failure}")
             _require(k == 0 or _locked_failure(m, i, k - 1, m.attention(k - 1)[i], fixed_before) is not None,
                      f"{where}: not the first layer, the locking condition holds already at layer {k - 1}")
             expected = _mean_of(m, k, S)
             value = _number(_get(e, "value", w), f"{w}.value")
             top = _lock_value(m, k, S)
-            _require(value == top, f"{where}: value is {value}, but <A m_F, z_v> = {top} on F")
-        _require(limit == expected, f"{where}: limit is {_show(limit)}, the replay gives {_show(expected)}")
+            _require(value == top, lambda: f"{where}: value is {_q(value)}, but <A m_F, z_v> = {_q(top)} on F")
+        _require(limit == expected, lambda: f"{where}: limit is {_show(limit)}, the replay gives {_show(expected)}")
         fates[i] = Fate(kind, k, S, limit)
     return fates
 
@@ -666,7 +737,7 @@ def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, 
     if settled:
         last = max(f.layer for f in fates.values())
         given = _get(cert, "settled_layer", "certificate")
-        _require(given == last and not isinstance(given, bool), f"settled_layer is {given!r}, the fates settle at {last}")
+        _require(given == last and not isinstance(given, bool), lambda: f"settled_layer is {given!r}, the fates settle at {last}")
         ctx.same("settled_layer", given)
     return fates
 
@@ -681,9 +752,9 @@ def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: 
 
     ``rows``: ``points`` (or more) as integer rows over one denominator, when the caller has them."""
     lam = _weights(raw, m.n, where)
-    _require(set(lam) <= set(points), f"{where}: keys {_show(set(lam) - set(points))} are not allowed here")
-    _require(all(v >= 0 for v in lam.values()), f"{where}: a multiplier is negative")
-    _require(sum(lam.values()) == 1, f"{where}: multipliers sum to {sum(lam.values())}, not 1")
+    _require(set(lam) <= set(points), lambda: f"{where}: keys {_show(set(lam) - set(points))} are not allowed here")
+    _require(all(v >= 0 for v in lam.values()), lambda: f"{where}: a multiplier is negative")
+    _require(sum(lam.values()) == 1, lambda: f"{where}: multipliers sum to {_q(sum(lam.values()))}, not 1")
     rows = rows or Rows({u: points[u] for u in lam})
     combo = rows.combination(lam)
     _require(combo == target, f"{where}: sum lambda_u u = {_show(combo)}, not {_show(target)}")
@@ -734,7 +805,7 @@ class Context:
 
     def same(self, key: str, value: Any) -> None:
         expected = self.report[key]
-        _require(expected is None or value == expected, f"{key} is {value!r}, the report says {expected!r}")
+        _require(expected is None or value == expected, lambda: f"{key} is {value!r}, the report says {expected!r}")
 
 
 def _last_layer(cert: dict, ctx: Context) -> int:
@@ -748,10 +819,10 @@ def check_T0(cert: dict, ctx: Context) -> None:
     k = _int(_get(cert, "layer", "certificate"), "layer")
     leaders = _index_set(_get(cert, "leaders", "certificate"), m.n, "leaders")
     actual = {i for i in range(m.n) if m.attention(k)[i] == {i}}
-    _require(bool(actual) and leaders == actual, f"leaders at layer {k} are {_show(actual)}, not {_show(leaders)}")
+    _require(bool(actual) and leaders == actual, lambda: f"leaders at layer {k} are {_show(actual)}, not {_show(leaders)}")
     for earlier in range(k):
         lead = [i for i in range(m.n) if m.attention(earlier)[i] == {i}]
-        _require(not lead, f"not the first layer with a leader: token {lead[:1]} leads at layer {earlier}")
+        _require(not lead, lambda: f"not the first layer with a leader: token {lead[:1]} leads at layer {earlier}")
 
 
 def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
@@ -765,15 +836,15 @@ def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
         f = _int(_get(e, "first_layer", w), f"{w}.first_layer", high=last)
         position = _point(_get(e, "position", w), m.d, f"{w}.position")
-        _require(i not in listed, f"{w}: token {i} listed twice")
+        _require(i not in listed, lambda: f"{w}: token {i} listed twice")
         listed[i] = f
-        _require(f == 0 or m.attention(f - 1)[i] != {i}, f"{w}: token {i} leads already at layer {f - 1}")
+        _require(f == 0 or m.attention(f - 1)[i] != {i}, lambda: f"{w}: token {i} leads already at layer {f - 1}")
         for k in range(f, last + 1):
-            _require(m.attention(k)[i] == {i}, f"{w}: C_{i} at layer {k} is {_show(m.attention(k)[i])}, not {{{i}}}")
+            _require(m.attention(k)[i] == {i}, lambda: f"{w}: C_{i} at layer {k} is {_show(m.attention(k)[i])}, not {{{i}}}")
             _require(m.layer(k)[i] == position,
-                     f"{w}: z_{i} at layer {k} is {_show(m.layer(k)[i])}, not {_show(position)}")
+                     lambda: f"{w}: z_{i} at layer {k} is {_show(m.layer(k)[i])}, not {_show(position)}")
     leading = {i for k in range(last + 1) for i in range(m.n) if m.attention(k)[i] == {i}}
-    _require(set(listed) == leading, f"tokens leading by layer {last} are {_show(leading)}, listed {_show(set(listed))}")
+    _require(set(listed) == leading, lambda: f"tokens leading by layer {last} are {_show(leading)}, listed {_show(set(listed))}")
     if needs_fates or "fates" in cert:
         fates = _fates_of(cert, ctx)
         leader_fates = {t: f.layer for t, f in fates.items() if f.kind == "leader"}
@@ -781,7 +852,7 @@ def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
             # A path fate's leader leads from the chain's layer at which C_j = {j}; listed when replayed.
             leader_fates.update({t: ctx.chain.leaders[t] for t, f in fates.items() if f.kind == "path"
                                  and _is_leader(t, f) and ctx.chain.leaders.get(t, last + 1) <= last})
-        _require(leader_fates == listed, f"leaders {listed} differ from the leader fates {leader_fates}")
+        _require(leader_fates == listed, lambda: f"leaders {listed} differ from the leader fates {leader_fates}")
 
 
 def check_D3(cert: dict, ctx: Context) -> None:
@@ -798,17 +869,17 @@ def check_T2(cert: dict, ctx: Context) -> None:
     for p, e in enumerate(vertices):
         w = f"vertices[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i in leaders and i not in seen, f"{w}: token {i} is not a leader fate, or listed twice")
+        _require(i in leaders and i not in seen, lambda: f"{w}: token {i} is not a leader fate, or listed twice")
         seen.add(i)
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
-        _require(limit == leaders[i], f"{w}: limit {_show(limit)} is not the fate's {_show(leaders[i])}")
+        _require(limit == leaders[i], lambda: f"{w}: limit {_show(limit)} is not the fate's {_show(leaders[i])}")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
         values, scale = rows.products(c)
         for u in leaders:
             _require(u == i or values[i] > values[u],
-                     f"{w}: <c, v> = {Fraction(values[i], scale)} is not > <c, u> = {Fraction(values[u], scale)} "
-                     f"for leader {u}")
-    _require(seen == set(leaders), f"vertices cover {_show(seen)}, the leaders are {_show(set(leaders))}")
+                     lambda: f"{w}: <c, v> = {_q(Fraction(values[i], scale))} is not > <c, u> = "
+                             f"{_q(Fraction(values[u], scale))} for leader {u}")
+    _require(seen == set(leaders), lambda: f"vertices cover {_show(seen)}, the leaders are {_show(set(leaders))}")
 
 
 def check_T3(cert: dict, ctx: Context) -> None:
@@ -822,21 +893,21 @@ def check_T3(cert: dict, ctx: Context) -> None:
     for p, e in enumerate(boundary):
         w = f"boundary[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i not in leaders and i not in seen, f"{w}: token {i} is a leader or listed twice")
+        _require(i not in leaders and i not in seen, lambda: f"{w}: token {i} is a leader or listed twice")
         seen.add(i)
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
-        _require(limit == fates[i].limit, f"{w}: limit {_show(limit)} is not the fate's {_show(fates[i].limit)}")
+        _require(limit == fates[i].limit, lambda: f"{w}: limit {_show(limit)} is not the fate's {_show(fates[i].limit)}")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
-        _require(any(c), f"{w}: the direction is zero")
+        _require(any(c), lambda: f"{w}: the direction is zero")
         value = _number(_get(e, "value", w), f"{w}.value")
-        _require(value == _dot(c, limit), f"{w}: value {value} is not <c, limit> = {_dot(c, limit)}")
+        _require(value == _dot(c, limit), lambda: f"{w}: value {_q(value)} is not <c, limit> = {_q(_dot(c, limit))}")
         values, scale = rows.products(c)
         for u in leaders:
             # <c, u> <= value, on the integer scale: values[u] / scale <= p / q.
             _require(values[u] * value.denominator <= value.numerator * scale,
-                     f"{w}: leader {u} has <c, u> = {Fraction(values[u], scale)} > {value}")
+                     lambda: f"{w}: leader {u} has <c, u> = {_q(Fraction(values[u], scale))} > {_q(value)}")
         _convex_combination(_get(e, "multipliers", w), leaders, limit, m, f"{w}.multipliers", rows)
-    _require(seen == set(fates) - set(leaders), f"boundary covers {_show(seen)}, not every non-leader token")
+    _require(seen == set(fates) - set(leaders), lambda: f"boundary covers {_show(seen)}, not every non-leader token")
 
 
 def check_T4(cert: dict, ctx: Context) -> None:
@@ -850,7 +921,7 @@ def check_T4(cert: dict, ctx: Context) -> None:
             non_vertex.setdefault(fates[t].limit, []).append(t)
     vacuous = _get(cert, "vacuous", "certificate")
     projections = _get(cert, "projections", "certificate")
-    _require(vacuous is (not non_vertex), f"vacuous is {vacuous!r}, but there are {len(non_vertex)} non-vertex limits")
+    _require(vacuous is (not non_vertex), lambda: f"vacuous is {vacuous!r}, but there are {len(non_vertex)} non-vertex limits")
     _require(isinstance(projections, list) and len(projections) == len(non_vertex),
              f"projections: expected one entry per non-vertex limit ({len(non_vertex)})")
     if non_vertex:
@@ -860,30 +931,31 @@ def check_T4(cert: dict, ctx: Context) -> None:
     for p, e in enumerate(projections):
         w = f"projections[{p}]"
         point = _point(_get(e, "limit", w), m.d, f"{w}.limit")
-        _require(point in non_vertex and point not in seen, f"{w}: {_show(point)} is not a (new) non-vertex limit")
+        _require(point in non_vertex and point not in seen, lambda: f"{w}: {_show(point)} is not a (new) non-vertex limit")
         seen.add(point)
         tokens = non_vertex[point]
-        _require(_index_set(_get(e, "tokens", w), m.n, f"{w}.tokens") == set(tokens), f"{w}: tokens with this limit are {tokens}")
+        _require(_index_set(_get(e, "tokens", w), m.n, f"{w}.tokens") == set(tokens), lambda: f"{w}: tokens with this limit are {tokens}")
         first = fates[tokens[0]]
         _require(_get(e, "fate", w) == first.kind and _int(_get(e, "layer", w), f"{w}.layer") == first.layer
                  and _index_set(_get(e, "set", w), m.n, f"{w}.set") == first.set,
-                 f"{w}: fate/layer/set do not copy token {tokens[0]}'s fate ({first.kind}, {first.layer}, {_show(first.set)})")
+                 lambda: f"{w}: fate/layer/set do not copy token {tokens[0]}'s fate ({first.kind}, {first.layer}, "
+                         f"{_show(first.set)})")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
         top = _number(_get(e, "face_value", w), f"{w}.face_value")
         face = _index_set(_get(e, "face", w), m.n, f"{w}.face")
         values, scale = rows.products(c)
         exposed = {u for u in leaders if values[u] * top.denominator == top.numerator * scale}
-        _require(face == exposed, f"{w}: leaders with <c, u> = {top} are {_show(exposed)}, not face {_show(face)}")
+        _require(face == exposed, lambda: f"{w}: leaders with <c, u> = {_q(top)} are {_show(exposed)}, not face {_show(face)}")
         above = [u for u in leaders if values[u] * top.denominator > top.numerator * scale]
-        _require(not above, f"{w}: leader {above[:1]} has <c, u> > face_value {top}")
+        _require(not above, lambda: f"{w}: leader {above[:1]} has <c, u> > face_value {_q(top)}")
         _convex_combination(_get(e, "multipliers", w), {u: leaders[u] for u in face}, point, m, f"{w}.multipliers", rows)
         kkt = _weights(_get(e, "kkt", w), m.n, f"{w}.kkt")
-        _require(set(kkt) == face, f"{w}.kkt: keys must be the face {_show(face)}")
+        _require(set(kkt) == face, lambda: f"{w}.kkt: keys must be the face {_show(face)}")
         kkt_values = _kkt_values(m, rows, point, face)
         for u in sorted(face):
             exact = kkt_values[u]
-            _require(kkt[u] == exact, f"{w}.kkt[{u}] is {kkt[u]}, <Asym p, u - p> = {exact}")
-            _require(exact >= 0, f"{w}.kkt[{u}] = {exact} < 0: p is not the A-projection of 0 onto the face")
+            _require(kkt[u] == exact, lambda: f"{w}.kkt[{u}] is {_q(kkt[u])}, <Asym p, u - p> = {_q(exact)}")
+            _require(exact >= 0, lambda: f"{w}.kkt[{u}] = {_q(exact)} < 0: p is not the A-projection of 0 onto the face")
 
 
 def _kkt_values(m: Model, rows: Rows, point: Point, face: frozenset) -> dict[int, Fraction]:
@@ -909,7 +981,7 @@ def check_D1(cert: dict, ctx: Context) -> None:
              f"weights: expected {max(last - first, 0)} layers ({first}..{last - 1})")
     for offset, rows in enumerate(weights):
         k = first + offset
-        _require(isinstance(rows, list) and len(rows) == m.n, f"weights[{offset}]: expected one entry per token")
+        _require(isinstance(rows, list) and len(rows) == m.n, lambda: f"weights[{offset}]: expected one entry per token")
         after = m.layer(k + 1)
         layer_rows = m.rows(k)
         for i, pairs in enumerate(rows):
@@ -922,22 +994,22 @@ def check_D1(cert: dict, ctx: Context) -> None:
                 j = _int(j, w, high=m.n - 1)
                 weight = _number(v, w)
                 lam[j] = lam.get(j, Fraction(0)) + weight
-                _require(weight >= 0, f"{w}: weight of token {j} is negative")
-            _require(sum(lam.values()) == 1, f"{w}: weights sum to {sum(lam.values())}, not 1")
+                _require(weight >= 0, lambda: f"{w}: weight of token {j} is negative")
+            _require(sum(lam.values()) == 1, lambda: f"{w}: weights sum to {_q(sum(lam.values()))}, not 1")
             combo = layer_rows.combination(lam)
-            _require(combo == after[i], f"{w}: sum w z_j = {_show(combo)}, z_{i} at layer {k + 1} is {_show(after[i])}")
+            _require(combo == after[i], lambda: f"{w}: sum w z_j = {_show(combo)}, z_{i} at layer {k + 1} is {_show(after[i])}")
 
 
 def check_D2(cert: dict, ctx: Context) -> None:
     m = ctx.model
     last = _last_layer(cert, ctx)
     norms = _get(cert, "norms", "certificate")
-    _require(isinstance(norms, list) and len(norms) == last + 1, f"norms: expected layers 0..{last}")
+    _require(isinstance(norms, list) and len(norms) == last + 1, lambda: f"norms: expected layers 0..{last}")
     for k, row in enumerate(norms):
-        _require(isinstance(row, list) and len(row) == m.n, f"norms[{k}]: expected one entry per token")
+        _require(isinstance(row, list) and len(row) == m.n, lambda: f"norms[{k}]: expected one entry per token")
         for i, raw in enumerate(row):
             exact = m.norm(k, i)
-            _require(_number(raw, f"norms[{k}][{i}]") == exact, f"norms[{k}][{i}] is {raw}, <A z, z> = {exact}")
+            _require(_number(raw, f"norms[{k}][{i}]") == exact, lambda: f"norms[{k}][{i}] is {str(raw)[:100]}, <A z, z> = {_q(exact)}")
             _require(k == 0 or exact >= m.norm(k - 1, i),
                      f"token {i}: squared A-norm decreases from layer {k - 1} to {k}")
 
@@ -949,7 +1021,7 @@ def check_replay(cert: dict, ctx: Context) -> None:
     _require(isinstance(final, list) and len(final) == m.n, "final_positions: expected one point per token")
     for i, raw in enumerate(final):
         p = _point(raw, m.d, f"final_positions[{i}]")
-        _require(p == m.layer(last)[i], f"final_positions[{i}] is {_show(p)}, the replay gives {_show(m.layer(last)[i])}")
+        _require(p == m.layer(last)[i], lambda: f"final_positions[{i}] is {_show(p)}, the replay gives {_show(m.layer(last)[i])}")
 
 
 # The checker's own table of routines, one per claim whose certificates it re-verifies. It is
@@ -969,12 +1041,12 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
     _require(isinstance(raw, dict), "layer_positions: expected an object keyed by layer")
     for key, points in raw.items():
         k = _key_index(key)
-        _require(k is not None, f"layer_positions: bad layer key {str(key)[:20]!r}")
+        _require(k is not None, lambda: f"layer_positions: bad layer key {str(key)[:20]!r}")
         k = _int(k, "layer_positions", high=m.last)
-        _require(isinstance(points, list) and len(points) == m.n, f"layer_positions[{key}]: expected one point per token")
+        _require(isinstance(points, list) and len(points) == m.n, lambda: f"layer_positions[{key}]: expected one point per token")
         for i, raw_point in enumerate(points):
             p = _point(raw_point, m.d, f"layer_positions[{key}][{i}]")
-            _require(p == m.layer(k)[i], f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
+            _require(p == m.layer(k)[i], lambda: f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
 
 
 # --------------------------------------------------------------------------- closed-form chains (docs/theory.md D9)
@@ -1001,11 +1073,9 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
 # read here in chunks, up to MAX_CHAIN_DIGITS; every other number of a file keeps MAX_DIGITS.
 
 CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
-MAX_CHAIN_DIGITS = 2_000_000
-# The largest t the checker scans a sign up to or evaluates a path at (a sign threshold, a segment's
-# `until`); a chain that needs more is not checkable here: neither verified nor rejected.
-MAX_CHAIN_THRESHOLD = 200_000
-MAX_CHAIN_SEGMENTS = 10_000
+# MAX_CHAIN_THRESHOLD (limits, above) is the largest t the checker scans a sign up to or evaluates a path
+# at (a sign threshold, a segment's `until`); a chain that needs more is not checkable here: neither
+# verified nor rejected.
 _CF_CHUNK = 4000
 _CF_RATIONAL = re.compile(r"\A-?[0-9]+(/[0-9]+)?\Z", re.ASCII)
 
@@ -1020,12 +1090,25 @@ class TooExpensive(Exception):
 
 
 def _cf_digits(text):
-    """int(text) for a string of ASCII digits of any length (int() refuses more than ~4300 digits)."""
-    value = 0
-    for start in range(0, len(text), _CF_CHUNK):
-        chunk = text[start:start + _CF_CHUNK]
-        value = value * 10 ** len(chunk) + int(chunk)
-    return value
+    """int(text) for a string of ASCII digits of any length (int() refuses more than ~4300 digits).
+
+    Divide and conquer (high half times a power of ten plus the low half), so that a number of
+    MAX_CHAIN_DIGITS digits costs a few products of its size, not a pass per chunk (quadratic)."""
+    if len(text) <= _CF_CHUNK:
+        return int(text)
+    low = len(text) // 2
+    return _cf_digits(text[:-low]) * _power_of_ten(low) + _cf_digits(text[-low:])
+
+
+_POWERS_OF_TEN: dict[int, int] = {}
+
+
+def _power_of_ten(k: int) -> int:
+    if k not in _POWERS_OF_TEN:
+        if len(_POWERS_OF_TEN) >= 64:
+            _POWERS_OF_TEN.clear()
+        _POWERS_OF_TEN[k] = 10 ** k
+    return _POWERS_OF_TEN[k]
 
 
 def _cf_number(value, where):
@@ -1037,10 +1120,44 @@ def _cf_number(value, where):
         raise Rejected(f"{where}: expected a rational 'p/q', got {str(value)[:40]!r}")
     numerator, _, denominator = value.partition("/")
     sign = -1 if numerator.startswith("-") else 1
+    bits = int(len(value) * 3.33) + 1
+    _charge(_cost(2, bits, bits) + _gcd_cost(1, bits))  # the digits' conversion, then the reduction
     denominator = _cf_digits(denominator) if denominator else 1
     if denominator == 0:
         raise Rejected(f"{where}: zero denominator")
     return Fraction(sign * _cf_digits(numerator.lstrip("-")), denominator)
+
+
+def _gcd_cost(count: int, bits: int) -> float:
+    """Work units of ``count`` reductions of fractions of ``bits``-bit integers (gcd: quadratic in the size)."""
+    return count * max(1.0, bits / WORK_BITS) ** 2
+
+
+def _cf_bits(paths) -> int:
+    """The largest bit size among the bases and coefficients of exponential polynomials."""
+    return max((max(x.numerator.bit_length(), x.denominator.bit_length())
+                for path in paths for (base, _), c in path.items() for x in (base, *c)), default=1)
+
+
+def _cf_jordan_problem(paths, n) -> str | None:
+    """Why ``paths`` cannot satisfy the update rule of n tokens, by the size of their terms (None: they may).
+
+    The rule zhat(t+1) = M zhat(t) (M the n x n matrix r I + gamma W of the segment's sets) is a
+    linear recurrence: by coordinate and base b, the coefficient polynomials q satisfy
+    b q(t+1) = M q(t), so a term t^a b^t with a nonzero coefficient needs a Jordan chain of M of
+    length a + 1 at the eigenvalue b. Over all bases, sum (1 + highest power) <= n. A chain that
+    states more is rejected before any term is expanded (this bounds every power, and the number
+    of terms of a path, by n).
+    """
+    highest: dict = {}
+    for path in paths:
+        for base, power in path:
+            highest[base] = max(highest.get(base, 0), power)
+    needed = sum(1 + a for a in highest.values())
+    if needed > n:
+        return (f"its terms need {needed} independent solutions of the update rule (sum over the bases of 1 + the "
+                f"highest power), but {n} tokens have at most {n} (D9: powers below the Jordan chains of the rule)")
+    return None
 
 
 def _cf_count(value, where, low):
@@ -1060,7 +1177,7 @@ def _cf_read_path(data, d, where):
             raise Rejected(f"{here}: expected an object")
         base = _cf_number(term.get("base"), here + ".base")
         if base <= 0 or base > 1:
-            raise Rejected(f"{here}.base: must satisfy 0 < base <= 1, got {base}")
+            raise Rejected(f"{here}.base: must satisfy 0 < base <= 1, got {_q(base)}")
         power = _cf_count(term.get("power"), here + ".power", 0)
         vector = term.get("coefficient")
         if not isinstance(vector, list) or len(vector) != d:
@@ -1093,7 +1210,10 @@ def _cf_read_sets(data, n, where):
 def _cf_value(path, t, d):
     """The exact vector zhat(t)."""
     total = [Fraction(0)] * d
+    bits = _cf_bits([path])
     for (base, power), c in path.items():
+        size = t * max(base.numerator.bit_length(), base.denominator.bit_length()) + power * t.bit_length() + bits
+        _charge(_gcd_cost(d + 1, size))
         weight = Fraction(t) ** power * base ** t
         total = [x + weight * y for x, y in zip(total, c)]
     return total
@@ -1136,7 +1256,18 @@ class _CFScores:
         self.bases = sorted({b * c for b in bases for c in bases})  # products of two path bases
         product_number = {b: i for i, b in enumerate(self.bases)}
         self.products = {(i, k): product_number[b * c] for i, b in enumerate(bases) for k, c in enumerate(bases)}
-        scale = math.lcm(*(x.denominator for path in paths for c in path.values() for x in c))
+        denominators = [x.denominator for path in paths for c in path.values() for x in c]
+        bits = _cf_bits(paths)
+        # The common denominator (at most the sum of the sizes), then every score: |T_j| |T_v| d products
+        # of scaled integers for every pair (j, v), and a fraction per term of each difference compared.
+        scale_bits = min(sum(x.bit_length() for x in denominators), len(denominators) * bits) + 1
+        _charge(_cost(len(denominators), scale_bits, bits))
+        scale = math.lcm(*denominators)
+        total_terms = sum(len(path) for path in paths)
+        size = scale.bit_length() + bits
+        a_bits = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for row in matrix for x in row)
+        _charge(_cost(total_terms * total_terms * len(matrix), size + a_bits, size)
+                + _gcd_cost(total_terms * total_terms * len(paths), 2 * size + a_bits))
         a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
         whole = [[int(x * a_scale) for x in row] for row in matrix]
         self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
@@ -1169,6 +1300,10 @@ def _cf_signs(f, start, stop):
     by_base = {}
     for (b, a), x in f.items():
         by_base.setdefault(b.numerator * (L // b.denominator), []).append((a, x.numerator * (D // x.denominator)))
+    coefficient_bits = max(abs(c).bit_length() + a * max(stop, 1).bit_length() for terms in by_base.values()
+                           for a, c in terms)
+    _charge(_cost(max(stop - start, 0) * len(f), coefficient_bits,
+                  max(stop, 1) * max(P.bit_length() for P in by_base)))
     powers = {P: P ** start for P in by_base}
     for t in range(start, stop):
         yield t, sum(sum(c * t ** a for a, c in terms) * powers[P] for P, terms in by_base.items())
@@ -1322,7 +1457,14 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
         for j in range(n):
             if _cf_value(paths[j], 0, d) != start[j]:
                 raise Rejected(f"{where}: (i) token {j} does not start at its position of layer {layer}")
-        # (ii)
+        # (ii), paid for first: the expansions of (t+1)^a and the rule's sums, fraction by fraction
+        jordan = _cf_jordan_problem(paths, n)
+        if jordan is not None:
+            raise Rejected(f"{where}: (ii) {jordan}")
+        bits = _cf_bits(paths) + _cf_bits([{(Fraction(1), 0): [r, gamma]}])
+        terms = [len(path) for path in paths]
+        _charge(_gcd_cost(d * sum(sum(a + 1 for _, a in path) + len(path) + sum(terms[v] for v in sets[j])
+                                  for j, path in enumerate(paths)), 2 * bits + 64))
         for j in range(n):
             if _cf_next(paths[j], d) != _cf_rule(paths[j], sets[j], paths, r, gamma, d):
                 raise Rejected(f"{where}: (ii) token {j}'s path does not satisfy the update rule identically")
@@ -1641,17 +1783,50 @@ def _model(config: Any) -> Model:
     return _MODELS[key]
 
 
-def replay_work(n: int, d: int, last_layer: int, bits: int = 0) -> int:
-    """The work of replaying n tokens in d dimensions through layers 0..last_layer, in score terms.
+def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = None) -> int:  # type: ignore[assignment]
+    """The estimated work of replaying n tokens in d dimensions through layers 0..last_layer, in work units.
 
-    Each layer computes n^2 scores of d products; the numbers grow with the layer (their size
-    roughly doubles every 50-100 layers), which the factor 1 + last_layer/100 accounts for, and
-    start as large as the inputs: ``bits`` (:func:`input_bits`) beyond 512 multiplies the work by
-    (bits/512)^2. Measured: about 15 microseconds per unit on one core, so DEFAULT_MAX_WORK is a
-    few minutes.
+    Each layer computes n^2 scores of d products (plus a fixed cost per score); the integers start
+    at ``bits`` (:func:`input_bits`) and grow by about ``growth`` bits a layer (:func:`replay_growth`;
+    default: the growth of alpha = 1/2), and a product of two b-bit integers costs
+    (b/WORK_BITS)^1.6 units once b passes WORK_BITS (Karatsuba). Measured: a few tenths of a
+    microsecond per unit on one core (docs/certcheck.md, Limits).
     """
-    size = max(512, bits)
-    return n * n * d * (last_layer + 1) * (100 + last_layer) * size * size // (100 * 512 * 512)
+    prefix = _layer_costs(max(bits, 1), replay_growth(Fraction(1, 2)) if growth is None else growth)
+    return int(n * n * (d + SCORE_OVERHEAD) * prefix[min(last_layer, MAX_LAYER)])
+
+
+def replay_growth(alpha: Fraction | None = None, V: list | None = None) -> int:
+    """Bits the replay's integers grow by per layer: the update's own (z' = (q z + p m)/(p + q) for
+    alpha = p/q; the entries of (I + V)^-1 and (I + V)^-1 V for a value matrix) plus
+    SET_GROWTH_BITS for the attention sets' sizes (the work meter charges more if they grow faster)."""
+    if V is None:
+        alpha = Fraction(alpha if alpha is not None else Fraction(1, 2))
+        return SET_GROWTH_BITS + (alpha.numerator + alpha.denominator).bit_length()
+    d = len(V)
+    keep = _inverse([[int(r == c) + Fraction(V[r][c]) for c in range(d)] for r in range(d)])
+    if keep is None:
+        return SET_GROWTH_BITS
+    move = [[_dot(row, col) for col in zip(*V)] for row in keep]
+    return SET_GROWTH_BITS + input_bits([x for row in keep + move for x in row])
+
+
+_LAYER_COSTS: dict[tuple[int, int], list[float]] = {}
+
+
+def _layer_costs(bits: int, growth: int) -> list[float]:
+    """prefix[L] = sum over layers k <= L of the cost factor of a product of (bits + k growth)-bit integers."""
+    key = (bits, growth)
+    if key not in _LAYER_COSTS:
+        total, prefix = 0.0, []
+        for k in range(MAX_LAYER + 1):
+            size = (bits + k * growth) / WORK_BITS
+            total += size ** 1.6 if size > 1 else 1.0
+            prefix.append(total)
+        if len(_LAYER_COSTS) >= 64:
+            _LAYER_COSTS.pop(next(iter(_LAYER_COSTS)))
+        _LAYER_COSTS[key] = prefix
+    return _LAYER_COSTS[key]
 
 
 def input_bits(numbers: Any) -> int:
@@ -1666,15 +1841,16 @@ def input_bits(numbers: Any) -> int:
     return denominator.bit_length() + numerator
 
 
-def max_checkable_layer(n: int, d: int, max_work: int = None, bits: int = 0) -> int:  # type: ignore[assignment]
-    """The largest last layer whose replay stays within ``max_work`` (-1: not even layer 0)."""
+def max_checkable_layer(n: int, d: int, max_work: int = None, bits: int = 0,  # type: ignore[assignment]
+                        growth: int = None) -> int:  # type: ignore[assignment]
+    """The largest last layer whose estimated replay stays within ``max_work`` (-1: not even layer 0)."""
     limit = DEFAULT_MAX_WORK if max_work is None else max_work
-    if replay_work(n, d, 0, bits) > limit:
+    if replay_work(n, d, 0, bits, growth) > limit:
         return -1
     low, high = 0, MAX_LAYER
     while low < high:
         mid = (low + high + 1) // 2
-        if replay_work(n, d, mid, bits) <= limit:
+        if replay_work(n, d, mid, bits, growth) <= limit:
             low = mid
         else:
             high = mid - 1
@@ -1689,8 +1865,10 @@ def _shape(config: Any, where: str) -> tuple[int, int]:
     return len(tokens), len(tokens[0])
 
 
-def _admit(runs: list, max_work: int) -> None:
-    """Refuse, before any checking, a run whose last layer or replay work is beyond the limits."""
+def _admit(runs: list, max_work: int, max_total_work: int) -> None:
+    """Refuse, before any checking, a run whose last layer or estimated replay work is beyond the limits,
+    and a file whose runs together are."""
+    total = 0
     for run in runs:
         last = run.last_layer
         if isinstance(last, bool) or not isinstance(last, int) or last < 0:
@@ -1698,15 +1876,34 @@ def _admit(runs: list, max_work: int) -> None:
         if last > MAX_LAYER:
             raise BadInput(f"{run.source}.last_layer", f"{last} is beyond the checker's limit of {MAX_LAYER} layers")
         n, d = _shape(run.config, f"{run.source}.config")
-        work = replay_work(n, d, last, _model(run.config).bits)
+        model = _model(run.config)
+        work = replay_work(n, d, last, model.bits, model.growth)
         if work > max_work:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying {n} tokens in d = {d} through layer {last} is {work:.3g} units of work, more "
                            f"than the limit of {max_work:.3g} (raise it with --max-work)")
+        total += work
+        if total > max_total_work:
+            raise BadInput(f"{run.source}.last_layer",
+                           f"replaying the file's configurations up to this one is {total:.3g} units of work, more "
+                           f"than the limit of {max_total_work:.3g} for one file (raise it with --max-total-work)")
 
 
 def _check_run(run: Run) -> list[Outcome]:
-    """Every verdict of one run, then everything the run states besides them (status, fates, layers)."""
+    """Every verdict of one run, then everything the run states besides them (status, fates, layers);
+    every claim of the run unsupported if the file's work allowance runs out on the way."""
+    try:
+        return _check_run_within_limits(run)
+    except WorkLimit as error:
+        claims = list(CHECKS) + sorted(set(run.verdicts) - set(CHECKS), key=str) if isinstance(run.verdicts, dict) \
+            else list(CHECKS)
+        return [Outcome(run.source, str(claim)[:40], "unsupported", str(error)) for claim in claims] + [
+            Outcome(run.source, RUN, "unsupported", str(error))]
+
+
+def _check_run_within_limits(run: Run) -> list[Outcome]:
+    """Every verdict of one run and what the run states besides them (see :func:`_check_run`)."""
+    _charge(RUN_OVERHEAD)
     source = run.source
     m = _model(run.config)
     m.last = run.last_layer
@@ -1897,7 +2094,7 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
             problems.append(f"stopped_by is 'layer budget', but last_layer {last} is not the budget {budget}")
         elif run.stopped_by == "time budget" and run.time_budget is None:
             problems.append("stopped_by is 'time budget', but the run had no time budget")
-        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits) <= DEFAULT_MAX_WORK:
+        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits, m.growth) <= DEFAULT_MAX_WORK:
             problems.append(f"stopped_by is 'work limit', but layer {last + 1} is within the default work limit")
     statuses = [v.get("status") for v in run.verdicts.values() if isinstance(v, dict)]
     if run.status is not None and run.status != _combine(statuses):
@@ -2355,10 +2552,10 @@ def _section_outcomes(data: dict, source: str, runs: str | None) -> list[Outcome
 
 def _resolve(path: Any, root: str, base: str) -> str:
     """The file a listed path names under ``base`` (the path without its ``root``); Rejected otherwise."""
-    _require(isinstance(path, str) and path.startswith(root + "/"), f"{str(path)[:80]!r} is not under {root}/")
+    _require(isinstance(path, str) and path.startswith(root + "/"), lambda: f"{str(path)[:80]!r} is not under {root}/")
     relative = path[len(root) + 1:]
     parts = relative.split("/")
-    _require(all(p not in ("", ".", "..") for p in parts), f"{path[:80]!r} is not a plain path under {root}/")
+    _require(all(p not in ("", ".", "..") for p in parts), lambda: f"{path[:80]!r} is not a plain path under {root}/")
     return os.path.join(base, *parts)
 
 
@@ -2368,7 +2565,7 @@ def _hash_file(path: str, budget: list) -> tuple[str, bytes | None]:
         info = os.stat(path)
     except OSError as error:
         raise Rejected(f"{path}: {error.strerror or error}") from None
-    _require(stat.S_ISREG(info.st_mode), f"{path}: not a regular file")
+    _require(stat.S_ISREG(info.st_mode), lambda: f"{path}: not a regular file")
     if info.st_size > budget[0]:
         raise _SectionLimit(f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what certcheck hashes")
     digest = hashlib.sha256()
@@ -2428,7 +2625,7 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
         where = f"files[{index}] ({str(item.get('path'))[:80]})"
         try:
             digest, raw = _hash_file(_resolve(item["path"], root, base), budget)
-            _require(item.get("sha256") == digest, f"sha256 is {str(item.get('sha256'))[:64]}, the file's is {digest}")
+            _require(item.get("sha256") == digest, lambda: f"sha256 is {str(item.get('sha256'))[:64]}, the file's is {digest}")
             files[item["path"]] = _section_file_problem(key, item, raw)
         except Rejected as error:
             problems.append(f"{where}: {error}")
@@ -2439,7 +2636,7 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
         try:
             _require(isinstance(figure, dict), "expected an object")
             digest, _ = _hash_file(_resolve(figure.get("path"), root, base), budget)
-            _require(figure.get("sha256") == digest, f"sha256 is {str(figure.get('sha256'))[:64]}, the file's is {digest}")
+            _require(figure.get("sha256") == digest, lambda: f"sha256 is {str(figure.get('sha256'))[:64]}, the file's is {digest}")
         except Rejected as error:
             problems.append(f"figures[{index}]: {error}")
     problems += _inputs_problems(key, items, figures, inputs)
@@ -2726,7 +2923,8 @@ def _brief_json(value: Any) -> str:
 # --------------------------------------------------------------------------- reports and files
 
 
-def check_report(data: dict, *, source: str = "report", max_work: int = None) -> CheckResult:  # type: ignore[assignment]
+def check_report(data: dict, *, source: str = "report", max_work: int = None,  # type: ignore[assignment]
+                 max_total_work: int = None) -> CheckResult:  # type: ignore[assignment]
     """Re-verify one claims report (format ``hardmax-verify/claims-v1``): every verdict and what the
     report states besides them (status, fates, settled and last layer).
 
@@ -2743,8 +2941,10 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None) ->
               layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"),
               outside_hypotheses=data.get("outside_hypotheses"),
               hypothesis_violations=data.get("hypothesis_violations"))
-    _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work)
-    return CheckResult(_check_run(run))
+    total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
+    _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
+    with _metered(total):
+        return CheckResult(_check_run(run))
 
 
 def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settled_layer: int | None,
@@ -2758,7 +2958,7 @@ def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settle
     """
     run = Run("record", configuration, verdicts, last_layer, settled_layer, fates=fates, status=status,
               stopped_by=stopped_by, layer_budget=layer_budget, time_budget=time_budget)
-    _admit([run], sys.maxsize)
+    _admit([run], sys.maxsize, sys.maxsize)
     result: dict[str, dict[str, Any]] = {}
     for o in _check_run(run):
         if o.claim in result:  # several problems with the run: keep the first
@@ -2780,7 +2980,7 @@ def _record_run(record: Any, where: str, campaign: dict) -> Run:
 
 
 def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
-                  runs: str | None = None) -> CheckResult:
+                  max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
     """Re-verify a verification report's ``results.json``: every record as a run, each record's own
     certcheck block, the campaign and its plan (one record per planned task, the planned
     configurations), the summary (counts per claim, overall status and exit status), and the
@@ -2799,7 +2999,13 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None, 
         if isinstance(record, dict) and record.get("status") == "error":
             continue
         records[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
-    _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work)
+    total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
+    _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
+    with _metered(total):
+        return _check_results(data, source, examples, records, runs)
+
+
+def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None) -> CheckResult:
     result = CheckResult()
     verified: dict[int, list] = {}
     for i in range(len(examples)):
@@ -2928,7 +3134,8 @@ def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | No
     budget_layers = 0
     for record in settled:
         n, d = _shape(record.get("configuration"), "configuration")
-        budget_layers += min(budget, max_checkable_layer(n, d, bits=_model(record["configuration"]).bits))
+        model = _model(record["configuration"])
+        budget_layers += min(budget, max_checkable_layer(n, d, bits=model.bits, growth=model.growth))
     run = sum(r["layers_run"] if isinstance(r.get("layers_run"), int) else 0 for r in settled)
     expected: dict[str, Any] = {
         "configurations": len(settled),
@@ -3046,7 +3253,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
-               runs: str | None = None) -> CheckResult:
+               max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
     """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block,
     the campaign and its plan, the summary, and with ``runs`` or a runs folder found by
     :func:`runs_folder` the optional sections).
@@ -3081,9 +3288,9 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
     except (ValueError, RecursionError) as error:
         raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
     if isinstance(data, dict) and data.get("format") == FORMAT:
-        return check_report(data, source=str(path), max_work=max_work)
+        return check_report(data, source=str(path), max_work=max_work, max_total_work=max_total_work)
     if isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA:
-        return check_results(data, source=str(path), max_work=max_work, runs=runs)
+        return check_results(data, source=str(path), max_work=max_work, max_total_work=max_total_work, runs=runs)
     raise BadInput(str(path), f"neither a claims report ({FORMAT!r}) nor a verification report ({RESULTS_SCHEMA!r})")
 
 
@@ -3135,6 +3342,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="print every outcome, not only rejections")
     parser.add_argument("--max-work", type=_positive_int, default=DEFAULT_MAX_WORK, metavar="N",
                         help=f"replay work allowed per configuration (default {DEFAULT_MAX_WORK:g}; see docs/certcheck.md)")
+    parser.add_argument("--max-total-work", type=_positive_int, default=DEFAULT_MAX_TOTAL_WORK, metavar="N",
+                        help=f"replay work allowed for all the configurations of the file (default "
+                             f"{DEFAULT_MAX_TOTAL_WORK:g})")
     parser.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
                         help=f"largest file read (default {DEFAULT_MAX_BYTES})")
     parser.add_argument("--runs", default=None, metavar="DIR",
@@ -3146,7 +3356,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse: 0 for --help, 2 for bad usage
         return int(exit_.code or 0)
     try:
-        result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes, runs=args.runs)
+        result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes,
+                            max_total_work=args.max_total_work, runs=args.runs)
         text = json.dumps(result.to_json_dict(), indent=1) + "\n"
         if args.json != "-":
             print("\n".join(result.lines(verbose=args.verbose)))

@@ -27,8 +27,12 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
 @json_option("every outcome (claim, status, reason) and the counts per claim")
 @click.option("--verbose", is_flag=True, help="List every outcome, not only the rejected ones.")
 @click.option("--max-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_WORK, show_default=True,
-              help="Replay work allowed per configuration (n^2 d (L+1)(1 + L/100) for n tokens in d dimensions "
-                   "through layer L); a file asking for more is refused before checking (exit 2).")
+              help="Estimated replay work allowed per configuration (about n^2 (d + 2) per layer for n tokens in d "
+                   "dimensions, more as the numbers grow; docs/certcheck.md); a file asking for more is refused "
+                   "before checking (exit 2).")
+@click.option("--max-total-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_TOTAL_WORK,
+              show_default=True, help="Replay work allowed for all the configurations of the file together; a file "
+                                      "asking for more is refused before checking (exit 2).")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_BYTES, show_default=True,
               help="Largest file read.")
 @click.option("--runs", "runs", type=click.Path(path_type=Path), default=None, metavar="DIR",
@@ -37,8 +41,8 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
                    "name (runs/ for the project's), from the current folder, then the repository the checker runs "
                    "from; without it the sections are reported not checked.")
 @click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
-def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_bytes: int, runs: Path | None,
-              debug: bool) -> int:
+def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_total_work: int, max_bytes: int,
+              runs: Path | None, debug: bool) -> int:
     """Re-verify the certificates of a claims report or of a verification report's results.json.
 
     The checker replays the dynamics itself with exact fractions and trusts no position,
@@ -50,7 +54,7 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     beyond its limits, saved results of a section that were not found); 4 could not complete.
     """
     try:
-        result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes,
+        result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes, max_total_work=max_total_work,
                                     runs=None if runs is None else str(runs))
     except checker.BadInput as error:
         click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
