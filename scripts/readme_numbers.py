@@ -78,18 +78,7 @@ def campaign_sentence() -> str:
 
 
 def limits_table() -> str:
-    rows = [
-        ("an input file (configuration, CAMPAIGN.toml, conjecture file)",
-         f"a regular file (not a FIFO, device or socket), at most {input_limits.MAX_INPUT_BYTES // 2**20} MiB", "-"),
-        ("a number", f"at most {sys.int_info.default_max_str_digits} significant digits (Python's integer limit), "
-                     f"exponent at most {numbers._MAX_EXPONENT:,} in size", "-"),
-        ("a configuration", f"at most {configuration_limits.MAX_TOKENS} tokens, dimension at most "
-                            f"{configuration_limits.MAX_DIMENSION}", "-"),
-        ("`simulate`", f"layers x tokens at most {limits.DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
-         "`--max-work N`"),
-        ("`check --layer-budget`, `layer_budget` of a campaign", f"at most {limits.MAX_LAYER_BUDGET:,}", "-"),
-        ("`report --jobs`, `--dask-local`", "twice the usable cores, at least 4", "-"),
-    ]
+    rows = limits.readme_rows()
     lines = ["| what | limit | raise it with |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n" + "\n".join(lines) + "\n"
 

@@ -71,9 +71,9 @@ __all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAY
 
 MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
 MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
-# Estimated replay work allowed per configuration (replay_work units, a few tenths of a
-# microsecond each). The suite never emits a run beyond it (verify.claims caps its layers).
-DEFAULT_MAX_WORK = 20_000_000
+# Estimated work of checking one configuration (replay_work units, a few tenths of a microsecond
+# each). The suite never emits a run beyond it (verify.claims caps its layers).
+DEFAULT_MAX_WORK = 40_000_000
 DEFAULT_MAX_TOTAL_WORK = 80_000_000  # the same, summed over the runs of one file
 DEFAULT_MAX_BYTES = 64 << 20  # the largest file read (a default campaign's results.json is about 5 MB)
 WORK_BITS = 512  # a work unit: one multiply-add of integers of up to WORK_BITS bits
@@ -106,9 +106,9 @@ CHECKER_LIMITS: tuple[Limit, ...] = (
     Limit("MAX_DIGITS", MAX_DIGITS, "characters of a number (p, p/q or a plain decimal; exponents are refused)",
           REJECTED),
     Limit("MAX_LAYER", MAX_LAYER, "the last layer a run states", REFUSED),
-    Limit("DEFAULT_MAX_WORK", DEFAULT_MAX_WORK, "estimated replay work of one configuration (--max-work)", REFUSED),
+    Limit("DEFAULT_MAX_WORK", DEFAULT_MAX_WORK, "estimated work of checking one configuration (--max-work)", REFUSED),
     Limit("DEFAULT_MAX_TOTAL_WORK", DEFAULT_MAX_TOTAL_WORK,
-          "estimated replay work of all the configurations of a file (--max-total-work)", REFUSED),
+          "estimated work of checking all the configurations of a file (--max-total-work)", REFUSED),
     Limit("WORK_SLACK", WORK_SLACK, "work the checks may do, as a multiple of the total work limit "
                                     "(charged as they run: numbers that grow faster than estimated)", UNSUPPORTED),
     Limit("MAX_CHAIN_DIGITS", MAX_CHAIN_DIGITS, "characters of a number of a closed-form chain (D9)", REJECTED),
@@ -167,6 +167,7 @@ class CheckResult:
 
     def __init__(self, outcomes: list[Outcome] | None = None) -> None:
         self.outcomes: list[Outcome] = list(outcomes or [])
+        self.work = 0.0  # work units the checks were charged (see CHECKER_LIMITS)
 
     def counts(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = {}
@@ -366,9 +367,9 @@ def _charge(units: float) -> None:
 def _metered(max_work: float | None) -> Any:
     """Charge the checks run inside to an allowance of WORK_SLACK * ``max_work`` units (None: unlimited)."""
     previous = getattr(_METER, "left", None)
-    _METER.left = None if max_work is None else [WORK_SLACK * max_work, WORK_SLACK * max_work]
+    _METER.left = [math.inf, math.inf] if max_work is None else [WORK_SLACK * max_work, WORK_SLACK * max_work]
     try:
-        yield
+        yield _METER.left
     finally:
         _METER.left = previous
 
@@ -1784,16 +1785,17 @@ def _model(config: Any) -> Model:
 
 
 def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = None) -> int:  # type: ignore[assignment]
-    """The estimated work of replaying n tokens in d dimensions through layers 0..last_layer, in work units.
+    """The estimated work of checking a run of n tokens in d dimensions through layers 0..last_layer, in work units.
 
-    Each layer computes n^2 scores of d products (plus a fixed cost per score); the integers start
-    at ``bits`` (:func:`input_bits`) and grow by about ``growth`` bits a layer (:func:`replay_growth`;
-    default: the growth of alpha = 1/2), and a product of two b-bit integers costs
-    (b/WORK_BITS)^1.6 units once b passes WORK_BITS (Karatsuba). Measured: a few tenths of a
-    microsecond per unit on one core (docs/certcheck.md, Limits).
+    Each layer takes n^2 scores of d products (plus a fixed cost per score) twice, for the replay and
+    for D1's combinations; the certificates of T2..T4 compare every leader with every entry once
+    more. The integers start at ``bits`` (:func:`input_bits`) and grow by about ``growth`` bits a
+    layer (:func:`replay_growth`; default: the growth of alpha = 1/2), and a product of two b-bit
+    integers costs (b/WORK_BITS)^1.6 units once b passes WORK_BITS (Karatsuba). Measured: a few
+    tenths of a microsecond per unit on one core (docs/certcheck.md, Limits).
     """
     prefix = _layer_costs(max(bits, 1), replay_growth(Fraction(1, 2)) if growth is None else growth)
-    return int(n * n * (d + SCORE_OVERHEAD) * prefix[min(last_layer, MAX_LAYER)])
+    return int(n * n * (d + SCORE_OVERHEAD) * (2 * prefix[min(last_layer, MAX_LAYER)] + 1))
 
 
 def replay_growth(alpha: Fraction | None = None, V: list | None = None) -> int:
@@ -2943,8 +2945,10 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
               hypothesis_violations=data.get("hypothesis_violations"))
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
     _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
-    with _metered(total):
-        return CheckResult(_check_run(run))
+    with _metered(total) as meter:
+        result = CheckResult(_check_run(run))
+        result.work = meter[1] - meter[0]
+        return result
 
 
 def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settled_layer: int | None,
@@ -3001,8 +3005,10 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None, 
         records[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
     _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
-    with _metered(total):
-        return _check_results(data, source, examples, records, runs)
+    with _metered(total) as meter:
+        result = _check_results(data, source, examples, records, runs)
+        result.work = meter[1] - meter[0]
+        return result
 
 
 def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None) -> CheckResult:

@@ -24,16 +24,18 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ..io import read_input
 from ..numbers import InputError
 from .spec import CampaignSpec, parse_campaign
 from .tasks import Task, build_configuration, plan_tasks
 
 __all__ = ["PLAN_KEYS", "canonical_json", "canonical_sha256", "campaign_block", "campaign_plan", "plan_entry",
-           "spec_from_campaign", "PlanDifference", "recheck_plan"]
+           "spec_from_campaign", "PlanDifference", "recheck_plan", "parse_results_file", "MAX_RESULTS_BYTES"]
 
 PLAN_KEYS = ("campaign_sha256", "tasks")
 # Dependencies whose version can change a generated configuration (numpy's generator draws them).
 GENERATOR_VERSIONS = ("hardmax-verify", "numpy", "python")
+MAX_RESULTS_BYTES = 1 << 30  # the largest results.json --recheck reads
 
 
 def canonical_json(value: Any) -> str:
@@ -125,6 +127,19 @@ def _first_difference(field: str, stated: Any, regenerated: Any) -> PlanDifferen
     if canonical_json(stated) != canonical_json(regenerated):
         return PlanDifference(field, _shown(stated), _shown(regenerated))
     return None
+
+
+def parse_results_file(path: Any) -> Any:
+    """A results.json, parsed (InputError: not a regular file within MAX_RESULTS_BYTES, or not JSON)."""
+    raw = read_input(path, expected="a results.json", limit=MAX_RESULTS_BYTES)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(str(path), "not UTF-8 text") from None
+    except RecursionError:
+        raise InputError(str(path), "JSON nested too deeply") from None
+    except ValueError as error:
+        raise InputError(str(path), f"not valid JSON ({str(error)[:200]})") from None
 
 
 def recheck_plan(results: Any) -> tuple[PlanDifference | None, list[str]]:
