@@ -83,6 +83,24 @@ def limits_table() -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def certcheck_limits_table() -> str:
+    """docs/certcheck.md's table of the checker's limits, from its own CHECKER_LIMITS."""
+    from verify import certcheck
+
+    def shown(value: float) -> str:
+        if isinstance(value, float) and not value.is_integer():
+            return f"{value:g}"
+        value = int(value)
+        if value >= 1 << 30 and value % (1 << 30) == 0:
+            return f"{value >> 30:,} GiB"
+        return f"{value >> 20:,} MiB" if value >= 1 << 20 and value % (1 << 20) == 0 else f"{value:,}"
+
+    lines = ["| limit | value | what it bounds | beyond it |", "|---|---|---|---|"]
+    lines += [f"| `{limit.name}` | {shown(limit.value)} | {limit.bounds} | {limit.beyond} |"
+              for limit in certcheck.CHECKER_LIMITS]
+    return "\n" + "\n".join(lines) + "\n"
+
+
 def selftest_sentence() -> str:
     return (f"{len(EXACT_MUTANTS) + len(FLOAT_MUTANTS)} wrong variants: {len(EXACT_MUTANTS)} of the update rule "
             f"and {len(FLOAT_MUTANTS)} of the float engine")
@@ -194,6 +212,7 @@ Source = Derived | CommandOutput | Glance
 SOURCES: dict[str, Source] = {
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
+    "certcheck_limits": Derived(certcheck_limits_table),
     "selftest_variants": Derived(selftest_sentence),
     "sentiment_table": Derived(sentiment_table),
     "sentiment_chosen": Derived(sentiment_chosen_sentence),
@@ -204,6 +223,9 @@ SOURCES: dict[str, Source] = {
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",
         r"^\(b\) simulate_batch +[\d.]+ ms/config +speed-up vs \(a\): +[\d.]+x",
         r"^\(d\) exact, plain Fraction +[\d.]+ ms/config +\(c\) vs \(d\): +[\d.]+x")),
+    "bench_certcheck": CommandOutput("python bench/certcheck_limits.py", (
+        r"^certcheck at the corners of its default limits", r"^leaders d=64 n=\d+ .* exit 0 ",
+        r"^chain power 10\^18 .* exit 1 ", r"^load average after:")),
     "bench_campaign": CommandOutput("python bench/campaign.py", (
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),
