@@ -58,7 +58,7 @@ def _sphere(n: int, d: int) -> list[list[Fraction]]:
 
 def leaders_report(points: list[list[Fraction]]) -> dict:
     """A claims report in which every token leads at layer 0 (checked here), with every certificate."""
-    n, d = len(points), len(points[0])
+    n = len(points)
     norms = [sum(x * x for x in p) for p in points]
     for i, p in enumerate(points[:50]):  # a sample: the checker decides them all
         assert all(sum(a * b for a, b in zip(p, q)) < norms[i] for j, q in enumerate(points) if j != i)

@@ -41,9 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import verify.claims  # noqa: E402,F401  (registers the built-in claims)
-from verify import config as configuration_limits  # noqa: E402
-from verify import io as input_limits  # noqa: E402
-from verify import limits, numbers  # noqa: E402
+from verify import limits  # noqa: E402
 from verify.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.registry import verdict_ids  # noqa: E402
 from verify.report.build import provider_sections  # noqa: E402

@@ -37,6 +37,9 @@ is not a positive multiple of I none is proved, so T1-T4 and D3 certificates are
 (their finite conditions are still checked and reported).
 """
 
+# ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
+# loop it is written in moves on: the loop variables it reads are the current ones.
+
 from __future__ import annotations
 
 import argparse
@@ -517,7 +520,9 @@ class Model:
             a_bits = _bits(self._A_integer)
             _charge(_cost(self.n * self.d * self.d, size, a_bits)
                     + _cost(self.n * self.n * (self.d + SCORE_OVERHEAD), size + a_bits, size))
-            sets, diagonal, interned = [], [], {}
+            sets: list[frozenset] = []
+            diagonal: list[int] = []
+            interned: dict[frozenset, frozenset] = {}
             for i, row in enumerate(N):
                 Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
                 values = [sum(a * y for a, y in zip(Az, other)) for other in N]
@@ -1798,7 +1803,7 @@ def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = No
     return int(n * n * (d + SCORE_OVERHEAD) * (2 * prefix[min(last_layer, MAX_LAYER)] + 1))
 
 
-def replay_growth(alpha: Fraction | None = None, V: list | None = None) -> int:
+def replay_growth(alpha: Fraction | None = None, V: Any = None) -> int:
     """Bits the replay's integers grow by per layer: the update's own (z' = (q z + p m)/(p + q) for
     alpha = p/q; the entries of (I + V)^-1 and (I + V)^-1 V for a value matrix) plus
     SET_GROWTH_BITS for the attention sets' sizes (the work meter charges more if they grow faster)."""
@@ -2408,7 +2413,7 @@ def _record_problems(campaign: dict, entries: list, examples: list) -> list[tupl
             problems.append((where, f"its configuration's sha256 is {digest}, the plan's is "
                                     f"{str(entry.get('configuration_sha256'))[:64]}: not the planned configuration"))
             continue
-        problem = _identity_problem(entry, config) or (_hypotheses_in_campaign(config) if inside else None)
+        problem = _identity_problem(entry, config) or (_hypotheses_in_campaign(cast(dict, config)) if inside else None)
         if problem is not None:
             problems.append((where, problem))
         if isinstance(float_check, bool) and isinstance(record.get("float_comparison"), dict) is not float_check:
@@ -2785,6 +2790,14 @@ def _num(value: Any) -> float | int | None:
     return None
 
 
+def _number_of(value: Any) -> float | int:
+    """A JSON number (TypeError when it is not one: the glance numbers cannot then be computed)."""
+    number = _num(value)
+    if number is None:
+        raise TypeError(f"{str(value)[:40]!r} is not a number")
+    return number
+
+
 def _same_json(a: Any, b: Any) -> bool:
     """Equal JSON values, numbers compared by value (1 and 1.0, a decimal's text and its float)."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -2853,7 +2866,7 @@ def _sentiment_glance(files: dict, count: int) -> dict:
         if value is None or _count(e.get("d"), -10**9) is None:
             continue
         group = (e.get("d"), e.get("protocol"))
-        if group not in best or value > _num(best[group].get("validation_accuracy")):
+        if group not in best or value > _number_of(best[group].get("validation_accuracy")):
             best[group] = e
     chosen = []
     for e in sorted(best.values(), key=lambda e: (e["d"], str(e.get("protocol")))):
@@ -2888,10 +2901,11 @@ def _classify_glance(files: dict) -> dict:
     scaling = next((d for p, d in files.items() if p.endswith("/scaling.json")), None)
     out: dict = {"imdb": None, "scaling": None}
     if isinstance(imdb, dict):
-        samples = {s.get("N"): s for s in imdb.get("samples") or [] if isinstance(s, dict)}
+        samples: dict[Any, dict] = {s.get("N"): s for s in imdb.get("samples") or [] if isinstance(s, dict)}
         runs = [r for r in imdb.get("runs") or [] if isinstance(r, dict)]
-        largest = max(samples) if samples else None
-        accuracies = [_num(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
+        sizes: list[Any] = list(samples)
+        largest = max(sizes) if sizes else None  # keys of mixed kinds: a TypeError, caught by the caller
+        accuracies = [_number_of(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
         out["imdb"] = {
             "sizes": sorted(samples), "removed": sum(s.get("removed") for s in samples.values()), "networks": len(runs),
             "not_certified": [{"N": r.get("N"), "variant": r.get("variant"), "seed": r.get("seed")} for r in runs
@@ -2912,8 +2926,10 @@ def _classify_glance(files: dict) -> dict:
         timed = [r for r in rows + lengths if "baseline_s" in r]
         out["scaling"] = {
             "largest_N": largest, "variants": variants,
-            "engine_speedup_min": min((_num(r["baseline_s"]) / max(_num(r.get("engine_s")), 1e-9) for r in timed), default=None),
-            "check_speedup_min": min((_num(r["baseline_s"]) / max(_num(r.get("check_s")), 1e-9) for r in timed), default=None)}
+            "engine_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("engine_s")), 1e-9)
+                                       for r in timed), default=None),
+            "check_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("check_s")), 1e-9)
+                                      for r in timed), default=None)}
     return out
 
 

@@ -29,7 +29,7 @@ from ..numbers import InputError
 from .spec import CampaignSpec, parse_campaign
 from .tasks import Task, build_configuration, plan_tasks
 
-__all__ = ["PLAN_KEYS", "canonical_json", "canonical_sha256", "campaign_block", "campaign_plan", "plan_entry",
+__all__ = ["GENERATOR_VERSIONS", "PLAN_KEYS", "canonical_json", "canonical_sha256", "campaign_block", "campaign_plan", "plan_entry",
            "spec_from_campaign", "PlanDifference", "recheck_plan", "parse_results_file", "MAX_RESULTS_BYTES"]
 
 PLAN_KEYS = ("campaign_sha256", "tasks")
@@ -142,14 +142,14 @@ def parse_results_file(path: Any) -> Any:
         raise InputError(str(path), f"not valid JSON ({str(error)[:200]})") from None
 
 
-def recheck_plan(results: Any) -> tuple[PlanDifference | None, list[str]]:
+def recheck_plan(results: Any) -> PlanDifference | None:
     """Regenerate the plan of a results.json from its campaign block and compare (not independent:
     this uses the suite's own generators).
 
     Compares the campaign block as the campaign regenerates it, the ``plan`` block entry by entry
     (task, configuration sha256) and every record's task and configuration sha256 with the
     regenerated plan. Returns the first difference (None: the file is what its campaign and seed
-    generate) and notes (generator versions that differ from the report's).
+    generate with this installation; :data:`GENERATOR_VERSIONS` says which versions matter).
 
     Raises
     ------
@@ -162,13 +162,12 @@ def recheck_plan(results: Any) -> tuple[PlanDifference | None, list[str]]:
     spec, seed = spec_from_campaign(stated_campaign)
     tasks = plan_tasks(spec, seed=seed)
     campaign = campaign_block(spec, seed=seed, tasks=len(tasks))
-    notes = _version_notes(results)
     difference = _first_difference("campaign", stated_campaign, campaign)
     if difference is None:
         difference = _first_difference("plan", results.get("plan"), campaign_plan(campaign, tasks))
     if difference is None:
         difference = _records_difference(results.get("examples"), tasks)
-    return difference, notes
+    return difference
 
 
 def _records_difference(examples: Any, tasks: Sequence[Task]) -> PlanDifference | None:
@@ -194,16 +193,3 @@ def _records_difference(examples: Any, tasks: Sequence[Task]) -> PlanDifference 
     if len(examples) != len(tasks):
         return PlanDifference("examples", f"{len(examples)} records", f"{len(tasks)} planned tasks")
     return None
-
-
-def _version_notes(results: Mapping[str, Any]) -> list[str]:
-    """Generator versions of the report's environment block that differ from this installation's."""
-    from ..report.provenance import dependency_versions
-
-    environment = results.get("environment")
-    stated = environment.get("versions") if isinstance(environment, Mapping) else None
-    if not isinstance(stated, Mapping):
-        return ["the file records no versions (its environment block is missing)"]
-    here = dependency_versions([name for name in GENERATOR_VERSIONS if name != "python"])
-    return [f"{name}: the report ran with {stated.get(name)}, this installation has {here.get(name)}"
-            for name in GENERATOR_VERSIONS if stated.get(name) != here.get(name)]

@@ -16,7 +16,7 @@ import click
 
 from .. import exitcodes
 from ..campaign import default_spec, load_campaign
-from ..campaign.plan import parse_results_file, recheck_plan
+from ..campaign.plan import GENERATOR_VERSIONS, parse_results_file, recheck_plan
 from ..campaign.executors import TLSFiles, make_executor
 from ..interrupts import raise_interrupt
 from ..io import directory_lock
@@ -144,8 +144,8 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
 def _recheck(path: Path) -> int:
     """``report --recheck``: 0 when the file's plan and records are what its campaign generates, 1 otherwise."""
     data = parse_results_file(path)
-    difference, notes = recheck_plan(data)
-    for note in notes:
+    difference = recheck_plan(data)
+    for note in _version_notes(data):
         click.echo(f"note: a generator version differs: {note}", err=True)
     if difference is not None:
         click.echo(f"{path}: DIFFERS from what its campaign generates: {difference.line()}")
@@ -154,6 +154,19 @@ def _recheck(path: Path) -> int:
     click.echo(f"{path}: the campaign block, the plan ({len(data['plan']['tasks'])} tasks) and every record's task "
                f"and configuration are what seed {campaign['seed']} generates with this installation")
     return exitcodes.SUCCESS
+
+
+def _version_notes(results: Any) -> list[str]:
+    """The generator versions of the report's environment block that differ from this installation's."""
+    from ..report.provenance import dependency_versions
+
+    environment = results.get("environment") if isinstance(results, dict) else None
+    stated = environment.get("versions") if isinstance(environment, dict) else None
+    if not isinstance(stated, dict):
+        return ["the file records no versions (its environment block is missing)"]
+    here = dependency_versions([name for name in GENERATOR_VERSIONS if name != "python"])
+    return [f"{name}: the report ran with {stated.get(name)}, this installation has {here.get(name)}"
+            for name in GENERATOR_VERSIONS if stated.get(name) != here.get(name)]
 
 
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
