@@ -2046,7 +2046,10 @@ def _hypothesis_violations(config: dict, m: Model) -> list[str]:
     checked here: such runs are unsupported)."""
     tokens = m.layer(0)
     found = [f"token {i} is the origin" for i, z in enumerate(tokens) if not any(z)]
-    found += [f"token {i} equals token {tokens.index(z)}" for i, z in enumerate(tokens) if tokens.index(z) != i]
+    first: dict[Point, int] = {}
+    for i, z in enumerate(tokens):
+        first.setdefault(z, i)
+    found += [f"token {i} equals token {first[z]}" for i, z in enumerate(tokens) if first[z] != i]
     if config.get("A") is not None:
         if any(m.A[r][c] != m.A[c][r] for r in range(m.d) for c in range(m.d)):
             found.append("A is not symmetric")
