@@ -6,8 +6,8 @@ import re
 import pytest
 from hypothesis import settings
 
-from verify.locations import HOME_VARIABLE
-from verify.profiles import load_profile
+from verify.app.locations import HOME_VARIABLE
+from verify.core.profiles import load_profile
 
 PROFILE = load_profile()
 

@@ -6,7 +6,7 @@ Workload: the embedded default campaign (its worked and generated configurations
 every claim checked exactly, float comparison and certificate re-check included), planned
 with the given seed. Measured, in this order, in one process:
 
-1. in-process: :class:`verify.campaign.executors.InProcessExecutor` (modules already imported);
+1. in-process: :class:`verify.app.campaign.executors.InProcessExecutor` (modules already imported);
 2. process pool, cold: from creating the pool of ``--jobs`` workers to the last record, so
    worker start-up (forkserver, imports, numba cache load) is included;
 3. process pool, warm: the same pool again, workers already up (what a long campaign sees);
@@ -34,8 +34,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.campaign import default_spec, plan_tasks, run_tasks  # noqa: E402
-from verify.campaign.executors import (DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend,  # noqa: E402
+from verify.app.campaign import default_spec, plan_tasks, run_tasks  # noqa: E402
+from verify.app.campaign.executors import (DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend,  # noqa: E402
                                        WARM_MODULES)
 
 

@@ -9,7 +9,7 @@
 hardmax-verify/classify-scaling-v1; the report's exact-classification section reads
 runs/classify/scaling.json); ``--figure FILE`` draws build and check time against N.
 
-Workload: seeded datasets of :func:`verify.classify.strategies.generate_dataset` in d = 3 with
+Workload: seeded datasets of :func:`verify.experiments.classify.strategies.generate_dataset` in d = 3 with
 labels 0/1, random sequences over a shared vocabulary and, one draw in eight, an equal-mean pair
 (a, b), (a, m, m, b), so that the separation thresholds are exercised. Against N: lengths uniform in
 1..43 (22 tokens on average, the size of the prototype's workload) over max(50, N) tokens.
@@ -18,10 +18,10 @@ number of distinct tokens grows with L.
 
 Measured for each dataset and variant (wide: no width cap; narrow: width cap 4):
   build   build_network, including its exact forward pass that certifies the result;
-  engine  the construction's forward pass alone (verify.classify.network.forward);
+  engine  the construction's forward pass alone (verify.experiments.classify.network.forward);
   check   the independent checker on the network and data files (standard library, Fractions).
 The baseline is a straightforward plain-Fraction forward pass of the same network
-(verify.classify.oracle: every token through every unit, every attention score), timed on the
+(verify.experiments.classify.oracle: every token through every unit, every attention score), timed on the
 smaller datasets in the same run; the ratios baseline / engine and baseline / check are printed.
 The baseline's work is quadratic: the wide read-out has N units applied to every one of ~22 N
 tokens, the narrow network 2N blocks, and every attention layer scores every pair of a
@@ -49,13 +49,13 @@ from matplotlib.figure import Figure
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.classify import SCALING_RESULTS_FORMAT, checker, oracle  # noqa: E402
-from verify.classify.construction import build_network  # noqa: E402
-from verify.classify.dataset import dataset_to_json  # noqa: E402
-from verify.classify.network import forward, initial_state  # noqa: E402
-from verify.classify.report_section import exponent  # noqa: E402
-from verify.classify.strategies import generate_dataset  # noqa: E402
-from verify.io import atomic_write_bytes, atomic_write_text  # noqa: E402
+from verify.experiments.classify import SCALING_RESULTS_FORMAT, checker, oracle  # noqa: E402
+from verify.experiments.classify.construction import build_network  # noqa: E402
+from verify.experiments.classify.dataset import dataset_to_json  # noqa: E402
+from verify.experiments.classify.network import forward, initial_state  # noqa: E402
+from verify.experiments.classify.report_section import exponent  # noqa: E402
+from verify.experiments.classify.strategies import generate_dataset  # noqa: E402
+from verify.core.io import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 D = 3
 FAMILIES = ("shared",) * 7 + ("equal_mean",)   # mostly random sequences, some equal-mean pairs

@@ -5,14 +5,14 @@
 For every generated configuration of the default campaign (``report --seed s`` for each s; the
 worked configurations too) it runs
 
-* the D7 fates as the claim checks do (:func:`verify.claims.run_configuration`, the campaign's
+* the D7 fates as the claim checks do (:func:`verify.claims.checks.run_configuration`, the campaign's
   layer budget): settled or not, at which layer, and the time taken;
-* the jump search of D9 from layer 0 (:func:`verify.closed_form.certify`): certified or
+* the jump search of D9 from layer 0 (:func:`verify.core.closed_form.certify`): certified or
   unsettled (and why), the layer from which the certificate holds, the number of jumps,
   whether a t-power term (the t r^t term) was needed in any segment or in the final one, and
   whether the final certificate keeps a moving token in a set (where D7 cannot settle it);
 * exact simulation of the same number of layers (the certificate's layer + 1) with
-  :func:`verify.exact_dynamics.exact_layers`, as the time baseline;
+  :func:`verify.core.exact_dynamics.exact_layers`, as the time baseline;
 * with ``--check``: the chain's positions and sets against the exact engine up to its layer + 2,
   and the independent checker (verify.certcheck) on its JSON (both must pass; a failure is reported).
 
@@ -34,10 +34,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from verify import certcheck as checker  # noqa: E402
-from verify.claims import run_configuration  # noqa: E402
-from verify.closed_form import ExpPoly, certify, chain_to_json  # noqa: E402
-from verify.exact_dynamics import exact_layers  # noqa: E402
-from verify.campaign import build_configuration, default_spec, plan_tasks  # noqa: E402
+from verify.claims.checks import run_configuration  # noqa: E402
+from verify.core.closed_form import ExpPoly, certify, chain_to_json  # noqa: E402
+from verify.core.exact_dynamics import exact_layers  # noqa: E402
+from verify.app.campaign import build_configuration, default_spec, plan_tasks  # noqa: E402
 
 
 def seeds(text: str) -> list[int]:

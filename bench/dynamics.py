@@ -32,8 +32,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from verify import simulate_batch  # noqa: E402
-from verify.exact_dynamics import exact_layers  # noqa: E402
-from verify.sentiment.sources import resolve_reference  # noqa: E402
+from verify.core.exact_dynamics import exact_layers  # noqa: E402
+from verify.experiments.sentiment.sources import resolve_reference  # noqa: E402
 
 N_TOKENS, LAYERS = 128, 8
 

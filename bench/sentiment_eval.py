@@ -2,7 +2,7 @@
 
     python bench/sentiment_eval.py --checkpoint models/sentiment-d2-paper [--repeat 3]
 
-Prints the wall time of :func:`verify.sentiment.evaluate.certified_evaluation` alone (the
+Prints the wall time of :func:`verify.experiments.sentiment.evaluate.certified_evaluation` alone (the
 corpus comes from the cache, built once beforehand), the number of reviews, how many took the
 exact path, and the machine's CPU count. The first run includes numba's compilation of the
 float kernel; the minimum over ``--repeat`` runs is reported separately.
@@ -19,9 +19,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.sentiment.checkpoints import read_checkpoint  # noqa: E402
-from verify.sentiment.corpus import checkpoint_corpus  # noqa: E402
-from verify.sentiment.evaluate import certified_evaluation  # noqa: E402
+from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
+from verify.experiments.sentiment.corpus import checkpoint_corpus  # noqa: E402
+from verify.experiments.sentiment.evaluate import certified_evaluation  # noqa: E402
 
 
 def main() -> None:

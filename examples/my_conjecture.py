@@ -7,10 +7,10 @@ layer 0 are exposed vertices of conv(Z^0), but a leader may emerge later (docs/t
 The file only defines Conjecture objects; nothing in the package is touched.
 """
 
-from verify.claims import check_configuration
-from verify.config import Configuration
-from verify.conjectures import Conjecture, Observation
-from verify.geometry import convex_hull_vertices
+from verify.claims.checks import check_configuration
+from verify.core.config import Configuration
+from verify.experiments.conjectures import Conjecture, Observation
+from verify.core.geometry import convex_hull_vertices
 from verify.strategies import configurations
 
 LAYER_BUDGET = 60
@@ -34,6 +34,6 @@ LEADERS_AT_MOST_HULL_VERTICES = Conjecture(
     statement="The number of leaders is at most the number of vertices of the initial convex hull.",
     strategy=configurations(min_n=2, max_n=8, max_d=2),
     predicate=at_most_hull_vertices,
-    scope=f"Inside the hypotheses (every family of verify.families), d <= 2, n <= 8, {LAYER_BUDGET}-layer budget.",
-    families=("every family of verify.families inside the hypotheses",),
+    scope=f"Inside the hypotheses (every family of verify.core.families), d <= 2, n <= 8, {LAYER_BUDGET}-layer budget.",
+    families=("every family of verify.core.families inside the hypotheses",),
 )

@@ -7,8 +7,8 @@ Checked on the engine's layer 0 and on exact scores recomputed by the assertion 
 
 from hypothesis import given
 
-from verify.exact_dynamics import exact_layers
-from verify.families import TIE_FAMILIES
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_largest_norm_token_leads
 

@@ -8,8 +8,8 @@ Checked by the claim check over every layer it runs and, independently, by
 
 from hypothesis import given
 
-from verify.claims import check_configuration
-from verify.families import TIE_FAMILIES
+from verify.claims.checks import check_configuration
+from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified, assert_norms_nondecreasing
 

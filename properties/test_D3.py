@@ -9,10 +9,10 @@ than the claim check's settlement so that leaders emerging after layer 0 are cov
 
 from hypothesis import given
 
-from verify.claims import check_configuration
-from verify.exact_dynamics import exact_layers
-from verify.families import TIE_FAMILIES
-from verify.oracle import attention_sets
+from verify.claims.checks import check_configuration
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import TIE_FAMILIES
+from verify.core.oracle import attention_sets
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified, assert_leaders_stay_fixed, record_event
 

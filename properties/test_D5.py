@@ -8,8 +8,8 @@ Outside the theorem's hypotheses (distinct tokens): the configurations come from
 
 from hypothesis import given
 
-from verify.exact_dynamics import exact_layers
-from verify.oracle import attention_sets
+from verify.core.exact_dynamics import exact_layers
+from verify.core.oracle import attention_sets
 from verify.strategies import outside_configurations
 from verify.testing import assert_duplicates_stay_equal, fail_claim
 

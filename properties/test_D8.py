@@ -9,8 +9,8 @@ skew (positive definite, not symmetric: outside the hypotheses, but inside D8's)
 
 from hypothesis import given
 
-from verify.exact_dynamics import exact_layers
-from verify.families import TIE_FAMILIES
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations, outside_configurations
 from verify.testing import assert_tokens_never_merge
 

@@ -5,7 +5,7 @@ exists if and only if every attention set is constant from layer k on; only (iii
 Checked on the structure D9 was written for (a token at the mean of a face whose other members,
 leaders and lockers, move in symmetric pairs; 2-D and 3-D; A = I and general SPD A through
 z = L^{-T} y; the centre in its own set or not) and on every inside family: the jump search
-(:func:`verify.closed_form.certify`) gives exact positions and attention sets equal to the
+(:func:`verify.core.closed_form.certify`) gives exact positions and attention sets equal to the
 exact engine's at every layer up to its final layer and beyond, the independent checker
 verifies its JSON, and no solving order is ever missing (distinct tokens, SPD A). A chain left
 unsettled by a budget is recorded as a candidate for docs/theory.md §6, never as a refutation.
@@ -19,10 +19,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verify import certcheck as checker
-from verify.closed_form import ExpPoly, certify, chain_to_json
-from verify.exact_dynamics import exact_layers
-from verify.families import TIE_FAMILIES
-from verify.families import CENTRE_KINDS, generate_face_mean_ties
+from verify.core.closed_form import ExpPoly, certify, chain_to_json
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import TIE_FAMILIES
+from verify.core.families import CENTRE_KINDS, generate_face_mean_ties
 from verify.strategies import alphas, configurations, outside_configurations
 from verify.testing import record_event
 
@@ -32,7 +32,7 @@ THRESHOLD_CAP = 60  # ... up to this far (the exact engine's layers grow)
 
 @st.composite
 def face_mean_configurations(draw, *, max_n: int = 10):
-    """The D9 structure of :func:`verify.families.face_mean_ties`: seed, size, matrix kind and centre drawn (they shrink)."""
+    """The D9 structure of :func:`verify.core.families.face_mean_ties`: seed, size, matrix kind and centre drawn (they shrink)."""
     d = draw(st.integers(2, 3))
     n = draw(st.integers(5, max_n))
     matrix = draw(st.sampled_from(("identity", "diagonal", "dense", "ill_conditioned", "scalar")))

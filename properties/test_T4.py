@@ -2,7 +2,7 @@
 a face of K".
 
 Non-vertex limits only arise from persistent ties, so the tie families of
-:mod:`verify.families` (mirror_ties: any SPD A through the exact LDL^T change of variables;
+:mod:`verify.core.families` (mirror_ties: any SPD A through the exact LDL^T change of variables;
 sphere_ties: A = c I with rational rotations and scalings) are built to produce at least one
 in every example; the property checks that the claim check finds them and certifies each
 exactly (KKT conditions in rationals, docs/theory.md D7). The cvxpy projection onto the same face
@@ -11,8 +11,8 @@ is a cross-check whose agreement is counted with ``hypothesis.event``, never a p
 
 from hypothesis import given
 
-from verify.claims import check_configuration
-from verify.families import TIE_FAMILIES
+from verify.claims.checks import check_configuration
+from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified, fail_claim, record_event
 

@@ -1,7 +1,7 @@
-"""Round trip: everything :func:`verify.claims.check_configuration` produces, the independent checker accepts.
+"""Round trip: everything :func:`verify.claims.checks.check_configuration` produces, the independent checker accepts.
 
 Not a claim of docs/theory.md but the condition under which a certificate means anything: for every
-family of :mod:`verify.families` (inside and outside the hypotheses) and many seeds, the claims
+family of :mod:`verify.core.families` (inside and outside the hypotheses) and many seeds, the claims
 report of the producer, read back from JSON, must verify in full with :mod:`verify.certcheck`:
 no certificate rejected, every inconclusive verdict one the checker's own replay confirms, the
 report's status, fates and layers the replay's, and its replay work within the checker's
@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verify import certcheck
-from verify.claims import check_configuration
-from verify.families import FAMILIES, MATRIX_KINDS, generate
-from verify.campaign import build_configuration, default_spec, plan_tasks
+from verify.claims.checks import check_configuration
+from verify.core.families import FAMILIES, MATRIX_KINDS, generate
+from verify.app.campaign import build_configuration, default_spec, plan_tasks
 from verify.testing import fail_claim
 
 ALPHAS = ("1/10", "1/2", "2", "10")  # the default campaign's

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verify.classify import checker, oracle
-from verify.classify.construction import build_network
-from verify.classify.dataset import InseparableDataset, dataset_to_json, distribution_key
-from verify.classify.network import (FeedForward, Network, Unit, _CompiledFeedForward, apply_feedforward, exact,
+from verify.experiments.classify import checker, oracle
+from verify.experiments.classify.construction import build_network
+from verify.experiments.classify.dataset import InseparableDataset, dataset_to_json, distribution_key
+from verify.experiments.classify.network import (FeedForward, Network, Unit, _CompiledFeedForward, apply_feedforward, exact,
                                      forward, initial_state, network_from_json, to_fraction)
-from verify.classify.strategies import datasets, inseparable_datasets
+from verify.experiments.classify.strategies import datasets, inseparable_datasets
 
 caps = st.sampled_from([None, 4])
 
@@ -141,7 +141,7 @@ def test_any_changed_parameter_is_judged_as_the_forward_pass_judges_it(dataset, 
 
 @given(st.integers(1, 4), st.integers(-450, 450), st.integers(20, 80), st.data())
 def test_the_float_filter_never_skips_a_point_the_layer_changes(d, exponent, closeness, data) -> None:
-    """The forward pass's float filter (verify/classify/network.py) may skip a point only where the
+    """The forward pass's float filter (verify/experiments/classify/network.py) may skip a point only where the
     layer provably leaves it unchanged: points of size 2^exponent placed within a relative 2^-closeness
     of a hat's kinks, on both sides, against the layer applied with no filter at all."""
     scale = Fraction(2) ** exponent

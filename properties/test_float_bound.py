@@ -1,5 +1,5 @@
-"""The float engine's proven rounding bound (``verify/float_dynamics.py``): where
-:func:`~verify.float_dynamics.simulate_batch` says every attention set was decided, its
+"""The float engine's proven rounding bound (``verify/core/float_dynamics.py``): where
+:func:`~verify.core.float_dynamics.simulate_batch` says every attention set was decided, its
 positions are within ``position_error_bound`` of the exact trajectory and its leaders are the
 exact leaders; nothing after the first undecided layer is presented as decided.
 
@@ -20,18 +20,18 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verify.config import parse_configuration
-from verify.float_dynamics import simulate_batch
-from verify.selftest.runner import STRESS_LAYERS, float_run_disagreements, stored_float_configuration
+from verify.core.config import parse_configuration
+from verify.core.float_dynamics import simulate_batch
+from verify.app.selftest.runner import STRESS_LAYERS, float_run_disagreements, stored_float_configuration
 from verify.strategies import FLOAT_STRESS_KINDS, configurations, float_stress_configurations
 from verify.testing import fail_claim, record_event
-from verify.trajectory import simulate
+from verify.core.trajectory import simulate
 
 LAYERS = 20
 
 
 def _fail_on_disagreement(config, layers: int, engine=simulate_batch) -> None:
-    """The one check of what a float engine presents as decided (verify.selftest.runner.float_run_disagreements)."""
+    """The one check of what a float engine presents as decided (verify.app.selftest.runner.float_run_disagreements)."""
     problems = float_run_disagreements(engine, config, layers=layers)
     if problems:
         check, detail = problems[0]
@@ -67,7 +67,7 @@ def mixed_scale_tokens(draw):
 
 @given(mixed_scale_tokens())
 def test_per_point_bounds_hold_across_scales(case):
-    """The per-point bound (module docstring of verify/float_dynamics.py) on tokens of very
+    """The per-point bound (module docstring of verify/core/float_dynamics.py) on tokens of very
     different sizes: every decided run matches exact attention sets and each token is within its
     own bound, however small, including where products underflow."""
     tokens, alpha = case

@@ -40,16 +40,16 @@ from typing import Callable, Mapping, Sequence
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import verify.claims  # noqa: E402,F401  (registers the built-in claims)
-from verify import limits  # noqa: E402
-from verify.campaign import default_spec, plan_tasks  # noqa: E402
-from verify.registry import verdict_ids  # noqa: E402
-from verify.report.build import provider_sections  # noqa: E402
-from verify.report.glance import at_a_glance  # noqa: E402
-from verify.report.render import glance_markdown  # noqa: E402
-from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
-from verify.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
-from verify.sentiment.report_section import chosen_on_validation  # noqa: E402
+import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
+from verify.core import limits  # noqa: E402
+from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
+from verify.claims.registry import verdict_ids  # noqa: E402
+from verify.app.report.build import provider_sections  # noqa: E402
+from verify.app.report.glance import at_a_glance  # noqa: E402
+from verify.app.report.render import glance_markdown  # noqa: E402
+from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
+from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
+from verify.experiments.sentiment.report_section import chosen_on_validation  # noqa: E402
 
 OPEN = re.compile(r"<!-- generated: ([^ ]*) -->")
 END = "<!-- end -->"

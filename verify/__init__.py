@@ -14,11 +14,11 @@ __version__ = "0.1.0"
 
 # The public names are imported on first use (PEP 562): ``hardmax-verify`` starts by importing
 # this package, and the float engine's kernel pulls in numba; a Ctrl-C during those imports would print
-# a traceback before the command line can handle it (verify.cli imports the commands itself).
+# a traceback before the command line can handle it (verify.app.cli imports the commands itself).
 _PUBLIC = {
-    "BatchResult": "float_dynamics", "simulate_batch": "float_dynamics",
-    "Configuration": "config", "HypothesisViolation": "config", "load_configuration": "config",
-    "parse_configuration": "config", "InputError": "numbers", "Trajectory": "trajectory", "simulate": "trajectory",
+    "BatchResult": "core.float_dynamics", "simulate_batch": "core.float_dynamics",
+    "Configuration": "core.config", "HypothesisViolation": "core.config", "load_configuration": "core.config",
+    "parse_configuration": "core.config", "InputError": "core.numbers", "Trajectory": "core.trajectory", "simulate": "core.trajectory",
 }
 
 

@@ -1,3 +1,3 @@
-from .cli import run
+from verify.app.cli import run
 
 run()

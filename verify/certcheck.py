@@ -66,7 +66,7 @@ __all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAY
 # --------------------------------------------------------------------------- limits
 #
 # Every count, length, size, exponent and power the checker reads from a file is bounded here,
-# before any loop uses it. CHECKER_LIMITS below documents each (verify/limits.py mirrors the
+# before any loop uses it. CHECKER_LIMITS below documents each (verify/core/limits.py mirrors the
 # table for the README and docs/certcheck.md, and a test compares the two). Measured on one
 # core of the development machine (docs/certcheck.md, Limits): a file within every default
 # takes under a minute; the meter (WORK_SLACK) stops one whose numbers grow faster than
@@ -75,7 +75,7 @@ __all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAY
 MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
 MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
 # Estimated work of checking one configuration (replay_work units, a few tenths of a microsecond
-# each). The suite never emits a run beyond it (verify.claims caps its layers).
+# each). The suite never emits a run beyond it (verify.claims.checks caps its layers).
 DEFAULT_MAX_WORK = 40_000_000
 DEFAULT_MAX_TOTAL_WORK = 80_000_000  # the same, summed over the runs of one file
 DEFAULT_MAX_BYTES = 64 << 20  # the largest file read (a default campaign's results.json is about 5 MB)
@@ -1031,7 +1031,7 @@ def check_replay(cert: dict, ctx: Context) -> None:
 
 
 # The checker's own table of routines, one per claim whose certificates it re-verifies. It is
-# kept here, not read from the suite's claim registry (verify.registry), so that the checker
+# kept here, not read from the suite's claim registry (verify.claims.registry), so that the checker
 # imports nothing from the package; a meta test compares the two. Every run decides all of
 # these (docs/theory.md §2 claims, §3 facts, and the suite's one-step replay). A claim the suite
 # emits without a routine here is reported *unsupported*, never verified.
@@ -2162,7 +2162,7 @@ def _brief(fate: Any) -> str:
 # - every planned task has exactly one record, with that task and a configuration whose sha256
 #   is the planned one; no record is unplanned or repeated;
 # - the worked configurations are those of docs/theory.md §4 (embedded below, typed
-#   independently of verify/worked.py; a test compares them);
+#   independently of verify/core/worked.py; a test compares them);
 # - a campaign inside the theorem's hypotheses holds only configurations inside them (decided
 #   here, as for every run).
 #
@@ -2197,7 +2197,7 @@ def canonical_json(value: Any) -> str:
     """The canonical text of a JSON value: keys sorted, no whitespace, non-ASCII kept as it is,
     numbers as Python's ``json`` writes them (a decimal read by :func:`check_file` as its text).
 
-    The definition the suite uses for the plan's hashes (verify.campaign.plan), implemented here
+    The definition the suite uses for the plan's hashes (verify.app.campaign.plan), implemented here
     separately. Raises ValueError for what is not JSON (NaN, a non-string key, another type).
     """
     out: list[str] = []
@@ -2479,7 +2479,7 @@ def _hypotheses_in_campaign(config: dict) -> str | None:
 SECTIONS = "(sections)"  # outcomes about a results.json's optional sections
 NOT_CHECKED = "not checked"
 # Which saved results each section is built from: (folder under the runs folder, file patterns),
-# as verify/report/build.py's OPTIONAL_SECTIONS reads them (a test compares the two).
+# as verify/app/report/build.py's OPTIONAL_SECTIONS reads them (a test compares the two).
 SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
     "reproduction": ("sentiment/summary", ("summary.json",)),
@@ -2487,7 +2487,7 @@ SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "classify": ("classify", ("imdb.json", "scaling.json")),
 }
 DEFAULT_RUNS = "runs"  # the folder name a report gives the project's saved results
-# What a conjecture's expectation predicts (verify/conjectures/base.py's EXPECTATIONS).
+# What a conjecture's expectation predicts (verify/experiments/conjectures/base.py's EXPECTATIONS).
 CONJECTURE_PREDICTS = {"held": "held", "refuted": "counterexample"}
 SENTIMENT_EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy",
                                "softmax_accuracy", "exact_path", "hardmax_seconds", "validation_accuracy")

@@ -1,6 +1,6 @@
 """pytest plugin, registered by the ``pytest11`` entry point of the installed package.
 
-It registers the Hypothesis profiles ``ci``, ``dev`` and ``thorough`` (:mod:`verify.profiles`)
+It registers the Hypothesis profiles ``ci``, ``dev`` and ``thorough`` (:mod:`verify.core.profiles`)
 and loads the one chosen by ``HYPOTHESIS_PROFILE`` (default ``ci`` when ``CI`` is set, else
 ``dev``), so that a property test written against :mod:`verify.strategies` works in any folder,
 with the project's settings (no per-example deadline: exact checks of a large configuration
@@ -13,7 +13,7 @@ plugin, ``pytest -p no:hardmax_verify`` turns it off.
 
 from __future__ import annotations
 
-from .profiles import load_profile
+from verify.core.profiles import load_profile
 
 PROFILE = load_profile()
 

@@ -7,14 +7,14 @@ Example::
 
     @given(configurations(family="mirror_ties", max_n=8))
     def test_my_claim(config):
-        ...  # config is a verify.config.Configuration, exact, inside the theorem's hypotheses
+        ...  # config is a verify.core.config.Configuration, exact, inside the theorem's hypotheses
 
 Everything drawn is exact (:class:`fractions.Fraction`). Two kinds of draws are mixed on
 purpose:
 
 * *native* draws (tokens, entries of A, alpha drawn by Hypothesis itself) for the generic
   families, so that a failing example shrinks coordinate by coordinate towards small numbers;
-* *seeded* draws for the structured families of :mod:`verify.families` (persistent ties,
+* *seeded* draws for the structured families of :mod:`verify.core.families` (persistent ties,
   collinear tokens, points on hull edges, ...): Hypothesis draws the family, n, d, the matrix
   kind and a seed, and shrinks those (fewer tokens, lower dimension, seed 0).
 
@@ -34,9 +34,9 @@ from typing import Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from .config import Configuration, parse_configuration
-from .families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, MAX_D, MAX_N, TIE_FAMILIES, generate
-from .linalg import matmul, transpose
+from verify.core.config import Configuration, parse_configuration
+from verify.core.families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, MAX_D, MAX_N, TIE_FAMILIES, generate
+from verify.core.linalg import matmul, transpose
 
 __all__ = [
     "rationals",
@@ -197,13 +197,13 @@ def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: in
     Parameters
     ----------
     family
-        A name of :data:`verify.families.FAMILIES` (inside the hypotheses), a sequence of names,
+        A name of :data:`verify.core.families.FAMILIES` (inside the hypotheses), a sequence of names,
         or None for every inside family. Families whose minimum n or d exceeds the requested
         range are skipped.
     min_n, max_n, min_d, max_d
         Size ranges (each family may raise the minimum: ties need d >= 2 and n >= 3).
     matrix
-        Kind of A (:data:`verify.families.MATRIX_KINDS`); default: the generic families use their
+        Kind of A (:data:`verify.core.families.MATRIX_KINDS`); default: the generic families use their
         own kind, the structured families draw one of the kinds they accept.
     alpha
         Fixed alpha; default drawn by :func:`alphas`.
@@ -347,7 +347,7 @@ FLIP_ATTEMPTS = 200
 def float_stress_configuration(seed: int, kind: str | None = None) -> Configuration:
     """One float-stress configuration of ``kind`` (:data:`FLOAT_STRESS_KINDS`, default drawn), from ``seed``.
 
-    A persistent-tie family (:data:`verify.families.TIE_FAMILIES`) rounded to float64 and
+    A persistent-tie family (:data:`verify.core.families.TIE_FAMILIES`) rounded to float64 and
     transformed by kind; the configuration is the rationals the floats store (tokens, alpha, A),
     so exact and float runs start from the same numbers. Marked ``outside_hypotheses`` because
     rounding may merge or zero tokens and bend A (it rarely does).

@@ -19,8 +19,8 @@ from matplotlib.figure import Figure
 from page_checks import (bottom_of, broken_images, console_errors, dangling_anchors, load, overflowing_elements,
                          set_viewport)
 
-from verify.report.build import build_report
-from verify.campaign.spec import CampaignSpec, FamilySpec
+from verify.app.report.build import build_report
+from verify.app.campaign.spec import CampaignSpec, FamilySpec
 
 pytestmark = pytest.mark.slow   # a campaign, its figures and a browser
 

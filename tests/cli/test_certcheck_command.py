@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from verify.claims import check_configuration
-from verify.cli import main
-from verify.config import parse_configuration
+from verify.claims.checks import check_configuration
+from verify.app.cli import main
+from verify.core.config import parse_configuration
 
 TIE = {"tokens": [["1", "0"], ["0", "1"], ["1/2", "1/2"], ["-1/4", "1/8"]], "alpha": "1/2"}
 

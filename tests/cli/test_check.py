@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from verify.cli import main
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.app.cli import main
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 
 def _write(path: Path, data: dict) -> Path:

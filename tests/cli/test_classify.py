@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.cli import main
+from verify.app.cli import main
 
 FOUR = {"sequences": [[0, 1], [0, "1/2", "1/2", 1], [2, 3], [2, "5/2", "5/2", 3]], "labels": [0, 1, 0, 1]}
 

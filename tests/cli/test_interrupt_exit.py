@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import verify.commands.check as check_command
-from verify.cli import main
+import verify.app.commands.check as check_command
+from verify.app.cli import main
 
 
 def _interrupted_import(*args: Any, **kwargs: Any) -> Any:

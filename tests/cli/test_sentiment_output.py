@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from verify.cli import main
-from verify.commands.output import ProgressReporter
-from verify.commands.sentiment import EpochTable
-from verify.sentiment.corpus import build_corpus
-from verify.sentiment.data import Reviews
-from verify.sentiment.preprocess import PreprocessOptions
+from verify.app.cli import main
+from verify.app.commands.output import ProgressReporter
+from verify.app.commands.sentiment import EpochTable
+from verify.experiments.sentiment.corpus import build_corpus
+from verify.experiments.sentiment.data import Reviews
+from verify.experiments.sentiment.preprocess import PreprocessOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from test_sentiment_training import write_fixture_csv  # noqa: E402  (the training tests' fixture writer)
@@ -41,7 +41,7 @@ def test_preprocessing_progress_reaches_the_total():
 
 def test_softmax_pass_reports_progress_to_the_total():
     torch = pytest.importorskip("torch")
-    from verify.sentiment.model import TrainingSettings, build_model, softmax_scores
+    from verify.experiments.sentiment.model import TrainingSettings, build_model, softmax_scores
 
     model = build_model(20, TrainingSettings(d=2, layers=1))
     ids = np.random.default_rng(0).integers(0, 20, size=(300, 16))

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from verify.cli import main
+from verify.app.cli import main
 
 EXAMPLE = {"tokens": [["1", "1/3"], ["-1/12", "1/12"], [-1, -1], [0, 0.25]], "alpha": "1/2",
            "A": [["1", "0"], ["0", "1"]]}

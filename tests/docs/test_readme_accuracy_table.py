@@ -13,8 +13,8 @@ import json
 import re
 from pathlib import Path
 
-from verify.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY
-from verify.sentiment.report_section import chosen_on_validation
+from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY
+from verify.experiments.sentiment.report_section import chosen_on_validation
 
 ROOT = Path(__file__).resolve().parents[2]
 ROW = re.compile(r"^\| (\d+) \| `([^`]+)` \| (.+) \|$")

@@ -28,10 +28,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 TIME_LIMIT = 60.0                # seconds per case
 MEMORY_LIMIT = 2 * 2**30         # bytes: address space of every process, and peak resident memory
-# Printed by the command line's child wrapper once verify.cli is imported, so that a signal test
+# Printed by the command line's child wrapper once verify.app.cli is imported, so that a signal test
 # can wait for it (a signal during interpreter start-up is Python's business, not the suite's).
 READY = "hostile-ready"
-CHILD = f"import sys, verify.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.cli.run()"
+CHILD = f"import sys, verify.app.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.app.cli.run()"
 
 
 def campaign(*, examples: int, n: tuple[int, int] = (3, 4), layer_budget: int = 20) -> str:
@@ -103,7 +103,7 @@ def start(args: Sequence[str], cwd: Path, *, env: dict[str, str] | None = None,
 
 
 def wait_ready(proc: subprocess.Popen, timeout: float = TIME_LIMIT) -> float:
-    """Block until the child has imported verify.cli; returns that moment (monotonic)."""
+    """Block until the child has imported verify.app.cli; returns that moment (monotonic)."""
     deadline = time.monotonic() + timeout
     while not proc.err_path.read_text(errors="replace").startswith(READY):  # type: ignore[attr-defined]
         if proc.poll() is not None:

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from hostile_run import assert_refused, run, slow_except
-from verify import exitcodes
+from verify.core import exitcodes
 
 HEADER = '''
 import sys
 from fractions import Fraction
 from hypothesis import strategies as st
-from verify.config import Configuration
-from verify.conjectures import Conjecture, Observation
+from verify.core.config import Configuration
+from verify.experiments.conjectures import Conjecture, Observation
 
 TOKENS = st.integers(1, 9).map(lambda x: Configuration(tokens=((Fraction(x),),), alpha=Fraction(1)))
 

@@ -24,19 +24,19 @@ import click
 import pytest
 
 from hostile_run import assert_bounded, assert_refused, campaign, finish, kill_session, run, slow_except, start, wait_ready
-from verify import exitcodes
-from verify.cli import _register_commands, cli, main
-from verify.commands import simulate as simulate_command
-from verify.io import atomic_directory, atomic_write_text
-from verify.report import build
+from verify.core import exitcodes
+from verify.app.cli import _register_commands, cli, main
+from verify.app.commands import simulate as simulate_command
+from verify.core.io import atomic_directory, atomic_write_text
+from verify.app.report import build
 
 CONFIG = {"tokens": [["1", "0"], ["0", "1"], ["-1/2", "1/3"], ["3/4", "-1/5"], ["-1", "-1"], ["1/7", "2/3"],
                      ["-2/3", "1/9"], ["5/6", "5/7"]], "alpha": "1/2"}
 CONJECTURE_FILE = '''
 from fractions import Fraction
 from hypothesis import strategies as st
-from verify.config import Configuration
-from verify.conjectures import Conjecture, Observation
+from verify.core.config import Configuration
+from verify.experiments.conjectures import Conjecture, Observation
 
 TOKENS = st.integers(1, 9).map(lambda x: Configuration(tokens=((Fraction(x),),), alpha=Fraction(1)))
 ALWAYS = Conjecture("always_held", "a statement that always holds (test double)", TOKENS,

@@ -23,7 +23,7 @@ import pytest
 
 from hostile_run import (TIME_LIMIT, assert_bounded, assert_refused, campaign, finish, kill_session, processes_in,
                          run, start, wait_ready)
-from verify import exitcodes, io
+from verify.core import exitcodes, io
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc to find the run's processes")
 
@@ -206,7 +206,7 @@ def test_a_crash_between_the_fallbacks_two_renames_is_repaired_by_the_next_run(t
 
 def test_the_lock_is_reentrant_and_refuses_another_process(tmp_path: Path) -> None:
     target = tmp_path / "latest"
-    probe = ("import sys; from verify import io\n"
+    probe = ("import sys; from verify.core import io\n"
              "try:\n    with io.directory_lock(sys.argv[1]): pass\n"
              "except io.OutputBusy as e:\n    print(e); sys.exit(7)\n")
     with io.directory_lock(target):

@@ -4,7 +4,7 @@ One small report (the four worked configurations and a few generated ones, with 
 results as its optional sections) is built once. Each test changes it as a forger would who knows the
 suite: records are rebuilt with the suite's own claim checks and certificate re-check, and the counts,
 statuses and closed-form summary are recomputed with the suite's own merge functions
-(verify/campaign/merge.py), so that nothing but the tampering itself is inconsistent. ``certcheck``
+(verify/app/campaign/merge.py), so that nothing but the tampering itself is inconsistent. ``certcheck``
 must exit 1 for each, naming what is wrong; where the evidence is absent (no saved results given) it
 says "not checked", never "verified". What only the generators can tell (a configuration the seed did
 not generate, with its planned sha256 rewritten too) is caught by ``report --recheck``.
@@ -21,15 +21,16 @@ from typing import Any, Callable
 
 import pytest
 
-from verify import certcheck, exitcodes
-from verify.campaign import CampaignSpec, FamilySpec, claim_counts, closed_form_summary, overall_statuses
-from verify.campaign.plan import canonical_sha256, recheck_plan
-from verify.campaign.recheck import recheck_certificates
-from verify.campaign.records import claim_record
-from verify.claims import check_configuration
-from verify.cli import main as cli_main
-from verify.config import parse_configuration
-from verify.report.build import build_report
+from verify import certcheck
+from verify.core import exitcodes
+from verify.app.campaign import CampaignSpec, FamilySpec, claim_counts, closed_form_summary, overall_statuses
+from verify.app.campaign.plan import canonical_sha256, recheck_plan
+from verify.app.campaign.recheck import recheck_certificates
+from verify.app.campaign.records import claim_record
+from verify.claims.checks import check_configuration
+from verify.app.cli import main as cli_main
+from verify.core.config import parse_configuration
+from verify.app.report.build import build_report
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = CampaignSpec(examples=3, layer_budget=50, worked=True, float_check=True, shrink=True,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from verify.classify import SCALING_RESULTS_FORMAT
-from verify.classify import report_section
+from verify.experiments.classify import SCALING_RESULTS_FORMAT
+from verify.experiments.classify import report_section
 
 ROOT = Path(__file__).resolve().parents[2]
 

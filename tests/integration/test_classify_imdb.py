@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from verify.classify import report_section
-from verify.classify.imdb import embedded_reviews
-from verify.cli import main
+from verify.experiments.classify import report_section
+from verify.experiments.classify.imdb import embedded_reviews
+from verify.app.cli import main
 
 WORDS = ["great", "awful", "film", "plot", "actor", "scene", "story", "music", "ending", "camera", "boring", "superb"]
 

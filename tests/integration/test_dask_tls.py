@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.cli import main
+from verify.app.cli import main
 
 distributed = pytest.importorskip("distributed")
 

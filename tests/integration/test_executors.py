@@ -1,6 +1,6 @@
 """One campaign, three executors, the same results.json; failing tasks are retried, then reported (issue 9).
 
-The executors (verify.campaign.executors) run the same task function in this process, on a
+The executors (verify.app.campaign.executors) run the same task function in this process, on a
 forkserver process pool and on a Dask LocalCluster of two worker processes over loopback.
 The deterministic part of results.json (everything before the environment block) must be
 byte-identical across them. A checker that raises is retried once and then recorded as an
@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.cli import main
-from verify.claims import check_configuration
-from verify.campaign import CampaignSpec, FamilySpec, plan_tasks, run_tasks
-from verify.campaign.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend, make_executor
-from verify.report.schema import deterministic_part
-from verify.numbers import InputError
+from verify.core import exitcodes
+from verify.app.cli import main
+from verify.claims.checks import check_configuration
+from verify.app.campaign import CampaignSpec, FamilySpec, plan_tasks, run_tasks
+from verify.app.campaign.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend, make_executor
+from verify.app.report.schema import deterministic_part
+from verify.core.numbers import InputError
 
 distributed = pytest.importorskip("distributed")
 
@@ -183,7 +183,7 @@ def test_dask_task_whose_worker_dies_is_recorded(dask_cluster) -> None:
 # pool waits for it to fork the workers: every launched worker must be stopped with the pool.
 _LAUNCH_INTERRUPTED = """
 import os, signal, sys, threading, time
-import verify.campaign.executors as executors
+import verify.app.campaign.executors as executors
 
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a background test run may have it ignored
 
@@ -224,7 +224,7 @@ def test_an_interrupt_while_workers_launch_stops_every_worker_quietly(tmp_path: 
 def test_a_held_interrupt_is_raised_when_the_launch_ends_and_a_second_one_at_once() -> None:
     import signal
 
-    from verify.campaign.executors import _interrupts_deferred
+    from verify.app.campaign.executors import _interrupts_deferred
 
     # Ctrl-C as an interactive run has it, whatever this test runner was started with.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from verify.cli import main
-from verify.config import make_configuration
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.app.cli import main
+from verify.core.config import make_configuration
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ def _force_solver(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
 @pytest.mark.parametrize("mode", ["error", "optimal_inaccurate"])
 def test_failed_cross_check_of_an_exact_certificate_is_shown_and_does_not_decide(
         monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
-    from verify.claims import check_configuration
+    from verify.claims.checks import check_configuration
 
     # Row 4 of docs/theory.md §4: tokens (+-1/2, 0) converge to the non-vertex points (+-1, 0); T4 is
     # certified by the exact locking certificate (D7) and cross-checked by cvxpy.
@@ -70,8 +70,8 @@ def _solver_decided_conjecture() -> Any:
     """A conjecture whose only evidence is a float solver: the A-projection of 0 onto conv(tokens) lies in K."""
     from hypothesis import strategies as st
 
-    from verify import geometry
-    from verify.conjectures.base import Conjecture, Observation
+    from verify.core import geometry
+    from verify.experiments.conjectures.base import Conjecture, Observation
 
     def predicate(config: Any) -> Any:
         answer = geometry.project_origin_cvxpy(config.tokens, config.A)
@@ -86,7 +86,7 @@ def _solver_decided_conjecture() -> Any:
 
 def test_the_solver_decided_conjecture_holds_when_the_solver_works(tmp_path: Path) -> None:
     # Without this, the forced-failure test below could pass with a conjecture that never holds.
-    from verify.conjectures.base import run_conjecture
+    from verify.experiments.conjectures.base import run_conjecture
 
     result = run_conjecture(_solver_decided_conjecture(), examples=3, results_dir=tmp_path)
     assert result.outcome == "held"
@@ -95,7 +95,7 @@ def test_the_solver_decided_conjecture_holds_when_the_solver_works(tmp_path: Pat
 @pytest.mark.parametrize("mode", ["error", "optimal_inaccurate"])
 def test_a_failing_deciding_solver_makes_the_outcome_inconclusive(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                                    mode: str) -> None:
-    from verify.conjectures.base import run_conjecture
+    from verify.experiments.conjectures.base import run_conjecture
 
     _force_solver(monkeypatch, mode)
     result = run_conjecture(_solver_decided_conjecture(), examples=3, results_dir=tmp_path)
@@ -109,7 +109,7 @@ def test_a_solver_raising_inside_a_predicate_is_undecided_not_held(monkeypatch: 
     import cvxpy as cp
     from hypothesis import strategies as st
 
-    from verify.conjectures.base import Conjecture, Observation, run_conjecture
+    from verify.experiments.conjectures.base import Conjecture, Observation, run_conjecture
 
     def predicate(config: Any) -> Any:
         x = cp.Variable(1)
@@ -127,14 +127,14 @@ def test_a_solver_raising_inside_a_predicate_is_undecided_not_held(monkeypatch: 
 # -- Budgets. --------------------------------------------------------------------------------------
 
 # Two tokens of this configuration attend to moving non-leaders for 15 layers before they settle
-# (found among verify.families' generic draws; pinned here so the test makes its own fixture).
+# (found among verify.core.families' generic draws; pinned here so the test makes its own fixture).
 SLOW_TO_SETTLE = make_configuration(
     [["3/4", "1"], ["-1/2", "-7/8"], ["1/4", "3/8"], ["5/8", "1/4"], ["1/2", "7/8"], ["7/8", "7/8"],
      ["3/4", "1/2"], ["7/8", "-1"]], alpha="1/10", name="slow_to_settle")
 
 
 def test_an_exhausted_layer_budget_is_stated_not_certified() -> None:
-    from verify.claims import check_configuration
+    from verify.claims.checks import check_configuration
 
     # D7 alone: the closed form (D9) would settle it at the budget (tests/unit/test_claims.py).
     report = check_configuration(SLOW_TO_SETTLE, layer_budget=5, cross_check=False, closed_form_search=False)
@@ -148,7 +148,7 @@ def test_an_exhausted_layer_budget_is_stated_not_certified() -> None:
 
 
 def test_check_command_exits_3_and_names_the_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from verify.config import make_configuration, save_configuration
+    from verify.core.config import make_configuration, save_configuration
 
     # docs/theory.md D9's late overshoot at alpha = 1/100000: the token (2/5, 0) changes its set only after
     # about 200,000 layers, beyond the closed form's sign scan, so neither D7 nor D9 settles it here.
@@ -161,10 +161,10 @@ def test_check_command_exits_3_and_names_the_budget(tmp_path: Path, capsys: pyte
 
 
 def test_report_states_an_exhausted_layer_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import verify.claims
+    import verify.claims.checks
 
     # Fault: the closed-form search (D9) settles nothing, so the one-layer budget is what stops the runs.
-    monkeypatch.setattr(verify.claims, "_closed_form", lambda config, data: (None, {
+    monkeypatch.setattr(verify.claims.checks, "_closed_form", lambda config, data: (None, {
         "layer": data.index, "status": "unsettled", "final_layer": data.index, "jumps": 0, "reason": "injected"}))
     (tmp_path / "budget.toml").write_text(
         "[campaign]\nexamples = 3\nworked = false\nfloat_check = false\nshrink = false\nlayer_budget = 1\n\n"
@@ -194,7 +194,7 @@ d = [2]
 """
 # The child says "ready" once everything is imported, so that a signal lands in the run itself
 # (a signal during interpreter start-up is Python's business, not ours).
-CHILD = "import sys, verify.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); verify.cli.run()"
+CHILD = "import sys, verify.app.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); verify.app.cli.run()"
 
 
 def _tree_digest(folder: Path) -> dict[str, str]:
@@ -312,7 +312,7 @@ def _alive(pid: int) -> bool:
 def test_keyboard_interrupt_while_writing_the_report_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     # Deterministic version of the above for the writing phase: Ctrl-C inside the figure writer.
-    from verify.report import build
+    from verify.app.report import build
 
     (tmp_path / "small.toml").write_text(SMALL_CAMPAIGN.format(examples=1))
     monkeypatch.chdir(tmp_path)
@@ -345,9 +345,9 @@ REVIEWS = "review,sentiment,split\n" + "".join(
 
 @pytest.mark.parametrize("damage", ["truncated_gzip", "not_gzip", "binary_csv", "bad_row", "empty", "header_only"])
 def test_a_damaged_dataset_gives_one_clear_line(damage: str, tmp_path: Path) -> None:
-    pytest.importorskip("verify.sentiment.data")
-    from verify.numbers import InputError
-    from verify.sentiment.data import load_reviews
+    pytest.importorskip("verify.experiments.sentiment.data")
+    from verify.core.numbers import InputError
+    from verify.experiments.sentiment.data import load_reviews
 
     if damage == "truncated_gzip":
         path = tmp_path / "reviews.csv.gz"
@@ -374,11 +374,11 @@ def test_a_damaged_dataset_gives_one_clear_line(damage: str, tmp_path: Path) -> 
 
 def _checkpoint(tmp_path: Path) -> Path:
     """A tiny real checkpoint written by the sentiment package's own writer."""
-    checkpoints = pytest.importorskip("verify.sentiment.checkpoints")
+    checkpoints = pytest.importorskip("verify.experiments.sentiment.checkpoints")
     pytest.importorskip("safetensors")
     import numpy as np
 
-    from verify.sentiment.corpus import Vocabulary
+    from verify.experiments.sentiment.corpus import Vocabulary
 
     arrays = {"embedding": np.arange(6, dtype=np.float32).reshape(3, 2), "alpha_raw": np.array(0.5, dtype=np.float32),
               "alpha": np.array(1.0, dtype=np.float32), "decoder_weight": np.array([1.0, -1.0], dtype=np.float32),
@@ -393,8 +393,8 @@ def _checkpoint(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("damage", ["truncated", "zeroed", "empty", "missing", "json_truncated", "vocab_truncated"])
 def test_a_damaged_checkpoint_gives_one_clear_line(damage: str, tmp_path: Path) -> None:
-    from verify.numbers import InputError
-    from verify.sentiment.checkpoints import read_checkpoint
+    from verify.core.numbers import InputError
+    from verify.experiments.sentiment.checkpoints import read_checkpoint
 
     folder = _checkpoint(tmp_path)
     weights = folder / "weights.safetensors"
@@ -418,9 +418,9 @@ def test_a_damaged_checkpoint_gives_one_clear_line(damage: str, tmp_path: Path) 
 
 
 def test_a_corrupted_corpus_cache_gives_a_clear_error_or_is_rebuilt(tmp_path: Path) -> None:
-    corpus = pytest.importorskip("verify.sentiment.corpus")
-    from verify.numbers import InputError
-    from verify.sentiment.preprocess import PreprocessOptions
+    corpus = pytest.importorskip("verify.experiments.sentiment.corpus")
+    from verify.core.numbers import InputError
+    from verify.experiments.sentiment.preprocess import PreprocessOptions
 
     data = tmp_path / "reviews.csv"
     data.write_text(REVIEWS)

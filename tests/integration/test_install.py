@@ -55,7 +55,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_installed_package_is_a_copy_not_the_checkout(venv, tmp_path):
-    probe = "import verify, verify.locations as l; print(verify.__file__); print(l.project_folder())"
+    probe = "import verify, verify.app.locations as l; print(verify.__file__); print(l.project_folder())"
     completed = subprocess.run([str(venv / "bin" / "python"), "-c", probe], cwd=tmp_path, env=_env(),
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from verify.claims import check_configuration
-from verify.report import build as build_module
-from verify.report.build import build_report
-from verify.campaign import CampaignSpec, FamilySpec
+from verify.claims.checks import check_configuration
+from verify.app.report import build as build_module
+from verify.app.report.build import build_report
+from verify.app.campaign import CampaignSpec, FamilySpec
 
 SPEC = CampaignSpec(examples=3, layer_budget=20, worked=False, float_check=True, shrink=False,
                     families=(FamilySpec("generic", n=(3, 5), d=(2,)),))

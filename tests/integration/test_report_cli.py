@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.cli import main
-from verify.report.build import NO_RUNS_FOLDER
+from verify.core import exitcodes
+from verify.app.cli import main
+from verify.app.report.build import NO_RUNS_FOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,7 +140,7 @@ def test_default_output_folder_is_reports_latest_and_saved_results_come_from_the
 @pytest.mark.slow
 def test_an_installed_copy_says_it_has_no_saved_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys) -> None:
-    monkeypatch.setattr("verify.commands.report.project_runs", lambda: None)
+    monkeypatch.setattr("verify.app.commands.report.project_runs", lambda: None)
     assert _report(tmp_path, "--examples", "0") == exitcodes.SUCCESS
     err = capsys.readouterr().err
     for section in ("sentiment", "conjectures"):

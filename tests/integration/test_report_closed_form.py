@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from verify import certcheck
-from verify.campaign import CampaignSpec, FamilySpec
-from verify.report.build import build_report
-from verify.report.schema import validate_results
+from verify.app.campaign import CampaignSpec, FamilySpec
+from verify.app.report.build import build_report
+from verify.app.report.schema import validate_results
 
 # face_mean_ties: a token at the mean of a face whose other members move symmetrically (D9's case).
 SPEC = CampaignSpec(examples=2, layer_budget=30, worked=False, float_check=False, shrink=False,

@@ -1,6 +1,6 @@
 """Same seed, same versions: the same results.json byte for byte, apart from the environment block (issue 4).
 
-Runs go through the CLI (``verify.cli.main``) into different folders, so the command line
+Runs go through the CLI (``verify.app.cli.main``) into different folders, so the command line
 differs (it belongs to the environment block); merging does not depend on completion order.
 """
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from verify.cli import main
-from verify.campaign import default_spec, merge_records, plan_tasks, run_tasks
-from verify.report.schema import ENVIRONMENT_KEY, deterministic_part
+from verify.app.cli import main
+from verify.app.campaign import default_spec, merge_records, plan_tasks, run_tasks
+from verify.app.report.schema import ENVIRONMENT_KEY, deterministic_part
 
 
 def _run(tmp_path: Path, name: str, *args: str) -> str:

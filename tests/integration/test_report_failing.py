@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.claims import check_configuration
-from verify.config import load_configuration
-from verify.exact_dynamics import exact_layers
-from verify.report.build import build_report
-from verify.campaign import CampaignSpec, FamilySpec
-from verify.verdicts import Verdict
+from verify.core import exitcodes
+from verify.claims.checks import check_configuration
+from verify.core.config import load_configuration
+from verify.core.exact_dynamics import exact_layers
+from verify.app.report.build import build_report
+from verify.app.campaign import CampaignSpec, FamilySpec
+from verify.claims.verdicts import Verdict
 
 
 def drifting_dynamics(tokens, *, alpha, A=None, V=None):

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from verify.report.build import build_report
-from verify import registry
-from verify.campaign import CampaignSpec, FamilySpec
-from verify.report.schema import (ENVIRONMENT_KEY, SCHEMA_NAME, SCHEMA_VERSION, deterministic_part, dumps_results,
+from verify.app.report.build import build_report
+from verify.claims import registry
+from verify.app.campaign import CampaignSpec, FamilySpec
+from verify.app.report.schema import (ENVIRONMENT_KEY, SCHEMA_NAME, SCHEMA_VERSION, deterministic_part, dumps_results,
                                   validate_results)
 
 SMALL = CampaignSpec(examples=3, layer_budget=50, worked=True, float_check=True, shrink=True,
@@ -104,7 +104,7 @@ def test_svg_figures_are_the_same_bytes_on_every_run(tmp_path: Path) -> None:
     # must not change between two runs with the same seed and inputs.
     from matplotlib.figure import Figure
 
-    from verify.report.figures import _save
+    from verify.app.report.figures import _save
 
     outputs = []
     for attempt in range(2):

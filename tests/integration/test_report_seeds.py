@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from verify import certcheck, exitcodes
-from verify.report.build import build_report
-from verify.campaign import default_spec
+from verify import certcheck
+from verify.core import exitcodes
+from verify.app.report.build import build_report
+from verify.app.campaign import default_spec
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 """The mutation self-test end to end: every wrong variant is caught, the real engines are not, and the runner is honest.
 
 Issue 7 part 1: the suite (claim checks, one-step replay, known answers, properties) must
-catch each deliberately wrong dynamics of :mod:`verify.selftest.mutants`; the in-place update
+catch each deliberately wrong dynamics of :mod:`verify.app.selftest.mutants`; the in-place update
 keeps every claim true and must still be caught by the replay and the known answers.
 """
 
@@ -14,12 +14,12 @@ from itertools import islice
 import numpy as np
 import pytest
 
-from verify.cli import main
-from verify.exact_dynamics import exact_layers
-from verify.float_dynamics import simulate_batch
-from verify.selftest.known_answers import KNOWN_ANSWERS
-from verify.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS, MUTANTS, Mutant, loose_tolerance_simulate_batch
-from verify.selftest.runner import check_float_against_exact, check_known_answers, near_tie_configurations, run_selftest
+from verify.app.cli import main
+from verify.core.exact_dynamics import exact_layers
+from verify.core.float_dynamics import simulate_batch
+from verify.app.selftest.known_answers import KNOWN_ANSWERS
+from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS, MUTANTS, Mutant, loose_tolerance_simulate_batch
+from verify.app.selftest.runner import check_float_against_exact, check_known_answers, near_tie_configurations, run_selftest
 
 pytestmark = pytest.mark.slow
 
@@ -132,8 +132,8 @@ def test_near_tie_configurations_are_decided_by_the_real_float_engine() -> None:
 
 
 def test_selftest_command_exits_1_when_a_variant_is_missed(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    from verify.commands import selftest as command
-    from verify.selftest import runner
+    from verify.app.commands import selftest as command
+    from verify.app.selftest import runner
 
     real = runner.run_selftest
 

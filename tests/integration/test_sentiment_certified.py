@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from verify.sentiment.checkpoints import ModelWeights
-from verify.sentiment.evaluate import certified_evaluation, exact_review
+from verify.experiments.sentiment.checkpoints import ModelWeights
+from verify.experiments.sentiment.evaluate import certified_evaluation, exact_review
 
 
 def _weights(embedding: np.ndarray, *, alpha: float, w, b: float) -> ModelWeights:

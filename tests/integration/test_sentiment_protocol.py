@@ -11,9 +11,9 @@ pytest.importorskip("torch")
 
 from test_sentiment_training import write_fixture_csv  # noqa: E402
 
-from verify.cli import main  # noqa: E402
-from verify.numbers import InputError  # noqa: E402
-from verify.sentiment.protocol import load_protocol, queue_status, run_queue  # noqa: E402
+from verify.app.cli import main  # noqa: E402
+from verify.core.numbers import InputError  # noqa: E402
+from verify.experiments.sentiment.protocol import load_protocol, queue_status, run_queue  # noqa: E402
 
 PROTOCOL = """
 name = "tiny"

@@ -12,10 +12,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from verify.cli import main  # noqa: E402
-from verify.sentiment.checkpoints import read_checkpoint  # noqa: E402
-from verify.sentiment.corpus import checkpoint_corpus  # noqa: E402
-from verify.sentiment.model import (TrainingSettings, _bce_and_accuracy, model_from_weights,  # noqa: E402
+from verify.app.cli import main  # noqa: E402
+from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
+from verify.experiments.sentiment.corpus import checkpoint_corpus  # noqa: E402
+from verify.experiments.sentiment.model import (TrainingSettings, _bce_and_accuracy, model_from_weights,  # noqa: E402
                                     softmax_scores, train_subset_rows)
 
 POSITIVE = ["great", "wonderful", "loved", "superb", "enjoyed", "amazing"]

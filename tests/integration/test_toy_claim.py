@@ -1,4 +1,4 @@
-"""Adding a claim: a toy claim registered in verify.registry reaches the campaign and the report,
+"""Adding a claim: a toy claim registered in verify.claims.registry reaches the campaign and the report,
 and the independent checker reports it unsupported (never verified) until it has a routine.
 
 The toy claim "X1" says every configuration has at least one token; its certificate names the
@@ -13,10 +13,11 @@ from typing import Any, Iterator
 
 import pytest
 
-from verify import certcheck, registry
-from verify.campaign import CampaignSpec, FamilySpec, claim_counts, plan_tasks, run_tasks
-from verify.report.build import build_report
-from verify.verdicts import Verdict
+from verify import certcheck
+from verify.claims import registry
+from verify.app.campaign import CampaignSpec, FamilySpec, claim_counts, plan_tasks, run_tasks
+from verify.app.report.build import build_report
+from verify.claims.verdicts import Verdict
 
 SPEC = CampaignSpec(examples=2, layer_budget=40, worked=False, float_check=False, shrink=False,
                     families=(FamilySpec("generic", n=(4, 5), d=(2,), alpha=("1/2",)),))

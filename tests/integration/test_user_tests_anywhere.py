@@ -96,7 +96,7 @@ def test_the_dev_profile_is_the_default_and_named_in_the_header(tmp_path):
 FAILING_USER_TEST = '''
 from fractions import Fraction
 
-from verify.config import parse_configuration
+from verify.core.config import parse_configuration
 from verify.testing import assert_norms_nondecreasing
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import verify
-from verify.claims import check_configuration
-from verify.config import parse_configuration
+from verify.claims.checks import check_configuration
+from verify.core.config import parse_configuration
 
 CHECKER = Path(verify.__file__).parent / "certcheck.py"
 
@@ -72,7 +72,7 @@ def test_checker_has_no_dynamic_imports() -> None:
 
 def test_the_ast_check_would_see_a_package_import() -> None:
     """The AST test above can fail: a relative or package import is detected."""
-    for line in ("from . import numbers", "from verify.config import Configuration", "import numpy",
+    for line in ("from . import numbers", "from verify.core.config import Configuration", "import numpy",
                  "def f():\n    from .claims import check_configuration"):
         name, level = _imports(line)[0]
         assert level > 0 or name.partition(".")[0] not in sys.stdlib_module_names or name.startswith("verify")
@@ -106,7 +106,7 @@ def test_the_blocker_really_blocks(tmp_path: Path) -> None:
     """The subprocess test can fail: a checker that imports the package dies under the same driver."""
     lone = tmp_path / "lone"
     lone.mkdir()
-    (lone / "certcheck.py").write_text("import verify.numbers\n")
+    (lone / "certcheck.py").write_text("import verify.core.numbers\n")
     result = subprocess.run([sys.executable, "-I", "-S", "-c", DRIVER, str(lone / "certcheck.py"), "x.json"],
                             capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert result.returncode != 0 and ("ModuleNotFoundError" in result.stderr or "ImportError" in result.stderr)

@@ -1,6 +1,6 @@
 """The classification checker and oracle are independent of the construction they check.
 
-verify/classify/checker.py and verify/classify/oracle.py may import only the standard library
+verify/experiments/classify/checker.py and verify/experiments/classify/oracle.py may import only the standard library
 and nothing from the package. Shown two ways: their ASTs name no other import, and the checker,
 copied alone into a fresh interpreter where the package and every third-party module are
 unimportable, still certifies a built network, rejects a changed one, and loads nothing outside
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-import verify.classify.checker as checker_module
-import verify.classify.oracle as oracle_module
-from verify.classify.construction import build_network
-from verify.classify.dataset import dataset_to_json, make_dataset
+import verify.experiments.classify.checker as checker_module
+import verify.experiments.classify.oracle as oracle_module
+from verify.experiments.classify.construction import build_network
+from verify.experiments.classify.dataset import dataset_to_json, make_dataset
 
 DRIVER = r"""
 import runpy, sys
@@ -67,7 +67,7 @@ def test_imports_only_the_standard_library(module) -> None:
 
 
 def test_the_ast_check_would_see_a_package_import() -> None:
-    for line in ("from . import network", "from verify.classify.network import forward", "import numpy",
+    for line in ("from . import network", "from verify.experiments.classify.network import forward", "import numpy",
                  "def f():\n    from .construction import build_network", "import flint"):
         assert _outside(_imports(line)) != [], line
 
@@ -99,7 +99,7 @@ def test_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
 
 
 def test_the_blocker_really_blocks(tmp_path: Path) -> None:
-    result = _run_alone(tmp_path, "import verify.classify.network\n", "x")
+    result = _run_alone(tmp_path, "import verify.experiments.classify.network\n", "x")
     assert result.returncode != 0 and ("ModuleNotFoundError" in result.stderr or "ImportError" in result.stderr)
     result = _run_alone(tmp_path, "import flint\n", "x")
     assert result.returncode != 0 and "blocked non-stdlib import" in result.stderr

@@ -1,6 +1,6 @@
 """The classification strategies reach the hard cases they are built for (docs/theory.md §7).
 
-A derandomised sample of :func:`verify.classify.strategies.datasets` is measured: datasets whose
+A derandomised sample of :func:`verify.experiments.classify.strategies.datasets` is measured: datasets whose
 different labels share tokens (the separation step is needed), that need separation thresholds
 (equal means), that hold nested sequences and repeated tokens, long sequences, d = 1 and d = 4,
 and many sequences. Thresholds sit well below the measured shares (recorded next to each) so that they
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from verify.classify.construction import build_network
-from verify.classify.strategies import datasets
+from verify.experiments.classify.construction import build_network
+from verify.experiments.classify.strategies import datasets
 
 SAMPLE = 80
 

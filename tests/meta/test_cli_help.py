@@ -7,8 +7,8 @@ from typing import Iterator
 import click
 import pytest
 
-from verify import cli
-from verify.commands.output import JSON_TO_STDOUT
+from verify.app import cli
+from verify.app.commands.output import JSON_TO_STDOUT
 
 
 def _commands() -> Iterator[tuple[str, click.Command]]:

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from verify import exitcodes
-from verify.cli import main
+from verify.core import exitcodes
+from verify.app.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-PROBE = ("import json, sys\nfrom verify.cli import main\nstatus = main(sys.argv[2:])\n"
+PROBE = ("import json, sys\nfrom verify.app.cli import main\nstatus = main(sys.argv[2:])\n"
          "print(json.dumps([status, sorted(name for name in json.loads(sys.argv[1]) if name in sys.modules)]))\n")
 HEAVY = ["matplotlib", "numba", "hypothesis", "torch", "cvxpy", "distributed", "dask", "sympy"]
 

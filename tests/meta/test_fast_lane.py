@@ -17,7 +17,7 @@ from typing import Iterator
 
 import pytest
 
-from verify import registry
+from verify.claims import registry
 
 REPO = Path(__file__).resolve().parents[2]
 PROPERTIES = REPO / "properties"

@@ -3,7 +3,7 @@
 An engine whose score bound is zero (it decides whenever the float argmax is unique) used to
 pass properties/test_float_bound.py on 600 examples and the self-test's float check, whose
 near-ties have gaps of about 1e-4. Here the same properties and the same self-test check run
-against the float variants of verify/selftest/mutants.py: each wrong variant is caught, and a
+against the float variants of verify/app/selftest/mutants.py: each wrong variant is caught, and a
 copy of the engine with the proven bound (the control) and the engine itself are not.
 """
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from properties.test_float_bound import float_engine_presents_nothing_wrong
-from verify.float_dynamics import simulate_batch
-from verify.selftest.mutants import FLOAT_MUTANTS, proven_bound_copy_simulate_batch
-from verify.selftest.runner import STRESS_LAYERS, check_float_against_exact, float_stress_set, run_selftest
+from verify.core.float_dynamics import simulate_batch
+from verify.app.selftest.mutants import FLOAT_MUTANTS, proven_bound_copy_simulate_batch
+from verify.app.selftest.runner import STRESS_LAYERS, check_float_against_exact, float_stress_set, run_selftest
 from verify.strategies import FLOAT_STRESS_KINDS
 from verify.testing import ClaimFailure
 

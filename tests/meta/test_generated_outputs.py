@@ -15,8 +15,8 @@ from pathlib import Path
 import click
 import pytest
 
-from verify import cli
-from verify.sentiment import DEFAULT_RUNS_DIR
+from verify.app import cli
+from verify.experiments.sentiment import DEFAULT_RUNS_DIR
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -98,4 +98,4 @@ def test_published_outputs_are_committed(where: tuple[str, str]):
 
 
 def test_the_check_can_fail():
-    assert not _ignored("verify/cli.py") and _tracked_under("verify/cli.py") == ["verify/cli.py"]
+    assert not _ignored("verify/app/cli.py") and _tracked_under("verify/app/cli.py") == ["verify/app/cli.py"]

@@ -1,4 +1,4 @@
-"""The replay oracle (verify/oracle.py) is deliberately independent and really checks something."""
+"""The replay oracle (verify/core/oracle.py) is deliberately independent and really checks something."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import ast
 from fractions import Fraction as F
 from pathlib import Path
 
-import verify.oracle as oracle
+import verify.core.oracle as oracle
 
 FORBIDDEN = ("exact_dynamics", "float_dynamics", "trajectory", "claims")
 

@@ -15,12 +15,12 @@ import pytest
 import sympy
 from hypothesis import HealthCheck, Phase, given, settings
 
-from verify.claims import check_configuration
-from verify.config import hypothesis_violations
-from verify.exact_dynamics import exact_layers
-from verify.families import FAMILIES, INSIDE_FAMILIES, OUTSIDE_FAMILIES, TIE_FAMILIES, generate
-from verify.geometry import affine_dimension, faces
-from verify.linalg import is_symmetric, is_symmetric_positive_definite
+from verify.claims.checks import check_configuration
+from verify.core.config import hypothesis_violations
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import FAMILIES, INSIDE_FAMILIES, OUTSIDE_FAMILIES, TIE_FAMILIES, generate
+from verify.core.geometry import affine_dimension, faces
+from verify.core.linalg import is_symmetric, is_symmetric_positive_definite
 from verify.strategies import OUTSIDE_KINDS, configurations, outside_configurations, spd_matrices
 
 SAMPLE = 60
@@ -249,7 +249,7 @@ def mutant_samples():
 
 
 def _mutants():
-    from verify.selftest.mutants import EXACT_MUTANTS
+    from verify.app.selftest.mutants import EXACT_MUTANTS
 
     return {m.name: m.engine for m in EXACT_MUTANTS}
 
@@ -257,7 +257,7 @@ def _mutants():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(_mutants()))
 def test_strategies_expose_every_wrong_update_rule(name, mutant_samples):
-    # The self-test's mutants (verify.selftest.mutants): each is caught on some drawn example.
+    # The self-test's mutants (verify.app.selftest.mutants): each is caught on some drawn example.
     engine = _mutants()[name]
     failures = [_failed_claims(c, engine) for c in mutant_samples["mixed"] + mutant_samples["ties"]]
     assert any(failures), f"no example drawn by the strategies exposes the mutant {name}"

@@ -15,15 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 
-from verify.claims import check_configuration
-from verify.cli import main
-from verify.config import load_configuration, make_configuration
-from verify.exact_dynamics import exact_layers
+from verify.claims.checks import check_configuration
+from verify.app.cli import main
+from verify.core.config import load_configuration, make_configuration
+from verify.core.exact_dynamics import exact_layers
 from verify.testing import (ClaimFailure, assert_claim_certified, assert_duplicates_stay_equal,
                             assert_float_within_bound, assert_hull_shrinks, assert_largest_norm_token_leads,
                             assert_leaders_stay_fixed, assert_norms_nondecreasing, assert_tokens_never_merge,
                             counterexample_dir, fail_claim, save_counterexample)
-from verify.verdicts import Verdict
+from verify.claims.verdicts import Verdict
 
 
 @pytest.fixture(autouse=True)
@@ -215,7 +215,7 @@ def test_norms_nondecreasing():
 def test_leaders_stay_fixed():
     config = square_with_ties()
     trajectory = positions(config, 5)
-    from verify.oracle import attention_sets
+    from verify.core.oracle import attention_sets
 
     sets = [attention_sets(p) for p in trajectory]
     assert_leaders_stay_fixed(trajectory, sets, config=config)

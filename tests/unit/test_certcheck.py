@@ -1,6 +1,6 @@
 """The independent certificate checker (verify.certcheck, issue 8; docs/certificates.md).
 
-Certificates are produced by :func:`verify.claims.check_configuration` on small fixtures made
+Certificates are produced by :func:`verify.claims.checks.check_configuration` on small fixtures made
 here; the checker must verify them, reject every change of a number it re-derives, and judge a
 changed witness (direction, multipliers, D1 weights) exactly as this test decides by its own
 arithmetic whether the witness still proves the claim.
@@ -20,11 +20,11 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from verify import certcheck
-from verify.claims import check_configuration
-from verify.config import parse_configuration
-from verify.exact_dynamics import exact_layers
-from verify.families import generate
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.claims.checks import check_configuration
+from verify.core.config import parse_configuration
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import generate
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 F = Fraction
 
@@ -124,9 +124,9 @@ def test_value_matrix_regression_leader_lost_after_certified_T1(monkeypatch) -> 
     assert {o.status for o in result.outcomes} == {"verified", "inconclusive", "failed"}
     assert [o.claim for o in result.outcomes if o.status == "failed"] == ["D1"] and result.exit_status == 1
     # The checker still rejects such certificates on its own: forge the old producer's report.
-    import verify.claims
+    import verify.claims.checks
 
-    monkeypatch.setattr(verify.claims, "_without_unproved_facts", lambda verdicts: verdicts)
+    monkeypatch.setattr(verify.claims.checks, "_without_unproved_facts", lambda verdicts: verdicts)
     report = _report(config)
     assert report["verdicts"]["T1"]["status"] == "certified"
     result = certcheck.check_report(report)
@@ -229,13 +229,13 @@ def test_main_exit_statuses(tmp_path: Path) -> None:
 
 def _results(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A results.json around claims reports, assembled by the report's own functions
-    (verify/campaign/): a campaign of one family "fixtures" whose plan lists the reports'
+    (verify/app/campaign/): a campaign of one family "fixtures" whose plan lists the reports'
     configurations (task j is named fixtures-j), records, their certcheck blocks, summary counts
     and status."""
-    from verify import exitcodes
-    from verify.campaign import claim_counts, overall_statuses
-    from verify.campaign.plan import canonical_sha256
-    from verify.campaign.recheck import recheck_certificates
+    from verify.core import exitcodes
+    from verify.app.campaign import claim_counts, overall_statuses
+    from verify.app.campaign.plan import canonical_sha256
+    from verify.app.campaign.recheck import recheck_certificates
 
     reports_ = list(copy.deepcopy(records).values())
     sizes = [(len(r["config"]["tokens"]), len(r["config"]["tokens"][0])) for r in reports_]
@@ -284,7 +284,7 @@ def test_results_file_every_record_and_the_summary(tmp_path: Path) -> None:
 
 
 def test_report_hook_calls_the_checker() -> None:
-    from verify.campaign.recheck import recheck_certificates
+    from verify.app.campaign.recheck import recheck_certificates
 
     r = copy.deepcopy(reports()["non_leader_clusters"])
     record = {"configuration": r["config"], "verdicts": r["verdicts"], "layers_run": r["last_layer"],
@@ -537,7 +537,7 @@ def test_the_producer_never_runs_past_the_checkers_default_limit(monkeypatch: An
     assert {report["verdicts"][c]["status"] for c in ("T1", "T2", "T3", "T4")} == {"certified"}
     assert certcheck.check_report(report).exit_status == 0
     monkeypatch.setattr(certcheck, "DEFAULT_MAX_WORK", limit - 1)
-    from verify.numbers import InputError
+    from verify.core.numbers import InputError
     with pytest.raises(InputError, match="tokens: .* more work than the independent checker allows"):
         check_configuration(config)
 

@@ -20,17 +20,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verify import certcheck, limits
-from verify.campaign import CampaignSpec, FamilySpec, plan_tasks
-from verify.campaign import tasks as campaign_tasks
-from verify.campaign.executors import error_record
-from verify.campaign.plan import campaign_block, campaign_plan, canonical_json, canonical_sha256
-from verify.conjectures.base import EXPECTATIONS
-from verify.families import FAMILIES
-from verify.report import build
-from verify.report.glance import section_glance
-from verify.sentiment import report_section as sentiment_section
-from verify.worked import WORKED_CONFIGURATIONS, WORKED_NAMES
+from verify import certcheck
+from verify.core import limits
+from verify.app.campaign import CampaignSpec, FamilySpec, plan_tasks
+from verify.app.campaign import tasks as campaign_tasks
+from verify.app.campaign.executors import error_record
+from verify.app.campaign.plan import campaign_block, campaign_plan, canonical_json, canonical_sha256
+from verify.experiments.conjectures.base import EXPECTATIONS
+from verify.core.families import FAMILIES
+from verify.app.report import build
+from verify.app.report.glance import section_glance
+from verify.experiments.sentiment import report_section as sentiment_section
+from verify.core.worked import WORKED_CONFIGURATIONS, WORKED_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -142,7 +143,7 @@ def test_the_checker_reads_the_sections_files_the_report_reads() -> None:
     assert certcheck.CONJECTURE_PREDICTS == EXPECTATIONS
     assert certcheck.SENTIMENT_EVALUATION_FIELDS == sentiment_section._EVALUATION_FIELDS
     assert (certcheck.SUMMARY_FIELDS, certcheck.SUMMARY_LINES) == (build.MAX_SUMMARY_FIELDS, build.MAX_SUMMARY_LINES)
-    from verify import io
+    from verify.core import io
     assert certcheck.SECTION_READ_BYTES == io.MAX_INPUT_BYTES
 
 

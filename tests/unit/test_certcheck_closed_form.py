@@ -20,9 +20,9 @@ import pytest
 
 import verify
 from verify import certcheck as checker
-from verify.closed_form import ExpPoly, certify, chain_to_json, exppoly_to_json, solve_recurrence
-from verify.families import generate
-from verify.families import generate_face_mean_ties
+from verify.core.closed_form import ExpPoly, certify, chain_to_json, exppoly_to_json, solve_recurrence
+from verify.core.families import generate
+from verify.core.families import generate_face_mean_ties
 
 CHECKER = Path(verify.__file__).parent / "certcheck.py"
 C = F(-7, 8)
@@ -274,8 +274,8 @@ def test_numbers_longer_than_pythons_text_limit_are_read():
 
 
 def _claims_report(tokens, alpha, **options):
-    from verify.claims import check_configuration
-    from verify.config import parse_configuration
+    from verify.claims.checks import check_configuration
+    from verify.core.config import parse_configuration
 
     config = parse_configuration({"tokens": [[str(x) for x in t] for t in tokens], "alpha": str(alpha)})
     return json.loads(json.dumps(check_configuration(config, cross_check=False, **options).to_json_dict()))

@@ -1,6 +1,6 @@
-"""verify.claims: the claim checks certify the theorem on known cases and catch wrong update rules.
+"""verify.claims.checks: the claim checks certify the theorem on known cases and catch wrong update rules.
 
-The wrong rules are the self-test's exact mutants (verify/selftest/mutants.py, written
+The wrong rules are the self-test's exact mutants (verify/app/selftest/mutants.py, written
 independently of the engine), passed as the ``dynamics`` callable: a check that still
 certifies them is a check that cannot fail.
 """
@@ -13,12 +13,12 @@ from typing import Any, Callable, Iterator, Sequence
 
 import pytest
 
-from verify import registry
-from verify.claims import check_configuration, run_configuration, check_T4
-from verify.config import make_configuration
-from verify.exact_dynamics import ExactLayer, exact_layers
-from verify.selftest import mutants
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.claims import registry
+from verify.claims.checks import check_configuration, run_configuration, check_T4
+from verify.core.config import make_configuration
+from verify.core.exact_dynamics import ExactLayer, exact_layers
+from verify.app.selftest import mutants
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def test_T4_is_not_failed_on_a_larger_face_than_the_smallest_one_containing_the_
     """T4 asks for a projection onto *some* face. On the whole square the limit (1, 0) fails the
     projection test (<p, v - p> = -2 for v = (-1, 1)) though it is the projection onto the edge
     x = 1: a fate direction exposing too large a face (possible for path fates) must not decide."""
-    import verify.claims as claims
+    import verify.claims.checks as claims
 
     monkeypatch.setattr(claims, "_fate_direction", lambda run, fate: [F(0), F(0)])  # exposes K itself
     t4 = check_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"]).verdicts["T4"]
@@ -313,7 +313,7 @@ def _fate_holds(fate: dict, k: int, pos: list, C: list, established: dict, A: li
 
 
 def _check_certificates(report_json: dict) -> None:
-    from verify import oracle
+    from verify.core import oracle
 
     cfg = report_json["config"]
     tokens = [_pt(t) for t in cfg["tokens"]]
@@ -383,7 +383,7 @@ def test_certificates_satisfy_the_documented_schema(config: Any) -> None:
 
 
 def test_certificates_of_generated_tie_families() -> None:
-    from verify.families import generate
+    from verify.core.families import generate
 
     for family in ("mirror_ties", "sphere_ties", "hull_edges", "emerging_leader"):
         for seed in range(3):
@@ -393,7 +393,7 @@ def test_certificates_of_generated_tie_families() -> None:
 
 
 def test_cvxpy_failure_is_shown_but_the_exact_certificate_decides(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify import geometry
+    from verify.core import geometry
 
     monkeypatch.setattr(geometry, "project_origin_cvxpy",
                         lambda V, A=None: {"solver": "clarabel", "status": "infeasible", "point": None, "error": None})
@@ -404,7 +404,7 @@ def test_cvxpy_failure_is_shown_but_the_exact_certificate_decides(monkeypatch: p
 
 
 def test_cvxpy_disagreement_reports_the_residual(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify import geometry
+    from verify.core import geometry
 
     monkeypatch.setattr(geometry, "project_origin_cvxpy",
                         lambda V, A=None: {"solver": "clarabel", "status": "optimal", "point": [0.5, 0.25], "error": None})
@@ -432,7 +432,7 @@ def test_outside_hypotheses_is_recorded_in_every_verdict() -> None:
 
 
 def test_value_matrix_variant_runs_and_replays() -> None:
-    from verify.config import parse_configuration
+    from verify.core.config import parse_configuration
 
     config = parse_configuration({"tokens": [[1, 0], [0, 1], ["1/2", "1/3"]], "alpha": "1/2",
                                   "V": [[1, "1/2"], [0, "1/2"]]}, outside_hypotheses=True)
@@ -443,7 +443,7 @@ def test_value_matrix_variant_runs_and_replays() -> None:
 def test_value_matrix_names_the_unproved_facts_its_verdicts_would_rest_on() -> None:
     # With V not a multiple of I, D3 and D7 are not proved (docs/theory.md §6): the would-be certified
     # verdicts name exactly the facts their run used (no D9: the closed form is not searched with V).
-    from verify.config import parse_configuration
+    from verify.core.config import parse_configuration
 
     config = parse_configuration({"tokens": [[1, 0], [0, 1], ["1/2", "1/3"]], "alpha": "1/2",
                                   "V": [[1, "1/2"], [0, "1/2"]]}, outside_hypotheses=True)

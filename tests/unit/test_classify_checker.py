@@ -8,11 +8,11 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from verify.classify import checker, oracle
-from verify.classify.construction import build_network
-from verify.classify.dataset import dataset_to_json, make_dataset, parse_dataset
-from verify.classify.strategies import generate_dataset
-from verify.numbers import InputError, parse_json, to_rational
+from verify.experiments.classify import checker, oracle
+from verify.experiments.classify.construction import build_network
+from verify.experiments.classify.dataset import dataset_to_json, make_dataset, parse_dataset
+from verify.experiments.classify.strategies import generate_dataset
+from verify.core.numbers import InputError, parse_json, to_rational
 
 
 @pytest.mark.parametrize("text", ["0", "-3", "2/7", "2 / -7", " 5 ", "0.1", "-.5", "1e-3", "2.5E+2", "1.", "007"])

@@ -8,11 +8,11 @@ from fractions import Fraction as F
 import pytest
 from flint import fmpq
 
-from verify.classify import checker, oracle
-from verify.classify.construction import ConstructionError, _Builder, build_network
-from verify.classify.dataset import InseparableDataset, dataset_to_json, make_dataset
-from verify.classify.strategies import generate_dataset
-from verify.numbers import InputError
+from verify.experiments.classify import checker, oracle
+from verify.experiments.classify.construction import ConstructionError, _Builder, build_network
+from verify.experiments.classify.dataset import InseparableDataset, dataset_to_json, make_dataset
+from verify.experiments.classify.strategies import generate_dataset
+from verify.core.numbers import InputError
 
 # docs/theory.md §7: in d = 1, (0, 1) and (0, 1/2, 1/2, 1) need a kink inside (0, 1), while
 # (2, 3) and (2, 5/2, 5/2, 3) need one inside (2, 3); the pairs have equal means and share tokens.

@@ -6,10 +6,10 @@ from fractions import Fraction as F
 
 import pytest
 
-from verify.classify.dataset import (InseparableDataset, distribution_key, first_inseparable_pair,
+from verify.experiments.classify.dataset import (InseparableDataset, distribution_key, first_inseparable_pair,
                                      inseparable_groups, load_dataset, make_dataset, parse_dataset,
                                      require_separable)
-from verify.numbers import InputError, parse_json
+from verify.core.numbers import InputError, parse_json
 
 
 def test_tokens_are_exact_and_stored_once() -> None:

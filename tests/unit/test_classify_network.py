@@ -7,10 +7,10 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from verify.classify import oracle
-from verify.classify.network import (Attention, Block, FeedForward, Network, Unit, apply_feedforward, exact,
+from verify.experiments.classify import oracle
+from verify.experiments.classify.network import (Attention, Block, FeedForward, Network, Unit, apply_feedforward, exact,
                                      forward, initial_state, network_from_json, network_to_json, to_fraction)
-from verify.numbers import InputError
+from verify.core.numbers import InputError
 
 
 def _q(*values) -> tuple:

@@ -1,4 +1,4 @@
-"""The exact-classification section of the report (verify/classify/report_section.py), from small
+"""The exact-classification section of the report (verify/experiments/classify/report_section.py), from small
 result files made here: the IMDb demonstration (docs/theory.md §7, the classification of every
 kept review certified) and the scaling measurements; absent files are named with the command that
 writes them; a malformed file is named with its field and the report still renders."""
@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from verify.classify import IMDB_RESULTS_FORMAT, SCALING_RESULTS_FORMAT
-from verify.classify import report_section as classify
-from verify.numbers import InputError
-from verify.report.build import SECTION_PROVIDERS, collect_optional_sections
-from verify.report.glance import at_a_glance
-from verify.report.render import build_document, to_markdown
+from verify.experiments.classify import IMDB_RESULTS_FORMAT, SCALING_RESULTS_FORMAT
+from verify.experiments.classify import report_section as classify
+from verify.core.numbers import InputError
+from verify.app.report.build import SECTION_PROVIDERS, collect_optional_sections
+from verify.app.report.glance import at_a_glance
+from verify.app.report.render import build_document, to_markdown
 
 
 def _run(n: int, variant: str, seed: int, accuracy: float, *, certified: bool = True, blocks: int = 3) -> dict:

@@ -1,4 +1,4 @@
-"""verify.closed_form (docs/theory.md D9): exponential polynomials, exact signs, segments and the jump.
+"""verify.core.closed_form (docs/theory.md D9): exponential polynomials, exact signs, segments and the jump.
 
 Known answers are computed by hand (the formulas are in the comments); agreement with the exact
 engine is checked layer by layer, positions and attention sets.
@@ -12,8 +12,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from verify import closed_form
-from verify.closed_form import (
+from verify.core import closed_form
+from verify.core.closed_form import (
     Chain,
     ExpPoly,
     ThresholdTooLarge,
@@ -28,10 +28,10 @@ from verify.closed_form import (
     sign_threshold,
     solve_recurrence,
 )
-from verify.exact_dynamics import exact_layers
-from verify.families import generate
-from verify.families import generate_face_mean_ties
-from verify.numbers import InputError
+from verify.core.exact_dynamics import exact_layers
+from verify.core.families import generate
+from verify.core.families import generate_face_mean_ties
+from verify.core.numbers import InputError
 
 # docs/theory.md D9's example: (c, -1/2), (c, 1/2), (c, 0), (c, 1/4), (c, -1/4), c = -7/8, A = I, alpha = 1/2.
 C = F(-7, 8)
@@ -301,8 +301,8 @@ def test_d9_example_is_certified_at_layer_0():
 
 def test_d9_example_is_left_unsettled_by_d7():
     # The reason D9 exists: the D7 fates leave token 2 unsettled however many layers run.
-    from verify.claims import run_configuration  # the D7 fates live with the claim checks
-    from verify.config import parse_configuration
+    from verify.claims.checks import run_configuration  # the D7 fates live with the claim checks
+    from verify.core.config import parse_configuration
 
     config = parse_configuration({"tokens": [list(t) for t in D9_EXAMPLE], "alpha": "1/2"})
     run = run_configuration(config, layer_budget=40, closed_form_search=False)

@@ -1,5 +1,5 @@
 """What the closed-form certificates (docs/theory.md D9) did in a campaign: the summary of
-verify.campaign.closed_form_summary and the report's section that renders it."""
+verify.app.campaign.closed_form_summary and the report's section that renders it."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from verify import certcheck
-from verify.campaign import closed_form_summary
-from verify.campaign.records import claim_record
-from verify.claims import check_configuration
-from verify.config import make_configuration
-from verify.report.render import build_document, closed_form_blocks, to_markdown
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.app.campaign import closed_form_summary
+from verify.app.campaign.records import claim_record
+from verify.claims.checks import check_configuration
+from verify.core.config import make_configuration
+from verify.app.report.render import build_document, closed_form_blocks, to_markdown
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 C = F(-7, 8)
 D9_EXAMPLE = make_configuration([[C, F(-1, 2)], [C, F(1, 2)], [C, 0], [C, F(1, 4)], [C, F(-1, 4)]], alpha="1/2")

@@ -1,4 +1,4 @@
-"""The conjecture runner (verify.conjectures.base): outcomes, shrinking, exact re-check, files, determinism."""
+"""The conjecture runner (verify.experiments.conjectures.base): outcomes, shrinking, exact re-check, files, determinism."""
 
 import json
 from fractions import Fraction
@@ -6,8 +6,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import strategies as st
 
-from verify.config import Configuration, load_configuration
-from verify.conjectures.base import Conjecture, Observation, family_of, result_stem, run_conjecture
+from verify.core.config import Configuration, load_configuration
+from verify.experiments.conjectures.base import Conjecture, Observation, family_of, result_stem, run_conjecture
 
 
 def _line(x: int) -> Configuration:

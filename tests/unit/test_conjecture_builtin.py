@@ -5,15 +5,15 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import Phase, find, settings
 
-from verify.config import Configuration
-from verify.conjectures import builtin
-from verify.conjectures.base import family_of
-from verify.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
-from verify.geometry import convex_hull_vertices as hull_vertices
-from verify.io import safe_name
-from verify.linalg import is_symmetric
-from verify.linalg import rank as matrix_rank
-from verify.numbers import InputError
+from verify.core.config import Configuration
+from verify.experiments.conjectures import builtin
+from verify.experiments.conjectures.base import family_of
+from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
+from verify.core.geometry import convex_hull_vertices as hull_vertices
+from verify.core.io import safe_name
+from verify.core.linalg import is_symmetric
+from verify.core.linalg import rank as matrix_rank
+from verify.core.numbers import InputError
 
 
 def config(tokens, *, alpha=F(1, 2), A=None, V=None) -> Configuration:
@@ -88,7 +88,7 @@ def test_theorem_claims_hold_on_a_plain_configuration():
 
 
 def test_settling_and_emergence_measure_the_worked_emerging_leader():
-    from verify.worked import WORKED_CONFIGURATIONS
+    from verify.core.worked import WORKED_CONFIGURATIONS
 
     emerging = WORKED_CONFIGURATIONS["emerging_leader"]
     observation = builtin._leader_emergence(emerging)
@@ -98,7 +98,7 @@ def test_settling_and_emergence_measure_the_worked_emerging_leader():
 
 
 def test_ends_at_leader_or_tie_counts_the_persistent_ties_of_non_leader_clusters():
-    from verify.worked import WORKED_CONFIGURATIONS
+    from verify.core.worked import WORKED_CONFIGURATIONS
 
     observation = builtin._leader_or_tie(WORKED_CONFIGURATIONS["non_leader_clusters"])
     # (+-1/2, 0) tie between two corners forever (docs/theory.md §4).
@@ -163,7 +163,7 @@ def test_no_leader_certificates_by_hand(alpha, kind, layer, factor):
 
 def test_no_leader_certificate_matches_the_exact_trajectory():
     # Independent look: 12 exact layers of simulate show no leader, and each layer is 1/3 of the previous.
-    from verify.trajectory import simulate
+    from verify.core.trajectory import simulate
 
     trajectory = simulate([[1, 0], [-1, 0]], alpha=F(1, 2), A=[[-1, 0], [0, 1]], layers=12)
     assert trajectory.leaders == {}
@@ -183,7 +183,7 @@ def test_A_twins_certificate_for_a_singular_A_by_hand():
     twins = config([[1, 0], [1, 1]], A=[[1, 0], [0, 0]])
     certificate = builtin.no_leader_certificate(twins, 10)
     assert certificate["kind"] == "A-twins" and certificate["layer"] == 0
-    from verify.trajectory import simulate
+    from verify.core.trajectory import simulate
 
     assert simulate(twins.tokens, alpha=twins.alpha, A=twins.A, layers=15).leaders == {}
     # Not for a value matrix, and not when one token has no twin.

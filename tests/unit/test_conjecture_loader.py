@@ -1,16 +1,16 @@
-"""User conjecture files (verify.conjectures.loader): loaded by path; every broken file is one InputError, exit 2."""
+"""User conjecture files (verify.experiments.conjectures.loader): loaded by path; every broken file is one InputError, exit 2."""
 
 import pytest
 
-from verify.cli import main
-from verify.conjectures.loader import load_conjectures, looks_like_file
-from verify.numbers import InputError
+from verify.app.cli import main
+from verify.experiments.conjectures.loader import load_conjectures, looks_like_file
+from verify.core.numbers import InputError
 
 GOOD = '''
 from hypothesis import strategies as st
 from fractions import Fraction
-from verify.config import Configuration
-from verify.conjectures import Conjecture, Observation
+from verify.core.config import Configuration
+from verify.experiments.conjectures import Conjecture, Observation
 
 TOKENS = st.integers(1, 9).map(lambda x: Configuration(tokens=((Fraction(x),),), alpha=Fraction(1)))
 FIRST = Conjecture("first", "statement one", TOKENS, lambda c: Observation.held())

@@ -1,4 +1,4 @@
-"""Softmax in arb balls (verify.conjectures.softmax) against a closed form and an independent float oracle."""
+"""Softmax in arb balls (verify.experiments.conjectures.softmax) against a closed form and an independent float oracle."""
 
 from fractions import Fraction as F
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from flint import ctx
 
-from verify.conjectures.softmax import Enclosure, deviation_from_hardmax, softmax_layers
+from verify.experiments.conjectures.softmax import Enclosure, deviation_from_hardmax, softmax_layers
 
 
 def float_softmax_oracle(tokens, *, alpha, beta, A, layers):

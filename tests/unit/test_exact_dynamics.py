@@ -4,8 +4,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from verify.exact_dynamics import exact_layers
-from verify.trajectory import simulate
+from verify.core.exact_dynamics import exact_layers
+from verify.core.trajectory import simulate
 
 
 def oracle_layer(tokens, alpha, A=None):

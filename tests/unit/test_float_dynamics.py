@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from verify import simulate, simulate_batch
-from verify.exact_dynamics import exact_layers
+from verify.core.exact_dynamics import exact_layers
 
 
 def _exact_final(tokens, alpha, layers, A=None):
@@ -92,7 +92,7 @@ def test_batch_input_errors_name_the_argument(bad, message):
 
 
 def test_merging_matches_numpy_unique_per_configuration():
-    from verify.float_dynamics import merge_identical_tokens
+    from verify.core.float_dynamics import merge_identical_tokens
 
     rng = np.random.default_rng(7)
     tokens = rng.integers(-2, 3, size=(20, 15, 2)).astype(float)  # many copies on a small grid
@@ -196,7 +196,7 @@ def test_float_underflow_slack_is_absolute_for_tiny_A():
 
 
 def test_float_run_refuses_a_coordinate_beyond_float64_naming_it():
-    from verify.numbers import InputError
+    from verify.core.numbers import InputError
 
     with pytest.raises(InputError, match=r"tokens\[1\]\[0\]: .*does not fit in float64"):
         simulate([[1], [10 ** 400]], alpha="1/2", layers=1, arithmetic="float")
@@ -234,8 +234,8 @@ def test_every_float_entry_point_reuses_the_kernel_compiled_ahead():
     layout or read-only flag, which would cost every first run about 20 CPU-s. The entry points
     here pass per-point and per-configuration errors, a given A, a broadcast (read-only) A and a
     recorded attention mask: all must reuse the one signature."""
-    from verify.float_dynamics import float_layers, merge_identical_tokens
-    from verify.float_kernel import compile_ahead, layer_kernel
+    from verify.core.float_dynamics import float_layers, merge_identical_tokens
+    from verify.core.float_kernel import compile_ahead, layer_kernel
 
     compile_ahead()
     tokens = np.array([[[1.0, 0.5], [0.0, 2.0], [1.0, 0.5]], [[3.0, 1.0], [-1.0, 0.25], [0.5, 0.5]]])

@@ -1,8 +1,8 @@
 """Fuzzing the parsers where input enters: any text gives a result or an InputError, never a traceback or a hang.
 
-Parsers covered: :func:`verify.numbers.parse_json` + :func:`verify.config.parse_configuration`
-(configuration files), :func:`verify.numbers.to_rational` (every number in every file), the
-TOML campaign parser of :mod:`verify.campaign`, and the CLI end to end
+Parsers covered: :func:`verify.core.numbers.parse_json` + :func:`verify.core.config.parse_configuration`
+(configuration files), :func:`verify.core.numbers.to_rational` (every number in every file), the
+TOML campaign parser of :mod:`verify.app.campaign`, and the CLI end to end
 on random files (exit status 2 with one line on standard error).
 
 A hang cannot be asserted by timing (no timed tests, see tests/README.md); each example runs
@@ -22,9 +22,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from verify.campaign import load_campaign
-from verify.config import KNOWN_FIELDS, Configuration, parse_configuration
-from verify.numbers import InputError, parse_json, to_rational
+from verify.app.campaign import load_campaign
+from verify.core.config import KNOWN_FIELDS, Configuration, parse_configuration
+from verify.core.numbers import InputError, parse_json, to_rational
 
 WATCHDOG_SECONDS = 20
 
@@ -171,7 +171,7 @@ def test_huge_integer_digits_name_the_limit() -> None:
 # -- The CLI end to end on random files. ------------------------------------------------------
 
 def _run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    from verify.cli import main
+    from verify.app.cli import main
 
     status = main(args)
     return status, capsys.readouterr().err
@@ -208,7 +208,7 @@ def test_simulate_usage_errors_exit_2(args: list[str], tmp_path: Path, capsys: p
     assert "Traceback" not in err
 
 
-# -- The TOML campaign parser (verify.campaign). ------------------
+# -- The TOML campaign parser (verify.app.campaign). ------------------
 
 
 TOML_TEXT = st.one_of(

@@ -1,4 +1,4 @@
-"""verify.geometry: exact hulls, faces and A-norm projections, on known answers worked out by hand."""
+"""verify.core.geometry: exact hulls, faces and A-norm projections, on known answers worked out by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from verify import geometry
+from verify.core import geometry
 
 
 def P(*coords: object) -> tuple[F, ...]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.interrupts import raise_interrupt
+from verify.app.interrupts import raise_interrupt
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,7 +32,7 @@ def test_an_interrupt_outside_the_import_machinery_is_raised_at_once() -> None:
 # arrives again a moment later and stops the program then.
 _LANDED_IN_AN_IMPORT = """
 import signal, sys, time, types
-from verify import interrupts
+from verify.app import interrupts
 interrupts.install()
 inside_importlib = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="<frozen importlib._bootstrap>"))
 interrupts.raise_interrupt(signal.SIG{name}, inside_importlib)
@@ -54,7 +54,7 @@ def test_an_interrupt_inside_the_import_machinery_is_delivered_again(name: str) 
 
 _INSTALLED = """
 import signal
-from verify import interrupts
+from verify.app import interrupts
 signal.signal(signal.SIGINT, signal.{sigint})
 interrupts.install()
 print(signal.getsignal(signal.SIGTERM) is interrupts.raise_interrupt,

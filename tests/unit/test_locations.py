@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from verify.cli import main
-from verify.locations import HOME_VARIABLE, project_folder, project_runs, user_folder
+from verify.app.cli import main
+from verify.app.locations import HOME_VARIABLE, project_folder, project_runs, user_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from verify.numbers import InputError, parse_json, rational_to_str, to_rational
+from verify.core.numbers import InputError, parse_json, rational_to_str, to_rational
 
 
 @pytest.mark.parametrize("text, expected", [

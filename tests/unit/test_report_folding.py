@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from verify.report.figures import FigureInfo
-from verify.report.render import LONG_TABLE_ROWS, Block, folded_summary, to_html, to_markdown
+from verify.app.report.figures import FigureInfo
+from verify.app.report.render import LONG_TABLE_ROWS, Block, folded_summary, to_html, to_markdown
 
 # A 1 x 1 PNG: the HTML embeds figures, so they must exist.
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from verify.report import formatting as fmt
-from verify.report.glance import _section_sentence
+from verify.app.report import formatting as fmt
+from verify.app.report.glance import _section_sentence
 
 
 def test_each_kind_has_its_format() -> None:

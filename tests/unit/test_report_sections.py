@@ -1,11 +1,11 @@
-"""Report sections (verify.sections): providers shape their own results; the report renders them generically."""
+"""Report sections (verify.experiments.sections): providers shape their own results; the report renders them generically."""
 
 from __future__ import annotations
 
-from verify.conjectures import report_section as conjectures
-from verify.report.render import build_document, to_markdown
-from verify.sections import Figure, Section, Table
-from verify.sentiment import report_section as sentiment
+from verify.experiments.conjectures import report_section as conjectures
+from verify.app.report.render import build_document, to_markdown
+from verify.experiments.sections import Figure, Section, Table
+from verify.experiments.sentiment import report_section as sentiment
 
 
 def _evaluation(checkpoint: str, d: int, validation: float | None, protocol: str = "p") -> dict:
@@ -64,7 +64,7 @@ def _minimal_results(optional: dict) -> dict:
 
 
 def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() -> None:
-    from verify.report.glance import at_a_glance
+    from verify.app.report.glance import at_a_glance
     evaluations = [dict(_evaluation("m/a", 2, 0.80), hardmax_accuracy=0.81),
                    dict(_evaluation("m/b", 2, 0.70), hardmax_accuracy=0.95),   # better test, worse validation
                    dict(_evaluation("m/c", 2, 0.60, protocol="official"), hardmax_accuracy=0.77)]

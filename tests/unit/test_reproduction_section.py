@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify.report.build import collect_optional_sections, provider_sections
-from verify.report.glance import at_a_glance
-from verify.report.render import build_document, to_markdown
-from verify.sentiment import reproduction_section
-from verify.sentiment.protocol import load_protocol
-from verify.sentiment.summary import summarize, write_summary
+from verify.app.report.build import collect_optional_sections, provider_sections
+from verify.app.report.glance import at_a_glance
+from verify.app.report.render import build_document, to_markdown
+from verify.experiments.sentiment import reproduction_section
+from verify.experiments.sentiment.protocol import load_protocol
+from verify.experiments.sentiment.summary import summarize, write_summary
 
 from test_report_sections import _minimal_results
 

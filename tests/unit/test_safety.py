@@ -21,8 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import verify
-from verify.io import safe_name
-from verify.numbers import InputError
+from verify.core.io import safe_name
+from verify.core.numbers import InputError
 
 PACKAGE = Path(verify.__file__).parent
 # Modules whose loaders execute code from the file (pickle and its relatives).
@@ -122,8 +122,8 @@ def test_an_object_array_npz_is_refused_by_np_load_as_the_package_calls_it(tmp_p
 
 
 def test_the_corpus_cache_is_never_unpickled(tmp_path: Path) -> None:
-    corpus = pytest.importorskip("verify.sentiment.corpus")
-    preprocess = pytest.importorskip("verify.sentiment.preprocess")
+    corpus = pytest.importorskip("verify.experiments.sentiment.corpus")
+    preprocess = pytest.importorskip("verify.experiments.sentiment.preprocess")
     csv = tmp_path / "reviews.csv"
     csv.write_text("review,sentiment,split\nA great film,positive,train\nAn awful film,negative,test\n", encoding="utf-8")
     cache = tmp_path / "cache"
@@ -141,7 +141,7 @@ def test_the_corpus_cache_is_never_unpickled(tmp_path: Path) -> None:
 
 
 def test_a_pickle_in_place_of_model_weights_is_refused(tmp_path: Path) -> None:
-    checkpoints = pytest.importorskip("verify.sentiment.checkpoints")
+    checkpoints = pytest.importorskip("verify.experiments.sentiment.checkpoints")
     pytest.importorskip("safetensors")
     folder = tmp_path / "checkpoint"
     folder.mkdir()
@@ -181,8 +181,8 @@ def test_safe_name_of_any_text_stays_in_the_folder(name: str) -> None:
 
 
 def test_a_conjecture_named_like_a_path_writes_inside_results_dir(tmp_path: Path) -> None:
-    base = pytest.importorskip("verify.conjectures.base")
-    from verify.config import make_configuration
+    base = pytest.importorskip("verify.experiments.conjectures.base")
+    from verify.core.config import make_configuration
 
     config = make_configuration([[1, 0], [0, 1]], alpha="1/2", name="../../escape")
     conjecture = base.Conjecture(name="../../etc/x", statement="always holds (a test double)",

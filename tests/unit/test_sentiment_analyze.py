@@ -1,13 +1,13 @@
-"""verify.sentiment.analyze: leader statistics, leader-word selection and lexicon shares on hand-made evaluations."""
+"""verify.experiments.sentiment.analyze: leader statistics, leader-word selection and lexicon shares on hand-made evaluations."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from verify.sentiment.analyze import (_plot_history, _t3_boundary, history_curves, leader_statistics, leader_words,
+from verify.experiments.sentiment.analyze import (_plot_history, _t3_boundary, history_curves, leader_statistics, leader_words,
                                      lexicon_shares, unseen_word_leaders, without_attention)
-from verify.sentiment.checkpoints import ModelWeights
-from verify.sentiment.evaluate import Evaluation
+from verify.experiments.sentiment.checkpoints import ModelWeights
+from verify.experiments.sentiment.evaluate import Evaluation
 
 WORDS = ("<PAD>", "great", "film", "awful", "plot")
 
@@ -87,9 +87,9 @@ def test_certified_limits_agree_with_a_long_float_run_and_catch_a_changed_class(
     The exact limit state's class must equal the class of the long float run, the exact
     distance K -> limit must match the float one to rounding, and a wrong class at K is counted.
     """
-    from verify.float_dynamics import simulate_batch
-    from verify.sentiment.analyze import certified_limits
-    from verify.sentiment.evaluate import certified_evaluation
+    from verify.core.float_dynamics import simulate_batch
+    from verify.experiments.sentiment.analyze import certified_limits
+    from verify.experiments.sentiment.evaluate import certified_evaluation
 
     rng = np.random.default_rng(3)
     E = rng.normal(size=(60, 2)).astype(np.float32)

@@ -1,4 +1,4 @@
-"""verify.sentiment.checkpoints: safetensors + JSON round trip, and damaged folders named in the error."""
+"""verify.experiments.sentiment.checkpoints: safetensors + JSON round trip, and damaged folders named in the error."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from verify.numbers import InputError
-from verify.sentiment.checkpoints import ModelWeights, read_checkpoint, write_checkpoint
-from verify.sentiment.preprocess import PAD, Vocabulary
+from verify.core.numbers import InputError
+from verify.experiments.sentiment.checkpoints import ModelWeights, read_checkpoint, write_checkpoint
+from verify.experiments.sentiment.preprocess import PAD, Vocabulary
 
 
 def _weights(scale: float = 1.0) -> ModelWeights:

@@ -1,4 +1,4 @@
-"""verify.sentiment.corpus: encoding, the on-disk cache, review limits and the split protocols."""
+"""verify.experiments.sentiment.corpus: encoding, the on-disk cache, review limits and the split protocols."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import io
 import numpy as np
 import pytest
 
-from verify.numbers import InputError
-from verify.sentiment.corpus import UNK, load_corpus, make_split, restrict_vocabulary
-from verify.sentiment.preprocess import PreprocessOptions
+from verify.core.numbers import InputError
+from verify.experiments.sentiment.corpus import UNK, load_corpus, make_split, restrict_vocabulary
+from verify.experiments.sentiment.preprocess import PreprocessOptions
 
 
 def _write_csv(path, rows, header=("review", "sentiment", "split")) -> None:

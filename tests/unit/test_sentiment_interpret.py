@@ -1,13 +1,13 @@
-"""verify.sentiment.interpret: group leaders (docs/theory.md D5) certified, deletion, matched polarity, vote, clustering."""
+"""verify.experiments.sentiment.interpret: group leaders (docs/theory.md D5) certified, deletion, matched polarity, vote, clustering."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from verify.exact_dynamics import exact_layers
-from verify.sentiment.checkpoints import ModelWeights
-from verify.sentiment.evaluate import certified_evaluation
-from verify.sentiment.interpret import (cluster_leaders, clustering_measures, delete_positions, deletion_test,
+from verify.core.exact_dynamics import exact_layers
+from verify.experiments.sentiment.checkpoints import ModelWeights
+from verify.experiments.sentiment.evaluate import certified_evaluation
+from verify.experiments.sentiment.interpret import (cluster_leaders, clustering_measures, delete_positions, deletion_test,
                                         leader_vote, matched_polarity)
 
 

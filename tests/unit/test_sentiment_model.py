@@ -1,4 +1,4 @@
-"""verify.sentiment.model: merged-token attention is the same function; batches; fixed alpha; K = 0."""
+"""verify.experiments.sentiment.model: merged-token attention is the same function; batches; fixed alpha; K = 0."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from verify.numbers import InputError  # noqa: E402
-from verify.sentiment.model import (TrainingSettings, build_model, epoch_batches, merge_tokens,  # noqa: E402
+from verify.core.numbers import InputError  # noqa: E402
+from verify.experiments.sentiment.model import (TrainingSettings, build_model, epoch_batches, merge_tokens,  # noqa: E402
                                     running_train, selection_accuracy, softmax_scores, train_subset_rows)
 
 

@@ -1,12 +1,12 @@
-"""verify.sentiment.preprocess: the paper's cleaning steps, stopwords, lemmas, vocabulary and encoding (known answers)."""
+"""verify.experiments.sentiment.preprocess: the paper's cleaning steps, stopwords, lemmas, vocabulary and encoding (known answers)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from verify.numbers import InputError
-from verify.sentiment.preprocess import (PAD, PreprocessOptions, build_vocabulary, clean_text, encode,
+from verify.core.numbers import InputError
+from verify.experiments.sentiment.preprocess import (PAD, PreprocessOptions, build_vocabulary, clean_text, encode,
                                          stopword_list, tokenize)
 
 

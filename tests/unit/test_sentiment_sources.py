@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from verify.cli import main
-from verify.numbers import InputError
-from verify.sentiment import sources
-from verify.sentiment.data import canonical_csv_bytes, content_sha256, detect_format, load_reviews
+from verify.app.cli import main
+from verify.core.numbers import InputError
+from verify.experiments.sentiment import sources
+from verify.experiments.sentiment.data import canonical_csv_bytes, content_sha256, detect_format, load_reviews
 
 PACKAGE = Path(__file__).resolve().parents[2] / "verify"
 

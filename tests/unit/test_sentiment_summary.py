@@ -1,4 +1,4 @@
-"""verify.sentiment.summary: mean ± sd cells, the preregistered conclusion rule, the data a report renders."""
+"""verify.experiments.sentiment.summary: mean ± sd cells, the preregistered conclusion rule, the data a report renders."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from verify.sentiment.protocol import load_protocol
-from verify.sentiment.summary import cell, conclusion_sentence, summarize
+from verify.experiments.sentiment.protocol import load_protocol
+from verify.experiments.sentiment.summary import cell, conclusion_sentence, summarize
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "protocols" / "reproduction.toml"
 

@@ -1,7 +1,7 @@
 """Known answers: the first layers of the worked configurations (docs/theory.md §4), by hand and by the oracle.
 
 The numbers written out here were computed by hand from the update rule of docs/theory.md §1
-(A = I, alpha = 1/2, so z' = (2 z + m) / 3); the oracle :mod:`verify.oracle` and the engine
+(A = I, alpha = 1/2, so z' = (2 z + m) / 3); the oracle :mod:`verify.core.oracle` and the engine
 must both reproduce them.
 """
 
@@ -12,10 +12,10 @@ from itertools import islice
 
 import pytest
 
-from verify import oracle
-from verify.claims import check_configuration
-from verify.exact_dynamics import exact_layers
-from verify.worked import WORKED_CONFIGURATIONS
+from verify.core import oracle
+from verify.claims.checks import check_configuration
+from verify.core.exact_dynamics import exact_layers
+from verify.core.worked import WORKED_CONFIGURATIONS
 
 EMERGING = WORKED_CONFIGURATIONS["emerging_leader"]
 

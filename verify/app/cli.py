@@ -1,0 +1,224 @@
+"""The ``hardmax-verify`` command line: a thin layer over the package.
+
+Every subcommand lives in :mod:`verify.app.commands`; this module wires them together and applies
+the exit-status table of :mod:`verify.core.exitcodes` once, for every command: a command returns its
+verdict status (0, 1, 3) or raises, and :func:`main` turns what it raised into one line on
+standard error and a status:
+
+* :class:`~verify.core.numbers.InputError` and usage errors (click's, printed in one line too) -> 2;
+* :class:`~verify.core.exitcodes.CouldNotComplete`, any ``OSError`` (disk full, an unwritable
+  output, a parent that is a file), ``MemoryError`` and any other exception -> 4;
+* Ctrl-C, SIGTERM -> 130.
+
+``--debug`` (on the group or on any command, or ``HARDMAX_VERIFY_DEBUG=1``) adds the traceback.
+A command's module is imported inside :func:`main` when click looks the command up (only the
+command that runs, see :class:`_LazyGroup`), so that Ctrl-C during start-up is as clean as
+Ctrl-C later; this module and ``verify/__init__`` import nothing heavy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+
+import click
+
+from verify import __version__
+from verify.app import interrupts
+from verify.core import exitcodes
+from .commands import COMMANDS
+from verify.core.numbers import InputError
+from verify.core.text import one_line
+
+DEBUG_ENVIRONMENT = "HARDMAX_VERIFY_DEBUG"
+_DEBUG_HELP = "On an error, also print the Python traceback (for bug reports)."
+_INTERRUPTED = "interrupted: nothing half-written was left behind"
+
+_debug = False
+# click >= 8.2 raises this for a group called without a subcommand; older versions print the help themselves.
+_NO_ARGUMENTS: type[click.ClickException] = getattr(click.exceptions, "NoArgsIsHelpError",
+                                                     type("_Never", (click.ClickException,), {}))
+
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    global _debug
+    if value:
+        _debug = True
+
+
+def _debug_option() -> click.Option:
+    return click.Option(["--debug"], is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+                        help=_DEBUG_HELP)
+
+
+class _LazyGroup(click.Group):
+    """The top-level group: a subcommand's module is imported when that subcommand is looked up.
+
+    ``hardmax-verify check`` then pays for what ``check`` imports, not for matplotlib, numba and
+    Hypothesis that other commands need (seconds of start-up, in every subprocess the tests run).
+    ``--help`` and a misspelt name look up every command, so they import all of them.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name, _ in COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in dict(COMMANDS):
+            _register_command(cmd_name)
+        else:  # unknown: register everything, so that click's "did you mean" sees every name
+            _register_commands()
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hardmax-verify")
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug, help=_DEBUG_HELP)
+def cli() -> None:
+    """Exact verification of the clustering theorem for hardmax-attention transformers.
+
+    Exit status: 0 success, 1 something checked came out false, 2 bad input or usage,
+    3 nothing false but something inconclusive, 4 could not complete (I/O error, resource
+    limit, another run holding the output, internal error), 130 interrupted.
+    """
+
+
+def _with_debug_option(command: click.Command) -> click.Command:
+    """Give ``command`` (and every subcommand of a group) a ``--debug`` flag, unless it has one."""
+    if not any(param.name == "debug" for param in command.params):
+        command.params.append(_debug_option())
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _with_debug_option(sub)
+    return command
+
+
+def _register_command(module_name: str) -> None:
+    """Import the module ``verify.app.commands.MODULE_NAME`` of :data:`verify.app.commands.COMMANDS` and add its command (once)."""
+    if module_name not in cli.commands:
+        command = getattr(importlib.import_module(f"verify.app.commands.{module_name}"), dict(COMMANDS)[module_name])
+        cli.add_command(_with_debug_option(command))
+
+
+def _register_commands() -> None:
+    """Import every module of :data:`verify.app.commands.COMMANDS` and add its command (once)."""
+    for module_name, _ in COMMANDS:
+        _register_command(module_name)
+
+
+def describe_os_error(error: OSError) -> str:
+    """``path: reason`` for an OSError, without Python's ``[Errno 28]`` form."""
+    reason = error.strerror or str(error) or type(error).__name__
+    names = [os.fsdecode(name) for name in (error.filename, error.filename2)
+             if isinstance(name, (str, bytes, os.PathLike))]
+    return f"{' -> '.join(names)}: {reason}" if names else reason
+
+
+def _could_not_complete(error: BaseException) -> str:
+    """The one-line reason of an exit status 4."""
+    if isinstance(error, exitcodes.CouldNotComplete):
+        return str(error)
+    if isinstance(error, BrokenPipeError):
+        return "the output was closed before everything was written (broken pipe)"
+    if isinstance(error, OSError):
+        return describe_os_error(error)
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    if isinstance(error, RecursionError):
+        return "Python's recursion limit was reached"
+    if isinstance(error, SystemExit):
+        return f"internal error: sys.exit({error.code!r}) was called inside the command"
+    return f"internal error: {type(error).__name__}: {error}"
+
+
+def _usage_message(error: click.ClickException) -> str:
+    """Click's message in one line (click prints usage, a hint and the message on three), with where to look."""
+    context = getattr(error, "ctx", None)
+    where = f" (see '{context.command_path} --help')" if context is not None else ""
+    return f"{error.format_message()}{where}"
+
+
+def _report(error: BaseException, line: str) -> None:
+    if _debug:
+        traceback.print_exception(error)
+    elif not isinstance(error, (InputError, exitcodes.CouldNotComplete, click.ClickException)):
+        line += " (rerun with --debug for the traceback)"
+    try:
+        click.echo(one_line(line), err=True)
+    except OSError:  # standard error itself is gone: the status still says it
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs one command and returns its exit status; never raises (Ctrl-C included)."""
+    global _debug
+    _debug = os.environ.get(DEBUG_ENVIRONMENT, "") not in ("", "0")
+    try:
+        status = cli.main(args=argv, prog_name="hardmax-verify", standalone_mode=False)
+    except InputError as error:
+        _report(error, f"error: {error}")
+        return exitcodes.BAD_INPUT
+    except click.exceptions.Exit as exit_:
+        return exit_.exit_code
+    except _NO_ARGUMENTS as error:  # a group called alone: its help, as click shows it
+        error.show()
+        return exitcodes.BAD_INPUT
+    except click.ClickException as error:
+        _report(error, f"error: {_usage_message(error)}")
+        return exitcodes.BAD_INPUT
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _safe_echo(_INTERRUPTED)
+        return exitcodes.INTERRUPTED
+    except BaseException as error:  # noqa: BLE001 - every other failure is "could not complete", said in one line
+        if _caused_by_interrupt(error):  # e.g. Ctrl-C during a lazy import, re-raised as ImportError by numba
+            _safe_echo(_INTERRUPTED)
+            return exitcodes.INTERRUPTED
+        if isinstance(error, BrokenPipeError):
+            _silence_stdout()
+        _report(error, f"error: could not complete: {_could_not_complete(error)}")
+        return exitcodes.COULD_NOT_COMPLETE
+    # Commands return their exit status (an int) or None for plain success.
+    return status if isinstance(status, int) else exitcodes.SUCCESS
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """True when a KeyboardInterrupt (Ctrl-C, or SIGTERM as raised by :func:`verify.app.interrupts.raise_interrupt`) lies in the error's chain."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _safe_echo(line: str) -> None:
+    try:
+        click.echo(line, err=True)
+    except OSError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so that the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def run() -> None:
+    interrupts.install()
+    try:
+        status = main()
+    except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled
+        status = exitcodes.INTERRUPTED
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,81 @@
+"""``hardmax-verify certcheck FILE``: re-verify a claims report or results.json with the independent checker.
+
+A thin wrapper around :mod:`verify.certcheck` (standard library only, imports nothing from the
+package): this module adds the rich table and maps the checker's outcomes to the shared exit
+statuses. Reading and writing go through the checker's own functions, so both entry points
+(``hardmax-verify certcheck`` and ``python -m verify.certcheck``) fail the same way: exit 2 for
+a file refused before checking, 4 when the check could not complete (``--debug`` for the
+traceback).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from verify import certcheck as checker
+from .output import emit_json, json_option, summary_console
+
+_STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
+          "unsupported": "yellow", checker.NOT_CHECKED: "yellow"}
+
+
+@click.command("certcheck")
+@click.argument("path", metavar="results.json|claims.json", type=click.Path(path_type=Path))
+@json_option("every outcome (claim, status, reason) and the counts per claim")
+@click.option("--verbose", is_flag=True, help="List every outcome, not only the rejected ones.")
+@click.option("--max-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_WORK, show_default=True,
+              help="Estimated replay work allowed per configuration (about n^2 (d + 2) per layer for n tokens in d "
+                   "dimensions, more as the numbers grow; docs/certcheck.md); a file asking for more is refused "
+                   "before checking (exit 2).")
+@click.option("--max-total-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_TOTAL_WORK,
+              show_default=True, help="Replay work allowed for all the configurations of the file together; a file "
+                                      "asking for more is refused before checking (exit 2).")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_BYTES, show_default=True,
+              help="Largest file read.")
+@click.option("--runs", "runs", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="The saved results a results.json's optional sections were built from (their sha256 and the "
+                   "numbers of the first screen are recomputed from them). Default: the folder the sections' paths "
+                   "name (runs/ for the project's), from the current folder, then the repository the checker runs "
+                   "from; without it the sections are reported not checked.")
+@click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
+def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_total_work: int, max_bytes: int,
+              runs: Path | None, debug: bool) -> int:
+    """Re-verify the certificates of a claims report or of a verification report's results.json.
+
+    The checker replays the dynamics itself with exact fractions and trusts no position,
+    attention set, score or layer index written in the file (docs/certificates.md). It also
+    reconciles every status, fate and count the file states with its own replay. Exit status
+    0 everything verified; 1 something does not verify, or the file reports a claim false;
+    2 bad input or a value beyond a limit (refused before checking); 3 nothing rejected but
+    something not checked (a model variant the checker does not implement, a closed-form chain
+    beyond its limits, saved results of a section that were not found); 4 could not complete.
+    """
+    try:
+        result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes, max_total_work=max_total_work,
+                                    runs=None if runs is None else str(runs))
+    except checker.BadInput as error:
+        click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
+        return checker.BAD_INPUT
+    except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
+        return checker.could_not_complete(error, debug=debug, prefix="error: ")
+    console = summary_console(json_to)
+    for o in result.outcomes:
+        if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
+            console.print(f"{o.source}: {o.claim} [{_STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
+                          markup=True, highlight=False, soft_wrap=True)  # one line per outcome, for grep
+    table = Table(title=f"independent check of {path.name}")
+    table.add_column("claim")
+    for status in checker.OUTCOME_STATUSES:
+        table.add_column(status, justify="right")
+    for claim, row in sorted(result.counts().items()):
+        table.add_row(claim, *(str(row[s]) for s in checker.OUTCOME_STATUSES))
+    console.print(table)
+    console.print(result.verdict_line(), highlight=False, soft_wrap=True)
+    try:
+        emit_json(result.to_json_dict(), json_to)
+    except Exception as error:  # noqa: BLE001 - disk full, unwritable folder: not a verdict
+        return checker.could_not_complete(error, debug=debug, prefix="error: ")
+    return result.exit_status

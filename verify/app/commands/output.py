@@ -1,0 +1,120 @@
+"""What every command shares about its output: ``--json [FILE|-]`` and progress on standard error.
+
+One meaning of ``--json`` on every command:
+
+* absent: a readable summary on standard output, nothing else;
+* ``--json`` or ``--json -``: the JSON record on standard output (and nothing else there: the
+  summary goes to standard error, so ``cmd --json | jq`` works);
+* ``--json FILE``: the summary on standard output and the record written to FILE atomically
+  (``wrote FILE`` on standard error).
+
+Progress bars and log lines always go to standard error: standard output carries results only
+(and never starts with a blank line left by a finished progress bar).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, \
+    TimeRemainingColumn
+from rich.text import Text
+
+from verify.core.io import atomic_write_text
+
+__all__ = ["JSON_TO_STDOUT", "json_option", "summary_console", "echo_summary", "emit_json", "ProgressReporter",
+           "progress_reporter"]
+
+JSON_TO_STDOUT = "-"
+
+
+def json_option(what: str = "the full result") -> Callable[[Any], Any]:
+    """The ``--json [FILE|-]`` option (parameter ``json_to``: None, ``"-"`` or a file name)."""
+    return click.option(
+        "--json", "json_to", is_flag=False, flag_value=JSON_TO_STDOUT, default=None, metavar="[FILE|-]",
+        help=f"Write {what} as JSON: to standard output with '-' or no value (the readable summary then goes "
+             "to standard error), or atomically to FILE. Put it last, or give '-', when an argument follows.")
+
+
+def summary_console(json_to: str | None) -> Console:
+    """Where the readable summary goes: standard error when the JSON takes standard output."""
+    return Console(stderr=json_to == JSON_TO_STDOUT)
+
+
+def echo_summary(text: str, json_to: str | None) -> None:
+    click.echo(text, err=json_to == JSON_TO_STDOUT)
+
+
+def json_text(record: Any) -> str:
+    """The JSON text of a record: indented, one trailing newline, no leading blank line."""
+    return json.dumps(record, indent=1) + "\n"
+
+
+def emit_json(record: Any, json_to: str | None) -> None:
+    """Write ``record`` where ``--json`` says (nothing when it was not given)."""
+    if json_to is None:
+        return
+    text = json_text(record)
+    if json_to == JSON_TO_STDOUT:
+        click.echo(text, nl=False)
+        return
+    path = Path(json_to)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # A device or a pipe (/dev/stdout, a FIFO): written in place, never replaced by a rename.
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    atomic_write_text(path, text)
+    click.echo(f"wrote {json_to}", err=True)
+
+
+class ProgressReporter:
+    """Progress of a long command, drawn on standard error.
+
+    ``update(phase, done, total)`` draws one bar per phase (a phase's bar disappears once it is
+    complete, so a loop of phases - epochs - shows one bar at a time); ``log(text)`` prints a
+    line above the bars, never glued to them. Disabled, both only print log lines.
+    """
+
+    def __init__(self, progress: Progress | None, console: Console) -> None:
+        self._progress = progress
+        self.console = console
+        self._tasks: dict[str, TaskID] = {}
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        if self._progress is None:
+            return
+        if phase not in self._tasks:
+            self._tasks[phase] = self._progress.add_task(phase, total=total)
+        task = self._tasks[phase]
+        self._progress.update(task, completed=done, total=total)
+        if total and done >= total:
+            self._progress.remove_task(task)
+            del self._tasks[phase]
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        self.update(phase, done, total)
+
+    def log(self, text: str) -> None:
+        # Text(): a line from a file (a review, a path) is printed as it is, never as markup.
+        self.console.print(Text(text), soft_wrap=True, highlight=False)
+
+
+@contextmanager
+def progress_reporter(enabled: bool = True, *, remaining: bool = False) -> Iterator[ProgressReporter]:
+    """A :class:`ProgressReporter` on standard error for the duration of the block."""
+    console = Console(stderr=True)
+    if not enabled:
+        yield ProgressReporter(None, console)
+        return
+    columns: list[Any] = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn()]
+    if remaining:
+        columns.append(TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        yield ProgressReporter(bar, console)

@@ -1,0 +1,81 @@
+"""``hardmax-verify selftest``: does the suite catch deliberately wrong dynamics?"""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from verify.core import exitcodes
+from ..selftest.runner import SelfTestResult, VariantResult, run_selftest
+from .output import emit_json, json_option, summary_console
+
+
+def _families(checks: list[str]) -> str:
+    """'known:a', 'known:b', 'claim:T1' -> 'known (2), claim T1' (the full list is in --json)."""
+    grouped: dict[str, list[str]] = {}
+    for check in checks:
+        family, _, item = check.partition(":")
+        grouped.setdefault(family, []).append(item)
+    parts = []
+    for family, items in grouped.items():
+        parts.append(f"{family} ({len(items)})" if family == "known" else f"{family} {' '.join(items)}")
+    return "; ".join(parts) or "-"
+
+
+def _shorten(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _row(table: Table, variant: VariantResult, *, baseline: bool) -> None:
+    if baseline:
+        status = "[red]FALSE ALARM[/red]" if variant.caught else "[green]clean[/green]"
+    else:
+        status = "[green]caught[/green]" if variant.caught else "[red]MISSED[/red]"
+    by = _families(variant.catching_checks())
+    first = variant.detections[0] if variant.detections else None
+    where = _shorten(f"{first.configuration}: {first.detail}") if first else "-"
+    table.add_row(variant.name, variant.arithmetic, status, by, where)
+
+
+def render(result: SelfTestResult, console: Console) -> None:
+    table = Table(title=f"Mutation self-test (profile {result.profile})", show_lines=False)
+    for column in ("variant", "engine", "result", "caught by", "first detection (configuration: detail)"):
+        table.add_column(column, overflow="fold")
+    for variant in result.baseline:
+        _row(table, variant, baseline=True)
+    table.add_section()
+    for variant in result.variants:
+        _row(table, variant, baseline=False)
+    console.print(table)
+    for missing in result.unavailable:
+        console.print(f"[yellow]check not available:[/yellow] {missing}")
+    caught = sum(v.caught for v in result.variants)
+    if result.ok:
+        verdict = "[green]every variant caught[/green]"
+    elif result.unavailable:
+        verdict = "[red]some checks could not run[/red]"
+    else:
+        verdict = "[red]the suite has a gap[/red]"
+    console.print(f"{caught}/{len(result.variants)} variants caught; baseline "
+                  f"{'clean' if result.baseline_clean else 'FLAGGED (a check rejects the real engine)'}: {verdict}")
+
+
+@click.command("selftest")
+@click.option("--profile", type=click.Choice(["ci", "dev"]), default="ci", show_default=True,
+              help="How hard the property checks search (Hypothesis profile) and how many layers the claim checks run.")
+@json_option("the full result (every detection)")
+def selftest(profile: str, json_to: str | None) -> int:
+    """Run the suite's checks against deliberately wrong implementations of the dynamics.
+
+    The real engines run first and must pass every check; then each wrong variant (wrong
+    normalisation, ties broken by index, A ignored, in-place update, own term dropped, float
+    ties decided with a loose tolerance) must be flagged by at least one check. Exit status 0
+    when every variant is caught, 1 when one is missed or a check rejects the real engine.
+    """
+    console = Console(stderr=True)
+    with console.status("self-test") as status:
+        result = run_selftest(profile=profile, progress=lambda line: status.update(f"self-test: {line}"))
+    render(result, summary_console(json_to))
+    emit_json(result.to_json_dict(), json_to)
+    return exitcodes.SUCCESS if result.ok else exitcodes.FALSE

@@ -1,0 +1,625 @@
+"""``hardmax-verify sentiment ...``: the IMDb experiment of docs/theory.md §5 (train, evaluate, analyze, fetch, protocol)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable, ContextManager
+
+import click
+
+from verify.core import exitcodes
+from verify.core.numbers import InputError
+from verify.experiments.sentiment import DEFAULT_RUNS_DIR
+from verify.experiments.sentiment.model import running_train, selection_accuracy
+from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, cache_root, resolve_data, resolve_reference
+from .output import ProgressReporter, echo_summary, emit_json, json_option, progress_reporter
+
+
+def _cache(cache_dir: Path | None) -> Path:
+    return cache_dir if cache_dir is not None else cache_root() / "corpora"
+
+
+def _progress(enabled: bool) -> ContextManager[ProgressReporter]:
+    """Progress bars on standard error; the reporter is also the ``update(phase, done, total)`` callback."""
+    return progress_reporter(enabled, remaining=True)
+
+
+class EpochTable:
+    """The training history as a table on standard error: a header, then one row per epoch as it ends.
+
+    "train" and "val" are evaluated the same way at the end of the epoch (the training subset
+    and the validation reviews, softmax, no dropout); "running loss" is the mean over the epoch's
+    batches while the weights changed (verify.experiments.sentiment.model).
+    """
+
+    COLUMNS: tuple[tuple[Callable[[dict], object], str, str], ...] = (
+        (lambda e: e.get("epoch"), "epoch", "{}"),
+        (lambda e: running_train(e, "loss"), "running loss", "{:.4f}"),
+        (lambda e: e.get("train_subset_loss"), "train loss", "{:.4f}"),
+        (lambda e: e.get("train_subset_acc"), "train acc", "{:.4f}"),
+        (lambda e: e.get("val_loss"), "val loss", "{:.4f}"), (lambda e: e.get("val_acc"), "val acc", "{:.4f}"),
+        (lambda e: e.get("alpha"), "alpha", "{:.4g}"),
+        (lambda e: e.get("hardmax_train_acc"), "hardmax train acc", "{:.4f}"),
+        (lambda e: e.get("hardmax_val_acc"), "hardmax val acc", "{:.4f}"),
+        (lambda e: e.get("seconds"), "seconds", "{:.1f}"))
+
+    def __init__(self, print_line: Callable[[str], None], *, hardmax: bool) -> None:
+        self._print = print_line
+        self._columns = [c for c in self.COLUMNS if hardmax or not c[1].startswith("hardmax")]
+        self._best: float | None = None
+        self._header_printed = False
+
+    def _cells(self, values: list[str]) -> str:
+        return "  ".join(value.rjust(len(title)) for value, (_, title, _) in zip(values, self._columns))
+
+    def row(self, entry: dict) -> None:
+        if not self._header_printed:
+            self._print(self._cells([title for _, title, _ in self._columns]) + "  best")
+            self._header_printed = True
+        values = [form.format(value) if (value := get(entry)) is not None else "-" for get, _, form in self._columns]
+        # The selection rule of verify.experiments.sentiment.model.train: validation accuracy, strictly better.
+        selection = selection_accuracy(entry)
+        best = self._best is None or selection > self._best
+        if best:
+            self._best = selection
+        self._print(self._cells(values) + ("  *" if best else ""))
+
+
+def _preprocess_options(lowercase: bool, stopwords: str, lemmas: str, cleaning: str):
+    from verify.experiments.sentiment.preprocess import PreprocessOptions
+    return PreprocessOptions(lowercase=lowercase, stopwords=stopwords, lemmas=lemmas, cleaning=cleaning)
+
+
+def _load(data: Path, *, options, limit: int | None, cache_dir: Path | None, update):
+    from verify.experiments.sentiment.corpus import load_corpus
+    return load_corpus(data, options=options, cache_dir=cache_dir, limit=limit,
+                       progress=lambda done, total: update("preprocessing", done, total))
+
+
+@click.group("sentiment")
+def sentiment() -> None:
+    """The IMDb sentiment experiment: train, certified hardmax evaluation, analyses."""
+
+
+_quiet_option = click.option("--quiet", is_flag=True, help="No progress bars (the results are printed all the same).")
+_data_option = click.option("--data", type=click.Path(path_type=Path), default=None,
+                            help=f"IMDb reviews: the official aclImdb_v1.tar.gz, its extracted aclImdb folder, or a "
+                                 f"CSV(.gz) with columns review,sentiment[,split] [default: ${DATA_ENV}, else the "
+                                 f"copy `sentiment fetch` made].")
+_cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                             help="Where preprocessed corpora are cached, keyed by the data's sha256 "
+                                  "[default: the user cache folder, see docs/sentiment.md].")
+
+
+@sentiment.command("train")
+@click.option("--d", "d", type=click.IntRange(min=1), required=True, help="Embedding dimension (2, 4, 8, 16).")
+@click.option("--epochs", type=click.IntRange(min=1), default=101, show_default=True,
+              help="Total epochs (a resumed run continues up to this number).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help=f"Checkpoint folder [default: {DEFAULT_RUNS_DIR}/d<d>-<protocol>]; an existing one is resumed.")
+@_data_option
+@_cache_option
+@click.option("--limit-reviews", type=click.IntRange(min=2), default=None,
+              help="Use a seeded random sample of N reviews (quick runs, tests).")
+@click.option("--protocol", type=click.Choice(["paper", "official"]), default="paper", show_default=True,
+              help="paper: seeded shuffle of all reviews, 70/30; official: the 25k/25k split.")
+@click.option("--validation-fraction", type=float, default=0.1, show_default=True,
+              help="Share of the training reviews held out for model selection.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the initialisation, the batch order and (unless --split-seed) the split.")
+@click.option("--split-seed", type=int, default=None,
+              help="Seed of the train/validation/test split [default: --seed]; fix it to compare training seeds "
+                   "on the same test reviews.")
+@click.option("--min-count", type=click.IntRange(min=1), default=None,
+              help="Words seen fewer than N times in the training reviews become one trained <UNK> token "
+                   "(counted on train only; the paper kept every word).")
+@click.option("--cleaning", type=click.Choice(["authors", "delete-punctuation"]), default="authors", show_default=True,
+              help="authors: punctuation to a space, stopwords removed again after lemmas (the authors' script); "
+                   "delete-punctuation: the cleaning of the earlier tuned runs.")
+@click.option("--lowercase", is_flag=True, help="Lowercase before stopwords and lemmas (the paper did not).")
+@click.option("--stopwords", type=click.Choice(["nltk", "stop-words", "none"]), default="nltk", show_default=True,
+              help="Stopword list removed from the reviews (nltk's English list is the paper's).")
+@click.option("--lemmas", type=click.Choice(["plural", "all", "none"]), default="plural", show_default=True,
+              help="plural: singular nouns only (as the paper's WordNet noun lemmas); all: every simplemma lemma.")
+@click.option("--lr", "learning_rate", type=float, default=1e-3, show_default=True, help="Adam's learning rate.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True,
+              help="Reviews per training batch.")
+@click.option("--weight-decay", type=float, default=0.0, show_default=True, help="Adam's weight decay (L2).")
+@click.option("--dropout", "embedding_dropout", type=click.FloatRange(min=0, max=1, max_open=True), default=0.0,
+              show_default=True,
+              help="Dropout on the embedded tokens during training only (a regulariser; evaluation uses the full "
+                   "embeddings). 0 is the paper's model.")
+@click.option("--alpha-init", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Initial alpha (trained; softplus keeps it > 0). A small start can settle in a small-alpha, "
+                   "weakly clustering regime: see docs/sentiment.md.")
+@click.option("--fixed-alpha", is_flag=True, help="Keep alpha at --alpha-init (not trained): the alpha study.")
+@click.option("--layers", type=click.IntRange(min=0, max=10_000), default=8, show_default=True,
+              help="K, the number of attention layers; 0 is the mean of the embedded tokens, decoded.")
+@click.option("--attention-over", type=click.Choice(["auto", "distinct", "positions"]), default="auto",
+              show_default=True,
+              help="distinct: attention over each review's distinct tokens with log-multiplicity weights (the same "
+                   "function, faster); positions: over all n positions (needed by --dropout); auto: distinct "
+                   "unless --dropout.")
+@click.option("--bucket-batches", type=click.IntRange(min=0), default=None,
+              help="Length bucketing: sort pools of N batches by distinct tokens (0: off) [default: 50 with "
+                   "distinct-token attention, else 0].")
+@click.option("--beta", type=float, default=1000.0, show_default=True, help="Softmax inverse temperature.")
+@click.option("--patience", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Early stopping: epochs without validation improvement.")
+@click.option("--hardmax-every", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Certified hardmax evaluation of the training and validation reviews every N epochs (0: never).")
+@click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also keep every epoch's weights in this folder (for `evaluate --epoch-weights`).")
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
+              help="CPU threads for torch and the certified evaluation (the machine may be shared).")
+@_quiet_option
+def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
+          protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
+          cleaning: str, lowercase: bool, stopwords: str, lemmas: str,
+          learning_rate: float, batch_size: int, weight_decay: float, embedding_dropout: float, alpha_init: float,
+          fixed_alpha: bool, layers: int, attention_over: str, bucket_batches: int | None, beta: float,
+          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, quiet: bool) -> int:
+    """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
+
+    Selection is by validation accuracy; the test reviews are not looked at during training
+    (``sentiment evaluate`` measures them once, afterwards).
+    """
+    from verify.experiments.sentiment.model import TrainingSettings
+
+    merged = attention_over == "distinct" or (attention_over == "auto" and embedding_dropout == 0)
+    settings = TrainingSettings(d=d, layers=layers, beta=beta, learning_rate=learning_rate, batch_size=batch_size,
+                                seed=seed, weight_decay=weight_decay, alpha_init=alpha_init,
+                                embedding_dropout=embedding_dropout, train_alpha=not fixed_alpha,
+                                merged_tokens=merged,
+                                bucket_batches=bucket_batches if bucket_batches is not None else (50 if merged else 0))
+    options = _preprocess_options(lowercase, stopwords, lemmas, cleaning)
+    out_dir = out_dir if out_dir is not None else Path(DEFAULT_RUNS_DIR) / f"d{d}-{protocol}"
+    meta = train_run(settings=settings, options=options, data=data, out_dir=out_dir, epochs=epochs,
+                     cache_dir=cache_dir, limit_reviews=limit_reviews, protocol=protocol,
+                     validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
+                     min_count=min_count, patience=patience, hardmax_every=hardmax_every,
+                     epoch_weights=epoch_weights, threads=threads, progress=not quiet, table=True)
+    best = meta.get("best") or {}
+    click.echo(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
+               f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", err=True)
+    return exitcodes.SUCCESS
+
+
+def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: int, cache_dir: Path | None = None,
+              limit_reviews: int | None = None, protocol: str = "paper", validation_fraction: float = 0.1,
+              split_seed: int = 0, min_count: int | None = None, patience: int | None = 20, hardmax_every: int = 0,
+              epoch_weights: Path | None = None, threads: int = 1, progress: bool = False, log=None,
+              table: bool = False) -> dict:
+    """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint.
+
+    ``table``: print every epoch as a row of a table on standard error (the CLI); otherwise each
+    epoch is one line passed to ``log`` (the protocol runner's log file). Messages (resuming,
+    early stop) go to ``log``, or to standard error with ``table``.
+    """
+    from verify.experiments.sentiment.corpus import make_split, restrict_vocabulary
+    from verify.experiments.sentiment.data import content_sha256, load_reviews
+    from verify.experiments.sentiment.model import train as run_training
+
+    data = resolve_data(data)
+    with _progress(progress) as update:
+        on_epoch = None
+        if table:
+            on_epoch = EpochTable(update.log, hardmax=hardmax_every > 0).row
+            log = log or update.log
+        corpus = _load(data, options=options, limit=limit_reviews, cache_dir=_cache(cache_dir), update=update)
+        split = make_split(corpus, protocol=protocol, seed=split_seed, validation_fraction=validation_fraction)
+        # The content digest identifies the reviews whatever the file format (archive, folder, CSV).
+        description = {"source": str(data.name), "sha256": corpus.source_sha256,
+                       "content_sha256": content_sha256(load_reviews(data)), "limit_reviews": limit_reviews,
+                       "preprocess": options.to_json_dict()}
+        if min_count is not None:
+            corpus = restrict_vocabulary(corpus, split, min_count=min_count)
+            description["min_count"] = min_count
+        return run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
+                            hardmax_every=hardmax_every, threads=threads, data_description=description,
+                            epoch_weights_dir=epoch_weights, progress=update, log=log, on_epoch=on_epoch)
+
+
+@sentiment.command("evaluate")
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True,
+              help="A checkpoint folder written by 'sentiment train' (or a published one).")
+@click.option("--which", type=click.Choice(["best", "last"]), default="best", show_default=True,
+              help="best: the epoch selected on validation; last: the last completed epoch.")
+@click.option("--split", "split_name", type=click.Choice(["test", "validation", "train"]), default="test",
+              show_default=True, help="Which reviews of the checkpoint's own split to evaluate.")
+@_data_option
+@_cache_option
+@click.option("--no-softmax", is_flag=True, help="Skip the softmax accuracy (then torch is not needed).")
+@click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The folder of every epoch's weights (train --epoch-weights): adds the softmax test accuracy "
+                   "of the best epoch chosen on the test set, the authors' way of reporting (like for like).")
+@json_option("the evaluation record")
+@_quiet_option
+def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | None, cache_dir: Path | None,
+             no_softmax: bool, epoch_weights: Path | None, json_to: str | None, quiet: bool) -> int:
+    """Certified hardmax accuracy (and softmax accuracy) of a checkpoint, under its own protocol."""
+    result = evaluate_checkpoint(checkpoint_dir, which=which, split_name=split_name, data=data, cache_dir=cache_dir,
+                                 softmax=not no_softmax, epoch_weights=epoch_weights, progress=not quiet)
+    lines = [f"{checkpoint_dir} ({which}, epoch {result['epoch']}), {split_name} split of {result['reviews']} reviews:",
+             f"  hardmax accuracy {result['hardmax_accuracy']:.4f} (certified: exact-arithmetic predictions; "
+             f"{result['exact_path']} reviews took the exact path) in {result['hardmax_seconds']:.1f} s"]
+    if result.get("softmax_accuracy") is not None:
+        lines.append(f"  softmax accuracy {result['softmax_accuracy']:.4f} (float, evidence) in "
+                     f"{result['softmax_seconds']:.1f} s")
+    echo_summary("\n".join(lines), json_to)
+    emit_json(result, json_to)
+    return exitcodes.SUCCESS
+
+
+def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name: str = "test",
+                        data: Path | None = None, cache_dir: Path | None = None, softmax: bool = True,
+                        epoch_weights: Path | None = None, progress: bool = False) -> dict:
+    """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md)."""
+    from verify.experiments.sentiment.checkpoints import read_checkpoint, required_field
+    from verify.experiments.sentiment.corpus import checkpoint_corpus
+    from verify.experiments.sentiment.evaluate import certified_evaluation
+    from verify.experiments.sentiment.model import TrainingSettings
+
+    checkpoint = read_checkpoint(checkpoint_dir)
+    if which != "best" and checkpoint.selected_only:
+        raise InputError("--which", f"{checkpoint_dir} holds only the selected (best) weights, not those of the last epoch")
+    meta = checkpoint.meta
+    settings = TrainingSettings.from_record(required_field(checkpoint, "settings"),
+                                            where=f"{checkpoint_dir}/checkpoint.json: settings")
+    weights = checkpoint.best if which == "best" and checkpoint.best is not None else checkpoint.weights
+    epoch = (meta.get("best") or {}).get("epoch") if which == "best" else meta.get("epochs_completed")
+    data = resolve_data(data)
+    with _progress(progress) as update:
+        corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=_cache(cache_dir),
+                                          progress=lambda done, total: update("preprocessing", done, total))
+        rows = {"test": split.test, "validation": split.validation, "train": split.train}[split_name]
+        result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows], layers=settings.layers,
+                                      progress=lambda done, total: update("hardmax (certified)", done, total))
+    record = {
+        "checkpoint": str(checkpoint_dir), "which": which, "epoch": epoch, "d": weights.d,
+        "protocol": split.protocol, "split": split_name, "reviews": int(len(rows)),
+        "hardmax_accuracy": result.accuracy, "hardmax_loss_float": result.loss,
+        "exact_path": result.exact_path, "undecided_by_float_bound": int(result.undecided_mask.sum()),
+        "hardmax_seconds": result.seconds, "alpha": float(weights.alpha),
+        "certified": "hardmax predictions are those of exact rational arithmetic on the float32 weights",
+    }
+    if softmax:
+        from verify.experiments.sentiment.model import model_from_weights, softmax_scores
+        started = time.perf_counter()
+        model = model_from_weights(weights, settings)
+        with _progress(progress) as update:
+            scores = softmax_scores(model, corpus.ids[rows], merged=settings.merged_tokens,
+                                    progress=lambda done, total: update("softmax (float)", done, total))
+        record["softmax_accuracy"] = float(((scores > 0) == (corpus.labels[rows] == 1)).mean())
+        record["softmax_seconds"] = time.perf_counter() - started
+        record["hardmax_softmax_agreement"] = float(((scores > 0) == (result.predictions == 1)).mean())
+    if which == "best" and isinstance(meta.get("best"), dict):
+        # What selected this epoch; the report compares it across runs of the same d, since picking
+        # the run with the best *test* accuracy would be selection on the test set again.
+        record["validation_accuracy"] = meta["best"].get("val_acc")
+    history = meta.get("history", [])
+    if epoch_weights is not None and split_name == "test":
+        record["softmax_best_test_epoch"] = best_test_epoch(epoch_weights, settings, corpus.ids[rows],
+                                                            corpus.labels[rows], epochs=meta.get("epochs_completed", 0))
+    elif history and all("test_acc" in h for h in history):
+        # Runs made before the test set was held out of training recorded it every epoch.
+        best_test = max(history, key=lambda h: h["test_acc"])
+        record["softmax_best_test_epoch"] = {"epoch": best_test["epoch"], "test_acc": best_test["test_acc"],
+                                             "note": "the paper's like-for-like number: epoch chosen on the test set"}
+    return record
+
+
+def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) -> dict:
+    """The authors' reporting rule: the softmax test accuracy of the epoch best on the test set.
+
+    Measured once, after training, from the weights kept for every epoch (``train
+    --epoch-weights``); never used to select anything.
+    """
+    from verify.experiments.sentiment.checkpoints import read_weights
+    from verify.experiments.sentiment.model import softmax_scores_for_snapshots
+
+    paths = [Path(epoch_weights) / f"epoch-{e:03d}.safetensors" for e in range(1, epochs + 1)]
+    missing = [p.name for p in paths if not p.exists()]
+    if missing:
+        raise InputError(str(epoch_weights), f"missing the weights of {len(missing)} epoch(s), e.g. {missing[0]}")
+    scores = softmax_scores_for_snapshots([(e, read_weights(p)) for e, p in enumerate(paths, start=1)], ids, settings)
+    accuracies = [(float(((s > 0) == (labels == 1)).mean()), e) for e, s in scores]
+    best_accuracy, best_epoch = max(accuracies, key=lambda pair: (pair[0], -pair[1]))
+    return {"epoch": best_epoch, "test_acc": best_accuracy, "epochs_measured": len(accuracies),
+            "note": "the paper's like-for-like number: softmax test accuracy of the epoch best on the test set, "
+                    "measured once after training (selection uses validation only)"}
+
+
+@sentiment.command("analyze")
+@click.option("--checkpoint", "checkpoint_dirs", type=click.Path(path_type=Path), multiple=True,
+              help="A trained checkpoint for the word-based analyses (leaders, leader words, lexicon); "
+                   "repeat for several (e.g. one per d).")
+@click.option("--reference", "--authors-npz", "authors_npz", type=click.Path(dir_okay=False, path_type=Path),
+              default=None,
+              help=f"The authors' d=2 model as arrays E, alpha, w, b (.npz) for the word-free checks [default: "
+                   f"${REFERENCE_ENV}, else the copy `sentiment fetch-reference` made, if any].")
+@_data_option
+@_cache_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "analysis", show_default=True,
+              help="Folder for analysis.json and the figures.")
+@click.option("--reviews", "max_reviews", type=click.IntRange(min=1), default=None,
+              help="Analyse at most this many test reviews (default: all).")
+@click.option("--samples", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Configurations drawn from the authors' embeddings.")
+@click.option("--converge-layers", type=click.IntRange(min=9), default=200, show_default=True,
+              help="Layers run for the 'converged' state compared with K = 8.")
+@click.option("--certify-samples", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Of the authors' distinct configurations, how many to run through the exact claim checks "
+                   "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the sampled configurations and review subsets.")
+@_quiet_option
+def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path | None,
+            out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
+            seed: int, quiet: bool) -> int:
+    """The paper's analyses and the experiment's claims, checked; JSON (and PNG) under --out."""
+    from verify.experiments.sentiment.analyze import run_analyses
+
+    authors_npz = resolve_reference(authors_npz, required=False)
+    if not checkpoint_dirs and authors_npz is None:
+        raise InputError("--checkpoint", "give a checkpoint and/or --reference: nothing to analyse")
+    with _progress(not quiet) as update:
+        summary = run_analyses(checkpoint_dirs=checkpoint_dirs, authors_npz=authors_npz,
+                               data=resolve_data(data) if checkpoint_dirs else None, cache_dir=_cache(cache_dir),
+                               out_dir=out_dir, max_reviews=max_reviews, samples=samples,
+                               converge_layers=converge_layers, certify_samples=certify_samples, seed=seed,
+                               progress=update)
+    for line in summary.get("lines", []):
+        click.echo(line)
+    click.echo(f"wrote {out_dir}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.group("protocol")
+def protocol_group() -> None:
+    """Run a preregistered protocol file (protocols/*.toml): the queue of runs, resumable; several runners may share a folder."""
+
+
+_protocol_option = click.option("--protocol", "protocol_path", type=click.Path(dir_okay=False, path_type=Path),
+                                default=Path("protocols/reproduction.toml"), show_default=True,
+                                help="The preregistered protocol file (TOML): its runs, settings and studies.")
+_runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+                                help="Where the runs' checkpoints, epoch weights and evaluations are written.")
+
+
+@protocol_group.command("run")
+@_protocol_option
+@_runs_dir_option
+@_data_option
+@_cache_option
+@click.option("--only", multiple=True, help="Run only this run of the protocol (repeatable), e.g. d2-K8-s0.")
+def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_dir: Path | None,
+                 only: tuple[str, ...]) -> int:
+    """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
+
+    Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
+    in progress, and running the same command again continues. Started several times on the same
+    RUNS_DIR, the runners share the queue: each skips the runs another is working on.
+    """
+    from verify.experiments.sentiment.protocol import load_protocol, run_queue
+
+    protocol = load_protocol(protocol_path)
+    data = resolve_data(data)
+    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only,
+              echo=lambda line: click.echo(line, err=True))
+    return exitcodes.SUCCESS
+
+
+@protocol_group.command("status")
+@_protocol_option
+@_runs_dir_option
+@json_option("the status of every run")
+def protocol_status(protocol_path: Path, runs_dir: Path, json_to: str | None) -> int:
+    """Which runs are finished, in progress (epochs, validation accuracy so far) or not started."""
+    from verify.experiments.sentiment.protocol import load_protocol, queue_status
+
+    status = queue_status(load_protocol(protocol_path), runs_dir)
+    lines = []
+    for record in status:
+        extra = ""
+        if record.get("epochs") is not None:
+            extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
+                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}")
+        lines.append(f"{record['run']:<22} {record['state']:<12}{extra}")
+    counts = {state: sum(r["state"] == state for r in status) for state in ("finished", "in progress", "not started")}
+    lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
+    echo_summary("\n".join(lines), json_to)
+    emit_json(status, json_to)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("fetch")
+@click.option("--url", default=None, help="Where to download the archive [default: the dataset's official address].")
+@click.option("--no-keep-archive", is_flag=True, help="Delete the 84 MB archive after converting it.")
+@_quiet_option
+def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
+    """Download the Large Movie Review Dataset (aclImdb_v1.tar.gz), check its sha256, convert it once.
+
+    The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else ~/.cache/hardmax-verify),
+    where every sentiment command finds it when no --data is given.
+    """
+    from verify.experiments.sentiment import sources
+
+    with _progress(not quiet) as update:
+        path = sources.fetch(url=url, keep_archive=not no_keep_archive,
+                             progress=lambda done, total: update("download", done, total))
+    click.echo(f"wrote {path}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("fetch-reference")
+@click.option("--url", default=None, help="Where to download the model [default: the authors' repository].")
+@click.option("--from-file", "from_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Convert this already downloaded .pth instead of downloading.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
+@_quiet_option
+def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, quiet: bool) -> int:
+    """The authors' trained d = 2 model: download it and convert it to arrays (E, alpha, w, b).
+
+    The file is a pickled PyTorch module; torch's weights-only loader reads it without running
+    code from it. The arrays land in the user cache folder, where --reference finds them.
+    """
+    from verify.experiments.sentiment import sources
+
+    if from_file is not None:
+        path = sources.convert_reference(from_file, out_path or sources.fetched_reference_path())
+    else:
+        with _progress(not quiet) as update:
+            path = sources.fetch_reference(url=url, progress=lambda done, total: update("download", done, total))
+        if out_path is not None:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            out_path.write_bytes(path.read_bytes())
+            path = out_path
+    click.echo(f"wrote {path}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("interpret")
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(path_type=Path), required=True,
+              help="A checkpoint folder written by 'sentiment train' (or a published one).")
+@_data_option
+@_cache_option
+@click.option("--reviews", "max_reviews", type=click.IntRange(min=1), default=None,
+              help="Use at most this many test reviews (default: all).")
+@click.option("--converge-layers", type=click.IntRange(min=9, max=10_000), default=200, show_default=True,
+              help="Layers run for the 'converged' state compared with the model's K layers.")
+@click.option("--converge-reviews", type=click.IntRange(min=1), default=3000, show_default=True,
+              help="Test reviews run to --converge-layers for the distance to the converged state.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the random-deletion control.")
+@json_option("the whole record (every test, every number)")
+@_quiet_option
+def interpret(checkpoint_dir: Path, data: Path | None, cache_dir: Path | None, max_reviews: int | None,
+              converge_layers: int, converge_reviews: int, seed: int, json_to: str | None, quiet: bool) -> int:
+    """Interpretability tests on the test reviews: group leaders (certified), deletion, matched polarity, vote,
+    clustering measures. See docs/sentiment.md for how to read them."""
+    from verify.experiments.sentiment.interpret import interpret_checkpoint
+
+    with _progress(not quiet) as update:
+        record = interpret_checkpoint(checkpoint_dir, data=resolve_data(data), cache_dir=_cache(cache_dir),
+                                      max_reviews=max_reviews, converge_layers=converge_layers,
+                                      converge_reviews=converge_reviews, seed=seed, progress=update)
+    echo_summary("\n".join(_scalar_lines(record)), json_to)
+    emit_json(record, json_to)
+    return exitcodes.SUCCESS
+
+
+def _scalar_lines(record: dict, prefix: str = "", depth: int = 0) -> list[str]:
+    """A record's numbers and words, one ``a.b: value`` line each (lists and deeper tables: --json)."""
+    lines = []
+    for key in sorted(record):
+        value = record[key]
+        if isinstance(value, dict) and depth < 2:
+            lines += _scalar_lines(value, f"{prefix}{key}.", depth + 1)
+        elif isinstance(value, float):
+            lines.append(f"{prefix}{key}: {value:.4g}")
+        elif isinstance(value, (int, str, bool)) or value is None:
+            lines.append(f"{prefix}{key}: {value}")
+    return lines
+
+
+@protocol_group.command("collect")
+@_protocol_option
+@_runs_dir_option
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
+              help="Where the finished runs' evaluation records are copied (one JSON file per run).")
+@click.option("--models", "models_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("models/reproduction"), show_default=True,
+              help="Where the selected weights of the published studies' runs are copied.")
+@click.option("--publish", "publish", multiple=True, default=("reproduction", "baseline-k0"), show_default=True,
+              help="Studies whose checkpoints are published (the others: evaluation records with the sha256).")
+def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, models_dir: Path,
+                     publish: tuple[str, ...]) -> int:
+    """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the checkpoints
+    behind the headline tables (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS."""
+    from verify.experiments.sentiment.protocol import collect, load_protocol
+
+    copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
+                     publish=publish)
+    click.echo(f"{len(copied)} finished runs in {results_dir}", err=True)
+    return exitcodes.SUCCESS
+
+
+@sentiment.command("summarize")
+@_protocol_option
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
+              help="The finished runs' evaluation records ('sentiment protocol collect' writes them).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True,
+              help="summary.json and the figures are written here.")
+@json_option("the summary (the same as OUT/summary.json)")
+def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, json_to: str | None) -> int:
+    """The protocol's tables (mean ± sd over seeds), the authors' figures beside, and the conclusion sentence."""
+    from verify.core.io import atomic_directory
+    from verify.experiments.sentiment.protocol import load_protocol
+    from verify.experiments.sentiment.summary import load_results, summarize, write_summary
+
+    protocol = load_protocol(protocol_path)
+    evaluations, interpretations = load_results(results_dir)
+    with atomic_directory(out_dir) as staging:
+        staging.chmod(0o755)
+        summary = summarize(protocol, evaluations, interpretations, figures_dir=staging)
+        # Paths as they will be once the folder is in place.
+        summary["figures"] = [str(Path(out_dir) / Path(p).name) for p in summary["figures"]]
+        write_summary(summary, staging / "summary.json")
+    lines = [summary["title"], summary["summary"]]
+    for table in summary["tables"]:
+        lines.append(f"\n{table['title']}")
+        widths = [max(len(str(row[c])) for row in [table["columns"], *table["rows"]]) for c in range(len(table["columns"]))]
+        for row in [table["columns"], *table["rows"]]:
+            lines.append("  " + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
+    echo_summary("\n".join(lines), json_to)
+    click.echo(f"{summary['runs']['finished']} of {summary['runs']['planned']} runs finished; wrote {out_dir}",
+               err=True)
+    emit_json(summary, json_to)
+    return exitcodes.SUCCESS
+
+
+# docs/theory.md §5: the vocabulary of the authors' run, padding included.
+AUTHORS_VOCABULARY_SIZE = 121_296
+
+
+@sentiment.command("vocabulary")
+@_data_option
+@click.option("--cleaning", "cleanings", type=click.Choice(["authors", "delete-punctuation"]), multiple=True,
+              default=("authors",), show_default=True, help="A cleaning to count under (repeatable; see train).")
+@click.option("--lemmas", "lemma_modes", type=click.Choice(["plural", "all", "none"]), multiple=True,
+              default=("plural", "none", "all"), show_default=True,
+              help="A lemmatiser to count under (repeatable; see train).")
+@click.option("--limit-reviews", type=click.IntRange(min=2), default=None,
+              help="Read at most N reviews (a quick look; for a CSV, its first rows).")
+@json_option("the vocabulary sizes")
+def vocabulary_command(data: Path | None, cleanings: tuple[str, ...], lemma_modes: tuple[str, ...],
+                       limit_reviews: int | None, json_to: str | None) -> int:
+    """Vocabulary size of the corpus under each cleaning and lemmatiser, next to the authors' 121,296.
+
+    The lemmatiser is what remains different from the authors' preprocessing (they used NLTK's
+    WordNet noun lemmatiser): no lemmas and every simplemma lemma bracket its effect.
+    """
+    from verify.experiments.sentiment.data import load_reviews
+    from verify.experiments.sentiment.preprocess import build_vocabulary, tokenize
+
+    reviews = load_reviews(resolve_data(data), limit=limit_reviews)
+    rows = []
+    for cleaning in cleanings:
+        for lemmas in lemma_modes:
+            options = _preprocess_options(False, "nltk", lemmas, cleaning)
+            size = len(build_vocabulary(tokenize(text, options) for text in reviews.texts))
+            rows.append({"cleaning": cleaning, "lemmas": lemmas, "vocabulary": size,
+                         "difference_from_authors": size - AUTHORS_VOCABULARY_SIZE})
+    lines = [f"{len(reviews)} reviews; the authors' vocabulary: {AUTHORS_VOCABULARY_SIZE:,} (padding included)"]
+    for row in rows:
+        lines.append(f"  cleaning {row['cleaning']:<19} lemmas {row['lemmas']:<7} {row['vocabulary']:>8,} "
+                     f"({row['difference_from_authors']:+,})")
+    echo_summary("\n".join(lines), json_to)
+    emit_json({"reviews": len(reviews), "authors": AUTHORS_VOCABULARY_SIZE, "rows": rows}, json_to)
+    return exitcodes.SUCCESS

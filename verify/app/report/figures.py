@@ -1,0 +1,381 @@
+"""The report's figures (matplotlib, object API on the Agg canvas: no global pyplot state).
+
+Every figure is drawn from the campaign's records (and, for the worked configurations, from
+an exact trajectory recomputed with :func:`verify.core.trajectory.simulate`, which is cheap for
+their 8 to 10 tokens). Figures illustrate; the verdicts are decided elsewhere, exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+
+__all__ = ["FigureInfo", "write_figures", "hull_order", "PANEL_LAYERS"]
+
+PANEL_LAYERS = (0, 1, 2, 5)   # plus the last layer, as in [P1] Figure 2
+WORKED_LAST_LAYER = 30        # [P1] Figure 2 runs 30 layers
+DPI = 110
+# Fixed metadata: the PNG/SVG bytes then depend on the data and the matplotlib version only.
+PNG_METADATA = {"Software": None}
+SVG_METADATA = {"Date": None, "Creator": None}
+
+
+@dataclass(frozen=True)
+class FigureInfo:
+    """A written figure: file names relative to the report folder, a caption and alt text."""
+
+    name: str
+    png: str
+    svg: str | None
+    title: str
+    caption: str
+
+
+def _save(fig: Figure, out_dir: Path, name: str, *, svg: bool = False) -> tuple[str, str | None]:
+    FigureCanvasAgg(fig)
+    figures = out_dir / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    png = f"figures/{name}.png"
+    fig.savefig(out_dir / png, dpi=DPI, metadata=PNG_METADATA)
+    svg_name = None
+    if svg:
+        svg_name = f"figures/{name}.svg"
+        # SVG element ids (clip paths) are random unless salted: a fixed salt makes the same
+        # figure the same bytes on every run.
+        with matplotlib.rc_context({"svg.hashsalt": "hardmax-verify"}):
+            fig.savefig(out_dir / svg_name, metadata=SVG_METADATA)
+    return png, svg_name
+
+
+def hull_order(points: np.ndarray) -> np.ndarray:
+    """Indices of the 2-D convex hull vertices in counter-clockwise order (segment or point when degenerate).
+
+    [P1]'s code draws the polytope in index order, which draws a self-crossing polygon; this
+    draws K as a polygon. Collinear points give the two extreme ones.
+    """
+    points = np.asarray(points, dtype=float)
+    if len(points) <= 2:
+        return np.arange(len(points))
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return np.asarray(ConvexHull(points).vertices)
+    except QhullError:
+        order = np.lexsort((points[:, 1], points[:, 0]))
+        return np.array([order[0], order[-1]])
+
+
+def _limit(fate: dict[str, Any]) -> np.ndarray | None:
+    if not fate.get("limit"):
+        return None
+    return np.array([float(Fraction(x)) for x in fate["limit"]])
+
+
+def _palette(n: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _limit_label(limit: Sequence[str]) -> str:
+    return "(" + ", ".join(f"{float(Fraction(x)):.3g}" for x in limit) + ")"
+
+
+def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    """[P1] Figure 2 style: one row per worked configuration, columns at layers 0, 1, 2, 5 and the last.
+
+    A token keeps one colour in every column: the colour of its certified limit (tokens that
+    share a limit share a colour; grey: no certified limit), listed in the row's legend.
+    """
+    from verify.core.config import parse_configuration
+    from verify.core.trajectory import simulate
+
+    worked = [r for r in records if r["task"]["kind"] == "worked" and r.get("status") != "error"
+              and len(r["configuration"]["tokens"][0]) == 2]
+    if not worked:
+        return None
+    last = WORKED_LAST_LAYER
+    columns = list(PANEL_LAYERS) + [last]
+    fig = Figure(figsize=(3.0 * len(columns) + 2.4, 3.0 * len(worked)))
+    for row, record in enumerate(worked):
+        config = parse_configuration(record["configuration"], outside_hypotheses=True)
+        trajectory = simulate(config.tokens, alpha=config.alpha, A=config.A_matrix if config.A else None,
+                              layers=last)
+        positions = np.array([[[float(x) for x in p] for p in layer] for layer in trajectory.positions])
+        n = config.n
+        fates = {f["token"]: f for f in record["fates"]}
+        limits = sorted({tuple(f["limit"]) for f in record["fates"] if f.get("limit")},
+                        key=lambda limit: [float(Fraction(x)) for x in limit])
+        limit_colour = dict(zip(limits, _palette(len(limits))))
+        colours = [limit_colour.get(tuple(fates.get(i, {}).get("limit") or ()), "0.6") for i in range(n)]
+        leader_limits = [(f["token"], _limit(f)) for f in record["fates"] if f["kind"] == "leader" and f.get("limit")]
+        other_limits = [_limit(f) for f in record["fates"] if f["kind"] != "leader" and f.get("limit")]
+        low, high = positions.reshape(-1, 2).min(axis=0), positions.reshape(-1, 2).max(axis=0)
+        pad = 0.08 * max(float((high - low).max()), 1e-9)
+        for col, k in enumerate(columns):
+            ax = fig.add_subplot(len(worked), len(columns), row * len(columns) + col + 1)
+            # One collection per kind of mark (not one artist per token): drawing stays fast.
+            ax.add_collection(LineCollection([positions[:k + 1, i] for i in range(n)], colors="0.75",
+                                             linewidths=0.8, zorder=1))
+            if leader_limits:
+                vertices = np.array([v for _, v in leader_limits])
+                order = hull_order(vertices)
+                closed = np.vstack([vertices[order], vertices[order[:1]]])
+                ax.plot(closed[:, 0], closed[:, 1], color="0.2", linewidth=1.0, linestyle="--", zorder=2)
+            attention = trajectory.attention[k]
+            leads = [attention[i] == frozenset({i}) for i in range(n)]
+            ties = [len(attention[i]) > 1 for i in range(n)]
+            for is_leader, marker, size in ((False, "o", 40), (True, "*", 150)):
+                chosen = [i for i in range(n) if leads[i] == is_leader]
+                if chosen:
+                    ax.scatter(positions[k, chosen, 0], positions[k, chosen, 1], s=size, marker=marker,
+                               facecolors=[colours[i] for i in chosen],
+                               edgecolors=["black" if (ties[i] or leads[i]) else colours[i] for i in chosen],
+                               linewidths=[1.4 if ties[i] else 0.8 for i in chosen], zorder=3)
+            marks = np.array([limit for limit in other_limits if limit is not None])
+            if len(marks):
+                ax.scatter(marks[:, 0], marks[:, 1], marker="x", color="black", s=45, linewidths=1.2, zorder=4)
+            ax.set_xlim(low[0] - pad, high[0] + pad)
+            ax.set_ylim(low[1] - pad, high[1] + pad)
+            ax.set_aspect("equal", adjustable="box")
+            ax.tick_params(labelsize=6)
+            if row == 0:
+                ax.set_title(f"layer {k}", fontsize=9)
+            if col == 0:
+                ax.set_ylabel(f"{record['task']['name'].replace('_', ' ')} (alpha = {config.alpha})", fontsize=9)
+            if col == len(columns) - 1:
+                handles = [Line2D([], [], marker="o", linestyle="", markerfacecolor=limit_colour[limit],
+                                  markeredgecolor=limit_colour[limit], label=f"limit {_limit_label(limit)}")
+                           for limit in limits]
+                if any(tuple(fates.get(i, {}).get("limit") or ()) not in limit_colour for i in range(n)):
+                    handles.append(Line2D([], [], marker="o", linestyle="", color="0.6", label="no certified limit"))
+                handles += [Line2D([], [], marker="*", linestyle="", markersize=10, color="0.3", label="leader (C_i = {i})"),
+                            Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="black",
+                                   markeredgewidth=1.4, label="tie (|C_i| > 1)"),
+                            Line2D([], [], marker="x", linestyle="", color="black", label="non-vertex limit"),
+                            Line2D([], [], linestyle="--", color="0.2", label="K")]
+                ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.04, 1.0), fontsize=6.5, frameon=False,
+                          borderaxespad=0.0)
+    fig.suptitle(f"The worked configurations of docs/theory.md §4: exact hardmax dynamics, layers "
+                 f"{', '.join(str(k) for k in columns)}", fontsize=11)
+    fig.subplots_adjust(left=0.05, right=0.86, bottom=0.03, top=0.93, wspace=0.25, hspace=0.2)
+    png, svg = _save(fig, out_dir, "worked_panels", svg=True)
+    return FigureInfo("worked_panels", png, svg, "Worked configurations (docs/theory.md §4, [P1] Figure 2)",
+                      "Rows: the worked configurations; columns: layers 0, 1, 2, 5 and 30 of the exact dynamics. "
+                      "Colour: the token's certified limit, the same in every column (tokens with the same limit "
+                      "share a colour; the row's legend gives the limits). Stars: leaders at that layer "
+                      "(C_i = {i}); a thick black edge marks a tie (|C_i| > 1). Grey lines: trails since layer 0. "
+                      "Dashed polygon: K, the convex hull of the leaders' certified limits. "
+                      "Crosses: certified limits of non-leaders (fixed or locked tokens, docs/theory.md D7).")
+
+
+def _families(records: Sequence[dict[str, Any]]) -> list[str]:
+    return sorted({r["task"]["family"] for r in records})
+
+
+def _alpha_value(record: dict[str, Any]) -> Fraction:
+    return Fraction(str(record["configuration"]["alpha"]))
+
+
+def _alpha_colours(alphas: Sequence[Fraction]) -> dict[Fraction, Any]:
+    """Distinct alphas on a sequential colour map (small alpha light-blue to large alpha dark-red)."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["plasma"]
+    ordered = sorted(set(alphas))
+    if len(ordered) == 1:
+        return {ordered[0]: cmap(0.1)}
+    return {a: cmap(0.05 + 0.8 * i / (len(ordered) - 1)) for i, a in enumerate(ordered)}
+
+
+def _selection(records: Sequence[dict[str, Any]]) -> str:
+    worked = sum(r["task"]["kind"] == "worked" for r in records)
+    return f"{len(records)} configurations ({worked} worked, {len(records) - worked} generated)"
+
+
+def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("status") != "error" and r.get("convergence", {}).get("max_A_distance")]
+    if not ok:
+        return None
+    alphas = _alpha_colours([_alpha_value(r) for r in ok])
+    fig = Figure(figsize=(11, 4.4))
+    ax = fig.add_subplot(1, 2, 1)
+    longest = max(len(r["convergence"]["max_A_distance"]) for r in ok)
+    for alpha, colour in alphas.items():
+        group = [r for r in ok if _alpha_value(r) == alpha]
+        for record in group:
+            series = np.array(record["convergence"]["max_A_distance"], dtype=float)
+            # Exactly zero once every token with a limit sits on it; clip for the log scale.
+            ax.semilogy(np.arange(len(series)), np.maximum(series, 1e-300), color=colour, alpha=0.5, linewidth=0.9)
+        # D7: after its lock layer a token approaches its limit by the factor 1/(1 + alpha) per layer,
+        # a straight line of slope -log(1 + alpha) on this scale; drawn from the group's largest start.
+        start = max(float(r["convergence"]["max_A_distance"][0]) for r in group)
+        layers = np.arange(longest)
+        ax.semilogy(layers, np.maximum(start * (1 + float(alpha)) ** -layers, 1e-300), color=colour, linestyle="--",
+                    linewidth=1.6, label=f"alpha = {alpha}: {len(group)} examples; dashed: slope -log(1 + alpha)")
+    top = max((max(r["convergence"]["max_A_distance"]) for r in ok), default=1.0)
+    smallest = min((x for r in ok for x in r["convergence"]["max_A_distance"] if x > 0), default=1e-30)
+    ax.set_ylim(max(smallest, 1e-35) / 10, max(top, 1e-30) * 10)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("layer k")
+    ax.set_ylabel("max_i ||z_i^k - s_i||_A")
+    ax.set_title(f"A-distance to the certified limits, {_selection(ok)}", fontsize=9)
+    ax.legend(fontsize=6.5, loc="lower left")
+    ax2 = fig.add_subplot(1, 2, 2)
+    families = _families(ok)
+    for index, family in enumerate(families):
+        points = [(f["layer"], _alpha_value(r)) for r in ok if r["task"]["family"] == family for f in r["fates"]
+                  if f["kind"] != "leader" and f.get("layer") is not None]
+        if points:
+            jitter = np.linspace(-0.25, 0.25, len(points)) if len(points) > 1 else np.zeros(1)
+            ax2.scatter(np.array([p[0] for p in points]), index + jitter, s=9, alpha=0.8,
+                        color=[alphas[p[1]] for p in points])
+    last_lock = max((f["layer"] for r in ok for f in r["fates"] if f["kind"] != "leader" and f.get("layer") is not None),
+                    default=0)
+    ax2.set_xlim(-0.5, max(last_lock, 1) + 0.5)
+    ax2.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax2.set_yticks(range(len(families)))
+    ax2.set_yticklabels(families, fontsize=8)
+    ax2.set_ylim(-0.6, len(families) - 0.4)
+    ax2.set_xlabel("layer at which a non-leader locked or became fixed (docs/theory.md D7)")
+    ax2.set_title("Locking layers by family (colour: alpha)", fontsize=9)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "convergence")
+    return FigureInfo("convergence", png, svg, "Convergence",
+                      "Left: for each example, the largest A-distance between a token and its certified limit "
+                      "against the layer (log scale), coloured by alpha: exact squared distances, square root in "
+                      "float64. Curves drop to the bottom when every certified token sits on its limit. Dashed, "
+                      "in the same colour: the rate D7 proves after a token locks, a factor 1/(1 + alpha) per "
+                      "layer (slope -log(1 + alpha)), drawn from the largest starting distance of that alpha. "
+                      "Right: the layer at which each non-leader locked or became fixed (exact, docs/theory.md D7), "
+                      "one row per family, coloured by alpha.")
+
+
+def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("float_comparison")]
+    if not ok:
+        return None
+    families = _families(ok)
+    colours = dict(zip(families, _palette(len(families))))
+    fig = Figure(figsize=(11, 4.2))
+    ax = fig.add_subplot(1, 2, 1)
+    for family in families:
+        first = True
+        for record in (r for r in ok if r["task"]["family"] == family):
+            c = record["float_comparison"]
+            series = np.maximum(np.array(c["max_abs_difference"], dtype=float), 1e-20)
+            ax.semilogy(np.arange(len(series)), series, color=colours[family], alpha=0.6, linewidth=0.9,
+                        label=family if first else None)
+            first = False
+            if c["first_differing_layer"] is not None:
+                k = c["first_differing_layer"]
+                ax.scatter([k], [series[k]], marker="^", s=22, color=colours[family], edgecolors="black",
+                           linewidths=0.5, zorder=3)
+    ax.set_ylim(bottom=1e-20)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("layer k")
+    ax.set_ylabel("max |float - exact| (0 drawn at 1e-20)")
+    ax.set_title(f"How far float64 drifts from the exact run, {_selection(ok)}", fontsize=9)
+    ax.legend(fontsize=6, ncol=2)
+    ax2 = fig.add_subplot(1, 2, 2)
+    counts = []
+    for family in families:
+        rows = [r["float_comparison"] for r in ok if r["task"]["family"] == family]
+        counts.append((sum(c["first_undecided_layer"] is not None for c in rows),
+                       sum(c["first_differing_layer"] is not None for c in rows), len(rows)))
+    positions = np.arange(len(families))
+    ax2.bar(positions - 0.2, [c[0] for c in counts], width=0.4, label="float flagged a set undecided")
+    ax2.bar(positions + 0.2, [c[1] for c in counts], width=0.4, label="float chose a different set")
+    ax2.set_xticks(positions)
+    ax2.set_xticklabels(families, rotation=30, fontsize=7, ha="right")
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax2.set_ylabel("examples")
+    ax2.set_title("Float attention sets against exact ones", fontsize=10)
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "exact_vs_float")
+    return FigureInfo("exact_vs_float", png, svg, "Exact against float",
+                      "Left: largest coordinate difference between the float64 and the exact positions at each "
+                      "layer, per example (triangles: the first layer at which float64 chose a different "
+                      "attention set than exact arithmetic). Right: per family, examples where float64 flagged a set undecided and "
+                      "examples where it chose a different attention set than exact arithmetic.")
+
+
+def denominator_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("denominator_bits")]
+    if not ok:
+        return None
+    families = _families(ok)
+    colours = dict(zip(families, _palette(len(families))))
+    fig = Figure(figsize=(6.5, 4.2))
+    ax = fig.add_subplot(1, 1, 1)
+    for family in families:
+        first = True
+        for record in (r for r in ok if r["task"]["family"] == family):
+            bits = record["denominator_bits"]
+            ax.plot(range(len(bits)), bits, color=colours[family], alpha=0.6, linewidth=0.9,
+                    label=family if first else None)
+            first = False
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("layer k")
+    ax.set_ylabel("bit length of the common denominator")
+    ax.set_title(f"The cost of exactness, {_selection(ok)}", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "denominator_bits")
+    return FigureInfo("denominator_bits", png, svg, "The cost of exactness",
+                      "Bit length of the common denominator of all positions at each layer of the exact run "
+                      "(exact). Growth is roughly linear in the layer: each layer multiplies by (1 + alpha) and "
+                      "by the sizes of the attention sets.")
+
+
+def leaders_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
+    ok = [r for r in records if r.get("status") != "error" and r.get("fates")]
+    if not ok:
+        return None
+    fig = Figure(figsize=(6.5, 4.4))
+    ax = fig.add_subplot(1, 1, 1)
+    dims = sorted({len(r["configuration"]["tokens"][0]) for r in ok})
+    colours = dict(zip(dims, _palette(len(dims))))
+    for d in dims:
+        rows = [r for r in ok if len(r["configuration"]["tokens"][0]) == d]
+        n = [len(r["configuration"]["tokens"]) for r in rows]
+        leaders = [sum(f["kind"] == "leader" for f in r["fates"]) for r in rows]
+        ax.scatter(n, leaders, color=colours[d], s=22, label=f"d = {d} ({len(rows)} examples)", alpha=0.8)
+    top = max(len(r["configuration"]["tokens"]) for r in ok)
+    ax.plot([0, top], [0, top], color="0.6", linewidth=0.8, linestyle=":", label="every token leads")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0, top + 1)
+    ax.set_ylim(0, top + 1)
+    ax.set_xlabel("number of tokens n")
+    ax.set_ylabel("number of leaders")
+    ax.set_title(f"Leaders against n and d, {_selection(ok)}", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    png, svg = _save(fig, out_dir, "leaders")
+    return FigureInfo("leaders", png, svg, "Leaders",
+                      "Number of leaders (tokens with C_i = {i} at some layer, exact) against the number of "
+                      "tokens n, coloured by the dimension d; dotted: every token leads.")
+
+
+def write_figures(records: Sequence[dict[str, Any]], out_dir: Path) -> list[FigureInfo]:
+    """Draw every figure the records support into ``out_dir/figures``; return what was written."""
+    figures = []
+    for draw in (worked_panels, convergence_figure, float_figure, denominator_figure, leaders_figure):
+        info = draw(records, out_dir)
+        if info is not None:
+            figures.append(info)
+    return figures

@@ -1,0 +1,87 @@
+"""Provenance of a report: what a reader needs to rerun exactly what was reported.
+
+Two kinds of facts are kept apart on purpose:
+
+* facts that decide the results (the seed, the campaign, the sha256 of every input file) go
+  into the deterministic part of ``results.json``;
+* facts about the run (timestamps, timings, versions, the command line as typed, the host)
+  go into the one separated ``environment`` block, the only part allowed to differ between
+  two runs with the same seed and the same dependency versions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable
+
+from verify.core.io import sha256_file
+
+__all__ = ["MATH_DEPENDENCIES", "dependency_versions", "sha256_file", "sha256_text",
+           "environment_block", "git_commit", "utc_now"]
+
+# Every distribution whose code can change a number, a figure or a saved result (and the
+# report's own tools), the optional extras' included: "not installed" is recorded too.
+MATH_DEPENDENCIES: tuple[str, ...] = (
+    "hardmax-verify", "numpy", "scipy", "python-flint", "pycddlib", "cvxpy", "clarabel", "numba",
+    "llvmlite", "matplotlib", "pillow", "hypothesis", "click", "rich",
+    "torch", "safetensors", "simplemma", "stop-words", "vaderSentiment", "dask", "distributed",
+)
+
+
+def dependency_versions(names: Iterable[str] = MATH_DEPENDENCIES) -> dict[str, str]:
+    """Installed version of each distribution ("not installed" when absent), plus Python itself."""
+    versions = {"python": platform.python_version()}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def git_commit(directory: str | Path | None = None) -> str | None:
+    """The commit of the working tree holding ``directory`` (None outside git), "+dirty" if modified."""
+    where = Path(directory) if directory is not None else Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=where,
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+dirty" if dirty else "") if head else None
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def environment_block(*, started: str, finished: str, timings: dict[str, float], argv: list[str],
+                      equivalent_command: str, claim_check_seconds: dict[str, float] | None = None) -> dict[str, Any]:
+    """The separated, non-deterministic block of ``results.json`` (timestamps, timings, versions).
+
+    ``claim_check_seconds``: the wall time of each configuration's claim checks, by task name.
+    """
+    return {
+        "note": "The only block allowed to differ between two runs with the same seed and dependency versions.",
+        "started": started,
+        "finished": finished,
+        "timings_seconds": {key: round(value, 3) for key, value in timings.items()},
+        "claim_check_seconds": {name: round(value, 3) for name, value in sorted((claim_check_seconds or {}).items())},
+        "command_line": equivalent_command,
+        "argv": list(argv),
+        "versions": dependency_versions(),
+        "git_commit": git_commit(),
+        "platform": platform.platform(),
+        "executable": sys.executable,
+    }

@@ -1,0 +1,1148 @@
+"""The claim checks: every statement of docs/theory.md §2 (T0..T4) and the facts D1..D3, checked exactly.
+
+:func:`check_configuration` runs the exact dynamics (any callable with the signature of
+:func:`verify.core.exact_dynamics.exact_layers`, so the mutation self-test can pass wrong ones) until
+every token is a leader, fixed or locked (docs/theory.md D7) or the layer budget is spent, then
+calls one named function per claim (:func:`check_T0` ... :func:`check_D3`, :func:`check_replay`),
+each returning a :class:`~verify.claims.verdicts.Verdict` with an exact certificate when certified
+(schema: ``docs/certificates.md``) and, when failed, the layer, the tokens and the two exact
+numbers compared.
+
+What the checks trust: nothing from the engine but its positions of layers 1, 2, ...; layer 0
+is the configuration itself, and the engine's layer 0 must equal it exactly. Scores and
+attention sets are recomputed here from the positions (integer arithmetic), and the "replay"
+verdict recomputes each layer from the previous one with the independent oracle
+:mod:`verify.core.oracle`. When the replay fails, no other verdict is certified (the layers are
+not this configuration's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+import time
+import math
+from math import lcm
+from typing import Any, Callable, Iterable, Iterator, Sequence, cast
+
+from flint import fmpz_mat
+
+from verify import certcheck
+from verify.claims import registry
+from verify.core import closed_form, geometry, oracle
+from verify.core.config import Configuration, hypothesis_violations
+from verify.core.exact_dynamics import ExactLayer, exact_layers
+from verify.core.linalg import dot, is_symmetric_positive_definite, mat_vec
+from verify.core.numbers import InputError, rational_to_str
+from .verdicts import Verdict
+
+__all__ = [
+    "TokenFate",
+    "LayerData",
+    "ClaimRun",
+    "ClaimReport",
+    "check_configuration",
+    "run_configuration",
+    "layer_limit",
+    "check_T0",
+    "check_T1",
+    "check_T2",
+    "check_T3",
+    "check_T4",
+    "check_D1",
+    "check_D2",
+    "check_D3",
+    "check_replay",
+]
+
+Point = tuple[Fraction, ...]
+Dynamics = Callable[..., Iterator[ExactLayer]]
+# Certificates keep every layer's positions only for small runs (the checker replays anyway).
+POSITIONS_LIMIT = 4000
+# Cross-check the candidate set S (projections onto every face of K) only when K has few faces.
+FACE_LIMIT = 2000
+CANDIDATE_MAX_DIMENSION = 4
+CANDIDATE_MAX_VERTICES = 24
+# D9 (docs/theory.md): the closed-form search runs once D7 has found no new fate for this many layers
+# (campaign configurations that D7 settles rarely pause longer), and again after twice as long
+# each time it is left unsettled, and at the last layer allowed.
+CLOSED_FORM_AFTER = 4
+# A path fate's limit is written as a fate entry, which the checker reads with int(): at most
+# about 4300 digits (Python's text limit); a longer limit leaves the run unsettled, with the reason.
+LIMIT_DIGITS = 4000
+
+
+def q(x: Fraction | int) -> str:
+    return rational_to_str(x)
+
+
+def qv(p: Iterable[Fraction]) -> list[str]:
+    return [rational_to_str(x) for x in p]
+
+
+def _show(p: Iterable[Fraction]) -> str:
+    """A point for a one-line summary: (1/2, -1)."""
+    return "(" + ", ".join(rational_to_str(x) for x in p) + ")"
+
+
+def _mean(points: Iterable[Point]) -> Point:
+    pts = list(points)
+    return tuple(sum((p[c] for p in pts), Fraction(0)) / len(pts) for c in range(len(pts[0])))
+
+
+# ---------------------------------------------------------------------------------------------
+# Data of a run
+
+
+@dataclass
+class LayerData:
+    """Layer k with its scores and attention sets recomputed here from the engine's positions.
+
+    ``scores[i][j] = <A z_i, z_j> * scale`` as integers (scale > 0), so comparisons are exact.
+    """
+
+    index: int
+    positions: list[Point]
+    scores: list[list[int]]
+    scale: Fraction
+    attention: list[frozenset[int]]
+
+    def score(self, i: int, j: int) -> Fraction:
+        return self.scores[i][j] * self.scale
+
+
+@dataclass
+class TokenFate:
+    """How token ``token`` is certified to converge (docs/theory.md D7, D9), or ``unsettled``.
+
+    ``layer``: the first layer at which the condition holds (for a path: the layer the closed-form
+    chain starts from); ``attention``: {i} for a leader, G for a fixed token (without itself), F
+    for a locked one, the final segment's set for a path; ``limit``: the exact limit (for a path,
+    the constant term of its final path); ``value``: for a locked token, the common score
+    <A m_F, v> over F.
+    """
+
+    token: int
+    kind: str  # leader | fixed | locked | path | unsettled
+    layer: int | None = None
+    limit: Point | None = None
+    attention: frozenset[int] | None = None
+    value: Fraction | None = None
+    order: int = -1  # establishment order (fates are built inductively)
+    start: Point | None = None  # position at the fate layer (a locked token's path starts there)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"token": self.token, "kind": self.kind, "layer": self.layer,
+                                "set": sorted(self.attention) if self.attention is not None else None,
+                                "limit": qv(self.limit) if self.limit is not None else None}
+        if self.value is not None:
+            data["value"] = q(self.value)
+        return data
+
+
+@dataclass
+class ClaimRun:
+    """Everything the per-claim functions need: the configuration, the engine's layers, fates."""
+
+    config: Configuration
+    A: list[list[Fraction]]
+    layers: list[ExactLayer]
+    data: list[LayerData]
+    fates: list[TokenFate]
+    settled_layer: int | None
+    layer_budget: int
+    violations: list[dict[str, Any]] = field(default_factory=list)  # D7 consequences contradicted
+    start_mismatch: dict[str, Any] | None = None  # the engine's layer 0 differs from the configuration here
+    stopped_by: str = "settled"  # settled | layer budget | time budget | work limit (the checker's, see run_configuration)
+    time_budget: float | None = None
+    cross_check: bool = True  # run the float cross-checks (cvxpy, candidate set); they never decide
+    chain: closed_form.Chain | None = None  # the certified closed-form chain (D9) that settled the run, if any
+    closed_form_attempts: list[dict[str, Any]] = field(default_factory=list)  # every D9 search: layer, outcome
+    _chain_json: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def outside(self) -> bool:
+        return self.config.outside_hypotheses
+
+    @property
+    def last_layer(self) -> int:
+        return self.data[-1].index
+
+    @property
+    def n(self) -> int:
+        return self.config.n
+
+    @property
+    def settled(self) -> bool:
+        return self.settled_layer is not None
+
+    def fates_in_order(self) -> list[TokenFate]:
+        return sorted((f for f in self.fates if f.kind != "unsettled"), key=lambda f: f.order)
+
+    def leader_fates(self) -> list[TokenFate]:
+        return [f for f in self.fates_in_order() if _is_leader(f)]
+
+    def chain_json(self) -> dict[str, Any] | None:
+        """The certified chain as the checker reads it (hardmax-verify/closed-form-v1), if D9 settled the run."""
+        if self.chain is not None and self._chain_json is None:
+            self._chain_json = closed_form.chain_to_json(self.chain)
+        return self._chain_json
+
+    def with_chain(self, cert: dict[str, Any]) -> dict[str, Any]:
+        """A T1..T4 certificate with the chain its path fates rest on (docs/theory.md D9), when there is one."""
+        chain = self.chain_json()
+        if chain is not None:
+            cert["closed_form"] = chain
+        return cert
+
+    def settling_facts(self) -> tuple[str, ...]:
+        """The facts that settled the run's tokens: D7 (leader, fixed, locked fates), D9 (path fates)."""
+        kinds = {f.kind for f in self.fates}
+        return tuple(fact for fact, used in (("D7", bool(kinds & {"leader", "fixed", "locked"})),
+                                             ("D9", "path" in kinds)) if used)
+
+    def settled_by(self) -> str:
+        """The settling facts in words: "D7", "D9 (closed form from layer 4)", "D7 and D9 (...)"."""
+        text = " and ".join(self.settling_facts()) or "no fate"
+        return text if self.chain is None else f"{text} (closed form from layer {self.chain.start_layer})"
+
+    def facts_used(self, claim: str) -> list[str]:
+        """Of the facts ``claim`` may rest on (the registry's ``rests_on``), those this run used."""
+        used = set(self.settling_facts()) | ({"D3"} if any(_is_leader(f) for f in self.fates) else set())
+        return [fact for fact in registry.get(claim).rests_on if fact in used]
+
+    def closed_form_evidence(self) -> dict[str, Any]:
+        """What the D9 searches found, for a verdict's evidence (the chain itself goes into certificates)."""
+        if not self.closed_form_attempts:
+            return {}
+        return {"closed_form_searches": self.closed_form_attempts}
+
+    def layer_positions(self, layers: Iterable[int]) -> dict[str, list[list[str]]] | None:
+        wanted = sorted(set(layers))
+        if self.n * len(wanted) > POSITIONS_LIMIT:
+            return None
+        return {str(k): [qv(p) for p in self.data[k].positions] for k in wanted}
+
+    def base_evidence(self) -> dict[str, Any]:
+        evidence = {"outside_hypotheses": self.outside, "last_layer": self.last_layer,
+                    "settled_layer": self.settled_layer}
+        evidence.update(self.closed_form_evidence())
+        return evidence
+
+
+def _is_leader(f: TokenFate) -> bool:
+    """A D7 leader, or a token whose closed-form path ends with C_j = {j} (it leads from some layer on, D3)."""
+    return f.kind == "leader" or (f.kind == "path" and f.attention == frozenset({f.token}))
+
+
+def _digits(x: Fraction) -> int:
+    return max(abs(x.numerator), x.denominator).bit_length() * 30103 // 100000 + 1
+
+
+def _closed_form(config: Configuration, data: LayerData) -> tuple[closed_form.Chain | None, dict[str, Any]]:
+    """The D9 jump search from the exact positions of ``data``'s layer: the certified chain (or None) and a record."""
+    A = [list(r) for r in config.A] if config.A is not None else None
+    chain = closed_form.certify(data.positions, alpha=config.alpha, A=A, start_layer=data.index)
+    # No timing here: a report's content depends only on its inputs.
+    record: dict[str, Any] = {"layer": data.index, "status": chain.status, "final_layer": chain.layer,
+                              "jumps": chain.jumps}
+    if not chain.certified:
+        record["reason"] = chain.reason
+        return None, record
+    if any(_digits(x) > LIMIT_DIGITS for p in chain.limits() for x in p):
+        record.update(status="unsettled", reason=f"a limit has more than {LIMIT_DIGITS} digits, more than a fate entry "
+                      "the independent checker reads")
+        return None, record
+    return chain, record
+
+
+def _layer_data(index: int, positions: list[Point], *, A_int: fmpz_mat, a_scale: int) -> LayerData:
+    den = lcm(*(x.denominator for p in positions for x in p))
+    N = fmpz_mat([[int(x * den) for x in p] for p in positions])
+    # <A z_i, z_j> = z_i^T A^T z_j.
+    S = N * A_int.transpose() * N.transpose()
+    n = len(positions)
+    entries = [int(x) for x in S.entries()]
+    scores = [entries[i * n:(i + 1) * n] for i in range(n)]
+    attention = []
+    for row in scores:
+        top = max(row)
+        attention.append(frozenset(j for j, s in enumerate(row) if s == top))
+    return LayerData(index, positions, scores, Fraction(1, den * den * a_scale), attention)
+
+
+def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]], order: list[int]) -> None:
+    """Extend the fates with everything D7 establishes at this layer (leaders, fixed, locked)."""
+    k = data.index
+    pos = data.positions
+
+    def establish(fate: TokenFate) -> None:
+        fate.order = order[0]
+        order[0] += 1
+        fates[fate.token] = fate
+
+    for i, C in enumerate(data.attention):
+        if i not in fates and C == frozenset({i}):
+            establish(TokenFate(i, "leader", k, pos[i], frozenset({i})))
+    fixed = {t for t, f in fates.items() if f.kind in ("leader", "fixed")}
+    changed = True
+    while changed:  # D7(b) is inductive: a newly fixed token can make another one fixed
+        changed = False
+        for j, C in enumerate(data.attention):
+            if j in fates or j not in C:
+                continue
+            G = C - {j}
+            if G and G <= fixed and pos[j] == _mean(pos[g] for g in sorted(G)):
+                establish(TokenFate(j, "fixed", k, pos[j], frozenset(G)))
+                fixed.add(j)
+                changed = True
+    for i, F in enumerate(data.attention):
+        if i in fates or i in F or not F <= fixed:
+            continue
+        locked = _locking_value(pos, F, A)
+        if locked is not None:
+            m, value = locked
+            establish(TokenFate(i, "locked", k, m, F, value))
+
+
+def _locking_value(pos: Sequence[Point], F: frozenset[int], A: list[list[Fraction]]) -> tuple[Point, Fraction] | None:
+    """(m_F, <A m_F, v>) when <A m_F, .> is equal on F and maximal over all tokens (D7), else None."""
+    m = _mean(pos[v] for v in sorted(F))
+    w = mat_vec(A, m)
+    values = {dot(w, pos[v]) for v in F}
+    if len(values) != 1:
+        return None
+    value = values.pop()
+    if any(dot(w, p) > value for p in pos):
+        return None
+    return m, value
+
+
+def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction, with_rate: bool,
+                  violations: list[dict[str, Any]], chain: closed_form.Chain | None = None) -> None:
+    """Check at layer k what D3/D7/D9 prove for every fate established at an earlier layer."""
+    k = data.index
+    for t, f in fates.items():
+        if f.layer is None or f.layer >= k:
+            continue
+        C = data.attention[t]
+        if f.kind == "path" and chain is not None:
+            # D9: the certified chain gives every later layer's positions and attention sets exactly.
+            expected_position = chain.positions_at(k)[t]
+            if data.positions[t] != expected_position:
+                violations.append({"layer": k, "token": t, "fate": "path", "fate_layer": f.layer,
+                                   "what": "not on its closed-form path", "expected": qv(expected_position),
+                                   "got": qv(data.positions[t])})
+            elif C != chain.sets_at(k)[t]:
+                violations.append({"layer": k, "token": t, "fate": "path", "fate_layer": f.layer,
+                                   "what": "attention set differs from the closed form's",
+                                   "expected": sorted(chain.sets_at(k)[t]), "got": sorted(C)})
+            continue
+        if f.kind in ("leader", "fixed"):
+            fate_set = cast(frozenset[int], f.attention)  # set for every established fate
+            expected_C = fate_set if f.kind == "leader" else fate_set | {t}
+            if data.positions[t] != f.limit:
+                violations.append({"layer": k, "token": t, "fate": f.kind, "fate_layer": f.layer,
+                                   "what": "position moved", "expected": qv(f.limit or ()),
+                                   "got": qv(data.positions[t])})
+            elif C != expected_C:
+                violations.append({"layer": k, "token": t, "fate": f.kind, "fate_layer": f.layer,
+                                   "what": "attention set changed", "expected": sorted(expected_C),
+                                   "got": sorted(C)})
+        elif f.kind == "locked":
+            if C != f.attention:
+                violations.append({"layer": k, "token": t, "fate": "locked", "fate_layer": f.layer,
+                                   "what": "attention set changed", "expected": sorted(f.attention or ()),
+                                   "got": sorted(C)})
+            elif with_rate:
+                # D7: z^{k'} = m_F + (1+alpha)^{-(k'-k)} (z^k - m_F), exactly.
+                start = f.start or ()
+                r = (1 + alpha) ** (-(k - f.layer))
+                expected = tuple(m + r * (s - m) for m, s in zip(f.limit or (), start))
+                if data.positions[t] != expected:
+                    violations.append({"layer": k, "token": t, "fate": "locked", "fate_layer": f.layer,
+                                       "what": "not on the D7 geometric path", "expected": qv(expected),
+                                       "got": qv(data.positions[t])})
+
+
+def layer_limit(config: Configuration, layer_budget: int) -> int:
+    """The last layer a run of ``config`` may compute: ``layer_budget``, or earlier the last layer the
+    independent checker replays under its default work limit (then the run stops by "work limit")."""
+    # Never run past what the independent checker replays under its default limit: every
+    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
+    # The numbers the checker's replay starts from, as it reads them: alpha, or V when given.
+    numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
+    numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
+    checkable = certcheck.max_checkable_layer(config.n, config.d, bits=certcheck.input_bits(numbers),
+                                              growth=certcheck.replay_growth(config.alpha, config.V))
+    if checkable < 0:
+        raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
+                         f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "
+                         "certificate could be re-verified")
+    return min(layer_budget, checkable)
+
+
+def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
+                      progress: Callable[[int], None] | None = None, time_budget: float | None = None,
+                      closed_form_search: bool = True) -> ClaimRun:
+    """Run ``dynamics`` until every token has a fate (plus one layer), ``layer_budget`` layers,
+    or ``time_budget`` seconds of wall-clock time (checked after each layer), whichever comes first.
+
+    Fates come from D7 layer by layer; once D7 stops progressing (no new fate for
+    :data:`CLOSED_FORM_AFTER` layers, or at the last layer allowed) the D9 jump search runs from
+    the exact positions of that layer and, when it certifies a chain, every remaining token gets
+    a "path" fate and the run stops one layer later. ``closed_form_search=False``: D7 only.
+    """
+    if config.beta is not None:
+        raise InputError("beta", "the claims are about hardmax attention; softmax (beta) is studied by the conjecture lab")
+    if layer_budget < 1:
+        raise InputError("layer_budget", f"expected at least 1 layer, got {layer_budget}")
+    if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < float("inf")):
+        raise InputError("time_budget", f"expected a positive number of seconds, got {time_budget!r}")
+    last_allowed = layer_limit(config, layer_budget)
+    started = time.monotonic()
+    stopped_by = "layer budget" if last_allowed == layer_budget else "work limit"
+    A = config.A_matrix
+    a_scale = lcm(*(x.denominator for row in A for x in row))
+    A_int = fmpz_mat([[int(x * a_scale) for x in row] for row in A])
+    kwargs: dict[str, Any] = {"alpha": config.alpha, "A": [list(r) for r in config.A] if config.A is not None else None}
+    if config.V is not None:
+        kwargs["V"] = [list(r) for r in config.V]
+    layers: list[ExactLayer] = []
+    data: list[LayerData] = []
+    fates: dict[int, TokenFate] = {}
+    violations: list[dict[str, Any]] = []
+    order = [0]
+    settled_layer: int | None = None
+    with_rate = config.V is None
+    start_mismatch: dict[str, Any] | None = None
+    # D9 is proved for the rule of docs/theory.md §1 (any A); not for a general value matrix V.
+    closed_form_applies = closed_form_search and config.V is None
+    chain: closed_form.Chain | None = None
+    attempts: list[dict[str, Any]] = []
+    progress_layer, wait = 0, CLOSED_FORM_AFTER
+    for layer in dynamics([list(t) for t in config.tokens], **kwargs):
+        if layer.index != len(data):
+            raise RuntimeError(f"dynamics yielded layer index {layer.index}, expected {len(data)}")
+        engine_positions = [tuple(p) for p in layer.positions()]
+        if layer.index == 0:
+            # Every check starts from the configuration itself, never from the engine's reading
+            # of it: layer 0 is the input, and the engine's layer 0 must equal it exactly.
+            start_mismatch = _first_difference(engine_positions, [tuple(t) for t in config.tokens])
+            engine_positions = [tuple(t) for t in config.tokens]
+        d = _layer_data(layer.index, engine_positions, A_int=A_int, a_scale=a_scale)
+        layers.append(layer)
+        data.append(d)
+        _consequences(d, fates, config.alpha, with_rate, violations, chain)
+        if settled_layer is None:
+            before = set(fates)
+            _settle(d, fates, A, order)
+            for t in set(fates) - before:
+                fates[t].start = d.positions[t]
+                progress_layer = d.index
+            if len(fates) == config.n:
+                settled_layer = d.index
+            elif closed_form_applies and (d.index - progress_layer >= wait or d.index >= last_allowed):
+                # D7 has stopped progressing: the closed form (D9) settles every remaining token, or says why not.
+                chain, record = _closed_form(config, d)
+                attempts.append(record)
+                if chain is None:
+                    wait *= 2
+                else:
+                    final = chain.final
+                    for t, limit in enumerate(chain.limits()):
+                        if t not in fates:
+                            fates[t] = TokenFate(t, "path", d.index, limit, final.sets[t], order=order[0],
+                                                 start=d.positions[t])
+                            order[0] += 1
+                    settled_layer = d.index
+        if progress is not None:
+            progress(d.index)
+        # One layer past settlement so that D3/D7 consequences and the replay see a transition.
+        if (settled_layer is not None and d.index > settled_layer) or d.index >= last_allowed:
+            break
+        if time_budget is not None and settled_layer is None and time.monotonic() - started > time_budget:
+            # Only a wall-clock limit: what was computed stays exact; unsettled tokens are inconclusive.
+            stopped_by = "time budget"
+            break
+    if settled_layer is not None:
+        stopped_by = "settled"
+    all_fates = [fates.get(t, TokenFate(t, "unsettled")) for t in range(config.n)]
+    return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations,
+                    stopped_by=stopped_by, time_budget=time_budget, start_mismatch=start_mismatch, chain=chain,
+                    closed_form_attempts=attempts)
+
+
+def _first_difference(engine: list[Point], given: list[Point]) -> dict[str, Any] | None:
+    """Where the engine's layer 0 first differs from the configuration's tokens (None: nowhere)."""
+    if len(engine) != len(given) or any(len(p) != len(g) for p, g in zip(engine, given)):
+        return {"token": None, "what": f"the engine's layer 0 has {len(engine)} tokens of dimension "
+                f"{len(engine[0]) if engine else 0}, the configuration {len(given)} of dimension {len(given[0])}"}
+    for i, (p, g) in enumerate(zip(engine, given)):
+        for c, (x, y) in enumerate(zip(p, g)):
+            if x != y:
+                return {"token": i, "coordinate": c, "lhs": q(x), "rhs": q(y),
+                        "compared": f"engine z_{i}^0[{c}] vs the configuration's token {i}[{c}]"}
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdict helpers
+
+
+def _verdict(claim: str, status: str, summary: str, run: ClaimRun, *, certificate: dict[str, Any] | None = None,
+             **evidence: Any) -> Verdict:
+    ev = run.base_evidence()
+    ev.update(evidence)
+    if status == "certified" and registry.get(claim).rests_on:
+        ev["rests_on"] = run.facts_used(claim)  # beyond the layers computed (docs/theory.md §3)
+    if status == "failed" and claim in ("T2", "T3", "T4") and run.chain is not None:
+        ev["closed_form"] = run.chain_json()  # the limits compared come from this chain (docs/theory.md D9)
+    return Verdict(claim, status, summary, ev, certificate if status == "certified" else None)  # type: ignore[arg-type]
+
+
+def _first_leading(run: ClaimRun) -> dict[int, int]:
+    first: dict[int, int] = {}
+    for d in run.data:
+        for i, C in enumerate(d.attention):
+            if C == frozenset({i}) and i not in first:
+                first[i] = d.index
+    return first
+
+
+def _fates_json(run: ClaimRun) -> list[dict[str, Any]]:
+    return [f.to_json_dict() for f in run.fates_in_order()]
+
+
+def _leader_limits(run: ClaimRun) -> dict[int, Point]:
+    return {f.token: f.limit for f in run.leader_fates() if f.limit is not None}
+
+
+def _unsettled(run: ClaimRun) -> list[int]:
+    return [f.token for f in run.fates if f.kind == "unsettled"]
+
+
+def _measured_distances(run: ClaimRun) -> dict[str, float | None]:
+    """Float distance of each unsettled token to its current attention mean (a measurement);
+    None where it does not fit in a float64 (exact inputs may be far larger)."""
+    last = run.data[-1]
+    out: dict[str, float | None] = {}
+    for t in _unsettled(run):
+        m = _mean(last.positions[j] for j in sorted(last.attention[t]))
+        try:
+            distance = math.hypot(*(float(a - b) for a, b in zip(last.positions[t], m)))
+        except OverflowError:
+            distance = math.inf
+        out[str(t)] = distance if math.isfinite(distance) else None
+    return out
+
+
+def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str, others: str) -> dict[str, Any]:
+    """Exact proof that x is outside conv(points): a direction c with c.x > max c.p."""
+    c = geometry.separation_from_hull(x, points)
+    if c is None:  # pragma: no cover - only called when the hull test said "outside"
+        return {}
+    return {"direction": qv(c), "lhs": q(dot(c, x)), "rhs": q(max(dot(c, p) for p in points)),
+            "compared": f"c.x for {what} vs max of c.p over {others} (strictly greater: outside the hull)"}
+
+
+def _budget_spent(run: ClaimRun) -> str:
+    if run.stopped_by == "time budget":
+        return f"time budget of {run.time_budget:g} s spent"
+    if run.stopped_by == "work limit":
+        return (f"the independent checker's default work limit allows layers 0..{run.last_layer} for "
+                f"{run.n} tokens in d = {run.config.d}")
+    return f"layer budget of {run.layer_budget} spent" if run.stopped_by == "layer budget" else run.stopped_by
+
+
+def _no_leader(claim: str, run: ClaimRun) -> Verdict | None:
+    """Every fate is known and none leads (duplicates only, outside the hypotheses): K is empty."""
+    if _leader_limits(run):
+        return None
+    return _verdict(claim, "inconclusive", "every token's fate is known and no token ever leads, so K = conv(leader "
+                    "limits) is empty and the claim has nothing to refer to", run, fates=_fates_json(run))
+
+
+def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
+    unsettled = _unsettled(run)
+    closed = ""
+    if run.closed_form_attempts:
+        last = run.closed_form_attempts[-1]
+        closed = f"; closed form (D9) from layer {last['layer']} unsettled: {last.get('reason', '')}"
+    return _verdict(claim, "inconclusive",
+                    f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers "
+                    f"({_budget_spent(run)}{closed})", run, unsettled=unsettled, stopped_by=run.stopped_by,
+                    measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof (null: beyond float64)",
+                                                         "values": _measured_distances(run)})
+
+
+# ---------------------------------------------------------------------------------------------
+# The claims
+
+
+@registry.checks("T0")
+def check_T0(run: ClaimRun) -> Verdict:
+    """T0: the set of leaders is nonempty (D0: already at layer 0, the token of largest A-norm)."""
+    first = _first_leading(run)
+    if not first:
+        return _verdict("T0", "inconclusive", f"no token satisfies C_i = {{i}} within layers 0..{run.last_layer}", run)
+    k = min(first.values())
+    leaders = sorted(i for i, layer in first.items() if layer == k)
+    d0 = run.data[0]
+    norms = [d0.score(i, i) for i in range(run.n)]
+    top = max(norms)
+    biggest = [i for i in range(run.n) if norms[i] == top]
+    evidence: dict[str, Any] = {"first_layer": k, "leaders": leaders, "largest_A_norm_tokens": biggest,
+                                "largest_A_norm_squared": q(top)}
+    if not run.outside:
+        # D0 (a proven fact under the hypotheses): a token of largest A-norm leads at layer 0.
+        if k != 0 or not any(i in leaders for i in biggest):
+            i = biggest[0]
+            C = sorted(d0.attention[i])
+            j = next((j for j in C if j != i), i)
+            detail: dict[str, Any] = {"token": i, "attention": C, "lhs": q(d0.score(i, j)), "rhs": q(d0.score(i, i)),
+                      "compared": f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}> at layer 0"}
+            return _verdict("T0", "failed", f"D0 violated: token {i} of largest A-norm does not lead at layer 0",
+                            run, **evidence, **detail)
+    cert = {"layer": k, "leaders": leaders}
+    lp = run.layer_positions([k])
+    if lp is not None:
+        cert["layer_positions"] = lp
+    return _verdict("T0", "certified", f"{len(leaders)} leader(s) at layer {k}: tokens {leaders}", run,
+                    certificate=cert, **evidence)
+
+
+def _leader_permanence(run: ClaimRun, claim: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Failures of 'a leader stays a leader and does not move' over the layers run, and the certificate."""
+    first = _first_leading(run)
+    failures = []
+    for i, k in sorted(first.items()):
+        start = run.data[k].positions[i]
+        for d in run.data[k + 1:]:
+            if d.positions[i] != start:
+                moved = next(c for c in range(len(start)) if d.positions[i][c] != start[c])
+                failures.append({"token": i, "first_layer": k, "layer": d.index, "what": "leader moved",
+                                 "coordinate": moved, "lhs": q(d.positions[i][moved]), "rhs": q(start[moved]),
+                                 "compared": f"z_{i}^{d.index}[{moved}] vs z_{i}^{k}[{moved}]"})
+                break
+            if d.attention[i] != frozenset({i}):
+                j = next(j for j in sorted(d.attention[i]) if j != i)
+                failures.append({"token": i, "first_layer": k, "layer": d.index, "what": "leader lost C_i = {i}",
+                                 "attention": sorted(d.attention[i]), "lhs": q(d.score(i, j)), "rhs": q(d.score(i, i)),
+                                 "compared": f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}> at layer {d.index}"})
+                break
+    cert = {"last_layer": run.last_layer,
+            "leaders": [{"token": i, "first_layer": k, "position": qv(run.data[k].positions[i])}
+                        for i, k in sorted(first.items())]}
+    lp = run.layer_positions(set(first.values()))
+    if lp is not None:
+        cert["layer_positions"] = lp
+    return failures, cert
+
+
+@registry.checks("T1")
+def check_T1(run: ClaimRun) -> Verdict:
+    """T1: each leader is fixed from the first layer at which it leads (D3), and the leader set is final."""
+    failures, cert = _leader_permanence(run, "T1")
+    if failures:
+        f = failures[0]
+        return _verdict("T1", "failed", f"token {f['token']} led at layer {f['first_layer']} but at layer "
+                        f"{f['layer']}: {f['what']}", run, failures=failures)
+    count = len(cert["leaders"])
+    if not run.settled:
+        return _inconclusive_unsettled("T1", run, f"{count} leader(s) fixed over the layers run, but the leader set is not final")
+    cert["settled_layer"] = run.settled_layer
+    cert["fates"] = _fates_json(run)
+    later = sorted(f.token for f in run.fates if f.kind == "path" and _is_leader(f))
+    count += sum(1 for t in later if t not in {x["token"] for x in cert["leaders"]})
+    return _verdict("T1", "certified", f"{count} leader(s), each fixed from its first leading layer "
+                    f"(checked to layer {run.last_layer}; final by {run.settled_by()} at layer {run.settled_layer})", run,
+                    certificate=run.with_chain(cert), leaders={str(x["token"]): x["first_layer"] for x in cert["leaders"]})
+
+
+@registry.checks("D3")
+def check_D3(run: ClaimRun) -> Verdict:
+    """D3: a leader stays a leader and does not move (checked at every layer run)."""
+    failures, cert = _leader_permanence(run, "D3")
+    if failures:
+        f = failures[0]
+        return _verdict("D3", "failed", f"token {f['token']} led at layer {f['first_layer']} but at layer "
+                        f"{f['layer']}: {f['what']}", run, failures=failures)
+    if not cert["leaders"]:
+        return _verdict("D3", "inconclusive", "no leader within the layers run, nothing to check", run)
+    return _verdict("D3", "certified", f"{len(cert['leaders'])} leader(s) stay leaders and do not move, "
+                    f"layers checked up to {run.last_layer}", run, certificate=cert)
+
+
+def _fate_violation_verdict(claim: str, run: ClaimRun) -> Verdict | None:
+    if not run.violations:
+        return None
+    v = run.violations[0]
+    return _verdict(claim, "failed", f"D7 consequence contradicted: token {v['token']} ({v['fate']} from layer "
+                    f"{v['fate_layer']}) at layer {v['layer']}: {v['what']}", run, violations=run.violations[:20])
+
+
+@registry.checks("T2")
+def check_T2(run: ClaimRun) -> Verdict:
+    """T2: the leaders' limits are pairwise distinct and are exactly the vertices of K = conv(leader limits)."""
+    bad = _fate_violation_verdict("T2", run)
+    if bad is not None:
+        return bad
+    if not run.settled:
+        return _inconclusive_unsettled("T2", run, "the final set of leaders is not known")
+    empty = _no_leader("T2", run)
+    if empty is not None:
+        return empty
+    limits = _leader_limits(run)
+    tokens = sorted(limits)
+    seen: dict[Point, int] = {}
+    for t in tokens:
+        if limits[t] in seen:
+            return _verdict("T2", "failed", f"leaders {seen[limits[t]]} and {t} have the same limit", run,
+                            tokens=[seen[limits[t]], t], limit=qv(limits[t]))
+        seen[limits[t]] = t
+    vertices = []
+    pts = [limits[t] for t in tokens]
+    for idx, t in enumerate(tokens):
+        v = limits[t]
+        c = mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
+        if not all(dot(c, v) > dot(c, limits[u]) for u in tokens if u != t):
+            separating = geometry.separating_direction(idx, pts)
+            if separating is None:
+                weights = geometry.point_in_hull_weights(v, [limits[u] for u in tokens if u != t]) or {}
+                others = [u for u in tokens if u != t]
+                return _verdict("T2", "failed", f"leader {t}'s limit is not a vertex of K: it lies in the hull of the others",
+                                run, token=t, limit=qv(v),
+                                weights={str(others[j]): q(w) for j, w in weights.items()})
+            c = separating
+        vertices.append({"token": t, "limit": qv(v), "direction": qv(c)})
+    cert = run.with_chain({"settled_layer": run.settled_layer, "fates": _fates_json(run), "vertices": vertices})
+    return _verdict("T2", "certified", f"{len(tokens)} distinct leader limits, each a vertex of K (separating directions)",
+                    run, certificate=cert, vertices=len(tokens))
+
+
+def _in_K(run: ClaimRun, x: Point, limits: dict[int, Point]) -> dict[int, Fraction] | None:
+    tokens = sorted(limits)
+    weights = geometry.point_in_hull_weights(x, [limits[t] for t in tokens])
+    return None if weights is None else {tokens[j]: w for j, w in weights.items()}
+
+
+def _fate_direction(run: ClaimRun, f: TokenFate) -> list[Fraction]:
+    """A z at the fate layer: for D7 it exposes the face conv(F) (or conv(G ∪ {j})) of K."""
+    return mat_vec(run.A, run.data[f.layer].positions[f.token]) if f.layer is not None else []
+
+
+def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders: list[TokenFate]) -> dict[str, Any]:
+    """Is every limit a vertex of K or the exact A-projection of 0 onto some face of K? (cross-check)."""
+    tokens = sorted(limits)
+    pts = [limits[t] for t in tokens]
+    d = len(pts[0])
+    Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(d)] for r in range(d)]
+    if not is_symmetric_positive_definite(Asym):
+        return {"check": "candidate set S", "status": "skipped",
+                "reason": "the symmetric part of A is not positive definite: no A-norm projections"}
+    if len(pts[0]) > CANDIDATE_MAX_DIMENSION or len(pts) > CANDIDATE_MAX_VERTICES:
+        return {"check": "candidate set S", "status": "skipped",
+                "reason": f"face enumeration only for d <= {CANDIDATE_MAX_DIMENSION} and at most "
+                          f"{CANDIDATE_MAX_VERTICES} leaders (here d = {len(pts[0])}, {len(pts)} leaders)"}
+    try:
+        all_faces = geometry.faces(pts, limit=FACE_LIMIT)
+    except ValueError:
+        return {"check": "candidate set S", "status": "skipped", "reason": f"K has more than {FACE_LIMIT} faces"}
+    candidates = set(pts)
+    for face in all_faces:
+        members = sorted(face.members)
+        if len(members) > 1:
+            candidates.add(geometry.project_origin_exact([pts[i] for i in members], run.A).point)
+    missing = [f.token for f in non_leaders if f.limit not in candidates]
+    return {"check": "candidate set S = vertices of K + exact A-projections of 0 onto every face of K",
+            "faces": len(all_faces), "candidates": len(candidates), "agree": not missing, "tokens_not_in_S": missing}
+
+
+@registry.checks("T3")
+def check_T3(run: ClaimRun) -> Verdict:
+    """T3: every token converges to a point of S (D7 fates), and S lies on the boundary of K in R^d."""
+    bad = _fate_violation_verdict("T3", run)
+    if bad is not None:
+        return bad
+    if not run.settled:
+        return _inconclusive_unsettled("T3", run, "convergence not certified for every token")
+    empty = _no_leader("T3", run)
+    if empty is not None:
+        return empty
+    limits = _leader_limits(run)
+    tokens = sorted(limits)
+    pts = [limits[t] for t in tokens]
+    boundary: list[dict[str, Any]] = []
+    non_leaders = [f for f in run.fates_in_order() if not _is_leader(f)]
+    for f in non_leaders:
+        x = f.limit or ()
+        weights = _in_K(run, x, limits)
+        if weights is None:
+            return _verdict("T3", "failed", f"token {f.token}'s limit is not in K = conv(leader limits)", run,
+                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
+                            **_outside_evidence(x, pts, "the limit", "every leader limit"))
+        direction: list[Fraction] | None = _fate_direction(run, f)
+        if not (direction is not None and any(t != 0 for t in direction)
+                and all(dot(direction, u) <= dot(direction, x) for u in pts)):
+            direction = geometry.supporting_direction(x, pts)
+        if direction is None:
+            ineq, _ = geometry.facets(pts)
+            slack = min(((b + dot(a, x)), a) for b, a in ineq)
+            return _verdict("T3", "failed", f"token {f.token}'s limit {_show(x)} is in the interior of K", run,
+                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
+                            smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
+                                                  "compared": "b + a.x vs 0 (strictly positive for every facet)"})
+        c = direction
+        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
+                         "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
+    cert = run.with_chain({"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary})
+    verdict = _verdict("T3", "certified", f"every token certified convergent, settled at layer {run.settled_layer} by {run.settled_by()}; "
+                       f"{len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))} limit point(s), "
+                       "all on the boundary of K", run, certificate=cert,
+                       kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked", "path")})
+    if run.cross_check:
+        verdict.cross_checks.append(_candidate_cross_check(run, limits, non_leaders))
+    if verdict.cross_checks and not verdict.cross_checks[-1].get("agree", True):
+        verdict.summary += " (cross-check disagrees: see cross_checks)"
+    return verdict
+
+
+def _face_of(run: ClaimRun, c: Sequence[Fraction], limits: dict[int, Point]) -> tuple[Fraction, list[int]]:
+    values = {t: dot(c, u) for t, u in limits.items()}
+    top = max(values.values())
+    return top, sorted(t for t, v in values.items() if v == top)
+
+
+@registry.checks("T4")
+def check_T4(run: ClaimRun) -> Verdict:
+    """T4: every non-vertex point of S is the A-norm projection of the origin onto a face of K."""
+    bad = _fate_violation_verdict("T4", run)
+    if bad is not None:
+        return bad
+    if not run.settled:
+        return _inconclusive_unsettled("T4", run, "the set S of limits is not known")
+    empty = _no_leader("T4", run)
+    if empty is not None:
+        return empty
+    limits = _leader_limits(run)
+    vertex_points = set(limits.values())
+    groups: dict[Point, list[TokenFate]] = {}
+    for f in run.fates_in_order():
+        if f.limit is not None and f.limit not in vertex_points:
+            groups.setdefault(f.limit, []).append(f)
+    fates = _fates_json(run)
+    if not groups:
+        return _verdict("T4", "certified", "vacuous: no non-vertex limits", run,
+                        certificate=run.with_chain({"vacuous": True, "fates": fates, "projections": []}), non_vertex_limits=0)
+    Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(len(run.A))] for r in range(len(run.A))]
+    if not is_symmetric_positive_definite(Asym):
+        return _verdict("T4", "inconclusive", "the symmetric part of A is not positive definite: the A-norm "
+                        "projection of the origin is not defined", run, non_vertex_limits=len(groups),
+                        A_symmetric_positive_definite=False)
+    projections = []
+    cross = []
+    for p, established in groups.items():
+        # Canonical form, the one docs/certificates.md states and the checker reads: tokens sorted,
+        # the entry's fate copied from the lowest token index.
+        members = sorted(established, key=lambda fate: fate.token)
+        f = members[0]
+        # Consumed within this iteration, so the closure's f and p are this iteration's.
+        def candidates() -> Iterator[list[Fraction]]:
+            yield _fate_direction(run, f)  # noqa: B023 (A z at the D7 layer exposes conv(F))
+            # Then the smallest face G0 containing p. p is the A-projection of 0 onto some face
+            # iff onto G0: the projection conditions <A p, v - p> >= 0 on a face containing p hold
+            # on its subface G0 too, and on G0 they suffice. So only G0 decides a failure; the
+            # first direction may expose a larger face, where they can fail although T4 holds.
+            yield geometry.smallest_face_direction(p, [limits[t] for t in sorted(limits)])  # noqa: B023
+
+        entry = None
+        failure = None
+        for c in candidates():
+            M, face = _face_of(run, c, limits)
+            weights = geometry.point_in_hull_weights(p, [limits[t] for t in face])
+            if weights is None:
+                continue
+            Ap = mat_vec(Asym, p)
+            kkt = {t: dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
+            if any(v < 0 for v in kkt.values()):
+                failure = (face, kkt)  # the last one tried is G0's, the one that decides
+                continue
+            entry = {"tokens": [m.token for m in members], "limit": qv(p), "fate": f.kind, "layer": f.layer,
+                     "set": sorted(f.attention or ()), "direction": qv(c), "face_value": q(M), "face": face,
+                     "multipliers": {str(face[j]): q(w) for j, w in sorted(weights.items())},
+                     "kkt": {str(t): q(v) for t, v in sorted(kkt.items())}}
+            if not run.cross_check:
+                break
+            solver = geometry.project_origin_cvxpy([limits[t] for t in face], run.A)
+            residual = None
+            if solver["point"] is not None:
+                residual = max(abs(a - float(b)) for a, b in zip(solver["point"], p))
+                residual = residual if math.isfinite(residual) else None  # JSON has no infinity
+            cross.append({"check": "cvxpy projection onto the same face", "tokens": entry["tokens"],
+                          "face": face, "status": solver["status"], "error": solver["error"],
+                          "point_float": solver["point"], "residual_max_abs": residual, "tolerance": 1e-6,
+                          "agree": solver["status"] == "optimal" and residual is not None and residual <= 1e-6})
+            break
+        if entry is None and failure is not None:
+            face, kkt = failure
+            worst = min(kkt, key=lambda t: kkt[t])
+            proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
+            return _verdict("T4", "failed", f"limit {_show(p)} of token(s) {[m.token for m in members]} is not the "
+                            "A-projection of 0 onto the smallest face of K containing it (so onto no face)", run,
+                            tokens=[m.token for m in members], limit=qv(p), face=face,
+                            projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
+                            compared=f"<A p, v - p> for face vertex (leader) {worst} vs 0")
+        if entry is None:
+            return _verdict("T4", "failed", f"limit {_show(p)} lies outside K, so on no face of K", run,
+                            tokens=[m.token for m in members], limit=qv(p))
+        projections.append(entry)
+    cert = run.with_chain({"vacuous": False, "fates": fates, "projections": projections})
+    summary = (f"{len(projections)} non-vertex limit(s), each the exact A-projection of 0 onto a face of K")
+    verdict = _verdict("T4", "certified", summary, run, certificate=cert, non_vertex_limits=len(projections),
+                       faces=[e["face"] for e in projections])
+    verdict.cross_checks.extend(cross)
+    if not all(x["agree"] for x in cross):
+        verdict.summary += " (cvxpy cross-check disagrees or failed: see cross_checks; the exact certificate decides)"
+    return verdict
+
+
+@registry.checks("D1")
+def check_D1(run: ClaimRun) -> Verdict:
+    """D1: every token of layer k+1 lies in conv(layer k), with exact convex weights."""
+    alpha = run.config.alpha
+    keep = 1 / (1 + alpha)
+    all_weights = []
+    for prev, nxt in zip(run.data, run.data[1:]):
+        layer_weights = []
+        for i in range(run.n):
+            C = sorted(prev.attention[i])
+            # The rule's own weights first (D1's proof); any other exact convex weights also certify.
+            w: dict[int, Fraction] = {i: keep}
+            for j in C:
+                w[j] = w.get(j, Fraction(0)) + alpha / ((1 + alpha) * len(C))
+            combo = tuple(sum((wt * prev.positions[j][c] for j, wt in w.items()), Fraction(0))
+                          for c in range(len(nxt.positions[i])))
+            if combo != nxt.positions[i]:
+                found = geometry.point_in_hull_weights(nxt.positions[i], prev.positions)
+                if found is None:
+                    return _verdict("D1", "failed", f"token {i} at layer {nxt.index} is outside conv(layer {prev.index})",
+                                    run, layer=nxt.index, token=i, position=qv(nxt.positions[i]),
+                                    **_outside_evidence(nxt.positions[i], prev.positions, f"z_{i}^{nxt.index}",
+                                                        f"every token of layer {prev.index}"))
+                w = found
+            layer_weights.append([[j, q(wt)] for j, wt in sorted(w.items()) if wt != 0])
+        all_weights.append(layer_weights)
+    if not all_weights:
+        return _verdict("D1", "inconclusive", "only one layer was run: no transition to check", run)
+    cert = {"first_layer": 0, "last_layer": run.last_layer, "weights": all_weights}
+    return _verdict("D1", "certified", f"every token of layers 1..{run.last_layer} is an exact convex combination "
+                    "of the previous layer", run, certificate=cert)
+
+
+@registry.checks("D2")
+def check_D2(run: ClaimRun) -> Verdict:
+    """D2: the A-norm of every token never decreases (A symmetric positive definite)."""
+    norms = [[d.score(i, i) for i in range(run.n)] for d in run.data]
+    spd = is_symmetric_positive_definite(run.A)
+    for k in range(1, len(norms)):
+        for i in range(run.n):
+            if norms[k][i] < norms[k - 1][i]:
+                return _verdict("D2", "failed", f"token {i}'s squared A-norm decreases from layer {k - 1} to {k}", run,
+                                layer=k, token=i, lhs=q(norms[k][i]), rhs=q(norms[k - 1][i]),
+                                compared=f"||z_{i}^{k}||_A^2 vs ||z_{i}^{k - 1}||_A^2",
+                                A_symmetric_positive_definite=spd)
+    cert = {"last_layer": run.last_layer, "norms": [[q(x) for x in row] for row in norms]}
+    note = "" if spd else " (A is not symmetric positive definite: z^T A z is not a norm)"
+    return _verdict("D2", "certified", f"squared A-norms nondecreasing over layers 0..{run.last_layer}{note}", run,
+                    certificate=cert, A_symmetric_positive_definite=spd)
+
+
+@registry.checks("replay")
+def check_replay(run: ClaimRun) -> Verdict:
+    """Replay: layer k+1 of the engine equals the independent oracle's one step from layer k, for every k.
+
+    Also compares the engine's own attention sets with the oracle's (the engine reports them).
+    """
+    config = run.config
+    A = None if config.A is None else run.A
+    V = None if config.V is None else [list(r) for r in config.V]
+    if run.start_mismatch is not None:
+        where = run.start_mismatch
+        token = "" if where["token"] is None else f", token {where['token']}"
+        return _verdict("replay", "failed", f"layer 0{token}: the engine's position differs from the configuration "
+                        "it was given", run, layer=0, **where)
+    for layer, prev, nxt in zip(run.layers, run.data, run.data[1:]):
+        engine_C = layer.attention_sets()
+        oracle_C = oracle.attention_sets(prev.positions, A=A)
+        for i in range(run.n):
+            if engine_C[i] != oracle_C[i]:
+                return _verdict("replay", "failed", f"engine's C_{i} at layer {prev.index} differs from the oracle's",
+                                run, layer=prev.index, token=i, engine=sorted(engine_C[i]), oracle=sorted(oracle_C[i]))
+        expected = oracle.one_layer(prev.positions, alpha=config.alpha, A=A, V=V)
+        for i in range(run.n):
+            if expected[i] != nxt.positions[i]:
+                c = next(c for c in range(len(expected[i])) if expected[i][c] != nxt.positions[i][c])
+                return _verdict("replay", "failed", f"layer {nxt.index}, token {i}: the engine's position differs from "
+                                "the oracle's one-step recomputation", run, layer=nxt.index, token=i, coordinate=c,
+                                lhs=q(nxt.positions[i][c]), rhs=q(expected[i][c]),
+                                compared=f"engine z_{i}^{nxt.index}[{c}] vs oracle")
+    if len(run.data) < 2:
+        return _verdict("replay", "inconclusive", "only one layer was run: no transition to replay", run)
+    cert = {"last_layer": run.last_layer, "final_positions": [qv(p) for p in run.data[-1].positions]}
+    return _verdict("replay", "certified", f"{len(run.data) - 1} layer transition(s) equal the independent oracle's",
+                    run, certificate=cert)
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+@dataclass
+class ClaimReport:
+    """Every verdict of one configuration (the registry's claim checks), with the run behind them."""
+
+    config: Configuration
+    verdicts: dict[str, Verdict]
+    layers_run: int
+    layers: list[ExactLayer]
+    fates: list[TokenFate]
+    settled_layer: int | None
+    layer_budget: int
+    run: ClaimRun | None = field(default=None, repr=False, compare=False)  # scores, attention sets per layer
+    time_budget: float | None = None
+    stopped_by: str = "settled"  # settled | layer budget | time budget
+
+    @property
+    def limits(self) -> dict[int, Point | None]:
+        return {f.token: f.limit for f in self.fates}
+
+    @property
+    def status(self) -> str:
+        statuses = [v.status for v in self.verdicts.values()]
+        for s in ("failed", "inconclusive"):
+            if s in statuses:
+                return s
+        return "certified"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "format": "hardmax-verify/claims-v1",
+            "config": self.config.to_json_dict(),
+            "outside_hypotheses": self.config.outside_hypotheses,
+            "hypothesis_violations": [f"{f}: {m}" for f, m in hypothesis_violations(self.config)],
+            "layer_budget": self.layer_budget,
+            "time_budget": self.time_budget,
+            "stopped_by": self.stopped_by,
+            "last_layer": self.layers_run,
+            "settled_layer": self.settled_layer,
+            "status": self.status,
+            "fates": [f.to_json_dict() for f in self.fates],
+            "verdicts": {cid: self.verdicts[cid].to_json_dict() for cid in registry.verdict_ids() if cid in self.verdicts},
+        }
+
+
+def _value_matrix_is_the_plain_model(config: Configuration) -> bool:
+    """True without V, or when V = c I with c > 0: then the rule is docs/theory.md §1's with alpha = c."""
+    if config.V is None:
+        return True
+    c = config.V[0][0]
+    return c > 0 and all(config.V[r][k] == (c if r == k else 0) for r in range(config.d) for k in range(config.d))
+
+
+
+def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
+    """Under a general value matrix, nothing that rests on D3/D7 may be certified.
+
+    Which claims rest on which facts is the registry's ``rests_on`` (a certified verdict's evidence
+    names those its run used): D3, D7 and D9 are proved for the rule of docs/theory.md §1 only;
+    with a general value matrix V they are open (docs/theory.md §6).
+
+    A certified T1..T4 or D3 becomes inconclusive. A failed T2..T4 becomes inconclusive too:
+    it reports a contradicted D7 consequence, which shows that D7 does not transfer to the
+    variant, not that the claim itself is false. A failed T1/D3 stays failed: a leader that
+    stops leading is observed directly, layer by layer.
+    """
+    adjusted = dict(verdicts)
+    for claim, possible in ((c.id, c.rests_on) for c in registry.claims("check") if c.rests_on):
+        verdict = verdicts.get(claim)
+        if verdict is None or verdict.status == "inconclusive":
+            continue
+        if verdict.status == "failed" and claim in ("T1", "D3"):
+            continue
+        facts = list(verdict.evidence.get("rests_on") or possible)
+        named = facts[0] if len(facts) == 1 else ", ".join(facts[:-1]) + " and " + facts[-1]
+        reason = (f"{named} {'is' if len(facts) == 1 else 'are'} proved for V = alpha I only (docs/theory.md §3); with "
+                  f"this value matrix the check's {verdict.status} verdict rests on {'it' if len(facts) == 1 else 'them'} "
+                  "beyond the layers computed")
+        evidence = {key: value for key, value in verdict.evidence.items() if key != "rests_on"}
+        evidence.update(unproved_facts=facts, verdict_if_it_held=verdict.status,
+                        summary_if_it_held=verdict.summary)
+        adjusted[claim] = Verdict(claim, "inconclusive", f"not decided: {reason}", evidence, None,
+                                  verdict.cross_checks)
+    return adjusted
+
+
+def _nothing_certified_on_a_wrong_trajectory(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
+    """When the replay fails, the engine's layers are not this configuration's dynamics.
+
+    Every other check ran on those layers, so a certified verdict would be a statement about
+    some other trajectory: it becomes inconclusive, with the reason. Failed verdicts stay
+    failed (they are how a wrong engine shows; the replay says why).
+    """
+    replay = verdicts["replay"]
+    if replay.status != "failed":
+        return verdicts
+    adjusted = dict(verdicts)
+    for claim, verdict in verdicts.items():
+        if claim == "replay" or verdict.status != "certified":
+            continue
+        evidence = dict(verdict.evidence, verdict_if_the_engine_were_right="certified",
+                        summary_if_the_engine_were_right=verdict.summary)
+        adjusted[claim] = Verdict(claim, "inconclusive", "not decided: the engine's layers are not the dynamics of "
+                                  f"this configuration ({replay.summary})", evidence, None, verdict.cross_checks)
+    return adjusted
+
+
+def _check_of(claim: registry.Claim) -> Callable[[ClaimRun], Verdict]:
+    if claim.check is None:
+        raise RuntimeError(f"claim check {claim.id} is registered without a check function")
+    return claim.check
+
+
+def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
+                        cross_check: bool = True, progress: Callable[[int], None] | None = None,
+                        time_budget: float | None = None, closed_form_search: bool = True) -> ClaimReport:
+    """Check every claim (T0..T4, D1..D3) and the one-step replay on one configuration.
+
+    Parameters
+    ----------
+    config
+        The configuration (outside the theorem's hypotheses only if ``config.outside_hypotheses``).
+    layer_budget
+        Largest layer index computed; the run stops earlier, one layer after every token has a
+        fate (leader, fixed or locked by D7, or a closed-form path by D9).
+    dynamics
+        A callable with the signature of :func:`verify.core.exact_dynamics.exact_layers`; every
+        check uses its layers (the mutation self-test passes deliberately wrong ones).
+    cross_check
+        Run the float cross-checks (cvxpy projections, candidate set S); they never decide.
+    progress
+        Called with each layer index as it is computed.
+    time_budget
+        Wall-clock seconds for the layers (None: no limit). A run stopped by it says so
+        (``stopped_by``); its unsettled tokens make T2..T4 inconclusive, never certified.
+        Results then depend on the machine's speed, so reproducible campaigns leave it unset.
+    closed_form_search
+        Settle what D7 leaves with the closed-form certificates of docs/theory.md D9 (default); False:
+        D7 fates only.
+    """
+    run = run_configuration(config, layer_budget=layer_budget, dynamics=dynamics, progress=progress,
+                            time_budget=time_budget, closed_form_search=closed_form_search)
+    run.cross_check = cross_check
+    verdicts = {claim.id: _check_of(claim)(run) for claim in registry.claims("check")}
+    verdicts = _nothing_certified_on_a_wrong_trajectory(verdicts)
+    if not _value_matrix_is_the_plain_model(config):
+        verdicts = _without_unproved_facts(verdicts)
+    return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget, run,
+                       time_budget=time_budget, stopped_by=run.stopped_by)

@@ -1,0 +1,136 @@
+"""The compiled layer kernel of the float engine (:mod:`verify.core.float_dynamics`, whose docstring derives its bounds).
+
+In a module of its own so that importing the float engine does not import numba: numba takes
+about a second of CPU to import, paid only when a float layer runs.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .float_dynamics import BOUND_SAFETY, UNDERFLOW_SLACK
+
+__all__ = ["compile_ahead", "layer_kernel"]
+
+
+@numba.njit(inline="always", cache=True)
+def _pair_score_bound(eu, ru, ev, rv, pair_scale, score_rounding, d):  # pragma: no cover - compiled
+    """E_uv of the docstring of :mod:`verify.core.float_dynamics`, from both points' errors e and sizes rho: the relative part
+    scaled by d^2 a, and the absolute underflow part, which does not shrink with a."""
+    return (pair_scale * (eu * rv + ru * ev + eu * ev + score_rounding * (ru + eu) * (rv + ev))
+            + UNDERFLOW_SLACK * d * (1.0 + d * (ru + rv)))
+
+
+@numba.njit(parallel=True, cache=True)
+def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding, record,
+                 new_Z, new_error, argmax, undecided, tie, attention, score_error):  # pragma: no cover - compiled
+    """One layer for every configuration: scores, attention set, undecided flag, update, error bounds.
+
+    Row u of configuration b: s_v = <A z_u, z_v> for the b's points v. With t the float argmax,
+    the set is decided only when the top and every score are finite and every other v has
+    fl(s_t - s_v) > (E_ut + E_uv) S, E_uv being the per-pair score bound of :mod:`verify.core.float_dynamics`
+    and S = BOUND_SAFETY. Every test is "decided only if ... > ...", which NaN fails. The update
+    is (z + alpha m) / (1 + alpha) with m the maximiser (decided rows) or, for undecided rows, the
+    multiplicity-weighted mean of the float-equality maximisers; a decided row whose new position
+    or bound is not finite becomes undecided. ``new_error`` receives each point's position bound
+    for the next layer and ``score_error`` a bound on every pair's E_uv in the configuration.
+    """
+    B, m, d = Z.shape
+    for b in numba.prange(B):
+        count = counts[b]
+        a = alpha[b]
+        pair_scale = d * d * matrix_bound[b]
+        scores = np.empty(count)
+        magnitude = np.empty(count)
+        direction = np.empty(d)
+        largest_error = 0.0
+        largest_magnitude = 0.0
+        for v in range(count):
+            top_coordinate = 0.0
+            for r in range(d):
+                top_coordinate = max(top_coordinate, abs(Z[b, v, r]))
+            magnitude[v] = top_coordinate
+            largest_error = max(largest_error, error[b, v])
+            largest_magnitude = max(largest_magnitude, top_coordinate)
+        worst_pair = 0.0
+        for u in range(count):
+            for r in range(d):
+                acc = 0.0
+                for c in range(d):
+                    acc += Z[b, u, c] * At[b, c, r]
+                direction[r] = acc
+            top = -np.inf
+            best = 0
+            finite = True
+            for v in range(count):
+                acc = 0.0
+                for r in range(d):
+                    acc += direction[r] * Z[b, v, r]
+                scores[v] = acc
+                if not np.isfinite(acc):
+                    finite = False
+                if acc > top:
+                    top = acc
+                    best = v
+            eu = error[b, u]
+            ru = magnitude[u]
+            et = error[b, best]
+            rt = magnitude[best]
+            bound_top = _pair_score_bound(eu, ru, et, rt, pair_scale, score_rounding, d)
+            # E_uv is increasing in rho_v and e_v: with the configuration's largest ones it bounds
+            # every pair of the row, so most v are settled by one comparison, as fast as a single
+            # tolerance per configuration; only the v within it get their own E_uv.
+            bound_any = _pair_score_bound(eu, ru, largest_error, largest_magnitude, pair_scale, score_rounding, d)
+            worst_pair = max(worst_pair, bound_any)
+            quick = (bound_top + bound_any) * BOUND_SAFETY
+            near = not (finite and np.isfinite(top))
+            equal = 0
+            for v in range(count):
+                if v != best and not near and not (top - scores[v] > quick):
+                    bound_v = _pair_score_bound(eu, ru, error[b, v], magnitude[v], pair_scale, score_rounding, d)
+                    if not (top - scores[v] > (bound_top + bound_v) * BOUND_SAFETY):
+                        near = True
+                if scores[v] == top:
+                    equal += 1
+                    if record:
+                        attention[b, u, v] = True
+            argmax[b, u] = best
+            tie[b, u] = equal > 1
+            if equal == 1:
+                for r in range(d):
+                    new_Z[b, u, r] = (Z[b, u, r] + a * Z[b, best, r]) / (1.0 + a)
+                new_error[b, u] = ((eu + a * et) / (1.0 + a) + (max(ru, rt) + max(eu, et)) * step_rounding[b]
+                                   + UNDERFLOW_SLACK) * BOUND_SAFETY
+            else:
+                total = 0.0
+                for v in range(count):
+                    if scores[v] == top:
+                        total += W[b, v]
+                for r in range(d):
+                    acc = 0.0
+                    for v in range(count):
+                        if scores[v] == top:
+                            acc += W[b, v] * Z[b, v, r]
+                    new_Z[b, u, r] = (Z[b, u, r] + a * (acc / total)) / (1.0 + a) if total > 0 else np.nan
+                # Only reached on an undecided row, after which no bound of this configuration is
+                # claimed; keep a configuration-wide value.
+                new_error[b, u] = largest_error + (largest_magnitude + largest_error) * step_rounding[b]
+            # An update that overflowed cannot be bounded: the row is undecided (nothing after it is claimed).
+            if not np.isfinite(new_error[b, u]):
+                near = True
+            for r in range(d):
+                if not np.isfinite(new_Z[b, u, r]):
+                    near = True
+            undecided[b, u] = near
+        score_error[b] = worst_pair
+
+
+def compile_ahead() -> None:
+    """Compile the kernel into numba's on-disk cache now (set-up calls this), so that the first
+    float layer of a report or a test does not pay the compilation (about 20 CPU-s).
+
+    Runs the float engine itself on a tiny batch, so the cached signature is the one it uses."""
+    from .float_dynamics import simulate_batch
+
+    simulate_batch(np.array([[[1.0, 0.0], [0.0, 1.0]]]), alpha=1.0, layers=1)

@@ -1,0 +1,380 @@
+"""Files in and out: bounded reads of regular files, atomic writes, locked atomic folders, safe names.
+
+Inputs (:func:`read_input`): only regular files are read (a FIFO, a device such as
+``/dev/zero`` or a socket is refused before it is opened for a blocking read), and at most
+:data:`MAX_INPUT_BYTES`; anything else is an :class:`~verify.core.numbers.InputError` (exit 2).
+
+Outputs: a file is written to a temporary beside it and renamed into place
+(:func:`atomic_write_bytes`); a folder is assembled beside its target and swapped in with a
+single atomic rename (:func:`atomic_directory`), under a lock that makes a second run into
+the same folder refuse (:func:`directory_lock`, :class:`~verify.core.exitcodes.OutputBusy`, exit
+4). Files and folders get the usual permissions (0666 / 0777 less the umask).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import hashlib
+import os
+import re
+import secrets
+import shutil
+import stat
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from .exitcodes import CouldNotComplete, OutputBusy
+from .numbers import InputError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: folders are not locked
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "atomic_write_text", "atomic_write_bytes", "atomic_directory",
+           "directory_lock", "safe_name", "sha256_file"]
+
+# Input files (configurations, campaigns, conjecture files) are at most this large. The largest
+# real ones are a few hundred kilobytes (128 tokens of 16 coordinates); 16 MiB of JSON parses in
+# a few seconds within a few hundred megabytes.
+MAX_INPUT_BYTES = 16 * 2**20
+
+
+# --------------------------------------------------------------------------- input
+
+def _kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_input(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    ``expected`` names what the file should be ("a JSON configuration file"), for the message.
+    A missing or unreadable file, a directory, FIFO, device or socket, and a file larger than
+    ``limit`` are refused with an :class:`InputError` naming the file, without blocking: the
+    file is opened non-blocking and checked with ``fstat`` before anything is read.
+    """
+    where = os.fsdecode(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise InputError(where, "file not found") from None
+    except OSError as error:
+        raise InputError(where, f"cannot be read: {error.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(where, f"is {_kind_of(info.st_mode)}, expected {expected}")
+        if info.st_size > limit:
+            raise InputError(where, f"is {info.st_size:,} bytes, more than the {limit:,} bytes an input file may have")
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        chunks = []
+        remaining = limit + 1  # one byte more than allowed: a file that grew while read is caught
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    except OSError as error:
+        raise InputError(where, f"cannot be read: {error.strerror}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise InputError(where, f"is more than the {limit:,} bytes an input file may have")
+    return data
+
+
+def read_text(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """:func:`read_input` decoded as UTF-8; text that is not UTF-8 is an :class:`InputError` naming the file."""
+    try:
+        return read_input(path, expected=expected, limit=limit).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(os.fsdecode(path), f"is not UTF-8 text, expected {expected}") from None
+
+
+# --------------------------------------------------------------------------- files
+
+def _ensure_folder(folder: Path) -> None:
+    """Create ``folder`` and its parents; a path on the way that is a file is named in the error."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", str(blocker)) from None
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename durable (best effort: not every platform can open a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and an atomic rename.
+
+    The file gets the permissions of any new file (0666 less the umask). On any error, Ctrl-C
+    included, ``path`` keeps its previous content and the temporary is removed.
+    """
+    path = Path(path)
+    _ensure_folder(path.parent)
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            # O_EXCL: never an existing file; mode 0o666: the kernel applies the umask.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+# --------------------------------------------------------------------------- folders
+
+_held: dict[str, list[int]] = {}  # lock file -> [descriptor, depth]: the locks this process holds
+_held_guard = threading.Lock()
+
+
+def _partial_pattern(name: str) -> re.Pattern[str]:
+    # The random part has a fixed length, so a staging folder belongs to exactly one target name.
+    return re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.partial")
+
+
+def _backup_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(name)}\.old-[0-9]+")
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _clean_leftovers(target: Path) -> None:
+    """Remove what runs killed mid-way left beside ``target`` (called with its lock held, so none is live).
+
+    Staging folders (``.NAME.xxxxxxxx.partial``) go. A backup (``.NAME.old-PID``, from the
+    two-rename fallback of :func:`atomic_directory`) is put back if ``target`` is missing,
+    otherwise removed.
+    """
+    partial, backup = _partial_pattern(target.name), _backup_pattern(target.name)
+    try:
+        entries = list(target.parent.iterdir())
+    except OSError:
+        return
+    backups = sorted((p for p in entries if backup.fullmatch(p.name)), key=lambda p: p.lstat().st_mtime)
+    if backups and not os.path.lexists(target):
+        os.replace(backups.pop(), target)
+    for path in backups + [p for p in entries if partial.fullmatch(p.name)]:
+        _remove(path)
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
+    return f" (pid {text})" if text.isdigit() else ""
+
+
+@contextmanager
+def directory_lock(target: Path) -> Iterator[None]:
+    """Hold the lock of the output folder ``target`` (a hidden ``.NAME.lock`` beside it).
+
+    A second process asking for it gets :class:`OutputBusy` at once (exit status 4): two runs
+    writing one folder would race. The lock is an ``flock``, so it dies with its process
+    (even on SIGKILL); taking it cleans up what killed runs left (:func:`_clean_leftovers`).
+    The same process may take it again (reentrant); the lock file is removed on release.
+    """
+    target = Path(target)
+    _ensure_folder(target.parent)
+    lock_path = target.parent / f".{target.name}.lock"
+    key = os.path.abspath(lock_path)
+    with _held_guard:
+        if key in _held:
+            _held[key][1] += 1
+            reentered = True
+        else:
+            reentered = False
+    if reentered:
+        try:
+            yield
+        finally:
+            with _held_guard:
+                _held[key][1] -= 1
+        return
+    fd = _acquire(lock_path, target)
+    try:
+        with _held_guard:
+            _held[key] = [fd, 1]
+        _clean_leftovers(target)
+        yield
+    finally:
+        with _held_guard:
+            _held.pop(key, None)
+        _release(lock_path, fd)
+
+
+def _release(lock_path: Path, fd: int) -> None:
+    try:
+        lock_path.unlink(missing_ok=True)  # before closing: a waiter that opened it retries on a fresh file
+    finally:
+        os.close(fd)
+
+
+def _acquire(lock_path: Path, target: Path) -> int:
+    """Open and flock the lock file; on any interruption (Ctrl-C included) nothing is left held or behind."""
+    if fcntl is None:  # pragma: no cover
+        return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise OutputBusy(f"{target}: another run{holder} is writing this folder; wait for it to finish "
+                             "or write somewhere else") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        same = False
+        try:
+            try:
+                same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
+            except FileNotFoundError:
+                pass
+            if same:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+                return fd
+        except BaseException:
+            if same:
+                _release(lock_path, fd)  # ours: the flock is held on the file at that path
+            else:
+                os.close(fd)
+            raise
+        os.close(fd)  # the file was removed by the holder that just released it: take the new one
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library without renameat2 (glibc < 2.28, some others)
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):  # the file system cannot
+        return False
+    raise OSError(code, os.strerror(code), os.fspath(b))
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    """Put the complete folder ``staging`` at ``target`` in one atomic rename; the old one goes."""
+    if not os.path.lexists(target):
+        os.rename(staging, target)
+    elif not target.is_dir():
+        raise CouldNotComplete(f"{target}: exists and is not a folder; it is not replaced")
+    elif _exchange(staging, target):
+        _fsync_folder(target.parent)
+        _remove(staging)  # now the previous folder
+        return
+    else:
+        # No atomic exchange on this file system: two renames. A crash between them leaves the
+        # previous folder as .NAME.old-PID, which the next run puts back (_clean_leftovers).
+        backup = target.with_name(f".{target.name}.old-{os.getpid()}")
+        _remove(backup)
+        os.replace(target, backup)
+        try:
+            os.replace(staging, target)
+        except BaseException:
+            os.replace(backup, target)  # the previous folder goes back
+            raise
+        _remove(backup)
+    _fsync_folder(target.parent)
+
+
+@contextmanager
+def atomic_directory(target: Path) -> Iterator[Path]:
+    """Yield a fresh folder beside ``target``; on success it replaces ``target`` whole, atomically.
+
+    The folder's lock (:func:`directory_lock`) is held throughout: a concurrent run into the
+    same target is refused. On any exception (Ctrl-C included) the temporary folder is removed
+    and ``target`` is left exactly as it was; after a SIGKILL the next run removes it.
+    """
+    target = Path(target)
+    with directory_lock(target):
+        while True:
+            staging = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+            try:
+                staging.mkdir(0o777)  # the umask applies, as for any new folder
+                break
+            except FileExistsError:
+                continue
+        try:
+            yield staging
+            _swap_in(staging, target)
+        except BaseException:
+            _remove(staging)
+            raise
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(name: str, *, fallback: str = "item", max_length: int = 80) -> str:
+    """A file name derived from user data that cannot escape its folder (no separators, no dot-dot)."""
+    cleaned = _UNSAFE.sub("_", name).strip("._-")[:max_length]
+    return cleaned or fallback
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks (inputs are recorded by hash for provenance)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

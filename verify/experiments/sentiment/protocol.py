@@ -1,0 +1,402 @@
+"""Preregistered run protocols: a committed TOML file fixes the grid, the seeds and the rules; this runs it.
+
+A protocol file (``protocols/reproduction.toml``) has ``[common]`` training settings, the
+``[selection]`` and ``[report]`` rules (text, recorded in every output), and ``[[study]]``
+tables, each a grid of ``d`` x ``layers`` x ``seeds`` (and optionally ``fixed_alpha``) with a
+``phase``. :func:`expand` turns it into the queue of runs, in phase order, then by seed, d,
+K from largest and alpha; a run that two studies share (same settings) appears once.
+
+:func:`run_queue` works through the queue in one process, one run at a time:
+
+* a run whose ``evaluation.json`` exists is finished and skipped;
+* otherwise it trains, resuming after the last completed epoch if the run folder holds a
+  checkpoint (an interrupted run loses at most the epoch in progress), and keeps every
+  epoch's weights for the like-for-like measurement;
+* after training (the last epoch or early stopping) it evaluates the test reviews once and
+  writes ``evaluation.json`` atomically; that file marks the run finished;
+* a finished run with K >= 1 then gets ``interpretation.json`` (:mod:`.interpret`: certified
+  group leaders, deletion test, matched polarity, leader vote, clustering measures), once.
+
+Several runners may work in the same folder at once (one per core, say): each run is claimed
+with a lock file (``<runs-dir>/.locks/<run>.lock``) for as long as a runner works on it, and a
+runner skips the runs another holds. Progress goes to ``protocol.log`` in the runs folder (one
+line per event, flushed, naming the runner's process id).
+
+Run folders: ``<runs-dir>/<run>/checkpoint`` (the resumable checkpoint), ``<run>/epochs``
+(one weights file per epoch), ``<run>/evaluation.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, NoReturn
+
+from verify.core.io import atomic_write_text
+from verify.core.numbers import InputError
+
+__all__ = ["Protocol", "PlannedRun", "load_protocol", "expand", "run_queue", "queue_status", "run_name"]
+
+_COMMON_KEYS = {"protocol": str, "split_seed": int, "validation_fraction": float, "cleaning": str, "lemmas": str,
+                "stopwords": str, "lowercase": bool, "epochs": int, "patience": int, "learning_rate": float,
+                "batch_size": int, "beta": float, "alpha_init": float, "attention_over": str,
+                "bucket_batches": int, "threads": int}
+_STUDY_KEYS = {"name", "phase", "d", "layers", "seeds", "fixed_alpha"}
+MAX_RUNS = 1000
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One run of a protocol: its name (also its folder) and what defines it."""
+
+    name: str
+    d: int
+    layers: int
+    seed: int
+    fixed_alpha: float | None
+    phase: int
+    studies: tuple[str, ...]
+
+
+@dataclass
+class Protocol:
+    path: Path
+    name: str
+    title: str
+    common: dict
+    selection: dict
+    report: dict
+    studies: list[dict]
+    sha256: str = ""
+    runs: list[PlannedRun] = field(default_factory=list)
+
+
+def run_name(d: int, layers: int, seed: int, fixed_alpha: float | None) -> str:
+    alpha = "" if fixed_alpha is None else f"-alpha{fixed_alpha:g}"
+    return f"d{d}-K{layers}{alpha}-s{seed}"
+
+
+def _fail(path: Path, field_name: str, message: str) -> NoReturn:
+    raise InputError(f"{path}: {field_name}", message)
+
+
+def load_protocol(path: Path | str) -> Protocol:
+    """Read and check a protocol file; every problem is a one-line InputError naming the field."""
+    import hashlib
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(str(path), "no such protocol file")
+    raw = path.read_bytes()
+    if len(raw) > 1 << 20:
+        raise InputError(str(path), "more than 1 MiB: not a protocol file")
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, ValueError) as error:
+        raise InputError(str(path), f"not valid TOML ({str(error)[:200]})") from None
+    for key in ("name", "title"):
+        if not isinstance(document.get(key), str):
+            _fail(path, key, "expected a string")
+    common = document.get("common")
+    if not isinstance(common, dict):
+        _fail(path, "common", "expected a table of training settings")
+    for key, value in common.items():
+        if key not in _COMMON_KEYS:
+            _fail(path, f"common.{key}", f"unknown setting (known: {', '.join(sorted(_COMMON_KEYS))})")
+        expected = _COMMON_KEYS[key]
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) if expected is float else (
+            isinstance(value, expected) and (expected is bool or not isinstance(value, bool)))
+        if not ok:
+            _fail(path, f"common.{key}", f"expected {expected.__name__}, got {value!r}")
+    missing = sorted(set(_COMMON_KEYS) - set(common))
+    if missing:
+        _fail(path, "common", f"missing {', '.join(missing)}")
+    studies = document.get("study")
+    if not isinstance(studies, list) or not studies:
+        _fail(path, "study", "expected one or more [[study]] tables")
+    protocol = Protocol(path, document["name"], document["title"], common, dict(document.get("selection") or {}),
+                        dict(document.get("report") or {}), studies, hashlib.sha256(raw).hexdigest())
+    protocol.runs = expand(protocol)
+    return protocol
+
+
+def _int_list(path: Path, where: str, value: object, *, low: int, high: int) -> list[int]:
+    if not (isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        _fail(path, where, "expected a non-empty list of integers")
+    if any(not low <= v <= high for v in value):
+        _fail(path, where, f"expected integers in [{low}, {high}]")
+    return list(value)
+
+
+def expand(protocol: Protocol) -> list[PlannedRun]:
+    """The queue of runs, in order, each once."""
+    path = protocol.path
+    runs: dict[str, PlannedRun] = {}
+    for index, study in enumerate(protocol.studies):
+        where = f"study[{index}]"
+        if not isinstance(study, dict):
+            _fail(path, where, "expected a table")
+        unknown = sorted(set(study) - _STUDY_KEYS)
+        if unknown:
+            _fail(path, f"{where}.{unknown[0]}", f"unknown key (known: {', '.join(sorted(_STUDY_KEYS))})")
+        name = study.get("name")
+        if not isinstance(name, str) or not name:
+            _fail(path, f"{where}.name", "expected a non-empty string")
+        phase = study.get("phase", 1)
+        if not isinstance(phase, int) or isinstance(phase, bool):
+            _fail(path, f"{where}.phase", "expected an integer")
+        dims = _int_list(path, f"{where}.d", study.get("d"), low=1, high=1024)
+        layers = _int_list(path, f"{where}.layers", study.get("layers"), low=0, high=64)
+        seeds = _int_list(path, f"{where}.seeds", study.get("seeds"), low=0, high=2**31)
+        alphas = study.get("fixed_alpha", [None])
+        if alphas != [None] and not (isinstance(alphas, list) and alphas and all(
+                isinstance(a, (int, float)) and not isinstance(a, bool) and 0 < a < 1e6 for a in alphas)):
+            _fail(path, f"{where}.fixed_alpha", "expected a non-empty list of numbers in (0, 1e6)")
+        for d in dims:
+            for k in layers:
+                for seed in seeds:
+                    for alpha in alphas:
+                        alpha = None if alpha is None else float(alpha)
+                        key = run_name(d, k, seed, alpha)
+                        previous = runs.get(key)
+                        studies = (previous.studies if previous else ()) + (name,)
+                        run_phase = min(phase, previous.phase) if previous else phase
+                        runs[key] = PlannedRun(key, d, k, seed, alpha, run_phase, studies)
+                        if len(runs) > MAX_RUNS:
+                            _fail(path, "study", f"more than {MAX_RUNS} runs")
+    return sorted(runs.values(), key=lambda r: (r.phase, r.seed, r.d, -r.layers,
+                                                 -1.0 if r.fixed_alpha is None else r.fixed_alpha))
+
+
+def training_settings(protocol: Protocol, run: PlannedRun):
+    """The TrainingSettings of one run (torch is not needed to build them)."""
+    from .model import TrainingSettings
+    common = protocol.common
+    return TrainingSettings(
+        d=run.d, layers=run.layers, beta=float(common["beta"]), learning_rate=float(common["learning_rate"]),
+        batch_size=common["batch_size"], seed=run.seed,
+        alpha_init=float(run.fixed_alpha if run.fixed_alpha is not None else common["alpha_init"]),
+        train_alpha=run.fixed_alpha is None, merged_tokens=common["attention_over"] == "distinct",
+        bucket_batches=common["bucket_batches"])
+
+
+def preprocess_options(protocol: Protocol):
+    from .preprocess import PreprocessOptions
+    common = protocol.common
+    return PreprocessOptions(lowercase=common["lowercase"], stopwords=common["stopwords"], lemmas=common["lemmas"],
+                             cleaning=common["cleaning"])
+
+
+def regenerate_command(protocol: Protocol, run: PlannedRun) -> str:
+    return (f"hardmax-verify sentiment protocol run --protocol {protocol.path.as_posix()} --runs-dir RUNS "
+            f"--only {run.name}")
+
+
+class _Log:
+    """Append-only progress log, one line per event, flushed (and echoed to ``echo``)."""
+
+    def __init__(self, path: Path, echo: Callable[[str], None] | None, runner: int | None = None) -> None:
+        self.path, self.echo = path, echo
+        # Several runners may share the log: each line names its runner.
+        self.prefix = "" if runner is None else f"[runner {runner}] "
+
+    def __call__(self, text: str) -> None:
+        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {self.prefix}{text}"
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+        if self.echo is not None:
+            self.echo(line)
+
+
+def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
+    """One record per planned run: finished / in progress (epochs so far) / not started."""
+    status = []
+    for run in protocol.runs:
+        folder = Path(runs_dir) / run.name
+        record: dict = {"run": run.name, "studies": list(run.studies), "phase": run.phase}
+        evaluation = folder / "evaluation.json"
+        checkpoint = folder / "checkpoint" / "checkpoint.json"
+        if evaluation.exists():
+            record["state"] = "finished"
+        elif checkpoint.exists():
+            record["state"] = "in progress"
+        else:
+            record["state"] = "not started"
+        if checkpoint.exists():
+            try:
+                meta = json.loads(checkpoint.read_text(encoding="utf-8"))
+                best = meta.get("best") or {}
+                record.update(epochs=meta.get("epochs_completed"), best_epoch=best.get("epoch"),
+                              validation_accuracy=best.get("val_acc"),
+                              alpha=(meta.get("history") or [{}])[-1].get("alpha"))
+            except (OSError, ValueError, AttributeError):
+                record["note"] = "checkpoint.json unreadable"
+        status.append(record)
+    return status
+
+
+def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_dir: Path | None,
+              only: tuple[str, ...] = (), echo: Callable[[str], None] | None = None,
+              train_run: Callable[..., dict] | None = None,
+              evaluate_run: Callable[..., dict] | None = None,
+              interpret_run: Callable[..., dict] | None = None) -> list[str]:
+    """Work through the queue (see the module docstring); returns the names of the runs finished now.
+
+    ``train_run``, ``evaluate_run`` and ``interpret_run`` default to the package's functions
+    (injectable for tests).
+    """
+    if train_run is None or evaluate_run is None:
+        from verify.app.commands.sentiment import evaluate_checkpoint, train_run as cli_train_run
+        train_run = train_run or cli_train_run
+        evaluate_run = evaluate_run or evaluate_checkpoint
+    if interpret_run is None:
+        from .interpret import interpret_checkpoint
+        interpret_run = interpret_checkpoint
+    runs_dir = Path(runs_dir)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    known = {run.name for run in protocol.runs}
+    unknown = [name for name in only if name not in known]
+    if unknown:
+        raise InputError("--only", f"{unknown[0]} is not a run of {protocol.path} (e.g. {protocol.runs[0].name})")
+    log = _Log(runs_dir / "protocol.log", echo, runner=os.getpid())
+    finished: list[str] = []
+    left_to_others: list[str] = []
+    queue = [run for run in protocol.runs if not only or run.name in only]
+    log(f"protocol {protocol.name} ({protocol.path}, sha256 {protocol.sha256[:16]}): {len(queue)} runs queued")
+    for position, run in enumerate(queue, start=1):
+        with _claim(runs_dir, run.name) as claimed:
+            if not claimed:
+                log(f"[{position}/{len(queue)}] {run.name}: another runner is working on it, skipped")
+                left_to_others.append(run.name)
+                continue
+            folder = runs_dir / run.name
+            if (folder / "evaluation.json").exists():
+                _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
+                continue
+            log(f"[{position}/{len(queue)}] {run.name}: training ({', '.join(run.studies)})")
+            started = time.time()
+            meta = train_run(settings=training_settings(protocol, run), options=preprocess_options(protocol),
+                             data=data, out_dir=folder / "checkpoint", epochs=protocol.common["epochs"],
+                             cache_dir=cache_dir, protocol=protocol.common["protocol"],
+                             validation_fraction=float(protocol.common["validation_fraction"]),
+                             split_seed=protocol.common["split_seed"], patience=protocol.common["patience"],
+                             epoch_weights=folder / "epochs", threads=protocol.common["threads"],
+                             log=lambda text, name=run.name: log(f"{name}: {text}"))
+            best = meta.get("best") or {}
+            log(f"{run.name}: trained, {meta.get('epochs_completed')} epochs, validation accuracy "
+                f"{best.get('val_acc')} at epoch {best.get('epoch')}; evaluating the test reviews once")
+            record = evaluate_run(folder / "checkpoint", which="best", split_name="test", data=data,
+                                  cache_dir=cache_dir, softmax=True, epoch_weights=folder / "epochs")
+            validation = evaluate_run(folder / "checkpoint", which="best", split_name="validation", data=data,
+                                      cache_dir=cache_dir, softmax=False)
+            record.update(run=run.name, studies=list(run.studies), layers=run.layers, seed=run.seed,
+                          fixed_alpha=run.fixed_alpha, protocol_file=protocol.path.as_posix(),
+                          protocol_sha256=protocol.sha256, epochs_completed=meta.get("epochs_completed"),
+                          hardmax_validation_accuracy=validation["hardmax_accuracy"],
+                          checkpoint_sha256=_checkpoint_digest(folder / "checkpoint"),
+                          command=regenerate_command(protocol, run),
+                          wall_seconds=round(time.time() - started, 1))
+            atomic_write_text(folder / "evaluation.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
+            _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
+            log(f"{run.name}: finished")
+            finished.append(run.name)
+    done = "queue done" if not only else f"done: {', '.join(only)}"
+    if left_to_others:
+        done += f" (left to other runners: {', '.join(left_to_others)})"
+    log(done)
+    return finished
+
+
+@contextlib.contextmanager
+def _claim(runs_dir: Path, name: str) -> Iterator[bool]:
+    """Hold run ``name`` for this runner while the block runs; yields False if another runner holds it.
+
+    An flock on ``<runs-dir>/.locks/<name>.lock``: the kernel releases it when its holder ends,
+    however it ends, so a killed runner never leaves a run claimed.
+    """
+    locks = runs_dir / ".locks"
+    locks.mkdir(exist_ok=True)
+    with open(locks / f"{name}.lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _interpret(run: PlannedRun, folder: Path, interpret_run: Callable[..., dict], *, data, cache_dir, log) -> None:
+    """The interpretability tests and clustering measures of a finished run (K >= 1), once."""
+    target = folder / "interpretation.json"
+    if run.layers == 0 or target.exists():
+        return
+    log(f"{run.name}: interpretability tests and clustering measures")
+    record = interpret_run(folder / "checkpoint", data=data, cache_dir=cache_dir)
+    record["run"] = run.name
+    atomic_write_text(target, json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def _checkpoint_digest(folder: Path) -> dict:
+    """sha256 of the files that define the selected model (weights, record, vocabulary)."""
+    from verify.core.io import sha256_file
+    return {name: sha256_file(folder / name) for name in ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
+            if (folder / name).exists()}
+
+
+PUBLISHED_FILES = ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
+
+
+def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir: Path,
+            publish: tuple[str, ...] = ("reproduction", "baseline-k0")) -> list[str]:
+    """Copy finished runs' records into ``results_dir``; publish the checkpoints of the ``publish`` studies.
+
+    A published checkpoint holds the selected weights only (enough to evaluate and analyse, not
+    to resume); its files are checked against the sha256 the evaluation recorded. Each record's
+    ``checkpoint`` then names the published folder, else it keeps the sha256 and the command
+    that regenerates the checkpoint. Existing files are replaced atomically.
+    """
+    import shutil
+
+    from verify.core.io import atomic_write_bytes, sha256_file
+    records = {run.name: json.loads(evaluation.read_text(encoding="utf-8")) for run in protocol.runs
+               if (evaluation := Path(runs_dir) / run.name / "evaluation.json").exists()}
+    for name, recorded in records.items():  # all checked before anything is written
+        if recorded.get("protocol_sha256") != protocol.sha256:
+            # A preregistered protocol must not change under its runs; a different file is a different protocol.
+            raise InputError(str(protocol.path), f"its sha256 {protocol.sha256[:16]} differs from the "
+                             f"{str(recorded.get('protocol_sha256'))[:16]} that run {name} recorded")
+    copied = []
+    for run in protocol.runs:
+        if run.name not in records:
+            continue
+        folder = Path(runs_dir) / run.name
+        record = records[run.name]
+        if any(study in publish for study in run.studies):
+            target = Path(models_dir) / run.name
+            for name in PUBLISHED_FILES:
+                source = folder / "checkpoint" / name
+                if sha256_file(source) != record["checkpoint_sha256"].get(name):
+                    raise InputError(str(source), "differs from the file the evaluation recorded (sha256)")
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target / f".{name}.tmp")
+                os.replace(target / f".{name}.tmp", target / name)
+            record["checkpoint"] = target.as_posix()
+            record["published"] = True
+        else:
+            record["checkpoint"] = f"not published; regenerate with: {record.get('command')}"
+            record["published"] = False
+        atomic_write_bytes(Path(results_dir) / f"{run.name}.json",
+                           (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+        interpretation = folder / "interpretation.json"
+        if interpretation.exists():
+            atomic_write_bytes(Path(results_dir) / f"{run.name}.interpret.json", interpretation.read_bytes())
+        copied.append(run.name)
+    return copied

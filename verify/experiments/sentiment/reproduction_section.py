@@ -1,0 +1,81 @@
+"""The preregistered reproduction's section of the verification report (the protocol of :mod:`verify.experiments.sections`).
+
+It shows what ``hardmax-verify sentiment summarize`` wrote (RUNS/sentiment/summary/summary.json
+and its figures): the protocol's tables, mean ± sd over seeds, and its conclusion sentence, which
+is also the report's at-a-glance sentence for the experiment. Until every run of a compared cell
+has finished, that sentence says so instead of concluding. Torch-free.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..sections import Figure, Section, Table
+
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section"]
+
+key = "reproduction"
+folder = "sentiment/summary"
+patterns: tuple[str, ...] = ("summary.json",)
+figures_folder: str | None = "figures/reproduction"
+produced_by = ("`hardmax-verify sentiment protocol collect --runs-dir DIR` then `hardmax-verify sentiment summarize "
+               "--out RUNS/sentiment/summary` (docs/sentiment.md)")
+TITLE = "Sentiment: the preregistered reproduction"
+
+_FIGURE_TEXT = {
+    "reproduction": ("Certified hardmax test accuracy by d",
+                     "Bars: mean over the finished seeds (error bars: sd) of the certified hardmax test accuracy "
+                     "at K = 8 and of the trained K = 0 baseline; black marks: the authors' softmax figures "
+                     "(best test epoch)."),
+    "depth-d2": ("Accuracy against depth K at d = 2", "Mean ± sd over the finished seeds at each depth."),
+    "depth-d16": ("Accuracy against depth K at d = 16", "Mean ± sd over the finished seeds at each depth."),
+    "alpha-d2": ("Accuracy against a fixed alpha at d = 2, K = 8", "Mean ± sd over the finished seeds."),
+}
+
+
+def item_fields(path: Path, data: Any) -> dict[str, Any]:
+    """The summary's sentence, run counts and display tables (kept in results.json)."""
+    if not isinstance(data, Mapping):
+        return {}
+    tables = []
+    for table in data.get("tables") or []:
+        if (isinstance(table, Mapping) and isinstance(table.get("columns"), list)
+                and isinstance(table.get("rows"), list)):
+            tables.append({"title": str(table.get("title", "")), "columns": [str(c) for c in table["columns"]],
+                           "rows": [[str(v) for v in row] for row in table["rows"] if isinstance(row, list)]})
+    fields: dict[str, Any] = {"reproduction_tables": tables}
+    if isinstance(data.get("summary"), str):
+        fields["sentence"] = data["summary"]
+    runs = data.get("runs")
+    if isinstance(runs, Mapping):
+        fields["runs"] = {"finished": runs.get("finished"), "planned": runs.get("planned")}
+    protocol = data.get("protocol")
+    if isinstance(protocol, Mapping):
+        fields["protocol"] = {"file": protocol.get("file"), "sha256": protocol.get("sha256")}
+    return fields
+
+
+def figure_files(paths: Sequence[Path]) -> list[Path]:
+    """The summary's figures, beside summary.json."""
+    return [png for summary in paths for png in sorted(summary.parent.glob("*.png")) if png.is_file()]
+
+
+def section(block: Mapping[str, Any]) -> Section:
+    item = next((f for f in block["files"] if f.get("reproduction_tables") is not None), None)
+    if item is None:
+        return Section(TITLE)  # not a summary written by `sentiment summarize`: the generic list of files
+    protocol = item.get("protocol") or {}
+    runs = item.get("runs") or {}
+    note = (f"Protocol `{protocol.get('file')}` (sha256 {str(protocol.get('sha256'))[:16]}…), fixed before the runs; "
+            f"{runs.get('finished')} of {runs.get('planned')} runs finished. Test numbers are measured once per "
+            "run, after training, on the checkpoint chosen on validation.")
+    tables = [Table(heading=t["title"], headers=t["columns"], rows=t["rows"]) for t in item["reproduction_tables"]]
+    if tables:
+        tables[0] = Table(heading=tables[0].heading, headers=tables[0].headers, rows=tables[0].rows, note=note)
+    figures = []
+    for figure in block.get("figures") or []:
+        stem = Path(figure["path"]).stem
+        title, caption = _FIGURE_TEXT.get(stem, (stem, "A figure of the reproduction's summary."))
+        figures.append(Figure(f"reproduction-{stem}", figure["file"], title, f"{caption} Source: `{figure['path']}`."))
+    return Section(TITLE, summary=item.get("sentence", ""), tables=tables, figures=figures, list_files=False)
