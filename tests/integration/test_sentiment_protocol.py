@@ -132,8 +132,12 @@ def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs
 
     # Collected into the repository's layout: the published studies' checkpoints evaluate as they are.
     results, models = tmp_path / "results", tmp_path / "models"
+    capsys.readouterr()
     assert main(["sentiment", "protocol", "collect", "--protocol", str(protocol_path), "--runs-dir", str(runs),
-                 "--results", str(results), "--models", str(models), "--publish", "baseline"]) == 0
+                 "--results", str(results), "--models", str(models), "--publish", "baseline", "--json"]) == 0
+    collected = capsys.readouterr()
+    assert sorted(json.loads(collected.out)["runs"]) == sorted(finished)
+    assert collected.err.strip().endswith(f"3 finished runs in {results}")
     assert sorted(p.name for p in results.iterdir()) == sorted([
         "d2-K0-s0.json", "d2-K1-alpha0.5-s0.json", "d2-K1-alpha0.5-s0.interpret.json", "d2-K1-s0.json",
         "d2-K1-s0.interpret.json"])
@@ -165,7 +169,7 @@ def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs
     assert run_queue(load_protocol(protocol_path), runs, data=data, cache_dir=cache) == []
     capsys.readouterr()
     assert main(["sentiment", "protocol", "status", "--protocol", str(protocol_path), "--runs-dir", str(runs)]) == 0
-    assert "3 finished, 0 in progress, 0 not started" in capsys.readouterr().out
+    assert "3 finished, 0 collected, 0 in progress, 0 not started" in capsys.readouterr().out
 
 
 def test_two_runners_share_a_folder_and_never_take_the_same_run(tmp_path):
@@ -213,6 +217,35 @@ def test_two_runners_share_a_folder_and_never_take_the_same_run(tmp_path):
     # A claim ends with its holder: nothing stays locked after the runners are gone.
     assert run_queue(protocol, runs, **fakes) == [] and "left to other runners" not in \
         (runs / "protocol.log").read_text(encoding="utf-8").splitlines()[-1]
+
+
+def test_a_fresh_runs_folder_continues_where_the_collected_results_end(tmp_path, capsys):
+    """A run collected under this protocol file is finished; one collected under another file is not."""
+    protocol_path = _protocol(tmp_path)
+    protocol = load_protocol(protocol_path)
+    results = tmp_path / "results"
+    results.mkdir()
+    first, second, third = (run.name for run in protocol.runs)
+    (results / f"{first}.json").write_text(json.dumps({"protocol_sha256": protocol.sha256}), encoding="utf-8")
+    (results / f"{second}.json").write_text(json.dumps({"protocol_sha256": "0" * 64}), encoding="utf-8")
+    trained: list[str] = []
+
+    def train_run(*, out_dir, **_):
+        trained.append(out_dir.parent.name)
+        return {"best": {"val_acc": 0.5, "epoch": 1}, "epochs_completed": 1}
+
+    finished = run_queue(protocol, tmp_path / "runs", data=None, cache_dir=None, results_dir=results,
+                         train_run=train_run, evaluate_run=lambda checkpoint, **_: {"hardmax_accuracy": 0.5},
+                         interpret_run=lambda checkpoint, **_: {})
+    assert trained == finished == [second, third]
+    assert f"{first}: already collected in" in (tmp_path / "runs" / "protocol.log").read_text(encoding="utf-8")
+    states = {r["run"]: r["state"] for r in queue_status(protocol, tmp_path / "runs", results_dir=results)}
+    assert states == {first: "collected", second: "finished", third: "finished"}
+    # Without the results folder nothing counts as collected.
+    assert queue_status(protocol, tmp_path / "fresh")[0]["state"] == "not started"
+    (results / f"{third}.json").write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match=f"{third}.json"):
+        queue_status(protocol, tmp_path / "fresh", results_dir=results)
 
 
 def test_an_unknown_run_is_bad_input(tmp_path, capsys):

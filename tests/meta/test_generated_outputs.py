@@ -37,7 +37,8 @@ PUBLISHED = {
 INPUTS = {
     ("sentiment summarize", "--protocol"), ("sentiment summarize", "--results"),
     ("sentiment protocol collect", "--protocol"), ("sentiment protocol status", "--protocol"),
-    ("sentiment protocol run", "--protocol"),
+    ("sentiment protocol run", "--protocol"), ("sentiment protocol run", "--results"),
+    ("sentiment protocol status", "--results"), ("sentiment summarize", "--models"),
 }
 # Written where no option names it: a training run's checkpoint folder (sentiment train).
 UNNAMED_SCRATCH = [f"{DEFAULT_RUNS_DIR}/d2-paper/checkpoint.json", ".hypothesis/examples/x",

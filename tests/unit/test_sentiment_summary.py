@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from verify.experiments.sentiment.protocol import load_protocol
-from verify.experiments.sentiment.summary import cell, conclusion_sentence, summarize
+from verify.experiments.sentiment.summary import accuracy_axis, cell, conclusion_sentence, summarize
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "protocols" / "reproduction.toml"
 
@@ -62,3 +63,46 @@ def test_figures_are_written_for_finished_cells(tmp_path):
     assert {Path(p).name for p in summary["figures"]} == {"reproduction.png", "depth-d2.png", "depth-d16.png",
                                                           "alpha-d2.png"}
     assert all(Path(p).stat().st_size > 1000 for p in summary["figures"])
+
+
+def test_the_sentence_gives_the_means_beside_the_baseline_and_the_authors():
+    protocol = load_protocol(PROTOCOL)
+    evaluations = {"d2-K8-s0": {"hardmax_accuracy": 0.79}, "d2-K8-s1": {"hardmax_accuracy": 0.81},
+                   "d2-K0-s0": {"hardmax_accuracy": 0.88}}
+    sentence = summarize(protocol, evaluations)["summary"]
+    assert sentence.startswith("No conclusion yet")
+    assert ("d = 2: 0.8000 ± 0.0141 (2 of 3 seeds) against 0.8800 (1 of 3 seeds) (authors' softmax 0.7914)"
+            in sentence)
+    assert "d = 4" not in sentence  # no run at d = 4 yet: nothing to show
+
+
+def test_runs_that_reach_the_epoch_cap_still_improving_are_named(tmp_path):
+    protocol = load_protocol(PROTOCOL)
+    evaluations = {"d2-K8-s0": {"hardmax_accuracy": 0.79, "epochs_completed": 101, "epoch": 90},
+                   "d2-K0-s0": {"hardmax_accuracy": 0.88, "epochs_completed": 52, "epoch": 32},
+                   "d4-K8-s0": {"hardmax_accuracy": 0.80, "epochs_completed": 101, "epoch": 81}}
+    history = [{"epoch": e, "val_loss": 0.6 - 0.001 * e if e <= 55 else 0.55 + 0.002 * (e - 55), "val_acc": 0.7}
+               for e in range(1, 102)]
+    (tmp_path / "d2-K8-s0").mkdir()
+    (tmp_path / "d2-K8-s0" / "checkpoint.json").write_text(json.dumps({"history": history}), encoding="utf-8")
+    summary = summarize(protocol, evaluations, models_dir=tmp_path)
+    lengths = {e["run"]: e for e in next(t for t in summary["tables"] if t["name"] == "training-length")["data"]}
+    # 101 epochs with the last improvement 20 epochs back is an early stop at the cap, not "still improving".
+    assert lengths["d2-K8-s0"]["reached_cap"] and not lengths["d2-K0-s0"]["reached_cap"]
+    assert not lengths["d4-K8-s0"]["reached_cap"]
+    assert lengths["d2-K8-s0"]["lowest_val_loss_epoch"] == 55 and "lowest_val_loss" not in lengths["d2-K0-s0"]
+    [note] = summary["notes"]
+    assert note.startswith("1 run(s) reached the protocol's 101-epoch cap") and "d2-K8-s0 (selected epoch 90; " \
+        "validation loss lowest at epoch 55" in note and "d4-K8-s0" not in note
+
+
+@pytest.mark.parametrize("values", [[0.79, 0.80], [0.5, 0.99], [0.999], [0.001], [0.78, 0.89], [0.2, 0.21]])
+def test_an_accuracy_axis_holds_its_values_and_is_never_narrow(values):
+    low, high = accuracy_axis(values)
+    assert 0 <= low <= min(values) and max(values) <= high <= 1
+    assert high - low >= 0.15 - 1e-12
+    assert round(low * 20, 9).is_integer() and round(high * 20, 9).is_integer()
+
+
+def test_cells_keep_each_seed_for_the_plots():
+    assert cell([0.8, None, 0.9])["values"] == [0.8, 0.9] and cell([])["values"] == []

@@ -6,6 +6,7 @@ and geometry (linalg, geometry), the exact engine and the float engine with its 
 (exact_dynamics, float_dynamics, float_kernel), the D9 closed forms (closed_form), ``simulate``
 (trajectory), the documented limits (limits), seeded configuration families and the worked
 configurations (families, worked), the Hypothesis settings profiles (profiles) and the
-independent one-step oracle (oracle). Modules here import the standard library, third-party
+independent one-step oracle (oracle), and the certified distance between softmax and
+hardmax attention (softmax_bound). Modules here import the standard library, third-party
 packages and each other only: nothing from claims, experiments, app or ``verify.certcheck``.
 """

@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["DEFAULT_MAX_WORK", "MAX_LAYER_BUDGET", "CHECKER", "usable_cores", "max_jobs", "work_refusal",
+__all__ = ["DEFAULT_MAX_WORK", "MAX_LAYER_BUDGET", "CONTROL_MAX_TOKENS", "CONTROL_MAX_DIMENSION", "CONTROL_MAX_SUBSETS",
+           "CONTROL_MAX_TRIES", "CONTROL_MAX_PROGRAMS", "CHECKER", "usable_cores", "max_jobs", "work_refusal",
            "check_max_tokens", "readme_rows"]
 
 # simulate computes every layer it is asked for, and the exact engine's numbers grow with the
@@ -27,6 +28,15 @@ DEFAULT_MAX_WORK = 20_000  # layers x tokens
 # The claim checks stop one layer after every token has settled (usually within a few layers);
 # the budget only bounds configurations that do not settle.
 MAX_LAYER_BUDGET = 100_000
+
+# control (docs/theory.md D10): one semidefinite program has n (n - 1) linear constraints on a
+# d x d matrix (about 16,000 rows of 256 entries at the limits, a few seconds), and the
+# independent checker recomputes every score in plain Python.
+CONTROL_MAX_TOKENS = 128
+CONTROL_MAX_DIMENSION = 16
+CONTROL_MAX_SUBSETS = 2 ** 16        # --all-leader-sets: nonempty subsets of the hull vertices (16 vertices)
+CONTROL_MAX_TRIES = 64               # --max-tries: orders of the target search
+CONTROL_MAX_PROGRAMS = 4096          # --max-programs: design programs of the target search
 
 
 # The independent checker's limits (verify/certcheck.py, CHECKER_LIMITS), by name.
@@ -78,13 +88,16 @@ def readme_rows() -> list[tuple[str, str, str]]:
                      f"exponent at most {numbers._MAX_EXPONENT:,} in size", "-"),
         ("a configuration (`simulate`)", f"at most {config.MAX_TOKENS} tokens, dimension at most "
                                          f"{config.MAX_DIMENSION}", "-"),
-        ("`simulate`", f"layers x tokens at most {DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
+        ("`simulate`, `softmax`", f"layers x tokens at most {DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
          "`--max-work N`"),
         ("`check`, `report`", "only the layers the independent checker replays within its default work limit "
                               f"({c['DEFAULT_MAX_WORK']:,.0f} units, see `certcheck` below; the run then stops "
                               f"by \"work limit\"); refused when not even layer 0 fits: at most {tokens}", "-"),
         ("`check --layer-budget`, `layer_budget` of a campaign", f"at most {MAX_LAYER_BUDGET:,}", "-"),
         ("`report --jobs`, `--dask-local`", "twice the usable cores, at least 4", "-"),
+        ("`control`", f"at most {CONTROL_MAX_TOKENS} tokens, dimension at most {CONTROL_MAX_DIMENSION}; "
+                      f"`--all-leader-sets` at most {CONTROL_MAX_SUBSETS:,} subsets; `--max-tries` at most "
+                      f"{CONTROL_MAX_TRIES}, `--max-programs` at most {CONTROL_MAX_PROGRAMS:,}", "-"),
         ("`certcheck` file", f"a regular file, at most {_mib(c['DEFAULT_MAX_BYTES'])}", "`--max-bytes N`"),
         ("`certcheck` replay", f"last layer at most {c['MAX_LAYER']:,}; estimated work (about 2 n^2 (d + 2) units a "
                                "layer for n tokens in d dimensions, more as the numbers grow) at most "

@@ -10,4 +10,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("conjecture", "conjecture"),
     ("certcheck", "certcheck"),
     ("classify", "classify"),
+    ("control", "control"),
+    ("softmax", "softmax"),
+    ("examples", "examples"),
 ]

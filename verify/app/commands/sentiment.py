@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Callable, ContextManager
 
 import click
+import numpy as np
 
 from verify.core import exitcodes
 from verify.core.numbers import InputError
 from verify.experiments.sentiment import DEFAULT_RUNS_DIR
-from verify.experiments.sentiment.model import running_train, selection_accuracy
+from verify.experiments.sentiment.model import DEFAULT_STEP, STEPS, running_train, selection_accuracy
 from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, cache_root, resolve_data, resolve_reference
 from .output import ProgressReporter, echo_summary, emit_json, json_option, progress_reporter
 
@@ -87,6 +89,11 @@ _data_option = click.option("--data", type=click.Path(path_type=Path), default=N
                             help=f"IMDb reviews: the official aclImdb_v1.tar.gz, its extracted aclImdb folder, or a "
                                  f"CSV(.gz) with columns review,sentiment[,split] [default: ${DATA_ENV}, else the "
                                  f"copy `sentiment fetch` made].")
+_step_option = click.option(
+    "--step", type=click.Choice(list(STEPS)), default=DEFAULT_STEP, show_default=True,
+    help="How a training step is computed: compiled (the attention layers compiled with numba, visiting only the "
+         "softmax entries that are not 0; fused Adam) or reference (torch autograd). The same function, rounded "
+         "differently; each epoch records which one trained it, and a run may resume under the other.")
 _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                              help="Where preprocessed corpora are cached, keyed by the data's sha256 "
                                   "[default: the user cache folder, see docs/sentiment.md].")
@@ -153,13 +160,16 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
               help="Also keep every epoch's weights in this folder (for `evaluate --epoch-weights`).")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="CPU threads for torch and the certified evaluation (the machine may be shared).")
+@_step_option
+@json_option("the checkpoint's metadata (settings, data, history of every epoch, best epoch)")
 @_quiet_option
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
           protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
           cleaning: str, lowercase: bool, stopwords: str, lemmas: str,
           learning_rate: float, batch_size: int, weight_decay: float, embedding_dropout: float, alpha_init: float,
           fixed_alpha: bool, layers: int, attention_over: str, bucket_batches: int | None, beta: float,
-          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, quiet: bool) -> int:
+          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, step: str, json_to: str | None,
+          quiet: bool) -> int:
     """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
 
     Selection is by validation accuracy; the test reviews are not looked at during training
@@ -179,10 +189,11 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
                      cache_dir=cache_dir, limit_reviews=limit_reviews, protocol=protocol,
                      validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
                      min_count=min_count, patience=patience, hardmax_every=hardmax_every,
-                     epoch_weights=epoch_weights, threads=threads, progress=not quiet, table=True)
+                     epoch_weights=epoch_weights, threads=threads, progress=not quiet, table=True, step=step)
     best = meta.get("best") or {}
-    click.echo(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
-               f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", err=True)
+    echo_summary(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
+                 f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", json_to)
+    emit_json(json.loads((out_dir / "checkpoint.json").read_text(encoding="utf-8")), json_to)  # as written
     return exitcodes.SUCCESS
 
 
@@ -190,12 +201,13 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
               limit_reviews: int | None = None, protocol: str = "paper", validation_fraction: float = 0.1,
               split_seed: int = 0, min_count: int | None = None, patience: int | None = 20, hardmax_every: int = 0,
               epoch_weights: Path | None = None, threads: int = 1, progress: bool = False, log=None,
-              table: bool = False) -> dict:
+              table: bool = False, step: str = DEFAULT_STEP) -> dict:
     """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint.
 
     ``table``: print every epoch as a row of a table on standard error (the CLI); otherwise each
     epoch is one line passed to ``log`` (the protocol runner's log file). Messages (resuming,
-    early stop) go to ``log``, or to standard error with ``table``.
+    early stop) go to ``log``, or to standard error with ``table``. ``step``: the training step's
+    implementation (:data:`verify.experiments.sentiment.model.STEPS`).
     """
     from verify.experiments.sentiment.corpus import make_split, restrict_vocabulary
     from verify.experiments.sentiment.data import content_sha256, load_reviews
@@ -218,7 +230,8 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
             description["min_count"] = min_count
         return run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
                             hardmax_every=hardmax_every, threads=threads, data_description=description,
-                            epoch_weights_dir=epoch_weights, progress=update, log=log, on_epoch=on_epoch)
+                            epoch_weights_dir=epoch_weights, progress=update, log=log, on_epoch=on_epoch,
+                            step=step)
 
 
 @sentiment.command("evaluate")
@@ -234,16 +247,25 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
 @click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The folder of every epoch's weights (train --epoch-weights): adds the softmax test accuracy "
                    "of the best epoch chosen on the test set, the authors' way of reporting (like for like).")
+@click.option("--softmax-certificate", "softmax_certificate", is_flag=True,
+              help="Also count the reviews on which the softmax model (exact real arithmetic, the training "
+                   "temperature) is certified to predict what the certified hardmax model predicts "
+                   "(docs/softmax.md).")
 @json_option("the evaluation record")
 @_quiet_option
 def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | None, cache_dir: Path | None,
-             no_softmax: bool, epoch_weights: Path | None, json_to: str | None, quiet: bool) -> int:
+             no_softmax: bool, epoch_weights: Path | None, softmax_certificate: bool, json_to: str | None,
+             quiet: bool) -> int:
     """Certified hardmax accuracy (and softmax accuracy) of a checkpoint, under its own protocol."""
     result = evaluate_checkpoint(checkpoint_dir, which=which, split_name=split_name, data=data, cache_dir=cache_dir,
-                                 softmax=not no_softmax, epoch_weights=epoch_weights, progress=not quiet)
+                                 softmax=not no_softmax, epoch_weights=epoch_weights, progress=not quiet,
+                                 softmax_certificate=softmax_certificate)
     lines = [f"{checkpoint_dir} ({which}, epoch {result['epoch']}), {split_name} split of {result['reviews']} reviews:",
              f"  hardmax accuracy {result['hardmax_accuracy']:.4f} (certified: exact-arithmetic predictions; "
              f"{result['exact_path']} reviews took the exact path) in {result['hardmax_seconds']:.1f} s"]
+    if "softmax_certified_agreement" in result:
+        lines.append(f"  softmax certified to predict the hardmax prediction on {result['softmax_certified_agreement']} "
+                     f"of {result['reviews']} reviews (beta = {result['softmax_beta']:g}; docs/softmax.md)")
     if result.get("softmax_accuracy") is not None:
         lines.append(f"  softmax accuracy {result['softmax_accuracy']:.4f} (float, evidence) in "
                      f"{result['softmax_seconds']:.1f} s")
@@ -254,8 +276,13 @@ def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | Non
 
 def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name: str = "test",
                         data: Path | None = None, cache_dir: Path | None = None, softmax: bool = True,
-                        epoch_weights: Path | None = None, progress: bool = False) -> dict:
-    """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md)."""
+                        epoch_weights: Path | None = None, progress: bool = False,
+                        softmax_certificate: bool = False) -> dict:
+    """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md).
+
+    ``softmax_certificate``: also the per-review softmax certificate of docs/theory.md §6 at the
+    checkpoint's training temperature (counts by reason; docs/softmax.md).
+    """
     from verify.experiments.sentiment.checkpoints import read_checkpoint, required_field
     from verify.experiments.sentiment.corpus import checkpoint_corpus
     from verify.experiments.sentiment.evaluate import certified_evaluation
@@ -275,6 +302,7 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
                                           progress=lambda done, total: update("preprocessing", done, total))
         rows = {"test": split.test, "validation": split.validation, "train": split.train}[split_name]
         result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows], layers=settings.layers,
+                                      softmax_beta=settings.beta if softmax_certificate else None,
                                       progress=lambda done, total: update("hardmax (certified)", done, total))
     record = {
         "checkpoint": str(checkpoint_dir), "which": which, "epoch": epoch, "d": weights.d,
@@ -284,6 +312,18 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         "hardmax_seconds": result.seconds, "alpha": float(weights.alpha),
         "certified": "hardmax predictions are those of exact rational arithmetic on the float32 weights",
     }
+    if result.softmax is not None:
+        soft = result.softmax
+        holds = np.isfinite(soft.bound)
+        record.update({
+            "layers": result.layers, "softmax_beta": soft.beta, "softmax_certified_agreement": soft.count,
+            "softmax_not_certified": soft.reasons(), "softmax_stop_layers": soft.stop_layers(),
+            "softmax_bound_holds": int(holds.sum()),
+            "softmax_bound_median": float(np.median(soft.bound[holds])) if holds.any() else None,
+            "softmax_certificate": ("reviews on which the softmax model (exact real arithmetic, the same float32 "
+                                    "weights, beta as trained) is proven to predict the certified hardmax prediction "
+                                    "(docs/theory.md §6; docs/softmax.md)"),
+        })
     if softmax:
         from verify.experiments.sentiment.model import model_from_weights, softmax_scores
         started = time.perf_counter()
@@ -308,6 +348,91 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         record["softmax_best_test_epoch"] = {"epoch": best_test["epoch"], "test_acc": best_test["test_acc"],
                                              "note": "the paper's like-for-like number: epoch chosen on the test set"}
     return record
+
+
+SOFTMAX_CERTIFICATE_KIND = "sentiment-softmax-certificate"
+
+
+@sentiment.command("softmax-certificate")
+@click.option("--checkpoint", "checkpoint_dirs", type=click.Path(path_type=Path), multiple=True, required=True,
+              help="A checkpoint folder; repeat for several (e.g. every run of models/reproduction).")
+@_data_option
+@_cache_option
+@click.option("--no-softmax", is_flag=True,
+              help="Skip the measured (float) agreement of the softmax model (then torch is not needed).")
+@json_option("the counts per checkpoint and per (d, K)")
+@_quiet_option
+def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | None, cache_dir: Path | None,
+                                no_softmax: bool, json_to: str | None, quiet: bool) -> int:
+    """Test reviews on which softmax is certified to predict what certified hardmax predicts, per checkpoint and d.
+
+    For each checkpoint (its own test split, its training temperature beta): the number of
+    test reviews on which the softmax model, in exact real arithmetic on the same float32
+    weights, is proven to predict the certified hardmax prediction (docs/theory.md §6,
+    docs/softmax.md), beside the measured agreement of the float softmax model (evidence).
+    """
+    rows = []
+    for directory in checkpoint_dirs:
+        record = evaluate_checkpoint(directory, data=data, cache_dir=cache_dir, softmax=not no_softmax,
+                                     progress=not quiet, softmax_certificate=True)
+        rows.append(softmax_certificate_row(directory, record))
+        if not quiet:
+            click.echo(_softmax_line(rows[-1]), err=True)
+    result = softmax_certificate_summary(rows)
+    echo_summary("\n".join([_softmax_line(row) for row in result["by_d"]] + [result["summary"]]), json_to)
+    emit_json(result, json_to)
+    return exitcodes.SUCCESS
+
+
+def softmax_certificate_row(directory: Path, record: dict) -> dict:
+    """One checkpoint's counts, from its evaluation record (``evaluate_checkpoint(..., softmax_certificate=True)``)."""
+    return {"run": Path(directory).name, "checkpoint": str(directory), "d": record["d"], "K": record["layers"],
+            "alpha": record["alpha"], "beta": record["softmax_beta"], "epoch": record["epoch"],
+            "reviews": record["reviews"], "certified": record["softmax_certified_agreement"],
+            "not_certified": record["softmax_not_certified"], "stop_layers": record["softmax_stop_layers"],
+            "bound_holds": record["softmax_bound_holds"],
+            "bound_median": record["softmax_bound_median"], "exact_path": record["exact_path"],
+            "hardmax_accuracy": record["hardmax_accuracy"],
+            "measured_agreement": record.get("hardmax_softmax_agreement")}
+
+
+def softmax_certificate_summary(rows: list[dict]) -> dict:
+    """Rows per checkpoint, totals per (d, K), and one sentence: the record of ``sentiment softmax-certificate``."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["d"], row["K"]), []).append(row)
+    by_d = []
+    for (d, K), members in sorted(groups.items()):
+        reviews = sum(r["reviews"] for r in members)
+        certified = sum(r["certified"] for r in members)
+        measured = [r["measured_agreement"] for r in members if r["measured_agreement"] is not None]
+        reasons: dict[str, int] = {}
+        for r in members:
+            for reason, count in r["not_certified"].items():
+                reasons[reason] = reasons.get(reason, 0) + count
+        by_d.append({"run": f"d = {d}, K = {K} ({len(members)} run{'s' if len(members) > 1 else ''})", "d": d, "K": K,
+                     "runs": len(members), "reviews": reviews, "certified": certified,
+                     "certified_share": certified / reviews if reviews else None, "not_certified": reasons,
+                     "measured_agreement": sum(measured) / len(measured) if measured else None})
+    attention = [g for g in by_d if g["K"] > 0]
+    sentence = "; ".join(f"d = {g['d']}: {g['certified']:,} of {g['reviews']:,} ({100 * g['certified_share']:.2f}%) certified"
+                         + (f" vs {100 * g['measured_agreement']:.2f}% measured" if g["measured_agreement"] is not None
+                            else "") for g in attention)
+    return {"kind": SOFTMAX_CERTIFICATE_KIND, "rows": rows, "by_d": by_d,
+            "summary": ("Test reviews on which softmax attention (exact real arithmetic, beta as trained) is certified "
+                        f"to predict what certified hardmax predicts, K > 0: {sentence or 'no run with K > 0'}."),
+            "certified": ("a review counts when the per-input bound of docs/theory.md §6 holds through layer K and "
+                          "the hardmax logit exceeds ||w|| eps_K, both proven (docs/softmax.md)"),
+            "measured": "measured_agreement compares the float32 softmax model with the hardmax predictions (evidence)"}
+
+
+def _softmax_line(row: dict) -> str:
+    measured = row.get("measured_agreement")
+    share = row["certified"] / row["reviews"] if row["reviews"] else float("nan")
+    reasons = ", ".join(f"{reason} {count}" for reason, count in sorted(row["not_certified"].items())) or "none"
+    return (f"{row['run']}: softmax certified to agree on {row['certified']} of {row['reviews']} test reviews "
+            f"({100 * share:.2f}%)" + (f", measured {100 * measured:.2f}%" if measured is not None else "")
+            + f"; not certified: {reasons}")
 
 
 def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) -> dict:
@@ -355,10 +480,11 @@ def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) 
                    "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the sampled configurations and review subsets.")
+@json_option("the analyses (the contents of OUT/analysis.json)")
 @_quiet_option
 def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path | None,
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
-            seed: int, quiet: bool) -> int:
+            seed: int, json_to: str | None, quiet: bool) -> int:
     """The paper's analyses and the experiment's claims, checked; JSON (and PNG) under --out."""
     from verify.experiments.sentiment.analyze import run_analyses
 
@@ -371,9 +497,9 @@ def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: P
                                out_dir=out_dir, max_reviews=max_reviews, samples=samples,
                                converge_layers=converge_layers, certify_samples=certify_samples, seed=seed,
                                progress=update)
-    for line in summary.get("lines", []):
-        click.echo(line)
-    click.echo(f"wrote {out_dir}", err=True)
+    echo_summary("\n".join([*summary.get("lines", []), f"wrote {out_dir}"]), json_to)
+    # The file as written (its numpy numbers already converted).
+    emit_json(json.loads((Path(out_dir) / "analysis.json").read_text(encoding="utf-8")), json_to)
     return exitcodes.SUCCESS
 
 
@@ -387,6 +513,10 @@ _protocol_option = click.option("--protocol", "protocol_path", type=click.Path(d
                                 help="The preregistered protocol file (TOML): its runs, settings and studies.")
 _runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
                                 help="Where the runs' checkpoints, epoch weights and evaluations are written.")
+_collected_option = click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+                                 default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
+                                 help="Finished runs' records ('protocol collect' writes them): a run collected "
+                                      "here under the same protocol file counts as finished.")
 
 
 @protocol_group.command("run")
@@ -395,51 +525,77 @@ _runs_dir_option = click.option("--runs-dir", type=click.Path(file_okay=False, p
 @_data_option
 @_cache_option
 @click.option("--only", multiple=True, help="Run only this run of the protocol (repeatable), e.g. d2-K8-s0.")
+@_collected_option
+@_step_option
+@json_option("the runs this runner finished and the status of every run")
 def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_dir: Path | None,
-                 only: tuple[str, ...]) -> int:
+                 only: tuple[str, ...], results_dir: Path, step: str, json_to: str | None) -> int:
     """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
 
     Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
     in progress, and running the same command again continues. Started several times on the same
-    RUNS_DIR, the runners share the queue: each skips the runs another is working on.
+    RUNS_DIR, the runners share the queue: each skips the runs another is working on. Runs already
+    collected into RESULTS are skipped, so a fresh RUNS_DIR continues where the saved results end.
     """
-    from verify.experiments.sentiment.protocol import load_protocol, run_queue
+    from verify.experiments.sentiment.protocol import load_protocol, queue_status, run_queue
 
     protocol = load_protocol(protocol_path)
     data = resolve_data(data)
-    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only,
-              echo=lambda line: click.echo(line, err=True))
+    finished = run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, results_dir=results_dir, step=step,
+                         echo=lambda line: click.echo(line, err=True))
+    status = queue_status(protocol, runs_dir, results_dir=results_dir)
+    echo_summary(f"{len(finished)} runs finished by this runner{': ' + ', '.join(finished) if finished else ''}; "
+                 f"{_status_counts(status)}", json_to)
+    emit_json({"finished_now": finished, "status": status}, json_to)
     return exitcodes.SUCCESS
 
 
 @protocol_group.command("status")
 @_protocol_option
 @_runs_dir_option
+@_collected_option
 @json_option("the status of every run")
-def protocol_status(protocol_path: Path, runs_dir: Path, json_to: str | None) -> int:
-    """Which runs are finished, in progress (epochs, validation accuracy so far) or not started."""
+def protocol_status(protocol_path: Path, runs_dir: Path, results_dir: Path, json_to: str | None) -> int:
+    """Which runs are finished, collected earlier, in progress (epochs, validation accuracy so far) or not started."""
     from verify.experiments.sentiment.protocol import load_protocol, queue_status
 
-    status = queue_status(load_protocol(protocol_path), runs_dir)
+    status = queue_status(load_protocol(protocol_path), runs_dir, results_dir=results_dir)
     lines = []
     for record in status:
         extra = ""
         if record.get("epochs") is not None:
             extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
-                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}")
+                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}, {_steps_text(record)}")
         lines.append(f"{record['run']:<22} {record['state']:<12}{extra}")
-    counts = {state: sum(r["state"] == state for r in status) for state in ("finished", "in progress", "not started")}
-    lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
+    lines.append(_status_counts(status))
     echo_summary("\n".join(lines), json_to)
     emit_json(status, json_to)
     return exitcodes.SUCCESS
 
 
+def _steps_text(record: dict) -> str:
+    """Which step implementation trained the run: one name, or each one's epochs when mixed."""
+    stretches = record.get("step_implementations") or []
+    if record.get("training_step") is None:
+        return "no epoch recorded"
+    if record.get("training_step") != "mixed":
+        return f"{record.get('training_step')} step"
+    return "mixed steps: " + ", ".join(f"{s['step']} {s['epochs'][0]}-{s['epochs'][1]}" for s in stretches)
+
+
+def _status_counts(status: list[dict]) -> str:
+    """``16 finished, 0 collected, 2 in progress, 28 not started``."""
+    counts = {state: sum(r["state"] == state for r in status)
+              for state in ("finished", "collected", "in progress", "not started")}
+    return ", ".join(f"{n} {state}" for state, n in counts.items())
+
+
 @sentiment.command("fetch")
 @click.option("--url", default=None, help="Where to download the archive [default: the dataset's official address].")
 @click.option("--no-keep-archive", is_flag=True, help="Delete the 84 MB archive after converting it.")
+@json_option("where the reviews were written, and the archive's address and checked sha256")
 @_quiet_option
-def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
+def fetch_command(url: str | None, no_keep_archive: bool, json_to: str | None, quiet: bool) -> int:
     """Download the Large Movie Review Dataset (aclImdb_v1.tar.gz), check its sha256, convert it once.
 
     The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else ~/.cache/hardmax-verify),
@@ -450,7 +606,9 @@ def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
     with _progress(not quiet) as update:
         path = sources.fetch(url=url, keep_archive=not no_keep_archive,
                              progress=lambda done, total: update("download", done, total))
-    click.echo(f"wrote {path}", err=True)
+    echo_summary(f"{path}: the IMDb reviews (archive sha256 {sources.IMDB_SHA256[:16]}… checked); every sentiment "
+                 "command finds them there", json_to)
+    emit_json({"data": str(path), "url": url or sources.IMDB_URL, "archive_sha256": sources.IMDB_SHA256}, json_to)
     return exitcodes.SUCCESS
 
 
@@ -460,8 +618,10 @@ def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
               help="Convert this already downloaded .pth instead of downloading.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
+@json_option("where the arrays were written")
 @_quiet_option
-def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, quiet: bool) -> int:
+def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, json_to: str | None,
+                            quiet: bool) -> int:
     """The authors' trained d = 2 model: download it and convert it to arrays (E, alpha, w, b).
 
     The file is a pickled PyTorch module; torch's weights-only loader reads it without running
@@ -478,7 +638,8 @@ def fetch_reference_command(url: str | None, from_file: Path | None, out_path: P
             out_path.parent.mkdir(parents=True, exist_ok=True)
             out_path.write_bytes(path.read_bytes())
             path = out_path
-    click.echo(f"wrote {path}", err=True)
+    echo_summary(f"{path}: the authors' d = 2 model as arrays E, alpha, w, b", json_to)
+    emit_json({"reference": str(path)}, json_to)
     return exitcodes.SUCCESS
 
 
@@ -536,15 +697,17 @@ def _scalar_lines(record: dict, prefix: str = "", depth: int = 0) -> list[str]:
               help="Where the selected weights of the published studies' runs are copied.")
 @click.option("--publish", "publish", multiple=True, default=("reproduction", "baseline-k0"), show_default=True,
               help="Studies whose checkpoints are published (the others: evaluation records with the sha256).")
+@json_option("the runs collected and where they went")
 def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, models_dir: Path,
-                     publish: tuple[str, ...]) -> int:
+                     publish: tuple[str, ...], json_to: str | None) -> int:
     """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the checkpoints
     behind the headline tables (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS."""
     from verify.experiments.sentiment.protocol import collect, load_protocol
 
     copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
                      publish=publish)
-    click.echo(f"{len(copied)} finished runs in {results_dir}", err=True)
+    echo_summary(f"{len(copied)} finished runs in {results_dir}", json_to)
+    emit_json({"results": str(results_dir), "models": str(models_dir), "runs": copied}, json_to)
     return exitcodes.SUCCESS
 
 
@@ -556,8 +719,13 @@ def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, mod
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True,
               help="summary.json and the figures are written here.")
+@click.option("--models", "models_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("models/reproduction"), show_default=True,
+              help="Published checkpoints ('protocol collect' writes them): their training histories give the "
+                   "validation-loss columns of the training-length table.")
 @json_option("the summary (the same as OUT/summary.json)")
-def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, json_to: str | None) -> int:
+def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, models_dir: Path,
+                      json_to: str | None) -> int:
     """The protocol's tables (mean ± sd over seeds), the authors' figures beside, and the conclusion sentence."""
     from verify.core.io import atomic_directory
     from verify.experiments.sentiment.protocol import load_protocol
@@ -567,7 +735,7 @@ def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, jso
     evaluations, interpretations = load_results(results_dir)
     with atomic_directory(out_dir) as staging:
         staging.chmod(0o755)
-        summary = summarize(protocol, evaluations, interpretations, figures_dir=staging)
+        summary = summarize(protocol, evaluations, interpretations, figures_dir=staging, models_dir=models_dir)
         # Paths as they will be once the folder is in place.
         summary["figures"] = [str(Path(out_dir) / Path(p).name) for p in summary["figures"]]
         write_summary(summary, staging / "summary.json")

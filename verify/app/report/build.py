@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 from verify.core import exitcodes
 from verify.experiments.classify import report_section as classify_section
 from verify.experiments.conjectures import report_section as conjecture_section
+from verify.experiments.control import report_section as control_section
 from verify.core.io import atomic_directory, directory_lock, read_text, safe_name
 from verify.core.numbers import InputError
 from verify.experiments.sections import SectionProvider
@@ -41,7 +42,8 @@ __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_option
 # Saved results shown when present (never recomputed), each read and rendered by its provider
 # (verify.experiments.sections): section key -> provider, which names its folder under RUNS and file patterns.
 SECTION_PROVIDERS: dict[str, SectionProvider] = {
-    p.key: p for p in (sentiment_section, reproduction_section, conjecture_section, classify_section)}
+    p.key: p for p in (reproduction_section, sentiment_section, conjecture_section, classify_section,
+                       control_section)}
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16

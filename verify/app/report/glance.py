@@ -17,10 +17,11 @@ from typing import Any, Mapping
 from verify.experiments.sentiment.report_section import chosen_on_validation
 from . import formatting as fmt
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "section_glance", "SECTION_TITLES"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "section_glance", "SECTION_TITLES"]
 
-SECTION_TITLES = {"sentiment": "Sentiment experiment", "reproduction": "Sentiment reproduction",
-                  "conjectures": "Conjecture lab", "classify": "Exact classification"}
+SECTION_TITLES = {"sentiment": "Sentiment, earlier tuned study", "reproduction": "Sentiment reproduction",
+                  "conjectures": "Conjecture lab", "classify": "Exact classification",
+                  "control": "Leader control"}
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,20 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
                     recertified=sum(row.get("recertified") or 0 for row in rows) if available else None,
                     rejected=sum(row.get("rejected_by_checker", 0) for row in rows))
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
-    for key, section in (results.get("optional_sections") or {}).items():
-        glance.sentences.append((SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
-                                 _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
+    glance.sentences += experiment_sentences(results.get("optional_sections") or {}, section_summaries)
     return glance
+
+
+def experiment_sentences(optional_sections: Mapping[str, Any],
+                         section_summaries: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The (what, conclusion) line of each saved-results section, in the order of ``optional_sections``.
+
+    They depend on the saved results only, not on the campaign (scripts/readme_numbers.py
+    recomputes them without running one).
+    """
+    return [(SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
+             _section_sentence(key, section, (section_summaries or {}).get(key, "")))
+            for key, section in optional_sections.items()]
 
 
 def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
@@ -180,8 +191,8 @@ def _sentiment_sentence(numbers: Mapping[str, Any]) -> str:
     if higher or lower:
         text += (f" Without attention the same weights score higher at d = {', '.join(higher) or 'none'}"
                  f" and lower or equal at d = {', '.join(lower) or 'none'}.")
-    return text + (" These are single runs of the tuned study, one seed each; the preregistered reproduction "
-                   "(mean ± sd over seeds against a trained K = 0 baseline) is reported on its own line.")
+    return text + (" Exploratory: single runs, one seed each, of settings tried while their test numbers were "
+                   "visible; the preregistered reproduction above is the result to cite.")
 
 
 def _conjecture_numbers(section: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,10 @@ K from largest and alpha; a run that two studies share (same settings) appears o
 
 :func:`run_queue` works through the queue in one process, one run at a time:
 
-* a run whose ``evaluation.json`` exists is finished and skipped;
+* a run whose ``evaluation.json`` exists is finished and skipped, and so is a run already
+  collected into the results folder (``<results>/<run>.json`` recording this protocol's sha256),
+  so that a fresh runs folder on another machine continues the queue where the committed
+  results end;
 * otherwise it trains, resuming after the last completed epoch if the run folder holds a
   checkpoint (an interrupted run loses at most the epoch in progress), and keeps every
   epoch's weights for the like-for-like measurement;
@@ -24,6 +27,14 @@ line per event, flushed, naming the runner's process id).
 
 Run folders: ``<runs-dir>/<run>/checkpoint`` (the resumable checkpoint), ``<run>/epochs``
 (one weights file per epoch), ``<run>/evaluation.json``.
+
+Besides the test numbers, ``evaluation.json`` records how the run was trained, summed over every
+stretch of training however often it resumed (:func:`.model.training_record`, from the
+checkpoint's epoch history): ``training_step`` ("compiled", "reference" or "mixed") with
+``step_implementations`` (which epochs each implementation trained), ``code_commits`` (the
+package's git commit per stretch of epochs), ``training_wall_seconds`` and
+``training_cpu_seconds`` (sums over the epochs). ``wall_seconds`` is the wall-clock time of the
+runner that finished the run only: its stretch of training plus the test evaluation.
 """
 
 from __future__ import annotations
@@ -41,7 +52,8 @@ from typing import Callable, Iterator, NoReturn
 from verify.core.io import atomic_write_text
 from verify.core.numbers import InputError
 
-__all__ = ["Protocol", "PlannedRun", "load_protocol", "expand", "run_queue", "queue_status", "run_name"]
+__all__ = ["Protocol", "PlannedRun", "load_protocol", "expand", "run_queue", "queue_status", "run_name",
+           "collected_record"]
 
 _COMMON_KEYS = {"protocol": str, "split_seed": int, "validation_fraction": float, "cleaning": str, "lemmas": str,
                 "stopwords": str, "lowercase": bool, "epochs": int, "patience": int, "learning_rate": float,
@@ -213,8 +225,25 @@ class _Log:
             self.echo(line)
 
 
-def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
-    """One record per planned run: finished / in progress (epochs so far) / not started."""
+def collected_record(protocol: Protocol, results_dir: Path | None, name: str) -> bool:
+    """Whether run ``name`` is already collected into ``results_dir`` under this very protocol file."""
+    if results_dir is None:
+        return False
+    path = Path(results_dir) / f"{name}.json"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, RecursionError) as error:
+        raise InputError(str(path), f"not a readable evaluation record ({str(error)[:200]})") from None
+    return isinstance(record, dict) and record.get("protocol_sha256") == protocol.sha256
+
+
+def queue_status(protocol: Protocol, runs_dir: Path, *, results_dir: Path | None = None) -> list[dict]:
+    """One record per planned run: finished / collected / in progress (epochs so far) / not started.
+
+    "collected": finished on an earlier machine, its record already in ``results_dir``.
+    """
     status = []
     for run in protocol.runs:
         folder = Path(runs_dir) / run.name
@@ -223,6 +252,8 @@ def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
         checkpoint = folder / "checkpoint" / "checkpoint.json"
         if evaluation.exists():
             record["state"] = "finished"
+        elif collected_record(protocol, results_dir, run.name):
+            record["state"] = "collected"
         elif checkpoint.exists():
             record["state"] = "in progress"
         else:
@@ -234,22 +265,34 @@ def queue_status(protocol: Protocol, runs_dir: Path) -> list[dict]:
                 record.update(epochs=meta.get("epochs_completed"), best_epoch=best.get("epoch"),
                               validation_accuracy=best.get("val_acc"),
                               alpha=(meta.get("history") or [{}])[-1].get("alpha"))
-            except (OSError, ValueError, AttributeError):
+                record.update(_training_summary(meta.get("history") or []))
+            except (OSError, ValueError, AttributeError, KeyError, TypeError):
                 record["note"] = "checkpoint.json unreadable"
         status.append(record)
     return status
 
 
+def _training_summary(history: list[dict]) -> dict:
+    """Which step implementations trained a run, by epoch, and its summed training time (:func:`.model.training_record`)."""
+    from .model import training_record
+    return training_record(history)
+
+
 def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_dir: Path | None,
-              only: tuple[str, ...] = (), echo: Callable[[str], None] | None = None,
+              only: tuple[str, ...] = (), results_dir: Path | None = None,
+              echo: Callable[[str], None] | None = None, step: str | None = None,
               train_run: Callable[..., dict] | None = None,
               evaluate_run: Callable[..., dict] | None = None,
               interpret_run: Callable[..., dict] | None = None) -> list[str]:
     """Work through the queue (see the module docstring); returns the names of the runs finished now.
 
-    ``train_run``, ``evaluate_run`` and ``interpret_run`` default to the package's functions
-    (injectable for tests).
+    ``results_dir``: where ``collect`` puts finished runs' records; a run collected there under this
+    protocol is not trained again. ``step``: the training step's implementation (:data:`.model.STEPS`,
+    default :data:`.model.DEFAULT_STEP`). ``train_run``, ``evaluate_run`` and ``interpret_run``
+    default to the package's functions (injectable for tests).
     """
+    from .model import DEFAULT_STEP
+    step = DEFAULT_STEP if step is None else step
     if train_run is None or evaluate_run is None:
         from verify.app.commands.sentiment import evaluate_checkpoint, train_run as cli_train_run
         train_run = train_run or cli_train_run
@@ -269,6 +312,9 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
     queue = [run for run in protocol.runs if not only or run.name in only]
     log(f"protocol {protocol.name} ({protocol.path}, sha256 {protocol.sha256[:16]}): {len(queue)} runs queued")
     for position, run in enumerate(queue, start=1):
+        if results_dir is not None and collected_record(protocol, results_dir, run.name):
+            log(f"[{position}/{len(queue)}] {run.name}: already collected in {Path(results_dir).as_posix()}, skipped")
+            continue
         with _claim(runs_dir, run.name) as claimed:
             if not claimed:
                 log(f"[{position}/{len(queue)}] {run.name}: another runner is working on it, skipped")
@@ -278,14 +324,14 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
             if (folder / "evaluation.json").exists():
                 _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
                 continue
-            log(f"[{position}/{len(queue)}] {run.name}: training ({', '.join(run.studies)})")
+            log(f"[{position}/{len(queue)}] {run.name}: training ({', '.join(run.studies)}), {step} step")
             started = time.time()
             meta = train_run(settings=training_settings(protocol, run), options=preprocess_options(protocol),
                              data=data, out_dir=folder / "checkpoint", epochs=protocol.common["epochs"],
                              cache_dir=cache_dir, protocol=protocol.common["protocol"],
                              validation_fraction=float(protocol.common["validation_fraction"]),
                              split_seed=protocol.common["split_seed"], patience=protocol.common["patience"],
-                             epoch_weights=folder / "epochs", threads=protocol.common["threads"],
+                             epoch_weights=folder / "epochs", threads=protocol.common["threads"], step=step,
                              log=lambda text, name=run.name: log(f"{name}: {text}"))
             best = meta.get("best") or {}
             log(f"{run.name}: trained, {meta.get('epochs_completed')} epochs, validation accuracy "
@@ -300,7 +346,8 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
                           hardmax_validation_accuracy=validation["hardmax_accuracy"],
                           checkpoint_sha256=_checkpoint_digest(folder / "checkpoint"),
                           command=regenerate_command(protocol, run),
-                          wall_seconds=round(time.time() - started, 1))
+                          wall_seconds=round(time.time() - started, 1),
+                          **_training_summary(meta.get("history") or []))
             atomic_write_text(folder / "evaluation.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
             _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
             log(f"{run.name}: finished")

@@ -22,15 +22,19 @@ figures_folder: str | None = "figures/reproduction"
 produced_by = ("`hardmax-verify sentiment protocol collect --runs-dir DIR` then `hardmax-verify sentiment summarize "
                "--out RUNS/sentiment/summary` (docs/sentiment.md)")
 TITLE = "Sentiment: the preregistered reproduction"
+TRAINING_LENGTH_HEADING = "How each run's training ended"
 
 _FIGURE_TEXT = {
     "reproduction": ("Certified hardmax test accuracy by d",
-                     "Bars: mean over the finished seeds (error bars: sd) of the certified hardmax test accuracy "
-                     "at K = 8 and of the trained K = 0 baseline; black marks: the authors' softmax figures "
-                     "(best test epoch)."),
-    "depth-d2": ("Accuracy against depth K at d = 2", "Mean ± sd over the finished seeds at each depth."),
-    "depth-d16": ("Accuracy against depth K at d = 16", "Mean ± sd over the finished seeds at each depth."),
-    "alpha-d2": ("Accuracy against a fixed alpha at d = 2, K = 8", "Mean ± sd over the finished seeds."),
+                     "Dots: one seed each; lines: the mean over the finished seeds, of the certified hardmax test "
+                     "accuracy at K = 8 and of the trained K = 0 baseline; crosses: the authors' softmax figures "
+                     "(best test epoch). The numbers at the foot count finished seeds of those planned; the "
+                     "axis range is in its label."),
+    "depth-d2": ("Accuracy against depth K at d = 2", "Dots: one seed each; diamonds: their mean. Depths with no "
+                 "finished run have no point, and no line joins the depths."),
+    "depth-d16": ("Accuracy against depth K at d = 16", "Dots: one seed each; diamonds: their mean. Depths with "
+                  "no finished run have no point, and no line joins the depths."),
+    "alpha-d2": ("Accuracy against a fixed alpha at d = 2, K = 8", "Dots: one seed each; diamonds: their mean."),
 }
 
 
@@ -50,6 +54,9 @@ def item_fields(path: Path, data: Any) -> dict[str, Any]:
     runs = data.get("runs")
     if isinstance(runs, Mapping):
         fields["runs"] = {"finished": runs.get("finished"), "planned": runs.get("planned")}
+    notes = data.get("notes")
+    if isinstance(notes, list):
+        fields["notes"] = [str(note) for note in notes]
     protocol = data.get("protocol")
     if isinstance(protocol, Mapping):
         fields["protocol"] = {"file": protocol.get("file"), "sha256": protocol.get("sha256")}
@@ -73,6 +80,12 @@ def section(block: Mapping[str, Any]) -> Section:
     tables = [Table(heading=t["title"], headers=t["columns"], rows=t["rows"]) for t in item["reproduction_tables"]]
     if tables:
         tables[0] = Table(heading=tables[0].heading, headers=tables[0].headers, rows=tables[0].rows, note=note)
+    notes = " ".join(item.get("notes") or [])
+    if notes:
+        # Said where the reader meets the training lengths (the last table), or under the first.
+        at = next((i for i, t in enumerate(tables) if t.heading.startswith(TRAINING_LENGTH_HEADING)), 0)
+        joined = f"{tables[at].note} {notes}".strip() if tables[at].note else notes
+        tables[at] = Table(heading=tables[at].heading, headers=tables[at].headers, rows=tables[at].rows, note=joined)
     figures = []
     for figure in block.get("figures") or []:
         stem = Path(figure["path"]).stem

@@ -28,7 +28,8 @@ from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 from .protocol import Protocol
 
-__all__ = ["load_results", "cell", "summarize", "conclusion_sentence", "write_summary"]
+__all__ = ["load_results", "cell", "summarize", "conclusion_sentence", "comparison_numbers",
+           "training_lengths", "write_summary"]
 
 
 def load_results(folder: Path | str) -> tuple[dict[str, dict], dict[str, dict]]:
@@ -53,12 +54,12 @@ def load_results(folder: Path | str) -> tuple[dict[str, dict], dict[str, dict]]:
 
 
 def cell(values: list[float]) -> dict:
-    """n, mean and sample sd (None for fewer than two values)."""
+    """n, mean and sample sd (None for fewer than two values), and the values themselves (for plots)."""
     array = np.asarray([v for v in values if v is not None], dtype=np.float64)
     if not len(array):
-        return {"n": 0, "mean": None, "sd": None}
+        return {"n": 0, "mean": None, "sd": None, "values": []}
     return {"n": int(len(array)), "mean": float(array.mean()),
-            "sd": float(array.std(ddof=1)) if len(array) > 1 else None}
+            "sd": float(array.std(ddof=1)) if len(array) > 1 else None, "values": [float(v) for v in array]}
 
 
 def _show(stats: dict, planned: int | None = None) -> str:
@@ -112,9 +113,93 @@ def conclusion_sentence(differences: list[dict], finished: int, planned: int) ->
     return sentence
 
 
+def comparison_numbers(baselines: list[dict]) -> str:
+    """The K = 8 and K = 0 means ± sd per d, with the authors' figure, as one sentence (empty: no runs yet)."""
+    parts = []
+    for entry in baselines:
+        a, b = entry["K8"], entry["K0"]
+        if not a["n"] and not b["n"]:
+            continue
+        planned8, planned0 = entry["planned"]
+        authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(entry["d"])
+        text = f"d = {entry['d']}: {_show(a, planned8)} against {_show(b, planned0)}"
+        if authors is not None:
+            text += f" (authors' softmax {authors:.4f})"
+        parts.append(text)
+    if not parts:
+        return ""
+    return ("Certified hardmax test accuracy, mean ± sd over seeds, K = 8 against the trained K = 0 baseline: "
+            + "; ".join(parts) + ".")
+
+
+def training_lengths(protocol: Protocol, evaluations: dict[str, dict], *,
+                     models_dir: Path | None = None) -> dict:
+    """How each finished run's training ended, against the protocol's epoch cap and patience.
+
+    A run that reached the cap without an early stop was still finding better validation epochs
+    within the last ``patience`` epochs: its accuracy may be limited by the cap. Returns display
+    ``rows``, their ``data``, and ``notes`` (sentences for the report), with ``cap`` and ``patience``.
+    """
+    cap, patience = int(protocol.common["epochs"]), int(protocol.common["patience"])
+    rows, data, capped = [], [], []
+    for run in protocol.runs:
+        record = evaluations.get(run.name)
+        if record is None or not isinstance(record.get("epochs_completed"), int) or not isinstance(record.get("epoch"), int):
+            continue
+        ran, selected = record["epochs_completed"], record["epoch"]
+        reached_cap = ran >= cap and ran - selected < patience
+        entry = {"run": run.name, "epochs_run": ran, "selected_epoch": selected, "reached_cap": reached_cap}
+        history = _history(models_dir, run.name)
+        losses = [(e["val_loss"], e["epoch"]) for e in history if isinstance(e.get("val_loss"), (int, float))]
+        if losses:
+            lowest, lowest_epoch = min(losses)
+            entry.update(lowest_val_loss=lowest, lowest_val_loss_epoch=lowest_epoch,
+                         val_loss_at_selected=next((v for v, e in losses if e == selected), None))
+        data.append(entry)
+        if reached_cap:
+            capped.append(entry)
+        how = (f"reached the {cap}-epoch cap, still improving" if reached_cap
+               else f"early stop ({patience} epochs without a better validation accuracy)")
+        at_selected = entry.get("val_loss_at_selected")
+        rows.append([run.name, str(ran), str(selected), how,
+                     f"{entry['lowest_val_loss']:.4f} ({entry['lowest_val_loss_epoch']})" if losses else "",
+                     f"{at_selected:.4f}" if at_selected is not None else ""])
+    notes = []
+    if capped:
+        described = []
+        for entry in capped:
+            text = f"{entry['run']} (selected epoch {entry['selected_epoch']}"
+            if entry.get("lowest_val_loss_epoch") is not None and entry["lowest_val_loss_epoch"] < entry["selected_epoch"]:
+                text += (f"; validation loss lowest at epoch {entry['lowest_val_loss_epoch']} and higher since, "
+                         "while validation accuracy still crept up")
+            described.append(text + ")")
+        notes.append(f"{len(capped)} run(s) reached the protocol's {cap}-epoch cap while still improving on "
+                     f"validation: {', '.join(described)}. Their accuracy may be limited by the cap. Training "
+                     "longer would be a new preregistered protocol, run after this one; it does not change "
+                     "these numbers.")
+    return {"rows": rows, "data": data, "notes": notes, "cap": cap, "patience": patience}
+
+
+def _history(models_dir: Path | None, name: str) -> list[dict]:
+    """A published checkpoint's training history (empty when there is none to read)."""
+    if models_dir is None:
+        return []
+    try:
+        meta = json.loads((Path(models_dir) / name / "checkpoint.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    history = meta.get("history") if isinstance(meta, dict) else None
+    return [e for e in history if isinstance(e, dict)] if isinstance(history, list) else []
+
+
 def summarize(protocol: Protocol, evaluations: dict[str, dict],
-              interpretations: dict[str, dict] | None = None, *, figures_dir: Path | None = None) -> dict:
-    """The tables, the conclusion and (with ``figures_dir``) the figures of a protocol's finished runs."""
+              interpretations: dict[str, dict] | None = None, *, figures_dir: Path | None = None,
+              models_dir: Path | None = None) -> dict:
+    """The tables, the conclusion and (with ``figures_dir``) the figures of a protocol's finished runs.
+
+    ``models_dir``: the published checkpoints (``<models_dir>/<run>/checkpoint.json``), whose training
+    histories give the validation-loss columns of the training-length table where they exist.
+    """
     interpretations = interpretations or {}
     finished = sum(1 for r in protocol.runs if r.name in evaluations)
     tables = []
@@ -156,6 +241,7 @@ def summarize(protocol: Protocol, evaluations: dict[str, dict],
         rows.append([str(d), _show(a, len(with_attention)), _show(b, len(baseline)),
                      f"{entry['difference']:+.4f} ± {entry['two_se']:.4f}" if complete else "",
                      entry.get("verdict", "incomplete")])
+    baseline_cells = data
     tables.append({"name": "baselines", "title": "K = 8 against the trained K = 0 baseline (mean of embeddings)",
                    "columns": ["d", "K = 8", "K = 0 (trained)", "difference ± 2 se", "verdict"],
                    "rows": rows, "data": data})
@@ -218,12 +304,49 @@ def summarize(protocol: Protocol, evaluations: dict[str, dict],
                                    "weighted leader vote: accuracy", "model: accuracy"],
                        "rows": rows, "data": data})
 
+    lengths = training_lengths(protocol, evaluations, models_dir=models_dir)
+    if lengths["rows"]:
+        tables.append({"name": "training-length", "title": "How each run's training ended (protocol: at most "
+                                                          f"{lengths['cap']} epochs, patience {lengths['patience']})",
+                       "columns": ["run", "epochs run", "selected epoch", "how it ended",
+                                   "lowest validation loss (epoch)", "validation loss at the selected epoch"],
+                       "rows": lengths["rows"], "data": lengths["data"]})
+
     figures = _figures(tables, figures_dir) if figures_dir is not None else []
     sentence = conclusion_sentence(differences, finished, len(protocol.runs))
+    numbers = comparison_numbers(baseline_cells)
+    if numbers:
+        sentence += " " + numbers
     return {"title": protocol.title, "summary": sentence, "tables": tables, "figures": figures,
+            "notes": lengths["notes"],
             "runs": {"finished": finished, "planned": len(protocol.runs)},
             "conclusion": {"rule": protocol.report.get("conclusion"), "per_d": differences},
             "protocol": {"file": protocol.path.as_posix(), "sha256": protocol.sha256}}
+
+
+# Every accuracy axis spans at least this much, so that a one-point difference looks like one.
+_MIN_ACCURACY_SPAN = 0.15
+
+
+def accuracy_axis(values: list[float]) -> tuple[float, float]:
+    """The y range of an accuracy plot: the values with a margin, on a 0.05 grid, at least 0.15 wide, within [0, 1]."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return 0.5, 1.0
+    low, high = min(finite) - 0.02, max(finite) + 0.02
+    if high - low < _MIN_ACCURACY_SPAN:
+        middle = (low + high) / 2
+        low, high = middle - _MIN_ACCURACY_SPAN / 2, middle + _MIN_ACCURACY_SPAN / 2
+    low, high = math.floor(round(low * 20, 9)) / 20, math.ceil(round(high * 20, 9)) / 20
+    if high > 1:
+        low, high = max(0.0, low - (high - 1)), 1.0
+    if low < 0:
+        low, high = 0.0, min(1.0, high - low)
+    return round(low, 2), round(high, 2)
+
+
+def _axis_label(low: float, high: float) -> str:
+    return f"certified hardmax test accuracy\n(axis from {low:.2f} to {high:.2f})"
 
 
 def _figures(tables: list[dict], folder: Path) -> list[str]:
@@ -236,43 +359,78 @@ def _figures(tables: list[dict], folder: Path) -> list[str]:
     by_name = {t["name"]: t for t in tables}
     reproduction = by_name["reproduction"]["data"]
     baselines = {e["d"]: e for e in by_name["baselines"]["data"]}
-    if any(e["hardmax"]["n"] for e in reproduction):
-        fig, ax = plt.subplots(figsize=(5, 3.2))
-        dims = [e["d"] for e in reproduction]
-        x = np.arange(len(dims))
-        for offset, label, stats in ((-0.2, "K = 8 (certified hardmax)", [e["hardmax"] for e in reproduction]),
-                                     (0.2, "K = 0 trained", [baselines.get(d, {}).get("K0", {"n": 0}) for d in dims])):
-            means = [s["mean"] if s.get("n") else np.nan for s in stats]
-            errors = [s["sd"] if s.get("sd") is not None else 0 for s in stats]
-            ax.bar(x + offset, means, width=0.4, yerr=errors, label=label, capsize=3)
-        ax.scatter(x, [e["authors"] for e in reproduction], marker="_", s=400, c="k", label="authors (best test epoch)",
-                   zorder=3)
-        ax.set_xticks(x, [f"d = {d}" for d in dims])
-        ax.set_ylim(0.5, 0.95)
-        ax.set_ylabel("test accuracy")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = folder / "reproduction.png"
-        fig.savefig(path, dpi=120, metadata={"Software": None})
+
+    def save(fig, name: str) -> None:
+        path = folder / f"{name}.png"
+        fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
         plt.close(fig)
         paths.append(str(path))
+
+    if any(e["hardmax"]["n"] for e in reproduction):
+        dims = [e["d"] for e in reproduction]
+        x = np.arange(len(dims))
+        series = (("K = 8 (certified hardmax)", -0.2, "tab:blue", [e["hardmax"] for e in reproduction],
+                   [e["planned"] for e in reproduction]),
+                  ("K = 0, trained baseline", 0.2, "tab:orange",
+                   [baselines.get(d, {}).get("K0", {"n": 0, "values": []}) for d in dims],
+                   [baselines.get(d, {}).get("planned", [0, 0])[1] for d in dims]))
+        every = [v for _, _, _, stats, _ in series for s in stats for v in s.get("values", [])]
+        every += [e["authors"] for e in reproduction if e["authors"]]
+        low, high = accuracy_axis(every)
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        # A dot plot, not bars: the axis does not start at 0, and a bar's length would exaggerate.
+        for label, offset, colour, stats, planned in series:
+            for i, s in enumerate(stats):
+                values = s.get("values", [])
+                ax.scatter(np.full(len(values), x[i] + offset), values, s=16, color=colour, alpha=0.7, zorder=3,
+                           label=f"{label}: one seed" if i == 0 else "_")
+                if s.get("n"):
+                    first_mean = not any(t.get("n") for t in stats[:i])
+                    ax.hlines(s["mean"], x[i] + offset - 0.12, x[i] + offset + 0.12, colors=colour, linewidth=2.5,
+                              zorder=4, label=f"{label}: mean" if first_mean else "_")
+                ax.annotate(f"{s.get('n', 0)} of {planned[i]}", (x[i] + offset, low), xytext=(0, 2),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=7)
+        ax.scatter(x, [e["authors"] if e["authors"] else np.nan for e in reproduction], marker="x", s=40, c="k",
+                   label="authors' softmax (best test epoch)", zorder=5)
+        ax.set_xticks(x, [f"d = {d}" for d in dims])
+        ax.set_ylim(low, high)
+        ax.set_ylabel(_axis_label(low, high))
+        ax.set_xlim(-0.6, len(dims) - 0.4)
+        ax.set_title("Reproduction: K = 8 against the trained K = 0 baseline\n"
+                     "(numbers at the foot: finished seeds of planned)", fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        save(fig, "reproduction")
     for name in ("depth-d2", "depth-d16", "alpha-d2"):
         table = by_name.get(name)
         if table is None or not any(e["hardmax"]["n"] for e in table["data"]):
             continue
         key = "alpha" if name == "alpha-d2" else "K"
-        fig, ax = plt.subplots(figsize=(4, 3))
-        points = [(e[key], e["hardmax"]) for e in table["data"] if e["hardmax"]["n"]]
-        ax.errorbar([p[0] for p in points], [p[1]["mean"] for p in points],
-                    yerr=[p[1]["sd"] or 0 for p in points], marker="o", capsize=3)
-        ax.set_xlabel(key)
-        ax.set_ylabel("certified hardmax test accuracy")
-        ax.set_title(table["title"], fontsize=8)
-        fig.tight_layout()
-        path = folder / f"{name}.png"
-        fig.savefig(path, dpi=120, metadata={"Software": None})
-        plt.close(fig)
-        paths.append(str(path))
+        entries = table["data"]
+        low, high = accuracy_axis([v for e in entries for v in e["hardmax"]["values"]])
+        fig, ax = plt.subplots(figsize=(5, 3.4))
+        # Points only where runs exist: no line joins cells across a depth that has not run.
+        for e in entries:
+            values = e["hardmax"]["values"]
+            ax.scatter([e[key]] * len(values), values, s=14, color="tab:blue", zorder=3,
+                       label="one seed" if e is entries[0] or not ax.get_legend_handles_labels()[1] else None)
+            if values:
+                ax.scatter([e[key]], [e["hardmax"]["mean"]], marker="D", s=40, facecolor="none", edgecolor="k",
+                           zorder=4, label="mean" if "mean" not in ax.get_legend_handles_labels()[1] else None)
+            ax.annotate(f"{e['hardmax']['n']} of {e['planned']}", (e[key], low), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=7)
+        if key == "alpha":
+            ax.set_xscale("log")
+            ax.set_xticks([e[key] for e in entries], [f"{e[key]:g}" for e in entries])
+            ax.minorticks_off()
+            ax.set_xlabel("alpha (fixed)")
+        else:
+            ax.set_xticks([e[key] for e in entries])
+            ax.set_xlabel("depth K (layers)")
+        ax.set_ylim(low, high)
+        ax.set_ylabel(_axis_label(low, high))
+        ax.set_title(f"{table['title']}\n(numbers at the foot: finished seeds of planned)", fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        save(fig, name)
     return paths
 
 
