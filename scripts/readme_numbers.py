@@ -57,7 +57,7 @@ sys.path.insert(0, str(REPO))
 import hypothesis  # noqa: E402
 import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
 import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
-from verify.core import limits, numbers, text  # noqa: E402
+from verify.core import limits, text  # noqa: E402
 from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.app.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
 from verify.core.config import load_configuration  # noqa: E402
