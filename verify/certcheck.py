@@ -2485,6 +2485,7 @@ SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "reproduction": ("sentiment/summary", ("summary.json",)),
     "conjectures": ("conjectures", ("*.json",)),
     "classify": ("classify", ("imdb.json", "scaling.json")),
+    "control": ("control", ("study.json",)),
 }
 DEFAULT_RUNS = "runs"  # the folder name a report gives the project's saved results
 # What a conjecture's expectation predicts (verify/experiments/conjectures/base.py's EXPECTATIONS).
@@ -2752,6 +2753,14 @@ def _copied_fields(key: str, item: dict, data: Any) -> str | None:
             expected["runs"] = {"finished": get(data, "runs", "finished"), "planned": get(data, "runs", "planned")}
         if not _same_json({k: item.get(k) for k in ("sentence", "runs") if k in item}, expected):
             return "its sentence or run counts are not the file's"
+    elif key == "control":
+        study = item.get("study")
+        if study is not None:
+            if not isinstance(study, dict):
+                return "its study fields are not an object"
+            shown = {k: v for k, v in study.items() if not (k == "two_clusterings" and v is None)}
+            if not _projection(shown, data):
+                return "its study fields are not the file's"
     elif key == "classify":
         if "imdb" in item:
             imdb = item["imdb"]
@@ -2849,7 +2858,28 @@ def _glance_numbers(key: str, files: dict, count: int) -> dict | None:
                 "planned": runs.get("planned") if isinstance(runs, dict) else None}
     if key == "classify":
         return _classify_glance(files)
+    if key == "control":
+        return _control_glance(files)
     return None
+
+
+def _control_glance(files: dict) -> dict | None:
+    """From study.json (docs/theory.md D10's study): the counts its first-screen sentence prints."""
+    study = next((d for p, d in files.items() if p.endswith("/study.json") and isinstance(d, dict)), None)
+    if study is None:
+        return None
+    rows = [r for name in ("against_n_and_d", "families", "worked") for r in study.get(name) or [] if isinstance(r, dict)]
+    rounding: dict = study["rounding"] if isinstance(study.get("rounding"), dict) else {}
+    return {"seed": study.get("seed"), "configurations": len(rows),
+            "subsets": sum(_number_of(r.get("subsets")) for r in rows),
+            "realisable": sum(_number_of(r.get("realisable")) for r in rows),
+            "all_vertices_lead": sum(r.get("all_vertices") == "realisable" for r in rows),
+            "lock_tried": sum(_number_of(r.get("lock_tried")) for r in rows),
+            "lock_realised": sum(_number_of(r.get("lock_realised")) for r in rows),
+            "solver_feasible": rounding.get("solver_feasible"),
+            "exact_designs_of_solver_feasible": rounding.get("exact_designs_of_solver_feasible"),
+            "decided": _number_of(rounding.get("exact_designs")) + _number_of(rounding.get("impossible")),
+            "cases": rounding.get("cases")}
 
 
 def _sentiment_glance(files: dict, count: int) -> dict:

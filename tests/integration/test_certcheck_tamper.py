@@ -106,7 +106,7 @@ def test_the_untampered_report_verifies_in_full(results: dict[str, Any], runs: P
     result = check(results, runs, tmp_path)
     assert result.exit_status == 0, [o for o in result.outcomes if o.status != "verified"]
     sections = [o for o in result.outcomes if o.claim == "(sections)"]
-    assert {o.status for o in sections} == {"verified"} and len(sections) == 4
+    assert {o.status for o in sections} == {"verified"} and len(sections) == 5  # every optional section
     assert recheck_plan(results) is None
 
 
@@ -240,8 +240,11 @@ def test_the_sentiment_number_changed(results: dict[str, Any], runs: Path, tmp_p
     lambda d: d["optional_sections"]["reproduction"]["glance"].update(finished=46),
     lambda d: d["optional_sections"]["classify"]["glance"]["imdb"].update(test_accuracy_max=0.9),
     lambda d: d["optional_sections"]["classify"]["files"][0]["imdb"]["runs"][0].update(test_accuracy=0.9),
+    lambda d: d["optional_sections"]["control"]["glance"].update(realisable=d["optional_sections"]["control"]
+                                                                 ["glance"]["subsets"]),
+    lambda d: d["optional_sections"]["control"]["files"][0]["study"]["against_n_and_d"][0].update(realisable=0),
 ], ids=["file sha256", "inputs sha256", "figure sha256", "a file left out", "conjecture counts", "reproduction runs",
-        "classification glance", "classification field"])
+        "classification glance", "classification field", "control glance", "control study field"])
 def test_a_section_changed(results: dict[str, Any], runs: Path, tmp_path: Path,
                            change: Callable[[dict[str, Any]], Any]) -> None:
     change(results)

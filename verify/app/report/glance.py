@@ -138,6 +138,10 @@ def section_glance(key: str, section: Mapping[str, Any]) -> dict[str, Any] | Non
         from verify.experiments.classify.report_section import glance_numbers
 
         return glance_numbers(section)
+    if key == "control":
+        from verify.experiments.control.report_section import glance_numbers as control_numbers
+
+        return control_numbers(section)
     return None
 
 
