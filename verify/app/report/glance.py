@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from verify.experiments.conjectures.report_section import runs_sentence
+from verify.experiments.conjectures.report_section import glance_numbers as conjecture_glance_numbers
+from verify.experiments.conjectures.report_section import runs_sentence as conjecture_runs_sentence
 from verify.experiments.sentiment.report_section import chosen_on_validation
 from . import formatting as fmt
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "SECTION_TITLES"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "section_glance", "SECTION_TITLES"]
 
 SECTION_TITLES = {"sentiment": "Sentiment, earlier tuned study", "reproduction": "Sentiment reproduction",
                   "conjectures": "Conjecture lab", "classify": "Exact classification",
@@ -108,24 +109,73 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
         return f"absent from this report: {section.get('skipped') or 'no saved results'}."
     if provided.strip():
         return provided.strip()
-    if key == "sentiment":
-        return _sentiment_sentence(section)
-    if key == "conjectures":
-        return _conjecture_sentence(section)
+    numbers = section.get("glance")
+    if not isinstance(numbers, Mapping):
+        numbers = section_glance(key, section)
+    if key == "sentiment" and numbers is not None:
+        return _sentiment_sentence(numbers)
+    if key == "conjectures" and numbers is not None:
+        return _conjecture_sentence(numbers)
     return f"{fmt.count(len(section['files']))} saved result file(s), shown below."
 
 
-def _sentiment_sentence(section: Mapping[str, Any]) -> str:
-    from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
+def section_glance(key: str, section: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The numbers a saved-results section's at-a-glance line prints, from its block of results.json.
 
+    The report stores them beside the section (``optional_sections.KEY.glance``) and prints the
+    line from them; the independent checker (verify.certcheck, given the saved files) recomputes
+    them from the files with its own code. None for a section without files or without a rule here.
+    """
+    if not section.get("files"):
+        return None
+    if key == "sentiment":
+        return _sentiment_numbers(section)
+    if key == "conjectures":
+        return _conjecture_numbers(section)
+    if key == "reproduction":
+        item = next((f for f in section["files"] if f.get("reproduction_tables") is not None), None)
+        runs = (item or {}).get("runs") or {}
+        return {"sentence": (item or {}).get("sentence"), "finished": runs.get("finished"), "planned": runs.get("planned")}
+    if key == "classify":
+        from verify.experiments.classify.report_section import glance_numbers
+
+        return glance_numbers(section)
+    if key == "control":
+        from verify.experiments.control.report_section import glance_numbers as control_numbers
+
+        return control_numbers(section)
+    return None
+
+
+def _number(value: Any) -> float | int | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _sentiment_numbers(section: Mapping[str, Any]) -> dict[str, Any]:
+    """Per (d, protocol), the run chosen on validation: its certified hardmax test accuracy and, from the
+    analyses, the same weights' accuracy without the attention layers (K = 0) and at K."""
     evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
     ablations = {row.get("model"): row.get("without_attention") or {}
                  for item in section["files"] for row in item.get("analysis_rows") or []}
+    scored = [e for e in evaluations if isinstance(e.get("d"), int) and _number(e.get("hardmax_accuracy")) is not None]
+    chosen = []
+    for best in sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol")))):
+        ablation = ablations.get(best.get("checkpoint")) or {}
+        chosen.append({"d": best["d"], "protocol": best.get("protocol"), "checkpoint": best.get("checkpoint"),
+                       "hardmax_accuracy": best["hardmax_accuracy"],
+                       "validation_accuracy": best.get("validation_accuracy"),
+                       "accuracy_without_attention": _number(ablation.get("accuracy_without_attention")),
+                       "accuracy_at_K": _number(ablation.get("accuracy_at_K"))})
+    return {"files": len(section["files"]), "evaluations": len(evaluations), "chosen": chosen}
+
+
+def _sentiment_sentence(numbers: Mapping[str, Any]) -> str:
+    from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
+
     parts: list[str] = []
     higher: list[str] = []
     lower: list[str] = []
-    scored = [e for e in evaluations if isinstance(e.get("d"), int) and isinstance(e.get("hardmax_accuracy"), (int, float))]
-    chosen = sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol"))))
+    chosen = numbers["chosen"]
     for best in chosen:
         d = best["d"]
         authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(d)
@@ -135,14 +185,13 @@ def _sentiment_sentence(section: Mapping[str, Any]) -> str:
         text = f"{label}: {fmt.probability(best['hardmax_accuracy'])}"
         if authors is not None:
             text += f" (authors' softmax {fmt.probability(authors)})"
-        ablation = ablations.get(best.get("checkpoint")) or {}
-        without, with_k = ablation.get("accuracy_without_attention"), ablation.get("accuracy_at_K")
-        if isinstance(without, (int, float)) and isinstance(with_k, (int, float)):
+        without, with_k = best.get("accuracy_without_attention"), best.get("accuracy_at_K")
+        if without is not None and with_k is not None:
             text += f", {fmt.probability(without)} without attention"
             (higher if without > with_k else lower).append(str(d))
         parts.append(text)
     if not parts:
-        return f"{fmt.count(len(section['files']))} saved file(s), none with an accuracy; see the section below."
+        return f"{fmt.count(numbers['files'])} saved file(s), none with an accuracy; see the section below."
     text = ("Certified hardmax test accuracy of the run chosen on validation, per embedding dimension, and of the "
             "same weights without the attention layers (K = 0): " + "; ".join(parts) + ".")
     if higher or lower:
@@ -152,9 +201,13 @@ def _sentiment_sentence(section: Mapping[str, Any]) -> str:
                    "visible; the preregistered reproduction above is the result to cite.")
 
 
-def _conjecture_sentence(section: Mapping[str, Any]) -> str:
-    """The conjecture lab's own sentence on its saved runs (the provider's rule, for a section given no summary)."""
-    return runs_sentence([item.get("summary") or {} for item in section["files"] if "power" not in item])
+def _conjecture_numbers(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The lab's own numbers for its line (verify.experiments.conjectures.report_section.glance_numbers)."""
+    return conjecture_glance_numbers(section)
+
+
+def _conjecture_sentence(numbers: Mapping[str, Any]) -> str:
+    return conjecture_runs_sentence(numbers)
 
 
 def claim_badge_kind(status: str, value: int) -> str:

@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from verify.core.numbers import InputError
+from .base import EXPECTATIONS
 from ..sections import Section, Table
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",
            "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence", "runs_sentence",
-           "is_surprise"]
+           "is_surprise", "glance_numbers"]
 
 key = "conjectures"
 folder = "conjectures"
@@ -61,7 +62,7 @@ def _need(data: Any, field: str, kinds: type | tuple[type, ...], where: str) -> 
 
 def _spread(data: Any, field: str, where: str) -> dict[str, float]:
     spread = _need(data, field, dict, where)
-    values = {k: float(_need(spread, k, (int, float), f"{where}.{field}")) for k in ("median", "min", "max")}
+    values = {k: _need(spread, k, (int, float), f"{where}.{field}") for k in ("median", "min", "max")}
     if not values["min"] <= values["median"] <= values["max"] or values["min"] < 0:
         raise InputError(f"{where}.{field}", "expected 0 <= min <= median <= max")
     return values
@@ -73,7 +74,7 @@ def read_power(data: Any, where: str = "power.json") -> dict[str, Any]:
         raise InputError(f"{where}.format", f"expected {POWER_FORMAT!r}, got {data['format']!r}")
     kept: dict[str, Any] = {"date": _need(data, "date", str, where), "command": _need(data, "command", str, where),
                             "seeds": _need(data, "seeds", int, where),
-                            "budget_seconds": float(_need(data, "budget_seconds", (int, float), where)),
+                            "budget_seconds": _need(data, "budget_seconds", (int, float), where),
                             "cores": _need(data, "cores", int, where),
                             "load_average_before": _need(data, "load_average_before", list, where)}
     statements = []
@@ -156,25 +157,41 @@ def power_sentence(power: Mapping[str, Any]) -> str:
 
 
 def is_surprise(summary: Mapping[str, Any]) -> bool:
-    """A run's own ``surprise`` field; for a file without it, its outcome against its expectation."""
-    if isinstance(summary.get("surprise"), bool):
-        return summary["surprise"]
-    expected, outcome = summary.get("expected"), summary.get("outcome")
-    return ((expected == "held" and outcome == "counterexample")
-            or (expected == "refuted" and outcome in ("held", "not refuted")))
+    """A decided outcome other than those the run's expectation predicts (:data:`base.EXPECTATIONS`);
+    a run that states no expectation, or is inconclusive, never surprises."""
+    predicted = EXPECTATIONS.get(str(summary.get("expected")))
+    outcome = summary.get("outcome")
+    return predicted is not None and outcome in DECIDED and outcome not in predicted
 
 
-def runs_sentence(runs: Sequence[Mapping[str, Any]]) -> str:
-    """One sentence on the saved runs (their scalar summaries): outcomes counted, surprises named."""
+DECIDED = ("held", "not refuted", "counterexample")
+
+
+def _is_power(item: Mapping[str, Any]) -> bool:
+    return "power" in item
+
+
+def glance_numbers(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers of the section's line at a glance: the saved runs (the power file is not one), their
+    outcomes counted, whether any states an expectation, and those not as expected. The report stores
+    them beside the section; the independent checker (verify.certcheck) recomputes them from the files."""
+    summaries = [item.get("summary") or {} for item in block["files"] if not _is_power(item)]
     outcomes: dict[str, int] = {}
-    for summary in runs:
+    for summary in summaries:
         outcome = str(summary.get("outcome", "unreadable"))
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    text = (f"{len(runs):,} saved conjecture run{'' if len(runs) == 1 else 's'}: "
-            + ", ".join(f"{n:,} {outcome}" for outcome, n in sorted(outcomes.items())))
-    judged = [s for s in runs if s.get("expected") in ("held", "refuted")]
-    surprises = [str(s.get("conjecture", "?")) for s in judged if is_surprise(s)]
-    if judged:
+    return {"runs": len(summaries), "outcomes": dict(sorted(outcomes.items())),
+            "expectations_stated": any(str(s.get("expected")) in EXPECTATIONS for s in summaries),
+            "not_as_expected": [str(s.get("conjecture", "?")) for s in summaries if is_surprise(s)]}
+
+
+def runs_sentence(numbers: Mapping[str, Any]) -> str:
+    """One sentence from :func:`glance_numbers`: outcomes counted, surprises named."""
+    runs = numbers["runs"]
+    text = (f"{runs:,} saved conjecture run{'' if runs == 1 else 's'}: "
+            + ", ".join(f"{n:,} {outcome}" for outcome, n in numbers["outcomes"].items()))
+    surprises = numbers["not_as_expected"]
+    if numbers["expectations_stated"]:
         text += ("; every outcome as expected" if not surprises
                  else f"; {len(surprises):,} not as expected: {', '.join(surprises)}")
     return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
@@ -190,7 +207,7 @@ def section(block: Mapping[str, Any]) -> Section:
     sentences = []
     if runs:
         summaries = [item["summary"] for item in runs]
-        sentences.append(runs_sentence(summaries))
+        sentences.append(runs_sentence(glance_numbers(block)))
         tables.append(Table(
             headers=["conjecture", "outcome", "expected", "examples", "covered", "summary", "sha256"],
             rows=[[s.get("conjecture", item["path"]), s["outcome"], s.get("expected") or "—",
