@@ -885,7 +885,12 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
         reloaded = load_configuration(path)
     else:
         reloaded = parse_configuration(json.loads(json.dumps(data)))
-    confirmation = conjecture.check(reloaded)
+    try:
+        confirmation = conjecture.check(reloaded)
+    except InternalError:
+        if path is not None:  # no counterexample file without a confirmed counterexample
+            path.unlink(missing_ok=True)
+        raise
     report = {"config": data, "detail": observation.detail, "evidence": dict(observation.evidence),
               "confirmation": {"status": confirmation.status, "detail": confirmation.detail,
                                "evidence": dict(confirmation.evidence),

@@ -21,7 +21,7 @@ the two computations is wrong, and raises :class:`~verify.experiments.conjecture
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Iterator, Sequence
 
@@ -33,7 +33,8 @@ from verify.core.softmax_bound import SoftmaxCertificate, decimal_text
 from .base import InternalError
 
 __all__ = ["Enclosure", "LayerDeviation", "CertifiedComparison", "softmax_layers", "layer_deviations",
-           "deviation_from_hardmax", "overall_deviation", "compare_with_certificate", "arb_to_interval"]
+           "deviation_from_hardmax", "overall_deviation", "compare_with_certificate", "compare_resolved",
+           "arb_to_interval", "COMPARE_MAX_BITS"]
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ class CertifiedComparison:
     beta: Fraction
     certificate: SoftmaxCertificate
     unresolved: tuple[int, ...] = ()
+    bits: int | None = None  # the arb precision of the measured deviations compared
 
     @property
     def bound(self) -> Fraction:
@@ -226,6 +228,7 @@ class CertifiedComparison:
                 "yes: at every certified layer the measured deviation is certainly at most eps_k" if not self.unresolved
                 else "at no layer certainly above eps_k; not resolved at this arb precision at layer(s) "
                      + ", ".join(map(str, self.unresolved)) + " (eps_k below the width of the arb balls)"),
+            "compared_at_bits": self.bits,
             "norm": "eps_k bounds max_i ||y_i^k - z_i^k|| (Euclidean), hence every coordinate's deviation",
             "source": "verify.core.softmax_bound.softmax_certificate (docs/theory.md §6)",
         }
@@ -256,3 +259,32 @@ def compare_with_certificate(deviations: Sequence[LayerDeviation], certificate: 
         if record.layer > 0 and measured.squared.upper > limit:
             unresolved.append(record.layer)
     return CertifiedComparison(certificate.beta, certificate, tuple(unresolved))
+
+
+COMPARE_MAX_BITS = 8192  # the largest arb precision spent on resolving a measured deviation against eps_k
+
+
+def _log2(x: Fraction) -> int:
+    """An integer within 1 of log2 x (x > 0)."""
+    return x.numerator.bit_length() - x.denominator.bit_length()
+
+
+def compare_resolved(tokens: Sequence[Sequence[Fraction]], *, alpha: Fraction, beta: Fraction,
+                     A: Sequence[Sequence[Fraction]] | None = None, layers: int, certificate: SoftmaxCertificate,
+                     deviations: Sequence[LayerDeviation], precision: int,
+                     max_precision: int = COMPARE_MAX_BITS) -> CertifiedComparison:
+    """:func:`compare_with_certificate` on ``deviations`` (computed at ``precision``), then again at a precision
+    fine enough to resolve eps_k where the comparison straddled it (about log2(R / eps_k) + 64 bits), when that
+    is at most ``max_precision``. A bound below what arb can afford stays "not resolved", never a violation."""
+    comparison = replace(compare_with_certificate(deviations, certificate), bits=precision)
+    if not comparison.unresolved:
+        return comparison
+    smallest = min(certificate.records[k].bound for k in comparison.unresolved)
+    if smallest <= 0:
+        return comparison
+    wanted = max(0, _log2(certificate.radius)) - _log2(smallest) + 64
+    if wanted <= precision or wanted > max_precision:
+        return comparison
+    bits = -(-wanted // 64) * 64
+    finer = layer_deviations(tokens, alpha=alpha, beta=beta, A=A, layers=layers, precision=bits)
+    return replace(compare_with_certificate(finer, certificate), bits=bits)
