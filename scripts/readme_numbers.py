@@ -40,7 +40,7 @@ from typing import Callable, Mapping, Sequence
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
+import verify.claims  # noqa: E402,F401  (registers the built-in claims)
 from verify.core import config as configuration_limits  # noqa: E402
 from verify.core import io as input_limits  # noqa: E402
 from verify.core import limits, numbers  # noqa: E402

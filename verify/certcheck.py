@@ -65,7 +65,7 @@ CLAIM_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
 MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
 MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
 # Replay work allowed per configuration (replay_work units, about 15 microseconds each on one
-# core): a few minutes at most. The suite never emits a run beyond it (verify.claims.checks caps its layers).
+# core): a few minutes at most. The suite never emits a run beyond it (verify.claims caps its layers).
 DEFAULT_MAX_WORK = 20_000_000
 DEFAULT_MAX_BYTES = 1 << 30  # the largest file read (a default campaign's results.json is about 5 MB)
 NEEDS_D3_D7 = ("T1", "T2", "T3", "T4", "D3")

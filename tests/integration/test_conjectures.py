@@ -71,7 +71,7 @@ def test_value_matrix_counterexample_keeps_V_and_check_sees_D3_fail(tmp_path, ca
     config = load_configuration(result.counterexample_path)
     assert config.V is not None
     assert result.counterexample["evidence"]["claim"] == "D3"  # seed 0 finds a lost leader
-    # The claim checker (verify.claims.checks, through `check`) sees the same D3 failure from the file.
+    # The claim checker (verify.claims, through `check`) sees the same D3 failure from the file.
     assert main(["check", str(result.counterexample_path)]) == 1
     assert "D3" in capsys.readouterr().out
 
@@ -125,7 +125,7 @@ def test_list_shows_every_builtin(capsys):
 
 USER_FILE = '''
 from fractions import Fraction
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.experiments.conjectures import Conjecture, Observation
 from verify.strategies import configurations
 

@@ -51,7 +51,7 @@ def _force_solver(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
 @pytest.mark.parametrize("mode", ["error", "optimal_inaccurate"])
 def test_failed_cross_check_of_an_exact_certificate_is_shown_and_does_not_decide(
         monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
-    from verify.claims.checks import check_configuration
+    from verify.claims import check_configuration
 
     # Row 4 of docs/theory.md §4: tokens (+-1/2, 0) converge to the non-vertex points (+-1, 0); T4 is
     # certified by the exact locking certificate (D7) and cross-checked by cvxpy.
@@ -134,7 +134,7 @@ SLOW_TO_SETTLE = make_configuration(
 
 
 def test_an_exhausted_layer_budget_is_stated_not_certified() -> None:
-    from verify.claims.checks import check_configuration
+    from verify.claims import check_configuration
 
     # D7 alone: the closed form (D9) would settle it at the budget (tests/unit/test_claims.py).
     report = check_configuration(SLOW_TO_SETTLE, layer_budget=5, cross_check=False, closed_form_search=False)
@@ -161,10 +161,10 @@ def test_check_command_exits_3_and_names_the_budget(tmp_path: Path, capsys: pyte
 
 
 def test_report_states_an_exhausted_layer_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import verify.claims.checks
+    import verify.claims.run
 
     # Fault: the closed-form search (D9) settles nothing, so the one-layer budget is what stops the runs.
-    monkeypatch.setattr(verify.claims.checks, "_closed_form", lambda config, data: (None, {
+    monkeypatch.setattr(verify.claims.run, "_closed_form", lambda config, data: (None, {
         "layer": data.index, "status": "unsettled", "final_layer": data.index, "jumps": 0, "reason": "injected"}))
     (tmp_path / "budget.toml").write_text(
         "[campaign]\nexamples = 3\nworked = false\nfloat_check = false\nshrink = false\nlayer_budget = 1\n\n"

@@ -15,7 +15,7 @@ import pytest
 import sympy
 from hypothesis import HealthCheck, Phase, given, settings
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.config import hypothesis_violations
 from verify.core.exact_dynamics import exact_layers
 from verify.core.families import FAMILIES, INSIDE_FAMILIES, OUTSIDE_FAMILIES, TIE_FAMILIES, generate

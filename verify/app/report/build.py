@@ -197,7 +197,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
     argv, command_line
         The command line as typed and an equivalent canonical one, for provenance.
     checker
-        Replaces :func:`verify.claims.checks.check_configuration` (tests).
+        Replaces :func:`verify.claims.check_configuration` (tests).
     progress, on_tasks, on_stage
         Called per finished task, once with the planned task list, and with the name of
         each later stage ("figures", "writing").

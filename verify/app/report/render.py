@@ -99,14 +99,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         notes.append(f"{len(outside)} example(s) lie outside the theorem's hypotheses (recorded as such): "
                      + _some(outside) + ".")
     summary = results["summary"]
-    t4 = summary["claims"].get("T4")
-    if t4 is not None and t4["certified"]:
-        projections = sum(len((r["verdicts"].get("T4", {}).get("certificate") or {}).get("projections", []))
-                          for r in ok)
-        notes.append(f"T4 is vacuous (no limit outside the vertices of K) in {t4['vacuous']} of its {t4['certified']} "
-                     f"certified verdicts; the other {t4['certified'] - t4['vacuous']} certify {projections} "
-                     "non-vertex limit(s) as A-projections of the origin onto faces of K (the persistent-tie "
-                     "families are built to reach this case).")
+    for claim in registry.claims("check"):  # what a claim's own module says about its counts
+        row = summary["claims"].get(claim.id)
+        if claim.report_note is not None and row is not None:
+            note = claim.report_note(row, [r["verdicts"].get(claim.id, {}) for r in ok])
+            if note:
+                notes.append(note)
     claims = summary["claims"]
     if claims and next(iter(claims.values()))["recertified"] is None:
         notes.append("The independent certificate checker (verify.certcheck) was not available: no certificate "

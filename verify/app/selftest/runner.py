@@ -5,7 +5,7 @@
 * ``known``: the configurations with exact answers known without the engine
   (:mod:`verify.app.selftest.known_answers`: the worked configurations of docs/theory.md §4 and the
   examples of §3);
-* ``claims``: :func:`verify.claims.checks.check_configuration` (verdicts T0..T4, D1..D3 and the
+* ``claims``: :func:`verify.claims.check_configuration` (verdicts T0..T4, D1..D3 and the
   one-step ``replay`` against the independent oracle) on a fixed set of configurations,
   with the dynamics injected; its whole report is then re-checked by the independent
   checker :mod:`verify.certcheck` (``certcheck:*`` detections: a certificate, status or fate
@@ -207,8 +207,8 @@ def _verdicts(report: Any) -> list[Any]:
 
 def check_claims(dynamics: ExactDynamics, configs: Sequence[Configuration], *, layer_budget: int,
                  prefix: str = "claim") -> list[Detection]:
-    """:func:`verify.claims.checks.check_configuration` with ``dynamics`` injected; failed verdicts are detections."""
-    from verify.claims.checks import check_configuration
+    """:func:`verify.claims.check_configuration` with ``dynamics`` injected; failed verdicts are detections."""
+    from verify.claims import check_configuration
 
     found: list[Detection] = []
     for config in configs:
@@ -263,7 +263,7 @@ def check_properties(dynamics: ExactDynamics, *, profile: str, layer_budget: int
 
     from verify.core import profiles  # noqa: F401 - registers the ci/dev profiles used below
     from verify import strategies
-    from verify.claims.checks import check_configuration
+    from verify.claims import check_configuration
 
     found: list[Detection] = []
     for strategy_name, strategy in _property_strategies(strategies).items():
@@ -384,7 +384,7 @@ def _exact_checks(profile: str, unavailable: list[str]) -> list[tuple[str, Calla
     budget = LAYER_BUDGET[profile]
     checks: list[tuple[str, Callable[[ExactDynamics], list[Detection]]]] = [("known", check_known_answers)]
     try:
-        from verify.claims import checks as claims  # noqa: F401
+        from verify import claims  # noqa: F401
         checks.append(("claims", lambda dyn: check_claims(dyn, CLAIM_CONFIGURATIONS, layer_budget=budget)))
     except ImportError as error:
         unavailable.append(f"claims ({error})")

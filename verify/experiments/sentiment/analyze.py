@@ -361,7 +361,7 @@ def certified_limits(tokens: np.ndarray, *, weights: ModelWeights, layers: int, 
     """
     from fractions import Fraction
 
-    from verify.claims.checks import check_configuration
+    from verify.claims import check_configuration
     from verify.core.config import make_configuration
 
     alpha = Fraction(float(weights.alpha))
