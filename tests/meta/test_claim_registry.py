@@ -1,8 +1,10 @@
 """The claim registry (verify/claims/registry.py) is the one list of claims, and the structure around it holds.
 
-* every claim in the registry has its property module, and every claim check a routine in the
-  independent checker's own table (verify/certcheck.py keeps it, importing nothing from the
-  package) under the registry's key, and that table names no claim the registry lacks;
+* the claims of docs/theory.md are registered, in its order, with the roles and facts the
+  consumers read (what each claim must provide is the conformance kit's,
+  tests/meta/test_claim_conformance.py);
+* the independent checker's own table (verify/certcheck.py keeps it, importing nothing from the
+  package) has the registry's claim checks under their keys, in the same order, and no other;
 * the package's module-level imports have no cycle, and verify/app/campaign/ imports none of the
   package's own modules inside a function.
 """
@@ -11,31 +13,34 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib
 from pathlib import Path
 
 import pytest
 
 import verify
 from verify import certcheck
-from verify.claims import registry
+from verify.claims import claim_modules, registry
 
 PACKAGE = Path(verify.__file__).parent
-PROPERTIES = PACKAGE.parent / "properties"
 
 
-@pytest.mark.parametrize("claim", registry.claims(), ids=lambda c: c.id)
-def test_every_claim_has_a_property_module_that_names_it(claim: registry.Claim) -> None:
-    path = PROPERTIES / f"{claim.property_module}.py"
-    assert path.is_file(), f"claim {claim.id}: no property module {path.name}"
-    assert claim.id in path.read_text(encoding="utf-8"), f"{path.name} never names claim {claim.id}"
+def test_the_claims_of_the_theory_are_registered_in_its_order() -> None:
+    assert registry.verdict_ids() == ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay")
+    assert [c.id for c in registry.claims("assertion")] == ["D0", "D5", "D8", "float"]
+    assert claim_modules() == ("T0", "T1", "T2", "T3", "T4", "D0", "D1", "D2", "D3", "D5", "D8", "float", "replay")
 
 
-@pytest.mark.parametrize("claim", registry.claims("check"), ids=lambda c: c.id)
-def test_every_claim_check_has_a_check_and_a_certcheck_routine(claim: registry.Claim) -> None:
-    assert callable(claim.check), f"claim check {claim.id} has no check function"
-    assert claim.certificate is not None, f"claim check {claim.id} must name its certcheck routine"
-    assert claim.certificate in certcheck.CHECKS, f"certcheck has no routine {claim.certificate!r} for {claim.id}"
+def test_roles_and_limits_are_the_theory_s() -> None:
+    """What the consumers read instead of lists of ids: the theorem's claims, the engine check, the limit-based checks."""
+    by_role = {role: [c.id for c in registry.claims("check") if c.role == role] for role in registry.ROLES}
+    assert by_role == {"theorem": ["T0", "T1", "T2", "T3", "T4"], "fact": ["D1", "D2", "D3"], "engine": ["replay"]}
+    assert [c.id for c in registry.claims() if c.decided_on_limits] == ["T2", "T3", "T4"]
+    assert [c.id for c in registry.claims() if c.report_note is not None] == ["T4"]
+
+
+def test_a_claim_with_an_unknown_role_is_refused() -> None:
+    with pytest.raises(ValueError, match="role"):
+        registry.Claim("X9", "a toy claim", "check", role="lemma")  # type: ignore[arg-type]
 
 
 def test_assertions_emit_no_verdict() -> None:
@@ -66,12 +71,6 @@ def test_certcheck_routines_are_the_registry_claims() -> None:
     """The checker's own table and the registry's keys are the same list, in the same order."""
     keys = [c.certificate for c in registry.claims("check") if c.certificate is not None]
     assert list(certcheck.CHECKS) == keys
-
-
-def test_the_built_in_checks_are_the_claims_module_functions() -> None:
-    for claim in registry.claims("check"):
-        module = importlib.import_module(f"verify.claims.{claim.id}")
-        assert claim.check is getattr(module, f"check_{claim.id}"), claim.id
 
 
 # --------------------------------------------------------------------------- structure
