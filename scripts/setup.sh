@@ -23,4 +23,4 @@ PY="${PYTHON:-python3}"
 # wheel that lies on these machines, no CUDA download).
 "$PY" -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[sentiment,distributed,dev]"
 # Compile the float engine's kernel into numba's cache once, here, not in the first run.
-"$PY" -c "from verify.core.float_kernel import compile_ahead; compile_ahead()"
+"$PY" -c "from verify.core.float_dynamics import compile_ahead; compile_ahead()"

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .float_dynamics import BOUND_SAFETY, UNDERFLOW_SLACK
+from .float_rounding import BOUND_SAFETY, UNDERFLOW_SLACK
 
-__all__ = ["compile_ahead", "layer_kernel"]
+__all__ = ["layer_kernel"]
 
 
 @numba.njit(inline="always", cache=True)
@@ -125,12 +125,3 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
             undecided[b, u] = near
         score_error[b] = worst_pair
 
-
-def compile_ahead() -> None:
-    """Compile the kernel into numba's on-disk cache now (set-up calls this), so that the first
-    float layer of a report or a test does not pay the compilation (about 20 CPU-s).
-
-    Runs the float engine itself on a tiny batch, so the cached signature is the one it uses."""
-    from .float_dynamics import simulate_batch
-
-    simulate_batch(np.array([[[1.0, 0.0], [0.0, 1.0]]]), alpha=1.0, layers=1)
