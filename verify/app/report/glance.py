@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from verify.experiments.sentiment.report_section import chosen_on_validation
-from . import formatting as fmt
+from verify.core import formatting as fmt
+from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
 
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
 
@@ -104,8 +105,6 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
 
 
 def _sentiment_sentence(section: Mapping[str, Any]) -> str:
-    from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
-
     evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
     ablations = {row.get("model"): row.get("without_attention") or {}
                  for item in section["files"] for row in item.get("analysis_rows") or []}

@@ -16,34 +16,13 @@ import platform
 import subprocess
 import sys
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from verify.core.io import sha256_file
+from verify.core.versions import dependency_versions
 
-__all__ = ["MATH_DEPENDENCIES", "dependency_versions", "sha256_file", "sha256_text",
-           "environment_block", "git_commit", "utc_now"]
-
-# Every distribution whose code can change a number, a figure or a saved result (and the
-# report's own tools), the optional extras' included: "not installed" is recorded too.
-MATH_DEPENDENCIES: tuple[str, ...] = (
-    "hardmax-verify", "numpy", "scipy", "python-flint", "pycddlib", "cvxpy", "clarabel", "numba",
-    "llvmlite", "matplotlib", "pillow", "hypothesis", "click", "rich",
-    "torch", "safetensors", "simplemma", "stop-words", "vaderSentiment", "dask", "distributed",
-)
-
-
-def dependency_versions(names: Iterable[str] = MATH_DEPENDENCIES) -> dict[str, str]:
-    """Installed version of each distribution ("not installed" when absent), plus Python itself."""
-    versions = {"python": platform.python_version()}
-    for name in names:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
-
+__all__ = ["sha256_file", "sha256_text", "environment_block", "git_commit", "utc_now"]
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

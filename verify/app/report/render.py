@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import formatting as fmt
+from verify.core import formatting as fmt
 from verify.claims import registry
 from verify.experiments.sections import Section
 from .figures import FigureInfo
@@ -182,7 +183,6 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                          f"tokens, reproduce with `hardmax-verify check {c['file']}` (file in this report folder).")
         blocks.append(Block("list", items=items))
         for c in results["counterexamples"]:
-            import json
             blocks.append(_p(f"`{c['file']}`:"))
             blocks.append(Block("code", json.dumps(c["config"], indent=1)))
     else:

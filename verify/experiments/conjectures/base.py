@@ -27,7 +27,7 @@ import json
 import math
 import traceback
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
@@ -39,9 +39,10 @@ from hypothesis.strategies import SearchStrategy
 
 from verify.core import exitcodes
 from verify.core import profiles as _profiles  # noqa: F401 - registers ci/dev/thorough before any get_profile
-from verify.core.config import Configuration, hypothesis_violations, load_configuration
+from verify.core.config import Configuration, hypothesis_violations, load_configuration, parse_configuration
 from verify.core.io import atomic_write_text, safe_name
 from verify.core.numbers import rational_to_str
+from verify.core.versions import dependency_versions
 
 __all__ = [
     "family_of",
@@ -440,8 +441,6 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     measured = [(c, o) for c, o in search_records if o.status != "undecided" or o.measurements]
     measurements = _aggregate_measurements(measured, conjecture.group)
 
-    from verify.app.report.provenance import dependency_versions
-
     settings_used = {
         "profile": profile, "examples_requested": max_examples, "explicit_examples": len(conjecture.explicit),
         "seed": seed, "versions": dependency_versions(("hardmax-verify", "hypothesis", "python-flint", "pycddlib")),
@@ -486,8 +485,6 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
 
 
 def _counterexample_config(conjecture: Conjecture, config: Configuration, observation: Observation) -> Configuration:
-    from dataclasses import replace
-
     description = (f"Counterexample to conjecture '{conjecture.name}': {conjecture.statement} "
                    f"Found by Hypothesis and shrunk; {observation.detail}")
     # Recorded only when true: a counterexample inside the hypotheses (a conjecture about the
@@ -509,8 +506,6 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
         atomic_write_text(path, json.dumps(data, indent=2) + "\n")
         reloaded = load_configuration(path)
     else:
-        from verify.core.config import parse_configuration
-
         reloaded = parse_configuration(json.loads(json.dumps(data)))
     confirmation = conjecture.check(reloaded)
     report = {"config": data, "detail": observation.detail, "evidence": dict(observation.evidence),

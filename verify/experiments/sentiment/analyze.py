@@ -37,7 +37,7 @@ import numpy as np
 from verify.core.float_dynamics import rounding_gamma, simulate_batch
 from verify.core.io import atomic_directory, safe_name
 from verify.core.numbers import InputError
-from verify.app.report import formatting as fmt
+from verify.core import formatting as fmt
 from .checkpoints import ModelWeights, read_checkpoint
 from .corpus import checkpoint_corpus, training_word_counts
 from .data import file_sha256
