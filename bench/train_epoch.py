@@ -31,10 +31,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.experiments.sentiment.corpus import load_corpus, make_split  # noqa: E402
+from verify.experiments.imdb.corpus import load_corpus, make_split  # noqa: E402
 from verify.experiments.sentiment.model import (TrainingSettings, build_model, merge_tokens, softmax_scores,  # noqa: E402
                                     train)
-from verify.experiments.sentiment.preprocess import PreprocessOptions  # noqa: E402
+from verify.experiments.imdb.preprocess import PreprocessOptions  # noqa: E402
 
 
 def _mean_loss(scores: np.ndarray, labels: np.ndarray) -> float:

@@ -345,9 +345,9 @@ REVIEWS = "review,sentiment,split\n" + "".join(
 
 @pytest.mark.parametrize("damage", ["truncated_gzip", "not_gzip", "binary_csv", "bad_row", "empty", "header_only"])
 def test_a_damaged_dataset_gives_one_clear_line(damage: str, tmp_path: Path) -> None:
-    pytest.importorskip("verify.experiments.sentiment.data")
+    pytest.importorskip("verify.experiments.imdb.data")
     from verify.core.numbers import InputError
-    from verify.experiments.sentiment.data import load_reviews
+    from verify.experiments.imdb.data import load_reviews
 
     if damage == "truncated_gzip":
         path = tmp_path / "reviews.csv.gz"
@@ -378,7 +378,7 @@ def _checkpoint(tmp_path: Path) -> Path:
     pytest.importorskip("safetensors")
     import numpy as np
 
-    from verify.experiments.sentiment.corpus import Vocabulary
+    from verify.experiments.imdb.corpus import Vocabulary
 
     arrays = {"embedding": np.arange(6, dtype=np.float32).reshape(3, 2), "alpha_raw": np.array(0.5, dtype=np.float32),
               "alpha": np.array(1.0, dtype=np.float32), "decoder_weight": np.array([1.0, -1.0], dtype=np.float32),
@@ -418,9 +418,9 @@ def test_a_damaged_checkpoint_gives_one_clear_line(damage: str, tmp_path: Path) 
 
 
 def test_a_corrupted_corpus_cache_gives_a_clear_error_or_is_rebuilt(tmp_path: Path) -> None:
-    corpus = pytest.importorskip("verify.experiments.sentiment.corpus")
+    corpus = pytest.importorskip("verify.experiments.imdb.corpus")
     from verify.core.numbers import InputError
-    from verify.experiments.sentiment.preprocess import PreprocessOptions
+    from verify.experiments.imdb.preprocess import PreprocessOptions
 
     data = tmp_path / "reviews.csv"
     data.write_text(REVIEWS)

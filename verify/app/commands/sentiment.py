@@ -67,12 +67,12 @@ class EpochTable:
 
 
 def _preprocess_options(lowercase: bool, stopwords: str, lemmas: str, cleaning: str):
-    from verify.experiments.sentiment.preprocess import PreprocessOptions
+    from verify.experiments.imdb.preprocess import PreprocessOptions
     return PreprocessOptions(lowercase=lowercase, stopwords=stopwords, lemmas=lemmas, cleaning=cleaning)
 
 
 def _load(data: Path, *, options, limit: int | None, cache_dir: Path | None, update):
-    from verify.experiments.sentiment.corpus import load_corpus
+    from verify.experiments.imdb.corpus import load_corpus
     return load_corpus(data, options=options, cache_dir=cache_dir, limit=limit,
                        progress=lambda done, total: update("preprocessing", done, total))
 
@@ -197,8 +197,8 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
     epoch is one line passed to ``log`` (the protocol runner's log file). Messages (resuming,
     early stop) go to ``log``, or to standard error with ``table``.
     """
-    from verify.experiments.sentiment.corpus import make_split, restrict_vocabulary
-    from verify.experiments.sentiment.data import content_sha256, load_reviews
+    from verify.experiments.imdb.corpus import make_split, restrict_vocabulary
+    from verify.experiments.imdb.data import content_sha256, load_reviews
     from verify.experiments.sentiment.model import train as run_training
 
     data = resolve_data(data)
@@ -257,7 +257,7 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
                         epoch_weights: Path | None = None, progress: bool = False) -> dict:
     """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md)."""
     from verify.experiments.sentiment.checkpoints import read_checkpoint, required_field
-    from verify.experiments.sentiment.corpus import checkpoint_corpus
+    from verify.experiments.sentiment.checkpoints import checkpoint_corpus
     from verify.experiments.sentiment.evaluate import certified_evaluation
     from verify.experiments.sentiment.model import TrainingSettings
 
@@ -618,8 +618,8 @@ def vocabulary_command(data: Path | None, cleanings: tuple[str, ...], lemma_mode
     The lemmatiser is what remains different from the authors' preprocessing (they used NLTK's
     WordNet noun lemmatiser): no lemmas and every simplemma lemma bracket its effect.
     """
-    from verify.experiments.sentiment.data import load_reviews
-    from verify.experiments.sentiment.preprocess import build_vocabulary, tokenize
+    from verify.experiments.imdb.data import load_reviews
+    from verify.experiments.imdb.preprocess import build_vocabulary, tokenize
 
     reviews = load_reviews(resolve_data(data), limit=limit_reviews)
     rows = []

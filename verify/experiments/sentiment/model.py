@@ -59,8 +59,9 @@ from typing import Callable
 import numpy as np
 
 from verify.core.numbers import InputError
+from verify.experiments.imdb.corpus import Corpus, Split
 from .checkpoints import ModelWeights, read_checkpoint, write_checkpoint, write_weights
-from .corpus import Corpus, Split
+from .evaluate import certified_evaluation
 
 __all__ = ["TrainingSettings", "build_model", "weights_from_model", "model_from_weights", "train",
            "softmax_scores", "merge_tokens", "epoch_batches", "softmax_scores_for_snapshots", "train_subset_rows",
@@ -386,8 +387,6 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     """
     import torch
     from torch import nn
-
-    from .evaluate import certified_evaluation
 
     torch.set_num_threads(threads)
     # The certified hardmax evaluation runs a numba parallel kernel. Numba's OpenMP layer shares

@@ -190,7 +190,7 @@ def training_settings(protocol: Protocol, run: PlannedRun):
 
 
 def preprocess_options(protocol: Protocol):
-    from .preprocess import PreprocessOptions
+    from verify.experiments.imdb.preprocess import PreprocessOptions
     common = protocol.common
     return PreprocessOptions(lowercase=common["lowercase"], stopwords=common["stopwords"], lemmas=common["lemmas"],
                              cleaning=common["cleaning"])
