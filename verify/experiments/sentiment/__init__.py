@@ -8,6 +8,7 @@ Modules
 sources      where the data and the authors' model come from (--data, environment, ``sentiment fetch``)
 model        the torch model (softmax attention at temperature 1/beta) and its training loop
 checkpoints  resumable checkpoints: safetensors + JSON, never pickle; the corpus a checkpoint was trained on
+steps        one run as the commands and the protocol runner do it: train, evaluate the test reviews once
 evaluate     certified hardmax evaluation (float batch dynamics + exact fallback)
 analyze      leader statistics, leader words, K = 8 vs converged, lexicon polarity, hypotheses
 interpret    group leaders (certified), deletion test, matched polarity, leader vote, clustering measures
