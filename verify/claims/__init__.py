@@ -9,8 +9,9 @@ Importing this package imports them all, in the order of docs/theory.md: the the
 statements T0..T4, then the derived facts D0, D1, ..., then the suite's own checks by name; that
 order is the order of every table. A new claim is a new module here, found by that import:
 nothing else in the package names it. Modules here may import the core layer and the
-independent checker ``verify.certcheck``, never the experiments or app layers (nor the public
-modules ``verify.testing`` and ``verify.strategies``, which are built on this layer).
+independent checker ``verify.certcheck``, never the experiments or app layers, nor the public
+modules ``verify.testing`` (built on this layer) and ``verify.strategies`` (Hypothesis: claims are
+decided without it). docs/architecture.md has the table of what imports what.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _theory_order(name: str) -> tuple[int, int, str]:
     """T0..T4 (docs/theory.md §2), then D0, D1, ... (§3), then the suite's own checks by name."""
     numbered = _NUMBERED.fullmatch(name)
     if numbered is None:
-        return (2, 0, name)
+        return (2, 0, name.lower())
     return ("TD".index(numbered[1]), int(numbered[2]), "")
 
 

@@ -13,6 +13,8 @@ from typing import Any
 from dataclasses import replace
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..campaign import default_spec, load_campaign
 from ..campaign.executors import TLSFiles, make_executor
@@ -126,9 +128,6 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
          outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
          time_budget: float | None = None, tls: dict[str, Path | None] | None = None) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
     changes: dict[str, Any] = {}
     if examples is not None:

@@ -20,6 +20,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from verify.core.config import parse_configuration
+from verify.core.trajectory import simulate
+
 __all__ = ["FigureInfo", "write_figures", "hull_order", "PANEL_LAYERS"]
 
 PANEL_LAYERS = (0, 1, 2, 5)   # plus the last layer, as in [P1] Figure 2
@@ -98,8 +101,6 @@ def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInf
     A token keeps one colour in every column: the colour of its certified limit (tokens that
     share a limit share a colour; grey: no certified limit), listed in the row's legend.
     """
-    from verify.core.config import parse_configuration
-    from verify.core.trajectory import simulate
 
     worked = [r for r in records if r["task"]["kind"] == "worked" and r.get("status") != "error"
               and len(r["configuration"]["tokens"][0]) == 2]

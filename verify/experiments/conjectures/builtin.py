@@ -35,7 +35,8 @@ from verify.core.linalg import identity, matmul, transpose
 from verify.core.linalg import rank as matrix_rank
 from verify.strategies import (alphas, configurations, indefinite_matrices, nonsymmetric_pd_matrices,
                           outside_configurations, spd_matrices, token_configurations)
-from verify.core.numbers import rational_to_str
+from verify.core.numbers import InputError, rational_to_str
+from verify.core.worked import WORKED_CONFIGURATIONS
 from .base import Conjecture, Expectation, Observation
 from .softmax import deviation_from_hardmax
 
@@ -501,7 +502,6 @@ def _claims_conjecture(name: str, family: str, strategy: st.SearchStrategy[Confi
 
 def _worked() -> tuple[Configuration, ...]:
     """The paper's worked configurations (docs/theory.md §4), tried first by the measurement conjectures."""
-    from verify.core.worked import WORKED_CONFIGURATIONS
 
     return tuple(replace(c, name=f"worked_{name}") for name, c in WORKED_CONFIGURATIONS.items())
 
@@ -621,8 +621,6 @@ BUILTIN_CONJECTURES: dict[str, Conjecture] = _build()
 
 
 def get_conjecture(name: str) -> Conjecture:
-    from verify.core.numbers import InputError
-
     try:
         return BUILTIN_CONJECTURES[name]
     except KeyError:
