@@ -65,9 +65,12 @@ PARTS: tuple[Part, ...] = (
     Part("experiments.conjectures", ("verify.experiments.conjectures",),
          ("core", "claims", "strategies", "experiments.shared"),
          "the conjecture lab: Hypothesis searches over the public strategies"),
+    Part("experiments.registry", ("verify.experiments.registry",),
+         ("experiments.shared", "experiments.sentiment", "experiments.classify", "experiments.conjectures"),
+         "the one list of experiments whose report sections the app renders"),
     Part("app", ("verify.app",),
          ("package", "core", "oracles", "claims", "certcheck", "strategies", "experiments.shared",
-          "experiments.sentiment", "experiments.classify", "experiments.conjectures"),
+          "experiments.sentiment", "experiments.classify", "experiments.conjectures", "experiments.registry"),
          "the command line, the campaign, the report, the self-test"),
     Part("entry", ("verify.__main__", "verify.pytest_plugin"), ("core", "app"),
          "public: `python -m verify` and the pytest plugin"),
@@ -263,6 +266,16 @@ def test_every_module_belongs_to_a_part() -> None:
 
 def test_every_import_goes_in_an_allowed_direction() -> None:
     assert direction_violations(package_imports()) == []
+
+
+def test_the_report_imports_no_experiment() -> None:
+    """The report renders what the providers of verify.experiments.registry give it: no experiment is imported by it."""
+    allowed = {"verify.experiments.registry", "verify.experiments.sections"}
+    found = [f"{i.module}:{i.line} imports {i.target}" for i in package_imports()
+             if i.module.startswith("verify.app.report") and i.target.startswith("verify.experiments")
+             and i.target not in allowed]
+    assert found == []
+    assert any(i.target == "verify.experiments.registry" for i in package_imports() if i.module == "verify.app.report.build")
 
 
 def test_no_import_cycle_counting_every_import() -> None:

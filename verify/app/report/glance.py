@@ -5,8 +5,9 @@ checker re-verified, and one sentence per experiment stating its conclusion with
 Everything is computed from ``results.json``; nothing here decides a verdict.
 
 An experiment section states its own conclusion when it provides one (a ``summary`` sentence,
-as the sentiment protocol's summary does); otherwise the sentence is built from the saved
-numbers the section holds, and an absent section says that it is absent and why.
+as the sentiment protocol's summary does); otherwise its provider (:mod:`verify.experiments.registry`)
+builds the sentence from the saved numbers the section holds, or the files are counted, and an
+absent section says that it is absent and why.
 """
 
 from __future__ import annotations
@@ -14,14 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from verify.experiments.sentiment.report_section import chosen_on_validation
 from verify.core import formatting as fmt
-from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # torch-free constants
+from verify.experiments.registry import SECTION_PROVIDERS
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "SECTION_TITLES"]
-
-SECTION_TITLES = {"sentiment": "Sentiment, earlier tuned study", "reproduction": "Sentiment reproduction",
-                  "conjectures": "Conjecture lab", "classify": "Exact classification"}
+__all__ = ["ClaimCounts", "Glance", "at_a_glance"]
 
 
 @dataclass(frozen=True)
@@ -60,8 +57,9 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
                     rejected=sum(row.get("rejected_by_checker", 0) for row in rows))
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
     for key, section in (results.get("optional_sections") or {}).items():
-        glance.sentences.append((SECTION_TITLES.get(key, key.replace("_", " ").capitalize()),
-                                 _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
+        provider = SECTION_PROVIDERS.get(key)
+        title = provider.glance_title if provider is not None else key.replace("_", " ").capitalize()
+        glance.sentences.append((title, _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
     return glance
 
 
@@ -97,67 +95,9 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
         return f"absent from this report: {section.get('skipped') or 'no saved results'}."
     if provided.strip():
         return provided.strip()
-    if key == "sentiment":
-        return _sentiment_sentence(section)
-    if key == "conjectures":
-        return _conjecture_sentence(section)
-    return f"{fmt.count(len(section['files']))} saved result file(s), shown below."
-
-
-def _sentiment_sentence(section: Mapping[str, Any]) -> str:
-    evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
-    ablations = {row.get("model"): row.get("without_attention") or {}
-                 for item in section["files"] for row in item.get("analysis_rows") or []}
-    parts: list[str] = []
-    higher: list[str] = []
-    lower: list[str] = []
-    scored = [e for e in evaluations if isinstance(e.get("d"), int) and isinstance(e.get("hardmax_accuracy"), (int, float))]
-    chosen = sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol"))))
-    for best in chosen:
-        d = best["d"]
-        authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(d)
-        # Several protocols at one d: each has its own chosen run (the selection is per d and protocol).
-        several = sum(e["d"] == d for e in chosen) > 1
-        label = f"d = {d} ({best.get('protocol')} protocol)" if several else f"d = {d}"
-        text = f"{label}: {fmt.probability(best['hardmax_accuracy'])}"
-        if authors is not None:
-            text += f" (authors' softmax {fmt.probability(authors)})"
-        ablation = ablations.get(best.get("checkpoint")) or {}
-        without, with_k = ablation.get("accuracy_without_attention"), ablation.get("accuracy_at_K")
-        if isinstance(without, (int, float)) and isinstance(with_k, (int, float)):
-            text += f", {fmt.probability(without)} without attention"
-            (higher if without > with_k else lower).append(str(d))
-        parts.append(text)
-    if not parts:
-        return f"{fmt.count(len(section['files']))} saved file(s), none with an accuracy; see the section below."
-    text = ("Certified hardmax test accuracy of the run chosen on validation, per embedding dimension, and of the "
-            "same weights without the attention layers (K = 0): " + "; ".join(parts) + ".")
-    if higher or lower:
-        text += (f" Without attention the same weights score higher at d = {', '.join(higher) or 'none'}"
-                 f" and lower or equal at d = {', '.join(lower) or 'none'}.")
-    return text + (" Exploratory: single runs, one seed each, of settings tried while their test numbers were "
-                   "visible; the preregistered reproduction above is the result to cite.")
-
-
-def _conjecture_sentence(section: Mapping[str, Any]) -> str:
-    summaries = [item.get("summary") or {} for item in section["files"]]
-    outcomes: dict[str, int] = {}
-    for s in summaries:
-        outcome = str(s.get("outcome", "unreadable"))
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    text = (f"{fmt.count(len(summaries))} saved conjecture runs: "
-            + ", ".join(f"{fmt.count(n)} {outcome}" for outcome, n in sorted(outcomes.items())))
-    surprises = [s.get("conjecture", "?") for s in summaries if _is_surprise(s)]
-    if any("expected" in s for s in summaries):
-        text += ("; every outcome as expected" if not surprises
-                 else f"; {fmt.count(len(surprises))} not as expected: {', '.join(map(str, surprises))}")
-    return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
-
-
-def _is_surprise(summary: Mapping[str, Any]) -> bool:
-    """An outcome against the conjecture's stated expectation ("true" refuted, "false" held); "open" never surprises."""
-    expected, outcome = summary.get("expected"), summary.get("outcome")
-    return (expected == "true" and outcome == "counterexample") or (expected == "false" and outcome == "held")
+    provider = SECTION_PROVIDERS.get(key)
+    sentence = provider.glance_sentence(section) if provider is not None else ""
+    return sentence or f"{fmt.count(len(section['files']))} saved result file(s), shown below."
 
 
 def claim_badge_kind(status: str, value: int) -> str:

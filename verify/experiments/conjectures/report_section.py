@@ -9,9 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from verify.core import formatting as fmt
 from ..sections import Section, Table
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section"]
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "section", "glance_sentence"]
 
 key = "conjectures"
 folder = "conjectures"
@@ -19,6 +21,7 @@ patterns: tuple[str, ...] = ("*.json",)
 figures_folder: str | None = None
 produced_by = "`hardmax-verify conjecture run NAME --results-dir RUNS/conjectures` (docs/conjectures.md)"
 TITLE = "Conjecture runs (saved results)"
+glance_title = "Conjecture lab"
 
 
 def item_fields(path: Path, data: Any) -> dict[str, Any]:
@@ -41,3 +44,25 @@ def section(block: Mapping[str, Any]) -> Section:
                   note="A conjecture's counterexample is a finding of the conjecture lab, not a failure of this "
                        "report: optional sections never change the exit status.")
     return Section(TITLE, tables=[table], list_files=False)
+
+
+def glance_sentence(section: Mapping[str, Any]) -> str:
+    """The results at a glance: the saved runs' outcomes, and those against their stated expectation."""
+    summaries = [item.get("summary") or {} for item in section["files"]]
+    outcomes: dict[str, int] = {}
+    for s in summaries:
+        outcome = str(s.get("outcome", "unreadable"))
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    text = (f"{fmt.count(len(summaries))} saved conjecture runs: "
+            + ", ".join(f"{fmt.count(n)} {outcome}" for outcome, n in sorted(outcomes.items())))
+    surprises = [s.get("conjecture", "?") for s in summaries if _is_surprise(s)]
+    if any("expected" in s for s in summaries):
+        text += ("; every outcome as expected" if not surprises
+                 else f"; {fmt.count(len(surprises))} not as expected: {', '.join(map(str, surprises))}")
+    return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
+
+
+def _is_surprise(summary: Mapping[str, Any]) -> bool:
+    """An outcome against the conjecture's stated expectation ("true" refuted, "false" held); "open" never surprises."""
+    expected, outcome = summary.get("expected"), summary.get("outcome")
+    return (expected == "true" and outcome == "counterexample") or (expected == "false" and outcome == "held")

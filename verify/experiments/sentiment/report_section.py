@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from verify.core import formatting as fmt
 from ..sections import Figure, Section, Table
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "chosen_on_validation", "section",
-           "evaluation_row", "analysis_rows"]
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "chosen_on_validation", "section", "glance_sentence", "evaluation_row", "analysis_rows"]
 
 # The sentiment commands write RUNS/sentiment/<run>/checkpoint.json (training),
 # RUNS/sentiment/<name>/analysis.json (analysis) and RUNS/sentiment/evaluate-<run>.json (evaluation).
@@ -28,6 +29,7 @@ figures_folder: str | None = "figures/sentiment"
 produced_by = ("`hardmax-verify sentiment evaluate --checkpoint RUN --json RUNS/sentiment/evaluate-RUN.json` and "
                "`hardmax-verify sentiment analyze` (docs/sentiment.md)")
 TITLE = "Sentiment: the earlier tuned study (single runs, saved results)"
+glance_title = "Sentiment, earlier tuned study"
 
 
 def item_fields(path: Path, data: Any) -> dict[str, Any]:
@@ -269,3 +271,40 @@ def section(block: Mapping[str, Any]) -> Section:
                               (stem, "A figure of the sentiment analysis."))
         figures.append(Figure(stem, figure["file"], title, f"{caption} Source: `{figure['path']}`."))
     return Section(TITLE, tables=tables, figures=figures, figures_heading="Analyses")
+
+
+def glance_sentence(section: Mapping[str, Any]) -> str:
+    """The results at a glance: the certified accuracy of the run chosen on validation per d, beside the
+    authors' softmax number and the same weights without attention."""
+    evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
+    ablations = {row.get("model"): row.get("without_attention") or {}
+                 for item in section["files"] for row in item.get("analysis_rows") or []}
+    parts: list[str] = []
+    higher: list[str] = []
+    lower: list[str] = []
+    scored = [e for e in evaluations if isinstance(e.get("d"), int) and isinstance(e.get("hardmax_accuracy"), (int, float))]
+    chosen = sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol"))))
+    for best in chosen:
+        d = best["d"]
+        authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(d)
+        # Several protocols at one d: each has its own chosen run (the selection is per d and protocol).
+        several = sum(e["d"] == d for e in chosen) > 1
+        label = f"d = {d} ({best.get('protocol')} protocol)" if several else f"d = {d}"
+        text = f"{label}: {fmt.probability(best['hardmax_accuracy'])}"
+        if authors is not None:
+            text += f" (authors' softmax {fmt.probability(authors)})"
+        ablation = ablations.get(best.get("checkpoint")) or {}
+        without, with_k = ablation.get("accuracy_without_attention"), ablation.get("accuracy_at_K")
+        if isinstance(without, (int, float)) and isinstance(with_k, (int, float)):
+            text += f", {fmt.probability(without)} without attention"
+            (higher if without > with_k else lower).append(str(d))
+        parts.append(text)
+    if not parts:
+        return f"{fmt.count(len(section['files']))} saved file(s), none with an accuracy; see the section below."
+    text = ("Certified hardmax test accuracy of the run chosen on validation, per embedding dimension, and of the "
+            "same weights without the attention layers (K = 0): " + "; ".join(parts) + ".")
+    if higher or lower:
+        text += (f" Without attention the same weights score higher at d = {', '.join(higher) or 'none'}"
+                 f" and lower or equal at d = {', '.join(lower) or 'none'}.")
+    return text + (" Exploratory: single runs, one seed each, of settings tried while their test numbers were "
+                   "visible; the preregistered reproduction above is the result to cite.")
