@@ -1,7 +1,8 @@
 """The layers of verify/ import in one direction only, with no cycle, reading every import statement.
 
 Every ``import`` and ``from ... import`` of every module of the package is read from its syntax
-tree, at module level and inside functions alike, and checked against the table of parts below:
+tree, at module level and inside functions alike, and checked against the table of parts below
+(docs/architecture.md shows the same table, and a test here keeps the two equal):
 
 * an import of another part of the package must go in an allowed direction (core <- claims <-
   experiments <- app, with the public modules where they sit, and the independent checker
@@ -327,6 +328,19 @@ def _imported_by_name() -> tuple[Import, ...]:
 
 def test_what_is_imported_by_name_goes_in_an_allowed_direction() -> None:
     assert direction_violations(_imported_by_name()) == []
+
+
+def test_the_architecture_page_shows_this_table() -> None:
+    """docs/architecture.md's table of parts: the same parts, modules and allowed imports as PARTS."""
+    text = (REPOSITORY / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([\w.]+)` \| ([^|]+) \| ([^|]*) \|", text, re.M)
+    shown = {name: ({m.strip(" `") for m in modules.split(",")},
+                    {m.strip(" `") for m in allowed.split(",") if m.strip() not in ("", "—")})
+             for name, modules, allowed in rows}
+    expected = {part.name: (set(part.modules), set(part.may_import)) for part in PARTS}
+    assert shown == expected
+    for package in LOCAL_IMPORTS:
+        assert f"`{package}`" in text, f"docs/architecture.md does not name {package} among the function-local imports"
 
 
 # --------------------------------------------------------------------------- the checks can fail
