@@ -85,10 +85,13 @@ def limits_table() -> str:
                      f"exponent at most {numbers._MAX_EXPONENT:,} in size", "-"),
         ("a configuration", f"at most {configuration_limits.MAX_TOKENS} tokens, dimension at most "
                             f"{configuration_limits.MAX_DIMENSION}", "-"),
-        ("`simulate`", f"layers x tokens at most {limits.DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
+        ("`simulate`, `softmax`", f"layers x tokens at most {limits.DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
          "`--max-work N`"),
         ("`check --layer-budget`, `layer_budget` of a campaign", f"at most {limits.MAX_LAYER_BUDGET:,}", "-"),
         ("`report --jobs`, `--dask-local`", "twice the usable cores, at least 4", "-"),
+        ("`control`", f"at most {limits.CONTROL_MAX_TOKENS} tokens, dimension at most {limits.CONTROL_MAX_DIMENSION}; "
+                      f"`--all-leader-sets` at most {limits.CONTROL_MAX_SUBSETS:,} subsets; `--max-tries` at most "
+                      f"{limits.CONTROL_MAX_TRIES}, `--max-programs` at most {limits.CONTROL_MAX_PROGRAMS:,}", "-"),
     ]
     lines = ["| what | limit | raise it with |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n" + "\n".join(lines) + "\n"
@@ -180,6 +183,22 @@ def sentiment_headline_table() -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def softmax_certificate_table(repo: Path = REPO) -> str:
+    """docs/softmax.md: per (d, K), the test reviews on which softmax is certified to agree with hardmax."""
+    data = json.loads((repo / "runs" / "sentiment" / "softmax-certificate.json").read_text(encoding="utf-8"))
+    lines = ["| d | K | runs | test reviews certified | measured agreement (float softmax) | stopped: delta <= 2 eta "
+             "| stopped: no proven margin | decoder margin too small |", "|---|---|---|---|---|---|---|---|"]
+    for g in data["by_d"]:
+        reasons = g["not_certified"]
+        measured = g["measured_agreement"]
+        lines.append(f"| {g['d']} | {g['K']} | {g['runs']} | {g['certified']:,} of {g['reviews']:,} "
+                     f"({100 * g['certified'] / g['reviews']:.2f}%) | "
+                     + (f"{100 * measured:.2f}%" if measured is not None else "-")
+                     + f" | {reasons.get('margin', 0):,} | {reasons.get('undecided', 0) + reasons.get('tie', 0):,} "
+                     f"| {reasons.get('decoder', 0):,} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class Derived:
     """Computed from committed files and the code; ``--check`` requires the same text."""
@@ -210,6 +229,7 @@ SOURCES: dict[str, Source] = {
     "sentiment_chosen": Derived(sentiment_chosen_sentence),
     "sentiment_tuned_table": Derived(sentiment_tuned_table),
     "sentiment_headline_table": Derived(sentiment_headline_table),
+    "softmax_certificate_table": Derived(softmax_certificate_table),
     "glance": Glance(),
     "bench_dynamics": CommandOutput("python bench/dynamics.py", (
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",

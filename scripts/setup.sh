@@ -22,5 +22,7 @@ PY="${PYTHON:-python3}"
 # constraints.txt pins every version behind "same seed, same results" (torch==2.13.0: the CPU
 # wheel that lies on these machines, no CUDA download).
 "$PY" -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[sentiment,distributed,dev]"
-# Compile the float engine's kernel into numba's cache once, here, not in the first run.
+# Compile the float engine's kernel and the sentiment training step's attention kernel into
+# numba's cache once, here, not in the first run.
 "$PY" -c "from verify.core.float_dynamics import compile_ahead; compile_ahead()"
+"$PY" -c "from verify.experiments.sentiment.attention_kernel import compile_ahead; compile_ahead()"

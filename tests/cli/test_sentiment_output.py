@@ -118,3 +118,29 @@ def test_train_prints_a_table_and_evaluate_json_is_clean(tmp_path, capsys):
     assert main(["sentiment", "evaluate", "--checkpoint", str(out), "--data", str(data), "--cache-dir", str(cache),
                  "--no-softmax", "--json", str(record)]) == 0
     assert "hardmax accuracy" in capsys.readouterr().out and json.loads(record.read_text())["reviews"] > 0
+
+
+@pytest.mark.slow
+def test_softmax_certificate_counts_reviews_of_a_trained_checkpoint(tmp_path, capsys):
+    """`sentiment softmax-certificate` and `evaluate --softmax-certificate` on a tiny trained model (docs/softmax.md)."""
+    pytest.importorskip("torch")
+    data = tmp_path / "tiny.csv.gz"
+    write_fixture_csv(data)
+    cache, out = tmp_path / "cache", tmp_path / "run"
+    assert main(["sentiment", "train", "--d", "2", "--epochs", "1", "--data", str(data), "--out", str(out),
+                 "--cache-dir", str(cache), "--batch-size", "32", "--layers", "2", "--quiet"]) == 0
+    capsys.readouterr()
+    record = tmp_path / "softmax-certificate.json"
+    assert main(["sentiment", "softmax-certificate", "--checkpoint", str(out), "--data", str(data),
+                 "--cache-dir", str(cache), "--quiet", "--json", str(record)]) == 0
+    assert "certified" in capsys.readouterr().out
+    result = json.loads(record.read_text())
+    [row] = result["rows"]
+    assert row["K"] == 2 and row["beta"] == 1000.0 and 0 < row["reviews"]
+    assert row["certified"] + sum(row["not_certified"].values()) == row["reviews"]
+    assert 0.0 <= row["measured_agreement"] <= 1.0
+    assert result["by_d"][0]["certified"] == row["certified"]
+    assert main(["sentiment", "evaluate", "--checkpoint", str(out), "--data", str(data), "--cache-dir", str(cache),
+                 "--no-softmax", "--softmax-certificate", "--quiet", "--json", "-"]) == 0
+    evaluation = json.loads(capsys.readouterr().out)
+    assert evaluation["softmax_certified_agreement"] == row["certified"]

@@ -33,7 +33,7 @@ OUTPUT_OPTIONS = {"--out", "--json", "--results-dir", "--models", "--figure"}  #
 ADDRESS = re.compile(r"^[a-z][a-z0-9+.-]*://")
 INPUT_SUFFIXES = (".json", ".toml", ".py", ".sh", ".csv", ".gz", ".npz", ".txt")
 # Run as written: cheap and self-contained (no campaign, no training, no cluster).
-CHEAP = re.compile(r"^(hardmax-verify (check|simulate|certcheck|conjecture (list|check)|classify (build|check))\b"
+CHEAP = re.compile(r"^(hardmax-verify (check|simulate|softmax|certcheck|control|conjecture (list|check)|classify (build|check))\b"
                    r"|hardmax-verify [a-z]+ --help$|python -m verify\.(certcheck|classify\.checker)\b|python -c\b"
                    r"|hardmax-verify report --scheduler tcp://127\.0\.0\.1:1\b)")
 

@@ -50,9 +50,10 @@ READERS = {
     "report --config": lambda name: ["report", "--config", name, "--out", "out", "--jobs", "1", "--runs", "none"],
     "conjecture run": lambda name: ["conjecture", "run", name, "--results-dir", "out"],
     "conjecture check": lambda name: ["conjecture", "check", "every_token_settles", name],
+    "softmax": lambda name: ["softmax", name, "--beta", "10", "--layers", "2"],
 }
 SUFFIX = {"simulate": ".json", "check": ".json", "report --config": ".toml", "conjecture run": ".py",
-          "conjecture check": ".json"}
+          "conjecture check": ".json", "softmax": ".json"}
 
 
 # The fast lane: each kind of special file once, through the commands that start quickest.
@@ -176,6 +177,9 @@ LIMITS = [
     (["check", "good.json", "--layer-budget", "1000000000"], ["--layer-budget"]),
     (["report", "--jobs", "100000", "--out", "out"], ["--jobs"]),
     (["report", "--dask-local", "100000", "--out", "out"], ["--dask-local"]),
+    (["softmax", "good.json", "--beta", "10", "--layers", "1000000000"], ["--layers", "--max-work"]),
+    (["softmax", "layers.json", "--beta", "10"], ["layers.json: layers", "--max-work"]),
+    (["softmax", "good.json", "--beta", "0", "--layers", "2"], ["--beta", "positive"]),
 ]
 
 

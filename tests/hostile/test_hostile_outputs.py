@@ -66,10 +66,13 @@ def _writers(inputs: Path, target: str) -> dict[str, list[str]]:
                                          "--results-dir", target],
         "report --out": ["report", "--config", str(inputs / "campaign.toml"), "--jobs", "1", "--runs", "none",
                          "--out", target],
+        "control --json": ["control", str(inputs / "config.json"), "--leaders", "0,4", "--json", target],
+        "control --out": ["control", str(inputs / "config.json"), "--leaders", "0,4", "--out", target],
     }
 
 
-WRITERS = ["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir", "report --out"]
+WRITERS = ["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir", "report --out",
+           "control --json", "control --out"]
 
 
 @pytest.mark.parametrize("writer", slow_except(WRITERS, "check --json", "certcheck --json", "conjecture run --results-dir"))
@@ -84,7 +87,8 @@ def _file_size_limit() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
 
 
-@pytest.mark.parametrize("writer", slow_except(["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir"],
+@pytest.mark.parametrize("writer", slow_except(["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir",
+                                                "control --json", "control --out"],
                                                "certcheck --json", "conjecture run --results-dir"))
 def test_a_write_that_fails_midway_is_exit_4_and_leaves_nothing(inputs: Path, tmp_path: Path, writer: str) -> None:
     # certcheck --json on a full disk used to exit 1, "a certificate was rejected", although every

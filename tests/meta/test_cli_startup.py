@@ -39,6 +39,7 @@ def _imported(args: list[str], cwd: Path) -> tuple[int, list[str]]:
     (["check", "config.json", "--no-cross-check"], []),
     (["simulate", "config.json", "--layers", "3"], []),          # exact arithmetic: no float layer, no numba
     (["certcheck", "--help"], []),
+    (["control", "config.json", "--leaders", "0,1"], ["cvxpy"]),       # the solver only for the command that needs it
     (["--help"], ["hypothesis", "matplotlib", "numba"]),           # every command's help: all but the extras
 ])
 def test_a_command_imports_only_what_it_needs(tmp_path: Path, args: list[str], allowed: list[str]) -> None:

@@ -43,8 +43,8 @@ class Part:
 
 # Bottom to top: a part may import the parts it names (within a part, anything, without a cycle).
 PARTS: tuple[Part, ...] = (
-    Part("certcheck", ("verify.certcheck",), (),
-         "the independent certificate checker: the standard library only, never the engines it checks"),
+    Part("certcheck", ("verify.certcheck", "verify._checker_control", "verify._checker_softmax"), (),
+         "the independent certificate checkers: the standard library only, never the engines they check"),
     Part("oracles", ("verify.core.oracle", "verify.experiments.classify.checker", "verify.experiments.classify.oracle"), (),
          "the other independent oracles (the replay's one-step oracle, exact classification's checker and "
          "oracle): the standard library only"),
@@ -66,12 +66,16 @@ PARTS: tuple[Part, ...] = (
     Part("experiments.conjectures", ("verify.experiments.conjectures",),
          ("core", "claims", "strategies", "experiments.shared"),
          "the conjecture lab: Hypothesis searches over the public strategies"),
+    Part("experiments.control", ("verify.experiments.control",), ("core", "experiments.shared"),
+         "leader control: choosing A so that chosen tokens lead (docs/theory.md D10)"),
     Part("experiments.registry", ("verify.experiments.registry",),
-         ("experiments.shared", "experiments.sentiment", "experiments.classify", "experiments.conjectures"),
+         ("experiments.shared", "experiments.sentiment", "experiments.classify", "experiments.conjectures",
+          "experiments.control"),
          "the one list of experiments whose report sections the app renders"),
     Part("app", ("verify.app",),
          ("package", "core", "oracles", "claims", "certcheck", "strategies", "experiments.shared",
-          "experiments.sentiment", "experiments.classify", "experiments.conjectures", "experiments.registry"),
+          "experiments.sentiment", "experiments.classify", "experiments.conjectures", "experiments.control",
+          "experiments.registry"),
          "the command line, the campaign, the report, the self-test"),
     Part("entry", ("verify.__main__", "verify.pytest_plugin"), ("core", "app"),
          "public: `python -m verify` and the pytest plugin"),
@@ -82,6 +86,8 @@ PARTS: tuple[Part, ...] = (
 LOCAL_IMPORTS: dict[str, str] = {
     "verify.core.float_kernel": "the float engine's compiled kernel: importing it imports numba (seconds), so the "
                                 "engine imports it when a float layer runs",
+    "verify.experiments.sentiment.attention_kernel": "the training step's compiled attention layers: importing it "
+                                                     "imports numba, so a training step imports it when it runs",
     "torch": "optional extra (sentiment training); seconds to import",
     "numba": "the float kernel's compiler: seconds to import, and only a float layer needs it",
     "cvxpy": "the T4 cross-check's solver: about a second to import, never deciding",

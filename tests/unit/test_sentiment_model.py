@@ -9,7 +9,8 @@ torch = pytest.importorskip("torch")
 
 from verify.core.numbers import InputError  # noqa: E402
 from verify.experiments.sentiment.model import (TrainingSettings, build_model, epoch_batches, merge_tokens,  # noqa: E402
-                                    running_train, selection_accuracy, softmax_scores, train_subset_rows)
+                                    running_train, selection_accuracy, softmax_scores, train, train_subset_rows,
+                                    training_record)
 
 
 def test_merge_tokens_known_answer():
@@ -108,3 +109,25 @@ def test_running_train_numbers_are_read_under_both_names_and_select_without_vali
     assert selection_accuracy({"train_running_acc": 0.9, "train_subset_acc": 0.8}) == 0.9
     with pytest.raises(InputError, match="history"):
         selection_accuracy({"epoch": 3})
+
+
+def test_training_record_names_each_stretch_of_epochs_and_sums_every_one():
+    """Epochs 1-2 written before step, code and CPU time were recorded (the reference step then), 3-4 by the compiled step."""
+    history = [{"epoch": 1, "seconds": 10.0}, {"epoch": 2, "seconds": 11.0},
+               {"epoch": 3, "seconds": 5.0, "cpu_seconds": 4.5, "step": "compiled", "code": "abc"},
+               {"epoch": 4, "seconds": 5.5, "cpu_seconds": 5.0, "step": "compiled", "code": "abc+dirty"}]
+    assert training_record(history) == {
+        "training_step": "mixed",
+        "step_implementations": [{"step": "reference", "epochs": [1, 2]}, {"step": "compiled", "epochs": [3, 4]}],
+        "code_commits": [{"code": "not recorded", "epochs": [1, 2]}, {"code": "abc", "epochs": [3, 3]},
+                         {"code": "abc+dirty", "epochs": [4, 4]}],
+        "training_wall_seconds": 31.5, "training_cpu_seconds": 9.5, "training_cpu_seconds_epochs": 2}
+    assert training_record(history[2:])["training_step"] == "compiled"
+    assert training_record(history[:2])["step_implementations"] == [{"step": "reference", "epochs": [1, 2]}]
+    assert training_record([])["training_step"] is None
+
+
+def test_an_unknown_step_is_refused_before_anything_is_read(tmp_path):
+    with pytest.raises(InputError, match="step"):
+        train(None, None, settings=TrainingSettings(), out_dir=tmp_path, epochs=1, step="fast")  # type: ignore[arg-type]
+    assert not any(tmp_path.iterdir())

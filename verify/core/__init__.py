@@ -7,7 +7,8 @@ algebra and geometry (linalg, geometry), the exact engine and the float engine w
 model and compiled kernel (exact_dynamics, float_dynamics, float_rounding, float_kernel), the D9
 closed forms (closed_form), ``simulate`` (trajectory), the documented limits (limits), seeded
 configuration families and the worked configurations (families, worked), the Hypothesis settings
-profiles (profiles) and the independent one-step oracle (oracle, standard library only). Modules
-here import the standard library, third-party packages and each other only: nothing from claims,
-experiments, app or ``verify.certcheck`` (docs/architecture.md).
+profiles (profiles), the independent one-step oracle (oracle, standard library only) and the
+certified distance between softmax and hardmax attention (softmax_bound). Modules here import
+the standard library, third-party packages and each other only: nothing from claims, experiments,
+app or ``verify.certcheck`` (docs/architecture.md).
 """

@@ -71,7 +71,8 @@ class ExactLayer:
 
     Positions are ``numerators[u][c] / denominator`` (one common positive denominator);
     ``attention[u]`` is C_u(Z^k) as sorted distinct-point indices: the set used to go from
-    layer k to layer k+1.
+    layer k to layer k+1. ``scores`` is the integer matrix the sets were decided from:
+    <A z_u, z_v> = scores[u, v] / (denominator^2 * score_scale).
     """
 
     index: int
@@ -79,6 +80,8 @@ class ExactLayer:
     denominator: int
     attention: tuple[tuple[int, ...], ...]
     groups: TokenGroups
+    scores: fmpz_mat | None = None
+    score_scale: int = 1
 
     def point(self, u: int) -> tuple[Fraction, ...]:
         return tuple(Fraction(x, self.denominator) for x in self.numerators[u])
@@ -159,7 +162,7 @@ def exact_layers(tokens: Sequence[Sequence[object]], *, alpha: object,
 
     A_exact = identity(d) if A is None else [[to_rational(x, field="A") for x in row] for row in A]
     # <A z_u, z_v> = z_u^T A^T z_v; scaling A by a positive integer does not change any argmax.
-    A_transposed_int, _ = _integer_scaled(transpose(A_exact))
+    A_transposed_int, A_scale = _integer_scaled(transpose(A_exact))
     A_is_identity = A is None or A_exact == identity(d)
     score_matrix = fmpz_mat(A_transposed_int)
 
@@ -195,7 +198,7 @@ def exact_layers(tokens: Sequence[Sequence[object]], *, alpha: object,
         else:
             scores = N * score_matrix * N.transpose()
         attention = _attention_sets(scores, m)
-        yield ExactLayer(k, numerators, denominator, attention, groups)
+        yield ExactLayer(k, numerators, denominator, attention, groups, scores, 1 if A_is_identity else A_scale)
 
         # Means over C_u with multiplicities; L = lcm of the total weights puts them on one denominator.
         totals = [sum(weights[v] for v in c) for c in attention]

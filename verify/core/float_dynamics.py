@@ -73,6 +73,15 @@ for A = I) and A_hat the float matrix used (A_hat = A for float input; for a rat
 
 The configuration's position bound reported at layer k is max_u e_u.
 
+* **margin.** For a decided row u with float argmax t and second largest float score s_2, every
+  other point v has exact gap S_ut - S_uv >= fl(s_ut - s_2) / (1 + u) - (E_ut + E_uv), and the
+  bound evaluated with the configuration's largest e_v and rho_v is at least every E_uv. The kernel
+  evaluates fl(s_ut - s_2) (1 - 2^-50) - (E_ut + E_max) S (1 + 2^-50) and multiplies the
+  difference by 1 - 2^-50: each factor 1 -+ 2^-50 outweighs the 2^-53 of the rounding it follows,
+  so the result is a lower bound of the exact margin of the row (values below 2^-900 are
+  reported as 0). :func:`simulate_batch` returns its minimum over the points of each layer
+  (``score_margin``): the margins delta_k of the softmax certificate (docs/theory.md §6).
+
 Where decisions are possible: every score, difference and bound must be finite, so
 |coordinates| up to about sqrt(1.8e308 / (d^2 a)) (1e154 for d = 1, A = I); tokens of 1e200
 make their rows undecided from layer 0. A score gap must exceed E_ut + E_uv, at least about
@@ -119,6 +128,9 @@ class BatchResult:
         infinity where ``undecided`` is True (no bound is proven there).
     token_error_bound : (B, n) float, the same bound for each token separately (a small token's
         is small); infinity where ``undecided`` is True.
+    score_margin : (B, layers) float, a proven lower bound of each layer's smallest gap between a
+        point's top score and another point's (docs/theory.md §6), +inf when a configuration has
+        one point; meaningless where ``undecided`` is True.
     score_error_bound : (B,) float, a bound on every pair's score bound E_uv at the last layer
         (infinity where ``undecided`` is True).
     distinct_points : (B,) int, number of distinct tokens per configuration after merging copies.
@@ -133,6 +145,7 @@ class BatchResult:
     score_error_bound: np.ndarray
     distinct_points: np.ndarray
     token_error_bound: np.ndarray
+    score_margin: np.ndarray | None = None
 
 
 @dataclass
@@ -148,6 +161,7 @@ class FloatLayer:
     point_error: np.ndarray      # (b, m) each point's own bound e_u
     score_error: np.ndarray      # (b,) a bound on every pair's E_uv at this layer
     attention: np.ndarray | None  # (b, m, m) bool C_u by float equality, only when recording
+    margin: np.ndarray | None = None  # (b, m) lower bound of each decided row's score margin
 
 
 @dataclass
@@ -227,12 +241,13 @@ def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.nda
         tie = np.zeros((b, m), dtype=np.bool_)
         score_error = np.zeros(b)
         attention = np.zeros((b, m, m) if record else (1, 1, 1), dtype=np.bool_)
+        margin = np.empty((b, m))
         layer_kernel(Z, weights, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding,
-                     record, new_Z, new_error, argmax, undecided, tie, attention, score_error)
+                     record, new_Z, new_error, argmax, undecided, tie, attention, score_error, margin)
         live = np.arange(m)[None, :] < batch.counts[:, None]
         position_error = np.where(live, error, 0.0).max(axis=1)
         yield FloatLayer(k, Z, argmax, tie, undecided, position_error, error, score_error,
-                         attention if record else None)
+                         attention if record else None, np.where(live, margin, np.inf))
         Z, error = new_Z, new_error
         k += 1
 
@@ -297,8 +312,11 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
     m = batch.positions.shape[1]
     point_leader_layer = np.full((B, m), -1)
     first_undecided = np.full(B, -1)
+    score_margin = np.full((B, layers), np.inf)
     for layer in float_layers(batch, alpha=alphas, initial_error=errors0.copy(),
                               matrix_bound=matrix_bound):
+        if layer.index < layers and layer.margin is not None:
+            score_margin[:, layer.index] = layer.margin.min(axis=1)
         # Rows decided at the first undecided layer are still covered by the bound (every layer
         # before it was decided); nothing after that layer is.
         trusted = (first_undecided < 0)[:, None]
@@ -319,7 +337,7 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
     token_error = np.where(undecided[:, None], np.inf, token_error)
     score_error = np.where(undecided, np.inf, layer.score_error)
     return BatchResult(final, undecided, first_undecided, leader_layer >= 0, leader_layer,
-                       position_error, score_error, batch.counts, token_error)
+                       position_error, score_error, batch.counts, token_error, score_margin)
 
 
 def compile_ahead() -> None:

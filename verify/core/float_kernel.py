@@ -11,6 +11,14 @@ import numpy as np
 
 from .float_rounding import BOUND_SAFETY, UNDERFLOW_SLACK
 
+# A float64 product or difference rounds by a relative 2^-53 at most: multiplying by these
+# (1 -+ 2^-50) after each rounded step turns a computed margin into a lower bound of the exact one.
+MARGIN_DOWN = 1.0 - 2.0 ** -50
+MARGIN_UP = 1.0 + 2.0 ** -50
+# Below this a computed margin may have lost its meaning to underflow: it is reported as 0 (no margin).
+MARGIN_FLOOR = 2.0 ** -900
+LARGEST_FLOAT = 1.7976931348623157e308
+
 __all__ = ["layer_kernel"]
 
 
@@ -24,7 +32,7 @@ def _pair_score_bound(eu, ru, ev, rv, pair_scale, score_rounding, d):  # pragma:
 
 @numba.njit(parallel=True, cache=True)
 def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding, record,
-                 new_Z, new_error, argmax, undecided, tie, attention, score_error):  # pragma: no cover - compiled
+                 new_Z, new_error, argmax, undecided, tie, attention, score_error, margin):  # pragma: no cover - compiled
     """One layer for every configuration: scores, attention set, undecided flag, update, error bounds.
 
     Row u of configuration b: s_v = <A z_u, z_v> for the b's points v. With t the float argmax,
@@ -35,6 +43,9 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
     multiplicity-weighted mean of the float-equality maximisers; a decided row whose new position
     or bound is not finite becomes undecided. ``new_error`` receives each point's position bound
     for the next layer and ``score_error`` a bound on every pair's E_uv in the configuration.
+    ``margin`` receives, for a decided row, a proven lower bound of the exact gap between the
+    row's top score and every other point's (+inf when the row has no other point); it is
+    meaningless on an undecided row.
     """
     B, m, d = Z.shape
     for b in numba.prange(B):
@@ -86,7 +97,10 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
             quick = (bound_top + bound_any) * BOUND_SAFETY
             near = not (finite and np.isfinite(top))
             equal = 0
+            second = -np.inf
             for v in range(count):
+                if v != best:
+                    second = max(second, scores[v])
                 if v != best and not near and not (top - scores[v] > quick):
                     bound_v = _pair_score_bound(eu, ru, error[b, v], magnitude[v], pair_scale, score_rounding, d)
                     if not (top - scores[v] > (bound_top + bound_v) * BOUND_SAFETY):
@@ -97,6 +111,15 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
                         attention[b, u, v] = True
             argmax[b, u] = best
             tie[b, u] = equal > 1
+            if count == 1:
+                margin[b, u] = np.inf
+            else:
+                # Every other v has exact gap >= fl(top - s_v) / (1 + u) - (E_ut + E_uv) >= the same
+                # with the row's second score and the configuration-wide E (float_dynamics docstring).
+                lower = (top - second) * MARGIN_DOWN - (bound_top + bound_any) * BOUND_SAFETY * MARGIN_UP
+                lower = lower * MARGIN_DOWN
+                # An overflowed difference is still a huge margin, never "no other point" (+inf).
+                margin[b, u] = min(lower, LARGEST_FLOAT) if lower > MARGIN_FLOOR else 0.0
             if equal == 1:
                 for r in range(d):
                     new_Z[b, u, r] = (Z[b, u, r] + a * Z[b, best, r]) / (1.0 + a)

@@ -39,6 +39,7 @@ __all__ = [
     "project_origin_exact",
     "project_origin_cvxpy",
     "point_in_hull_weights",
+    "origin_in_hull_weights",
     "separating_direction",
     "separation_from_hull",
     "smallest_face_direction",
@@ -268,6 +269,44 @@ def point_in_hull_weights(point: Sequence[Fraction], points: Sequence[Sequence[F
     if any(x != 0 for x in result.point):
         return None
     return result.multipliers
+
+
+def origin_in_hull_weights(vectors: Sequence[Sequence[Fraction]]) -> dict[int, Fraction] | None:
+    """Exact convex weights (index -> weight > 0, sum 1) with sum w_j vectors_j = 0, or None when 0 is not in
+    conv(vectors): an exact linear program (cdd, GMP), for many vectors in high dimension.
+
+    Same question as :func:`point_in_hull_weights` (with the point at the origin), answered by the
+    simplex method instead of Wolfe's active-set method, which is much faster for thousands of
+    vectors in tens of dimensions (the LP step of docs/theory.md D10). It solves
+    max s subject to <v_j, w> >= s for every j, -1 <= w <= 1, s <= 1: by Gordan's alternative the
+    optimum is 0 exactly when 0 is in the hull, and then the LP's dual multipliers on the rows
+    <v_j, w> >= s are the weights. The weights returned are checked exactly before they are
+    returned (a disagreement raises, it is never a wrong answer).
+    """
+    points = [[Fraction(x) for x in v] for v in vectors]
+    if not points:
+        return None
+    zero = next((j for j, v in enumerate(points) if not any(v)), None)
+    if zero is not None:  # the origin itself is one of the vectors
+        return {zero: Fraction(1)}
+    p = len(points[0])
+    rows = [[Fraction(0)] + v + [Fraction(-1)] for v in points]
+    for i in range(p):
+        rows.append([Fraction(1)] + [Fraction(-int(r == i)) for r in range(p)] + [Fraction(0)])
+        rows.append([Fraction(1)] + [Fraction(int(r == i)) for r in range(p)] + [Fraction(0)])
+    rows.append([Fraction(1)] + [Fraction(0)] * p + [Fraction(-1)])
+    rows.append([Fraction(0)] + [Fraction(0)] * p + [Fraction(1)])  # the objective: s
+    lp = cdd_gmp.linprog_from_array(rows, obj_type=cdd.LPObjType.MAX)
+    cdd_gmp.linprog_solve(lp)
+    if lp.status != cdd.LPStatusType.OPTIMAL:  # pragma: no cover - the LP is feasible (w = 0) and bounded
+        raise RuntimeError(f"exact LP ended with status {lp.status}")
+    if Fraction(lp.obj_value) > 0:
+        return None
+    weights = {int(j): Fraction(y) for j, y in lp.dual_solution if j < len(points) and Fraction(y) != 0}
+    combined = [sum((w * points[j][c] for j, w in weights.items()), Fraction(0)) for c in range(p)]
+    if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) != 1 or any(combined):
+        raise RuntimeError("exact LP: the dual multipliers are not convex weights of the origin")
+    return dict(sorted(weights.items()))
 
 
 def _certified_min_norm_point(points: Sequence[Sequence[Fraction]]) -> Projection:

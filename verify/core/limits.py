@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DEFAULT_MAX_WORK", "MAX_LAYER_BUDGET", "usable_cores", "max_jobs", "work_refusal"]
+__all__ = ["DEFAULT_MAX_WORK", "MAX_LAYER_BUDGET", "CONTROL_MAX_TOKENS", "CONTROL_MAX_DIMENSION", "CONTROL_MAX_SUBSETS",
+           "CONTROL_MAX_TRIES", "CONTROL_MAX_PROGRAMS", "usable_cores", "max_jobs", "work_refusal"]
 
 # simulate computes every layer it is asked for, and the exact engine's numbers grow with the
 # layers: measured on a 2-core machine, 2 tokens x 10,000 layers take ~25 s and ~0.4 GB, 8 tokens
@@ -20,6 +21,15 @@ DEFAULT_MAX_WORK = 20_000  # layers x tokens
 # The claim checks stop one layer after every token has settled (usually within a few layers);
 # the budget only bounds configurations that do not settle.
 MAX_LAYER_BUDGET = 100_000
+
+# control (docs/theory.md D10): one semidefinite program has n (n - 1) linear constraints on a
+# d x d matrix (about 16,000 rows of 256 entries at the limits, a few seconds), and the
+# independent checker recomputes every score in plain Python.
+CONTROL_MAX_TOKENS = 128
+CONTROL_MAX_DIMENSION = 16
+CONTROL_MAX_SUBSETS = 2 ** 16        # --all-leader-sets: nonempty subsets of the hull vertices (16 vertices)
+CONTROL_MAX_TRIES = 64               # --max-tries: orders of the target search
+CONTROL_MAX_PROGRAMS = 4096          # --max-programs: design programs of the target search
 
 
 def usable_cores() -> int:

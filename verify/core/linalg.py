@@ -16,12 +16,15 @@ __all__ = [
     "is_symmetric",
     "ldl_decomposition",
     "is_symmetric_positive_definite",
+    "is_positive_semidefinite",
     "matmul",
     "transpose",
     "mat_vec",
     "dot",
     "solve",
     "rank",
+    "row_basis",
+    "nullspace",
 ]
 
 
@@ -78,6 +81,33 @@ def is_symmetric_positive_definite(M: Sequence[Sequence[Fraction]]) -> bool:
     return decomposition is not None and all(p > 0 for p in decomposition[1])
 
 
+def is_positive_semidefinite(M: Sequence[Sequence[Fraction]]) -> bool:
+    """Decided exactly: symmetric, and positive semidefinite by symmetric elimination with diagonal pivoting.
+
+    Each step takes the largest diagonal entry of what remains as pivot. A negative diagonal
+    entry refutes PSD (e_p^T M e_p < 0); when every remaining diagonal entry is zero, M is PSD
+    exactly when what remains is zero (a zero diagonal entry with a nonzero entry in its row
+    refutes PSD: a 2 x 2 principal minor is negative); a positive pivot p is eliminated, and M
+    is PSD iff the Schur complement M' = M - m_p m_p^T / M_pp on the other indices is.
+    Used for the infeasibility certificates of docs/theory.md D10 (S = -sum_c y_c M_c >= 0).
+    """
+    if not is_symmetric(M):
+        return False
+    rows = [[Fraction(x) for x in row] for row in M]
+    while rows:
+        diagonal = [rows[i][i] for i in range(len(rows))]
+        if any(x < 0 for x in diagonal):
+            return False
+        top = max(diagonal)
+        if top == 0:
+            return all(x == 0 for row in rows for x in row)
+        p = diagonal.index(top)
+        pivot_row = rows[p]
+        rows = [[rows[i][j] - pivot_row[i] * pivot_row[j] / top for j in range(len(rows)) if j != p]
+                for i in range(len(rows)) if i != p]
+    return True
+
+
 def solve(M: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Fraction] | None:
     """Exact solution of M x = b by Gaussian elimination, or None when M is singular."""
     n = len(M)
@@ -111,3 +141,37 @@ def rank(M: Sequence[Sequence[Fraction]]) -> int:
                 rows[r] = [a - f * b for a, b in zip(rows[r], rows[found])]
         found += 1
     return found
+
+
+def row_basis(M: Sequence[Sequence[Fraction]]) -> Matrix:
+    """The nonzero rows of the reduced row echelon form of M: a basis of its row space, exact."""
+    rows = [[Fraction(x) for x in r] for r in M]
+    found = 0
+    cols = len(rows[0]) if rows else 0
+    for c in range(cols):
+        pivot = next((r for r in range(found, len(rows)) if rows[r][c] != 0), None)
+        if pivot is None:
+            continue
+        rows[found], rows[pivot] = rows[pivot], rows[found]
+        lead = rows[found][c]
+        rows[found] = [x / lead for x in rows[found]]
+        for r in range(len(rows)):
+            if r != found and rows[r][c] != 0:
+                f = rows[r][c]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[found])]
+        found += 1
+    return rows[:found]
+
+
+def nullspace(M: Sequence[Sequence[Fraction]], columns: int) -> Matrix:
+    """A basis (as rows) of {x in Q^columns : M x = 0}, exact: one vector per free column of M's echelon form."""
+    basis = row_basis(M)
+    pivots = [next(c for c, x in enumerate(row) if x != 0) for row in basis]
+    vectors = []
+    for free in (c for c in range(columns) if c not in pivots):
+        x = [Fraction(0)] * columns
+        x[free] = Fraction(1)
+        for row, pivot in zip(basis, pivots):
+            x[pivot] = -row[free]
+        vectors.append(x)
+    return vectors

@@ -10,4 +10,6 @@ COMMANDS: list[tuple[str, str]] = [
     ("conjecture", "conjecture"),
     ("certcheck", "certcheck"),
     ("classify", "classify"),
+    ("control", "control"),
+    ("softmax", "softmax"),
 ]

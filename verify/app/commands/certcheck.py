@@ -15,11 +15,23 @@ from pathlib import Path
 import click
 from rich.table import Table
 
+from verify import _checker_control as control_checker
+from verify import _checker_softmax as softmax_checker
 from verify import certcheck as checker
 from .output import emit_json, json_option, summary_console
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
           "unsupported": "yellow"}
+
+
+def _control_result(path: Path, max_bytes: int) -> checker.CheckResult | None:
+    """A leader-control result (docs/control.md) re-verified by its own independent routine, or None when the file
+    is not one (then the claims checker reads it)."""
+    data = control_checker.load_if_control(str(path), max_bytes=min(max_bytes, control_checker.MAX_BYTES))
+    if data is None:
+        return None
+    check = control_checker.check_control(data)
+    return checker.CheckResult([checker.Outcome(path.name, item.what, item.status, item.reason) for item in check.items])
 
 
 @click.command("certcheck")
@@ -33,18 +45,37 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
               help="Largest file read.")
 @click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
 def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_bytes: int, debug: bool) -> int:
-    """Re-verify the certificates of a claims report or of a verification report's results.json.
+    """Re-verify the certificates of a claims report, a verification report's results.json, a softmax record or a
+    control result.
 
     The checker replays the dynamics itself with exact fractions and trusts no position,
     attention set, score or layer index written in the file (docs/certificates.md). It also
     reconciles every status, fate and count the file states with its own replay. Exit status
     0 everything verified; 1 something does not verify, or the file reports a claim false;
     2 bad input or a value beyond a limit (refused before checking); 3 nothing rejected but a
-    model variant the checker does not implement (softmax); 4 could not complete.
+    model variant the checker does not implement (softmax); 4 could not complete. A record of
+    'hardmax-verify softmax --json' is re-derived by its own standard-library checker
+    (verify/_checker_softmax.py): 0 verified, 1 rejected. A result of 'hardmax-verify control
+    --json' likewise (verify/_checker_control.py).
     """
     try:
-        result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes)
-    except checker.BadInput as error:
+        # A record of `hardmax-verify softmax --json` has its own standard-library checker.
+        softmax_result = softmax_checker.check_path(str(path), max_bytes=max_bytes, max_work=max_work)
+    except softmax_checker.BadInput as error:
+        click.echo(f"error: {checker.one_line(str(error))}", err=True)
+        return checker.BAD_INPUT
+    except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
+        return checker.could_not_complete(error, debug=debug, prefix="error: ")
+    if softmax_result is not None:
+        console = summary_console(json_to)
+        for line in softmax_result.lines():
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        emit_json(softmax_result.to_json_dict(), json_to)
+        return softmax_result.exit_status
+    try:
+        result = _control_result(path, max_bytes) or checker.check_file(str(path), max_work=max_work,
+                                                                         max_bytes=max_bytes)
+    except (checker.BadInput, control_checker.BadInput) as error:
         click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
         return checker.BAD_INPUT
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict

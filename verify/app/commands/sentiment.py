@@ -15,7 +15,7 @@ from verify.experiments.imdb.preprocess import PreprocessOptions, build_vocabula
 from verify.experiments.sentiment import DEFAULT_RUNS_DIR, sources
 from verify.experiments.sentiment.analyze import run_analyses
 from verify.experiments.sentiment.interpret import interpret_checkpoint
-from verify.experiments.sentiment.model import TrainingSettings, running_train, selection_accuracy
+from verify.experiments.sentiment.model import DEFAULT_STEP, STEPS, TrainingSettings, running_train, selection_accuracy
 from verify.experiments.sentiment.protocol import collect, load_protocol, queue_status, run_queue
 from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, resolve_data, resolve_reference
 from verify.experiments.sentiment.steps import corpus_cache, evaluate_checkpoint, train_run
@@ -83,6 +83,11 @@ _data_option = click.option("--data", type=click.Path(path_type=Path), default=N
                             help=f"IMDb reviews: the official aclImdb_v1.tar.gz, its extracted aclImdb folder, or a "
                                  f"CSV(.gz) with columns review,sentiment[,split] [default: ${DATA_ENV}, else the "
                                  f"copy `sentiment fetch` made].")
+_step_option = click.option(
+    "--step", type=click.Choice(list(STEPS)), default=DEFAULT_STEP, show_default=True,
+    help="How a training step is computed: compiled (the attention layers compiled with numba, visiting only the "
+         "softmax entries that are not 0; fused Adam) or reference (torch autograd). The same function, rounded "
+         "differently; each epoch records which one trained it, and a run may resume under the other.")
 _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                              help="Where preprocessed corpora are cached, keyed by the data's sha256 "
                                   "[default: the user cache folder, see docs/sentiment.md].")
@@ -149,13 +154,14 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
               help="Also keep every epoch's weights in this folder (for `evaluate --epoch-weights`).")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="CPU threads for torch and the certified evaluation (the machine may be shared).")
+@_step_option
 @_quiet_option
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
           protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
           cleaning: str, lowercase: bool, stopwords: str, lemmas: str,
           learning_rate: float, batch_size: int, weight_decay: float, embedding_dropout: float, alpha_init: float,
           fixed_alpha: bool, layers: int, attention_over: str, bucket_batches: int | None, beta: float,
-          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, quiet: bool) -> int:
+          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, step: str, quiet: bool) -> int:
     """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
 
     Selection is by validation accuracy; the test reviews are not looked at during training
@@ -176,7 +182,7 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
                          validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
                          min_count=min_count, patience=patience, hardmax_every=hardmax_every,
                          epoch_weights=epoch_weights, threads=threads, progress=update, log=update.log,
-                         on_epoch=EpochTable(update.log, hardmax=hardmax_every > 0).row)
+                         on_epoch=EpochTable(update.log, hardmax=hardmax_every > 0).row, step=step)
     best = meta.get("best") or {}
     click.echo(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
                f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", err=True)
@@ -196,24 +202,118 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
 @click.option("--epoch-weights", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The folder of every epoch's weights (train --epoch-weights): adds the softmax test accuracy "
                    "of the best epoch chosen on the test set, the authors' way of reporting (like for like).")
+@click.option("--softmax-certificate", "softmax_certificate", is_flag=True,
+              help="Also count the reviews on which the softmax model (exact real arithmetic, the training "
+                   "temperature) is certified to predict what the certified hardmax model predicts "
+                   "(docs/softmax.md).")
 @json_option("the evaluation record")
 @_quiet_option
 def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | None, cache_dir: Path | None,
-             no_softmax: bool, epoch_weights: Path | None, json_to: str | None, quiet: bool) -> int:
+             no_softmax: bool, epoch_weights: Path | None, softmax_certificate: bool, json_to: str | None,
+             quiet: bool) -> int:
     """Certified hardmax accuracy (and softmax accuracy) of a checkpoint, under its own protocol."""
     with _progress(not quiet) as update:
         result = evaluate_checkpoint(checkpoint_dir, which=which, split_name=split_name, data=data,
                                      cache_dir=cache_dir, softmax=not no_softmax, epoch_weights=epoch_weights,
-                                     progress=update)
+                                     progress=update, softmax_certificate=softmax_certificate)
     lines = [f"{checkpoint_dir} ({which}, epoch {result['epoch']}), {split_name} split of {result['reviews']} reviews:",
              f"  hardmax accuracy {result['hardmax_accuracy']:.4f} (certified: exact-arithmetic predictions; "
              f"{result['exact_path']} reviews took the exact path) in {result['hardmax_seconds']:.1f} s"]
+    if "softmax_certified_agreement" in result:
+        lines.append(f"  softmax certified to predict the hardmax prediction on {result['softmax_certified_agreement']} "
+                     f"of {result['reviews']} reviews (beta = {result['softmax_beta']:g}; docs/softmax.md)")
     if result.get("softmax_accuracy") is not None:
         lines.append(f"  softmax accuracy {result['softmax_accuracy']:.4f} (float, evidence) in "
                      f"{result['softmax_seconds']:.1f} s")
     echo_summary("\n".join(lines), json_to)
     emit_json(result, json_to)
     return exitcodes.SUCCESS
+
+
+SOFTMAX_CERTIFICATE_KIND = "sentiment-softmax-certificate"
+
+
+@sentiment.command("softmax-certificate")
+@click.option("--checkpoint", "checkpoint_dirs", type=click.Path(path_type=Path), multiple=True, required=True,
+              help="A checkpoint folder; repeat for several (e.g. every run of models/reproduction).")
+@_data_option
+@_cache_option
+@click.option("--no-softmax", is_flag=True,
+              help="Skip the measured (float) agreement of the softmax model (then torch is not needed).")
+@json_option("the counts per checkpoint and per (d, K)")
+@_quiet_option
+def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | None, cache_dir: Path | None,
+                                no_softmax: bool, json_to: str | None, quiet: bool) -> int:
+    """Test reviews on which softmax is certified to predict what certified hardmax predicts, per checkpoint and d.
+
+    For each checkpoint (its own test split, its training temperature beta): the number of
+    test reviews on which the softmax model, in exact real arithmetic on the same float32
+    weights, is proven to predict the certified hardmax prediction (docs/theory.md §6,
+    docs/softmax.md), beside the measured agreement of the float softmax model (evidence).
+    """
+    rows = []
+    for directory in checkpoint_dirs:
+        with _progress(not quiet) as update:
+            record = evaluate_checkpoint(directory, data=data, cache_dir=cache_dir, softmax=not no_softmax,
+                                         progress=update, softmax_certificate=True)
+        rows.append(softmax_certificate_row(directory, record))
+        if not quiet:
+            click.echo(_softmax_line(rows[-1]), err=True)
+    result = softmax_certificate_summary(rows)
+    echo_summary("\n".join([_softmax_line(row) for row in result["by_d"]] + [result["summary"]]), json_to)
+    emit_json(result, json_to)
+    return exitcodes.SUCCESS
+
+
+def softmax_certificate_row(directory: Path, record: dict) -> dict:
+    """One checkpoint's counts, from its evaluation record (``evaluate_checkpoint(..., softmax_certificate=True)``)."""
+    return {"run": Path(directory).name, "checkpoint": str(directory), "d": record["d"], "K": record["layers"],
+            "alpha": record["alpha"], "beta": record["softmax_beta"], "epoch": record["epoch"],
+            "reviews": record["reviews"], "certified": record["softmax_certified_agreement"],
+            "not_certified": record["softmax_not_certified"], "stop_layers": record["softmax_stop_layers"],
+            "bound_holds": record["softmax_bound_holds"],
+            "bound_median": record["softmax_bound_median"], "exact_path": record["exact_path"],
+            "hardmax_accuracy": record["hardmax_accuracy"],
+            "measured_agreement": record.get("hardmax_softmax_agreement")}
+
+
+def softmax_certificate_summary(rows: list[dict]) -> dict:
+    """Rows per checkpoint, totals per (d, K), and one sentence: the record of ``sentiment softmax-certificate``."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["d"], row["K"]), []).append(row)
+    by_d = []
+    for (d, K), members in sorted(groups.items()):
+        reviews = sum(r["reviews"] for r in members)
+        certified = sum(r["certified"] for r in members)
+        measured = [r["measured_agreement"] for r in members if r["measured_agreement"] is not None]
+        reasons: dict[str, int] = {}
+        for r in members:
+            for reason, count in r["not_certified"].items():
+                reasons[reason] = reasons.get(reason, 0) + count
+        by_d.append({"run": f"d = {d}, K = {K} ({len(members)} run{'s' if len(members) > 1 else ''})", "d": d, "K": K,
+                     "runs": len(members), "reviews": reviews, "certified": certified,
+                     "certified_share": certified / reviews if reviews else None, "not_certified": reasons,
+                     "measured_agreement": sum(measured) / len(measured) if measured else None})
+    attention = [g for g in by_d if g["K"] > 0]
+    sentence = "; ".join(f"d = {g['d']}: {g['certified']:,} of {g['reviews']:,} ({100 * g['certified_share']:.2f}%) certified"
+                         + (f" vs {100 * g['measured_agreement']:.2f}% measured" if g["measured_agreement"] is not None
+                            else "") for g in attention)
+    return {"kind": SOFTMAX_CERTIFICATE_KIND, "rows": rows, "by_d": by_d,
+            "summary": ("Test reviews on which softmax attention (exact real arithmetic, beta as trained) is certified "
+                        f"to predict what certified hardmax predicts, K > 0: {sentence or 'no run with K > 0'}."),
+            "certified": ("a review counts when the per-input bound of docs/theory.md §6 holds through layer K and "
+                          "the hardmax logit exceeds ||w|| eps_K, both proven (docs/softmax.md)"),
+            "measured": "measured_agreement compares the float32 softmax model with the hardmax predictions (evidence)"}
+
+
+def _softmax_line(row: dict) -> str:
+    measured = row.get("measured_agreement")
+    share = row["certified"] / row["reviews"] if row["reviews"] else float("nan")
+    reasons = ", ".join(f"{reason} {count}" for reason, count in sorted(row["not_certified"].items())) or "none"
+    return (f"{row['run']}: softmax certified to agree on {row['certified']} of {row['reviews']} test reviews "
+            f"({100 * share:.2f}%)" + (f", measured {100 * measured:.2f}%" if measured is not None else "")
+            + f"; not certified: {reasons}")
 
 
 @sentiment.command("analyze")
@@ -283,8 +383,9 @@ _collected_option = click.option("--results", "results_dir", type=click.Path(fil
 @_cache_option
 @click.option("--only", multiple=True, help="Run only this run of the protocol (repeatable), e.g. d2-K8-s0.")
 @_collected_option
+@_step_option
 def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_dir: Path | None,
-                 only: tuple[str, ...], results_dir: Path) -> int:
+                 only: tuple[str, ...], results_dir: Path, step: str) -> int:
     """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
 
     Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
@@ -294,7 +395,7 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
     """
     protocol = load_protocol(protocol_path)
     data = resolve_data(data)
-    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, results_dir=results_dir,
+    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, results_dir=results_dir, step=step,
               echo=lambda line: click.echo(line, err=True))
     return exitcodes.SUCCESS
 
@@ -312,7 +413,7 @@ def protocol_status(protocol_path: Path, runs_dir: Path, results_dir: Path, json
         extra = ""
         if record.get("epochs") is not None:
             extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
-                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}")
+                     f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}, {_steps_text(record)}")
         lines.append(f"{record['run']:<22} {record['state']:<12}{extra}")
     counts = {state: sum(r["state"] == state for r in status)
               for state in ("finished", "collected", "in progress", "not started")}
@@ -320,6 +421,16 @@ def protocol_status(protocol_path: Path, runs_dir: Path, results_dir: Path, json
     echo_summary("\n".join(lines), json_to)
     emit_json(status, json_to)
     return exitcodes.SUCCESS
+
+
+def _steps_text(record: dict) -> str:
+    """Which step implementation trained the run: one name, or each one's epochs when mixed."""
+    stretches = record.get("step_implementations") or []
+    if record.get("training_step") is None:
+        return "no epoch recorded"
+    if record.get("training_step") != "mixed":
+        return f"{record.get('training_step')} step"
+    return "mixed steps: " + ", ".join(f"{s['step']} {s['epochs'][0]}-{s['epochs'][1]}" for s in stretches)
 
 
 @sentiment.command("fetch")

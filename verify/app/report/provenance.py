@@ -13,32 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import platform
-import subprocess
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from verify.core.io import sha256_file
-from verify.core.versions import dependency_versions
+from verify.core.versions import dependency_versions, git_commit
 
-__all__ = ["sha256_file", "sha256_text", "environment_block", "git_commit", "utc_now"]
+__all__ = ["sha256_file", "sha256_text", "environment_block", "utc_now"]
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def git_commit(directory: str | Path | None = None) -> str | None:
-    """The commit of the working tree holding ``directory`` (None outside git), "+dirty" if modified."""
-    where = Path(directory) if directory is not None else Path(__file__).resolve().parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
-                              timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=where,
-                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head + ("+dirty" if dirty else "") if head else None
 
 
 def utc_now() -> str:

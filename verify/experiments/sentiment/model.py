@@ -18,6 +18,14 @@ Two equivalent ways to run the attention in training, recorded in the settings:
   over the n positions is sum_u m_u z_u / n. The same function, computed on fewer rows
   (rounding differs; ``bench/train_epoch.py`` measures the difference and the time).
 
+Two implementations of the training step compute the same function and differ only in rounding
+(:data:`STEPS`; chosen by ``train(step=...)``, not a setting, so a run may resume under the other):
+``reference`` (torch autograd through the layers above, Adam one tensor at a time) and
+``compiled`` (the default: the layers' forward and backward passes by
+:mod:`verify.experiments.sentiment.attention_kernel`, which visits only the softmax entries that are not 0,
+and torch's fused Adam). Each epoch records which one trained it. Evaluation (validation, the
+training subset, :func:`softmax_scores`) always runs the reference forward pass.
+
 ``bucket_batches = B > 0`` sorts each pool of B batches' worth of shuffled reviews by their
 number of distinct tokens before cutting it into batches, then shuffles the batches, so a
 batch pads its reviews to similar sizes.
@@ -59,16 +67,28 @@ from typing import Callable
 import numpy as np
 
 from verify.core.numbers import InputError
+from verify.core.versions import git_commit
 from verify.experiments.imdb.corpus import Corpus, Split
 from .checkpoints import ModelWeights, read_checkpoint, write_checkpoint, write_weights
 from .evaluate import certified_evaluation
 
 __all__ = ["TrainingSettings", "build_model", "weights_from_model", "model_from_weights", "train",
            "softmax_scores", "merge_tokens", "epoch_batches", "softmax_scores_for_snapshots", "train_subset_rows",
-           "running_train", "selection_accuracy"]
+           "running_train", "selection_accuracy", "STEPS", "DEFAULT_STEP", "training_record", "epoch_stretches",
+           "training_step", "step_inputs", "build_optimizer"]
 
 Progress = Callable[[str, int, int], None]
 
+
+# How a training step is computed; not a setting: both compute the same function (only rounding
+# differs), so a run may change implementation when it resumes. Each epoch records its own.
+#   reference: torch autograd through the attention layers, Adam one tensor at a time;
+#   compiled:  the attention layers by verify.experiments.sentiment.attention_kernel (numba), fused Adam.
+STEPS = ("compiled", "reference")
+DEFAULT_STEP = "compiled"
+# What an epoch entry written before the implementation was recorded was trained by.
+_UNRECORDED_STEP = "reference"
+_UNRECORDED_CODE = "not recorded"
 
 # The types a recorded setting may have, by its field's annotation.
 _SETTING_TYPES: dict[str, type | tuple[type, ...]] = {"bool": bool, "int": int, "float": (int, float)}
@@ -159,22 +179,35 @@ def _model_class():
             def alpha(self) -> "torch.Tensor":
                 return F.softplus(self.alpha_raw)
 
-            def forward(self, ids: "torch.Tensor") -> "torch.Tensor":
+            def forward(self, ids: "torch.Tensor", *, compiled: bool = False) -> "torch.Tensor":
+                """``compiled``: the layers by :mod:`.attention_kernel` (the same function, every position weighted 1)."""
                 z = self.embedding_dropout(self.embedding(ids))
                 a = self.alpha()
-                for _ in range(self.layers):
-                    attention = torch.softmax(self.beta * (z @ z.transpose(1, 2)), dim=-1)
-                    z = (z + a * (attention @ z)) / (1 + a)
+                if compiled and self.layers:
+                    from .attention_kernel import attention_stack
+                    z = attention_stack(z, torch.zeros(z.shape[:2]), a, beta=self.beta, layers=self.layers)
+                else:
+                    for _ in range(self.layers):
+                        attention = torch.softmax(self.beta * (z @ z.transpose(1, 2)), dim=-1)
+                        z = (z + a * (attention @ z)) / (1 + a)
                 return self.decoder(z.mean(dim=1)).squeeze(-1)
 
-            def forward_merged(self, tokens: "torch.Tensor", counts: "torch.Tensor") -> "torch.Tensor":
-                """The same function on distinct tokens: ``counts`` (B, m) multiplicities, 0 for unused slots."""
+            def forward_merged(self, tokens: "torch.Tensor", counts: "torch.Tensor", *,
+                               compiled: bool = False) -> "torch.Tensor":
+                """The same function on distinct tokens: ``counts`` (B, m) multiplicities, 0 for unused slots.
+
+                ``compiled``: the layers by :mod:`.attention_kernel` (the compiled training step).
+                """
                 z = self.embedding(tokens)
-                log_counts = torch.log(counts)[:, None, :]  # -inf for unused slots: weight 0
+                log_counts = torch.log(counts)  # -inf for unused slots: weight 0
                 a = self.alpha()
-                for _ in range(self.layers):
-                    attention = torch.softmax(self.beta * (z @ z.transpose(1, 2)) + log_counts, dim=-1)
-                    z = (z + a * (attention @ z)) / (1 + a)
+                if compiled and self.layers:
+                    from .attention_kernel import attention_stack
+                    z = attention_stack(z, log_counts, a, beta=self.beta, layers=self.layers)
+                else:
+                    for _ in range(self.layers):
+                        attention = torch.softmax(self.beta * (z @ z.transpose(1, 2)) + log_counts[:, None, :], dim=-1)
+                        z = (z + a * (attention @ z)) / (1 + a)
                 pooled = (counts[..., None] * z).sum(dim=1) / counts.sum(dim=1, keepdim=True)
                 return self.decoder(pooled).squeeze(-1)
 
@@ -265,6 +298,51 @@ def selection_accuracy(entry: dict) -> float:
     return running
 
 
+def epoch_stretches(history: list[dict], key: str) -> list[dict]:
+    """Runs of consecutive epochs with the same ``key`` in their history entries: ``[{key: value, "epochs": [first, last]}]``.
+
+    An entry without ``key`` was written before it was recorded: for "step" that is the
+    reference step (the only one then), for "code" the value is "not recorded".
+    """
+    missing = _UNRECORDED_STEP if key == "step" else _UNRECORDED_CODE
+    stretches: list[dict] = []
+    for entry in history:
+        value, epoch = entry.get(key, missing), int(entry["epoch"])
+        if stretches and stretches[-1][key] == value and stretches[-1]["epochs"][1] == epoch - 1:
+            stretches[-1]["epochs"][1] = epoch
+        else:
+            stretches.append({key: value, "epochs": [epoch, epoch]})
+    return stretches
+
+
+def training_record(history: list[dict]) -> dict:
+    """What trained a run and what it cost, summed over every stretch of training (each resumption).
+
+    ``training_step``: "compiled", "reference" or "mixed" (then ``step_implementations`` says
+    which epochs each trained); ``code_commits``: the package's git commit per stretch of epochs;
+    ``training_wall_seconds`` / ``training_cpu_seconds``: the sums of the epochs' ``seconds``
+    (wall clock) and ``cpu_seconds`` (this process's CPU time, every thread), rounded to 0.1 s;
+    ``training_cpu_seconds_epochs``: how many epochs recorded their CPU time (epochs trained by
+    code that did not record it are missing from that sum, and only from it).
+    """
+    steps = epoch_stretches(history, "step")
+    kinds = {stretch["step"] for stretch in steps}
+    cpu = [float(entry["cpu_seconds"]) for entry in history if "cpu_seconds" in entry]
+    return {"training_step": kinds.pop() if len(kinds) == 1 else ("mixed" if kinds else None),
+            "step_implementations": steps, "code_commits": epoch_stretches(history, "code"),
+            "training_wall_seconds": round(sum(float(entry.get("seconds", 0.0)) for entry in history), 1),
+            "training_cpu_seconds": round(sum(cpu), 1), "training_cpu_seconds_epochs": len(cpu)}
+
+
+def _epochs_text(epochs: list[int]) -> str:
+    return f"epoch {epochs[0]}" if epochs[0] == epochs[1] else f"epochs {epochs[0]}-{epochs[1]}"
+
+
+def _code_version() -> str:
+    """The git commit of this package's checkout ("+dirty" when modified), or "unknown" outside git."""
+    return git_commit(Path(__file__).resolve().parent) or "unknown"
+
+
 def weights_from_model(model) -> ModelWeights:
     import torch
     with torch.no_grad():
@@ -353,15 +431,17 @@ def _restore_optimizer(model, optimizer, arrays: dict[str, np.ndarray]) -> None:
 
 
 def _versions() -> dict[str, str]:
+    import numba
     import torch
-    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__}
+    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
+            "numba": numba.__version__}
 
 
 def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: Path, epochs: int,
           patience: int | None = 20, hardmax_every: int = 0, threads: int = 1,
           data_description: dict | None = None, epoch_weights_dir: Path | None = None,
           progress: Progress | None = None, log: Callable[[str], None] | None = None,
-          on_epoch: Callable[[dict], None] | None = None) -> dict:
+          on_epoch: Callable[[dict], None] | None = None, step: str = DEFAULT_STEP) -> dict:
     """Train (or resume training) and checkpoint after every epoch; returns the final metadata.
 
     The test reviews are never looked at here: selection is on validation, and the test set is
@@ -384,10 +464,20 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     epoch_weights_dir
         If given, every epoch's weights are also written there (``epoch-NNN.safetensors``), for
         end-of-run measurements over epochs (the paper's max-over-epochs test accuracy).
+    step
+        How each training step is computed (:data:`STEPS`): "compiled" (the default: the
+        attention layers by :mod:`.attention_kernel`, fused Adam) or "reference" (torch autograd,
+        Adam one tensor at a time). The same function either way, so it is not a setting: a run
+        may resume under the other one. Each epoch's history entry records its ``step``, the
+        package's git commit (``code``), its wall and CPU seconds; the checkpoint's metadata sums
+        them up (:func:`training_record`).
     """
     import torch
     from torch import nn
 
+    if step not in STEPS:
+        raise InputError("step", f"expected one of {', '.join(STEPS)}, got {step!r}")
+    code = _code_version()
     torch.set_num_threads(threads)
     # The certified hardmax evaluation runs a numba parallel kernel. Numba's OpenMP layer shares
     # torch's libgomp and leaves the OpenMP thread count at all cores, after which torch's own
@@ -401,7 +491,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     identity = {"settings": asdict(settings), "split": split.describe(), "data": data_description,
                 "vocabulary_size": len(corpus.vocabulary)}
     model = build_model(len(corpus.vocabulary), settings)
-    optimizer = _adam(model, settings)
+    optimizer = build_optimizer(model, settings, step=step)
     history: list[dict] = []
     best: dict | None = None
     best_weights: ModelWeights | None = None
@@ -422,14 +512,17 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         if tuple(checkpoint.vocabulary.words) != tuple(corpus.vocabulary.words):
             raise InputError(str(out_dir), "the checkpoint's vocabulary differs from this data's")
         model = model_from_weights(checkpoint.weights, settings)
-        optimizer = _adam(model, settings)
+        optimizer = build_optimizer(model, settings, step=step)
         _restore_optimizer(model, optimizer, checkpoint.optimizer or {})
         history = list(checkpoint.meta.get("history", []))
         best = checkpoint.meta.get("best")
         best_weights = checkpoint.best
         start_epoch = int(checkpoint.meta.get("epochs_completed", 0))
         if log:
-            log(f"resuming {out_dir} after epoch {start_epoch}")
+            before = ", ".join(f"{_epochs_text(s['epochs'])} by the {s['step']} step"
+                               for s in epoch_stretches(history, "step"))
+            log(f"resuming {out_dir} after epoch {start_epoch}" + (f" (trained {before}), continuing with the "
+                                                                   f"{step} step" if before else ""))
 
     criterion = nn.BCEWithLogitsLoss()
     train_ids = corpus.ids[split.train]
@@ -447,7 +540,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
             if log:
                 log(f"early stop: no validation improvement since epoch {best['epoch']}")
             break
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         model.train()
         batches = epoch_batches(len(train_ids), seed=settings.seed, epoch=epoch, batch_size=settings.batch_size,
                                 bucket_batches=settings.bucket_batches,
@@ -458,24 +551,14 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         total_loss, total_correct = 0.0, 0
         for b, rows in enumerate(batches):
             target = torch.from_numpy(train_labels[rows])
-            optimizer.zero_grad(set_to_none=True)
-            if settings.merged_tokens:
-                assert merged is not None  # merged above whenever settings.merged_tokens
-                width = int(merged[2][rows].max())
-                logits = model.forward_merged(torch.from_numpy(merged[0][rows, :width]),
-                                              torch.from_numpy(merged[1][rows, :width]))
-            else:
-                logits = model(torch.from_numpy(train_ids[rows].astype(np.int64)))
-            loss = criterion(logits, target)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), settings.gradient_clip)
-            optimizer.step()
-            total_loss += float(loss.detach()) * len(rows)
-            total_correct += int(((logits.detach() > 0) == (target > 0.5)).sum())
+            loss, logits = training_step(model, optimizer, criterion, step_inputs(settings, rows, train_ids, merged),
+                                         target, settings=settings, step=step)
+            total_loss += float(loss) * len(rows)
+            total_correct += int(((logits > 0) == (target > 0.5)).sum())
             if progress is not None:
                 progress(f"epoch {epoch + 1}/{epochs}", b + 1, len(batches))
-        entry = {"epoch": epoch + 1, "train_running_loss": total_loss / len(train_ids),
-                 "train_running_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
+        entry: dict = {"epoch": epoch + 1, "train_running_loss": total_loss / len(train_ids),
+                       "train_running_acc": total_correct / len(train_ids), "alpha": float(model.alpha().detach())}
         # The same evaluation for both (softmax_scores: eval mode, no dropout), so the curves compare.
         for key, rows, rows_merged, phase in (("train_subset", subset, subset_merged, "train subset (softmax)"),
                                               ("val", split.validation, validation_merged, "validation (softmax)")):
@@ -495,6 +578,8 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
                     entry[f"hardmax_{name}_loss"] = result.loss
                     entry[f"hardmax_{name}_exact_path"] = result.exact_path
         entry["seconds"] = time.perf_counter() - started
+        entry["cpu_seconds"] = time.process_time() - started_cpu
+        entry["step"], entry["code"] = step, code
         history.append(entry)
         selection = selection_accuracy(entry)
         if best is None or selection > best["val_acc"]:
@@ -503,7 +588,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         meta = {**identity, "epochs_completed": epoch + 1, "history": history, "best": best,
                 "train_subset": subset_record,
                 "selection": "validation softmax accuracy (the test set is never used for selection)",
-                "versions": _versions()}
+                **training_record(history), "versions": _versions()}
         if epoch_weights_dir is not None:
             # Before the checkpoint: a checkpoint never claims an epoch whose snapshot is missing.
             write_weights(Path(epoch_weights_dir) / f"epoch-{epoch + 1:03d}.safetensors", weights)
@@ -537,11 +622,51 @@ def epoch_line(entry: dict) -> str:
     return " ".join(parts[:1]) + " " + ", ".join(parts[1:])
 
 
-def _adam(model, settings: TrainingSettings):
+def step_inputs(settings: TrainingSettings, rows: np.ndarray, train_ids: np.ndarray,
+                merged: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> tuple:
+    """The model's inputs for the training rows ``rows``: (tokens, counts) cut to the batch's widest
+    review with merged tokens (``merged`` is :func:`merge_tokens` of ``train_ids``), else (ids,)."""
+    import torch
+    if settings.merged_tokens:
+        if merged is None:
+            raise ValueError("merged-token attention needs merge_tokens of the training reviews")
+        width = int(merged[2][rows].max())
+        return torch.from_numpy(merged[0][rows, :width]), torch.from_numpy(merged[1][rows, :width])
+    return (torch.from_numpy(train_ids[rows].astype(np.int64)),)
+
+
+def training_step(model, optimizer, criterion, inputs: tuple, target, *, settings: TrainingSettings, step: str):
+    """One optimiser step on one batch (the loss, gradient clipping, Adam); returns the batch's loss and logits, detached.
+
+    ``step`` selects the implementation (:data:`STEPS`); ``optimizer`` is :func:`build_optimizer`'s
+    for the same ``step``.
+    """
+    from torch import nn
+    compiled = step == "compiled"
+    optimizer.zero_grad(set_to_none=True)
+    if settings.merged_tokens:
+        logits = model.forward_merged(*inputs, compiled=compiled)
+    else:
+        logits = model(*inputs, compiled=compiled)
+    loss = criterion(logits, target)
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), settings.gradient_clip)
+    optimizer.step()
+    return loss.detach(), logits.detach()
+
+
+def build_optimizer(model, settings: TrainingSettings, *, step: str):
+    """The Adam optimiser of the training step ``step`` (fused for the compiled step)."""
+    return _adam(model, settings, fused=step == "compiled")
+
+
+def _adam(model, settings: TrainingSettings, *, fused: bool = False):
+    """Adam over the trained parameters; ``fused``: torch's one-kernel update (the same update, rounded
+    in another order), with the same state (``step``, ``exp_avg``, ``exp_avg_sq``) either way."""
     import torch
     # A fixed alpha is left out of the optimiser (and of its saved state).
     parameters = [p for p in model.parameters() if p.requires_grad]
-    return torch.optim.Adam(parameters, lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    return torch.optim.Adam(parameters, lr=settings.learning_rate, weight_decay=settings.weight_decay, fused=fused)
 
 
 def softmax_scores_for_snapshots(snapshots: list[tuple[int, ModelWeights]], ids: np.ndarray,

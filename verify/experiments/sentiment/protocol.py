@@ -27,6 +27,14 @@ line per event, flushed, naming the runner's process id).
 
 Run folders: ``<runs-dir>/<run>/checkpoint`` (the resumable checkpoint), ``<run>/epochs``
 (one weights file per epoch), ``<run>/evaluation.json``.
+
+Besides the test numbers, ``evaluation.json`` records how the run was trained, summed over every
+stretch of training however often it resumed (:func:`.model.training_record`, from the
+checkpoint's epoch history): ``training_step`` ("compiled", "reference" or "mixed") with
+``step_implementations`` (which epochs each implementation trained), ``code_commits`` (the
+package's git commit per stretch of epochs), ``training_wall_seconds`` and
+``training_cpu_seconds`` (sums over the epochs). ``wall_seconds`` is the wall-clock time of the
+runner that finished the run only: its stretch of training plus the test evaluation.
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ from verify.core.numbers import InputError
 from verify.experiments.imdb.preprocess import PreprocessOptions
 from . import steps
 from .interpret import interpret_checkpoint
-from .model import TrainingSettings
+from .model import DEFAULT_STEP, TrainingSettings, training_record
 
 __all__ = ["Protocol", "PlannedRun", "load_protocol", "expand", "run_queue", "queue_status", "run_name",
            "collected_record"]
@@ -260,23 +268,32 @@ def queue_status(protocol: Protocol, runs_dir: Path, *, results_dir: Path | None
                 record.update(epochs=meta.get("epochs_completed"), best_epoch=best.get("epoch"),
                               validation_accuracy=best.get("val_acc"),
                               alpha=(meta.get("history") or [{}])[-1].get("alpha"))
-            except (OSError, ValueError, AttributeError):
+                record.update(_training_summary(meta.get("history") or []))
+            except (OSError, ValueError, AttributeError, KeyError, TypeError):
                 record["note"] = "checkpoint.json unreadable"
         status.append(record)
     return status
 
 
+def _training_summary(history: list[dict]) -> dict:
+    """Which step implementations trained a run, by epoch, and its summed training time (:func:`.model.training_record`)."""
+    return training_record(history)
+
+
 def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_dir: Path | None,
               only: tuple[str, ...] = (), results_dir: Path | None = None,
-              echo: Callable[[str], None] | None = None, train_run: Callable[..., dict] | None = None,
+              echo: Callable[[str], None] | None = None, step: str | None = None,
+              train_run: Callable[..., dict] | None = None,
               evaluate_run: Callable[..., dict] | None = None,
               interpret_run: Callable[..., dict] | None = None) -> list[str]:
     """Work through the queue (see the module docstring); returns the names of the runs finished now.
 
     ``results_dir``: where ``collect`` puts finished runs' records; a run collected there under this
-    protocol is not trained again. ``train_run``, ``evaluate_run`` and ``interpret_run`` default to
-    the package's functions (injectable for tests).
+    protocol is not trained again. ``step``: the training step's implementation (:data:`.model.STEPS`,
+    default :data:`.model.DEFAULT_STEP`). ``train_run``, ``evaluate_run`` and ``interpret_run``
+    default to the package's functions (injectable for tests).
     """
+    step = DEFAULT_STEP if step is None else step
     train: Callable[..., dict] = train_run or steps.train_run
     evaluate: Callable[..., dict] = evaluate_run or steps.evaluate_checkpoint
     interpret: Callable[..., dict] = interpret_run or interpret_checkpoint
@@ -304,14 +321,14 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
             if (folder / "evaluation.json").exists():
                 _interpret(run, folder, interpret, data=data, cache_dir=cache_dir, log=log)
                 continue
-            log(f"[{position}/{len(queue)}] {run.name}: training ({', '.join(run.studies)})")
+            log(f"[{position}/{len(queue)}] {run.name}: training ({', '.join(run.studies)}), {step} step")
             started = time.time()
             meta = train(settings=training_settings(protocol, run), options=preprocess_options(protocol),
                          data=data, out_dir=folder / "checkpoint", epochs=protocol.common["epochs"],
                          cache_dir=cache_dir, protocol=protocol.common["protocol"],
                          validation_fraction=float(protocol.common["validation_fraction"]),
                          split_seed=protocol.common["split_seed"], patience=protocol.common["patience"],
-                         epoch_weights=folder / "epochs", threads=protocol.common["threads"],
+                         epoch_weights=folder / "epochs", threads=protocol.common["threads"], step=step,
                          log=lambda text, name=run.name: log(f"{name}: {text}"))
             best = meta.get("best") or {}
             log(f"{run.name}: trained, {meta.get('epochs_completed')} epochs, validation accuracy "
@@ -326,7 +343,8 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
                           hardmax_validation_accuracy=validation["hardmax_accuracy"],
                           checkpoint_sha256=_checkpoint_digest(folder / "checkpoint"),
                           command=regenerate_command(protocol, run),
-                          wall_seconds=round(time.time() - started, 1))
+                          wall_seconds=round(time.time() - started, 1),
+                          **_training_summary(meta.get("history") or []))
             atomic_write_text(folder / "evaluation.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
             _interpret(run, folder, interpret, data=data, cache_dir=cache_dir, log=log)
             log(f"{run.name}: finished")

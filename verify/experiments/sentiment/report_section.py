@@ -39,6 +39,9 @@ def item_fields(path: Path, data: Any) -> dict[str, Any]:
         fields["analysis_rows"] = analysis_rows(data)
     if isinstance(data, Mapping) and isinstance(data.get("hardmax_accuracy"), (int, float)):
         fields["evaluation"] = evaluation_row(data)
+    if isinstance(data, Mapping) and data.get("kind") == "sentiment-softmax-certificate":
+        fields["softmax_certificate"] = {"by_d": [dict(g) for g in data.get("by_d") or [] if isinstance(g, Mapping)],
+                                         "summary": data.get("summary")}
     return fields
 
 
@@ -186,6 +189,43 @@ def _fmt_certified_limits(exact: Any) -> str:
             + (f"; {distance:.3g}" if isinstance(distance, (int, float)) else ""))
 
 
+def _count_cell(value: Any, total: Any) -> str:
+    if not isinstance(value, int) or not isinstance(total, int) or not total:
+        return "—"
+    return f"{value} of {total} ({100 * value / total:.2f}%)"
+
+
+def _softmax_certificate_tables(block: Mapping[str, Any]) -> list[Table]:
+    """Softmax certified to agree with hardmax, per (d, K), from ``sentiment softmax-certificate --json``."""
+    tables = []
+    for item in block["files"]:
+        found = item.get("softmax_certificate")
+        if not isinstance(found, Mapping):
+            continue
+        rows = []
+        for g in found.get("by_d") or []:
+            reasons = g.get("not_certified") or {}
+            measured = g.get("measured_agreement")
+            rows.append([str(g.get("d")), str(g.get("K")), str(g.get("runs")),
+                         _count_cell(g.get("certified"), g.get("reviews")),
+                         f"{100 * measured:.2f}%" if isinstance(measured, (int, float)) else "—",
+                         str(reasons.get("margin", 0)), str(reasons.get("undecided", 0) + reasons.get("tie", 0)),
+                         str(reasons.get("decoder", 0))])
+        tables.append(Table(
+            heading="Softmax certified to predict what certified hardmax predicts",
+            headers=["d", "K", "runs", "test reviews certified", "measured agreement (float softmax)",
+                     "stopped: delta <= 2 eta", "stopped: no proven margin", "bound holds, decoder margin too small"],
+            rows=rows,
+            note=(f"{found.get('summary') or ''} A review counts when the per-input bound of docs/theory.md §6 "
+                  "(softmax within eps_k of the exact hardmax trajectory at every layer) holds through layer K and "
+                  "the hardmax logit exceeds ||w|| eps_K, both proven in outward-rounded arithmetic "
+                  "(docs/softmax.md); the measured agreement is the float softmax model's, evidence. The bound "
+                  "uses the smallest score margin over all tokens of a review, so reviews with near-tied tokens, "
+                  "and models whose tokens cluster fast (large alpha), stop early: the count is a proven lower "
+                  f"bound of the agreement, not an estimate of it. Source: `{item.get('path', 'softmax-certificate.json')}`.")))
+    return tables
+
+
 def chosen_on_validation(evaluations: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The experiment's model-selection rule: per (d, protocol), the evaluation with the highest
     validation accuracy; among those that tie on it, the first by checkpoint name.
@@ -244,6 +284,7 @@ def section(block: Mapping[str, Any]) -> Section:
                   "of that d's runs under that protocol, and its honest number is the one to quote; taking "
                   "the run with the best test number instead would select on the test set. Epochs trained "
                   "are in each checkpoint's `checkpoint.json`.")))
+    tables += _softmax_certificate_tables(block)
     analyses = [row for item in block["files"] for row in item.get("analysis_rows", [])]
     if analyses:
         tables.append(Table(

@@ -13,12 +13,15 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from verify.core.numbers import InputError
 from verify.experiments.imdb.corpus import load_corpus, make_split, restrict_vocabulary
 from verify.experiments.imdb.data import content_sha256, load_reviews
 from .checkpoints import checkpoint_corpus, read_checkpoint, read_weights, required_field
 from .evaluate import certified_evaluation
-from .model import Progress, TrainingSettings, model_from_weights, softmax_scores, softmax_scores_for_snapshots, train
+from .model import (DEFAULT_STEP, Progress, TrainingSettings, model_from_weights, softmax_scores,
+                    softmax_scores_for_snapshots, train)
 from .sources import cache_root, resolve_data
 
 __all__ = ["corpus_cache", "train_run", "evaluate_checkpoint", "best_test_epoch"]
@@ -37,13 +40,15 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
               limit_reviews: int | None = None, protocol: str = "paper", validation_fraction: float = 0.1,
               split_seed: int = 0, min_count: int | None = None, patience: int | None = 20, hardmax_every: int = 0,
               epoch_weights: Path | None = None, threads: int = 1, progress: Progress | None = None,
-              log: Callable[[str], None] | None = None, on_epoch: Callable[[dict], None] | None = None) -> dict:
+              log: Callable[[str], None] | None = None, on_epoch: Callable[[dict], None] | None = None,
+              step: str = DEFAULT_STEP) -> dict:
     """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint.
 
     ``progress(phase, done, total)``: the preprocessing and training progress. ``on_epoch``: called
     with every epoch's history entry as it ends (the command prints a table row); messages
     (resuming, early stop, and each epoch as a line without ``on_epoch``) go to ``log`` (the
-    protocol runner's log file).
+    protocol runner's log file). ``step``: the training step's implementation
+    (:data:`verify.experiments.sentiment.model.STEPS`).
     """
     data = resolve_data(data)
     update = progress if progress is not None else _no_progress
@@ -59,15 +64,18 @@ def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: in
         description["min_count"] = min_count
     return train(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
                  hardmax_every=hardmax_every, threads=threads, data_description=description,
-                 epoch_weights_dir=epoch_weights, progress=progress, log=log, on_epoch=on_epoch)
+                 epoch_weights_dir=epoch_weights, progress=progress, log=log, on_epoch=on_epoch, step=step)
 
 
 def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name: str = "test",
                         data: Path | None = None, cache_dir: Path | None = None, softmax: bool = True,
-                        epoch_weights: Path | None = None, progress: Progress | None = None) -> dict:
+                        epoch_weights: Path | None = None, progress: Progress | None = None,
+                        softmax_certificate: bool = False) -> dict:
     """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md).
 
     ``progress(phase, done, total)``: the preprocessing, hardmax and softmax progress.
+    ``softmax_certificate``: also the per-review softmax certificate of docs/theory.md §6 at the
+    checkpoint's training temperature (counts by reason; docs/softmax.md).
     """
     update = progress if progress is not None else _no_progress
     checkpoint = read_checkpoint(checkpoint_dir)
@@ -83,6 +91,7 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
                                       progress=lambda done, total: update("preprocessing", done, total))
     rows = {"test": split.test, "validation": split.validation, "train": split.train}[split_name]
     result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows], layers=settings.layers,
+                                  softmax_beta=settings.beta if softmax_certificate else None,
                                   progress=lambda done, total: update("hardmax (certified)", done, total))
     record = {
         "checkpoint": str(checkpoint_dir), "which": which, "epoch": epoch, "d": weights.d,
@@ -92,6 +101,18 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         "hardmax_seconds": result.seconds, "alpha": float(weights.alpha),
         "certified": "hardmax predictions are those of exact rational arithmetic on the float32 weights",
     }
+    if result.softmax is not None:
+        soft = result.softmax
+        holds = np.isfinite(soft.bound)
+        record.update({
+            "layers": result.layers, "softmax_beta": soft.beta, "softmax_certified_agreement": soft.count,
+            "softmax_not_certified": soft.reasons(), "softmax_stop_layers": soft.stop_layers(),
+            "softmax_bound_holds": int(holds.sum()),
+            "softmax_bound_median": float(np.median(soft.bound[holds])) if holds.any() else None,
+            "softmax_certificate": ("reviews on which the softmax model (exact real arithmetic, the same float32 "
+                                    "weights, beta as trained) is proven to predict the certified hardmax prediction "
+                                    "(docs/theory.md §6; docs/softmax.md)"),
+        })
     if softmax:
         started = time.perf_counter()
         model = model_from_weights(weights, settings)

@@ -1,0 +1,127 @@
+"""verify/_checker_softmax.py, the independent checker of softmax certificates: it verifies what the
+engine writes, rejects every tampered margin, bound, stop or summary, refuses what is beyond its
+limits before any replay, and its exponential lower bound is one (against mpmath)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from verify import _checker_softmax as checker
+from verify.app.commands.softmax import certificate_record
+from verify.core.config import parse_configuration
+from verify.core.softmax_bound import softmax_certificate
+
+mpmath.mp.dps = 60
+
+
+def record(tokens, *, alpha="1/2", beta=200, layers=6, A=None):
+    data = {"tokens": tokens, "alpha": alpha, "outside_hypotheses": True}
+    if A is not None:
+        data["A"] = A
+    config = parse_configuration(data)
+    certificate = softmax_certificate(config.tokens, alpha=config.alpha, beta=beta, layers=layers,
+                                      A=config.A_matrix if config.A is not None else None)
+    # Through JSON, as the checker reads a file: every number a string.
+    return json.loads(json.dumps(certificate_record(config, certificate)))
+
+
+HOLDS = dict(tokens=[[1, 0], [0, 1], ["1/2", "1/3"], ["1/2", "1/3"]], beta=200, layers=6)
+TIE = dict(tokens=[[1, 0], [0, 1], ["1/2", "1/2"]], beta=200, layers=3)
+MARGIN_STOP = dict(tokens=[[1, 0], [0, 1], ["1/2", "1/3"]], beta=1, layers=6)
+DENSE = dict(tokens=[[1, 0], [0, 1], ["1/2", "-1/3"], ["-1/4", "1/5"]], beta=300, layers=5,
+             A=[["2", "1/3"], ["1/3", "5/4"]])
+
+
+@pytest.mark.parametrize("case", [HOLDS, TIE, MARGIN_STOP, DENSE], ids=["holds", "tie", "margin", "dense-A"])
+def test_engine_certificates_verify(case):
+    result = checker.check_record(record(**case))
+    assert result.status == "verified", result.reason
+    assert result.exit_status == 0
+
+
+def _tampered(case, change):
+    data = record(**case)
+    change(data["softmax_certificate"], data)
+    return checker.check_record(data)
+
+
+def _halve_bound(k):
+    def change(cert, data):
+        r = cert["records"][k]
+        r["bound"] = str(Fraction(r["bound"]) / 2)
+    return change
+
+
+def _nudge_margin(k):
+    def change(cert, data):
+        r = cert["records"][k]
+        r["margin"] = str(Fraction(r["margin"]) * Fraction(1001, 1000))
+    return change
+
+
+TAMPERINGS = {
+    "bound halved at layer 1": (HOLDS, _halve_bound(1)),
+    "bound halved at the last layer": (HOLDS, _halve_bound(6)),
+    "margin enlarged at layer 2": (HOLDS, _nudge_margin(2)),
+    "margin enlarged, dense A": (DENSE, _nudge_margin(1)),
+    "eta lowered": (HOLDS, lambda c, d: c["records"][3].__setitem__("eta", str(Fraction(c["records"][3]["eta"]) / 3))),
+    "radius lowered": (HOLDS, lambda c, d: c.__setitem__("radius", "1/2")),
+    "norm lowered": (DENSE, lambda c, d: c.__setitem__("norm_bound", "1")),
+    "gamma changed": (HOLDS, lambda c, d: c.__setitem__("gamma", "1/4")),
+    "beta lowered": (HOLDS, lambda c, d: c.__setitem__("beta", "50")),
+    "a tie passed over": (TIE, lambda c, d: (c.__setitem__("stop", None), c.__setitem__("holds", True),
+                                             c.__setitem__("certified_through", 3),
+                                             c["records"].extend([{"layer": k, "bound": "1", "margin": None,
+                                                                   "eta": None} for k in (1, 2, 3)]),
+                                             d.__setitem__("status", "certified"))),
+    "stop claimed where there is no tie": (HOLDS, lambda c, d: (c.__setitem__("stop", {"layer": 6, "reason": "tie",
+                                                                                        "token": 0, "tokens": [0, 1]}),
+                                                                c.__setitem__("holds", False),
+                                                                d.__setitem__("status", "inconclusive"))),
+    "holds claimed for a stopped certificate": (MARGIN_STOP, lambda c, d: c.__setitem__("holds", True)),
+    "status says certified": (TIE, lambda c, d: d.__setitem__("status", "certified")),
+    "token moved out of the radius": (HOLDS, lambda c, d: d["config"]["tokens"][0].__setitem__(0, "3/2")),
+    "token moved onto a tie": (HOLDS, lambda c, d: d["config"]["tokens"][2].__setitem__(1, "1/2")),
+    "eps_0 not zero": (HOLDS, lambda c, d: c["records"][0].__setitem__("bound", "-1")),
+}
+
+
+def test_a_larger_beta_leaves_a_valid_certificate():
+    """Raising beta only shrinks the true bound, so the stated one still holds: verified, not rejected."""
+    result = _tampered(HOLDS, lambda c, d: c.__setitem__("beta", "2000"))
+    assert result.status == "verified"
+
+
+@pytest.mark.parametrize("name", list(TAMPERINGS))
+def test_tampering_is_rejected(name):
+    case, change = TAMPERINGS[name]
+    result = _tampered(case, change)
+    assert result.status == "rejected" and result.exit_status == 1, name
+
+
+def test_limits_are_refused_before_any_replay():
+    data = record(**HOLDS)
+    with pytest.raises(checker.BadInput):
+        checker.check_record(data, max_work=10)
+    big = copy.deepcopy(data)
+    big["softmax_certificate"]["layers"] = checker.MAX_LAYERS + 1
+    with pytest.raises(checker.BadInput):
+        checker.check_record(big)
+    with pytest.raises(checker.BadInput):
+        checker.check_record({"config": {}, "softmax_certificate": {}})
+    with pytest.raises(checker.BadInput):
+        checker.check_record({"tokens": []})
+
+
+@pytest.mark.parametrize("y", [Fraction(0), Fraction(1, 7), Fraction(1), Fraction(5, 2), Fraction(745),
+                               Fraction(65539, 3)], ids=str)
+def test_exp_lower_is_a_lower_bound(y):
+    value = checker.exp_lower(y)
+    true = mpmath.exp(mpmath.mpf(y.numerator) / y.denominator)
+    assert mpmath.mpf(value.numerator) / value.denominator <= true
+    assert mpmath.mpf(value.numerator) / value.denominator >= true * (1 - mpmath.mpf(2) ** -80)  # slack 2^-32 needed

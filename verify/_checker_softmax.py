@@ -1,0 +1,437 @@
+"""Independent re-check of a softmax-versus-hardmax certificate (docs/theory.md §6), standard library only.
+
+``hardmax-verify softmax CONFIG.json --beta B --layers K --json FILE`` writes the configuration
+and a certificate: per layer k the bound eps_k, the margin delta_k and eta_k, and where and why
+it stops. This module trusts none of it. It imports nothing from the package and nothing
+outside the standard library, replays the hardmax dynamics of docs/theory.md §1 itself with
+:class:`fractions.Fraction` (its own update, on groups of equal positions), and verifies:
+
+* the constants: gamma = alpha / (1 + alpha), R^2 >= max ||z_i^0||^2, ||A||^2 >= min(||A||_F^2,
+  ||A||_1 ||A||_inf) (both bound the squared spectral norm), exactly, without square roots;
+* at every layer k before the stop: no attention set holds two distinct positions, the stated
+  margin is the replay's delta_k exactly, eta_k >= ||A|| (2 R eps_k + eps_k^2), delta_k > 2 eta_k,
+  and eps_{k+1} - eps_k >= 2 gamma (R + eps_k) (n - 1) exp(-beta (delta_k - 2 eta_k)), proved by
+  a lower bound of exp (partial sums of its series and squarings, each rounded down);
+* the stop: a tie between distinct positions, or delta <= 2 eta, really happens at the stated
+  layer, and the certificate's summary (holds, certified_through, status) is what it shows.
+
+Usage::
+
+    python -m verify._checker_softmax softmax-result.json
+
+Exit status: 0 the certificate verifies (also one that honestly stops early); 1 it does not (a
+tampered margin or bound, a wrong stop); 2 not a readable softmax record, or beyond a limit
+(refused before any replay); 4 could not complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import stat
+import sys
+import traceback
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["KIND", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "BadInput", "SoftmaxCheck", "is_softmax_record",
+           "check_record", "check_path", "exp_lower", "main"]
+
+KIND = "softmax-certificate"
+MAX_TOKENS = 4096
+MAX_DIMENSION = 64
+MAX_LAYERS = 100_000
+MAX_DIGITS = 200_000          # longest number string read
+DEFAULT_MAX_WORK = 20_000_000  # n^2 d (L + 1)(1 + L/100) through layer L, checked before the replay
+DEFAULT_MAX_BYTES = 1 << 28
+BITS = 160                    # the checker's own rounding precision (the certificate's slack is 2^-32)
+SERIES_TERMS = 30
+VERIFIED, REJECTED, BAD_INPUT, COULD_NOT_COMPLETE = 0, 1, 2, 4
+
+
+class BadInput(Exception):
+    """Nothing can be checked: not a softmax record, malformed, or beyond a limit (exit status 2)."""
+
+
+class _Rejected(Exception):
+    pass
+
+
+class SoftmaxCheck:
+    """Outcome of one check: ``status`` "verified" or "rejected", with the reason and what was verified."""
+
+    def __init__(self, status: str, reason: str, *, layers: int, certified_through: int | None,
+                 stop: str | None) -> None:
+        self.status, self.reason = status, reason
+        self.layers, self.certified_through, self.stop = layers, certified_through, stop
+
+    @property
+    def exit_status(self) -> int:
+        return VERIFIED if self.status == "verified" else REJECTED
+
+    def lines(self) -> list[str]:
+        if self.status != "verified":
+            return [f"softmax certificate rejected: {self.reason}"]
+        if self.stop is None:
+            return [f"softmax certificate verified: the bound holds through layer {self.layers}"]
+        return [f"softmax certificate verified: the bound holds through layer {self.certified_through} of "
+                f"{self.layers}; it stops at layer {self.certified_through} ({self.stop}), as stated"]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"checker": "softmax", "status": self.status, "reason": self.reason, "layers": self.layers,
+                "certified_through": self.certified_through, "stop": self.stop, "exit_status": self.exit_status}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise _Rejected(message)
+
+
+def _exact(x: Any, where: str) -> Fraction:
+    if isinstance(x, int) and not isinstance(x, bool):
+        return Fraction(x)
+    if isinstance(x, str) and 0 < len(x) <= MAX_DIGITS:
+        body = x[1:] if x[:1] in "+-" else x
+        head, slash, tail = body.partition("/")
+        whole, dot, fraction = head.partition(".")
+        plain = (head.isdigit() and tail.isdigit()) if slash else (whole + fraction).isdigit()
+        if plain and body.isascii():
+            try:
+                return Fraction(x)
+            except (ValueError, ZeroDivisionError):
+                pass
+    raise _Rejected(f"{where}: not an exact number: {str(x)[:60]!r}")
+
+
+def _config_number(x: Any, where: str) -> Fraction:
+    if isinstance(x, float):  # a JSON decimal read by the parser below as its text
+        x = repr(x)
+    try:
+        return _exact(x, where)
+    except _Rejected as error:
+        raise BadInput(str(error)) from None
+
+
+def is_softmax_record(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("softmax_certificate"), dict)
+
+
+def _read(path: str, max_bytes: int) -> Any:
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise BadInput(f"{path}: not a regular file")
+    with open(path, "rb") as handle:
+        raw = handle.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise BadInput(f"{path}: more than the limit of {max_bytes} bytes")
+    try:
+        return json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise BadInput(f"{path}: not JSON ({str(error)[:100]})") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rounding and the exponential, the checker's own
+
+
+def _round_down(x: Fraction, bits: int = BITS) -> Fraction:
+    if x == 0:
+        return x
+    shift = bits - (abs(x.numerator).bit_length() - x.denominator.bit_length())
+    if shift >= 0:
+        return Fraction((x.numerator << shift) // x.denominator, 1 << shift)
+    return Fraction((x.numerator // (x.denominator << -shift)) << -shift)
+
+
+def _series(y: Fraction) -> Fraction:
+    """sum_{j <= SERIES_TERMS} y^j / j!, at most exp(y) for y >= 0."""
+    term, total = Fraction(1), Fraction(1)
+    for j in range(1, SERIES_TERMS + 1):
+        term = term * y / j
+        total += term
+    return total
+
+
+def exp_lower(y: Fraction) -> Fraction:
+    """A rational lower bound of exp(y) for rational y >= 0: e^floor(y) by squarings of a lower bound of e, times a partial sum."""
+    whole = y.numerator // y.denominator
+    base = _round_down(_series(Fraction(1)))
+    power = Fraction(1)
+    k = whole
+    while k:
+        if k & 1:
+            power = _round_down(power * base)
+        base = _round_down(base * base)
+        k >>= 1
+    return _round_down(power * _series(_round_down(y - whole)))
+
+
+def _exp_neg_at_most(x: Fraction, q: Fraction) -> bool:
+    """Proves exp(-x) <= q for x >= 0, or returns False (never True wrongly)."""
+    if q >= 1:
+        return True
+    if q <= 0:
+        return False
+    # exp(-x) <= exp(-y) for y <= x: y a little above log(1/q) suffices and keeps exp_lower cheap.
+    needed = math.log(q.denominator) - math.log(q.numerator)
+    y = min(x, Fraction(math.floor(needed) + 3))
+    return exp_lower(y) * q >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The hardmax replay
+
+
+def _score(A: list, p: tuple, q: tuple) -> Fraction:
+    d = len(p)
+    return sum((sum((A[r][c] * p[c] for c in range(d)), Fraction(0)) * q[r] for r in range(d)), Fraction(0))
+
+
+class _Layer:
+    """One replayed layer: positions, and per token its top positions and margin."""
+
+    def __init__(self, positions: list, A: list) -> None:
+        self.positions = positions
+        distinct: dict[tuple, list[int]] = {}
+        for i, p in enumerate(positions):
+            distinct.setdefault(p, []).append(i)
+        self.points = list(distinct)
+        self.members = distinct
+        self.top: dict[tuple, list[tuple]] = {}
+        self.margin: Fraction | None = None
+        self.tie: tuple[tuple, list[tuple]] | None = None
+        for p in self.points:
+            scores = {q: _score(A, p, q) for q in self.points}
+            best = max(scores.values())
+            top = [q for q in self.points if scores[q] == best]
+            self.top[p] = top
+            if len(top) > 1 and self.tie is None:
+                self.tie = (p, top)
+            rest = [s for q, s in scores.items() if s != best]
+            if rest:
+                gap = best - max(rest)
+                self.margin = gap if self.margin is None or gap < self.margin else self.margin
+
+    def following(self, alpha: Fraction) -> list:
+        new = {}
+        for p in self.points:
+            tokens = [i for q in self.top[p] for i in self.members[q]]
+            mean = tuple(sum((self.positions[i][r] for i in tokens), Fraction(0)) / len(tokens)
+                         for r in range(len(p)))
+            new[p] = tuple((p[r] + alpha * mean[r]) / (1 + alpha) for r in range(len(p)))
+        return [new[p] for p in self.positions]
+
+
+# ---------------------------------------------------------------------------------------------
+# The check
+
+
+def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck:
+    """Verify the softmax certificate of a record written by ``hardmax-verify softmax --json``.
+
+    Raises :class:`BadInput` when the record is not one or is beyond a limit (before any replay).
+    """
+    if not is_softmax_record(data):
+        raise BadInput("not a softmax certificate record (expected a 'softmax_certificate' object)")
+    config, cert = data.get("config"), data["softmax_certificate"]
+    if not isinstance(config, dict):
+        raise BadInput("config: expected the configuration object")
+    tokens = config.get("tokens")
+    if not (isinstance(tokens, list) and 0 < len(tokens) <= MAX_TOKENS and all(isinstance(t, list) for t in tokens)
+            and len({len(t) for t in tokens}) == 1 and 0 < len(tokens[0]) <= MAX_DIMENSION):
+        raise BadInput(f"config.tokens: expected 1..{MAX_TOKENS} points of one dimension 1..{MAX_DIMENSION}")
+    n, d = len(tokens), len(tokens[0])
+    layers = cert.get("layers")
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 0 <= layers <= MAX_LAYERS:
+        raise BadInput(f"softmax_certificate.layers: expected an integer 0..{MAX_LAYERS}")
+    records = cert.get("records")
+    if not isinstance(records, list) or not 0 < len(records) <= layers + 1:
+        raise BadInput("softmax_certificate.records: expected 1..layers+1 layer records")
+    # Exact numbers grow with the layers replayed: the same measure as verify/certcheck.py's replay.
+    work = n * n * d * len(records) * (1 + len(records) // 100)
+    if work > max_work:
+        raise BadInput(f"replay work n^2 d (L + 1)(1 + L/100) = {work} exceeds the limit of {max_work} "
+                       "(raise it with --max-work)")
+    Z0 = [tuple(_config_number(x, f"config.tokens[{i}][{c}]") for c, x in enumerate(t)) for i, t in enumerate(tokens)]
+    alpha = _config_number(config.get("alpha"), "config.alpha")
+    if alpha <= 0:
+        raise BadInput("config.alpha: expected alpha > 0")
+    if config.get("V") is not None:
+        raise BadInput("config.V: the softmax bound is for the alpha update only")
+    raw_A = config.get("A")
+    if raw_A is None:
+        A = [[Fraction(int(r == c)) for c in range(d)] for r in range(d)]
+    else:
+        if not (isinstance(raw_A, list) and len(raw_A) == d and all(isinstance(r, list) and len(r) == d for r in raw_A)):
+            raise BadInput(f"config.A: expected a {d} x {d} matrix")
+        A = [[_config_number(x, f"config.A[{r}][{c}]") for c, x in enumerate(row)] for r, row in enumerate(raw_A)]
+    try:
+        return _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"))
+    except _Rejected as error:
+        return SoftmaxCheck("rejected", str(error), layers=layers, certified_through=None, stop=None)
+
+
+def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, records: list, *,
+           status: Any) -> SoftmaxCheck:
+    _require(cert.get("kind") == KIND, f"kind: expected {KIND!r}")
+    _require(cert.get("n") == n, "n: not the configuration's number of tokens")
+    _require(_exact(cert.get("alpha"), "alpha") == alpha, "alpha: not the configuration's")
+    beta = _exact(cert.get("beta"), "beta")
+    _require(beta > 0, "beta: expected beta > 0")
+    gamma = _exact(cert.get("gamma"), "gamma")
+    _require(gamma == alpha / (1 + alpha), "gamma: not alpha / (1 + alpha)")
+    R = _exact(cert.get("radius"), "radius")
+    _require(R >= 0 and R * R >= max(sum((x * x for x in z), Fraction(0)) for z in Z0),
+             "radius: R^2 is below the largest squared norm of an initial token")
+    norm = _exact(cert.get("norm_bound"), "norm_bound")
+    d = len(A)
+    frobenius = sum((x * x for row in A for x in row), Fraction(0))
+    holder = (max(sum((abs(A[r][c]) for r in range(d)), Fraction(0)) for c in range(d))
+              * max(sum((abs(x) for x in row), Fraction(0)) for row in A))
+    _require(norm >= 0 and norm * norm >= min(frobenius, holder),
+             "norm_bound: its square is below both ||A||_F^2 and ||A||_1 ||A||_inf")
+
+    last = len(records) - 1
+    stop = cert.get("stop")
+    _require(cert.get("certified_through") == last, "certified_through: not the last layer record")
+    holds = stop is None and last == layers
+    _require(cert.get("holds") is holds, f"holds: should be {str(holds).lower()}")
+    if status is not None:
+        _require(status == ("certified" if holds else "inconclusive"), "status: disagrees with the certificate")
+    _require(stop is not None or last == layers, "records end before the last layer without a stated stop")
+    if stop is not None:
+        _require(isinstance(stop, dict) and stop.get("layer") == last and stop.get("reason") in ("tie", "margin"),
+                 "stop: expected the last record's layer and a reason 'tie' or 'margin'")
+
+    bounds, margins, etas = [], [], []
+    for k, record in enumerate(records):
+        _require(isinstance(record, dict) and record.get("layer") == k, f"records[{k}]: expected layer {k}")
+        bounds.append(_exact(record.get("bound"), f"records[{k}].bound"))
+        margins.append(None if record.get("margin") is None else _exact(record["margin"], f"records[{k}].margin"))
+        etas.append(None if record.get("eta") is None else _exact(record["eta"], f"records[{k}].eta"))
+    _require(bounds[0] == 0, "records[0].bound: eps_0 must be 0")
+
+    positions = Z0
+    for k in range(last + 1):
+        if k == last and stop is None:
+            break  # the bound at layer K needs no analysis of layer K
+        layer = _Layer(positions, A)
+        eps = bounds[k]
+        _require(eps >= 0, f"layer {k}: negative bound")
+        if k == last and stop is not None:  # the stated stop
+            if stop["reason"] == "tie":
+                _require(layer.tie is not None, f"layer {k}: the certificate stops for a tie, but no attention set "
+                                                 "holds two distinct positions")
+                _check_tie_tokens(stop, layer, n)
+                break
+            _require(layer.tie is None, f"layer {k}: a tie between distinct positions, not a margin stop")
+        else:
+            _require(layer.tie is None, f"layer {k}: an attention set holds two distinct positions, so the bound "
+                                        "cannot continue past this layer")
+        margin, eta = layer.margin, etas[k]
+        _require(margins[k] == margin,
+                 f"layer {k}: stated margin {_short(margins[k])} is not the replay's delta_k = {_short(margin)}")
+        if margin is not None or eta is not None:
+            _require(eta is not None and eta >= norm * eps * (2 * R + eps),
+                     f"layer {k}: eta_k is below ||A|| (2 R eps_k + eps_k^2)")
+        if k == last:  # stop for the margin
+            _require(margin is not None and eta is not None and margin <= 2 * eta,
+                     f"layer {k}: the certificate stops for the margin, but delta_k > 2 eta_k")
+            break
+        following = bounds[k + 1]
+        if margin is None or eta is None:
+            _require(following >= eps, f"layer {k + 1}: the bound decreased")
+        else:
+            _require(margin > 2 * eta, f"layer {k}: delta_k <= 2 eta_k, the certificate must stop here")
+            exponent = beta * (margin - 2 * eta)
+            weight = 2 * gamma * (R + eps) * (n - 1)
+            increase = following - eps
+            if weight == 0:
+                _require(increase >= 0, f"layer {k + 1}: the bound decreased")
+            else:
+                _require(increase > 0 and _exp_neg_at_most(exponent, increase / weight),
+                         f"layer {k + 1}: eps_{k + 1} is below eps_k + 2 gamma (R + eps_k)(n - 1) "
+                         "exp(-beta (delta_k - 2 eta_k))")
+        positions = layer.following(alpha)
+    stop_text = None if stop is None else ("a tie between distinct positions" if stop["reason"] == "tie"
+                                           else "delta <= 2 eta")
+    return SoftmaxCheck("verified", "", layers=layers, certified_through=last, stop=stop_text)
+
+
+def _check_tie_tokens(stop: dict, layer: _Layer, n: int) -> None:
+    token, pair = stop.get("token"), stop.get("tokens")
+    if not (isinstance(token, int) and 0 <= token < n and isinstance(pair, list) and len(pair) == 2
+            and all(isinstance(j, int) and 0 <= j < n for j in pair)):
+        raise _Rejected("stop: expected the token and the tied pair")
+    top = layer.top[layer.positions[token]]
+    a, b = (layer.positions[j] for j in pair)
+    _require(a != b and a in top and b in top, "stop: the stated tokens do not tie at distinct positions for the token")
+
+
+def _short(x: Fraction | None) -> str:
+    if x is None:
+        return "none"
+    text = str(x)
+    return text if len(text) <= 40 else f"≈{float(x):.6g}"
+
+
+def check_path(path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck | None:
+    """Check the file when it is a softmax record; None when it is a regular file of another kind."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None  # the caller's own reader names the problem
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+        return None
+    try:
+        data = _read(path, max_bytes)
+    except BadInput:
+        return None
+    if not is_softmax_record(data):
+        return None
+    return check_record(data, max_work=max_work)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m verify._checker_softmax", description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", help="a record of hardmax-verify softmax --json")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON instead of a line")
+    parser.add_argument("--max-work", type=int, default=DEFAULT_MAX_WORK)
+    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES)
+    parser.add_argument("--debug", action="store_true")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        result = check_record(_read(args.file, args.max_bytes), max_work=args.max_work)
+    except BadInput as error:
+        print(f"error: {str(error)[:500]}", file=sys.stderr)
+        return BAD_INPUT
+    except OSError as error:
+        print(f"error: {args.file}: {error.strerror or error}", file=sys.stderr)
+        return BAD_INPUT
+    except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
+        if args.debug:
+            traceback.print_exception(error)
+        print(f"error: could not complete: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
+        return COULD_NOT_COMPLETE
+    if args.json:
+        sys.stdout.write(json.dumps(result.to_json_dict(), indent=1) + "\n")
+    else:
+        print("\n".join(result.lines()))
+    return result.exit_status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
