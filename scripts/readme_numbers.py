@@ -1,9 +1,11 @@
 """The numbers the user docs quote, written by the commands that produce them, never typed.
 
-    python scripts/readme_numbers.py                    # refresh the blocks derived from committed files and code
-    python scripts/readme_numbers.py --results reports/latest/results.json   # also the at-a-glance block
+    python scripts/readme_numbers.py                  # rewrite every block (runs the default report: a minute or two)
+    python scripts/readme_numbers.py --quick          # the same without running the report (its campaign lines kept)
+    python scripts/readme_numbers.py --results reports/latest/results.json   # the at-a-glance block from that report
     python scripts/readme_numbers.py --run bench_dynamics                    # also run a benchmark and quote it
-    python scripts/readme_numbers.py --check            # change nothing; exit 1 if a block is stale or malformed
+    python scripts/readme_numbers.py --check          # change nothing; exit 1 if a block differs from its sources
+    python scripts/readme_numbers.py --check --quick  # the same, without running the report
 
 A number lives between ``<!-- generated: NAME -->`` and ``<!-- end -->`` in README.md,
 reports/README.md or docs/*.md; NAME says where it comes from (:data:`SOURCES`):
@@ -11,21 +13,29 @@ reports/README.md or docs/*.md; NAME says where it comes from (:data:`SOURCES`):
 * **derived** blocks are computed from committed files and the code (the default campaign's
   plan, the documented limits, the self-test's variants, the saved sentiment evaluations):
   ``--check`` recomputes them and requires the same text;
+* the **at-a-glance** block is what ``hardmax-verify report`` (default campaign, seed 0) opens
+  with, on the committed code and the saved results under ``runs/``: ``--check`` runs that
+  report and requires the same text. The report's results are the same for the same seed and
+  code, so nothing in the block depends on when it was written. With ``--quick`` the report is
+  not run: the lines of the saved results (sentiment, reproduction, conjecture lab,
+  classification) are still recomputed and compared, the campaign's lines only checked for
+  their form and their count of configurations;
 * **command output** blocks quote what a benchmark printed, verbatim, under a line naming the
   command, the date, the cores and the load average before the run (timings vary with the
   machine and its load, so ``--check`` verifies the form: the command, that line, and lines the
-  command still prints, not the numbers);
-* the **at-a-glance** block quotes a report's results at a glance (``hardmax-verify report``
-  writes the results.json it reads); ``--check`` verifies its form, its claims and its count of
-  configurations against the registry and the default campaign.
+  command still prints, not the numbers).
 
-``--check`` also refuses, outside the blocks of README.md, the kinds of number that go stale:
-speed-up ratios (``2.1x``), durations (``30 s``) and accuracies (``0.8164``).
+A new kind of generated text is one more entry of :data:`SOURCES` (a :class:`Derived` render
+function is enough for anything computed from committed files).
+
+``--check`` also refuses, outside the blocks and fenced code of every page, the kinds of number
+that go stale: speed-up ratios (``2.1x``), durations (``30 s``) and accuracies (``0.8164``).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import json
 import os
@@ -33,22 +43,34 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 REPO = Path(__file__).resolve().parent.parent
+# Where the sources of the numbers are read (the pages checked may be a copy elsewhere, as in the tests).
+ROOT = REPO
 sys.path.insert(0, str(REPO))
 
+import hypothesis  # noqa: E402
 import verify.claims  # noqa: E402,F401  (registers the built-in claims)
+import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
 from verify.core import config as configuration_limits  # noqa: E402
 from verify.core import io as input_limits  # noqa: E402
-from verify.core import limits, numbers  # noqa: E402
+from verify.core import limits, numbers, text  # noqa: E402
 from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
+from verify.app.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
+from verify.core.config import load_configuration  # noqa: E402
+from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
-from verify.app.report.build import provider_sections  # noqa: E402
-from verify.app.report.glance import at_a_glance  # noqa: E402
-from verify.app.report.render import glance_markdown  # noqa: E402
+from verify.core import formatting as fmt  # noqa: E402
+from verify.app.report.build import collect_optional_sections, provider_sections  # noqa: E402
+from verify.app.report.glance import at_a_glance, experiment_sentences  # noqa: E402
+from verify.app.report.render import glance_list, glance_markdown  # noqa: E402
+from verify.core.text import short_number  # noqa: E402
+from verify.core.trajectory import simulate as simulate_trajectory  # noqa: E402
 from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
 from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
 from verify.experiments.sentiment.report_section import chosen_on_validation  # noqa: E402
@@ -61,8 +83,9 @@ STALE_NUMBER = re.compile(r"\b\d+(?:\.\d+)?x\b|\b\d+(?:\.\d+)?(?:[-–]\d+(?:\.\
                           r"|\b0\.\d{3,}\b")
 
 
-def pages(repo: Path = REPO) -> list[Path]:
+def pages(repo: Path | None = None) -> list[Path]:
     """The user docs that may hold generated blocks."""
+    repo = REPO if repo is None else repo
     return [repo / "README.md", repo / "reports" / "README.md",
             *sorted(p for p in (repo / "docs").glob("*.md") if p.name != "theory.md")]
 
@@ -102,7 +125,54 @@ def selftest_sentence() -> str:
             f"and {len(FLOAT_MUTANTS)} of the float engine")
 
 
-def _evaluations(repo: Path = REPO) -> list[dict]:
+def number_rule_sentence() -> str:
+    """How every readable output writes an exact number (verify.core.text.short_number), with its examples computed."""
+    examples = [Fraction(1, 3), Fraction(309017, 10**6), Fraction(-809017, 10**6)]
+    long = Fraction(10**30, 3)
+    return ("an integer as itself, another rational as the shorter of its fraction and its finite decimal expansion "
+            f"({', '.join(f'`{short_number(x)}`' for x in examples)}; the fraction on a tie), when that has at most "
+            f"{text.SHORT_EXACT_LENGTH} characters, else `≈` its value to {text.SHORT_DIGITS} significant digits "
+            f"(`{short_number(long)}`)")
+
+
+def simulate_example_output() -> str:
+    """The first lines `hardmax-verify simulate examples/example.json --layers 3` prints (the README quotes them)."""
+    config = load_configuration(ROOT / "examples" / "example.json")
+    trajectory = simulate_trajectory(config.tokens, alpha=config.alpha, A=config.A_matrix if config.A else None,
+                                     layers=3, arithmetic="exact")
+    lines = simulate_summary_lines(config, trajectory, source="example.json")
+    shown = lines[:next(i for i, line in enumerate(lines) if line.startswith("leaders")) + 1]
+    return "\n```\n" + "\n".join(shown) + "\n```\n"
+
+
+def default_examples() -> str:
+    """The generated configurations of the embedded default campaign."""
+    return f"{default_spec().examples:,}"
+
+
+def _fast_lane_examples() -> int:
+    """FAST_LANE_EXAMPLES of the repository's root conftest.py, read from its text: under pytest the module
+    name ``conftest`` may be another folder's conftest."""
+    tree = ast.parse((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    return next(int(node.value.value) for node in tree.body if isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "FAST_LANE_EXAMPLES" for t in node.targets)
+                and isinstance(node.value, ast.Constant))
+
+
+def fast_lane_sentence() -> str:
+    """How many examples a property runs in the fast lane (the root conftest.py) against the profiles'."""
+    fast = _fast_lane_examples()
+    ci, dev = (hypothesis.settings.get_profile(name).max_examples for name in ("ci", "dev"))
+    return f"{fast} examples instead of the profile's {ci} or {dev}"
+
+
+def conjecture_count_line() -> str:
+    """What `conjecture run all` ends with when every built-in conjecture behaves as expected."""
+    n = len(BUILTIN_CONJECTURES)
+    return f"`{n} as expected, 0 surprises, 0 inconclusive (of {n} conjectures)`"
+
+
+def _evaluations(repo: Path = ROOT) -> list[dict]:
     files = sorted((repo / "runs" / "sentiment").glob("evaluate-*.json"))
     return [json.loads(path.read_text(encoding="utf-8")) for path in files]
 
@@ -140,7 +210,7 @@ def sentiment_chosen_sentence() -> str:
             "where 8 layers leave the tokens far from clustered")
 
 
-def _epochs_run(evaluation: Mapping, repo: Path = REPO) -> str:
+def _epochs_run(evaluation: Mapping, repo: Path = ROOT) -> str:
     checkpoint = repo / str(evaluation["checkpoint"]) / "checkpoint.json"
     if not checkpoint.is_file():
         return "n/a"
@@ -183,7 +253,161 @@ def sentiment_headline_table() -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
-def softmax_certificate_table(repo: Path = REPO) -> str:
+# --- docs/sentiment.md: the tuned study's analyses (runs/sentiment/analysis/analysis.json) ---------
+
+def _analysis() -> Mapping:
+    return json.loads((ROOT / "runs" / "sentiment" / "analysis" / "analysis.json").read_text(encoding="utf-8"))
+
+
+def _model(record: Mapping) -> str:
+    return Path(str(record["path"])).name.removeprefix("sentiment-")
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        data = data.get(key) if isinstance(data, Mapping) else None
+    return data
+
+
+def authors_figures_list() -> str:
+    return ", ".join(f"{AUTHORS_SOFTMAX_TEST_ACCURACY[d]:.4f}" for d in sorted(AUTHORS_SOFTMAX_TEST_ACCURACY))
+
+
+def sentiment_analyses_table() -> str:
+    """Leaders, leader words, polarity and K = 8 against the converged state, one row per analysed model."""
+    rows = _analysis()["checkpoints"]
+    polar = sorted({fmt.share(_get(r, "lexicon", "all_polar_share")) for r in rows})
+    converged = {_get(r, "K_vs_converged", "configurations") for r in rows}
+    lines = ["| model | alpha | leaders per review: mean (std, min-max) | already leading at layer 0 | reviews without "
+             "a leader (T0 fails, exact) | reviews selected for leader words | VADER-polar share of leader words "
+             f"(all words: {' to '.join(polar)}) | K = 8 vs {_analysis()['converge_layers']} layers: predictions changed "
+             f"(of {', '.join(fmt.count(c) for c in sorted(converged))} reviews, float) | mean distance | max distance |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        stats, converge = r["leader_statistics"], r["K_vs_converged"]
+        lines.append(f"| {_model(r)} | {r['alpha']:.2f} | {stats['mean']:.2f} ({stats['std']:.2f}, {stats['min']}-{stats['max']}) "
+                     f"| {fmt.share(stats['fraction_initial_leaders_mean'])} | {fmt.count(stats['reviews_without_leader'])} "
+                     f"| {fmt.count(_get(r, 'leader_words', 'reviews_selected'))} "
+                     f"| {fmt.share(_get(r, 'lexicon', 'leader_polar_share'))} | {fmt.count(converge['predictions_changed'])} "
+                     f"| {fmt.measured(_get(converge, 'distance_K_to_converged', 'mean'))} "
+                     f"| {fmt.measured(_get(converge, 'distance_K_to_converged', 'max'))} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def sentiment_ablation_table() -> str:
+    """The same weights with K = 0 (certified) against the certified model at K = 8."""
+    lines = ["| model | alpha | K = 8 (certified hardmax) | K = 0, same weights | predictions that differ |",
+             "|---|---|---|---|---|"]
+    for r in _analysis()["checkpoints"]:
+        a = r["without_attention"]
+        lines.append(f"| {_model(r)} | {r['alpha']:.2f} | {fmt.probability(a['accuracy_at_K'])} "
+                     f"| {fmt.probability(a['accuracy_without_attention'])} | {fmt.count(a['predictions_changed'])} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def sentiment_ablation_sentence() -> str:
+    rows = _analysis()["checkpoints"]
+    changed = [r["without_attention"]["predictions_changed"] / r["without_attention"]["reviews"] for r in rows]
+    by_d: dict[int, list[float]] = {}
+    for r in rows:
+        a = r["without_attention"]
+        by_d.setdefault(r["d"], []).append(100 * (a["accuracy_without_attention"] - a["accuracy_at_K"]))
+    parts = [f"d = {d}: {min(v):+.2f} to {max(v):+.2f} points" for d, v in sorted(by_d.items())]
+    return (f"the K = 8 attention layers change {fmt.share(min(changed))} to {fmt.share(max(changed))} of the "
+            f"predictions, and K = 0 against K = 8, per d, is {'; '.join(parts)}")
+
+
+def sentiment_leader_words() -> str:
+    """The top leader words of each analysed model, with their counts."""
+    lines = []
+    for r in _analysis()["checkpoints"]:
+        words = _get(r, "leader_words", "top") or []
+        polar = _get(r, "lexicon", "top_words_polar") or []
+        lines.append(f"* `{_model(r)}`: " + ", ".join(f"{w} {fmt.count(c)}" for w, c in words)
+                     + f" ({len(polar)} of {len(words)} VADER-polar)")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def sentiment_converged_table() -> str:
+    """K = 8 against the state after the converge layers (float), and when the float bound stopped deciding."""
+    analysis = _analysis()
+    lines = [f"| model | alpha | predictions changed at {analysis['converge_layers']} layers | distance K = 8 to "
+             f"{analysis['converge_layers']} layers: mean (max) | float bound undecided from layer (median) |",
+             "|---|---|---|---|---|"]
+    for r in analysis["checkpoints"]:
+        c = r["K_vs_converged"]
+        median = _get(c, "undecided_first_layer", "median")
+        lines.append(f"| {_model(r)} | {r['alpha']:.2f} | {fmt.fraction(c['predictions_changed'], c['configurations'])} "
+                     f"| {fmt.measured(_get(c, 'distance_K_to_converged', 'mean'))} "
+                     f"({fmt.measured(_get(c, 'distance_K_to_converged', 'max'))}) "
+                     f"| {fmt.layer(median) if median is not None else 'never within ' + str(c['converge_layers'])} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def sentiment_exact_authors_sentence() -> str:
+    exact = _analysis()["authors_d2"]["distinct"]["certified_limits"]
+    claims = ", ".join(f"{claim} {fmt.count(counts.get('certified', 0))}" for claim, counts in exact["claims"].items())
+    return (f"{fmt.count(exact['configurations'])} configurations of {_analysis()['authors_d2']['n']} distinct rows "
+            f"of the authors' released d = 2 embedding went through the claim checks (layer budget "
+            f"{exact['layer_budget']}): certified per claim {claims}; settled by layer "
+            f"{fmt.layer(_get(exact, 'settled_layer', 'max'))} at the latest (median "
+            f"{fmt.layer(_get(exact, 'settled_layer', 'median'))}); every token's limit exact by D7 for "
+            f"{fmt.count(exact['limits_certified'])}; the class of the limit state differs from the certified class at "
+            f"K = {exact['K']} for {fmt.fraction(exact['predictions_changed'], exact['limits_certified'])}; the exact "
+            f"distance from layer {exact['K']} to the limit is at most "
+            f"{fmt.measured(_get(exact, 'distance_K_to_limit', 'max'))} (mean "
+            f"{fmt.measured(_get(exact, 'distance_K_to_limit', 'mean'))})")
+
+
+def sentiment_hypotheses_sentence() -> str:
+    rows = _analysis()["checkpoints"]
+    first = rows[0]["hypotheses"]
+    t0 = "; ".join(f"{_model(r)} {fmt.count(_get(r, 'hypotheses', 'T0_leader_within_K', 'fails'))}" for r in rows)
+    t3 = next((r for r in rows if _get(r, "hypotheses", "T3_limits_on_boundary_of_K")), None)
+    among_distinct = sum(_get(r, "hypotheses", "T0_leader_within_K", "fails_among_distinct_reviews") or 0 for r in rows)
+    text = (f"of the {fmt.count(first['reviews'])} test reviews, {fmt.count(first['within_hypotheses'])} are within "
+            f"the hypotheses: {fmt.count(first['with_padding'])} are padded and {fmt.count(first['with_repeated_word'])} "
+            f"repeat a word. T0 (a leader within K, exact) fails on: {t0}; "
+            + ("every one a review with duplicates" if among_distinct == 0
+               else f"{fmt.count(among_distinct)} of them reviews of distinct tokens"))
+    if t3 is not None:
+        h = t3["hypotheses"]
+        text += (f". In `{_model(t3)}`, measured on the converged state (float, tolerance "
+                 f"{h['T3_limits_on_boundary_of_K']['tolerance']:g}), T3 fails on "
+                 f"{fmt.fraction(h['T3_limits_on_boundary_of_K']['fails'], h['T3_limits_on_boundary_of_K']['reviews'])} "
+                 f"reviews and T2 holds on {fmt.count(h['T2_leader_limits_are_hull_vertices']['holds'])} of the reviews "
+                 "with a leader")
+    return text
+
+
+def sentiment_authors_float_sentence() -> str:
+    authors = _analysis()["authors_d2"]
+    parts = []
+    for name in ("distinct", "padded"):
+        part = authors[name]
+        parts.append(f"{name} ({fmt.count(part['leaders']['reviews'])} configurations): T0 fails "
+                     f"{fmt.count(part['T0_leader_within_K']['fails'])}, T2 fails "
+                     f"{fmt.count(part['T2_leader_limits_are_hull_vertices']['fails'])}, T3 fails "
+                     f"{fmt.count(part['T3_limits_on_boundary_of_K']['fails'])}, and the prediction at K = 8 differs "
+                     f"from the one after {_analysis()['converge_layers']} layers for "
+                     f"{fmt.count(part['K_vs_converged']['predictions_changed'])}")
+    return "; ".join(parts)
+
+
+def sentiment_hardmax_softmax_sentence() -> str:
+    """Certified hardmax against softmax on the committed evaluations."""
+    evaluations = [e for e in _evaluations() if e.get("softmax_accuracy") is not None]
+    gap = max(abs(e["hardmax_accuracy"] - e["softmax_accuracy"]) for e in evaluations)
+    agree = [e["hardmax_softmax_agreement"] for e in evaluations if e.get("hardmax_softmax_agreement") is not None]
+    text = (f"over the {len(evaluations)} committed evaluations the certified hardmax accuracy and the softmax "
+            f"accuracy of the same checkpoint differ by at most {100 * gap:.2f} points")
+    if agree:
+        text += f", and the two models' predictions agree on at least {fmt.share(min(agree))} of the test reviews"
+    return text + (f"; the exact path was taken by {fmt.count(sum(e['exact_path'] for e in evaluations))} reviews "
+                   "in all")
+
+
+def softmax_certificate_table(repo: Path = ROOT) -> str:
     """docs/softmax.md: per (d, K), the test reviews on which softmax is certified to agree with hardmax."""
     data = json.loads((repo / "runs" / "sentiment" / "softmax-certificate.json").read_text(encoding="utf-8"))
     lines = ["| d | K | runs | test reviews certified | measured agreement (float softmax) | stopped: delta <= 2 eta "
@@ -216,7 +440,7 @@ class CommandOutput:
 
 @dataclass(frozen=True)
 class Glance:
-    """A report's results at a glance, read from its results.json."""
+    """What ``hardmax-verify report`` (default campaign, seed 0) opens with, on the saved results of runs/."""
 
 
 Source = Derived | CommandOutput | Glance
@@ -225,10 +449,25 @@ SOURCES: dict[str, Source] = {
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
     "selftest_variants": Derived(selftest_sentence),
+    "conjecture_count": Derived(conjecture_count_line),
+    "fast_lane_examples": Derived(fast_lane_sentence),
+    "default_examples": Derived(default_examples),
+    "number_rule": Derived(number_rule_sentence),
+    "simulate_example": Derived(simulate_example_output),
     "sentiment_table": Derived(sentiment_table),
     "sentiment_chosen": Derived(sentiment_chosen_sentence),
     "sentiment_tuned_table": Derived(sentiment_tuned_table),
     "sentiment_headline_table": Derived(sentiment_headline_table),
+    "authors_figures": Derived(authors_figures_list),
+    "sentiment_analyses_table": Derived(sentiment_analyses_table),
+    "sentiment_ablation_table": Derived(sentiment_ablation_table),
+    "sentiment_ablation_sentence": Derived(sentiment_ablation_sentence),
+    "sentiment_leader_words": Derived(sentiment_leader_words),
+    "sentiment_converged_table": Derived(sentiment_converged_table),
+    "sentiment_exact_authors": Derived(sentiment_exact_authors_sentence),
+    "sentiment_hypotheses": Derived(sentiment_hypotheses_sentence),
+    "sentiment_authors_float": Derived(sentiment_authors_float_sentence),
+    "sentiment_hardmax_softmax": Derived(sentiment_hardmax_softmax_sentence),
     "softmax_certificate_table": Derived(softmax_certificate_table),
     "glance": Glance(),
     "bench_dynamics": CommandOutput("python bench/dynamics.py", (
@@ -243,10 +482,12 @@ SOURCES: dict[str, Source] = {
 OUTPUT_HEADER = re.compile(r"^Printed by `(?P<command>[^`]+)` on (?P<date>\d{4}-\d{2}-\d{2}) \((?P<cores>\d+) cores, "
                            r"load average (?P<load>[\d.]+ [\d.]+ [\d.]+) before the run\):$")
 GLANCE_HEADER = re.compile(r"^From `hardmax-verify report` \(default campaign, seed (?P<seed>\d+)\), "
-                           r"run on (?P<date>\d{4}-\d{2}-\d{2}):$")
+                           r"with the saved results of `runs/`:$")
+GLANCE_SEED = 0
+CAMPAIGN_ITEM = "- Verification campaign: "
 
 
-def run_command(source: CommandOutput, repo: Path = REPO) -> str:
+def run_command(source: CommandOutput, repo: Path = ROOT) -> str:
     """Run ``source.command`` in the repository and return the block quoting its output."""
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     env = {**os.environ, "PYTHONPATH": str(repo)}
@@ -261,11 +502,58 @@ def run_command(source: CommandOutput, repo: Path = REPO) -> str:
 
 
 def glance_block(results: Mapping) -> str:
-    date = str(results["environment"].get("finished") or results["environment"].get("started"))[:10]
-    return (f"\nFrom `hardmax-verify report` (default campaign, seed {results['campaign']['seed']}), run on {date}:\n\n"
-            + glance_markdown(at_a_glance(results, {key: section.summary for key, section in
-                                                    provider_sections(results.get("optional_sections") or {}).items()}))
-            + "\n")
+    """The README's at-a-glance block for a report's results.json."""
+    summaries = {key: section.summary for key, section in
+                 provider_sections(results.get("optional_sections") or {}).items()}
+    return (f"\nFrom `hardmax-verify report` (default campaign, seed {results['campaign']['seed']}), "
+            "with the saved results of `runs/`:\n\n" + glance_markdown(at_a_glance(results, summaries)) + "\n")
+
+
+def saved_results_lines(repo: Path | None = None) -> list[str]:
+    """The at-a-glance lines of the saved results under runs/, computed as the report computes them."""
+    optional, _ = collect_optional_sections((ROOT if repo is None else repo) / "runs", "runs")
+    summaries = {key: section.summary for key, section in provider_sections(optional).items()}
+    return glance_list(experiment_sentences(optional, summaries)).splitlines()
+
+
+_report_cache: dict[Path, Mapping] = {}
+
+
+def report_results(repo: Path | None = None) -> Mapping:
+    """results.json of ``hardmax-verify report`` on the default campaign (seed 0), run once per process."""
+    repo = ROOT if repo is None else repo
+    if repo not in _report_cache:
+        print("running hardmax-verify report (default campaign, seed 0) ...", file=sys.stderr)
+        env = {**os.environ, "PYTHONPATH": str(repo)}
+        with tempfile.TemporaryDirectory(prefix="readme-numbers-") as folder:
+            out = Path(folder) / "report"
+            completed = subprocess.run([sys.executable, "-m", "verify", "report", "--out", str(out), "--seed",
+                                        str(GLANCE_SEED)], cwd=repo, env=env, capture_output=True, text=True)
+            if completed.returncode not in (0, 1, 3):  # the report is written whatever its verdict
+                raise RuntimeError(f"hardmax-verify report exited {completed.returncode}: "
+                                   f"{completed.stderr.strip()[-500:]}")
+            _report_cache[repo] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return _report_cache[repo]
+
+
+def with_saved_results_lines(body: str, lines: Sequence[str]) -> str | None:
+    """A glance block's text with the lines after its campaign line replaced (None: it has no campaign line)."""
+    kept = body.strip("\n").splitlines()
+    campaign = next((i for i, line in enumerate(kept) if line.startswith(CAMPAIGN_ITEM)), None)
+    if campaign is None:
+        return None
+    return "\n" + "\n".join(kept[:campaign + 1] + list(lines)) + "\n"
+
+
+def first_difference(found: str, expected: str) -> str:
+    """Where a block's text departs from its sources' text, for the message."""
+    for have, want in zip(found.splitlines(), expected.splitlines()):
+        if have != want:
+            at = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
+            start = max(at - 40, 0)
+            return f"it says '…{have[start:at + 40]}…', its sources say '…{want[start:at + 40]}…'"
+    return (f"it has {len(found.splitlines())} lines, its sources give {len(expected.splitlines())}"
+            if found.splitlines() != expected.splitlines() else "it differs in blank space")
 
 
 # --- reading and checking pages ---------------------------------------------------------------
@@ -313,11 +601,24 @@ def check_output_block(block: Block, source: CommandOutput) -> list[str]:
             if not any(re.search(pattern, line.strip()) for line in output)]
 
 
-def check_glance_block(block: Block) -> list[str]:
+def check_glance_block(block: Block, *, results: Mapping | None = None,
+                       saved_results: Sequence[str] | None = None) -> list[str]:
+    """Problems of the at-a-glance block.
+
+    With ``results`` (a report run now): the block must be exactly :func:`glance_block` of them.
+    Without: its lines of saved results must be ``saved_results`` (default: recomputed from
+    runs/), and its campaign lines must have the form of the report's, name the registry's
+    claims and count the default campaign's configurations.
+    """
+    if results is not None:
+        expected = glance_block(results)
+        return [] if block.body == expected else [f"stale: {first_difference(block.body, expected)} "
+                                                  "(python scripts/readme_numbers.py rewrites it)"]
     lines = block.body.strip("\n").splitlines()
     header = GLANCE_HEADER.match(lines[0]) if lines else None
     if header is None:
-        return ["its first line is not 'From `hardmax-verify report` (default campaign, seed N), run on DATE:'"]
+        return ["its first line is not 'From `hardmax-verify report` (default campaign, seed N), with the saved "
+                "results of `runs/`:'"]
     problems = []
     overall = re.search(r"^Overall: \*\*\w+\*\* \(exit status \d\) on ([\d,]+) configurations;", block.body, re.M)
     planned = len(plan_tasks(default_spec(), seed=int(header.group("seed"))))
@@ -328,15 +629,28 @@ def check_glance_block(block: Block) -> list[str]:
     claims = re.search(r"^\| claim \| (.*) \|$", block.body, re.M)
     if claims is None or tuple(c.strip() for c in claims.group(1).split("|")) != verdict_ids():
         problems.append(f"its claims row is not the registry's claims {', '.join(verdict_ids())}")
+    expected = with_saved_results_lines(block.body, saved_results_lines() if saved_results is None else saved_results)
+    if expected is None:
+        problems.append(f"no '{CAMPAIGN_ITEM.strip()}' line")
+    elif block.body != expected:
+        problems.append(f"its lines of saved results are stale: {first_difference(block.body, expected)} "
+                        "(python scripts/readme_numbers.py --quick rewrites them)")
     return problems
 
 
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+
+
 def stale_numbers(text: str, where: str) -> list[str]:
-    """Typed numbers of the kinds that go stale outside the generated blocks."""
+    """Typed numbers of the kinds that go stale outside the generated blocks.
+
+    Fenced code is left to tests/docs/test_docs_commands.py, which runs the commands as written
+    and requires a quoted error to be the one printed; a command's quoted output is a block.
+    """
     found, _ = blocks(text, where)
     outside = list(text)
-    for block in found:
-        outside[block.start:block.end] = [" "] * (block.end - block.start)
+    for start, end in [(b.start, b.end) for b in found] + [(m.start(), m.end()) for m in FENCE.finditer(text)]:
+        outside[start:end] = [c if c == "\n" else " " for c in outside[start:end]]
     plain = "".join(outside)
     problems = []
     for match in STALE_NUMBER.finditer(plain):
@@ -345,8 +659,12 @@ def stale_numbers(text: str, where: str) -> list[str]:
     return problems
 
 
-def check(repo: Path = REPO) -> list[str]:
-    """Every problem of every page's blocks (an empty list: all consistent)."""
+def check(repo: Path | None = None, *, quick: bool = False) -> list[str]:
+    """Every problem of every page's blocks (an empty list: all consistent).
+
+    ``quick``: do not run the report for the at-a-glance block (see :func:`check_glance_block`).
+    """
+    repo = REPO if repo is None else repo
     problems: list[str] = []
     seen: set[str] = set()
     derived_cache: dict[str, str] = {}
@@ -355,8 +673,7 @@ def check(repo: Path = REPO) -> list[str]:
         text = page.read_text(encoding="utf-8")
         found, marker_problems = blocks(text, where)
         problems += marker_problems
-        if page.name == "README.md" and page.parent == repo:
-            problems += stale_numbers(text, where)
+        problems += stale_numbers(text, where)
         for block in found:
             line = text.count("\n", 0, block.start) + 1
             source = SOURCES.get(block.name)
@@ -367,27 +684,33 @@ def check(repo: Path = REPO) -> list[str]:
                 if block.name not in derived_cache:
                     derived_cache[block.name] = source.render()
                 if block.body != derived_cache[block.name]:
-                    problems.append(f"{where}:{line}: the block {block.name!r} is stale "
+                    problems.append(f"{where}:{line}: the block {block.name!r} is stale: "
+                                    f"{first_difference(block.body, derived_cache[block.name])} "
                                     "(python scripts/readme_numbers.py rewrites it)")
             elif isinstance(source, CommandOutput):
                 problems += [f"{where}:{line}: {block.name}: {p}" for p in check_output_block(block, source)]
             else:
-                problems += [f"{where}:{line}: {block.name}: {p}" for p in check_glance_block(block)]
+                results = None if quick else report_results()
+                problems += [f"{where}:{line}: {block.name}: {p}" for p in check_glance_block(block, results=results)]
     problems += [f"no page holds the block {name!r}" for name in SOURCES if name not in seen]
     return problems
 
 
-def refresh(*, repo: Path = REPO, results: Mapping | None = None, run: Sequence[str] = ()) -> list[str]:
-    """Rewrite the blocks that can be produced now; returns the pages changed."""
+def refresh(*, repo: Path | None = None, results: Mapping | None = None, run: Sequence[str] = (),
+            quick: bool = False) -> list[str]:
+    """Rewrite the blocks; returns the pages changed.
+
+    The at-a-glance block comes from ``results``, else from a report run now, else (``quick``)
+    only its lines of saved results are rewritten.
+    """
+    repo = REPO if repo is None else repo
     bodies: dict[str, str] = {}
     for name, source in SOURCES.items():
         if isinstance(source, Derived):
             bodies[name] = source.render()
         elif isinstance(source, CommandOutput) and name in run:
             print(f"running {source.command} ...", file=sys.stderr)
-            bodies[name] = run_command(source, repo)
-        elif isinstance(source, Glance) and results is not None:
-            bodies[name] = glance_block(results)
+            bodies[name] = run_command(source, ROOT)
     changed = []
     for page in pages(repo):
         text = page.read_text(encoding="utf-8")
@@ -396,8 +719,14 @@ def refresh(*, repo: Path = REPO, results: Mapping | None = None, run: Sequence[
             raise ValueError("; ".join(problems))
         new = text
         for block in reversed(found):
-            if block.name in bodies:
-                new = new[:block.start] + bodies[block.name] + new[block.end:]
+            body = bodies.get(block.name)
+            if isinstance(SOURCES.get(block.name), Glance):
+                if results is None and not quick:
+                    results = report_results()
+                body = (glance_block(results) if results is not None
+                        else with_saved_results_lines(block.body, saved_results_lines()))
+            if body is not None:
+                new = new[:block.start] + body + new[block.end:]
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed.append(page.relative_to(repo).as_posix())
@@ -406,16 +735,20 @@ def refresh(*, repo: Path = REPO, results: Mapping | None = None, run: Sequence[
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale or malformed")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 if a block differs from its sources or is malformed")
+    parser.add_argument("--quick", action="store_true",
+                        help="do not run the report: the at-a-glance block's campaign lines are kept (checked for "
+                             "their form only), its lines of saved results recomputed")
     parser.add_argument("--results", type=Path, default=None,
-                        help="a report's results.json, for the at-a-glance block (hardmax-verify report writes "
-                             "reports/latest/results.json)")
+                        help="a report's results.json (default campaign, seed 0) for the at-a-glance block, instead "
+                             "of running the report")
     parser.add_argument("--run", action="append", default=[], choices=[n for n, s in SOURCES.items()
                                                                          if isinstance(s, CommandOutput)],
                         help="also run this block's command and quote its output (repeatable; takes minutes)")
     args = parser.parse_args(argv)
     if args.check:
-        problems = check()
+        problems = check(quick=args.quick)
         for problem in problems:
             print(problem)
         return 1 if problems else 0
@@ -426,7 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError) as error:
             print(f"error: --results: {error}", file=sys.stderr)
             return 2
-    for page in refresh(results=results, run=args.run):
+    for page in refresh(results=results, run=args.run, quick=args.quick):
         print(f"rewrote {page}")
     return 0
 

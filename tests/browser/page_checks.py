@@ -8,6 +8,8 @@ what is wrong (an empty list when nothing is):
 * :func:`overflowing_elements`: at the current width, no element sticks out of the page's
   content box unless it sits in a horizontal scroll container, and the page itself never
   scrolls sideways (every ``<details>`` opened first, so folded tables are measured too);
+* :func:`cut_figures`: every figure shown whole at its rendered size, nothing drawn on the
+  image's edge (a label running off the picture);
 * :func:`dangling_anchors`: every ``href="#..."`` names an element id;
 * :func:`console_errors`: the browser's SEVERE log entries;
 * :func:`bottom_of` measures where an element ends, in CSS pixels from the top of the page.
@@ -124,6 +126,43 @@ def overflowing_elements(driver: Any) -> list[str]:
             if (box.right > right + 1 || box.left < left - 1) {
                 problems.push(`${describe(el)} spans ${Math.round(box.left)}..${Math.round(box.right)} px, `
                               + `the page's content ${Math.round(left)}..${Math.round(right)} px`);
+            }
+        }
+        return problems;
+    """)
+
+
+def cut_figures(driver: Any) -> list[str]:
+    """Figures as the page renders them: shown whole (their own aspect ratio), nothing drawn on the image's edge.
+
+    Each decoded image is read back at its natural size on a canvas; a pixel of its outermost
+    rows or columns that is not the white background is text or a line running off the picture
+    (the figures keep a margin inside their border, so a cut label is the only way to reach it).
+    """
+    return driver.execute_script("""
+        const problems = [];
+        for (const img of document.images) {
+            if (!(img.complete && img.naturalWidth > 0)) continue;
+            const name = img.alt || img.src.slice(0, 60);
+            const box = img.getBoundingClientRect();
+            const sx = box.width / img.naturalWidth, sy = box.height / img.naturalHeight;
+            if (!(box.width > 0) || Math.abs(sx - sy) > 0.02 * Math.max(sx, sy)) {
+                problems.push(`${name} is shown at ${Math.round(box.width)} x ${Math.round(box.height)} px, `
+                              + `not in its ${img.naturalWidth} x ${img.naturalHeight} proportions`);
+            }
+            const canvas = document.createElement('canvas');
+            canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+            const context = canvas.getContext('2d');
+            context.drawImage(img, 0, 0);
+            const w = canvas.width, h = canvas.height;
+            const edges = {top: [0, 0, w, 1], bottom: [0, h - 1, w, 1], left: [0, 0, 1, h], right: [w - 1, 0, 1, h]};
+            for (const [side, [x, y, ew, eh]] of Object.entries(edges)) {
+                const data = context.getImageData(x, y, ew, eh).data;
+                let marked = 0;
+                for (let i = 0; i < data.length; i += 4) {
+                    if (data[i + 3] > 0 && Math.min(data[i], data[i + 1], data[i + 2]) < 200) marked++;
+                }
+                if (marked) problems.push(`${name}: ${marked} drawn pixels on its ${side} edge (something is cut off)`);
             }
         }
         return problems;

@@ -1,8 +1,9 @@
 """The browser checks can fail: a deliberately broken page trips every one of them, its repair none.
 
-The broken page has an image that does not load, a table wider than the page outside any scroll
-container, a link to an anchor that does not exist, a script error, and a block that ends below
-900 px; the repaired page differs only in those five places.
+The broken page has an image that does not load, a figure whose label runs off its edge, a table
+wider than the page outside any scroll container, a link to an anchor that does not exist, a
+script error, and a block that ends below 900 px; the repaired page differs only in those six
+places.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from typing import Any
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from page_checks import (bottom_of, broken_images, console_errors, dangling_anchors, load, overflowing_elements,
-                         set_viewport)
+from page_checks import (bottom_of, broken_images, console_errors, cut_figures, dangling_anchors, load,
+                         overflowing_elements, set_viewport)
 
 pytestmark = pytest.mark.slow   # starts a browser
 
 
-def _png() -> str:
-    fig = Figure(figsize=(2, 1))
+def _png(*, cut: bool = False) -> str:
+    fig = Figure(figsize=(2, 1.2), layout="constrained")  # a margin inside the border, as the report's figures
     FigureCanvasAgg(fig)
     fig.add_subplot(1, 1, 1).plot([0, 1], [0, 1])
+    if cut:  # a label running off the picture's right edge
+        fig.text(0.8, 0.5, "ridiculously", fontsize=12)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -32,6 +35,7 @@ def _png() -> str:
 
 def _page(*, broken: bool) -> str:
     image = 'src="no-such-figure.png"' if broken else f'src="data:image/png;base64,{_png()}"'
+    cut = f'src="data:image/png;base64,{_png(cut=broken)}"'
     width = "1500px" if broken else "auto"
     wrapper = ("<div>", "</div>") if broken else ('<div style="overflow-x:auto">', "</div>")
     anchor = "#nowhere" if broken else "#results"
@@ -42,6 +46,7 @@ def _page(*, broken: bool) -> str:
 {spacer}<section class="glance" id="results"><h2>Results</h2><p>At a glance.</p></section>
 <p><a href="{anchor}">to the results</a></p>
 <figure><img alt="a figure" {image}></figure>
+<figure><img alt="a labelled figure" {cut}></figure>
 {wrapper[0]}<table style="width:{width}"><tr><td>a wide table</td></tr></table>{wrapper[1]}
 {script}
 </body></html>"""
@@ -63,16 +68,19 @@ def test_every_check_reports_the_broken_page_and_passes_the_repaired_one(page: b
     overflow = overflowing_elements(chromium)
     anchors = dangling_anchors(chromium)
     errors = console_errors(chromium)
+    figures = cut_figures(chromium)
     bottom = bottom_of(chromium, ".glance")
     assert bottom is not None
     if not broken:
-        assert (images, overflow, anchors, errors) == ([], [], [], [])
+        assert (images, overflow, anchors, errors, figures) == ([], [], [], [], [])
         assert bottom <= 900
         return
     assert images == ["a figure"]
     assert any("scrolls sideways" in p for p in overflow), overflow
     assert any(p.startswith("table") for p in overflow), overflow
     assert anchors == ["#nowhere"]
+    assert len(figures) == 1 and figures[0].startswith("a labelled figure: ") and figures[0].endswith(
+        "drawn pixels on its right edge (something is cut off)")
     assert any("undefinedFunction" in e for e in errors), errors
     assert any("no-such-figure.png" in e for e in errors), errors
     assert bottom > 900

@@ -10,14 +10,15 @@ end within the first 900 px at 1400 px width.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from page_checks import (bottom_of, broken_images, console_errors, dangling_anchors, load, overflowing_elements,
-                         set_viewport)
+from page_checks import (bottom_of, broken_images, console_errors, cut_figures, dangling_anchors, load,
+                         overflowing_elements, set_viewport)
 
 from verify.app.report.build import build_report
 from verify.app.campaign.spec import CampaignSpec, FamilySpec
@@ -27,10 +28,13 @@ pytestmark = pytest.mark.slow   # a campaign, its figures and a browser
 SMALL = CampaignSpec(examples=3, layer_budget=50, worked=True, float_check=True, shrink=True,
                      families=(FamilySpec("generic", n=(3, 6), d=(2, 3)), FamilySpec("mirror_ties", n=(4, 6), d=(2,))))
 ANALYSIS_LINES = 230   # more than the report keeps: it must say how many it left out
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED_FIGURES = [*(REPO / "runs" / "sentiment" / "analysis").glob("*.png"),
+                     *(REPO / "runs" / "sentiment" / "summary").glob("*.png")]
 
 
 def _figure(path: Path, title: str) -> None:
-    fig = Figure(figsize=(5, 3))
+    fig = Figure(figsize=(5, 3), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ax.plot([1, 2, 3], [0.6, 0.7, 0.75], label="validation")
@@ -63,6 +67,10 @@ def _saved_runs(root: Path) -> Path:
         "lines": [f"line {i} of the analysis summary" for i in range(ANALYSIS_LINES)]}), encoding="utf-8")
     for name in ("sentiment-fixture-d2_training_curves", "sentiment-fixture-d2_leader_words"):
         _figure(analysis / f"{name}.png", name)
+    # The committed analyses and the reproduction's summary, figures included: every figure the
+    # experiment ships is looked at as the report shows it.
+    shutil.copytree(REPO / "runs" / "sentiment" / "analysis", sentiment / "analysis-committed")
+    shutil.copytree(REPO / "runs" / "sentiment" / "summary", sentiment / "summary")
     conjectures = root / "conjectures"
     conjectures.mkdir()
     (conjectures / "fixture.json").write_text(json.dumps({
@@ -88,8 +96,9 @@ def test_report_renders_cleanly(report: Path, chromium: Any, width: int, tmp_pat
     load(chromium, report)
     chromium.save_screenshot(str(tmp_path / f"report-top-{width}.png"))
     images = chromium.execute_script("return document.images.length")
-    assert images == 5 + 2, "5 campaign figures and the 2 saved sentiment figures"
+    assert images == 5 + 2 + len(COMMITTED_FIGURES), "5 campaign figures, 2 made here and every committed one"
     assert broken_images(chromium) == []
+    assert cut_figures(chromium) == []
     assert dangling_anchors(chromium) == []
     contents = chromium.execute_script("return document.querySelectorAll('nav.contents a').length")
     assert contents >= 8
@@ -114,7 +123,9 @@ def test_results_at_a_glance_come_first(report: Path, chromium: Any) -> None:
 
 def test_nothing_is_cut_silently(report: Path) -> None:
     text = report.read_text(encoding="utf-8")
-    assert f"{ANALYSIS_LINES - 200} more lines in that file" in text
-    assert "15.7 s" in text and "15.724472" not in text
+    # The sentiment section shows its numbers in its tables, formatted; the analysis's own summary
+    # lines are not repeated (a section without tables quotes them: tests/unit/test_report_sections.py).
+    assert "line 0 of the analysis summary" not in text
+    assert "<td>15.7</td>" in text and "15.724472" not in text
     # The 20-row threshold folds the long tables; the sentiment figures sit in a folded gallery.
     assert "<details><summary>analysis-sentiment-fixture-d2: leader words, training curves (2 figures)" in text

@@ -46,6 +46,9 @@ def test_failed_claim_exits_1_outside_hypotheses(tmp_path: Path, capsys: pytest.
     out = tmp_path / "r.json"
     assert main(["check", str(config), "--outside-hypotheses", "--json", str(out)]) == 1
     report = json.loads(out.read_text(encoding="utf-8"))
+    failed = [c for c, v in report["verdicts"].items() if v["status"] == "failed"]
+    # The overall verdict comes first, in one line, naming what failed.
+    assert capsys.readouterr().out.splitlines()[0].startswith(f"c.json: failed; failed: {', '.join(failed)}")
     assert report["outside_hypotheses"] is True and report["verdicts"]["T3"]["status"] == "failed"
     assert report["verdicts"]["T3"]["evidence"]["outside_hypotheses"] is True
 
@@ -62,7 +65,8 @@ def test_inconclusive_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     config = _write(tmp_path / "c.json", {"tokens": [[1, 0], [0, 1], [-1, -1]], "alpha": "1/2", "A": [[0, -1], [1, 0]],
                                           "outside_hypotheses": True})
     assert main(["check", str(config), "--layer-budget", "6"]) == 3
-    assert "inconclusive" in capsys.readouterr().out
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("c.json: inconclusive; inconclusive or unchecked: ") and "failed" not in first
 
 
 def test_a_short_budget_is_no_obstacle_once_the_closed_form_settles(tmp_path: Path) -> None:
@@ -123,6 +127,7 @@ def test_the_table_shows_every_token_fate_and_exact_limit(tmp_path: Path, capsys
                                           "alpha": "1/2"})
     assert main(["check", str(config), "--no-cross-check"]) == 0
     out = capsys.readouterr().out
+    assert out.splitlines()[0] == "c.json: certified"
     rows = {cells[0]: cells[1:] for line in out.splitlines()
             if (cells := [c.strip() for c in line.strip("│ ").split("│")]) and cells[0] in ("0", "1", "2", "3")}
     assert rows["0"] == ["leader", "0", "{0}", "(1, 1/3)"]
@@ -138,3 +143,38 @@ def test_json_dash_puts_the_report_alone_on_standard_output(tmp_path: Path,
     captured = capsys.readouterr()
     assert captured.out.startswith("{") and json.loads(captured.out)["status"] == "certified"
     assert "fates and limits" in captured.err and "T0" in captured.err
+
+
+def test_json_before_the_configuration_says_that_it_took_the_path(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`--json CONFIG.json` takes the configuration as the file to write: the message says so, not just "missing"."""
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["triangle"].to_json_dict())
+    assert main(["check", "--json", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"error: Missing argument 'CONFIG.json': --json took '{config}' as the file to write")
+    assert "'--json -'" in err
+    assert json.loads(config.read_text(encoding="utf-8"))["tokens"]  # nothing was written over it
+    # Without --json, a missing argument is click's plain message.
+    assert main(["check"]) == 2
+    assert "--json took" not in capsys.readouterr().err
+
+
+def test_a_closed_pipe_is_said_as_one_line_not_as_an_internal_error(tmp_path: Path) -> None:
+    """`check CONFIG | head -1`: the reader goes away (rich reports it by SystemExit(1)): exit 4, named a broken pipe."""
+    import os
+    import subprocess
+    import sys
+
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["triangle"].to_json_dict())
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.Popen([sys.executable, "-m", "verify", "check", str(config), "--no-cross-check"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                             env={**os.environ, "PYTHONPATH": str(root)})
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # before the child writes anything
+    with child.stderr:
+        err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 4
+    assert err.strip() == ("error: could not complete: the output was closed before everything was written "
+                           "(broken pipe) (rerun with --debug for the traceback)")

@@ -100,3 +100,15 @@ def test_json_to_standard_output_and_to_a_file(tmp_path: Path, capsys: pytest.Ca
     assert main(["classify", "check", str(net), str(data), "--quiet", f"--json={report}"]) == 0
     checked = json.loads(report.read_text())
     assert checked["status"] == "certified" and checked["correct"] == 4 and checked["recorded_outputs_compared"]
+
+
+def test_piped_progress_is_one_line_per_phase_on_standard_error(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Standard error is not a terminal here: no bar can be drawn, so each phase says it started, once."""
+    data = _write(tmp_path / "d.json", FOUR)
+    assert main(["classify", "build", str(data), "--out", str(tmp_path / "n.json")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(line.startswith("hardmax-verify classify build: ") for line in lines)
+    assert len(lines) == len(set(lines))
+    assert main(["classify", "build", str(data), "--out", str(tmp_path / "n.json"), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

@@ -1,6 +1,7 @@
 """`hardmax-verify simulate`: the example configuration, and every bad input named in one line with exit 2."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,11 @@ def test_a_number_beyond_pythons_digit_limit_is_summarised(tmp_path, capsys):
     path = write(tmp_path, '{"tokens": [["1"], ["-1/2"]], "alpha": "1e-5000"}')
     assert main(["simulate", str(path), "--layers", "1"]) == 0
     assert "alpha = ≈1e-5000" in capsys.readouterr().out
+
+
+def test_the_readme_float_sentence_a_decided_float_run_is_certified_and_exits_0(capsys):
+    """README: a float run is certified (exit 0) when the bound decided every set, as for examples/example.json."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "example.json"
+    assert main(["simulate", str(example), "--layers", "3", "--arithmetic", "float"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "certified: every float attention set was decided by the proven rounding bound")

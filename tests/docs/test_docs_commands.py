@@ -33,7 +33,8 @@ OUTPUT_OPTIONS = {"--out", "--json", "--results-dir", "--models", "--figure"}  #
 ADDRESS = re.compile(r"^[a-z][a-z0-9+.-]*://")
 INPUT_SUFFIXES = (".json", ".toml", ".py", ".sh", ".csv", ".gz", ".npz", ".txt")
 # Run as written: cheap and self-contained (no campaign, no training, no cluster).
-CHEAP = re.compile(r"^(hardmax-verify (check|simulate|softmax|certcheck|control|conjecture (list|check)|classify (build|check))\b"
+CHEAP = re.compile(r"^(hardmax-verify (check|simulate|softmax|certcheck|control|conjecture (list|check)|classify (build|check)"
+                   r"|examples (list|copy))\b"
                    r"|hardmax-verify [a-z]+ --help$|python -m verify\.(certcheck|classify\.checker)\b|python -c\b"
                    r"|hardmax-verify report --scheduler tcp://127\.0\.0\.1:1\b)")
 
@@ -176,9 +177,9 @@ def test_cheap_commands_run_as_written(page, tmp_path):
         completed = subprocess.run(["bash", "-c", command.text], cwd=work, env=env, capture_output=True,
                                    text=True, timeout=600)
         if command.shown_error is not None:
+            # The page quotes the whole message: it must be the one the command prints.
             assert completed.returncode == 2, (command.text, completed.stderr)
-            shown = ":".join(command.shown_error.split(":")[:2])
-            assert completed.stderr.startswith(shown), (command.text, completed.stderr)
+            assert completed.stderr.strip().splitlines()[0] == command.shown_error, (command.text, completed.stderr)
         else:
             assert completed.returncode in (0, 1, 3), (command.text, completed.returncode, completed.stderr)
             for written in command.writes:

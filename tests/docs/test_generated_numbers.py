@@ -42,8 +42,70 @@ def _block(name: str, body: str = "") -> str:
     return f"<!-- generated: {name} -->{body}<!-- end -->"
 
 
-def test_the_docs_agree_with_the_sources_of_their_numbers():
+def test_the_docs_agree_with_the_sources_of_their_numbers_without_running_the_report():
+    assert numbers.check(quick=True) == []
+
+
+@pytest.mark.slow
+def test_the_docs_agree_with_the_sources_of_their_numbers_the_report_run_again():
+    """The whole at-a-glance block, campaign included, is what `hardmax-verify report` says today."""
     assert numbers.check() == []
+
+
+def _copy_of_the_docs(tmp_path: Path) -> Path:
+    for page in numbers.pages():
+        target = tmp_path / page.relative_to(REPO)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
+    return tmp_path
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_stale_saved_result_at_a_glance_fails_the_check_and_a_refresh_mends_it(tmp_path, monkeypatch, capsys):
+    """A README that still says an older count of reproduction runs than runs/ holds is refused (exit 1)."""
+    repo = _copy_of_the_docs(tmp_path)
+    finished = numbers.json.loads((REPO / "runs/sentiment/summary/summary.json").read_text())["runs"]["finished"]
+    _edit(repo / "README.md", f"({finished} of ", f"({finished - 5} of ")
+    problems = numbers.check(repo, quick=True)
+    assert len(problems) == 1 and "glance: its lines of saved results are stale" in problems[0]
+    assert f"({finished - 5} of " in problems[0] and f"({finished} of " in problems[0]
+    monkeypatch.setattr(numbers, "REPO", repo)
+    assert numbers.main(["--check", "--quick"]) == 1
+    assert "stale" in capsys.readouterr().out
+    assert numbers.refresh(repo=repo, quick=True) == ["README.md"]
+    assert numbers.check(repo, quick=True) == []
+
+
+@pytest.mark.parametrize("page, old, new", [
+    ("README.md", "| 2 | `d2-paper` | 0.7914 | 0.7799 |", "| 2 | `d2-paper` | 0.7914 | 0.7800 |"),
+    ("README.md", "configurations generated from seed 0 across", "configurations generated from seed 1 across"),
+    ("docs/sentiment.md", "| d2-paper | 2.60 | 0.7799 | 0.7924 |", "| d2-paper | 2.60 | 0.7799 | 0.7942 |"),
+    ("docs/conjectures.md", "(of 15 conjectures)", "(of 14 conjectures)"),
+])
+def test_a_stale_derived_block_fails_the_check(tmp_path, page, old, new):
+    repo = _copy_of_the_docs(tmp_path)
+    _edit(repo / page, old, new)
+    problems = numbers.check(repo, quick=True)
+    assert len(problems) == 1 and "is stale" in problems[0] and page in problems[0]
+
+
+def test_the_campaign_lines_at_a_glance_are_compared_with_a_report_run(tmp_path):
+    """Given a report's results (as --check gets by running one), the whole block must be its text."""
+    repo = _copy_of_the_docs(tmp_path)
+    text = (repo / "README.md").read_text(encoding="utf-8")
+    found, _ = numbers.blocks(text, "README.md")
+    glance = next(b for b in found if b.name == "glance")
+    results = {"campaign": {"seed": 0}, "summary": {"overall": "certified", "exit_status": 0, "examples": 0,
+                                                    "claims": {}}, "examples": [], "optional_sections": {}}
+    problems = numbers.check_glance_block(glance, results=results)
+    assert len(problems) == 1 and problems[0].startswith("stale: it says")
+    assert numbers.check_glance_block(numbers.Block("glance", 0, 0, numbers.glance_block(results)),
+                                      results=results) == []
 
 
 def test_derived_blocks_are_recomputed_and_a_stale_one_is_named(tmp_path):
@@ -52,8 +114,9 @@ def test_derived_blocks_are_recomputed_and_a_stale_one_is_named(tmp_path):
     repo = _pages(tmp_path, f"runs {_block('selftest_variants', selftest)}.\n",
                   f"# Page\n\nruns {_block('selftest_variants', selftest.replace('wrong', 'bad'))}.\n")
     problems = numbers.check(repo)
-    assert [p for p in problems if "is stale" in p] == [
-        "docs/page.md:3: the block 'selftest_variants' is stale (python scripts/readme_numbers.py rewrites it)"]
+    stale = [p for p in problems if "is stale" in p]
+    assert len(stale) == 1 and stale[0].startswith("docs/page.md:3: the block 'selftest_variants' is stale: it says")
+    assert "bad variants" in stale[0] and "wrong variants" in stale[0]
     # Every source needs a page, and the specification is not one of the pages.
     assert "no page holds the block 'limits'" in problems and not [p for p in problems if "nonsense" in p]
     assert numbers.refresh(repo=repo) == ["docs/page.md"]
@@ -89,15 +152,18 @@ def test_command_output_blocks_are_checked_for_their_form_not_their_timings(tmp_
 def test_the_glance_block_must_match_the_registry_and_the_default_campaign():
     planned = len(numbers.plan_tasks(numbers.default_spec(), seed=0))
     claims = " | ".join(numbers.verdict_ids())
-    body = (f"\nFrom `hardmax-verify report` (default campaign, seed 0), run on 2026-11-27:\n\n"
+    body = (f"\nFrom `hardmax-verify report` (default campaign, seed 0), with the saved results of `runs/`:\n\n"
             f"Overall: **certified** (exit status 0) on {planned:,} configurations; all re-verified.\n\n"
-            f"| claim | {claims} |\n")
-    assert numbers.check_glance_block(numbers.Block("glance", 0, 0, body)) == []
+            f"| claim | {claims} |\n\n- Verification campaign: all certified.\n- Lab: one line.\n")
+    assert numbers.check_glance_block(numbers.Block("glance", 0, 0, body), saved_results=["- Lab: one line."]) == []
+    assert "stale" in numbers.check_glance_block(numbers.Block("glance", 0, 0, body),
+                                                 saved_results=["- Lab: two lines."])[0]
     fewer = body.replace(f"on {planned:,} configurations", "on 12 configurations")
-    assert numbers.check_glance_block(numbers.Block("glance", 0, 0, fewer)) == [
+    assert numbers.check_glance_block(numbers.Block("glance", 0, 0, fewer), saved_results=["- Lab: one line."]) == [
         f"it counts 12 configurations, the default campaign has {planned}"]
     missing = body.replace(" | replay", "")
-    assert "registry's claims" in numbers.check_glance_block(numbers.Block("glance", 0, 0, missing))[0]
+    assert "registry's claims" in numbers.check_glance_block(numbers.Block("glance", 0, 0, missing),
+                                                             saved_results=["- Lab: one line."])[0]
 
 
 @pytest.mark.parametrize("typed", ["2.1x faster", "takes 4-13 s", "about 30 seconds", "reaches 0.8164"])
@@ -107,3 +173,10 @@ def test_typed_numbers_that_go_stale_are_refused_outside_the_blocks(typed):
         "generate it or remove it"]
     assert numbers.stale_numbers(f"It {_block('x', typed)}.\n", "README.md") == []
     assert numbers.stale_numbers("T0..T4, docs/theory.md §4, 2^20-fold, exit status 3, 16 MiB.\n", "README.md") == []
+
+
+def test_typed_numbers_are_refused_on_every_page_but_not_in_fenced_code(tmp_path):
+    repo = _pages(tmp_path, "Intro.\n", "# Page\n\nThe run reached 0.8164 in 30 s.\n\n```\n$ cmd\nerror: within 2 s\n```\n")
+    problems = [p for p in numbers.check(repo, quick=True) if "goes stale" in p]
+    assert problems == ["docs/page.md:3: the typed number '0.8164' goes stale; generate it or remove it",
+                        "docs/page.md:3: the typed number '30 s' goes stale; generate it or remove it"]

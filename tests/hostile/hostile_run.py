@@ -14,6 +14,7 @@ must not eat memory), not as speed targets.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -31,6 +32,8 @@ MEMORY_LIMIT = 2 * 2**30         # bytes: address space of every process, and pe
 # Printed by the command line's child wrapper once verify.app.cli is imported, so that a signal test
 # can wait for it (a signal during interpreter start-up is Python's business, not the suite's).
 READY = "hostile-ready"
+# The stage lines of a long command whose standard error is not a terminal: "COMMAND: stage".
+PROGRESS_LINE = re.compile(r"^(report|selftest|hardmax-verify [a-z][a-z -]*): ")
 CHILD = f"import sys, verify.app.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.app.cli.run()"
 
 
@@ -65,8 +68,13 @@ class Outcome:
     peak_bytes: int
 
     def lines(self) -> list[str]:
-        """Non-empty lines of standard error, the READY marker left out."""
-        return [line for line in self.err.splitlines() if line.strip() and line != READY]
+        """Non-empty lines of standard error, the READY marker and progress lines left out.
+
+        Standard error is not a terminal here, so a long command says each stage it starts in a
+        line of its own (``report: checking 148 configurations``, verify.app.commands.output.StageLines).
+        """
+        return [line for line in self.err.splitlines()
+                if line.strip() and line != READY and not PROGRESS_LINE.match(line)]
 
     def describe(self) -> str:
         return (f"{' '.join(self.args)!r}: status {self.status} after {self.seconds:.1f} s, "

@@ -67,9 +67,13 @@ def test_imdb_command_certifies_every_kept_review_and_reports_the_rest(fixture, 
     out = tmp_path / "imdb.json"
     status = main(["classify", "imdb", "--data", str(data), "--reference", str(reference), "--sizes", "40",
                    "--seeds", "0,1", "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
-                   "--networks", str(tmp_path / "nets"), "--quiet"])
-    assert status == 0, capsys.readouterr().err
+                   "--networks", str(tmp_path / "nets"), "--quiet", "--json", str(tmp_path / "record.json")])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
     results = json.loads(out.read_text())
+    # --json FILE: the record in FILE, the summary on standard output.
+    assert json.loads((tmp_path / "record.json").read_text()) == results
+    assert captured.out.startswith(f"{out}: 4 runs, every kept review certified")
     sample = results["samples"][0]
     assert sample["removed"] >= 2 and sample["inseparable_groups"]
     assert sample["kept"] + sample["removed"] == 40

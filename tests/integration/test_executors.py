@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import socketserver
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -143,6 +147,46 @@ def test_bad_scheduler_address_is_bad_input(capsys: pytest.CaptureFixture[str]) 
         make_executor(scheduler="  ")
     assert isinstance(make_executor(jobs=1), InProcessExecutor)
     assert isinstance(make_executor(jobs=2), ProcessPoolExecutorBackend)  # not started: no workers yet
+
+
+class _NotDask(socketserver.BaseRequestHandler):
+    """A service that answers every connection with a web page: not a Dask scheduler."""
+
+    def handle(self) -> None:
+        try:
+            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" * 64)
+            self.request.recv(1 << 16)
+        except OSError:
+            pass
+
+
+@pytest.mark.parametrize("reply", ["web page", "silence"])
+def test_a_service_that_is_not_a_dask_scheduler_could_not_complete_in_one_line(tmp_path: Path, reply: str) -> None:
+    """Exit 4, one line naming HOST:PORT, no traceback at exit; not left waiting for --connect-timeout.
+
+    The connect timeout is 60 s and the command must end within the subprocess limit: a run that
+    waited out the timeout, or the Client's finaliser after it, would exceed it. A silent service
+    gets the connect timeout to answer, so it is tested with a short one.
+    """
+    handler = _NotDask if reply == "web page" else socketserver.BaseRequestHandler  # silence: accepts, never answers
+    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler) as server:
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.server_address[1]
+        try:
+            completed = subprocess.run(
+                [sys.executable, "-m", "verify", "report", "--scheduler", f"tcp://127.0.0.1:{port}",
+                 "--connect-timeout", "60" if reply == "web page" else "1", "--examples", "0", "--out",
+                 str(tmp_path / "out")],
+                cwd=tmp_path, capture_output=True, text=True, timeout=50,
+                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        finally:
+            server.shutdown()
+    assert completed.returncode == exitcodes.COULD_NOT_COMPLETE, completed.stderr
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1, completed.stderr
+    assert lines[0].startswith(f"error: could not complete: 127.0.0.1:{port} does not speak the Dask protocol (")
+    assert not (tmp_path / "out").exists()
 
 
 def test_without_the_extra_dask_options_are_bad_input(monkeypatch: pytest.MonkeyPatch,

@@ -42,10 +42,13 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
                              check=True, capture_output=True).stdout.decode("utf-8").split("\0")
     for name in listing:
-        if name and (name.startswith("verify/") or name in ("pyproject.toml", "README.md")) \
-                and (REPO / name).is_file():
-            target = source / name
-            target.parent.mkdir(parents=True, exist_ok=True)
+        if not name or not (name.startswith(("verify/", "examples/")) or name in ("pyproject.toml", "README.md")):
+            continue
+        target = source / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if (REPO / name).is_symlink():  # verify/examples: the link that ships examples/ as package data
+            target.symlink_to(os.readlink(REPO / name))
+        elif (REPO / name).is_file():
             target.write_bytes((REPO / name).read_bytes())
     completed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                                 "--no-deps", "--no-build-isolation", str(source)],
@@ -68,7 +71,7 @@ def test_report_from_an_unrelated_folder(venv, tmp_path):
                                cwd=tmp_path, env=_env(HOME=str(tmp_path)), capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stderr
     for section in ("sentiment", "conjectures"):
-        assert f"skipped the optional {section} section: no saved results to read" in completed.stderr
+        assert f"skipped the optional {section} section: no saved results to read" in completed.stdout
     results = json.loads((tmp_path / "reports" / "latest" / "results.json").read_text(encoding="utf-8"))
     assert results["summary"]["overall"] == "certified" and len(results["examples"]) == 6
     versions = results["environment"]["versions"]
@@ -90,8 +93,11 @@ def test_the_plugin_is_found_through_its_entry_point(venv, tmp_path):
 def test_the_installed_package_holds_its_data_files(venv, tmp_path):
     # Every file of verify/ that is not Python source (the shipped stopword list, ...) must be in
     # the wheel, read as the package reads it: through importlib.resources.
-    data = [name for name in subprocess.run(["git", "ls-files", "verify"], cwd=REPO, capture_output=True, text=True,
-                                            check=True).stdout.split() if not name.endswith(".py")]
+    listed = subprocess.run(["git", "ls-files", "verify"], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout.split()
+    data = [name for name in listed if not name.endswith(".py") and not (REPO / name).is_symlink()]
+    # The examples, shipped through the link verify/examples -> examples/, Python files included.
+    data += [f"verify/examples/{path.name}" for path in sorted((REPO / "examples").iterdir()) if path.is_file()]
     assert data, "no data file found: the listing is wrong"
     probe = ("import sys\nfrom importlib import resources\n"
              "for name in sys.argv[1:]:\n"
@@ -101,3 +107,18 @@ def test_the_installed_package_holds_its_data_files(venv, tmp_path):
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.split("\n")[:-1] == [f"{name} True" for name in data]
+
+
+def test_the_readme_commands_run_on_the_shipped_examples_outside_the_clone(venv, tmp_path):
+    """README's `hardmax-verify check examples/...` after `pip install .`: `examples copy` brings the files."""
+    command = str(venv / "bin" / "hardmax-verify")
+    copied = subprocess.run([command, "examples", "copy"], cwd=tmp_path, env=_env(HOME=str(tmp_path)),
+                            capture_output=True, text=True, timeout=300)
+    assert copied.returncode == 0, copied.stderr
+    assert sorted(p.name for p in (tmp_path / "examples").iterdir()) == sorted(
+        p.name for p in (REPO / "examples").iterdir() if p.is_file())
+    for args in (["simulate", "examples/example.json", "--layers", "3"], ["check", "examples/example.json"],
+                 ["check", "examples/CONFIG.json", "--no-cross-check"]):
+        completed = subprocess.run([command, *args], cwd=tmp_path, env=_env(HOME=str(tmp_path)), capture_output=True,
+                                   text=True, timeout=600)
+        assert completed.returncode == 0, (args, completed.stderr)

@@ -102,7 +102,7 @@ def test_without_saved_results_the_report_says_which_sections_it_skipped(tmp_pat
     path.write_text(GOOD, encoding="utf-8")
     (tmp_path / "runs" / "sentiment").mkdir(parents=True)
     assert _report(tmp_path, "--config", str(path), "--examples", "1", "--runs", str(tmp_path / "runs")) == 0
-    err = capsys.readouterr().err
+    err = capsys.readouterr().out  # the summary, on standard output
     runs = (tmp_path / "runs").as_posix()
     assert f"skipped the optional sentiment section: {runs}/sentiment holds no saved results" in err
     assert f"skipped the optional conjectures section: the folder {runs}/conjectures does not exist" in err
@@ -125,7 +125,7 @@ def test_default_output_folder_is_reports_latest_and_saved_results_come_from_the
     # package's clone, not the current folder) and shown as runs/..., whatever the clone's path.
     monkeypatch.chdir(tmp_path)
     assert main(["report", "--examples", "1", "--jobs", "1"]) == exitcodes.SUCCESS
-    assert "skipped" not in capsys.readouterr().err
+    assert "skipped" not in capsys.readouterr().out
     results = json.loads((tmp_path / "reports" / "latest" / "results.json").read_text(encoding="utf-8"))
     assert results["campaign"]["source"] == "embedded defaults"
     assert len(results["examples"]) == 5  # the four worked configurations and one generated
@@ -142,7 +142,7 @@ def test_an_installed_copy_says_it_has_no_saved_results(tmp_path: Path, monkeypa
                                                         capsys) -> None:
     monkeypatch.setattr("verify.app.commands.report.project_runs", lambda: None)
     assert _report(tmp_path, "--examples", "0") == exitcodes.SUCCESS
-    err = capsys.readouterr().err
+    err = capsys.readouterr().out
     for section in ("sentiment", "conjectures"):
         assert f"skipped the optional {section} section: no saved results to read: the package does not run " \
                "from a clone of the repository and no --runs FOLDER was given" in err
@@ -340,3 +340,44 @@ def test_time_budget_makes_unsettled_examples_inconclusive_and_the_report_says_s
     assert _report(tmp_path, "--examples", "0", "--time-budget", "1e-9", "--runs", str(tmp_path / "none")) == 3
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert "--time-budget 1e-09" in results["environment"]["command_line"]
+
+
+@pytest.mark.slow
+def test_the_summary_goes_to_standard_output_and_json_means_what_it_means_everywhere(tmp_path: Path, capsys) -> None:
+    """README: the summary on standard output, the verdict first; --json - alone on standard output; --json FILE."""
+    path = tmp_path / "CAMPAIGN.toml"
+    path.write_text(GOOD.replace("examples = 2", "examples = 1"), encoding="utf-8")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    assert _report(tmp_path, "--config", str(path), "--runs", str(runs)) == exitcodes.SUCCESS
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0] == "1 configuration: certified" and lines[-1].startswith("report: ")
+    assert any(line.startswith("skipped the optional sentiment section") for line in lines)
+    # Piped (not a terminal), progress is one line per stage on standard error.
+    assert captured.err.splitlines() == ["report: checking 1 configuration", "report: checked 1 of 1 configurations",
+                                         "report: figures", "report: writing"]
+    written = (tmp_path / "out" / "results.json").read_text(encoding="utf-8")
+
+    assert _report(tmp_path, "--config", str(path), "--runs", str(runs), "--json") == exitcodes.SUCCESS
+    captured = capsys.readouterr()
+    record = json.loads(captured.out)
+    assert record["summary"]["overall"] == "certified" and "1 configuration: certified" in captured.err
+    again = (tmp_path / "out" / "results.json").read_text(encoding="utf-8")
+    assert record == json.loads(again)
+    assert json.loads(written)["examples"] == record["examples"]
+
+    copy = tmp_path / "copy.json"
+    assert _report(tmp_path, "--config", str(path), "--runs", str(runs), "--json", str(copy)) == exitcodes.SUCCESS
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == "1 configuration: certified" and f"wrote {copy}" in captured.err
+    assert json.loads(copy.read_text(encoding="utf-8")) == json.loads(
+        (tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+
+
+def test_an_output_folder_that_cannot_be_written_is_named_as_given(capsys) -> None:
+    """Not the hidden lock file beside it: the folder the user gave (/proc takes no new entries, even from root)."""
+    assert main(["report", "--out", "/proc/nope", "--jobs", "1", "--examples", "0"]) == exitcodes.COULD_NOT_COMPLETE
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: could not complete: /proc/nope: cannot write a folder there (")
+    assert ".lock" not in err and len(err.splitlines()) == 1

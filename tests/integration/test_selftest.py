@@ -142,4 +142,8 @@ def test_selftest_command_exits_1_when_a_variant_is_missed(monkeypatch: pytest.M
 
     monkeypatch.setattr(command, "run_selftest", only_disguised)
     assert main(["selftest"]) == 1
-    assert "MISSED" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "MISSED" in captured.out
+    # Standard error is not a terminal here: one progress line per variant, nothing else.
+    assert captured.err.splitlines() == [f"selftest: {name}" for name in [
+        "exact_layers (reference)", "simulate_batch (reference)", "disguised_engine", *(m.name for m in FLOAT_MUTANTS)]]

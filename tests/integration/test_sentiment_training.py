@@ -131,8 +131,13 @@ def test_min_count_and_split_seed_are_recorded_and_evaluation_rebuilds_them(fixt
     # --min-count 150 sends every cue word to <UNK> and keeps the neutral ones.
     restricted = ("--min-count", "150", "--seed", "1", "--split-seed", "0")
     assert _train(fixture_csv, tmp_path / "a", cache, 2, extra=restricted) == 0
-    assert _train(fixture_csv, tmp_path / "plain", cache, 1) == 0
+    capsys.readouterr()
+    assert _train(fixture_csv, tmp_path / "plain", cache, 1, extra=("--json", str(tmp_path / "plain.json"))) == 0
     run, plain = read_checkpoint(tmp_path / "a"), read_checkpoint(tmp_path / "plain")
+    # --json FILE: the checkpoint's metadata there, the one-line summary on standard output.
+    assert json.loads((tmp_path / "plain.json").read_text(encoding="utf-8")) == json.loads(
+        (tmp_path / "plain" / "checkpoint.json").read_text(encoding="utf-8"))
+    assert capsys.readouterr().out.startswith(f"{tmp_path / 'plain'}: 1 epochs; best validation accuracy")
     assert run.meta["data"]["min_count"] == 150 and "min_count" not in plain.meta["data"]
     assert run.meta["settings"]["seed"] == 1 and run.meta["split"] == plain.meta["split"]  # split seed 0
     words = run.vocabulary.words
@@ -153,8 +158,9 @@ def test_min_count_and_split_seed_are_recorded_and_evaluation_rebuilds_them(fixt
     analysis = tmp_path / "analysis"
     assert main(["sentiment", "analyze", "--checkpoint", str(tmp_path / "a"), "--data", str(fixture_csv),
                  "--cache-dir", str(cache), "--out", str(analysis), "--reviews", "20", "--samples", "1",
-                 "--certify-samples", "0", "--converge-layers", "9", "--quiet"]) == 0
+                 "--certify-samples", "0", "--converge-layers", "9", "--quiet", "--json"]) == 0
     result = json.loads((analysis / "analysis.json").read_text(encoding="utf-8"))
+    assert json.loads(capsys.readouterr().out) == result  # --json: the analyses alone on standard output
     assert result["checkpoints"][0]["leader_statistics"]["reviews"] == 20
     # A different --min-count is a different run: the folder is not resumed with it.
     assert _train(fixture_csv, tmp_path / "a", cache, 3, extra=("--min-count", "2", "--seed", "1",

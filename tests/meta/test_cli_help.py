@@ -1,4 +1,4 @@
-"""Every option of every command has help text, and ``--json`` means the same everywhere."""
+"""Every option of every command has help text, and every command has the one shared ``--json``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import click
 import pytest
 
 from verify.app import cli
-from verify.app.commands.output import JSON_TO_STDOUT
+from verify.app.commands.output import JSON_TO_STDOUT, JsonOption
 
 
 def _commands() -> Iterator[tuple[str, click.Command]]:
@@ -44,3 +44,11 @@ def test_json_takes_an_optional_file_everywhere(path: str, command: click.Comman
         if isinstance(param, click.Option) and "--json" in param.opts:
             assert not param.is_flag and param.flag_value == JSON_TO_STDOUT and param.metavar == "[FILE|-]", path
             assert param.name == "json_to", path
+
+
+@pytest.mark.parametrize("path, command", [(p, c) for p, c in COMMANDS if not isinstance(c, click.Group)],
+                         ids=[p for p, c in COMMANDS if not isinstance(c, click.Group)])
+def test_every_command_has_the_shared_json_option(path: str, command: click.Command):
+    """README: `--json [FILE|-]` means the same on every command (verify.app.commands.output.json_option)."""
+    options = [param for param in command.params if isinstance(param, click.Option) and "--json" in param.opts]
+    assert len(options) == 1 and isinstance(options[0], JsonOption), f"{path} has no shared --json option"

@@ -106,3 +106,41 @@ def test_the_glance_takes_an_experiment_s_sentence_from_its_provider(monkeypatch
     sentences = dict(glance.at_a_glance(_minimal_results({"new": {"files": files}, "other": {"files": files}})).sentences)
     assert sentences["A registered experiment"] == "1 file(s), read by the provider."
     assert sentences["Other"] == "1 saved result file(s), shown below."  # no provider: the files are counted
+
+
+def test_glance_names_the_conjecture_runs_that_surprised() -> None:
+    """The lab's expectations are "held" / "refuted"; a refuted "held" conjecture is a surprise at a glance."""
+    from verify.app.report.glance import at_a_glance
+    summaries = [{"conjecture": "a", "outcome": "counterexample", "expected": "refuted", "surprise": False},
+                 {"conjecture": "b", "outcome": "counterexample", "expected": "held"},   # no surprise field
+                 {"conjecture": "c", "outcome": "held", "expected": "held", "surprise": False}]
+    files = [{"path": f"r/{s['conjecture']}.json", "sha256": "0" * 64, "summary": s} for s in summaries]
+    sentence = dict(at_a_glance(_minimal_results({"conjectures": {"files": files}})).sentences)["Conjecture lab"]
+    assert sentence.startswith("3 saved conjecture runs: 2 counterexample, 1 held; 1 not as expected: b.")
+
+
+def test_a_saved_files_own_summary_lines_are_shown_with_the_reports_number_formatter() -> None:
+    """A file's `lines` quoted in report.md carry no 17-digit floats: the report's formatter writes them."""
+    raw = "initial fraction 0.9970025496011877, accuracy 0.8377333333333333 against 0.8164 at K=8"
+    results = _minimal_results({"new": {"directory": "runs/new", "files": [
+        {"path": "runs/new/a.json", "sha256": "c" * 64, "summary": {"lines": [raw], "share": 0.123456789}}]}})
+    text = to_markdown(build_document(results, [], {"new": Section("A new experiment")}))
+    assert "initial fraction 0.997, accuracy 0.838 against 0.8164 at K=8" in text
+    assert "0.9970025496011877" not in text and "0.8377333333333333" not in text and "0.123456789" not in text
+
+
+def test_the_sentiment_section_with_its_tables_does_not_repeat_the_raw_files() -> None:
+    block = {"files": [{"path": "r/e1.json", "sha256": "0" * 64, "summary": {"lines": ["raw 0.9970025496011877"]},
+                        "evaluation": _evaluation("m/a", 2, 0.8)}]}
+    assert sentiment.section(block).tables and not sentiment.section(block).list_files
+    assert sentiment.section({"files": [{"path": "r/x.json", "sha256": "0" * 64, "summary": {}}]}).list_files
+
+
+def test_a_long_summary_of_a_saved_file_says_how_many_lines_it_left_out() -> None:
+    from verify.app.report.build import MAX_SUMMARY_LINES, _scalar_summary
+    summary = _scalar_summary({"lines": [f"line {i}" for i in range(MAX_SUMMARY_LINES + 30)]})
+    assert len(summary["lines"]) == MAX_SUMMARY_LINES and summary["lines_omitted"] == 30
+    results = _minimal_results({"new": {"directory": "runs/new", "files": [
+        {"path": "runs/new/a.json", "sha256": "c" * 64, "summary": summary}]}})
+    text = to_markdown(build_document(results, [], {"new": Section("A new experiment")}))
+    assert f"({MAX_SUMMARY_LINES} lines; 30 more lines in that file, not shown)" in text

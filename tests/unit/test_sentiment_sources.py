@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 import os
+import socket
 import sys
 import tarfile
 from pathlib import Path
@@ -122,8 +124,12 @@ def test_fetch_checks_the_sha256_and_converts_once(tmp_path, monkeypatch, capsys
     assert "differs from the expected" in capsys.readouterr().err
     assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]  # nothing kept
     monkeypatch.setattr(sources, "IMDB_SHA256", hashlib.sha256(archive.read_bytes()).hexdigest())
-    assert main(["sentiment", "fetch", "--quiet"]) == 0
+    assert main(["sentiment", "fetch", "--quiet", "--json"]) == 0
     csv_path = sources.fetched_data_path()
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"data": str(csv_path), "url": archive.as_uri(),
+                                        "archive_sha256": sources.IMDB_SHA256}
+    assert captured.err.startswith(f"{csv_path}: the IMDb reviews")
     assert load_reviews(csv_path).texts == load_reviews(archive).texts
     assert content_sha256(load_reviews(csv_path)) == content_sha256(load_reviews(archive))
     first = csv_path.read_bytes()
@@ -132,6 +138,19 @@ def test_fetch_checks_the_sha256_and_converts_once(tmp_path, monkeypatch, capsys
     archive.unlink()
     assert main(["sentiment", "fetch", "--quiet"]) == 0
     assert csv_path.read_bytes() == first
+
+
+def test_fetch_from_an_unreachable_source_could_not_complete(tmp_path, monkeypatch, capsys):
+    """No network is an I/O failure (exit 4, one line), not bad input; tested on a closed local port."""
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path / "cache"))
+    url = f"http://127.0.0.1:{port}/aclImdb_v1.tar.gz"
+    assert main(["sentiment", "fetch", "--url", url, "--quiet"]) == 4
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"error: could not complete: could not download {url}: ")
+    assert "Traceback" not in err and not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
 
 
 def _authors_like_pth(tmp_path: Path, monkeypatch) -> Path:

@@ -29,6 +29,7 @@ from verify import __version__
 from verify.app import interrupts
 from verify.core import exitcodes
 from .commands import COMMANDS
+from .commands.output import json_took_argument
 from verify.core.numbers import InputError
 from verify.core.text import one_line
 
@@ -119,7 +120,7 @@ def _could_not_complete(error: BaseException) -> str:
     """The one-line reason of an exit status 4."""
     if isinstance(error, exitcodes.CouldNotComplete):
         return str(error)
-    if isinstance(error, BrokenPipeError):
+    if _broken_pipe(error):
         return "the output was closed before everything was written (broken pipe)"
     if isinstance(error, OSError):
         return describe_os_error(error)
@@ -136,6 +137,10 @@ def _usage_message(error: click.ClickException) -> str:
     """Click's message in one line (click prints usage, a hint and the message on three), with where to look."""
     context = getattr(error, "ctx", None)
     where = f" (see '{context.command_path} --help')" if context is not None else ""
+    if isinstance(error, click.MissingParameter) and isinstance(error.param, click.Argument):
+        took = json_took_argument(context)  # `--json CONFIG.json`: the option took the argument
+        if took is not None:
+            return f"{error.format_message().rstrip('.')}: {took}{where}"
     return f"{error.format_message()}{where}"
 
 
@@ -174,12 +179,18 @@ def main(argv: list[str] | None = None) -> int:
         if _caused_by_interrupt(error):  # e.g. Ctrl-C during a lazy import, re-raised as ImportError by numba
             _safe_echo(_INTERRUPTED)
             return exitcodes.INTERRUPTED
-        if isinstance(error, BrokenPipeError):
+        if _broken_pipe(error):
             _silence_stdout()
         _report(error, f"error: could not complete: {_could_not_complete(error)}")
         return exitcodes.COULD_NOT_COMPLETE
     # Commands return their exit status (an int) or None for plain success.
     return status if isinstance(status, int) else exitcodes.SUCCESS
+
+
+def _broken_pipe(error: BaseException) -> bool:
+    """A broken pipe, or rich's way of reporting one (it raises SystemExit(1) while handling it)."""
+    return isinstance(error, BrokenPipeError) or (isinstance(error, SystemExit)
+                                                  and isinstance(error.__context__, BrokenPipeError))
 
 
 def _caused_by_interrupt(error: BaseException) -> bool:

@@ -37,6 +37,7 @@ from verify.core.config import Configuration, hypothesis_violations
 from verify.core.exact_dynamics import ExactLayer, exact_layers
 from verify.core.linalg import dot, mat_vec
 from verify.core.numbers import InputError, rational_to_str
+from verify.core.text import exact_number
 from verify.claims.verdicts import Verdict
 
 __all__ = [
@@ -75,8 +76,8 @@ def qv(p: Iterable[Fraction]) -> list[str]:
 
 
 def show(p: Iterable[Fraction]) -> str:
-    """A point for a one-line summary: (1/2, -1)."""
-    return "(" + ", ".join(rational_to_str(x) for x in p) + ")"
+    """A point for a one-line summary, exactly (the one rule of verify.core.text): (1/2, -1), (0.309017, 1)."""
+    return "(" + ", ".join(exact_number(x) for x in p) + ")"
 
 
 def mean(points: Iterable[Point]) -> Point:

@@ -3,7 +3,8 @@
 The report and the experiments' analyses and report sections use the same formatters, so a
 number reads the same wherever it appears.
 
-Kinds: counts (integers, thousands separated), layers (and their medians, exact),
+Kinds: counts (integers, thousands separated), layers (and their medians, exact), exact
+rationals (the rule of :func:`verify.core.text.short_number`),
 probabilities and accuracies (4 decimals),
 shares (percent, 1 decimal), seconds (1 or 2 decimals), "k of n" fractions, and measured
 floats (3 significant digits). :func:`by_key` picks the kind from a field's name for the saved
@@ -13,9 +14,13 @@ results whose fields the report does not know in advance. Missing values are an 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
-__all__ = ["MISSING", "count", "layer", "probability", "share", "seconds", "fraction", "measured", "number", "by_key"]
+from verify.core.text import short_number
+
+__all__ = ["MISSING", "count", "layer", "probability", "share", "seconds", "fraction", "measured", "exact", "number",
+           "by_key"]
 
 MISSING = "—"
 
@@ -87,6 +92,17 @@ def measured(value: Any, digits: int = 3) -> str:
     if isinstance(value, int):
         return count(value)
     return f"{x:.{digits}g}"
+
+
+def exact(value: Any) -> str:
+    """An exact rational (``"p/q"`` text, a Fraction or an int) by the rule of every readable output
+    (:func:`verify.core.text.short_number`): exact when short (``1/3``, ``0.309017``), else ``≈`` 6 digits."""
+    if value is None:
+        return MISSING
+    try:
+        return short_number(Fraction(value))
+    except (ValueError, TypeError, ZeroDivisionError):
+        return str(value)
 
 
 def number(value: Any) -> str:

@@ -260,7 +260,11 @@ def _acquire(lock_path: Path, target: Path) -> int:
     if fcntl is None:  # pragma: no cover
         return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
     while True:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as error:
+            # The lock file is ours, not the user's: name the folder they asked for.
+            raise type(error)(error.errno, f"cannot write a folder there ({error.strerror})", str(target)) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

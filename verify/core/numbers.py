@@ -21,7 +21,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from .text import describe_value, one_line, shorten
+# rational_to_str lives with the other text forms of numbers (verify.core.text) and is public here too.
+from .text import describe_value, one_line, rational_to_str, shorten
 
 __all__ = [
     "InputError",
@@ -127,28 +128,6 @@ def _check_exponent(decimal: Decimal, field: str) -> None:
         raise _too_many_digits(field)
     if isinstance(exponent, int) and abs(exponent) > _MAX_EXPONENT:
         raise InputError(field, f"exponent {exponent} is out of range (|exponent| <= {_MAX_EXPONENT})")
-
-
-def rational_to_str(value: Fraction | int) -> str:
-    """Render a rational as ``"p/q"`` (or ``"p"`` when integral): the project's exact text form."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return _int_text(value.numerator)
-    return f"{_int_text(value.numerator)}/{_int_text(value.denominator)}"
-
-
-def _int_text(n: int) -> str:
-    try:
-        return str(n)
-    except ValueError:
-        # Beyond Python's int -> str digit limit (a DoS guard for *parsing*): exact results can
-        # legitimately be that long (1e-5000 is valid input; denominators grow with the layers).
-        # Split at a power of ten into halves that convert, recursively.
-        if n < 0:
-            return "-" + _int_text(-n)
-        half = max(1, int(n.bit_length() * 0.30103) // 2)
-        high, low = divmod(n, 10 ** half)
-        return _int_text(high) + _int_text(low).zfill(half)
 
 
 def _refuse_constant(name: str) -> Any:

@@ -26,6 +26,7 @@ Dask is imported lazily, so the package works without the ``distributed`` extra.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import logging
@@ -47,6 +48,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numba
 
+from verify.core.exitcodes import CouldNotComplete
 from verify.core.numbers import InputError
 from .merge import merge_records
 from .run import Checker, run_task
@@ -611,11 +613,51 @@ def _connect(distributed: Any, address: str, timeout: float, tls: TLSFiles | Non
             raise ValueError("expected HOST:PORT after the scheme")
     except (ValueError, TypeError) as error:
         raise InputError("--scheduler", f"{address!r} is not a scheduler address: {error}") from None
+    if scheme in ("tcp", "tls"):
+        _speaks_dask(address, location, timeout, security)
     try:
         return distributed.Client(address, timeout=timeout, set_as_default=False, security=security)
     except (OSError, ValueError, TypeError) as error:  # TimeoutError is an OSError; ssl.SSLError too
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError("--scheduler", f"cannot connect to {address} within {timeout:g} s: {message}") from None
+
+
+# Beyond --connect-timeout (which bounds the connection itself), how long a service that
+# accepted the connection may take to answer Dask's handshake.
+HANDSHAKE_GRACE = 2.0
+
+
+def _speaks_dask(address: str, location: str, timeout: float, security: Any) -> None:
+    """Refuse, in one line, a service at ``address`` that answers but not as a Dask scheduler.
+
+    A Client pointed at, say, a web server reads its reply as Dask frames: a length of exabytes
+    (MemoryError), then a finaliser that times out and prints a traceback at exit. So the
+    handshake is tried first with Dask's own comm layer, no Client made: a service that accepts
+    the connection and answers anything but the handshake could not be used (exit 4). An
+    address nobody answers at, or a TLS peer that refuses this client, fails the connection
+    itself: bad input, as before (exit 2).
+    """
+    from distributed.comm import connect  # the optional ``distributed`` extra, as in _connect
+
+    async def handshake() -> None:
+        comm = await connect(address, timeout=timeout,
+                             **(security.get_connection_args("client") if security is not None else {}))
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(handshake(), timeout + HANDSHAKE_GRACE))
+    except OSError as error:
+        text = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if text.startswith("Timed out trying to connect"):  # the connection itself failed (refused, TLS, ...)
+            raise InputError("--scheduler", f"cannot connect to {address} within {timeout:g} s: {text}") from None
+        if isinstance(error, TimeoutError):
+            raise CouldNotComplete(f"{location} does not speak the Dask protocol (no handshake within "
+                                   f"{timeout + HANDSHAKE_GRACE:g} s)") from None
+        raise CouldNotComplete(f"{location} does not speak the Dask protocol (the connection ended during the "
+                               "handshake)") from None
+    except (MemoryError, Exception):  # noqa: BLE001 - whatever the reply decodes to (an exabyte frame), it is not Dask
+        raise CouldNotComplete(f"{location} does not speak the Dask protocol (its reply is not a Dask "
+                               "handshake)") from None
 
 
 def make_executor(*, jobs: int | None = None, scheduler: str | None = None, dask_local: int | None = None,

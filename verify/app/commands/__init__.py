@@ -12,4 +12,5 @@ COMMANDS: list[tuple[str, str]] = [
     ("classify", "classify"),
     ("control", "control"),
     ("softmax", "softmax"),
+    ("examples", "examples"),
 ]

@@ -17,7 +17,7 @@ from verify.core.config import load_configuration
 from verify.core.limits import MAX_LAYER_BUDGET
 from verify.core.text import one_line, short_number
 from verify.claims.verdicts import Verdict
-from .output import emit_json, json_option, summary_console
+from .output import emit_json, json_option, summary_console, verdict_line
 
 _STYLE = {"certified": "green", "failed": "bold red", "inconclusive": "yellow"}
 
@@ -63,7 +63,7 @@ def fate_legend(report: ClaimReport) -> list[str]:
     """What each fate in the table means (only those that occur)."""
     kinds = sorted({f.kind for f in report.fates})
     return [f"  {kind}: {_FATE_MEANING[kind]}" for kind in kinds if kind in _FATE_MEANING] + \
-        ["  (long limits are shown as decimals; --json has every one exactly)"]
+        ["  (a limit too long to write exactly is shown as ≈ its decimal value; --json has every one exactly)"]
 
 
 @click.command("check")
@@ -81,7 +81,7 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
           json_to: str | None, no_cross_check: bool) -> int:
     """Check claims T0..T4, facts D1..D3 and the one-step replay on CONFIG.json, exactly.
 
-    Prints one row per claim: status (certified / failed / inconclusive) and one line of
+    Prints the overall verdict in one line, then one row per claim: status (certified / failed / inconclusive) and one line of
     evidence; then one row per token: its fate (leader, fixed, locked, or unsettled), the
     layer from which it holds, and the token's exact limit. Exit status 0 every claim certified, 1 a claim failed, 2 bad input, 3 nothing
     failed but something is inconclusive (e.g. a token did not lock within the budget).
@@ -107,9 +107,15 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
         verdict = report.verdicts[cid]
         table.add_row(cid, f"[{_STYLE[verdict.status]}]{verdict.status}[/]", Text(one_line(_one_line(verdict))))
     out = summary_console(json_to)
+    status = exitcodes.combine([v.status for v in report.verdicts.values()])
+    overall = {exitcodes.SUCCESS: "certified", exitcodes.FALSE: "failed"}.get(status, "inconclusive")
+    out.print(Text(verdict_line(shown_name, overall,
+                                failed=[c for c, v in report.verdicts.items() if v.status == "failed"],
+                                inconclusive=[c for c, v in report.verdicts.items() if v.status == "inconclusive"])),
+              soft_wrap=True)
     out.print(table)
     out.print(fates_table(report))
     for line in fate_legend(report):
         out.print(Text(line), soft_wrap=True)
     emit_json(report.to_json_dict(), json_to)
-    return exitcodes.combine([v.status for v in report.verdicts.values()])
+    return status

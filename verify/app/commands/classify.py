@@ -132,9 +132,11 @@ def _integers(text: str, option: str, *, low: int = 0) -> list[int]:
 @click.option("--resume", is_flag=True,
               help="Keep the runs already in --out (same data, embedding and test reviews) and do only the "
                    "others; the file then holds both.")
+@json_option("the results (the contents of --out)")
 @_quiet_option
 def imdb(data: Path, reference: Path, sizes: str, variants: str, seeds: str, test_reviews: int | None,
-         out_path: Path, networks: Path | None, cache_dir: Path, resume: bool, quiet: bool) -> int:
+         out_path: Path, networks: Path | None, cache_dir: Path, resume: bool, json_to: str | None,
+         quiet: bool) -> int:
     """IMDb training reviews embedded in d = 2 and cut or padded to 128 tokens: build, certify, test.
 
     Groups of reviews with equal empirical distributions and both labels are removed and
@@ -153,7 +155,7 @@ def imdb(data: Path, reference: Path, sizes: str, variants: str, seeds: str, tes
                            networks=networks, resume=resume, progress=update,
                            log=lambda text: click.echo(text, err=True))
     failed = [r for r in results["runs"] if r["checker_status"] != "certified"]
-    click.echo(f"wrote {out_path}: {len(results['runs'])} runs, "
-               + ("every kept review certified by the independent checker" if not failed
-                  else f"{len(failed)} runs NOT certified"))
+    _emit(json_to, results, f"{out_path}: {len(results['runs'])} runs, "
+          + ("every kept review certified by the independent checker" if not failed
+             else f"{len(failed)} runs NOT certified"))
     return exitcodes.FALSE if failed else exitcodes.SUCCESS

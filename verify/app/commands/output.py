@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import click
 from rich.console import Console
@@ -27,18 +27,46 @@ from rich.text import Text
 
 from verify.core.io import atomic_write_text
 
-__all__ = ["JSON_TO_STDOUT", "json_option", "summary_console", "echo_summary", "emit_json", "ProgressReporter",
-           "progress_reporter"]
+__all__ = ["JSON_TO_STDOUT", "JsonOption", "json_option", "json_took_argument", "verdict_line", "StageLines",
+           "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter"]
 
 JSON_TO_STDOUT = "-"
+
+
+# Where the shared option leaves the file name it took, for the message of a missing argument.
+_JSON_TOOK = "hardmax_verify_json_took"
+
+
+class JsonOption(click.Option):
+    """The one ``--json [FILE|-]`` option every command uses (see the module docstring).
+
+    Its value is optional, so in ``--json CONFIG.json`` it takes the configuration as the file
+    to write; the argument is then missing, and :func:`json_took_argument` says why.
+    """
+
+    def handle_parse_result(self, ctx: click.Context, opts: Any, args: list[str]) -> Any:
+        value, args = super().handle_parse_result(ctx, opts, args)
+        if isinstance(value, str) and value != JSON_TO_STDOUT:
+            ctx.meta[_JSON_TOOK] = value
+        return value, args
 
 
 def json_option(what: str = "the full result") -> Callable[[Any], Any]:
     """The ``--json [FILE|-]`` option (parameter ``json_to``: None, ``"-"`` or a file name)."""
     return click.option(
-        "--json", "json_to", is_flag=False, flag_value=JSON_TO_STDOUT, default=None, metavar="[FILE|-]",
+        "--json", "json_to", cls=JsonOption, is_flag=False, flag_value=JSON_TO_STDOUT, default=None,
+        metavar="[FILE|-]",
         help=f"Write {what} as JSON: to standard output with '-' or no value (the readable summary then goes "
              "to standard error), or atomically to FILE. Put it last, or give '-', when an argument follows.")
+
+
+def json_took_argument(ctx: click.Context | None) -> str | None:
+    """When an argument is missing after ``--json FILE``: the sentence saying that --json took FILE."""
+    took = ctx.meta.get(_JSON_TOOK) if ctx is not None else None
+    if took is None:
+        return None
+    return (f"--json took {took!r} as the file to write the JSON to; put --json last, or write '--json -' "
+            "when an argument follows it")
 
 
 def summary_console(json_to: str | None) -> Console:
@@ -73,6 +101,31 @@ def emit_json(record: Any, json_to: str | None) -> None:
     click.echo(f"wrote {json_to}", err=True)
 
 
+def verdict_line(subject: str, overall: str, *, failed: Sequence[str] = (), inconclusive: Sequence[str] = ()) -> str:
+    """The one-line overall verdict a command opens its summary with: ``SUBJECT: certified``, or what failed."""
+    return (f"{subject}: {overall}" + (f"; failed: {', '.join(failed)}" if failed else "")
+            + (f"; inconclusive or unchecked: {', '.join(inconclusive)}" if inconclusive else ""))
+
+
+class StageLines:
+    """One line per stage of a long command on standard error, when standard error is not a terminal.
+
+    A terminal shows a live bar instead; piped or redirected, the bar draws nothing, and these
+    lines say that the command is working and where it is. A repeated stage prints nothing.
+    """
+
+    def __init__(self, command: str, console: Console | None = None) -> None:
+        self.command = command
+        self.console = console if console is not None else Console(stderr=True)
+        self._last: str | None = None
+
+    def __call__(self, stage: str) -> None:
+        if self.console.is_terminal or stage == self._last:
+            return
+        self._last = stage
+        self.console.print(Text(f"{self.command}: {stage}"), soft_wrap=True, highlight=False)
+
+
 class ProgressReporter:
     """Progress of a long command, drawn on standard error.
 
@@ -81,12 +134,15 @@ class ProgressReporter:
     line above the bars, never glued to them. Disabled, both only print log lines.
     """
 
-    def __init__(self, progress: Progress | None, console: Console) -> None:
+    def __init__(self, progress: Progress | None, console: Console, stages: StageLines | None = None) -> None:
         self._progress = progress
         self.console = console
         self._tasks: dict[str, TaskID] = {}
+        self._stages = stages
 
     def update(self, phase: str, done: int, total: int) -> None:
+        if self._stages is not None:  # standard error is not a terminal: a line when a phase starts
+            self._stages(phase)
         if self._progress is None:
             return
         if phase not in self._tasks:
@@ -107,10 +163,17 @@ class ProgressReporter:
 
 @contextmanager
 def progress_reporter(enabled: bool = True, *, remaining: bool = False) -> Iterator[ProgressReporter]:
-    """A :class:`ProgressReporter` on standard error for the duration of the block."""
+    """A :class:`ProgressReporter` on standard error for the duration of the block.
+
+    Bars on a terminal; elsewhere (piped, redirected) one line per phase as it starts.
+    """
     console = Console(stderr=True)
     if not enabled:
         yield ProgressReporter(None, console)
+        return
+    if not console.is_terminal:  # no bar can be drawn: one line per phase instead
+        context = click.get_current_context(silent=True)
+        yield ProgressReporter(None, console, StageLines(context.command_path if context else "progress", console))
         return
     columns: list[Any] = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn()]

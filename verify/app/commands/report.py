@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -23,6 +24,7 @@ from verify.core.io import directory_lock
 from verify.core.limits import max_jobs
 from ..locations import project_runs
 from ..report.build import build_report
+from .output import StageLines, echo_summary, emit_json, json_option, verdict_line
 
 DEFAULT_OUT = Path("reports") / "latest"
 
@@ -60,7 +62,8 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Campaign seed: the same seed and versions give the same results.json (apart from its environment block).")
 @click.option("--examples", type=click.IntRange(min=0), default=None,
-              help="Number of generated configurations (default: the campaign's; 144 for the embedded one).")
+              help=f"Number of generated configurations (default: the campaign's; {default_spec().examples} for the "
+                   "embedded one).")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="CAMPAIGN.toml with families, counts, sizes and layer budget (see docs/report.md).")
 @click.option("--jobs", type=click.IntRange(min=1, max=max_jobs()), default=None,
@@ -79,7 +82,8 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
 @click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=max_jobs()), default=None, metavar="N",
               help="Start a Dask LocalCluster of N worker processes on loopback and run the tasks there.")
 @click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600), default=10.0,
-              show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2).")
+              show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2); a service "
+                                      "there that is not a Dask scheduler is exit status 4.")
 @click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, "
                    "RUNS/conjectures/*.json), relative to the current folder. Default: the project's saved "
@@ -91,17 +95,20 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
                                       "on the machine's speed.")
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow campaign families outside the theorem's hypotheses (zero or duplicate tokens, A not SPD).")
+@json_option("the full result (the contents of results.json)")
 def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
            scheduler: str | None, tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None,
            dask_local: int | None, connect_timeout: float, runs: Path | None,
-           time_budget: float | None, outside_hypotheses: bool) -> int:
+           time_budget: float | None, outside_hypotheses: bool, json_to: str | None) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
     configurations of docs/theory.md §4 and on seed-generated configurations across families.
     The report is written in every case; the exit status combines the verdicts: 0 all
     certified, 1 something failed, 3 nothing failed but something inconclusive. A second run
-    into the same --out while one is running is refused (exit status 4).
+    into the same --out while one is running is refused (exit status 4). The summary (the
+    overall verdict first) goes to standard output; progress to standard error, one line per
+    stage when that is not a terminal.
     """
 
     # Checked before anything runs: two executors at once, or an empty address, is bad input.
@@ -119,7 +126,8 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
         # The output folder's lock first: a second run into it is refused before any worker starts.
         with directory_lock(out), executor:
             return _run(out, seed, examples, config, jobs, runs, outside_hypotheses, executor,
-                        scheduler=scheduler, dask_local=dask_local, time_budget=time_budget, tls=tls.options())
+                        scheduler=scheduler, dask_local=dask_local, time_budget=time_budget, tls=tls.options(),
+                        json_to=json_to)
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
@@ -127,7 +135,8 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
 
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
          outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
-         time_budget: float | None = None, tls: dict[str, Path | None] | None = None) -> int:
+         time_budget: float | None = None, tls: dict[str, Path | None] | None = None,
+         json_to: str | None = None) -> int:
     spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
     changes: dict[str, Any] = {}
     if examples is not None:
@@ -139,16 +148,29 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
     if changes:
         spec = replace(spec, **changes)
     console = Console(stderr=True)
+    stage = StageLines("report", console)
     with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=console, transient=True,
                   disable=not console.is_terminal) as bar:
         progress_task = bar.add_task("", total=None)
+        planned = [0]
+        finished = [0]
 
         def on_tasks(tasks: list) -> None:
+            planned[0] = len(tasks)
             bar.update(progress_task, total=len(tasks))
+            stage(f"checking {len(tasks)} configuration{'' if len(tasks) == 1 else 's'}")
 
         def on_done(task, record) -> None:
+            finished[0] += 1
             bar.update(progress_task, advance=1, description=f"{task.name}: {record.get('status')}")
+            # Piped: a line at every quarter of the campaign, the longest stage.
+            if planned[0] and finished[0] * 4 // planned[0] != (finished[0] - 1) * 4 // planned[0]:
+                stage(f"checked {finished[0]} of {planned[0]} configurations")
+
+        def on_stage(name: str) -> None:
+            bar.update(progress_task, description=f"{name}...")
+            stage(name)
 
         # The project's saved results are found from the package, not the current folder, and
         # shown as "runs/..." so that results.json does not depend on where the clone lies.
@@ -158,16 +180,18 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
                                argv=list(sys.argv),
                                command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses,
                                                                 scheduler, dask_local, time_budget, tls),
-                               progress=on_done, executor=executor, on_tasks=on_tasks,
-                               on_stage=lambda stage: bar.update(progress_task, description=f"{stage}..."))
+                               progress=on_done, executor=executor, on_tasks=on_tasks, on_stage=on_stage)
     summary = outcome.results["summary"]
     failed = [c for c, row in summary["claims"].items() if row["failed"]]
     inconclusive = [c for c, row in summary["claims"].items() if row["inconclusive"] or row["unchecked"]]
-    click.echo(f"{summary['examples']} configurations: {summary['overall']}"
-               + (f"; failed: {', '.join(failed)}" if failed else "")
-               + (f"; inconclusive or unchecked: {', '.join(inconclusive)}" if inconclusive else ""), err=True)
+    configurations = f"{summary['examples']} configuration{'' if summary['examples'] == 1 else 's'}"
+    lines = [verdict_line(configurations, summary["overall"], failed=failed,
+                          inconclusive=inconclusive)]
     for name, section in outcome.results["optional_sections"].items():
         if section.get("skipped"):
-            click.echo(f"skipped the optional {name} section: {section['skipped']}", err=True)
-    click.echo(f"wrote {out}/report.md, report.html, results.json", err=True)
+            lines.append(f"skipped the optional {name} section: {section['skipped']}")
+    lines.append(f"report: {out}/report.md, report.html, results.json")
+    echo_summary("\n".join(lines), json_to)
+    # The record is results.json itself, read back: the same key order and content as the file.
+    emit_json(json.loads((Path(out) / "results.json").read_text(encoding="utf-8")), json_to)
     return outcome.exit_status

@@ -8,7 +8,7 @@ from rich.table import Table
 
 from verify.core import exitcodes
 from ..selftest.runner import SelfTestResult, VariantResult, run_selftest
-from .output import emit_json, json_option, summary_console
+from .output import StageLines, emit_json, json_option, summary_console
 
 
 def _families(checks: list[str]) -> str:
@@ -68,10 +68,17 @@ def selftest(profile: str, json_to: str | None) -> int:
     normalisation, ties broken by index, A ignored, in-place update, own term dropped, float
     ties decided with a loose tolerance) must be flagged by at least one check. Exit status 0
     when every variant is caught, 1 when one is missed or a check rejects the real engine.
+    Progress goes to standard error, one line per variant when that is not a terminal.
     """
     console = Console(stderr=True)
+    stage = StageLines("selftest", console)  # piped: one line per variant
+
+    def progress(line: str) -> None:
+        status.update(f"self-test: {line}")
+        stage(line.split(": ", 1)[0])
+
     with console.status("self-test") as status:
-        result = run_selftest(profile=profile, progress=lambda line: status.update(f"self-test: {line}"))
+        result = run_selftest(profile=profile, progress=progress)
     render(result, summary_console(json_to))
     emit_json(result.to_json_dict(), json_to)
     return exitcodes.SUCCESS if result.ok else exitcodes.FALSE

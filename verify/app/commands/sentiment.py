@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Callable, ContextManager
 
@@ -155,13 +156,15 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="CPU threads for torch and the certified evaluation (the machine may be shared).")
 @_step_option
+@json_option("the checkpoint's metadata (settings, data, history of every epoch, best epoch)")
 @_quiet_option
 def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_dir: Path, limit_reviews: int | None,
           protocol: str, validation_fraction: float, seed: int, split_seed: int | None, min_count: int | None,
           cleaning: str, lowercase: bool, stopwords: str, lemmas: str,
           learning_rate: float, batch_size: int, weight_decay: float, embedding_dropout: float, alpha_init: float,
           fixed_alpha: bool, layers: int, attention_over: str, bucket_batches: int | None, beta: float,
-          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, step: str, quiet: bool) -> int:
+          patience: int, hardmax_every: int, epoch_weights: Path | None, threads: int, step: str, json_to: str | None,
+          quiet: bool) -> int:
     """Train the classifier with softmax attention (resumable; a checkpoint after every epoch).
 
     Selection is by validation accuracy; the test reviews are not looked at during training
@@ -184,8 +187,9 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
                          epoch_weights=epoch_weights, threads=threads, progress=update, log=update.log,
                          on_epoch=EpochTable(update.log, hardmax=hardmax_every > 0).row, step=step)
     best = meta.get("best") or {}
-    click.echo(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
-               f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", err=True)
+    echo_summary(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
+                 f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", json_to)
+    emit_json(json.loads((out_dir / "checkpoint.json").read_text(encoding="utf-8")), json_to)  # as written
     return exitcodes.SUCCESS
 
 
@@ -340,10 +344,11 @@ def _softmax_line(row: dict) -> str:
                    "(T0..T4 certified, exact limits by D7, the class of the limit state; about 1 s each).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the sampled configurations and review subsets.")
+@json_option("the analyses (the contents of OUT/analysis.json)")
 @_quiet_option
 def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: Path | None, cache_dir: Path | None,
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
-            seed: int, quiet: bool) -> int:
+            seed: int, json_to: str | None, quiet: bool) -> int:
     """The paper's analyses and the experiment's claims, checked; JSON (and PNG) under --out."""
     authors_npz = resolve_reference(authors_npz, required=False)
     if not checkpoint_dirs and authors_npz is None:
@@ -354,9 +359,9 @@ def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: P
                                out_dir=out_dir, max_reviews=max_reviews, samples=samples,
                                converge_layers=converge_layers, certify_samples=certify_samples, seed=seed,
                                progress=update)
-    for line in summary.get("lines", []):
-        click.echo(line)
-    click.echo(f"wrote {out_dir}", err=True)
+    echo_summary("\n".join([*summary.get("lines", []), f"wrote {out_dir}"]), json_to)
+    # The file as written (its numpy numbers already converted).
+    emit_json(json.loads((Path(out_dir) / "analysis.json").read_text(encoding="utf-8")), json_to)
     return exitcodes.SUCCESS
 
 
@@ -384,8 +389,9 @@ _collected_option = click.option("--results", "results_dir", type=click.Path(fil
 @click.option("--only", multiple=True, help="Run only this run of the protocol (repeatable), e.g. d2-K8-s0.")
 @_collected_option
 @_step_option
+@json_option("the runs this runner finished and the status of every run")
 def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_dir: Path | None,
-                 only: tuple[str, ...], results_dir: Path, step: str) -> int:
+                 only: tuple[str, ...], results_dir: Path, step: str, json_to: str | None) -> int:
     """Work through the protocol's queue: skip finished runs, resume interrupted ones, evaluate each once at its end.
 
     Progress is appended to RUNS_DIR/protocol.log; Ctrl-C (or a kill) loses at most the epoch
@@ -395,8 +401,12 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
     """
     protocol = load_protocol(protocol_path)
     data = resolve_data(data)
-    run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, results_dir=results_dir, step=step,
-              echo=lambda line: click.echo(line, err=True))
+    finished = run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, results_dir=results_dir, step=step,
+                         echo=lambda line: click.echo(line, err=True))
+    status = queue_status(protocol, runs_dir, results_dir=results_dir)
+    echo_summary(f"{len(finished)} runs finished by this runner{': ' + ', '.join(finished) if finished else ''}; "
+                 f"{_status_counts(status)}", json_to)
+    emit_json({"finished_now": finished, "status": status}, json_to)
     return exitcodes.SUCCESS
 
 
@@ -415,9 +425,7 @@ def protocol_status(protocol_path: Path, runs_dir: Path, results_dir: Path, json
             extra = (f"  {record['epochs']} epochs, validation {record.get('validation_accuracy'):.4f} at epoch "
                      f"{record.get('best_epoch')}, alpha {record.get('alpha'):.3g}, {_steps_text(record)}")
         lines.append(f"{record['run']:<22} {record['state']:<12}{extra}")
-    counts = {state: sum(r["state"] == state for r in status)
-              for state in ("finished", "collected", "in progress", "not started")}
-    lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
+    lines.append(_status_counts(status))
     echo_summary("\n".join(lines), json_to)
     emit_json(status, json_to)
     return exitcodes.SUCCESS
@@ -433,11 +441,19 @@ def _steps_text(record: dict) -> str:
     return "mixed steps: " + ", ".join(f"{s['step']} {s['epochs'][0]}-{s['epochs'][1]}" for s in stretches)
 
 
+def _status_counts(status: list[dict]) -> str:
+    """``16 finished, 0 collected, 2 in progress, 28 not started``."""
+    counts = {state: sum(r["state"] == state for r in status)
+              for state in ("finished", "collected", "in progress", "not started")}
+    return ", ".join(f"{n} {state}" for state, n in counts.items())
+
+
 @sentiment.command("fetch")
 @click.option("--url", default=None, help="Where to download the archive [default: the dataset's official address].")
 @click.option("--no-keep-archive", is_flag=True, help="Delete the 84 MB archive after converting it.")
+@json_option("where the reviews were written, and the archive's address and checked sha256")
 @_quiet_option
-def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
+def fetch_command(url: str | None, no_keep_archive: bool, json_to: str | None, quiet: bool) -> int:
     """Download the Large Movie Review Dataset (aclImdb_v1.tar.gz), check its sha256, convert it once.
 
     The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else ~/.cache/hardmax-verify),
@@ -446,7 +462,9 @@ def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
     with _progress(not quiet) as update:
         path = sources.fetch(url=url, keep_archive=not no_keep_archive,
                              progress=lambda done, total: update("download", done, total))
-    click.echo(f"wrote {path}", err=True)
+    echo_summary(f"{path}: the IMDb reviews (archive sha256 {sources.IMDB_SHA256[:16]}… checked); every sentiment "
+                 "command finds them there", json_to)
+    emit_json({"data": str(path), "url": url or sources.IMDB_URL, "archive_sha256": sources.IMDB_SHA256}, json_to)
     return exitcodes.SUCCESS
 
 
@@ -456,8 +474,10 @@ def fetch_command(url: str | None, no_keep_archive: bool, quiet: bool) -> int:
               help="Convert this already downloaded .pth instead of downloading.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
+@json_option("where the arrays were written")
 @_quiet_option
-def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, quiet: bool) -> int:
+def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, json_to: str | None,
+                            quiet: bool) -> int:
     """The authors' trained d = 2 model: download it and convert it to arrays (E, alpha, w, b).
 
     The file is a pickled PyTorch module; torch's weights-only loader reads it without running
@@ -472,7 +492,8 @@ def fetch_reference_command(url: str | None, from_file: Path | None, out_path: P
             out_path.parent.mkdir(parents=True, exist_ok=True)
             out_path.write_bytes(path.read_bytes())
             path = out_path
-    click.echo(f"wrote {path}", err=True)
+    echo_summary(f"{path}: the authors' d = 2 model as arrays E, alpha, w, b", json_to)
+    emit_json({"reference": str(path)}, json_to)
     return exitcodes.SUCCESS
 
 
@@ -528,13 +549,15 @@ def _scalar_lines(record: dict, prefix: str = "", depth: int = 0) -> list[str]:
               help="Where the selected weights of the published studies' runs are copied.")
 @click.option("--publish", "publish", multiple=True, default=("reproduction", "baseline-k0"), show_default=True,
               help="Studies whose checkpoints are published (the others: evaluation records with the sha256).")
+@json_option("the runs collected and where they went")
 def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, models_dir: Path,
-                     publish: tuple[str, ...]) -> int:
+                     publish: tuple[str, ...], json_to: str | None) -> int:
     """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the checkpoints
     behind the headline tables (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS."""
     copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
                      publish=publish)
-    click.echo(f"{len(copied)} finished runs in {results_dir}", err=True)
+    echo_summary(f"{len(copied)} finished runs in {results_dir}", json_to)
+    emit_json({"results": str(results_dir), "models": str(models_dir), "runs": copied}, json_to)
     return exitcodes.SUCCESS
 
 

@@ -22,6 +22,7 @@ from matplotlib.ticker import MaxNLocator
 
 from verify.core.config import parse_configuration
 from verify.core.trajectory import simulate
+from verify.core.text import short_number
 
 __all__ = ["FigureInfo", "write_figures", "hull_order", "PANEL_LAYERS"]
 
@@ -84,15 +85,32 @@ def _limit(fate: dict[str, Any]) -> np.ndarray | None:
     return np.array([float(Fraction(x)) for x in fate["limit"]])
 
 
-def _palette(n: int) -> list[Any]:
-    from matplotlib import colormaps
+# Categories (families, limits, dimensions) get distinct hues: matplotlib's tab10 and two more,
+# never the pale half of tab20. Past 12 categories the hues repeat with a dashed line (_styles).
+QUALITATIVE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+               "#17becf", "#000000", "#a6761d")
+LINE_STYLES: tuple[Any, ...] = ("-", "--", ":", "-.")
 
-    cmap = colormaps["tab10" if n <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(n)]
+
+def _palette(n: int) -> list[Any]:
+    return [QUALITATIVE[i % len(QUALITATIVE)] for i in range(n)]
+
+
+def _styles(n: int) -> list[tuple[Any, Any]]:
+    """(colour, line style) for ``n`` categories: distinct hues, then the hues again dashed, ..."""
+    return [(QUALITATIVE[i % len(QUALITATIVE)], LINE_STYLES[(i // len(QUALITATIVE)) % len(LINE_STYLES)])
+            for i in range(n)]
+
+
+def _legend_outside(fig: Figure, handles: Sequence[Any], *, title: str | None = None, fontsize: float = 7) -> None:
+    """The figure's legend to the right of its axes, never over the data (the figure is constrained-layout)."""
+    fig.legend(handles=list(handles), loc="outside right upper", fontsize=fontsize, title=title,
+               title_fontsize=fontsize, frameon=False)
 
 
 def _limit_label(limit: Sequence[str]) -> str:
-    return "(" + ", ".join(f"{float(Fraction(x)):.3g}" for x in limit) + ")"
+    """An exact limit by the rule of every readable output (verify.core.text.short_number): (-1/18, 5/36)."""
+    return "(" + ", ".join(short_number(Fraction(x)) for x in limit) + ")"
 
 
 def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
@@ -210,9 +228,10 @@ def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
     if not ok:
         return None
     alphas = _alpha_colours([_alpha_value(r) for r in ok])
-    fig = Figure(figsize=(11, 4.4))
+    fig = Figure(figsize=(12, 4.6), layout="constrained")
     ax = fig.add_subplot(1, 2, 1)
     longest = max(len(r["convergence"]["max_A_distance"]) for r in ok)
+    handles: list[Any] = []
     for alpha, colour in alphas.items():
         group = [r for r in ok if _alpha_value(r) == alpha]
         for record in group:
@@ -224,15 +243,18 @@ def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
         start = max(float(r["convergence"]["max_A_distance"][0]) for r in group)
         layers = np.arange(longest)
         ax.semilogy(layers, np.maximum(start * (1 + float(alpha)) ** -layers, 1e-300), color=colour, linestyle="--",
-                    linewidth=1.6, label=f"alpha = {alpha}: {len(group)} examples; dashed: slope -log(1 + alpha)")
+                    linewidth=1.6)
+        handles.append(Line2D([], [], color=colour, marker="o", markersize=5, linewidth=1.2,
+                              label=f"alpha = {alpha} ({len(group)} examples)"))
+    handles.append(Line2D([], [], color="0.3", linestyle="--", linewidth=1.6,
+                          label="dashed: rate 1/(1 + alpha)\nper layer after locking (D7)"))
     top = max((max(r["convergence"]["max_A_distance"]) for r in ok), default=1.0)
     smallest = min((x for r in ok for x in r["convergence"]["max_A_distance"] if x > 0), default=1e-30)
     ax.set_ylim(max(smallest, 1e-35) / 10, max(top, 1e-30) * 10)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("layer k")
     ax.set_ylabel("max_i ||z_i^k - s_i||_A")
-    ax.set_title(f"A-distance to the certified limits, {_selection(ok)}", fontsize=9)
-    ax.legend(fontsize=6.5, loc="lower left")
+    ax.set_title(f"A-distance to the certified limits,\n{_selection(ok)}", fontsize=9)
     ax2 = fig.add_subplot(1, 2, 2)
     families = _families(ok)
     for index, family in enumerate(families):
@@ -249,9 +271,10 @@ def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
     ax2.set_yticks(range(len(families)))
     ax2.set_yticklabels(families, fontsize=8)
     ax2.set_ylim(-0.6, len(families) - 0.4)
-    ax2.set_xlabel("layer at which a non-leader locked or became fixed (docs/theory.md D7)")
-    ax2.set_title("Locking layers by family (colour: alpha)", fontsize=9)
-    fig.tight_layout()
+    ax2.set_xlabel("layer at which a non-leader locked or became fixed (D7)")
+    ax2.set_title("Locking layers by family,\none dot per non-leader, coloured by alpha", fontsize=9)
+    # One legend for both panels: the colours are alpha's in each.
+    _legend_outside(fig, handles, title="colour: alpha")
     png, svg = _save(fig, out_dir, "convergence")
     return FigureInfo("convergence", png, svg, "Convergence",
                       "Left: for each example, the largest A-distance between a token and its certified limit "
@@ -260,7 +283,8 @@ def convergence_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
                       "in the same colour: the rate D7 proves after a token locks, a factor 1/(1 + alpha) per "
                       "layer (slope -log(1 + alpha)), drawn from the largest starting distance of that alpha. "
                       "Right: the layer at which each non-leader locked or became fixed (exact, docs/theory.md D7), "
-                      "one row per family, coloured by alpha.")
+                      "one row per family, coloured by alpha. The legend gives the colour of each alpha in both "
+                      "panels.")
 
 
 def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
@@ -268,27 +292,24 @@ def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo
     if not ok:
         return None
     families = _families(ok)
-    colours = dict(zip(families, _palette(len(families))))
-    fig = Figure(figsize=(11, 4.2))
+    styles = dict(zip(families, _styles(len(families))))
+    fig = Figure(figsize=(12, 4.6), layout="constrained")
     ax = fig.add_subplot(1, 2, 1)
     for family in families:
-        first = True
+        colour, style = styles[family]
         for record in (r for r in ok if r["task"]["family"] == family):
             c = record["float_comparison"]
             series = np.maximum(np.array(c["max_abs_difference"], dtype=float), 1e-20)
-            ax.semilogy(np.arange(len(series)), series, color=colours[family], alpha=0.6, linewidth=0.9,
-                        label=family if first else None)
-            first = False
+            ax.semilogy(np.arange(len(series)), series, color=colour, linestyle=style, alpha=0.8, linewidth=1.0)
             if c["first_differing_layer"] is not None:
                 k = c["first_differing_layer"]
-                ax.scatter([k], [series[k]], marker="^", s=22, color=colours[family], edgecolors="black",
+                ax.scatter([k], [series[k]], marker="^", s=22, color=colour, edgecolors="black",
                            linewidths=0.5, zorder=3)
     ax.set_ylim(bottom=1e-20)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("layer k")
     ax.set_ylabel("max |float - exact| (0 drawn at 1e-20)")
-    ax.set_title(f"How far float64 drifts from the exact run, {_selection(ok)}", fontsize=9)
-    ax.legend(fontsize=6, ncol=2)
+    ax.set_title(f"How far float64 drifts from the exact run,\n{_selection(ok)}", fontsize=9)
     ax2 = fig.add_subplot(1, 2, 2)
     counts = []
     for family in families:
@@ -296,21 +317,26 @@ def float_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo
         counts.append((sum(c["first_undecided_layer"] is not None for c in rows),
                        sum(c["first_differing_layer"] is not None for c in rows), len(rows)))
     positions = np.arange(len(families))
-    ax2.bar(positions - 0.2, [c[0] for c in counts], width=0.4, label="float flagged a set undecided")
-    ax2.bar(positions + 0.2, [c[1] for c in counts], width=0.4, label="float chose a different set")
+    ax2.bar(positions - 0.2, [c[0] for c in counts], width=0.4, color="0.35", label="float flagged a set undecided")
+    ax2.bar(positions + 0.2, [c[1] for c in counts], width=0.4, color="0.75", edgecolor="0.35", linewidth=0.6,
+            label="float chose a different set")
     ax2.set_xticks(positions)
     ax2.set_xticklabels(families, rotation=30, fontsize=7, ha="right")
     ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax2.set_ylabel("examples")
-    ax2.set_title("Float attention sets against exact ones", fontsize=10)
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
+    ax2.set_title("Float attention sets against exact ones, per family", fontsize=9)
+    ax2.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.08), ncol=2, frameon=False)
+    handles = [Line2D([], [], color=styles[f][0], linestyle=styles[f][1], linewidth=1.6, label=f) for f in families]
+    handles.append(Line2D([], [], marker="^", linestyle="", color="0.5", markeredgecolor="black",
+                          label="first layer with another set"))
+    _legend_outside(fig, handles, title="family (left panel)")
     png, svg = _save(fig, out_dir, "exact_vs_float")
     return FigureInfo("exact_vs_float", png, svg, "Exact against float",
                       "Left: largest coordinate difference between the float64 and the exact positions at each "
-                      "layer, per example (triangles: the first layer at which float64 chose a different "
-                      "attention set than exact arithmetic). Right: per family, examples where float64 flagged a set undecided and "
-                      "examples where it chose a different attention set than exact arithmetic.")
+                      "layer, per example, coloured by family (legend on the right; triangles: the first layer at "
+                      "which float64 chose a different attention set than exact arithmetic). Right: per family, "
+                      "examples where float64 flagged a set undecided and examples where it chose a different "
+                      "attention set than exact arithmetic.")
 
 
 def denominator_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
@@ -318,35 +344,33 @@ def denominator_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> Figu
     if not ok:
         return None
     families = _families(ok)
-    colours = dict(zip(families, _palette(len(families))))
-    fig = Figure(figsize=(6.5, 4.2))
+    styles = dict(zip(families, _styles(len(families))))
+    fig = Figure(figsize=(8.5, 4.4), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     for family in families:
-        first = True
+        colour, style = styles[family]
         for record in (r for r in ok if r["task"]["family"] == family):
             bits = record["denominator_bits"]
-            ax.plot(range(len(bits)), bits, color=colours[family], alpha=0.6, linewidth=0.9,
-                    label=family if first else None)
-            first = False
+            ax.plot(range(len(bits)), bits, color=colour, linestyle=style, alpha=0.8, linewidth=1.0)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("layer k")
     ax.set_ylabel("bit length of the common denominator")
     ax.set_title(f"The cost of exactness, {_selection(ok)}", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    _legend_outside(fig, [Line2D([], [], color=styles[f][0], linestyle=styles[f][1], linewidth=1.6, label=f)
+                          for f in families], title="family")
     png, svg = _save(fig, out_dir, "denominator_bits")
     return FigureInfo("denominator_bits", png, svg, "The cost of exactness",
                       "Bit length of the common denominator of all positions at each layer of the exact run "
-                      "(exact). Growth is roughly linear in the layer: each layer multiplies by (1 + alpha) and "
-                      "by the sizes of the attention sets.")
+                      "(exact), one line per example, coloured by family. Growth is roughly linear in the layer: "
+                      "each layer multiplies by (1 + alpha) and by the sizes of the attention sets.")
 
 
 def leaders_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInfo | None:
     ok = [r for r in records if r.get("status") != "error" and r.get("fates")]
     if not ok:
         return None
-    fig = Figure(figsize=(6.5, 4.4))
+    fig = Figure(figsize=(8, 4.4), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     dims = sorted({len(r["configuration"]["tokens"][0]) for r in ok})
     colours = dict(zip(dims, _palette(len(dims))))
@@ -364,8 +388,7 @@ def leaders_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureIn
     ax.set_xlabel("number of tokens n")
     ax.set_ylabel("number of leaders")
     ax.set_title(f"Leaders against n and d, {_selection(ok)}", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    _legend_outside(fig, ax.get_legend_handles_labels()[0])
     png, svg = _save(fig, out_dir, "leaders")
     return FigureInfo("leaders", png, svg, "Leaders",
                       "Number of leaders (tokens with C_i = {i} at some layer, exact) against the number of "

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from verify.core import formatting as fmt
 from verify.experiments.registry import SECTION_PROVIDERS
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences"]
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,24 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
                     recertified=sum(row.get("recertified") or 0 for row in rows) if available else None,
                     rejected=sum(row.get("rejected_by_checker", 0) for row in rows))
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
-    for key, section in (results.get("optional_sections") or {}).items():
+    glance.sentences += experiment_sentences(results.get("optional_sections") or {}, section_summaries)
+    return glance
+
+
+def experiment_sentences(optional_sections: Mapping[str, Any],
+                         section_summaries: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The (what, conclusion) line of each saved-results section, in the order of ``optional_sections``.
+
+    They depend on the saved results only, not on the campaign (scripts/readme_numbers.py
+    recomputes them without running one). The title and the sentence are the section provider's
+    (verify.experiments.registry); a section without one gets its key and a count of its files.
+    """
+    lines = []
+    for key, section in optional_sections.items():
         provider = SECTION_PROVIDERS.get(key)
         title = provider.glance_title if provider is not None else key.replace("_", " ").capitalize()
-        glance.sentences.append((title, _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
-    return glance
+        lines.append((title, _section_sentence(key, section, (section_summaries or {}).get(key, ""))))
+    return lines
 
 
 def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:

@@ -22,7 +22,7 @@ from verify.experiments.sections import Section
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
 
-__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown"]
+__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown", "glance_list"]
 
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
@@ -209,10 +209,12 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
         others = [f for f in r["fates"] if f["kind"] in ("fixed", "locked", "path")]
         rows.append([r["task"]["name"], len(r["configuration"]["tokens"]), r["status"],
                      ", ".join(f"{f['token']} (layer {f['layer']})" for f in sorted(leaders, key=lambda f: f["token"])),
-                     ", ".join(f"{f['token']} {f['kind']} at {f['layer']} -> ({', '.join(f['limit'])})"
+                     ", ".join(f"{f['token']} {f['kind']} at {f['layer']} -> "
+                               f"({', '.join(fmt.exact(x) for x in f['limit'])})"
                                for f in sorted(others, key=lambda f: f["token"])) or "—",
                      _fmt_settled(r)])
-    blocks.append(_table(["configuration", "n", "status", "leaders (first layer)", "non-leaders: fate, layer, exact limit",
+    blocks.append(_table(["configuration", "n", "status", "leaders (first layer)",
+                          "non-leaders: fate, layer, limit (exact; ≈ when too long, results.json has it exactly)",
                           "settled at layer"], rows))
 
     blocks.append(_h(2, "Convergence"))
@@ -280,8 +282,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
             rows.append([task["name"], task["family"], "—", "—", "—", "ERROR", "—", "—"] + ["—"] * len(claim_ids))
             continue
         config = r["configuration"]
-        rows.append([task["name"], task["family"], len(config["tokens"]), len(config["tokens"][0]), config["alpha"],
-                     r["status"], sum(f["kind"] == "leader" for f in r["fates"]), _fmt_settled(r)]
+        rows.append([task["name"], task["family"], len(config["tokens"]), len(config["tokens"][0]),
+                     fmt.exact(config["alpha"]), r["status"], sum(f["kind"] == "leader" for f in r["fates"]), _fmt_settled(r)]
                     + [_short(r["verdicts"].get(c, {}).get("status")) for c in claim_ids])
     table = _table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows)
     # The summary line the folded table shows.
@@ -313,7 +315,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                 blocks.append(_p(f"`{item['path']}` says ({fmt.count(len(lines))} lines"
                                  + (f"; {fmt.count(omitted)} more lines in that file, not shown" if omitted else "")
                                  + "):"))
-                blocks.append(Block("code", "\n".join(lines)))
+                blocks.append(Block("code", "\n".join(_formatted_numbers(line) for line in lines)))
     skipped = [f"{key}: {section['skipped']}" for key, section in optional.items() if section.get("skipped")]
     if skipped:
         blocks.append(_h(2, "Optional sections skipped"))
@@ -332,6 +334,15 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     blocks.append(_p("results.json holds everything above; its `environment` block (timestamps, timings, versions) "
                      "is the only part that differs between two runs with the same seed and versions."))
     return blocks
+
+
+# A decimal with more digits than a measurement is shown with (a float written out in full).
+_LONG_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d{5,}(?:e[-+]?\d+)?(?![\w.])")
+
+
+def _formatted_numbers(line: str) -> str:
+    """A saved file's own summary line with its long decimals written by the report's formatter."""
+    return _LONG_DECIMAL.sub(lambda m: fmt.measured(float(m.group(0))), line)
 
 
 def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
@@ -496,8 +507,13 @@ def glance_markdown(glance: Glance) -> str:
     lines += [f"| {label} | " + " | ".join(fmt.count(v) for v in values) + " |"
               for _, label, values in _glance_rows(glance)]
     out.append("\n".join(lines))
-    out.append("\n".join(f"- {what}: {sentence}" for what, sentence in glance.sentences))
+    out.append(glance_list(glance.sentences))
     return "\n\n".join(out)
+
+
+def glance_list(sentences: Sequence[tuple[str, str]]) -> str:
+    """The at-a-glance list, one ``- what: conclusion`` line per sentence."""
+    return "\n".join(f"- {what}: {sentence}" for what, sentence in sentences)
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:

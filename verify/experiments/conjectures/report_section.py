@@ -63,6 +63,9 @@ def glance_sentence(section: Mapping[str, Any]) -> str:
 
 
 def _is_surprise(summary: Mapping[str, Any]) -> bool:
-    """An outcome against the conjecture's stated expectation ("true" refuted, "false" held); "open" never surprises."""
+    """The lab's own ``surprise`` field; for a file without it, the outcome against the expectation
+    ("held" refuted by a counterexample, or "refuted" that held)."""
+    if isinstance(summary.get("surprise"), bool):
+        return summary["surprise"]
     expected, outcome = summary.get("expected"), summary.get("outcome")
-    return (expected == "true" and outcome == "counterexample") or (expected == "false" and outcome == "held")
+    return (expected == "held" and outcome == "counterexample") or (expected == "refuted" and outcome == "held")

@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -519,7 +519,7 @@ def _plot_history(history: list[dict], path: Path, model: str, train_subset: dic
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
     curves = history_curves(history, train_subset=train_subset)
     for ax, metric, ylabel in ((axes[0], "loss", "BCE loss"), (axes[1], "acc", "accuracy")):
         for curve in (c for c in curves if c.metric == metric):
@@ -533,9 +533,13 @@ def _plot_history(history: list[dict], path: Path, model: str, train_subset: dic
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("epoch")
         ax.set_ylabel(ylabel)
-        ax.legend(fontsize=6.5)
+    # One legend for both panels, below them: the same series in each, never over the curves.
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, text in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(text, handle)
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=2, fontsize=7, frameon=False)
     fig.suptitle(f"Training curves of {model}", fontsize=10)
-    fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(fig)
 
@@ -545,7 +549,7 @@ def _plot_words(top: list[tuple[str, int]], path: Path, model: str, reviews: int
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
     ax.bar([w for w, _ in top], [c for _, c in top])
     ax.set_ylabel("leader occurrences")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -553,7 +557,6 @@ def _plot_words(top: list[tuple[str, int]], path: Path, model: str, reviews: int
     selection = f"{reviews} " if reviews is not None else ""
     ax.set_title(f"Leader words of {model}\n({selection}correct test reviews with confidence >= 0.95, |w.z + b| > 2)",
                  fontsize=8)
-    fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(fig)
 
@@ -563,8 +566,8 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
     """Token evolution of one review for d = 2 (layers 0..K), exact positions (:func:`verify.core.trajectory.simulate`).
 
     Leaders (C_i = {i} at some layer <= K) are labelled with their words; the decision line
-    w.z + b = 0 splits the plane into the positive (shaded) and negative half-planes; the mean
-    token (what the decoder sees) is the star.
+    w.z + b = 0 splits the plane into the positive (green) and negative (red) sides; the mean
+    token (what the decoder sees) is the star. The legend says so, below the panels.
     """
     import matplotlib
     matplotlib.use("Agg")
@@ -583,6 +586,24 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
     pad = 0.1 * np.maximum(high - low, 1e-6)
     low, high = low - pad, high + pad
 
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    legend = [Line2D([], [], marker="o", linestyle="", color="C0", markersize=4, label="token (its word: a leader)"),
+              Line2D([], [], marker="*", linestyle="", color="C3", markersize=9,
+                     label="mean token (what the decoder reads)"),
+              Line2D([], [], color="k", linewidth=0.8, label="decision line w.z + b = 0"),
+              Patch(color="#d9ead3", label="positive side (w.z + b > 0)"),
+              Patch(color="#f4cccc", label="negative side (w.z + b < 0)")]
+    middle = (low + high) / 2
+
+    def label(ax, text: str, point: np.ndarray, *, flip: bool = False, **style) -> None:
+        # Words point inwards (left of a point in the right half, below one in the top half), so no
+        # word runs past the panel's edge; ``flip`` puts a second label on the other side vertically.
+        right, top = point[0] > middle[0], (point[1] > middle[1]) != flip
+        ax.annotate(text, point, xytext=(-3 if right else 3, -3 if top else 3), textcoords="offset points",
+                    ha="right" if right else "left", va="top" if top else "bottom", fontsize=6, **style)
+
     def draw(ax, k: int) -> None:
         Z = positions[k]
         gx, gy = np.meshgrid(np.linspace(low[0], high[0], 80), np.linspace(low[1], high[1], 80))
@@ -592,7 +613,7 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
         ax.scatter(Z[:, 0], Z[:, 1], s=8, c="C0")
         for i in leaders:
             if trajectory.leaders[i] <= k:
-                ax.annotate(words[ids[i]], Z[i], fontsize=6)
+                label(ax, words[ids[i]], Z[i])
         mean = Z.mean(axis=0)
         ax.scatter([mean[0]], [mean[1]], marker="*", s=80, c="C3")
         # The largest cluster (padding, or a repeated word) hides many tokens under one dot: say how many.
@@ -601,37 +622,36 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
         if size >= 3:
             members = [i for i in range(len(Z)) if tuple(np.round(Z[i], 9)) == spot]
             word, _ = Counter(words[ids[i]] for i in members).most_common(1)[0]
-            ax.annotate(f"{size} tokens ({word})", spot, xytext=(4, -10), textcoords="offset points", fontsize=6,
-                        color="C0", fontweight="bold")
+            # On the other side of a leader's word at the same spot.
+            label(ax, f"{size} tokens ({word})", np.array(spot), flip=True, color="C0", fontweight="bold")
         ax.set_xlim(low[0], high[0]), ax.set_ylim(low[1], high[1])
         ax.set_title(f"layer {k}", fontsize=8)
         ax.tick_params(labelsize=6)
-        if k == 0:
-            from matplotlib.lines import Line2D
-            from matplotlib.patches import Patch
-            ax.legend(handles=[Line2D([], [], marker="o", linestyle="", color="C0", markersize=4, label="token"),
-                               Line2D([], [], marker="*", linestyle="", color="C3", markersize=8,
-                                      label="mean token (decoder input)"),
-                               Line2D([], [], color="k", linewidth=0.8, label="decision line w.z + b = 0"),
-                               Patch(color="#d9ead3", label="positive half-plane"),
-                               Patch(color="#f4cccc", label="negative half-plane")],
-                      fontsize=5.5, loc="best")
 
-    fig, axes = plt.subplots(3, 3, figsize=(9, 9))
+    fig, axes = plt.subplots(3, 3, figsize=(9, 9.8), layout="constrained")
     for k, ax in enumerate(axes.flat):
         draw(ax, min(k, layers))
+    for ax in axes[-1]:
+        ax.set_xlabel("z, first coordinate", fontsize=7)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("z, second coordinate", fontsize=7)
+    fig.legend(handles=legend, loc="outside lower center", ncol=3, fontsize=7, frameon=False)
     if title:
         fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
     fig.savefig(png, dpi=110, metadata={"Software": None})
     plt.close(fig)
     if gif is not None:
         from matplotlib.animation import FuncAnimation, PillowWriter
-        fig, ax = plt.subplots(figsize=(5, 5))
+        fig, ax = plt.subplots(figsize=(5, 6), layout="constrained")
+        fig.legend(handles=legend, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
+        if title:
+            fig.suptitle(title, fontsize=8)
 
         def frame(k: int) -> None:
             ax.clear()
             draw(ax, k)
+            ax.set_xlabel("first coordinate of z", fontsize=7)
+            ax.set_ylabel("second coordinate of z", fontsize=7)
         animation = FuncAnimation(fig, frame, frames=layers + 1)
         animation.save(gif, writer=PillowWriter(fps=2))
         plt.close(fig)

@@ -311,7 +311,10 @@ def section(block: Mapping[str, Any]) -> Section:
                                for suffix, (t, c) in _FIGURES.items() if stem.endswith(suffix)),
                               (stem, "A figure of the sentiment analysis."))
         figures.append(Figure(stem, figure["file"], title, f"{caption} Source: `{figure['path']}`."))
-    return Section(TITLE, tables=tables, figures=figures, figures_heading="Analyses")
+    # With its tables the section shows every number it reads, formatted; the generic list of the
+    # files read (and the analyses' own summary lines, as their older versions wrote them) would
+    # repeat them. Every file read is still listed with its sha256 under the report's provenance.
+    return Section(TITLE, tables=tables, figures=figures, figures_heading="Analyses", list_files=not tables)
 
 
 def glance_sentence(section: Mapping[str, Any]) -> str:

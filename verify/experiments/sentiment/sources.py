@@ -31,6 +31,7 @@ from typing import Callable
 
 import numpy as np
 
+from verify.core.exitcodes import CouldNotComplete
 from verify.core.io import atomic_write_bytes
 from verify.core.numbers import InputError
 from verify.experiments.imdb.data import canonical_csv_bytes, load_reviews
@@ -121,7 +122,10 @@ def download(url: str, destination: Path, *, sha256: str | None,
                                   "(a changed or damaged download; nothing was kept)")
         os.replace(tmp, destination)
     except OSError as error:
-        raise InputError(url, f"download failed ({error})") from None
+        # An unreachable source, a dropped connection or a full disk: the command could not
+        # complete (exit 4), the address itself may be right.
+        reason = getattr(error, "reason", None) or error.strerror or error
+        raise CouldNotComplete(f"could not download {url}: {reason}") from None
     finally:
         Path(tmp).unlink(missing_ok=True)
     return digest.hexdigest()
