@@ -57,9 +57,7 @@ sys.path.insert(0, str(REPO))
 import hypothesis  # noqa: E402
 import verify.claims  # noqa: E402,F401  (registers the built-in claims)
 import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
-from verify.core import config as configuration_limits  # noqa: E402
-from verify.core import io as input_limits  # noqa: E402
-from verify.core import limits, numbers, text  # noqa: E402
+from verify.core import limits, text  # noqa: E402
 from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.app.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
 from verify.core.config import load_configuration  # noqa: E402
@@ -101,22 +99,26 @@ def campaign_sentence() -> str:
 
 
 def limits_table() -> str:
-    rows = [
-        ("an input file (configuration, CAMPAIGN.toml, conjecture file)",
-         f"a regular file (not a FIFO, device or socket), at most {input_limits.MAX_INPUT_BYTES // 2**20} MiB", "-"),
-        ("a number", f"at most {sys.int_info.default_max_str_digits} significant digits (Python's integer limit), "
-                     f"exponent at most {numbers._MAX_EXPONENT:,} in size", "-"),
-        ("a configuration", f"at most {configuration_limits.MAX_TOKENS} tokens, dimension at most "
-                            f"{configuration_limits.MAX_DIMENSION}", "-"),
-        ("`simulate`, `softmax`", f"layers x tokens at most {limits.DEFAULT_MAX_WORK:,} (exact numbers grow with the layers)",
-         "`--max-work N`"),
-        ("`check --layer-budget`, `layer_budget` of a campaign", f"at most {limits.MAX_LAYER_BUDGET:,}", "-"),
-        ("`report --jobs`, `--dask-local`", "twice the usable cores, at least 4", "-"),
-        ("`control`", f"at most {limits.CONTROL_MAX_TOKENS} tokens, dimension at most {limits.CONTROL_MAX_DIMENSION}; "
-                      f"`--all-leader-sets` at most {limits.CONTROL_MAX_SUBSETS:,} subsets; `--max-tries` at most "
-                      f"{limits.CONTROL_MAX_TRIES}, `--max-programs` at most {limits.CONTROL_MAX_PROGRAMS:,}", "-"),
-    ]
+    rows = limits.readme_rows()
     lines = ["| what | limit | raise it with |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def certcheck_limits_table() -> str:
+    """docs/certcheck.md's table of the checker's limits, from its own CHECKER_LIMITS."""
+    from verify import certcheck
+
+    def shown(value: float) -> str:
+        if isinstance(value, float) and not value.is_integer():
+            return f"{value:g}"
+        value = int(value)
+        if value >= 1 << 30 and value % (1 << 30) == 0:
+            return f"{value >> 30:,} GiB"
+        return f"{value >> 20:,} MiB" if value >= 1 << 20 and value % (1 << 20) == 0 else f"{value:,}"
+
+    lines = ["| limit | value | what it bounds | beyond it |", "|---|---|---|---|"]
+    lines += [f"| `{limit.name}` | {shown(limit.value)} | {limit.bounds} | {limit.beyond} |"
+              for limit in certcheck.CHECKER_LIMITS]
     return "\n" + "\n".join(lines) + "\n"
 
 
@@ -448,6 +450,7 @@ Source = Derived | CommandOutput | Glance
 SOURCES: dict[str, Source] = {
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
+    "certcheck_limits": Derived(certcheck_limits_table),
     "selftest_variants": Derived(selftest_sentence),
     "conjecture_count": Derived(conjecture_count_line),
     "fast_lane_examples": Derived(fast_lane_sentence),
@@ -474,6 +477,9 @@ SOURCES: dict[str, Source] = {
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",
         r"^\(b\) simulate_batch +[\d.]+ ms/config +speed-up vs \(a\): +[\d.]+x",
         r"^\(d\) exact, plain Fraction +[\d.]+ ms/config +\(c\) vs \(d\): +[\d.]+x")),
+    "bench_certcheck": CommandOutput("python bench/certcheck_limits.py", (
+        r"^certcheck at the corners of its default limits", r"^leaders d=64 n=\d+ .* exit 0 ",
+        r"^chain power 10\^18 .* exit 1 ", r"^load average after:")),
     "bench_campaign": CommandOutput("python bench/campaign.py", (
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),

@@ -37,19 +37,26 @@ is not a positive multiple of I none is proved, so T1-T4 and D3 certificates are
 (their finite conditions are still checked and reported).
 """
 
+# ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
+# loop it is written in moves on: the loop variables it reads are the current ones.
+
 from __future__ import annotations
 
 import argparse
 import contextlib
 import errno
+import hashlib
+import itertools
 import json
 import math
 import os
+import pathlib
 import re
 import stat
 import statistics
 import sys
 import tempfile
+import threading
 import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
@@ -58,16 +65,71 @@ __all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAY
            "CheckResult", "check_report", "check_results", "check_record", "check_file", "replay_work", "input_bits",
            "max_checkable_layer", "write_json", "could_not_complete", "one_line", "main"]
 
+# --------------------------------------------------------------------------- limits
+#
+# Every count, length, size, exponent and power the checker reads from a file is bounded here,
+# before any loop uses it. CHECKER_LIMITS below documents each (verify/core/limits.py mirrors the
+# table for the README and docs/certcheck.md, and a test compares the two). Measured on one
+# core of the development machine (docs/certcheck.md, Limits): a file within every default
+# takes under a minute; the meter (WORK_SLACK) stops one whose numbers grow faster than
+# estimated.
+
+MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
+MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
+# Estimated work of checking one configuration (replay_work units, a few tenths of a microsecond
+# each). The suite never emits a run beyond it (verify.claims caps its layers).
+DEFAULT_MAX_WORK = 40_000_000
+DEFAULT_MAX_TOTAL_WORK = 80_000_000  # the same, summed over the runs of one file
+DEFAULT_MAX_BYTES = 64 << 20  # the largest file read (a default campaign's results.json is about 5 MB)
+WORK_BITS = 512  # a work unit: one multiply-add of integers of up to WORK_BITS bits
+SCORE_OVERHEAD = 2  # a score's fixed cost, in products (the interpreter's loop over d products)
+SET_GROWTH_BITS = 4  # bits a layer adds to the replay's integers through the attention sets' sizes (estimate)
+RUN_OVERHEAD = 5000  # work units charged per run (its fixed cost: facts, fates, nine claims)
+NUMBER_COST = 4  # work units charged per number read from a certificate
+WORK_SLACK = 1.2  # the meter stops a file at WORK_SLACK times its total work limit
+MAX_CHAIN_DIGITS = 2_000_000  # longest number of a closed-form chain (D9), read in chunks
+MAX_CHAIN_THRESHOLD = 200_000  # largest t a chain's sign is scanned to or a path evaluated at
+MAX_CHAIN_SEGMENTS = 10_000  # segments of one chain
+MAX_SECTION_FILES = 10_000  # saved files of one optional section
+MAX_SECTION_BYTES = 1 << 30  # saved files hashed for one results.json, in all
+SECTION_READ_BYTES = 16 << 20  # a saved file read as JSON (the report's own input limit)
+
+
+class Limit(NamedTuple):
+    """One documented limit of the checker: its name here, value, what it bounds and what happens beyond it."""
+
+    name: str
+    value: int | float
+    bounds: str
+    beyond: str
+
+
+REFUSED, UNSUPPORTED, REJECTED, NOT_CHECKED_BEYOND = (
+    "refused before checking (exit 2)", "unsupported (exit 3)", "rejected (exit 1)", "not checked (exit 3)")
+CHECKER_LIMITS: tuple[Limit, ...] = (
+    Limit("DEFAULT_MAX_BYTES", DEFAULT_MAX_BYTES, "the file read (--max-bytes)", REFUSED),
+    Limit("MAX_DIGITS", MAX_DIGITS, "characters of a number (p, p/q or a plain decimal; exponents are refused)",
+          REJECTED),
+    Limit("MAX_LAYER", MAX_LAYER, "the last layer a run states", REFUSED),
+    Limit("DEFAULT_MAX_WORK", DEFAULT_MAX_WORK, "estimated work of checking one configuration (--max-work)", REFUSED),
+    Limit("DEFAULT_MAX_TOTAL_WORK", DEFAULT_MAX_TOTAL_WORK,
+          "estimated work of checking all the configurations of a file (--max-total-work)", REFUSED),
+    Limit("WORK_SLACK", WORK_SLACK, "work the checks may do, as a multiple of the total work limit "
+                                    "(charged as they run: numbers that grow faster than estimated)", UNSUPPORTED),
+    Limit("MAX_CHAIN_DIGITS", MAX_CHAIN_DIGITS, "characters of a number of a closed-form chain (D9)", REJECTED),
+    Limit("MAX_CHAIN_SEGMENTS", MAX_CHAIN_SEGMENTS, "segments of a closed-form chain", REJECTED),
+    Limit("MAX_CHAIN_THRESHOLD", MAX_CHAIN_THRESHOLD,
+          "the t up to which a chain's signs are scanned and its paths evaluated", UNSUPPORTED),
+    Limit("MAX_SECTION_FILES", MAX_SECTION_FILES, "saved files of one optional section", NOT_CHECKED_BEYOND),
+    Limit("MAX_SECTION_BYTES", MAX_SECTION_BYTES, "bytes of saved files hashed for one results.json", NOT_CHECKED_BEYOND),
+    Limit("SECTION_READ_BYTES", SECTION_READ_BYTES, "a saved file read as JSON (larger: listed as unreadable)",
+          NOT_CHECKED_BEYOND),
+)
+
 FORMAT = "hardmax-verify/claims-v1"
 RESULTS_SCHEMA = "hardmax-verify/results"
 # A claim id this checker has no routine for: reported unsupported (never verified), not rejected.
 CLAIM_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
-MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
-MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
-# Replay work allowed per configuration (replay_work units, about 15 microseconds each on one
-# core): a few minutes at most. The suite never emits a run beyond it (verify.claims caps its layers).
-DEFAULT_MAX_WORK = 20_000_000
-DEFAULT_MAX_BYTES = 1 << 30  # the largest file read (a default campaign's results.json is about 5 MB)
 NEEDS_D3_D7 = ("T1", "T2", "T3", "T4", "D3")
 BAD_INPUT = 2
 COULD_NOT_COMPLETE = 4
@@ -88,10 +150,13 @@ class Rejected(Exception):
 
 
 class Outcome(NamedTuple):
-    """One finding. ``claim`` is a claim id, or "(run)" / "(summary)" for what a run or a results
-    file states besides its verdicts. ``status``: verified (a certificate re-verified),
-    inconclusive (an inconclusive verdict the replay confirms cannot be decided), failed (the file
-    reports the claim false), rejected (something that does not verify) or unsupported."""
+    """One finding. ``claim`` is a claim id, or "(run)" / "(summary)" / "(campaign)" / "(sections)"
+    for what a run, a results file's summary, its campaign and plan, or its optional sections state
+    besides the verdicts. ``status``: verified (a certificate re-verified, or a section's files and
+    numbers recomputed), inconclusive (an inconclusive verdict the replay confirms cannot be
+    decided), failed (the file reports the claim false), rejected (something that does not
+    verify), unsupported (beyond what the checker implements or its limits) or not checked (a
+    section whose saved files were not given)."""
 
     source: str
     claim: str
@@ -99,7 +164,7 @@ class Outcome(NamedTuple):
     reason: str
 
 
-OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported")
+OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported", "not checked")
 
 
 class CheckResult:
@@ -107,6 +172,7 @@ class CheckResult:
 
     def __init__(self, outcomes: list[Outcome] | None = None) -> None:
         self.outcomes: list[Outcome] = list(outcomes or [])
+        self.work = 0.0  # work units the checks were charged (see CHECKER_LIMITS)
 
     def counts(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = {}
@@ -118,14 +184,14 @@ class CheckResult:
     @property
     def exit_status(self) -> int:
         statuses = {o.status for o in self.outcomes}
-        return 1 if statuses & {"rejected", "failed"} else 3 if "unsupported" in statuses else 0
+        return 1 if statuses & {"rejected", "failed"} else 3 if statuses & {"unsupported", "not checked"} else 0
 
     def to_json_dict(self) -> dict[str, Any]:
         return {"exit_status": self.exit_status, "counts": self.counts(),
                 "outcomes": [o._asdict() for o in self.outcomes]}
 
     def verdict_line(self) -> str:
-        verified = sum(o.status == "verified" for o in self.outcomes)
+        verified = sum(o.status == "verified" and not o.claim.startswith("(") for o in self.outcomes)
         statuses = {o.status for o in self.outcomes}
         if "rejected" in statuses:
             verdict = "something in the file was REJECTED"
@@ -133,13 +199,15 @@ class CheckResult:
             verdict = "nothing rejected, but the file reports a claim FALSE"
         elif "unsupported" in statuses:
             verdict = "nothing rejected, but some certificates could not be checked"
+        elif NOT_CHECKED in statuses:
+            verdict = "nothing rejected, but some saved results the report quotes were not checked"
         else:
             verdict = "everything verified"
         return f"certcheck: {verified} certificate(s) verified; {verdict}"
 
     def lines(self, *, verbose: bool = False) -> list[str]:
         out = [f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else "")
-               for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported")]
+               for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
         for claim, row in sorted(self.counts().items()):
             out.append(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v))
         out.append(self.verdict_line())
@@ -149,9 +217,11 @@ class CheckResult:
 # --------------------------------------------------------------------------- reading numbers
 
 
-def _require(condition: bool, message: str) -> None:
+def _require(condition: bool, message: "str | Callable[[], str]") -> None:
+    """Reject unless ``condition``; a callable ``message`` is formatted only then (numbers of the replay
+    can be long, and most checks pass)."""
     if not condition:
-        raise Rejected(message)
+        raise Rejected(message() if callable(message) else message)
 
 
 def _number(x: Any, where: str) -> Fraction:
@@ -160,6 +230,7 @@ def _number(x: Any, where: str) -> Fraction:
         return Fraction(x)
     # Only "p", "p/q" or a plain decimal: Fraction would also take "1e999999999", a denial of service.
     if isinstance(x, str) and len(x) <= MAX_DIGITS and _plain(x):
+        _charge(NUMBER_COST - 1 + _gcd_cost(1, int(len(x) * 1.67)))
         try:
             return Fraction(x)
         except (ZeroDivisionError, ValueError):  # ValueError: more digits than int() converts
@@ -177,7 +248,7 @@ def _plain(text: str) -> bool:
 
 
 def _get(obj: Any, key: str, where: str) -> Any:
-    _require(isinstance(obj, dict) and key in obj, f"{where}: missing {key!r}")
+    _require(isinstance(obj, dict) and key in obj, lambda: f"{where}: missing {key!r}")
     return obj[key]
 
 
@@ -188,14 +259,14 @@ def _int(x: Any, where: str, *, low: int = 0, high: int = MAX_LAYER) -> int:
 
 
 def _point(x: Any, d: int, where: str) -> Point:
-    _require(isinstance(x, list) and len(x) == d, f"{where}: expected a point with {d} coordinates")
+    _require(isinstance(x, list) and len(x) == d, lambda: f"{where}: expected a point with {d} coordinates")
     return tuple(_number(c, f"{where}[{r}]") for r, c in enumerate(x))
 
 
 def _index_set(x: Any, n: int, where: str) -> frozenset:
-    _require(isinstance(x, list), f"{where}: expected a sorted list of token indices")
+    _require(isinstance(x, list), lambda: f"{where}: expected a sorted list of token indices")
     items = [_int(j, where, high=n - 1) for j in x]
-    _require(items == sorted(set(items)), f"{where}: expected a sorted list of distinct token indices")
+    _require(items == sorted(set(items)), lambda: f"{where}: expected a sorted list of distinct token indices")
     return frozenset(items)
 
 
@@ -218,11 +289,23 @@ def _weights(x: Any, n: int, where: str) -> dict[int, Fraction]:
 
 
 def _show(p: Any) -> str:
-    if isinstance(p, Fraction):
-        return str(p)
+    if isinstance(p, (Fraction, int)):
+        return _q(p)
     if isinstance(p, (frozenset, set)):
-        return "{" + ", ".join(map(str, sorted(p))) + "}"
-    return "(" + ", ".join(str(c) for c in p) + ")"
+        return "{" + ", ".join(map(str, sorted(p)[:50])) + (", ..." if len(p) > 50 else "") + "}"
+    return "(" + ", ".join(_q(c) if isinstance(c, (Fraction, int)) else str(c)[:100] for c in p) + ")"
+
+
+def _q(x: Any) -> str:
+    """An exact number for a message: in full up to about a thousand digits, else its size and leading digits
+    (longer integers cannot even be printed: Python refuses more than 4300 digits)."""
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+        return str(x)[:200]
+    x = Fraction(x)
+    if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= 3300:
+        return str(x)
+    digits = [math.floor(v.bit_length() * 0.30103) + 1 for v in (abs(x.numerator), x.denominator)]
+    return f"{'-' if x < 0 else ''}(a {digits[0]}-digit integer)/(a {digits[1]}-digit integer)"
 
 
 def _dot(x: Point, y: Point) -> Fraction:
@@ -235,6 +318,65 @@ def _mean(points: list) -> Point:
 
 def _matvec(M: list, x: Point) -> Point:
     return tuple(_dot(row, x) for row in M)
+
+
+def _integer_rows(points: list) -> tuple[list[list[int]], int]:
+    """(N, D) with points[i][r] = N[i][r] / D, D > 0 the common denominator: comparisons of inner
+    products with integer vectors then need no fraction arithmetic."""
+    D = math.lcm(*(x.denominator for p in points for x in p)) if points else 1
+    return [[x.numerator * (D // x.denominator) for x in p] for p in points], D
+
+
+def _bits(rows: list) -> int:
+    """The largest bit length among integer ``rows`` (a list of lists, or one list)."""
+    flat = [x for row in rows for x in row] if rows and isinstance(rows[0], list) else rows
+    return max((abs(x).bit_length() for x in flat), default=0)
+
+
+# --------------------------------------------------------------------------- bounded work
+#
+# Every loop whose length or whose numbers come from a file is paid for before it runs, in
+# work units: one multiply-add of integers of up to WORK_BITS bits; larger numbers cost in
+# proportion to the product of their sizes. A file is admitted only if its estimated replay
+# work (replay_work) is within the limit; the meter below then charges what the checks
+# actually do (the numbers' sizes are known only as the replay goes), and a file that needs
+# more than WORK_SLACK times its limit is stopped: what is left is reported unsupported.
+
+class WorkLimit(Exception):
+    """The checks of a file need more work than the limit allows: what is left is unsupported (exit 3)."""
+
+
+_METER = threading.local()
+
+
+def _cost(count: int, bits_a: int = 0, bits_b: int = 0) -> float:
+    """Work units of ``count`` multiply-adds of a ``bits_a``-bit by a ``bits_b``-bit integer (or, with
+    ``bits_b`` 0, additions): one unit up to WORK_BITS bits each, then the larger size times the
+    smaller's to the power 0.6 (Karatsuba: (b/WORK_BITS)^1.6 for two b-bit integers)."""
+    a, b = max(1.0, bits_a / WORK_BITS), max(1.0, bits_b / WORK_BITS)
+    return count * max(a, b) * min(a, b) ** 0.6
+
+
+def _charge(units: float) -> None:
+    """Pay for work about to be done; WorkLimit when the file's allowance is spent."""
+    meter = getattr(_METER, "left", None)
+    if meter is not None:
+        meter[0] -= units
+        if meter[0] < 0:
+            raise WorkLimit(f"checking the file needs more than {meter[1]:.3g} work units ({WORK_SLACK} times the "
+                            "total work limit): its numbers grow faster than estimated; raise --max-total-work to "
+                            "check it")
+
+
+@contextlib.contextmanager
+def _metered(max_work: float | None) -> Any:
+    """Charge the checks run inside to an allowance of WORK_SLACK * ``max_work`` units (None: unlimited)."""
+    previous = getattr(_METER, "left", None)
+    _METER.left = [math.inf, math.inf] if max_work is None else [WORK_SLACK * max_work, WORK_SLACK * max_work]
+    try:
+        yield _METER.left
+    finally:
+        _METER.left = previous
 
 
 # --------------------------------------------------------------------------- the replay
@@ -290,29 +432,59 @@ class Model:
         self.bits = input_bits([x for z in layer0 for x in z] + [x for row in self.A for x in row]
                                + ([self.alpha] if self.alpha is not None else [])
                                + ([x for row in self.V for x in row] if self.V is not None else []))
+        self.growth = replay_growth(self.alpha, self.V)
         self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
         self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
-        self._scores: dict[int, tuple[list, int]] = {}
+        self._diagonals: dict[int, tuple[list, int]] = {}
+        self._integers: dict[int, tuple[list, int]] = {}
+        self._locks: dict[tuple, list] = {}
+        self._Asym_integer: tuple[list, int] | None = None
+        self._rows: tuple[int, Rows] | None = None
         self._facts: dict[tuple, Facts] = {}
         # The replay never goes past the run's last layer (set by the caller, checked against the
         # work limit before any checking): a certificate naming a later layer is rejected.
         self.last = 0
 
     def layer(self, k: int) -> list:
-        _require(0 <= k <= self.last, f"layer {k} is outside the run's layers 0..{self.last}")
+        _require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")
         while len(self._layers) <= k:
-            Z, C = self._layers[-1], self.attention(len(self._layers) - 1)
+            previous = len(self._layers) - 1
+            Z, C = self._layers[-1], self.attention(previous)
+            N, D = self.integer_layer(previous)
+            size = _bits(N)
+            # The sums over every C_i, then one reduced fraction (a gcd) per coordinate.
+            _charge(_cost(sum(map(len, C)) * self.d, size) + _cost(self.n * self.d, size, size))
             new = []
-            for z, Ci in zip(Z, C):
-                m = _mean([Z[j] for j in sorted(Ci)])
-                if self.V is None:  # then alpha is set (checked > 0 on input)
+            for i, Ci in enumerate(C):
+                # The mean over C_i from the layer's integer numerators: sum / (|C_i| D).
+                total = [sum(col) for col in zip(*(N[j] for j in Ci))]
+                members = len(Ci)
+                if self.V is None:  # then alpha = p/q is set (checked > 0 on input)
                     alpha = cast(Fraction, self.alpha)
-                    new.append(tuple((zr + alpha * mr) / (1 + alpha) for zr, mr in zip(z, m)))
+                    p, q = alpha.numerator, alpha.denominator
+                    # z' = (z + alpha m)/(1 + alpha) = (q |C_i| N_i + p sum) / (|C_i| D (p + q))
+                    scale = members * D * (p + q)
+                    new.append(tuple(Fraction(q * members * x + p * t, scale) for x, t in zip(N[i], total)))
                 else:  # then keep and move are set (I + V checked invertible on input)
                     keep, move = cast(list, self.keep), cast(list, self.move)
-                    new.append(tuple(a + b for a, b in zip(_matvec(keep, z), _matvec(move, m))))
+                    m = tuple(Fraction(t, members * D) for t in total)
+                    new.append(tuple(a + b for a, b in zip(_matvec(keep, Z[i]), _matvec(move, m))))
             self._layers.append(new)
         return self._layers[k]
+
+    def rows(self, k: int) -> "Rows":
+        """Layer k's positions as :class:`Rows` (keyed by token), for exact combinations of them."""
+        if self._rows is None or self._rows[0] != k:
+            self._rows = (k, Rows(dict(enumerate(self.layer(k)))))
+        return self._rows[1]
+
+    def integer_layer(self, k: int) -> tuple[list[list[int]], int]:
+        """(N, D): the positions of layer k as integer numerators over their common denominator D > 0."""
+        if k not in self._integers:
+            if len(self._integers) >= 8:
+                self._integers.pop(next(iter(self._integers)))
+            self._integers[k] = _integer_rows(self.layer(k))
+        return self._integers[k]
 
     def facts(self, last: int, chain: "Chain | None" = None) -> "Facts":
         """What the replay through layer ``last`` says (fates, settled layer, leaders), with the run's
@@ -325,41 +497,51 @@ class Model:
 
     def norm(self, k: int, i: int) -> Fraction:
         """<A z_i^k, z_i^k>, the squared A-norm (D2)."""
-        S, scale = self.scores(k)
-        return Fraction(S[i][i], scale)
+        diagonal, scale = self._scored(k)
+        return Fraction(diagonal[i], scale)
 
     def score(self, x: Point, y: Point) -> Fraction:
         """<A x, y> (docs/theory.md §1: C_i maximises <A z_i, z_j> over j)."""
         return _dot(_matvec(self.A, x), y)
 
-    def scores(self, k: int) -> tuple[list, int]:
-        """(S, scale) with S[i][j] = scale <A z_i^k, z_j^k> an integer and scale > 0.
+    def scale(self, k: int) -> int:
+        """The positive scale of layer k's integer scores: scale <A z_i, z_j> = <A_int N_i, N_j>."""
+        return self._scored(k)[1]
+
+    def _scored(self, k: int) -> tuple[list, int]:
+        """(the diagonal <A_int N_i, N_i>, scale) of layer k; scoring a layer also records its attention sets.
 
         Over one common denominator D of layer k, scale = D^2 a (a the denominator of A): a
         positive scale changes no comparison, and integers make this the fast part of the
-        replay. The last few layers are kept.
+        replay. Each row of scores is reduced to its attention set and its diagonal entry as it is
+        computed (memory n per layer, not n^2); identical sets are kept once.
         """
-        if k not in self._scores:
-            Z = self.layer(k)
-            D = math.lcm(*(x.denominator for z in Z for x in z))
-            N = [[int(x * D) for x in z] for z in Z]
-            S = []
-            for row in N:
+        if k not in self._diagonals:
+            N, D = self.integer_layer(k)
+            size = _bits(N)
+            a_bits = _bits(self._A_integer)
+            _charge(_cost(self.n * self.d * self.d, size, a_bits)
+                    + _cost(self.n * self.n * (self.d + SCORE_OVERHEAD), size + a_bits, size))
+            sets: list[frozenset] = []
+            diagonal: list[int] = []
+            interned: dict[frozenset, frozenset] = {}
+            for i, row in enumerate(N):
                 Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
-                S.append([sum(a * y for a, y in zip(Az, other)) for other in N])
-            if len(self._scores) >= 8:
-                self._scores.pop(next(iter(self._scores)))
-            self._scores[k] = (S, D * D * self._A_scale)
-        return self._scores[k]
+                values = [sum(a * y for a, y in zip(Az, other)) for other in N]
+                top = max(values)
+                members = frozenset(j for j, v in enumerate(values) if v == top)
+                sets.append(interned.setdefault(members, members))
+                diagonal.append(values[i])
+            if len(self._attention) == k:
+                self._attention.append(sets)
+            if len(self._diagonals) >= 8:
+                self._diagonals.pop(next(iter(self._diagonals)))
+            self._diagonals[k] = (diagonal, D * D * self._A_scale)
+        return self._diagonals[k]
 
     def attention(self, k: int) -> list:
         while len(self._attention) <= k:
-            S, _ = self.scores(len(self._attention))
-            sets = []
-            for row in S:
-                top = max(row)
-                sets.append(frozenset(j for j, s in enumerate(row) if s == top))
-            self._attention.append(sets)
+            self._scored(len(self._attention))
         return self._attention[k]
 
 
@@ -423,11 +605,39 @@ def _fixed_failure(m: Model, j: int, k: int, G: frozenset, fixed: set) -> str | 
         return f"C_{j} at layer {k} is {_show(C)}, not G + {{{j}}} = {_show(G | {j})}"
     if not G <= fixed:
         return f"tokens {_show(G - fixed)} of G are not established as leader/fixed before"
-    Z = m.layer(k)
-    mean = _mean([Z[g] for g in sorted(G)])
-    if Z[j] != mean:
-        return f"z_{j} at layer {k} is {_show(Z[j])}, not the mean of G, {_show(mean)}"
+    if not _at_mean(m, j, k, G):
+        return f"z_{j} at layer {k} is {_show(m.layer(k)[j])}, not the mean of G, {_show(_mean_of(m, k, G))}"
     return None
+
+
+def _at_mean(m: Model, j: int, k: int, G: frozenset) -> bool:
+    """z_j = mean of z_g over G at layer k, in the layer's integer numerators: sum_G N_g = |G| N_j."""
+    N, _ = m.integer_layer(k)
+    _charge(_cost(len(G) * m.d, _bits(N)))
+    return [sum(col) for col in zip(*(N[g] for g in G))] == [len(G) * x for x in N[j]]
+
+
+def _mean_of(m: Model, k: int, F: frozenset) -> Point:
+    """The mean of the positions of the tokens of F at layer k (exact), from the integer numerators."""
+    N, D = m.integer_layer(k)
+    _charge(_cost(len(F) * m.d, _bits(N)) + _cost(m.d, _bits(N), _bits(N)))
+    return tuple(Fraction(sum(col), len(F) * D) for col in zip(*(N[v] for v in F)))
+
+
+def _lock_values(m: Model, k: int, F: frozenset) -> list[int]:
+    """[sum_{v in F} S_vw for every w]: |F| <A m_F, z_w> on the scale m.scale(k), computed as
+    <A_int sum_F N_v, N_w> (the same integers, with d products per token instead of |F|)."""
+    key = (k, F)
+    if key not in m._locks:
+        N, _ = m.integer_layer(k)
+        size, a_bits = _bits(N), _bits(m._A_integer)
+        _charge(_cost(len(F) * m.d, size) + _cost(m.d * m.d, size, a_bits) + _cost(m.n * m.d, size + a_bits, size))
+        total = [sum(col) for col in zip(*(N[v] for v in F))]
+        direction = [sum(a * x for a, x in zip(row, total)) for row in m._A_integer]
+        if len(m._locks) >= 256:
+            m._locks.pop(next(iter(m._locks)))
+        m._locks[key] = [sum(a * y for a, y in zip(direction, other)) for other in N]
+    return m._locks[key]
 
 
 def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str | None:
@@ -439,14 +649,15 @@ def _locked_failure(m: Model, i: int, k: int, F: frozenset, fixed: set) -> str |
     if not F <= fixed:
         return f"tokens {_show(F - fixed)} of F are not established as leader/fixed before"
     # <A m_F, z_w> = (1/|F|) sum_{v in F} <A z_v, z_w>: integer column sums of the score matrix.
-    S, scale = m.scores(k)
+    scale = m.scale(k)
     members = sorted(F)
-    value = [sum(S[v][w] for v in members) for w in range(m.n)]
+    value = _lock_values(m, k, F)
     on_F = {v: value[v] for v in members}
     top = max(on_F.values())
-    exact = lambda x: Fraction(x, scale * len(members))  # noqa: E731
+    exact = lambda x: _q(Fraction(x, scale * len(members)))  # noqa: E731
     if min(on_F.values()) != top:
-        return f"<A m_F, v> differs on F at layer {k}: {', '.join(f'{v}: {exact(s)}' for v, s in on_F.items())}"
+        shown = ", ".join(f"{v}: {exact(s)}" for v, s in list(on_F.items())[:8])
+        return f"<A m_F, v> differs on F at layer {k}: {shown}"
     for w in range(m.n):
         if value[w] > top:
             return f"token {w} scores {exact(value[w])} > {exact(top)} = <A m_F, v> on F at layer {k}"
@@ -459,27 +670,27 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
     A "path" fate (docs/theory.md D9) is accepted only with the run's verified certified ``chain``: its
     layer is the chain's first layer, its set the final segment's set, its limit the final path's
     constant term."""
-    _require(isinstance(raw, list) and len(raw) == m.n, f"fates: expected one entry per token ({m.n})")
+    _require(isinstance(raw, list) and len(raw) == m.n, lambda: f"fates: expected one entry per token ({m.n})")
     fates: dict[int, Fate] = {}
     previous = 0
     for p, e in enumerate(raw):
         w = f"fates[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i not in fates, f"{w}: token {i} has two fates")
+        _require(i not in fates, lambda: f"{w}: token {i} has two fates")
         kind = _get(e, "kind", w)
-        _require(kind in ("leader", "fixed", "locked", "path"), f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
+        _require(kind in ("leader", "fixed", "locked", "path"), lambda: f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
         k = _int(_get(e, "layer", w), f"{w}.layer")
-        _require(k >= previous, f"{w}: layer {k} after layer {previous}, not in establishment order")
+        _require(k >= previous, lambda: f"{w}: layer {k} after layer {previous}, not in establishment order")
         previous = k
         S = _index_set(_get(e, "set", w), m.n, f"{w}.set")
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
         if kind == "path":
             where = f"{w} (token {i}, path from layer {k})"
-            _require(chain is not None, f"{where}: no verified certified closed-form chain in the run supports it")
+            _require(chain is not None, lambda: f"{where}: no verified certified closed-form chain in the run supports it")
             chain = cast(Chain, chain)
-            _require(k == chain.start, f"{where}: the run's chain starts at layer {chain.start}")
-            _require(S == chain.sets[i], f"{where}: set {_show(S)} is not the final segment's {_show(chain.sets[i])}")
-            _require(limit == chain.limits[i], f"{where}: limit is {_show(limit)}, the chain's is {_show(chain.limits[i])}")
+            _require(k == chain.start, lambda: f"{where}: the run's chain starts at layer {chain.start}")
+            _require(S == chain.sets[i], lambda: f"{where}: set {_show(S)} is not the final segment's {_show(chain.sets[i])}")
+            _require(limit == chain.limits[i], lambda: f"{where}: limit is {_show(limit)}, the chain's is {_show(chain.limits[i])}")
             fates[i] = Fate(kind, k, S, limit)
             continue
         Z = m.layer(k)
@@ -488,30 +699,34 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
         fixed_before = {t for t, f in fates.items() if f.kind in ("leader", "fixed") and f.layer <= k - 1}
         where = f"{w} (token {i}, {kind} at layer {k})"
         if kind == "leader":
-            _require(S == {i}, f"{where}: set must be [{i}]")
+            _require(S == {i}, lambda: f"{where}: set must be [{i}]")
             C = m.attention(k)[i]
-            _require(C == {i}, f"{where}: C_{i} at layer {k} is {_show(C)}, not {{{i}}}")
-            _require(k == 0 or m.attention(k - 1)[i] != {i}, f"{where}: not the first layer, C_{i} = {{{i}}} at layer {k - 1}")
+            _require(C == {i}, lambda: f"{where}: C_{i} at layer {k} is {_show(C)}, not {{{i}}}")
+            _require(k == 0 or m.attention(k - 1)[i] != {i}, lambda: f"{where}: not the first layer, C_{i} = {{{i}}} at layer {k - 1}")
             expected = Z[i]
         elif kind == "fixed":
             failure = _fixed_failure(m, i, k, S, fixed_now)
-            _require(failure is None, f"{where}: {failure}")
+            _require(failure is None, lambda: f"{where}: {failure}")
             _require(k == 0 or _fixed_failure(m, i, k - 1, m.attention(k - 1)[i] - {i}, fixed_before) is not None,
                      f"{where}: not the first layer, D7 (b) holds already at layer {k - 1}")
             expected = Z[i]
         else:
             failure = _locked_failure(m, i, k, S, fixed_now)
-            _require(failure is None, f"{where}: {failure}")
+            _require(failure is None, lambda: f"{where}: {failure}")
             _require(k == 0 or _locked_failure(m, i, k - 1, m.attention(k - 1)[i], fixed_before) is not None,
                      f"{where}: not the first layer, the locking condition holds already at layer {k - 1}")
-            expected = _mean([Z[v] for v in sorted(S)])
-            AmF = _matvec(m.A, expected)
+            expected = _mean_of(m, k, S)
             value = _number(_get(e, "value", w), f"{w}.value")
-            top = _dot(AmF, Z[min(S)])
-            _require(value == top, f"{where}: value is {value}, but <A m_F, z_v> = {top} on F")
-        _require(limit == expected, f"{where}: limit is {_show(limit)}, the replay gives {_show(expected)}")
+            top = _lock_value(m, k, S)
+            _require(value == top, lambda: f"{where}: value is {_q(value)}, but <A m_F, z_v> = {_q(top)} on F")
+        _require(limit == expected, lambda: f"{where}: limit is {_show(limit)}, the replay gives {_show(expected)}")
         fates[i] = Fate(kind, k, S, limit)
     return fates
+
+
+def _lock_value(m: Model, k: int, F: frozenset) -> Fraction:
+    """<A m_F, z_v> for v in F at layer k (the common score a locked entry states)."""
+    return Fraction(_lock_values(m, k, F)[min(F)], m.scale(k) * len(F))
 
 
 def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, Fate]:
@@ -530,7 +745,7 @@ def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, 
     if settled:
         last = max(f.layer for f in fates.values())
         given = _get(cert, "settled_layer", "certificate")
-        _require(given == last and not isinstance(given, bool), f"settled_layer is {given!r}, the fates settle at {last}")
+        _require(given == last and not isinstance(given, bool), lambda: f"settled_layer is {given!r}, the fates settle at {last}")
         ctx.same("settled_layer", given)
     return fates
 
@@ -539,14 +754,46 @@ def _leaders(fates: dict[int, Fate]) -> dict[int, Point]:
     return {t: f.limit for t, f in fates.items() if _is_leader(t, f)}
 
 
-def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: str) -> None:
-    """``raw`` = {"u": lambda_u} over keys of ``points``: lambda >= 0, sum 1, sum lambda_u points[u] = target."""
+def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: str,
+                        rows: "Rows | None" = None) -> None:
+    """``raw`` = {"u": lambda_u} over keys of ``points``: lambda >= 0, sum 1, sum lambda_u points[u] = target.
+
+    ``rows``: ``points`` (or more) as integer rows over one denominator, when the caller has them."""
     lam = _weights(raw, m.n, where)
-    _require(set(lam) <= set(points), f"{where}: keys {_show(set(lam) - set(points))} are not allowed here")
-    _require(all(v >= 0 for v in lam.values()), f"{where}: a multiplier is negative")
-    _require(sum(lam.values()) == 1, f"{where}: multipliers sum to {sum(lam.values())}, not 1")
-    combo = tuple(sum((lam[u] * points[u][r] for u in lam), Fraction(0)) for r in range(m.d))
+    _require(set(lam) <= set(points), lambda: f"{where}: keys {_show(set(lam) - set(points))} are not allowed here")
+    _require(all(v >= 0 for v in lam.values()), lambda: f"{where}: a multiplier is negative")
+    _require(sum(lam.values()) == 1, lambda: f"{where}: multipliers sum to {_q(sum(lam.values()))}, not 1")
+    rows = rows or Rows({u: points[u] for u in lam})
+    combo = rows.combination(lam)
     _require(combo == target, f"{where}: sum lambda_u u = {_show(combo)}, not {_show(target)}")
+
+
+class Rows:
+    """Points keyed by token as integer rows over one common denominator: inner products with a
+    direction and convex combinations in integer arithmetic (paid for with _charge)."""
+
+    def __init__(self, points: dict) -> None:
+        self.keys = list(points)
+        rows, self.denominator = _integer_rows([points[u] for u in self.keys])
+        self.rows = dict(zip(self.keys, rows))
+        self.d = len(rows[0]) if rows else 0
+        self.size = _bits(rows)
+
+    def products(self, direction: Point) -> tuple[dict, int]:
+        """({u: <c, u> * scale}, scale) for every point, with scale > 0 (c scaled to integers)."""
+        c, c_scale = _integer_rows([direction])
+        _charge(_cost(len(self.keys) * self.d, self.size, _bits(c)))
+        return ({u: sum(a * b for a, b in zip(c[0], row)) for u, row in self.rows.items()},
+                c_scale * self.denominator)
+
+    def combination(self, weights: dict) -> Point:
+        """sum_u weights[u] * point_u, exactly."""
+        if not weights:
+            return tuple(Fraction(0) for _ in range(self.d))
+        w, w_scale = _integer_rows([[weights[u] for u in weights]])
+        _charge(_cost(len(weights) * self.d, self.size, _bits(w)) + _cost(self.d, self.size, self.size))
+        return tuple(Fraction(sum(x * self.rows[u][r] for x, u in zip(w[0], weights)), w_scale * self.denominator)
+                     for r in range(self.d))
 
 
 # --------------------------------------------------------------------------- one checker per claim
@@ -566,7 +813,7 @@ class Context:
 
     def same(self, key: str, value: Any) -> None:
         expected = self.report[key]
-        _require(expected is None or value == expected, f"{key} is {value!r}, the report says {expected!r}")
+        _require(expected is None or value == expected, lambda: f"{key} is {value!r}, the report says {expected!r}")
 
 
 def _last_layer(cert: dict, ctx: Context) -> int:
@@ -580,10 +827,10 @@ def check_T0(cert: dict, ctx: Context) -> None:
     k = _int(_get(cert, "layer", "certificate"), "layer")
     leaders = _index_set(_get(cert, "leaders", "certificate"), m.n, "leaders")
     actual = {i for i in range(m.n) if m.attention(k)[i] == {i}}
-    _require(bool(actual) and leaders == actual, f"leaders at layer {k} are {_show(actual)}, not {_show(leaders)}")
+    _require(bool(actual) and leaders == actual, lambda: f"leaders at layer {k} are {_show(actual)}, not {_show(leaders)}")
     for earlier in range(k):
         lead = [i for i in range(m.n) if m.attention(earlier)[i] == {i}]
-        _require(not lead, f"not the first layer with a leader: token {lead[:1]} leads at layer {earlier}")
+        _require(not lead, lambda: f"not the first layer with a leader: token {lead[:1]} leads at layer {earlier}")
 
 
 def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
@@ -597,15 +844,15 @@ def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
         f = _int(_get(e, "first_layer", w), f"{w}.first_layer", high=last)
         position = _point(_get(e, "position", w), m.d, f"{w}.position")
-        _require(i not in listed, f"{w}: token {i} listed twice")
+        _require(i not in listed, lambda: f"{w}: token {i} listed twice")
         listed[i] = f
-        _require(f == 0 or m.attention(f - 1)[i] != {i}, f"{w}: token {i} leads already at layer {f - 1}")
+        _require(f == 0 or m.attention(f - 1)[i] != {i}, lambda: f"{w}: token {i} leads already at layer {f - 1}")
         for k in range(f, last + 1):
-            _require(m.attention(k)[i] == {i}, f"{w}: C_{i} at layer {k} is {_show(m.attention(k)[i])}, not {{{i}}}")
+            _require(m.attention(k)[i] == {i}, lambda: f"{w}: C_{i} at layer {k} is {_show(m.attention(k)[i])}, not {{{i}}}")
             _require(m.layer(k)[i] == position,
-                     f"{w}: z_{i} at layer {k} is {_show(m.layer(k)[i])}, not {_show(position)}")
+                     lambda: f"{w}: z_{i} at layer {k} is {_show(m.layer(k)[i])}, not {_show(position)}")
     leading = {i for k in range(last + 1) for i in range(m.n) if m.attention(k)[i] == {i}}
-    _require(set(listed) == leading, f"tokens leading by layer {last} are {_show(leading)}, listed {_show(set(listed))}")
+    _require(set(listed) == leading, lambda: f"tokens leading by layer {last} are {_show(leading)}, listed {_show(set(listed))}")
     if needs_fates or "fates" in cert:
         fates = _fates_of(cert, ctx)
         leader_fates = {t: f.layer for t, f in fates.items() if f.kind == "leader"}
@@ -613,7 +860,7 @@ def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
             # A path fate's leader leads from the chain's layer at which C_j = {j}; listed when replayed.
             leader_fates.update({t: ctx.chain.leaders[t] for t, f in fates.items() if f.kind == "path"
                                  and _is_leader(t, f) and ctx.chain.leaders.get(t, last + 1) <= last})
-        _require(leader_fates == listed, f"leaders {listed} differ from the leader fates {leader_fates}")
+        _require(leader_fates == listed, lambda: f"leaders {listed} differ from the leader fates {leader_fates}")
 
 
 def check_D3(cert: dict, ctx: Context) -> None:
@@ -626,18 +873,21 @@ def check_T2(cert: dict, ctx: Context) -> None:
     vertices = _get(cert, "vertices", "certificate")
     _require(isinstance(vertices, list), "vertices: expected a list")
     seen = set()
+    rows = Rows(leaders)
     for p, e in enumerate(vertices):
         w = f"vertices[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i in leaders and i not in seen, f"{w}: token {i} is not a leader fate, or listed twice")
+        _require(i in leaders and i not in seen, lambda: f"{w}: token {i} is not a leader fate, or listed twice")
         seen.add(i)
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
-        _require(limit == leaders[i], f"{w}: limit {_show(limit)} is not the fate's {_show(leaders[i])}")
+        _require(limit == leaders[i], lambda: f"{w}: limit {_show(limit)} is not the fate's {_show(leaders[i])}")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
-        for u, other in leaders.items():
-            _require(u == i or _dot(c, limit) > _dot(c, other),
-                     f"{w}: <c, v> = {_dot(c, limit)} is not > <c, u> = {_dot(c, other)} for leader {u}")
-    _require(seen == set(leaders), f"vertices cover {_show(seen)}, the leaders are {_show(set(leaders))}")
+        values, scale = rows.products(c)
+        for u in leaders:
+            _require(u == i or values[i] > values[u],
+                     lambda: f"{w}: <c, v> = {_q(Fraction(values[i], scale))} is not > <c, u> = "
+                             f"{_q(Fraction(values[u], scale))} for leader {u}")
+    _require(seen == set(leaders), lambda: f"vertices cover {_show(seen)}, the leaders are {_show(set(leaders))}")
 
 
 def check_T3(cert: dict, ctx: Context) -> None:
@@ -647,21 +897,25 @@ def check_T3(cert: dict, ctx: Context) -> None:
     boundary = _get(cert, "boundary", "certificate")
     _require(isinstance(boundary, list), "boundary: expected a list")
     seen = set()
+    rows = Rows(leaders)
     for p, e in enumerate(boundary):
         w = f"boundary[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i not in leaders and i not in seen, f"{w}: token {i} is a leader or listed twice")
+        _require(i not in leaders and i not in seen, lambda: f"{w}: token {i} is a leader or listed twice")
         seen.add(i)
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
-        _require(limit == fates[i].limit, f"{w}: limit {_show(limit)} is not the fate's {_show(fates[i].limit)}")
+        _require(limit == fates[i].limit, lambda: f"{w}: limit {_show(limit)} is not the fate's {_show(fates[i].limit)}")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
-        _require(any(c), f"{w}: the direction is zero")
+        _require(any(c), lambda: f"{w}: the direction is zero")
         value = _number(_get(e, "value", w), f"{w}.value")
-        _require(value == _dot(c, limit), f"{w}: value {value} is not <c, limit> = {_dot(c, limit)}")
-        for u, point in leaders.items():
-            _require(_dot(c, point) <= value, f"{w}: leader {u} has <c, u> = {_dot(c, point)} > {value}")
-        _convex_combination(_get(e, "multipliers", w), leaders, limit, m, f"{w}.multipliers")
-    _require(seen == set(fates) - set(leaders), f"boundary covers {_show(seen)}, not every non-leader token")
+        _require(value == _dot(c, limit), lambda: f"{w}: value {_q(value)} is not <c, limit> = {_q(_dot(c, limit))}")
+        values, scale = rows.products(c)
+        for u in leaders:
+            # <c, u> <= value, on the integer scale: values[u] / scale <= p / q.
+            _require(values[u] * value.denominator <= value.numerator * scale,
+                     lambda: f"{w}: leader {u} has <c, u> = {_q(Fraction(values[u], scale))} > {_q(value)}")
+        _convex_combination(_get(e, "multipliers", w), leaders, limit, m, f"{w}.multipliers", rows)
+    _require(seen == set(fates) - set(leaders), lambda: f"boundary covers {_show(seen)}, not every non-leader token")
 
 
 def check_T4(cert: dict, ctx: Context) -> None:
@@ -675,38 +929,55 @@ def check_T4(cert: dict, ctx: Context) -> None:
             non_vertex.setdefault(fates[t].limit, []).append(t)
     vacuous = _get(cert, "vacuous", "certificate")
     projections = _get(cert, "projections", "certificate")
-    _require(vacuous is (not non_vertex), f"vacuous is {vacuous!r}, but there are {len(non_vertex)} non-vertex limits")
+    _require(vacuous is (not non_vertex), lambda: f"vacuous is {vacuous!r}, but there are {len(non_vertex)} non-vertex limits")
     _require(isinstance(projections, list) and len(projections) == len(non_vertex),
              f"projections: expected one entry per non-vertex limit ({len(non_vertex)})")
     if non_vertex:
         _require(_positive_definite(m.Asym), "(A + A^T)/2 is not positive definite: KKT does not prove an A-projection")
     seen = set()
+    rows = Rows(leaders)
     for p, e in enumerate(projections):
         w = f"projections[{p}]"
         point = _point(_get(e, "limit", w), m.d, f"{w}.limit")
-        _require(point in non_vertex and point not in seen, f"{w}: {_show(point)} is not a (new) non-vertex limit")
+        _require(point in non_vertex and point not in seen, lambda: f"{w}: {_show(point)} is not a (new) non-vertex limit")
         seen.add(point)
         tokens = non_vertex[point]
-        _require(_index_set(_get(e, "tokens", w), m.n, f"{w}.tokens") == set(tokens), f"{w}: tokens with this limit are {tokens}")
+        _require(_index_set(_get(e, "tokens", w), m.n, f"{w}.tokens") == set(tokens), lambda: f"{w}: tokens with this limit are {tokens}")
         first = fates[tokens[0]]
         _require(_get(e, "fate", w) == first.kind and _int(_get(e, "layer", w), f"{w}.layer") == first.layer
                  and _index_set(_get(e, "set", w), m.n, f"{w}.set") == first.set,
-                 f"{w}: fate/layer/set do not copy token {tokens[0]}'s fate ({first.kind}, {first.layer}, {_show(first.set)})")
+                 lambda: f"{w}: fate/layer/set do not copy token {tokens[0]}'s fate ({first.kind}, {first.layer}, "
+                         f"{_show(first.set)})")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
         top = _number(_get(e, "face_value", w), f"{w}.face_value")
         face = _index_set(_get(e, "face", w), m.n, f"{w}.face")
-        exposed = {u for u, v in leaders.items() if _dot(c, v) == top}
-        _require(face == exposed, f"{w}: leaders with <c, u> = {top} are {_show(exposed)}, not face {_show(face)}")
-        above = [u for u, v in leaders.items() if _dot(c, v) > top]
-        _require(not above, f"{w}: leader {above[:1]} has <c, u> > face_value {top}")
-        _convex_combination(_get(e, "multipliers", w), {u: leaders[u] for u in face}, point, m, f"{w}.multipliers")
+        values, scale = rows.products(c)
+        exposed = {u for u in leaders if values[u] * top.denominator == top.numerator * scale}
+        _require(face == exposed, lambda: f"{w}: leaders with <c, u> = {_q(top)} are {_show(exposed)}, not face {_show(face)}")
+        above = [u for u in leaders if values[u] * top.denominator > top.numerator * scale]
+        _require(not above, lambda: f"{w}: leader {above[:1]} has <c, u> > face_value {_q(top)}")
+        _convex_combination(_get(e, "multipliers", w), {u: leaders[u] for u in face}, point, m, f"{w}.multipliers", rows)
         kkt = _weights(_get(e, "kkt", w), m.n, f"{w}.kkt")
-        _require(set(kkt) == face, f"{w}.kkt: keys must be the face {_show(face)}")
-        Ap = _matvec(m.Asym, point)
+        _require(set(kkt) == face, lambda: f"{w}.kkt: keys must be the face {_show(face)}")
+        kkt_values = _kkt_values(m, rows, point, face)
         for u in sorted(face):
-            exact = _dot(Ap, tuple(a - b for a, b in zip(leaders[u], point)))
-            _require(kkt[u] == exact, f"{w}.kkt[{u}] is {kkt[u]}, <Asym p, u - p> = {exact}")
-            _require(exact >= 0, f"{w}.kkt[{u}] = {exact} < 0: p is not the A-projection of 0 onto the face")
+            exact = kkt_values[u]
+            _require(kkt[u] == exact, lambda: f"{w}.kkt[{u}] is {_q(kkt[u])}, <Asym p, u - p> = {_q(exact)}")
+            _require(exact >= 0, lambda: f"{w}.kkt[{u}] = {_q(exact)} < 0: p is not the A-projection of 0 onto the face")
+
+
+def _kkt_values(m: Model, rows: Rows, point: Point, face: frozenset) -> dict[int, Fraction]:
+    """{u: <Asym p, u - p>} for the leaders u of the face, in integer arithmetic."""
+    if m._Asym_integer is None:
+        m._Asym_integer = _integer_rows(m.Asym)
+    S, s_scale = m._Asym_integer
+    (P,), p_scale = _integer_rows([point])
+    U, u_scale = rows.rows, rows.denominator
+    _charge(_cost(m.d * m.d, _bits(S), _bits(P)) + _cost(len(face) * m.d, rows.size + _bits(P), _bits(S) + _bits(P)))
+    Ap = [sum(a * x for a, x in zip(row, P)) for row in S]  # s_scale p_scale Asym p
+    # u - p = (U_u p_scale - P u_scale) / (u_scale p_scale)
+    return {u: Fraction(sum(a * (x * p_scale - y * u_scale) for a, x, y in zip(Ap, U[u], P)),
+                        s_scale * p_scale * u_scale * p_scale) for u in face}
 
 
 def check_D1(cert: dict, ctx: Context) -> None:
@@ -718,32 +989,35 @@ def check_D1(cert: dict, ctx: Context) -> None:
              f"weights: expected {max(last - first, 0)} layers ({first}..{last - 1})")
     for offset, rows in enumerate(weights):
         k = first + offset
-        _require(isinstance(rows, list) and len(rows) == m.n, f"weights[{offset}]: expected one entry per token")
-        Z, after = m.layer(k), m.layer(k + 1)
+        _require(isinstance(rows, list) and len(rows) == m.n, lambda: f"weights[{offset}]: expected one entry per token")
+        after = m.layer(k + 1)
+        layer_rows = m.rows(k)
         for i, pairs in enumerate(rows):
             w = f"weights[{offset}][{i}] (layer {k} -> {k + 1})"
             _require(isinstance(pairs, list) and all(isinstance(q, list) and len(q) == 2 for q in pairs),
                      f"{w}: expected [token, weight] pairs")
+            _charge(_cost(2 * len(pairs)))
             lam: dict[int, Fraction] = {}
             for j, v in pairs:
                 j = _int(j, w, high=m.n - 1)
-                lam[j] = lam.get(j, Fraction(0)) + _number(v, w)
-                _require(_number(v, w) >= 0, f"{w}: weight of token {j} is negative")
-            _require(sum(lam.values()) == 1, f"{w}: weights sum to {sum(lam.values())}, not 1")
-            combo = tuple(sum((lam[j] * Z[j][r] for j in lam), Fraction(0)) for r in range(m.d))
-            _require(combo == after[i], f"{w}: sum w z_j = {_show(combo)}, z_{i} at layer {k + 1} is {_show(after[i])}")
+                weight = _number(v, w)
+                lam[j] = lam.get(j, Fraction(0)) + weight
+                _require(weight >= 0, lambda: f"{w}: weight of token {j} is negative")
+            _require(sum(lam.values()) == 1, lambda: f"{w}: weights sum to {_q(sum(lam.values()))}, not 1")
+            combo = layer_rows.combination(lam)
+            _require(combo == after[i], lambda: f"{w}: sum w z_j = {_show(combo)}, z_{i} at layer {k + 1} is {_show(after[i])}")
 
 
 def check_D2(cert: dict, ctx: Context) -> None:
     m = ctx.model
     last = _last_layer(cert, ctx)
     norms = _get(cert, "norms", "certificate")
-    _require(isinstance(norms, list) and len(norms) == last + 1, f"norms: expected layers 0..{last}")
+    _require(isinstance(norms, list) and len(norms) == last + 1, lambda: f"norms: expected layers 0..{last}")
     for k, row in enumerate(norms):
-        _require(isinstance(row, list) and len(row) == m.n, f"norms[{k}]: expected one entry per token")
+        _require(isinstance(row, list) and len(row) == m.n, lambda: f"norms[{k}]: expected one entry per token")
         for i, raw in enumerate(row):
             exact = m.norm(k, i)
-            _require(_number(raw, f"norms[{k}][{i}]") == exact, f"norms[{k}][{i}] is {raw}, <A z, z> = {exact}")
+            _require(_number(raw, f"norms[{k}][{i}]") == exact, lambda: f"norms[{k}][{i}] is {str(raw)[:100]}, <A z, z> = {_q(exact)}")
             _require(k == 0 or exact >= m.norm(k - 1, i),
                      f"token {i}: squared A-norm decreases from layer {k - 1} to {k}")
 
@@ -755,7 +1029,7 @@ def check_replay(cert: dict, ctx: Context) -> None:
     _require(isinstance(final, list) and len(final) == m.n, "final_positions: expected one point per token")
     for i, raw in enumerate(final):
         p = _point(raw, m.d, f"final_positions[{i}]")
-        _require(p == m.layer(last)[i], f"final_positions[{i}] is {_show(p)}, the replay gives {_show(m.layer(last)[i])}")
+        _require(p == m.layer(last)[i], lambda: f"final_positions[{i}] is {_show(p)}, the replay gives {_show(m.layer(last)[i])}")
 
 
 # The checker's own table of routines, one per claim whose certificates it re-verifies. It is
@@ -775,12 +1049,12 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
     _require(isinstance(raw, dict), "layer_positions: expected an object keyed by layer")
     for key, points in raw.items():
         k = _key_index(key)
-        _require(k is not None, f"layer_positions: bad layer key {str(key)[:20]!r}")
+        _require(k is not None, lambda: f"layer_positions: bad layer key {str(key)[:20]!r}")
         k = _int(k, "layer_positions", high=m.last)
-        _require(isinstance(points, list) and len(points) == m.n, f"layer_positions[{key}]: expected one point per token")
+        _require(isinstance(points, list) and len(points) == m.n, lambda: f"layer_positions[{key}]: expected one point per token")
         for i, raw_point in enumerate(points):
             p = _point(raw_point, m.d, f"layer_positions[{key}][{i}]")
-            _require(p == m.layer(k)[i], f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
+            _require(p == m.layer(k)[i], lambda: f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
 
 
 # --------------------------------------------------------------------------- closed-form chains (docs/theory.md D9)
@@ -807,11 +1081,9 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
 # read here in chunks, up to MAX_CHAIN_DIGITS; every other number of a file keeps MAX_DIGITS.
 
 CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
-MAX_CHAIN_DIGITS = 2_000_000
-# The largest t the checker scans a sign up to or evaluates a path at (a sign threshold, a segment's
-# `until`); a chain that needs more is not checkable here: neither verified nor rejected.
-MAX_CHAIN_THRESHOLD = 200_000
-MAX_CHAIN_SEGMENTS = 10_000
+# MAX_CHAIN_THRESHOLD (limits, above) is the largest t the checker scans a sign up to or evaluates a path
+# at (a sign threshold, a segment's `until`); a chain that needs more is not checkable here: neither
+# verified nor rejected.
 _CF_CHUNK = 4000
 _CF_RATIONAL = re.compile(r"\A-?[0-9]+(/[0-9]+)?\Z", re.ASCII)
 
@@ -826,12 +1098,25 @@ class TooExpensive(Exception):
 
 
 def _cf_digits(text):
-    """int(text) for a string of ASCII digits of any length (int() refuses more than ~4300 digits)."""
-    value = 0
-    for start in range(0, len(text), _CF_CHUNK):
-        chunk = text[start:start + _CF_CHUNK]
-        value = value * 10 ** len(chunk) + int(chunk)
-    return value
+    """int(text) for a string of ASCII digits of any length (int() refuses more than ~4300 digits).
+
+    Divide and conquer (high half times a power of ten plus the low half), so that a number of
+    MAX_CHAIN_DIGITS digits costs a few products of its size, not a pass per chunk (quadratic)."""
+    if len(text) <= _CF_CHUNK:
+        return int(text)
+    low = len(text) // 2
+    return _cf_digits(text[:-low]) * _power_of_ten(low) + _cf_digits(text[-low:])
+
+
+_POWERS_OF_TEN: dict[int, int] = {}
+
+
+def _power_of_ten(k: int) -> int:
+    if k not in _POWERS_OF_TEN:
+        if len(_POWERS_OF_TEN) >= 64:
+            _POWERS_OF_TEN.clear()
+        _POWERS_OF_TEN[k] = 10 ** k
+    return _POWERS_OF_TEN[k]
 
 
 def _cf_number(value, where):
@@ -843,10 +1128,44 @@ def _cf_number(value, where):
         raise Rejected(f"{where}: expected a rational 'p/q', got {str(value)[:40]!r}")
     numerator, _, denominator = value.partition("/")
     sign = -1 if numerator.startswith("-") else 1
+    bits = int(len(value) * 3.33) + 1
+    _charge(_cost(2, bits, bits) + _gcd_cost(1, bits))  # the digits' conversion, then the reduction
     denominator = _cf_digits(denominator) if denominator else 1
     if denominator == 0:
         raise Rejected(f"{where}: zero denominator")
     return Fraction(sign * _cf_digits(numerator.lstrip("-")), denominator)
+
+
+def _gcd_cost(count: int, bits: int) -> float:
+    """Work units of ``count`` reductions of fractions of ``bits``-bit integers (gcd: quadratic in the size)."""
+    return count * max(1.0, bits / WORK_BITS) ** 2
+
+
+def _cf_bits(paths) -> int:
+    """The largest bit size among the bases and coefficients of exponential polynomials."""
+    return max((max(x.numerator.bit_length(), x.denominator.bit_length())
+                for path in paths for (base, _), c in path.items() for x in (base, *c)), default=1)
+
+
+def _cf_jordan_problem(paths, n) -> str | None:
+    """Why ``paths`` cannot satisfy the update rule of n tokens, by the size of their terms (None: they may).
+
+    The rule zhat(t+1) = M zhat(t) (M the n x n matrix r I + gamma W of the segment's sets) is a
+    linear recurrence: by coordinate and base b, the coefficient polynomials q satisfy
+    b q(t+1) = M q(t), so a term t^a b^t with a nonzero coefficient needs a Jordan chain of M of
+    length a + 1 at the eigenvalue b. Over all bases, sum (1 + highest power) <= n. A chain that
+    states more is rejected before any term is expanded (this bounds every power, and the number
+    of terms of a path, by n).
+    """
+    highest: dict = {}
+    for path in paths:
+        for base, power in path:
+            highest[base] = max(highest.get(base, 0), power)
+    needed = sum(1 + a for a in highest.values())
+    if needed > n:
+        return (f"its terms need {needed} independent solutions of the update rule (sum over the bases of 1 + the "
+                f"highest power), but {n} tokens have at most {n} (D9: powers below the Jordan chains of the rule)")
+    return None
 
 
 def _cf_count(value, where, low):
@@ -866,7 +1185,7 @@ def _cf_read_path(data, d, where):
             raise Rejected(f"{here}: expected an object")
         base = _cf_number(term.get("base"), here + ".base")
         if base <= 0 or base > 1:
-            raise Rejected(f"{here}.base: must satisfy 0 < base <= 1, got {base}")
+            raise Rejected(f"{here}.base: must satisfy 0 < base <= 1, got {_q(base)}")
         power = _cf_count(term.get("power"), here + ".power", 0)
         vector = term.get("coefficient")
         if not isinstance(vector, list) or len(vector) != d:
@@ -899,7 +1218,10 @@ def _cf_read_sets(data, n, where):
 def _cf_value(path, t, d):
     """The exact vector zhat(t)."""
     total = [Fraction(0)] * d
+    bits = _cf_bits([path])
     for (base, power), c in path.items():
+        size = t * max(base.numerator.bit_length(), base.denominator.bit_length()) + power * t.bit_length() + bits
+        _charge(_gcd_cost(d + 1, size))
         weight = Fraction(t) ** power * base ** t
         total = [x + weight * y for x, y in zip(total, c)]
     return total
@@ -942,7 +1264,18 @@ class _CFScores:
         self.bases = sorted({b * c for b in bases for c in bases})  # products of two path bases
         product_number = {b: i for i, b in enumerate(self.bases)}
         self.products = {(i, k): product_number[b * c] for i, b in enumerate(bases) for k, c in enumerate(bases)}
-        scale = math.lcm(*(x.denominator for path in paths for c in path.values() for x in c))
+        denominators = [x.denominator for path in paths for c in path.values() for x in c]
+        bits = _cf_bits(paths)
+        # The common denominator (at most the sum of the sizes), then every score: |T_j| |T_v| d products
+        # of scaled integers for every pair (j, v), and a fraction per term of each difference compared.
+        scale_bits = min(sum(x.bit_length() for x in denominators), len(denominators) * bits) + 1
+        _charge(_cost(len(denominators), scale_bits, bits))
+        scale = math.lcm(*denominators)
+        total_terms = sum(len(path) for path in paths)
+        size = scale.bit_length() + bits
+        a_bits = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for row in matrix for x in row)
+        _charge(_cost(total_terms * total_terms * len(matrix), size + a_bits, size)
+                + _gcd_cost(total_terms * total_terms * len(paths), 2 * size + a_bits))
         a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
         whole = [[int(x * a_scale) for x in row] for row in matrix]
         self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
@@ -975,6 +1308,10 @@ def _cf_signs(f, start, stop):
     by_base = {}
     for (b, a), x in f.items():
         by_base.setdefault(b.numerator * (L // b.denominator), []).append((a, x.numerator * (D // x.denominator)))
+    coefficient_bits = max(abs(c).bit_length() + a * max(stop, 1).bit_length() for terms in by_base.values()
+                           for a, c in terms)
+    _charge(_cost(max(stop - start, 0) * len(f), coefficient_bits,
+                  max(stop, 1) * max(P.bit_length() for P in by_base)))
     powers = {P: P ** start for P in by_base}
     for t in range(start, stop):
         yield t, sum(sum(c * t ** a for a, c in terms) * powers[P] for P, terms in by_base.items())
@@ -1128,7 +1465,14 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
         for j in range(n):
             if _cf_value(paths[j], 0, d) != start[j]:
                 raise Rejected(f"{where}: (i) token {j} does not start at its position of layer {layer}")
-        # (ii)
+        # (ii), paid for first: the expansions of (t+1)^a and the rule's sums, fraction by fraction
+        jordan = _cf_jordan_problem(paths, n)
+        if jordan is not None:
+            raise Rejected(f"{where}: (ii) {jordan}")
+        bits = _cf_bits(paths) + _cf_bits([{(Fraction(1), 0): [r, gamma]}])
+        terms = [len(path) for path in paths]
+        _charge(_gcd_cost(d * sum(sum(a + 1 for _, a in path) + len(path) + sum(terms[v] for v in sets[j])
+                                  for j, path in enumerate(paths)), 2 * bits + 64))
         for j in range(n):
             if _cf_next(paths[j], d) != _cf_rule(paths[j], sets[j], paths, r, gamma, d):
                 raise Rejected(f"{where}: (ii) token {j}'s path does not satisfy the update rule identically")
@@ -1246,18 +1590,32 @@ def _search_fates(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
             if i not in fates and C[i] == {i}:
                 fates[i] = Fate("leader", k, frozenset({i}), Z[i])
         fixed = {t for t, f in fates.items() if f.kind != "locked"}
-        changed = True
-        while changed:
-            changed = False
-            for j in range(m.n):
-                G = C[j] - {j}
-                if j not in fates and j in C[j] and G and _fixed_failure(m, j, k, G, fixed) is None:
-                    fates[j] = Fate("fixed", k, G, Z[j])
-                    fixed.add(j)
-                    changed = True
+        # D7 (b) is closed under itself (a newly fixed token can fix another): the tokens at the
+        # mean of the rest G of their set wait until every token of G is fixed (a worklist, so
+        # each membership is looked at once per layer).
+        waiting: dict[int, set] = {}
+        watchers: dict[int, list] = {}
+        ready = []
+        for j in range(m.n):
+            G = C[j] - {j}
+            if j not in fates and j in C[j] and G and _at_mean(m, j, k, G):
+                if G <= fixed:
+                    ready.append(j)
+                else:
+                    waiting[j] = set(G - fixed)
+                    for t in waiting[j]:
+                        watchers.setdefault(t, []).append(j)
+        while ready:
+            j = ready.pop()
+            fates[j] = Fate("fixed", k, C[j] - {j}, Z[j])
+            fixed.add(j)
+            for watcher in watchers.pop(j, []):
+                waiting[watcher].discard(j)
+                if not waiting[watcher]:
+                    ready.append(watcher)
         for i in range(m.n):
             if i not in fates and i not in C[i] and _locked_failure(m, i, k, C[i], fixed) is None:
-                fates[i] = Fate("locked", k, C[i], _mean([Z[v] for v in sorted(C[i])]))
+                fates[i] = Fate("locked", k, C[i], _mean_of(m, k, C[i]))
         if len(fates) == m.n:
             return fates, k
     return fates, None
@@ -1433,17 +1791,51 @@ def _model(config: Any) -> Model:
     return _MODELS[key]
 
 
-def replay_work(n: int, d: int, last_layer: int, bits: int = 0) -> int:
-    """The work of replaying n tokens in d dimensions through layers 0..last_layer, in score terms.
+def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = None) -> int:  # type: ignore[assignment]
+    """The estimated work of checking a run of n tokens in d dimensions through layers 0..last_layer, in work units.
 
-    Each layer computes n^2 scores of d products; the numbers grow with the layer (their size
-    roughly doubles every 50-100 layers), which the factor 1 + last_layer/100 accounts for, and
-    start as large as the inputs: ``bits`` (:func:`input_bits`) beyond 512 multiplies the work by
-    (bits/512)^2. Measured: about 15 microseconds per unit on one core, so DEFAULT_MAX_WORK is a
-    few minutes.
+    Each layer takes n^2 scores of d products (plus a fixed cost per score) twice, for the replay and
+    for D1's combinations; the certificates of T2..T4 compare every leader with every entry once
+    more. The integers start at ``bits`` (:func:`input_bits`) and grow by about ``growth`` bits a
+    layer (:func:`replay_growth`; default: the growth of alpha = 1/2), and a product of two b-bit
+    integers costs (b/WORK_BITS)^1.6 units once b passes WORK_BITS (Karatsuba). Measured: a few
+    tenths of a microsecond per unit on one core (docs/certcheck.md, Limits).
     """
-    size = max(512, bits)
-    return n * n * d * (last_layer + 1) * (100 + last_layer) * size * size // (100 * 512 * 512)
+    prefix = _layer_costs(max(bits, 1), replay_growth(Fraction(1, 2)) if growth is None else growth)
+    return int(n * n * (d + SCORE_OVERHEAD) * (2 * prefix[min(last_layer, MAX_LAYER)] + 1))
+
+
+def replay_growth(alpha: Fraction | None = None, V: Any = None) -> int:
+    """Bits the replay's integers grow by per layer: the update's own (z' = (q z + p m)/(p + q) for
+    alpha = p/q; the entries of (I + V)^-1 and (I + V)^-1 V for a value matrix) plus
+    SET_GROWTH_BITS for the attention sets' sizes (the work meter charges more if they grow faster)."""
+    if V is None:
+        alpha = Fraction(alpha if alpha is not None else Fraction(1, 2))
+        return SET_GROWTH_BITS + (alpha.numerator + alpha.denominator).bit_length()
+    d = len(V)
+    keep = _inverse([[int(r == c) + Fraction(V[r][c]) for c in range(d)] for r in range(d)])
+    if keep is None:
+        return SET_GROWTH_BITS
+    move = [[_dot(row, col) for col in zip(*V)] for row in keep]
+    return SET_GROWTH_BITS + input_bits([x for row in keep + move for x in row])
+
+
+_LAYER_COSTS: dict[tuple[int, int], list[float]] = {}
+
+
+def _layer_costs(bits: int, growth: int) -> list[float]:
+    """prefix[L] = sum over layers k <= L of the cost factor of a product of (bits + k growth)-bit integers."""
+    key = (bits, growth)
+    if key not in _LAYER_COSTS:
+        total, prefix = 0.0, []
+        for k in range(MAX_LAYER + 1):
+            size = (bits + k * growth) / WORK_BITS
+            total += size ** 1.6 if size > 1 else 1.0
+            prefix.append(total)
+        if len(_LAYER_COSTS) >= 64:
+            _LAYER_COSTS.pop(next(iter(_LAYER_COSTS)))
+        _LAYER_COSTS[key] = prefix
+    return _LAYER_COSTS[key]
 
 
 def input_bits(numbers: Any) -> int:
@@ -1458,15 +1850,16 @@ def input_bits(numbers: Any) -> int:
     return denominator.bit_length() + numerator
 
 
-def max_checkable_layer(n: int, d: int, max_work: int = None, bits: int = 0) -> int:  # type: ignore[assignment]
-    """The largest last layer whose replay stays within ``max_work`` (-1: not even layer 0)."""
+def max_checkable_layer(n: int, d: int, max_work: int = None, bits: int = 0,  # type: ignore[assignment]
+                        growth: int = None) -> int:  # type: ignore[assignment]
+    """The largest last layer whose estimated replay stays within ``max_work`` (-1: not even layer 0)."""
     limit = DEFAULT_MAX_WORK if max_work is None else max_work
-    if replay_work(n, d, 0, bits) > limit:
+    if replay_work(n, d, 0, bits, growth) > limit:
         return -1
     low, high = 0, MAX_LAYER
     while low < high:
         mid = (low + high + 1) // 2
-        if replay_work(n, d, mid, bits) <= limit:
+        if replay_work(n, d, mid, bits, growth) <= limit:
             low = mid
         else:
             high = mid - 1
@@ -1481,8 +1874,10 @@ def _shape(config: Any, where: str) -> tuple[int, int]:
     return len(tokens), len(tokens[0])
 
 
-def _admit(runs: list, max_work: int) -> None:
-    """Refuse, before any checking, a run whose last layer or replay work is beyond the limits."""
+def _admit(runs: list, max_work: int, max_total_work: int) -> None:
+    """Refuse, before any checking, a run whose last layer or estimated replay work is beyond the limits,
+    and a file whose runs together are."""
+    total = 0
     for run in runs:
         last = run.last_layer
         if isinstance(last, bool) or not isinstance(last, int) or last < 0:
@@ -1490,15 +1885,34 @@ def _admit(runs: list, max_work: int) -> None:
         if last > MAX_LAYER:
             raise BadInput(f"{run.source}.last_layer", f"{last} is beyond the checker's limit of {MAX_LAYER} layers")
         n, d = _shape(run.config, f"{run.source}.config")
-        work = replay_work(n, d, last, _model(run.config).bits)
+        model = _model(run.config)
+        work = replay_work(n, d, last, model.bits, model.growth)
         if work > max_work:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying {n} tokens in d = {d} through layer {last} is {work:.3g} units of work, more "
                            f"than the limit of {max_work:.3g} (raise it with --max-work)")
+        total += work
+        if total > max_total_work:
+            raise BadInput(f"{run.source}.last_layer",
+                           f"replaying the file's configurations up to this one is {total:.3g} units of work, more "
+                           f"than the limit of {max_total_work:.3g} for one file (raise it with --max-total-work)")
 
 
 def _check_run(run: Run) -> list[Outcome]:
-    """Every verdict of one run, then everything the run states besides them (status, fates, layers)."""
+    """Every verdict of one run, then everything the run states besides them (status, fates, layers);
+    every claim of the run unsupported if the file's work allowance runs out on the way."""
+    try:
+        return _check_run_within_limits(run)
+    except WorkLimit as error:
+        claims = list(CHECKS) + sorted(set(run.verdicts) - set(CHECKS), key=str) if isinstance(run.verdicts, dict) \
+            else list(CHECKS)
+        return [Outcome(run.source, str(claim)[:40], "unsupported", str(error)) for claim in claims] + [
+            Outcome(run.source, RUN, "unsupported", str(error))]
+
+
+def _check_run_within_limits(run: Run) -> list[Outcome]:
+    """Every verdict of one run and what the run states besides them (see :func:`_check_run`)."""
+    _charge(RUN_OVERHEAD)
     source = run.source
     m = _model(run.config)
     m.last = run.last_layer
@@ -1634,7 +2048,10 @@ def _hypothesis_violations(config: dict, m: Model) -> list[str]:
     checked here: such runs are unsupported)."""
     tokens = m.layer(0)
     found = [f"token {i} is the origin" for i, z in enumerate(tokens) if not any(z)]
-    found += [f"token {i} equals token {tokens.index(z)}" for i, z in enumerate(tokens) if tokens.index(z) != i]
+    first: dict[Point, int] = {}
+    for i, z in enumerate(tokens):
+        first.setdefault(z, i)
+    found += [f"token {i} equals token {first[z]}" for i, z in enumerate(tokens) if first[z] != i]
     if config.get("A") is not None:
         if any(m.A[r][c] != m.A[c][r] for r in range(m.d) for c in range(m.d)):
             found.append("A is not symmetric")
@@ -1689,7 +2106,7 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
             problems.append(f"stopped_by is 'layer budget', but last_layer {last} is not the budget {budget}")
         elif run.stopped_by == "time budget" and run.time_budget is None:
             problems.append("stopped_by is 'time budget', but the run had no time budget")
-        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits) <= DEFAULT_MAX_WORK:
+        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits, m.growth) <= DEFAULT_MAX_WORK:
             problems.append(f"stopped_by is 'work limit', but layer {last + 1} is within the default work limit")
     statuses = [v.get("status") for v in run.verdicts.values() if isinstance(v, dict)]
     if run.status is not None and run.status != _combine(statuses):
@@ -1733,10 +2150,832 @@ def _brief(fate: Any) -> str:
     return text[:200]
 
 
+# --------------------------------------------------------------------------- the campaign: completeness and identity
+#
+# A results.json states its campaign (seed, families, counts, the layer budget) and its plan:
+# every task planned before any ran, each with its configuration's sha256. Checked here with this
+# module's own arithmetic, before anything trusts the records as "the campaign":
+#
+# - the plan was made from this campaign block (the sha256 of its canonical JSON);
+# - the plan is the task list the campaign implies: the worked configurations when it says so,
+#   then per family the examples split by share (largest remainders), task seeds
+#   seed * SEED_STRIDE + j, names FAMILY-SEED, dimensions cycled through the family's list, sizes
+#   and alphas among the family's;
+# - every planned task has exactly one record, with that task and a configuration whose sha256
+#   is the planned one; no record is unplanned or repeated;
+# - the worked configurations are those of docs/theory.md §4 (embedded below, typed
+#   independently of verify/core/worked.py; a test compares them);
+# - a campaign inside the theorem's hypotheses holds only configurations inside them (decided
+#   here, as for every run).
+#
+# What the generators drew (each size and alpha within its range, the tokens) is not re-derived
+# here: `hardmax-verify report --recheck` regenerates the plan with the suite's own generators.
+
+CAMPAIGN = "(campaign)"  # outcomes about a results.json's campaign, plan and records as a whole
+SEED_STRIDE = 10_000  # a generated task's seed: campaign seed * SEED_STRIDE + its index in its family
+WORKED_FAMILY = "worked"
+# docs/theory.md §4, with the suite's seeds for the random points: d = 2, A = I, alpha = 1/2.
+WORKED_ALPHA = "1/2"
+WORKED_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
+    "emerging_leader": (("1", "1/3"), ("-1/12", "1/12"), ("-1", "-1"), ("0", "1/4"), ("-3/10", "-7/10"),
+                        ("-3/5", "-9/10"), ("4/5", "1/10"), ("3/5", "3/20")),
+    "triangle": (("1", "1"), ("1/2", "-1/2"), ("-1", "-1"), ("9/20", "1/2"), ("3/4", "19/20"), ("-1", "-17/20"),
+                 ("-3/20", "-1/20"), ("3/10", "-1/5"), ("1/10", "-1/5")),
+    "square": (("1", "1"), ("1", "-1"), ("-1", "1"), ("-1", "-1"), ("7/20", "-1/4"), ("-2/5", "-1/5"),
+               ("-1/10", "7/20"), ("-1/20", "-9/20"), ("-3/20", "1/10"), ("7/20", "1/4")),
+    "non_leader_clusters": (("1", "1"), ("1", "-1"), ("-1", "1"), ("-1", "-1"), ("-1/2", "0"), ("1/2", "0"),
+                            ("3/10", "-2/5"), ("-3/10", "-1/4"), ("-3/10", "3/10"), ("7/20", "1/10")),
+}
+_GENERATED_KEYS = ("kind", "family", "seed", "name", "n", "d", "alpha", "options")
+_SHA256 = re.compile(r"\A[0-9a-f]{64}\Z")
+
+
+class DecimalText(str):
+    """A JSON decimal as its text (how :func:`check_file` reads non-integers): exact, and written back
+    verbatim by :func:`canonical_json`."""
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical text of a JSON value: keys sorted, no whitespace, non-ASCII kept as it is,
+    numbers as Python's ``json`` writes them (a decimal read by :func:`check_file` as its text).
+
+    The definition the suite uses for the plan's hashes (verify.app.campaign.plan), implemented here
+    separately. Raises ValueError for what is not JSON (NaN, a non-string key, another type).
+    """
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:  # iterative: a deep value cannot exhaust the recursion limit
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item)
+        elif item is None:
+            out.append("null")
+        elif item is True or item is False:
+            out.append("true" if item else "false")
+        elif isinstance(item, DecimalText):
+            out.append(str.__str__(item))
+        elif isinstance(item, str):
+            out.append(json.dumps(item, ensure_ascii=False))
+        elif isinstance(item, int):
+            out.append(int.__repr__(item))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise ValueError(f"{item!r} is not a JSON number")
+            out.append(float.__repr__(item))
+        elif isinstance(item, (list, tuple)):
+            parts: list[Any] = [_Raw("[")]
+            for index, element in enumerate(item):
+                parts += [_Raw(",")] * (index > 0) + [element]
+            stack.extend(reversed(parts + [_Raw("]")]))
+        elif isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                raise ValueError("an object key is not a string")
+            parts = [_Raw("{")]
+            for index, key in enumerate(sorted(item)):
+                parts += [_Raw(",")] * (index > 0) + [_Raw(json.dumps(key, ensure_ascii=False) + ":"), item[key]]
+            stack.extend(reversed(parts + [_Raw("}")]))
+        else:
+            raise ValueError(f"a {type(item).__name__} is not JSON")
+    return "".join(out)
+
+
+class _Raw(str):
+    """Text :func:`canonical_json` emits as it is (brackets, separators, a key)."""
+
+
+def canonical_sha256(value: Any) -> str:
+    """The sha256 (hex) of :func:`canonical_json` encoded as UTF-8."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def _digest(value: Any) -> str | None:
+    try:
+        return canonical_sha256(value)
+    except (ValueError, UnicodeEncodeError):  # NaN, a lone surrogate: not one canonical text
+        return None
+
+
+def _count(value: Any, low: int = 0) -> int | None:
+    """A JSON integer >= ``low`` (never a boolean), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= low else None
+
+
+def _family_counts(examples: int, shares: list[int]) -> list[int]:
+    """``examples`` split by share, largest remainders first, ties in listed order (as the suite plans)."""
+    total = sum(shares)
+    if total == 0 or examples == 0:
+        return [0] * len(shares)
+    exact = [Fraction(examples * s, total) for s in shares]
+    counts = [math.floor(x) for x in exact]
+    order = sorted(range(len(shares)), key=lambda i: (-(exact[i] - counts[i]), i))
+    for i in order[:examples - sum(counts)]:
+        counts[i] += 1
+    return counts
+
+
+def _implied_tasks(campaign: dict, planned: int) -> list[dict] | str:
+    """The task list ``campaign`` implies, as skeletons {kind, family, seed, name, and for a generated
+    task: d, n_range, alphas, options}, or why the campaign block cannot imply one.
+
+    ``planned`` (the plan's length, bounded by the file) caps the loops: a campaign implying a
+    different number of tasks is refused before any is built.
+    """
+    seed = _count(campaign.get("seed"))
+    examples = _count(campaign.get("examples"))
+    worked = campaign.get("worked")
+    families = campaign.get("families")
+    if seed is None or examples is None or not isinstance(worked, bool) or not isinstance(families, list):
+        return "campaign: expected a seed, a number of examples, worked (true/false) and a list of families"
+    if examples + len(WORKED_TOKENS) * worked != planned:
+        return (f"campaign: {examples} generated {'and 4 worked ' if worked else ''}configurations make "
+                f"{examples + len(WORKED_TOKENS) * worked} tasks, the plan lists {planned}")
+    shares = []
+    for index, family in enumerate(families):
+        where = f"campaign.families[{index}]"
+        if not isinstance(family, dict) or not isinstance(family.get("name"), str):
+            return f"{where}: expected an object with a name"
+        n_range, dims, alphas = family.get("n"), family.get("d"), family.get("alpha")
+        if _count(family.get("share")) is None or not (
+                isinstance(n_range, list) and len(n_range) == 2 and all(_count(x, 1) is not None for x in n_range)
+                and isinstance(dims, list) and dims and all(_count(x, 1) is not None for x in dims)
+                and isinstance(alphas, list) and alphas and all(isinstance(a, str) for a in alphas)
+                and isinstance(family.get("options"), dict)):
+            return f"{where}: expected share, n = [low, high], a list d, a list alpha and options"
+        shares.append(family["share"])
+    if len({f["name"] for f in families}) != len(families):
+        return "campaign.families: a family appears twice"
+    tasks: list[dict] = []
+    if worked:
+        tasks += [{"kind": "worked", "family": WORKED_FAMILY, "seed": index, "name": name}
+                  for index, name in enumerate(WORKED_TOKENS)]
+    for family, count in zip(families, _family_counts(examples, shares)):
+        if count > SEED_STRIDE:
+            return f"campaign: family {family['name'][:40]!r} would hold {count} examples, more than {SEED_STRIDE}"
+        for j in range(count):
+            task_seed = seed * SEED_STRIDE + j
+            tasks.append({"kind": "generated", "family": family["name"], "seed": task_seed,
+                          "name": f"{family['name']}-{task_seed}", "d": family["d"][j % len(family["d"])],
+                          "n_range": family["n"], "alphas": family["alpha"], "options": family["options"]})
+    tasks.sort(key=lambda t: (t["kind"] != "worked", t["family"], t["seed"], t["name"]))
+    return tasks
+
+
+def _plan_entry_problem(entry: Any, implied: dict) -> str | None:
+    """Why a plan entry is not the task the campaign implies at its place (None: it is)."""
+    if not isinstance(entry, dict):
+        return "expected an object"
+    keys = ("kind", "family", "seed", "name") if implied["kind"] == "worked" else _GENERATED_KEYS
+    if set(entry) != set(keys) | {"configuration_sha256"}:
+        return f"expected the keys {sorted(set(keys) | {'configuration_sha256'})}"
+    if not (isinstance(entry["configuration_sha256"], str) and _SHA256.match(entry["configuration_sha256"])):
+        return "configuration_sha256 is not a sha256"
+    for key in ("kind", "family", "seed", "name"):
+        if entry[key] != implied[key] or isinstance(entry[key], bool):
+            return f"{key} is {str(entry[key])[:60]!r}, the campaign implies {str(implied[key])[:60]!r}"
+    if implied["kind"] == "worked":
+        return None
+    low, high = implied["n_range"]
+    if _count(entry["n"], low) is None or entry["n"] > high:
+        return f"n is {str(entry['n'])[:20]}, outside the family's range {low}..{high}"
+    if entry["d"] != implied["d"] or isinstance(entry["d"], bool):
+        return f"d is {str(entry['d'])[:20]}, the campaign implies {implied['d']}"
+    if entry["alpha"] not in implied["alphas"]:
+        return f"alpha {str(entry['alpha'])[:40]} is not among the family's {implied['alphas'][:8]}"
+    if canonical_json(entry["options"]) != canonical_json(implied["options"]):
+        return "options are not the family's"
+    return None
+
+
+def _campaign_problems(data: dict, examples: list) -> list[tuple[str, str]]:
+    """(where, why) for everything that ties the records to the campaign and does not hold."""
+    campaign, plan = data.get("campaign"), data.get("plan")
+    if not isinstance(campaign, dict):
+        return [("campaign", "the file states no campaign")]
+    if not (isinstance(plan, dict) and isinstance(plan.get("tasks"), list) and isinstance(plan.get("campaign_sha256"), str)):
+        return [("plan", "the file holds no plan (the task list fixed before any task ran), so nothing shows "
+                         "that every planned configuration has its record")]
+    entries = plan["tasks"]
+    problems: list[tuple[str, str]] = []
+    digest = _digest(campaign)
+    if digest != plan["campaign_sha256"]:
+        problems.append(("plan.campaign_sha256", f"is {plan['campaign_sha256'][:64]!r}, but the campaign block's "
+                                                 f"sha256 is {digest}: the plan was not made from this campaign"))
+    if _count(campaign.get("tasks")) != len(entries):
+        problems.append(("campaign.tasks", f"says {str(campaign.get('tasks'))[:20]} tasks, the plan lists {len(entries)}"))
+    implied = _implied_tasks(campaign, len(entries))
+    if isinstance(implied, str):
+        problems.append(("plan", implied))
+    else:
+        for index, (entry, task) in enumerate(zip(entries, implied)):
+            problem = _plan_entry_problem(entry, task)
+            if problem is not None:
+                problems.append((f"plan.tasks[{index}]", problem))
+                break
+    problems += _record_problems(campaign, entries, examples)
+    return problems
+
+
+def _record_problems(campaign: dict, entries: list, examples: list) -> list[tuple[str, str]]:
+    """Exactly one record per planned task, in the plan's order, each the planned task and configuration."""
+    def name_of(item: Any, key: str) -> Any:
+        holder = item.get(key) if key and isinstance(item, dict) else item
+        return holder.get("name") if isinstance(holder, dict) else None
+
+    problems: list[tuple[str, str]] = []
+    planned = [name_of(e, "") for e in entries]
+    recorded = [name_of(r, "task") for r in examples]
+    for names, what in ((planned, "plan.tasks"), (recorded, "examples")):
+        seen: set = set()
+        for name in names:
+            if not isinstance(name, str) or name in seen:
+                problems.append((what, f"the name {str(name)[:60]!r} is {'not a name' if not isinstance(name, str) else 'used twice'}"))
+                break
+            seen.add(name)
+    missing = [n for n in planned if n not in set(recorded)]
+    unplanned = [n for n in recorded if n not in set(planned)]
+    if missing:
+        problems.append(("examples", f"{len(missing)} planned task(s) have no record: {', '.join(map(str, missing[:5]))[:200]}"))
+    if unplanned:
+        problems.append(("examples", f"{len(unplanned)} record(s) were not planned: {', '.join(map(str, unplanned[:5]))[:200]}"))
+    if problems or len(entries) != len(examples):
+        return problems or [("examples", f"{len(examples)} records for {len(entries)} planned tasks")]
+    inside = campaign.get("outside_hypotheses") is not True
+    float_check = campaign.get("float_check")
+    for index, (entry, record) in enumerate(zip(entries, examples)):
+        where = f"examples[{index}] ({str(planned[index])[:60]})"
+        if not isinstance(record, dict) or not isinstance(entry, dict):
+            problems.append((where, "expected a record object"))
+            continue
+        task = {key: value for key, value in entry.items() if key != "configuration_sha256"}
+        if _digest(record.get("task")) != _digest(task):
+            problems.append((where, f"its task is not the planned task at its place (plan.tasks[{index}])"))
+            continue
+        if record.get("status") == "error":
+            continue
+        config = record.get("configuration")
+        digest = _digest(config)
+        if digest != entry.get("configuration_sha256"):
+            problems.append((where, f"its configuration's sha256 is {digest}, the plan's is "
+                                    f"{str(entry.get('configuration_sha256'))[:64]}: not the planned configuration"))
+            continue
+        problem = _identity_problem(entry, config) or (_hypotheses_in_campaign(cast(dict, config)) if inside else None)
+        if problem is not None:
+            problems.append((where, problem))
+        if isinstance(float_check, bool) and isinstance(record.get("float_comparison"), dict) is not float_check:
+            problems.append((where, f"the campaign says float_check = {str(float_check).lower()}, but the record "
+                                    f"{'lacks' if float_check else 'holds'} a float comparison"))
+    return problems
+
+
+def _identity_problem(entry: dict, config: Any) -> str | None:
+    """A worked configuration must be docs/theory.md §4's; a generated one must have the planned n, d and alpha."""
+    try:
+        m = _model(config)
+    except BadInput as error:
+        return f"its configuration is malformed ({error})"
+    if entry.get("kind") == "worked":
+        expected = [tuple(Fraction(c) for c in token) for token in WORKED_TOKENS[entry["name"]]]
+        identity = [[Fraction(int(r == c)) for c in range(m.d)] for r in range(m.d)]
+        if (m.layer(0) != expected or m.alpha != Fraction(WORKED_ALPHA) or m.A != identity or m.V is not None
+                or config.get("beta") is not None):
+            return (f"the worked configuration {entry['name']!r} is not the one of docs/theory.md §4 "
+                    f"({len(expected)} tokens in d = 2, A = I, alpha = {WORKED_ALPHA})")
+        return None
+    if (m.n, m.d) != (entry.get("n"), entry.get("d")):
+        return f"its configuration has n = {m.n}, d = {m.d}; the plan says n = {entry.get('n')}, d = {entry.get('d')}"
+    try:
+        planned_alpha = _number(entry.get("alpha"), "alpha")
+    except Rejected:
+        return f"the planned alpha {str(entry.get('alpha'))[:40]!r} is not a number"
+    if m.alpha != planned_alpha:
+        return f"its configuration has alpha = {m.alpha}, the plan says {planned_alpha}"
+    return None
+
+
+def _hypotheses_in_campaign(config: dict) -> str | None:
+    """In a campaign inside the theorem's hypotheses (docs/theory.md §2), why ``config`` is outside them."""
+    m = _model(config)
+    violations = _hypothesis_violations(config, m)
+    if config.get("beta") is not None:
+        violations.append("softmax attention (beta) is not the theorem's model")
+    if config.get("outside_hypotheses") is True and not violations:
+        violations.append("it records outside_hypotheses: true")
+    if violations:
+        return ("the campaign is inside the theorem's hypotheses (outside_hypotheses is not true), but this "
+                f"configuration is not: {'; '.join(violations)[:200]}")
+    return None
+
+
+# --------------------------------------------------------------------------- optional sections: the saved results the first screen quotes
+#
+# A report's optional sections (the sentiment experiment, its reproduction, the conjecture lab,
+# exact classification) are built from saved result files under a runs folder. Each block of
+# ``optional_sections`` lists its files with their sha256 and the fields it copied from them,
+# and ``glance``: the numbers the section's line on the report's first screen prints. Given the
+# folder, this checks, with its own code: every listed file and figure has the stated sha256;
+# the block lists exactly the files of its folder that match its patterns (and the report's
+# ``inputs`` list says the same); every copied field is the file's; and the glance numbers are
+# what this module computes from the files. Without the folder nothing is read, and the section
+# is reported *not checked*, never verified.
+
+SECTIONS = "(sections)"  # outcomes about a results.json's optional sections
+NOT_CHECKED = "not checked"
+# Which saved results each section is built from: (folder under the runs folder, file patterns),
+# as verify/app/report/build.py's OPTIONAL_SECTIONS reads them (a test compares the two).
+SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
+    "reproduction": ("sentiment/summary", ("summary.json",)),
+    "conjectures": ("conjectures", ("*.json",)),
+    "classify": ("classify", ("imdb.json", "scaling.json")),
+    "control": ("control", ("study.json",)),
+}
+DEFAULT_RUNS = "runs"  # the folder name a report gives the project's saved results
+# What a conjecture's expectation predicts (verify/experiments/conjectures/base.py's EXPECTATIONS).
+CONJECTURE_PREDICTS = {"held": "held", "refuted": "counterexample"}
+SENTIMENT_EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy",
+                               "softmax_accuracy", "exact_path", "hardmax_seconds", "validation_accuracy")
+SUMMARY_FIELDS, SUMMARY_LINES, SUMMARY_TEXT = 16, 200, 200  # a file's scalar summary, as the report keeps it
+
+
+class _SectionLimit(Exception):
+    """The saved results are beyond the checker's limits for them: the section is not checked."""
+
+
+def runs_folder(runs: str | None, root: str) -> str | None:
+    """The folder to read a section's saved results from (None: not available).
+
+    ``runs`` (--runs DIR) when given. Otherwise the folder the section's paths start with
+    (``root``, as the report wrote it), from the current folder; for the report's default name
+    ``runs``, also the runs folder of the repository this checker runs from.
+    """
+    if runs is not None:
+        return runs if os.path.isdir(runs) else None
+    candidates = [root] if os.path.isabs(root) else [os.path.join(os.getcwd(), root)]
+    if root == DEFAULT_RUNS:
+        candidates.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), DEFAULT_RUNS))
+    return next((c for c in candidates if os.path.isdir(c)), None)
+
+
+def _section_outcomes(data: dict, source: str, runs: str | None) -> list[Outcome]:
+    """One outcome per optional section with files: verified, rejected or not checked."""
+    sections = data.get("optional_sections")
+    if not isinstance(sections, dict):
+        return [Outcome(f"{source}.optional_sections", SECTIONS, "rejected", "expected an object of sections")]
+    outcomes = []
+    budget = [MAX_SECTION_BYTES]  # bytes still to hash, shared by the sections of one file
+    for key, block in sections.items():
+        where = f"{source}.optional_sections.{str(key)[:40]}"
+        if not isinstance(block, dict) or not isinstance(block.get("files"), list):
+            outcomes.append(Outcome(where, SECTIONS, "rejected", "expected an object with a list of files"))
+            continue
+        if not block["files"]:
+            if "glance" in block:
+                outcomes.append(Outcome(where, SECTIONS, "rejected", "glance numbers without any saved file"))
+            continue
+        if key not in SECTION_FILES:
+            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, f"certcheck has no routine for the section {str(key)[:40]!r}"))
+            continue
+        folder = SECTION_FILES[key][0]
+        directory = block.get("directory")
+        if not (isinstance(directory, str) and directory.endswith("/" + folder)):
+            outcomes.append(Outcome(where, SECTIONS, "rejected", f"directory is {str(directory)[:80]!r}, expected ROOT/{folder}"))
+            continue
+        root = directory[:-len(folder) - 1]
+        base = runs_folder(runs, root)
+        if base is None:
+            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, (
+                f"its {len(block['files'])} saved file(s) under {root}/ were not found "
+                f"({'--runs ' + runs + ' is not a folder' if runs is not None else 'no folder ' + root + ' here'}); "
+                "give the folder the report was built from with --runs DIR")))
+            continue
+        try:
+            problems = _section_problems(key, block, base, root, data.get("inputs"), budget)
+        except _SectionLimit as error:
+            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, str(error)))
+            continue
+        if problems:
+            outcomes += [Outcome(where, SECTIONS, "rejected", p) for p in problems[:3]]
+        else:
+            figures = block.get("figures") or []
+            outcomes.append(Outcome(where, SECTIONS, "verified",
+                                    f"{len(block['files'])} file(s) and {len(figures)} figure(s) of {base} have the stated "
+                                    "sha256; the copied fields and the glance numbers are recomputed from the files"))
+    return outcomes
+
+
+def _resolve(path: Any, root: str, base: str) -> str:
+    """The file a listed path names under ``base`` (the path without its ``root``); Rejected otherwise."""
+    _require(isinstance(path, str) and path.startswith(root + "/"), lambda: f"{str(path)[:80]!r} is not under {root}/")
+    relative = path[len(root) + 1:]
+    parts = relative.split("/")
+    _require(all(p not in ("", ".", "..") for p in parts), lambda: f"{path[:80]!r} is not a plain path under {root}/")
+    return os.path.join(base, *parts)
+
+
+def _hash_file(path: str, budget: list) -> tuple[str, bytes | None]:
+    """(sha256, the bytes when at most SECTION_READ_BYTES) of a regular file; Rejected if not one."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise Rejected(f"{path}: {error.strerror or error}") from None
+    _require(stat.S_ISREG(info.st_mode), lambda: f"{path}: not a regular file")
+    if info.st_size > budget[0]:
+        raise _SectionLimit(f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what certcheck hashes")
+    digest = hashlib.sha256()
+    kept = bytearray() if info.st_size <= SECTION_READ_BYTES else None
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(1 << 20)
+            if not chunk:
+                break
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise _SectionLimit(f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what "
+                                    "certcheck hashes")
+            digest.update(chunk)
+            if kept is not None:
+                kept += chunk
+                if len(kept) > SECTION_READ_BYTES:
+                    kept = None
+    return digest.hexdigest(), None if kept is None else bytes(kept)
+
+
+def _section_listing(base: str, folder: str, patterns: tuple) -> list[str]:
+    """The files of ``base``/``folder`` matching ``patterns``, as paths relative to ``base`` (at most MAX_SECTION_FILES)."""
+
+    directory = pathlib.Path(base) / folder
+    if not directory.is_dir():
+        return []
+    found: set = set()
+    for pattern in patterns:
+        for path in itertools.islice(directory.glob(pattern), MAX_SECTION_FILES + 1):
+            if path.is_file():
+                found.add(path.relative_to(base).as_posix())
+            if len(found) > MAX_SECTION_FILES:
+                raise _SectionLimit(f"{directory} holds more than {MAX_SECTION_FILES} saved files, beyond what certcheck reads")
+    return sorted(found)
+
+
+def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, budget: list) -> list[str]:
+    """What does not hold between a section's block and the saved files under ``base``."""
+    folder, patterns = SECTION_FILES[key]
+    items, figures = block["files"], block.get("figures") or []
+    if len(items) > MAX_SECTION_FILES or not isinstance(figures, list) or len(figures) > MAX_SECTION_FILES:
+        raise _SectionLimit(f"the section lists more than {MAX_SECTION_FILES} files, beyond what certcheck reads")
+    problems: list[str] = []
+    listed = [item.get("path") if isinstance(item, dict) else None for item in items]
+    present = [f"{root}/{p}" for p in _section_listing(base, folder, patterns)]
+    if sorted(map(str, listed)) != present:
+        extra = sorted(set(present) - set(map(str, listed)))
+        gone = sorted(set(map(str, listed)) - set(present))
+        return [f"it lists {len(listed)} file(s), the folder {base}/{folder} holds {len(present)} matching "
+                f"{', '.join(patterns)}" + (f"; not listed: {', '.join(extra[:3])}" if extra else "")
+                + (f"; not there: {', '.join(gone[:3])}" if gone else "")]
+    files: dict[str, Any] = {}
+    for index, item in enumerate(items):
+        where = f"files[{index}] ({str(item.get('path'))[:80]})"
+        try:
+            digest, raw = _hash_file(_resolve(item["path"], root, base), budget)
+            _require(item.get("sha256") == digest, lambda: f"sha256 is {str(item.get('sha256'))[:64]}, the file's is {digest}")
+            files[item["path"]] = _section_file_problem(key, item, raw)
+        except Rejected as error:
+            problems.append(f"{where}: {error}")
+            continue
+        if isinstance(files[item["path"]], str):
+            problems.append(f"{where}: {files[item['path']]}")
+    for index, figure in enumerate(figures):
+        try:
+            _require(isinstance(figure, dict), "expected an object")
+            digest, _ = _hash_file(_resolve(figure.get("path"), root, base), budget)
+            _require(figure.get("sha256") == digest, lambda: f"sha256 is {str(figure.get('sha256'))[:64]}, the file's is {digest}")
+        except Rejected as error:
+            problems.append(f"figures[{index}]: {error}")
+    problems += _inputs_problems(key, items, figures, inputs)
+    if problems:
+        return problems
+    readable = {path: data for path, data in files.items() if not isinstance(data, _Unreadable)}
+    try:
+        expected = _glance_numbers(key, readable, len(items))
+    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+        return ["the saved files do not give the numbers the section's first-screen line prints"]
+    if expected is not None and not _same_json(block.get("glance"), expected):
+        problems.append(f"glance is {_brief_json(block.get('glance'))}, the files give {_brief_json(expected)}")
+    return problems
+
+
+class _Unreadable(str):
+    """A saved file the report could not read (its item then carries only path, sha256 and the reason)."""
+
+
+def _section_file_problem(key: str, item: dict, raw: bytes | None) -> Any:
+    """The file's parsed content (or _Unreadable) when the item's copied fields are the file's; else why not."""
+    data: Any = None
+    try:
+        data = None if raw is None else json.loads(raw.decode("utf-8"), parse_float=DecimalText)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        data = None
+    summary = item.get("summary")
+    if isinstance(summary, dict) and set(summary) == {"unreadable"}:
+        # The report could not read it: too big, not JSON, or (classification only) not the format expected.
+        if data is not None and key != "classify":
+            return "the item says the file is unreadable, but it reads as JSON"
+        extra = set(item) - {"path", "sha256", "summary"}
+        return f"an unreadable file's item carries {sorted(extra)}" if extra else _Unreadable()
+    if data is None:
+        return "the file is not readable JSON, but the item holds fields read from it"
+    if not _same_json(summary, _scalar_summary(data)):
+        return "its summary fields are not the file's"
+    copied = _copied_fields(key, item, data)
+    return copied if isinstance(copied, str) else data
+
+
+def _scalar(value: Any) -> bool:
+    return (isinstance(value, (int, bool, DecimalText)) or (isinstance(value, str) and len(value) <= SUMMARY_TEXT)
+            or isinstance(value, float))
+
+
+def _scalar_summary(data: Any) -> dict:
+    """The top-level scalars of a saved file and one level of small objects ("best.val_acc"), as the
+    report keeps them beside the file (at most SUMMARY_FIELDS, then the file's own ``lines``)."""
+    if not isinstance(data, dict):
+        return {}
+    summary: dict = {}
+    for key, value in data.items():
+        if len(summary) >= SUMMARY_FIELDS:
+            break
+        if _scalar(value):
+            summary[str(key)] = value
+        elif isinstance(value, dict) and value and len(value) <= 6 and all(_scalar(v) for v in value.values()):
+            for inner, v in value.items():
+                summary[f"{key}.{inner}"] = v
+    lines = data.get("lines")
+    if isinstance(lines, list) and lines and all(isinstance(x, str) for x in lines):
+        summary["lines"] = lines[:SUMMARY_LINES]
+        if len(lines) > SUMMARY_LINES:
+            summary["lines_omitted"] = len(lines) - SUMMARY_LINES
+    return summary
+
+
+def _copied_fields(key: str, item: dict, data: Any) -> str | None:
+    """Why a field the report copied from the file into the item is not the file's (None: all are)."""
+    def get(obj: Any, *keys: str) -> Any:
+        for k in keys:
+            obj = obj.get(k) if isinstance(obj, dict) else None
+        return obj
+
+    if key == "sentiment":
+        is_evaluation = _num(get(data, "hardmax_accuracy")) is not None
+        if is_evaluation != ("evaluation" in item):
+            return "an evaluation row where the file has no accuracy, or none where it has one"
+        if is_evaluation:
+            row = {k: data.get(k) for k in SENTIMENT_EVALUATION_FIELDS}
+            row["like_for_like_epoch"] = get(data, "softmax_best_test_epoch", "epoch")
+            row["like_for_like_accuracy"] = get(data, "softmax_best_test_epoch", "test_acc")
+            if not _same_json(item["evaluation"], row):
+                return "its evaluation row is not the file's"
+        rows = item.get("analysis_rows")
+        if (rows is not None) != str(item.get("path", "")).endswith("/analysis.json"):
+            return "analysis rows on a file that is not an analysis.json, or none on one"
+        if rows is not None:
+            entries = [e for e in (get(data, "checkpoints") or []) if isinstance(e, dict)]
+            if not isinstance(rows, list) or len(rows) < len(entries):
+                return "its analysis rows do not cover the file's checkpoints"
+            for row, entry in zip(rows, entries):
+                wanted = {"model": entry.get("path"), "d": entry.get("d"), "epoch": entry.get("epoch"),
+                          "without_attention": entry.get("without_attention")}
+                if not isinstance(row, dict) or not _same_json({k: row.get(k) for k in wanted}, wanted):
+                    return f"its analysis row of {str(entry.get('path'))[:60]} is not the file's"
+    elif key == "reproduction":
+        expected: dict = {}
+        if isinstance(data, dict) and isinstance(data.get("summary"), str):
+            expected["sentence"] = data["summary"]
+        if isinstance(get(data, "runs"), dict):
+            expected["runs"] = {"finished": get(data, "runs", "finished"), "planned": get(data, "runs", "planned")}
+        if not _same_json({k: item.get(k) for k in ("sentence", "runs") if k in item}, expected):
+            return "its sentence or run counts are not the file's"
+    elif key == "control":
+        study = item.get("study")
+        if study is not None:
+            if not isinstance(study, dict):
+                return "its study fields are not an object"
+            shown = {k: v for k, v in study.items() if not (k == "two_clusterings" and v is None)}
+            if not _projection(shown, data):
+                return "its study fields are not the file's"
+    elif key == "classify":
+        if "imdb" in item:
+            imdb = item["imdb"]
+            if not isinstance(imdb, dict) or not _projection(
+                    {k: v for k, v in imdb.items() if k not in ("seeds", "variants", "test_size", "source")}, data):
+                return "its IMDb fields are not the file's"
+            source = data.get("source") if isinstance(data.get("source"), dict) else {}
+            if not _same_json(imdb.get("source"), {k: source[k] for k in ("data", "reference", "sequence_length", "split",
+                                                                           "vocabulary") if k in source}):
+                return "its IMDb source is not the file's"
+            if not (_same_json(imdb.get("seeds"), [s for s in get(data, "seeds") or [] if _count(s, -10**9) is not None])
+                    and _same_json(imdb.get("variants"), [v for v in get(data, "variants") or [] if isinstance(v, str)])
+                    and _same_json(imdb.get("test_size"), data.get("test_size") if _count(data.get("test_size"), -10**9) is not None else None)):
+                return "its IMDb seeds, variants or test size are not the file's"
+        if "scaling" in item:
+            scaling = item["scaling"]
+            if not isinstance(scaling, dict) or not _projection(
+                    {k: v for k, v in scaling.items() if k not in ("baseline_sizes", "baseline_lengths", "cpus")}, data):
+                return "its scaling fields are not the file's"
+            ints = lambda xs: [x for x in xs or [] if _count(x, -10**9) is not None]  # noqa: E731
+            if not (_same_json(scaling.get("baseline_sizes"), ints(get(data, "plan", "baseline_sizes")))
+                    and _same_json(scaling.get("baseline_lengths"), ints(get(data, "plan", "baseline_lengths")))
+                    and _same_json(scaling.get("cpus"), data.get("cpus") if _count(data.get("cpus"), -10**9) is not None else None)):
+                return "its scaling baseline sizes or cores are not the file's"
+    return None
+
+
+def _num(value: Any) -> float | int | None:
+    """A JSON number as a Python number (a decimal read as its text becomes a float), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, (DecimalText, float)):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _number_of(value: Any) -> float | int:
+    """A JSON number (TypeError when it is not one: the glance numbers cannot then be computed)."""
+    number = _num(value)
+    if number is None:
+        raise TypeError(f"{str(value)[:40]!r} is not a number")
+    return number
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal JSON values, numbers compared by value (1 and 1.0, a decimal's text and its float)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    x, y = _num(a), _num(b)
+    if x is not None or y is not None:
+        return x is not None and y is not None and x == y
+    if isinstance(a, str) and isinstance(b, str):
+        return str.__str__(a) == str.__str__(b)
+    return type(a) is type(b) and a == b  # null, true, false
+
+
+def _projection(part: Any, whole: Any) -> bool:
+    """Every value of ``part`` is ``whole``'s at the same place (objects: ``part``'s keys only)."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(k in whole and _projection(v, whole[k]) for k, v in part.items())
+    if isinstance(part, list):
+        return isinstance(whole, list) and len(part) == len(whole) and all(_projection(x, y) for x, y in zip(part, whole))
+    return _same_json(part, whole)
+
+
+def _inputs_problems(key: str, items: list, figures: list, inputs: Any) -> list[str]:
+    """The report's ``inputs`` list must name the same files with the same sha256, in order."""
+    entries = inputs if isinstance(inputs, list) else []
+    for role, listed in ((f"{key} results", items), (f"{key} figure", figures)):
+        stated = [(e.get("path"), e.get("sha256")) for e in entries if isinstance(e, dict) and e.get("role") == role]
+        wanted = [(x.get("path"), x.get("sha256")) for x in listed if isinstance(x, dict)]
+        if stated != wanted:
+            return [f"the report's inputs list {len(stated)} {role!r} file(s) that are not the section's {len(wanted)}"]
+    return []
+
+
+def _glance_numbers(key: str, files: dict, count: int) -> dict | None:
+    """The numbers the section's first-screen line prints, from the saved files (path -> parsed JSON)."""
+    if key == "sentiment":
+        return _sentiment_glance(files, count)
+    if key == "conjectures":
+        return _conjecture_glance(files, count)
+    if key == "reproduction":
+        data = next((d for d in files.values() if isinstance(d, dict)), {})  # the first summary read
+        runs = data.get("runs")
+        return {"sentence": data.get("summary") if isinstance(data.get("summary"), str) else None,
+                "finished": runs.get("finished") if isinstance(runs, dict) else None,
+                "planned": runs.get("planned") if isinstance(runs, dict) else None}
+    if key == "classify":
+        return _classify_glance(files)
+    if key == "control":
+        return _control_glance(files)
+    return None
+
+
+def _control_glance(files: dict) -> dict | None:
+    """From study.json (docs/theory.md D10's study): the counts its first-screen sentence prints."""
+    study = next((d for p, d in files.items() if p.endswith("/study.json") and isinstance(d, dict)), None)
+    if study is None:
+        return None
+    rows = [r for name in ("against_n_and_d", "families", "worked") for r in study.get(name) or [] if isinstance(r, dict)]
+    rounding: dict = study["rounding"] if isinstance(study.get("rounding"), dict) else {}
+    return {"seed": study.get("seed"), "configurations": len(rows),
+            "subsets": sum(_number_of(r.get("subsets")) for r in rows),
+            "realisable": sum(_number_of(r.get("realisable")) for r in rows),
+            "all_vertices_lead": sum(r.get("all_vertices") == "realisable" for r in rows),
+            "lock_tried": sum(_number_of(r.get("lock_tried")) for r in rows),
+            "lock_realised": sum(_number_of(r.get("lock_realised")) for r in rows),
+            "solver_feasible": rounding.get("solver_feasible"),
+            "exact_designs_of_solver_feasible": rounding.get("exact_designs_of_solver_feasible"),
+            "decided": _number_of(rounding.get("exact_designs")) + _number_of(rounding.get("impossible")),
+            "cases": rounding.get("cases")}
+
+
+def _sentiment_glance(files: dict, count: int) -> dict:
+    """Per (d, protocol) the evaluation with the highest validation accuracy (ties: the first by checkpoint
+    name), its test accuracy, and the analyses' accuracy of the same weights without attention and at K."""
+    evaluations = [d for d in files.values() if isinstance(d, dict) and _num(d.get("hardmax_accuracy")) is not None]
+    ablations: dict = {}
+    for path, data in files.items():
+        if path.endswith("/analysis.json") and isinstance(data, dict) and isinstance(data.get("checkpoints"), list):
+            for entry in data["checkpoints"]:
+                if isinstance(entry, dict):
+                    without = entry.get("without_attention")
+                    ablations[entry.get("path")] = without if isinstance(without, dict) else {}
+    best: dict = {}
+    for e in sorted(evaluations, key=lambda e: str(e.get("checkpoint"))):
+        value = _num(e.get("validation_accuracy"))
+        if value is None or _count(e.get("d"), -10**9) is None:
+            continue
+        group = (e.get("d"), e.get("protocol"))
+        if group not in best or value > _number_of(best[group].get("validation_accuracy")):
+            best[group] = e
+    chosen = []
+    for e in sorted(best.values(), key=lambda e: (e["d"], str(e.get("protocol")))):
+        ablation = ablations.get(e.get("checkpoint")) or {}
+        chosen.append({"d": e["d"], "protocol": e.get("protocol"), "checkpoint": e.get("checkpoint"),
+                       "hardmax_accuracy": e["hardmax_accuracy"], "validation_accuracy": e.get("validation_accuracy"),
+                       "accuracy_without_attention": ablation.get("accuracy_without_attention")
+                       if _num(ablation.get("accuracy_without_attention")) is not None else None,
+                       "accuracy_at_K": ablation.get("accuracy_at_K") if _num(ablation.get("accuracy_at_K")) is not None else None})
+    return {"files": count, "evaluations": len(evaluations), "chosen": chosen}
+
+
+def _conjecture_glance(files: dict, count: int) -> dict:
+    """The saved runs, their outcomes counted, and those whose decided outcome is not the predicted one."""
+    summaries = [_scalar_summary(d) for d in files.values()] + [{}] * (count - len(files))
+    outcomes: dict = {}
+    for s in summaries:
+        outcome = str(s.get("outcome", "unreadable")) if s else "unreadable"
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    surprises = [str(s.get("conjecture", "?")) for s in summaries
+                 if s.get("outcome") in ("held", "counterexample") and str(s.get("expected")) in CONJECTURE_PREDICTS
+                 and s.get("outcome") != CONJECTURE_PREDICTS[str(s.get("expected"))]]
+    return {"runs": count, "outcomes": dict(sorted(outcomes.items())),
+            "expectations_stated": any("expected" in s for s in summaries), "not_as_expected": surprises}
+
+
+def _classify_glance(files: dict) -> dict:
+    """From imdb.json: sizes, reviews removed, networks built and those not certified, test accuracies at the
+    largest N and its majority rate; from scaling.json: the largest N's blocks, parameters, build and check
+    seconds per variant, and the smallest speed-ups over the baseline."""
+    imdb = next((d for p, d in files.items() if p.endswith("/imdb.json")), None)
+    scaling = next((d for p, d in files.items() if p.endswith("/scaling.json")), None)
+    out: dict = {"imdb": None, "scaling": None}
+    if isinstance(imdb, dict):
+        samples: dict[Any, dict] = {s.get("N"): s for s in imdb.get("samples") or [] if isinstance(s, dict)}
+        runs = [r for r in imdb.get("runs") or [] if isinstance(r, dict)]
+        sizes: list[Any] = list(samples)
+        largest = max(sizes) if sizes else None  # keys of mixed kinds: a TypeError, caught by the caller
+        accuracies = [_number_of(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
+        out["imdb"] = {
+            "sizes": sorted(samples), "removed": sum(s.get("removed") for s in samples.values()), "networks": len(runs),
+            "not_certified": [{"N": r.get("N"), "variant": r.get("variant"), "seed": r.get("seed")} for r in runs
+                              if r.get("checker_status") != "certified" or r.get("certified_by_checker") != r.get("sequences")],
+            "largest_N": largest, "test_accuracy_min": min(accuracies) if accuracies else None,
+            "test_accuracy_max": max(accuracies) if accuracies else None,
+            "majority_test": samples[largest].get("majority_test") if accuracies else None}
+    if isinstance(scaling, dict):
+        rows = [r for r in scaling.get("by_size") or [] if isinstance(r, dict)]
+        lengths = [r for r in scaling.get("by_length") or [] if isinstance(r, dict)]
+        pairs: dict = {}
+        for r in rows:
+            pairs.setdefault(r.get("N"), {})[r.get("variant")] = r
+        largest = max(pairs) if pairs else None
+        variants = {} if largest is None else {
+            v: {k: pairs[largest][v].get(k) for k in ("blocks", "parameters", "build_s", "check_s")}
+            for v in ("wide", "narrow") if v in pairs[largest]}
+        timed = [r for r in rows + lengths if "baseline_s" in r]
+        out["scaling"] = {
+            "largest_N": largest, "variants": variants,
+            "engine_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("engine_s")), 1e-9)
+                                       for r in timed), default=None),
+            "check_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("check_s")), 1e-9)
+                                      for r in timed), default=None)}
+    return out
+
+
+def _brief_json(value: Any) -> str:
+    text = canonical_json(value) if not isinstance(value, _Unreadable) else "?"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 # --------------------------------------------------------------------------- reports and files
 
 
-def check_report(data: dict, *, source: str = "report", max_work: int = None) -> CheckResult:  # type: ignore[assignment]
+def check_report(data: dict, *, source: str = "report", max_work: int = None,  # type: ignore[assignment]
+                 max_total_work: int = None) -> CheckResult:  # type: ignore[assignment]
     """Re-verify one claims report (format ``hardmax-verify/claims-v1``): every verdict and what the
     report states besides them (status, fates, settled and last layer).
 
@@ -1753,8 +2992,12 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None) ->
               layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"),
               outside_hypotheses=data.get("outside_hypotheses"),
               hypothesis_violations=data.get("hypothesis_violations"))
-    _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work)
-    return CheckResult(_check_run(run))
+    total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
+    _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
+    with _metered(total) as meter:
+        result = CheckResult(_check_run(run))
+        result.work = meter[1] - meter[0]
+        return result
 
 
 def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settled_layer: int | None,
@@ -1768,7 +3011,7 @@ def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settle
     """
     run = Run("record", configuration, verdicts, last_layer, settled_layer, fates=fates, status=status,
               stopped_by=stopped_by, layer_budget=layer_budget, time_budget=time_budget)
-    _admit([run], sys.maxsize)
+    _admit([run], sys.maxsize, sys.maxsize)
     result: dict[str, dict[str, Any]] = {}
     for o in _check_run(run):
         if o.claim in result:  # several problems with the run: keep the first
@@ -1789,9 +3032,12 @@ def _record_run(record: Any, where: str, campaign: dict) -> Run:
                time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"))
 
 
-def check_results(data: dict, *, source: str = "results", max_work: int = None) -> CheckResult:  # type: ignore[assignment]
+def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
+                  max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
     """Re-verify a verification report's ``results.json``: every record as a run, each record's own
-    certcheck block, and the summary (counts per claim, overall status and exit status)."""
+    certcheck block, the campaign and its plan (one record per planned task, the planned
+    configurations), the summary (counts per claim, overall status and exit status), and the
+    optional sections against their saved files (``runs``: the folder; None: see :func:`runs_folder`)."""
     if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
         raise BadInput("schema", f"expected {RESULTS_SCHEMA!r}")
     examples, summary = data.get("examples"), data.get("summary")
@@ -1801,27 +3047,38 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None) 
         raise BadInput(f"{source}.examples", "expected a list of records")
     if not isinstance(summary, dict) or not isinstance(summary.get("claims"), dict):
         raise BadInput(f"{source}.summary", "expected an object with per-claim counts")
-    runs = {}
+    records = {}
     for i, record in enumerate(examples):
         if isinstance(record, dict) and record.get("status") == "error":
             continue
-        runs[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
-    _admit(list(runs.values()), DEFAULT_MAX_WORK if max_work is None else max_work)
+        records[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
+    total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
+    _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
+    with _metered(total) as meter:
+        result = _check_results(data, source, examples, records, runs)
+        result.work = meter[1] - meter[0]
+        return result
+
+
+def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None) -> CheckResult:
     result = CheckResult()
     verified: dict[int, list] = {}
     for i in range(len(examples)):
-        if i not in runs:
+        if i not in records:
             result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
                                            "the task raised an error and was not checked"))
             continue
-        outcomes = _check_run(runs[i])
+        outcomes = _check_run(records[i])
         result.outcomes += outcomes
         verified[i] = sorted(o.claim for o in outcomes if o.status == "verified")
-        problem = _certcheck_block_problem(runs[i].certcheck, outcomes)
+        problem = _certcheck_block_problem(records[i].certcheck, outcomes)
         if problem:
-            result.outcomes.append(Outcome(runs[i].source, RUN, "rejected", problem))
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
+    for where, problem in _campaign_problems(data, examples):
+        result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
+    result.outcomes += _section_outcomes(data, source, runs)
     return result
 
 
@@ -1932,7 +3189,8 @@ def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | No
     budget_layers = 0
     for record in settled:
         n, d = _shape(record.get("configuration"), "configuration")
-        budget_layers += min(budget, max_checkable_layer(n, d, bits=_model(record["configuration"]).bits))
+        model = _model(record["configuration"])
+        budget_layers += min(budget, max_checkable_layer(n, d, bits=model.bits, growth=model.growth))
     run = sum(r["layers_run"] if isinstance(r.get("layers_run"), int) else 0 for r in settled)
     expected: dict[str, Any] = {
         "configurations": len(settled),
@@ -2049,9 +3307,11 @@ def _refuse_constant(name: str) -> Any:
     raise _Ambiguous(f"{name} is not a JSON number")
 
 
-def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> CheckResult:  # type: ignore[assignment]
-    """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block
-    and the summary).
+def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
+               max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
+    """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block,
+    the campaign and its plan, the summary, and with ``runs`` or a runs folder found by
+    :func:`runs_folder` the optional sections).
 
     Raises
     ------
@@ -2074,7 +3334,7 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> Che
         # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
         # A repeated key or NaN/Infinity makes the file mean different things to different
         # readers (json.loads keeps the last of two keys), so neither is read at all.
-        data = json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant,
+        data = json.loads(raw.decode("utf-8"), parse_float=DecimalText, parse_constant=_refuse_constant,
                           object_pairs_hook=_unique_keys)
     except UnicodeDecodeError:
         raise BadInput(str(path), "not UTF-8 text") from None
@@ -2083,9 +3343,9 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None) -> Che
     except (ValueError, RecursionError) as error:
         raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
     if isinstance(data, dict) and data.get("format") == FORMAT:
-        return check_report(data, source=str(path), max_work=max_work)
+        return check_report(data, source=str(path), max_work=max_work, max_total_work=max_total_work)
     if isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA:
-        return check_results(data, source=str(path), max_work=max_work)
+        return check_results(data, source=str(path), max_work=max_work, max_total_work=max_total_work, runs=runs)
     raise BadInput(str(path), f"neither a claims report ({FORMAT!r}) nor a verification report ({RESULTS_SCHEMA!r})")
 
 
@@ -2137,15 +3397,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="print every outcome, not only rejections")
     parser.add_argument("--max-work", type=_positive_int, default=DEFAULT_MAX_WORK, metavar="N",
                         help=f"replay work allowed per configuration (default {DEFAULT_MAX_WORK:g}; see docs/certcheck.md)")
+    parser.add_argument("--max-total-work", type=_positive_int, default=DEFAULT_MAX_TOTAL_WORK, metavar="N",
+                        help=f"replay work allowed for all the configurations of the file (default "
+                             f"{DEFAULT_MAX_TOTAL_WORK:g})")
     parser.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
                         help=f"largest file read (default {DEFAULT_MAX_BYTES})")
+    parser.add_argument("--runs", default=None, metavar="DIR",
+                        help="the saved results a results.json's optional sections were built from (default: the "
+                             "folder their paths name, from the current folder; see docs/certcheck.md)")
     parser.add_argument("--debug", action="store_true", help="print the traceback when the check cannot complete")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: 0 for --help, 2 for bad usage
         return int(exit_.code or 0)
     try:
-        result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes)
+        result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes,
+                            max_total_work=args.max_total_work, runs=args.runs)
         text = json.dumps(result.to_json_dict(), indent=1) + "\n"
         if args.json != "-":
             print("\n".join(result.lines(verbose=args.verbose)))

@@ -48,7 +48,7 @@ PARTS: tuple[Part, ...] = (
     Part("oracles", ("verify.core.oracle", "verify.experiments.classify.checker", "verify.experiments.classify.oracle"), (),
          "the other independent oracles (the replay's one-step oracle, exact classification's checker and "
          "oracle): the standard library only"),
-    Part("core", ("verify.core",), (), "exact numbers and inputs, both engines, geometry, closed forms"),
+    Part("core", ("verify.core",), ("certcheck",), "exact numbers and inputs, both engines, geometry, closed forms"),
     Part("claims", ("verify.claims",), ("core", "oracles", "certcheck"),
          "the claim registry, one module per claim, the run they share"),
     Part("package", ("verify",), ("core",),

@@ -229,22 +229,37 @@ def test_main_exit_statuses(tmp_path: Path) -> None:
 
 def _results(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A results.json around claims reports, assembled by the report's own functions
-    (verify/app/campaign/): records, their certcheck blocks, summary counts and status."""
+    (verify/app/campaign/): a campaign of one family "fixtures" whose plan lists the reports'
+    configurations (task j is named fixtures-j), records, their certcheck blocks, summary counts
+    and status."""
     from verify.core import exitcodes
     from verify.app.campaign import claim_counts, overall_statuses
+    from verify.app.campaign.plan import canonical_sha256
     from verify.app.campaign.recheck import recheck_certificates
 
-    examples = []
-    for name, r in copy.deepcopy(records).items():
-        record = {"task": {"kind": "worked", "family": "worked", "seed": 0, "name": name},
-                  "configuration": r["config"], "status": r["status"], "layers_run": r["last_layer"],
+    reports_ = list(copy.deepcopy(records).values())
+    sizes = [(len(r["config"]["tokens"]), len(r["config"]["tokens"][0])) for r in reports_]
+    campaign = {"seed": 0, "examples": len(reports_), "layer_budget": 60, "worked": False, "float_check": False,
+                "shrink": False,
+                "families": [{"name": "fixtures", "share": 1, "n": [min(n for n, _ in sizes), max(n for n, _ in sizes)],
+                              "d": [d for _, d in sizes], "alpha": sorted({r["config"]["alpha"] for r in reports_}),
+                              "options": {}}],
+                "source": "test", "outside_hypotheses": any(r["config"].get("outside_hypotheses") for r in reports_),
+                "time_budget": None, "tasks": len(reports_)}
+    examples, entries = [], []
+    for j, (r, (n, d)) in enumerate(zip(reports_, sizes)):
+        task = {"kind": "generated", "family": "fixtures", "seed": j, "name": f"fixtures-{j}", "n": n, "d": d,
+                "alpha": r["config"]["alpha"], "options": {}}
+        entries.append({**task, "configuration_sha256": canonical_sha256(r["config"])})
+        record = {"task": task, "configuration": r["config"], "status": r["status"], "layers_run": r["last_layer"],
                   "settled_layer": r["settled_layer"], "stopped_by": r["stopped_by"], "fates": r["fates"],
                   "verdicts": r["verdicts"]}
         record["certcheck"] = recheck_certificates(record, layer_budget=r["layer_budget"])
         examples.append(record)
     exit_status = exitcodes.combine(overall_statuses(examples))
     overall = {0: "certified", 1: "failed"}.get(exit_status, "inconclusive")
-    return {"schema": "hardmax-verify/results", "schema_version": 1, "campaign": {"layer_budget": 60},
+    return {"schema": "hardmax-verify/results", "schema_version": 2, "campaign": campaign,
+            "plan": {"campaign_sha256": canonical_sha256(campaign), "tasks": entries},
             "summary": {"overall": overall, "exit_status": exit_status, "examples": len(examples), "errors": 0,
                         "claims": claim_counts(examples)},
             "examples": examples, "counterexamples": [], "optional_sections": {}}
@@ -264,7 +279,7 @@ def test_results_file_every_record_and_the_summary(tmp_path: Path) -> None:
     # The certificate, the record's own certcheck block (it says T2 verified) and the summary's
     # re-verified count (it says 2) all disagree with what the checker finds now.
     assert [(o.claim, o.source) for o in rejected] == [
-        ("T2", f"{path}.examples[1] (square)"), ("(run)", f"{path}.examples[1] (square)"), ("(summary)", str(path))]
+        ("T2", f"{path}.examples[1] (fixtures-1)"), ("(run)", f"{path}.examples[1] (fixtures-1)"), ("(summary)", str(path))]
     assert "recertified" in rejected[2].reason
 
 
@@ -315,7 +330,9 @@ def test_results_with_no_examples_but_a_certified_summary_are_rejected() -> None
     data["examples"] = []
     result = _check_results(data)
     reasons = [o.reason for o in _rejections(result)]
-    assert result.exit_status == 1 and all(o.claim == "(summary)" for o in _rejections(result))
+    # The plan lists three tasks without a record; the summary is recomputed as well.
+    assert result.exit_status == 1 and {o.claim for o in _rejections(result)} == {"(summary)", "(campaign)"}
+    assert any("3 planned task(s) have no record" in r for r in reasons)
     assert any("the file holds 0" in r for r in reasons)
     assert any("not one certificate in it verifies" in r for r in reasons)
 
@@ -368,7 +385,7 @@ def test_a_record_status_set_to_failed_under_a_certified_summary_is_rejected() -
     data = copy.deepcopy(_campaign())
     data["examples"][2]["status"] = "failed"
     result = _check_results(data)
-    assert {(o.claim, o.source.rsplit(" ", 1)[-1]) for o in _rejections(result)} == {("(run)", "(mirror_dense)")}
+    assert {(o.claim, o.source.rsplit(" ", 1)[-1]) for o in _rejections(result)} == {("(run)", "(fixtures-2)")}
     assert "combine to 'certified'" in _rejections(result)[0].reason
 
 

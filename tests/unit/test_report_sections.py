@@ -87,7 +87,7 @@ def test_the_registry_lists_every_provider_in_the_report_s_order() -> None:
     for key, provider in SECTION_PROVIDERS.items():
         assert provider.key == key and provider.glance_title and provider.produced_by
         assert all(callable(getattr(provider, name)) for name in ("item_fields", "figure_files", "section",
-                                                                   "glance_sentence"))
+                                                                   "glance_numbers", "glance_sentence"))
 
 
 def test_the_glance_takes_an_experiment_s_sentence_from_its_provider(monkeypatch) -> None:
@@ -98,8 +98,12 @@ def test_the_glance_takes_an_experiment_s_sentence_from_its_provider(monkeypatch
         glance_title = "A registered experiment"
 
         @staticmethod
-        def glance_sentence(block: dict) -> str:
-            return f"{len(block['files'])} file(s), read by the provider."
+        def glance_numbers(block: dict) -> dict:
+            return {"files": len(block["files"])}
+
+        @staticmethod
+        def glance_sentence(numbers: dict) -> str:
+            return f"{numbers['files']} file(s), read by the provider."
 
     monkeypatch.setitem(glance.SECTION_PROVIDERS, "new", Provider)
     files = [{"path": "runs/new/a.json", "sha256": "c" * 64, "summary": {}}]

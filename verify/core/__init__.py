@@ -9,6 +9,7 @@ closed forms (closed_form), ``simulate`` (trajectory), the documented limits (li
 configuration families and the worked configurations (families, worked), the Hypothesis settings
 profiles (profiles), the independent one-step oracle (oracle, standard library only) and the
 certified distance between softmax and hardmax attention (softmax_bound). Modules here import
-the standard library, third-party packages and each other only: nothing from claims, experiments,
-app or ``verify.certcheck`` (docs/architecture.md).
+the standard library, third-party packages and each other, and the independent checker
+``verify.certcheck`` (limits asks it how much work it allows): nothing from claims, experiments or
+app (docs/architecture.md).
 """

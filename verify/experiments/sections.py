@@ -81,7 +81,12 @@ class SectionProvider(Protocol):
         """The section, from results.json's block for this provider (files, figures)."""
         ...
 
-    def glance_sentence(self, block: Mapping[str, Any]) -> str:
-        """The conclusion the results at a glance state for a block with files, when the section's own
-        summary is empty ("": the report counts the files)."""
+    def glance_numbers(self, block: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The numbers the results at a glance print for a block with files: the report stores them in
+        results.json beside the block (``glance``) and the independent checker recomputes them."""
+        ...
+
+    def glance_sentence(self, numbers: Mapping[str, Any]) -> str:
+        """The conclusion the results at a glance state from :meth:`glance_numbers`, when the section's
+        own summary is empty ("": the report counts the files)."""
         ...

@@ -21,7 +21,7 @@ from verify import certcheck as checker
 from .output import emit_json, json_option, summary_console
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
-          "unsupported": "yellow"}
+          "unsupported": "yellow", checker.NOT_CHECKED: "yellow"}
 
 
 def _control_result(path: Path, max_bytes: int) -> checker.CheckResult | None:
@@ -39,12 +39,22 @@ def _control_result(path: Path, max_bytes: int) -> checker.CheckResult | None:
 @json_option("every outcome (claim, status, reason) and the counts per claim")
 @click.option("--verbose", is_flag=True, help="List every outcome, not only the rejected ones.")
 @click.option("--max-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_WORK, show_default=True,
-              help="Replay work allowed per configuration (n^2 d (L+1)(1 + L/100) for n tokens in d dimensions "
-                   "through layer L); a file asking for more is refused before checking (exit 2).")
+              help="Estimated replay work allowed per configuration (about n^2 (d + 2) per layer for n tokens in d "
+                   "dimensions, more as the numbers grow; docs/certcheck.md); a file asking for more is refused "
+                   "before checking (exit 2).")
+@click.option("--max-total-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_TOTAL_WORK,
+              show_default=True, help="Replay work allowed for all the configurations of the file together; a file "
+                                      "asking for more is refused before checking (exit 2).")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_BYTES, show_default=True,
               help="Largest file read.")
+@click.option("--runs", "runs", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="The saved results a results.json's optional sections were built from (their sha256 and the "
+                   "numbers of the first screen are recomputed from them). Default: the folder the sections' paths "
+                   "name (runs/ for the project's), from the current folder, then the repository the checker runs "
+                   "from; without it the sections are reported not checked.")
 @click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
-def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_bytes: int, debug: bool) -> int:
+def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_total_work: int, max_bytes: int,
+              runs: Path | None, debug: bool) -> int:
     """Re-verify the certificates of a claims report, a verification report's results.json, a softmax record or a
     control result.
 
@@ -52,9 +62,10 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     attention set, score or layer index written in the file (docs/certificates.md). It also
     reconciles every status, fate and count the file states with its own replay. Exit status
     0 everything verified; 1 something does not verify, or the file reports a claim false;
-    2 bad input or a value beyond a limit (refused before checking); 3 nothing rejected but a
-    model variant the checker does not implement (softmax); 4 could not complete. A record of
-    'hardmax-verify softmax --json' is re-derived by its own standard-library checker
+    2 bad input or a value beyond a limit (refused before checking); 3 nothing rejected but
+    something not checked (a model variant the checker does not implement, a closed-form chain
+    beyond its limits, saved results of a section that were not found); 4 could not complete.
+    A record of 'hardmax-verify softmax --json' is re-derived by its own standard-library checker
     (verify/_checker_softmax.py): 0 verified, 1 rejected. A result of 'hardmax-verify control
     --json' likewise (verify/_checker_control.py).
     """
@@ -73,8 +84,9 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
         emit_json(softmax_result.to_json_dict(), json_to)
         return softmax_result.exit_status
     try:
-        result = _control_result(path, max_bytes) or checker.check_file(str(path), max_work=max_work,
-                                                                         max_bytes=max_bytes)
+        result = _control_result(path, max_bytes) or checker.check_file(
+            str(path), max_work=max_work, max_bytes=max_bytes, max_total_work=max_total_work,
+            runs=None if runs is None else str(runs))
     except (checker.BadInput, control_checker.BadInput) as error:
         click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
         return checker.BAD_INPUT
@@ -82,7 +94,7 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
         return checker.could_not_complete(error, debug=debug, prefix="error: ")
     console = summary_console(json_to)
     for o in result.outcomes:
-        if verbose or o.status in ("rejected", "failed", "unsupported"):
+        if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
             console.print(f"{o.source}: {o.claim} [{_STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
                           markup=True, highlight=False, soft_wrap=True)  # one line per outcome, for grep
     table = Table(title=f"independent check of {path.name}")

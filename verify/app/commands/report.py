@@ -17,11 +17,14 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from verify.core import exitcodes
 from ..campaign import default_spec, load_campaign
+from ..campaign.plan import GENERATOR_VERSIONS, parse_results_file, recheck_plan
 from ..campaign.executors import TLSFiles, make_executor
 from ..interrupts import raise_interrupt
 from verify.core.io import directory_lock
 from verify.core.limits import max_jobs
+from verify.core.versions import dependency_versions
 from ..locations import project_runs
 from ..report.build import build_report
 from .output import StageLines, echo_summary, emit_json, json_option, verdict_line
@@ -95,11 +98,17 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
                                       "on the machine's speed.")
 @click.option("--outside-hypotheses", is_flag=True,
               help="Allow campaign families outside the theorem's hypotheses (zero or duplicate tokens, A not SPD).")
+@click.option("--recheck", "recheck", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="results.json",
+              help="Run no campaign: regenerate the plan of a results.json from its recorded campaign (seed, families, "
+                   "counts, sizes) with this installation's generators and compare it, and every record's "
+                   "configuration, with the file. Exit 0 the same, 1 a difference (the first is named).")
 @json_option("the full result (the contents of results.json)")
-def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
+@click.pass_context
+def report(ctx: click.Context, out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
            scheduler: str | None, tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None,
            dask_local: int | None, connect_timeout: float, runs: Path | None,
-           time_budget: float | None, outside_hypotheses: bool, json_to: str | None) -> int:
+           time_budget: float | None, outside_hypotheses: bool, recheck: Path | None, json_to: str | None) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
@@ -109,7 +118,18 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     into the same --out while one is running is refused (exit status 4). The summary (the
     overall verdict first) goes to standard output; progress to standard error, one line per
     stage when that is not a terminal.
+
+
+    With --recheck results.json no campaign runs: the file's plan is regenerated from its
+    campaign and compared (not independent: it uses the suite's own generators; docs/certcheck.md).
     """
+    if recheck is not None:
+        given = [f"--{name.replace('_', '-')}" for name in ctx.params
+                 if name != "recheck" and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"--recheck runs no campaign: {', '.join(given)} cannot be given with it "
+                                   "(the campaign is the file's)")
+        return _recheck(recheck)
 
     # Checked before anything runs: two executors at once, or an empty address, is bad input.
     tls = TLSFiles(ca_file=tls_ca_file, cert=tls_cert, key=tls_key)
@@ -131,6 +151,33 @@ def report(out: Path, seed: int, examples: int | None, config: Path | None, jobs
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
+
+
+def _recheck(path: Path) -> int:
+    """``report --recheck``: 0 when the file's plan and records are what its campaign generates, 1 otherwise."""
+    data = parse_results_file(path)
+    difference = recheck_plan(data)
+    for note in _version_notes(data):
+        click.echo(f"note: a generator version differs: {note}", err=True)
+    if difference is not None:
+        click.echo(f"{path}: DIFFERS from what its campaign generates: {difference.line()}")
+        return exitcodes.FALSE
+    campaign = data["campaign"]
+    click.echo(f"{path}: the campaign block, the plan ({len(data['plan']['tasks'])} tasks) and every record's task "
+               f"and configuration are what seed {campaign['seed']} generates with this installation")
+    return exitcodes.SUCCESS
+
+
+def _version_notes(results: Any) -> list[str]:
+    """The generator versions of the report's environment block that differ from this installation's."""
+
+    environment = results.get("environment") if isinstance(results, dict) else None
+    stated = environment.get("versions") if isinstance(environment, dict) else None
+    if not isinstance(stated, dict):
+        return ["the file records no versions (its environment block is missing)"]
+    here = dependency_versions([name for name in GENERATOR_VERSIONS if name != "python"])
+    return [f"{name}: the report ran with {stated.get(name)}, this installation has {here.get(name)}"
+            for name in GENERATOR_VERSIONS if stated.get(name) != here.get(name)]
 
 
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,

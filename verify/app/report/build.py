@@ -24,7 +24,11 @@ from verify.core.numbers import InputError
 from verify.experiments.registry import SECTION_PROVIDERS
 from verify.experiments.sections import SectionProvider
 from ..campaign import CampaignSpec, Checker, Task, claim_counts, closed_form_summary, overall_statuses, plan_tasks, run_tasks
+from ..campaign.executors import error_record
+from ..campaign.merge import merge_records
+from ..campaign.plan import campaign_block, campaign_plan
 from .figures import write_figures
+from .glance import section_glance
 from .provenance import environment_block, sha256_file, utc_now
 from .render import build_document, to_html, to_markdown
 from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
@@ -148,6 +152,12 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
                                 "file": f"{provider.figures_folder}/{safe_name(png.parent.name)}-{safe_name(png.stem)}.png"})
                 inputs.append({"role": f"{section} figure", "path": shown, "sha256": digest})
             sections[section]["figures"] = figures
+        if items:
+            # The numbers the section's line on the first screen prints; the independent checker
+            # recomputes them from the files (verify.certcheck, given the runs folder).
+            numbers = section_glance(section, sections[section])
+            if numbers is not None:
+                sections[section]["glance"] = numbers
     return sections, inputs
 
 
@@ -163,6 +173,23 @@ def _counterexamples(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                       "file": f"counterexamples/{safe_name(name)}-{safe_name(c['claim'])}.json",
                       "config": c["config"]})
     return found
+
+
+def _one_record_per_task(tasks: Sequence[Task], records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records in canonical order, one per planned task: a task whose record did not come back is
+    recorded as an error (so the report says it is incomplete); a record no task planned is a bug."""
+    by_name: dict[str, dict[str, Any]] = {}
+    for record in records:
+        name = record["task"]["name"]
+        if name in by_name:
+            raise RuntimeError(f"two records came back for task {name!r}")
+        by_name[name] = record
+    unplanned = sorted(set(by_name) - {task.name for task in tasks})
+    if unplanned:
+        raise RuntimeError(f"records came back for tasks that were not planned: {unplanned[:5]}")
+    missing = [error_record(task, "no record came back for this planned task", attempts=0)
+               for task in tasks if task.name not in by_name]
+    return merge_records([*by_name.values(), *missing])
 
 
 def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, runs_dir: Path | None = None,
@@ -221,11 +248,15 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
     if executor is not None:
         executor.start()
     tasks = plan_tasks(spec, seed=seed)
+    # The plan is fixed before any task runs: every planned task must come back with one record,
+    # and results.json carries the plan so that the independent checker can tell.
+    campaign = campaign_block(spec, seed=seed, tasks=len(tasks))
+    plan = campaign_plan(campaign, tasks)
     if on_tasks is not None:
         on_tasks(tasks)
     claim_check_seconds: dict[str, float] = {}
-    records = run_tasks(tasks, jobs=jobs, checker=checker, progress=progress, executor=executor,
-                        timings=claim_check_seconds)
+    records = _one_record_per_task(tasks, run_tasks(tasks, jobs=jobs, checker=checker, progress=progress,
+                                                    executor=executor, timings=claim_check_seconds))
     campaign_seconds = time.perf_counter() - clock
 
     optional, inputs = collect_optional_sections(runs_dir, runs_label)
@@ -241,7 +272,8 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
     results: dict[str, Any] = {
         "schema": SCHEMA_NAME,
         "schema_version": SCHEMA_VERSION,
-        "campaign": {"seed": seed, **spec.to_json_dict(), "tasks": len(tasks)},
+        "campaign": campaign,
+        "plan": plan,
         "inputs": inputs,
         "summary": {"overall": overall, "exit_status": exit_status, "examples": len(records),
                     "errors": sum(r.get("status") == "error" for r in records),

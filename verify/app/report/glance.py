@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from verify.core import formatting as fmt
 from verify.experiments.registry import SECTION_PROVIDERS
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "section_glance"]
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,25 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
     if provided.strip():
         return provided.strip()
     provider = SECTION_PROVIDERS.get(key)
-    sentence = provider.glance_sentence(section) if provider is not None else ""
+    numbers = section.get("glance")
+    if not isinstance(numbers, Mapping):
+        numbers = section_glance(key, section)
+    sentence = provider.glance_sentence(numbers) if provider is not None and numbers is not None else ""
     return sentence or f"{fmt.count(len(section['files']))} saved result file(s), shown below."
+
+
+def section_glance(key: str, section: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The numbers a saved-results section's at-a-glance line prints, from its block of results.json.
+
+    The report stores them beside the section (``optional_sections.KEY.glance``) and prints the
+    line from them; the independent checker (verify.certcheck, given the saved files) recomputes
+    them from the files with its own code. They are the section provider's (``glance_numbers``);
+    None for a section without files or without a provider.
+    """
+    provider = SECTION_PROVIDERS.get(key)
+    if not section.get("files") or provider is None:
+        return None
+    return provider.glance_numbers(section)
 
 
 def claim_badge_kind(status: str, value: int) -> str:

@@ -1,21 +1,25 @@
 """``results.json``: the versioned, machine-readable form of a verification report.
 
-Layout (schema version 1)::
+Layout (schema version 2)::
 
     {
-      "schema": "hardmax-verify/results", "schema_version": 1,
+      "schema": "hardmax-verify/results", "schema_version": 2,
       "campaign":  {seed, examples, layer_budget, worked, float_check, shrink, families, source, tasks},
+      "plan":      {campaign_sha256,                # the sha256 of the campaign block above
+                    tasks: [{kind, family, seed, name, [n, d, alpha, options],
+                             configuration_sha256}]},   # every planned task, fixed before any ran
       "inputs":    [{role, path, sha256}],          # every input file read
       "summary":   {overall, exit_status, examples, errors, claims: {claim: counts},
                     closed_form: {configurations, examples, found_at_layer, constant_from_layer,
                                   layers_run, budget_layers, layers_saved, unsettled}},
       "examples":  [record, ...],                   # sorted by kind, family, seed
       "counterexamples": [{example, claim, file, config, ...}],
-      "optional_sections": {"sentiment": [...], "conjectures": [...]},
+      "optional_sections": {key: {directory, files: [{path, sha256, summary, ...}], figures, glance}},
       "environment": {...}                          # LAST key: timestamps, timings (also each
                                                     # configuration's claim checks), versions
     }
 
+The plan's hashes are sha256 of canonical JSON (:func:`verify.app.campaign.plan.canonical_json`).
 Everything before ``"environment"`` is a function of the seed, the campaign, the input
 files and the dependency versions: two runs agree on it byte for byte. The environment block
 is written last so that the deterministic part is a byte prefix of the file.
@@ -33,9 +37,9 @@ __all__ = ["SCHEMA_NAME", "SCHEMA_VERSION", "ENVIRONMENT_KEY", "dumps_results", 
            "check_results", "deterministic_part"]
 
 SCHEMA_NAME = "hardmax-verify/results"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ENVIRONMENT_KEY = "environment"
-TOP_LEVEL_KEYS = ("schema", "schema_version", "campaign", "inputs", "summary", "examples",
+TOP_LEVEL_KEYS = ("schema", "schema_version", "campaign", "plan", "inputs", "summary", "examples",
                   "counterexamples", "optional_sections", ENVIRONMENT_KEY)
 COUNT_KEYS = ("certified", "failed", "inconclusive", "unchecked", "exact", "measured", "vacuous", "recertified",
               "rejected_by_checker")
@@ -99,6 +103,15 @@ def validate_results(data: Any) -> list[str]:
         need(campaign, "layer_budget", int, "campaign")
         need(campaign, "families", list, "campaign")
         need(campaign, "tasks", int, "campaign")
+    plan = need(data, "plan", dict, "results")
+    if plan is not None:
+        need(plan, "campaign_sha256", str, "plan")
+        entries = need(plan, "tasks", list, "plan") or []
+        for i, entry in enumerate(entries):
+            need(entry, "name", str, f"plan.tasks[{i}]")
+            need(entry, "configuration_sha256", str, f"plan.tasks[{i}]")
+        if isinstance(campaign, Mapping) and isinstance(campaign.get("tasks"), int) and len(entries) != campaign["tasks"]:
+            errors.append(f"plan.tasks: {len(entries)} entries, the campaign says {campaign['tasks']} tasks")
     inputs = need(data, "inputs", list, "results")
     for i, item in enumerate(inputs or []):
         for key in ("role", "path", "sha256"):

@@ -30,8 +30,8 @@ from . import IMDB_RESULTS_FORMAT as IMDB_FORMAT
 from . import SCALING_RESULTS_FORMAT as SCALING_FORMAT
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
-           "section", "glance_sentence",
-           "read_imdb", "read_scaling", "exponent",
+           "section", "glance_numbers", "glance_sentence",
+           "read_imdb", "read_scaling", "exponent", "imdb_glance", "scaling_glance",
            "IMDB_FORMAT", "SCALING_FORMAT", "IMDB_COMMAND", "SCALING_COMMAND"]
 
 key = "classify"
@@ -270,30 +270,44 @@ def _imdb_tables(imdb: Mapping[str, Any]) -> tuple[list[Table], str]:
                                        for m in group)] for size, group in groups],
             note="No transformer of the family tells these reviews apart (docs/theory.md §7): every group is removed "
                  "whole before building."))
-    all_certified = bool(runs) and all(r["checker_status"] == "certified"
-                                       and r["certified_by_checker"] == r["sequences"] for r in runs)
-    sizes = " and ".join(_n(n) for n in sorted(samples))
-    removed = sum(s["removed"] for s in imdb["samples"])
-    if not runs:
+    numbers = imdb_glance(imdb)
+    sizes = " and ".join(_n(n) for n in numbers["sizes"])
+    removed = numbers["removed"]
+    failed = numbers["not_certified"]
+    if not numbers["networks"]:
         summary = "The IMDb results file holds no run."
-    elif all_certified:
+    elif not failed:
         summary = (f"IMDb (N = {sizes} training reviews, d = 2, 128 tokens): "
                    + (f"{_n(removed)} inseparable reviews removed; " if removed else "no inseparable reviews; ")
-                   + f"every kept review is classified exactly by all {len(runs)} networks built, certified by "
+                   + f"every kept review is classified exactly by all {numbers['networks']} networks built, certified by "
                      "the independent checker.")
     else:
-        failed = [r for r in runs if r["checker_status"] != "certified" or r["certified_by_checker"] != r["sequences"]]
         named = ", ".join(f"N = {_n(r['N'])} {r['variant']} seed {r['seed']}" for r in failed)
-        summary = f"IMDb: {len(failed)} of {len(runs)} networks built were NOT certified by the independent checker ({named})."
-    largest = max(samples) if samples else None
-    accuracies = [r["test_accuracy"] for r in runs if r["N"] == largest]
-    if accuracies and largest is not None:
-        summary += (f" On the test reviews the N = {_n(largest)} networks score {min(accuracies):.4f} to "
-                    f"{max(accuracies):.4f} against {samples[largest]['majority_test']:.4f} for always answering "
-                    "the majority class: exact memorisation, not generalisation.")
+        summary = (f"IMDb: {len(failed)} of {numbers['networks']} networks built were NOT certified by the independent "
+                   f"checker ({named}).")
+    if numbers["test_accuracy_min"] is not None:
+        summary += (f" On the test reviews the N = {_n(numbers['largest_N'])} networks score "
+                    f"{numbers['test_accuracy_min']:.4f} to {numbers['test_accuracy_max']:.4f} against "
+                    f"{numbers['majority_test']:.4f} for always answering the majority class: exact memorisation, "
+                    "not generalisation.")
     if missing:
         summary += " Not run: " + "; ".join(missing) + "."
     return tables, summary
+
+
+def imdb_glance(imdb: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers the IMDb sentence of the report's first screen prints (see :func:`glance_numbers`)."""
+    samples = {s["N"]: s for s in imdb["samples"]}
+    runs = imdb["runs"]
+    failed = [{"N": r["N"], "variant": r["variant"], "seed": r["seed"]} for r in runs
+              if r["checker_status"] != "certified" or r["certified_by_checker"] != r["sequences"]]
+    largest = max(samples) if samples else None
+    accuracies = [r["test_accuracy"] for r in runs if r["N"] == largest]
+    return {"sizes": sorted(samples), "removed": sum(s["removed"] for s in imdb["samples"]), "networks": len(runs),
+            "not_certified": failed, "largest_N": largest,
+            "test_accuracy_min": min(accuracies) if accuracies else None,
+            "test_accuracy_max": max(accuracies) if accuracies else None,
+            "majority_test": samples[largest]["majority_test"] if accuracies and largest is not None else None}
 
 
 def exponent(rows: Sequence[Mapping[str, Any]], x: str, y: str) -> float | None:
@@ -368,13 +382,13 @@ def _scaling_tables(scaling: Mapping[str, Any]) -> tuple[list[Table], str]:
               "(2 sum_j m_j + 2N + 1 blocks); that number comes from a machine-written summary, not checked against "
               "the paper.")))
     timed = [r for r in by_size + by_length if "baseline_s" in r]
+    numbers = scaling_glance(scaling)
     ratio_text = ""
     if timed:
         ratio_rows = [[r["variant"], f"L = {_n(r['L'])}" if "L" in r else f"N = {_n(r['N'])}", _n(r["tokens"]),
                        _seconds_text(r["baseline_s"]), f"{r['baseline_s'] / max(r['engine_s'], 1e-9):.0f}x",
                        f"{r['baseline_s'] / max(r['check_s'], 1e-9):.0f}x"] for r in timed]
-        engine_min = min(r["baseline_s"] / max(r["engine_s"], 1e-9) for r in timed)
-        check_min = min(r["baseline_s"] / max(r["check_s"], 1e-9) for r in timed)
+        engine_min, check_min = numbers["engine_speedup_min"], numbers["check_speedup_min"]
         tables.append(Table(
             heading="Against the plain-Fraction baseline",
             headers=["variant", "dataset", "tokens", "baseline s", "baseline / engine", "baseline / check"],
@@ -385,16 +399,42 @@ def _scaling_tables(scaling: Mapping[str, Any]) -> tuple[list[Table], str]:
                   "hundred sequences on. Aim: at least 10x.")))
         ratio_text = (f" Against the plain-Fraction baseline the engine is at least {engine_min:.0f}x and the "
                       f"independent check at least {check_min:.0f}x faster on every dataset it was timed on.")
-    largest = max(pairs) if pairs else None
     summary = ""
-    if largest is not None:
-        parts = [f"{variant} {_n(pairs[largest][variant]['blocks'])} blocks and "
-                 f"{_n(pairs[largest][variant]['parameters'])} parameters, built in "
-                 f"{_seconds_text(pairs[largest][variant]['build_s'])} s and checked in "
-                 f"{_seconds_text(pairs[largest][variant]['check_s'])} s"
-                 for variant in ("wide", "narrow") if variant in pairs[largest]]
-        summary = f"Scaling (bench/classify.py, CPU time): at N = {_n(largest)}, " + "; ".join(parts) + "." + ratio_text
+    if numbers["largest_N"] is not None:
+        parts = [f"{variant} {_n(row['blocks'])} blocks and {_n(row['parameters'])} parameters, built in "
+                 f"{_seconds_text(row['build_s'])} s and checked in {_seconds_text(row['check_s'])} s"
+                 for variant, row in numbers["variants"].items()]
+        summary = (f"Scaling (bench/classify.py, CPU time): at N = {_n(numbers['largest_N'])}, " + "; ".join(parts)
+                   + "." + ratio_text)
     return tables, summary
+
+
+def scaling_glance(scaling: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers the scaling sentence of the report's first screen prints (see :func:`glance_numbers`)."""
+    by_size, by_length = scaling["by_size"], scaling["by_length"]
+    pairs: dict[int, dict[str, Mapping[str, Any]]] = {}
+    for r in by_size:
+        pairs.setdefault(r["N"], {})[r["variant"]] = r
+    largest = max(pairs) if pairs else None
+    variants = {} if largest is None else {
+        variant: {key: pairs[largest][variant][key] for key in ("blocks", "parameters", "build_s", "check_s")}
+        for variant in ("wide", "narrow") if variant in pairs[largest]}
+    timed = [r for r in by_size + by_length if "baseline_s" in r]
+    return {"largest_N": largest, "variants": variants,
+            "engine_speedup_min": min((r["baseline_s"] / max(r["engine_s"], 1e-9) for r in timed), default=None),
+            "check_speedup_min": min((r["baseline_s"] / max(r["check_s"], 1e-9) for r in timed), default=None)}
+
+
+def glance_numbers(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers this section's line on the report's first screen prints: from the IMDb results, the
+    training-set sizes, inseparable reviews removed, networks built and those not certified, and the
+    test accuracies at the largest N against the majority class; from the scaling results, the largest N
+    with each variant's blocks, parameters, build and check CPU seconds, and the smallest speed-ups
+    over the plain-Fraction baseline. None for a part whose file is absent or unreadable."""
+    imdb = next((item["imdb"] for item in block["files"] if item.get("imdb")), None)
+    scaling = next((item["scaling"] for item in block["files"] if item.get("scaling")), None)
+    return {"imdb": None if imdb is None else imdb_glance(imdb),
+            "scaling": None if scaling is None else scaling_glance(scaling)}
 
 
 def section(block: Mapping[str, Any]) -> Section:
@@ -427,6 +467,6 @@ def section(block: Mapping[str, Any]) -> Section:
                    figures_heading="Scaling" if figures else "", list_files=bool(unreadable))
 
 
-def glance_sentence(block: Mapping[str, Any]) -> str:
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
     """Nothing beyond the section's own summary: the results at a glance count the files."""
     return ""

@@ -11,9 +11,10 @@ from typing import Any, Mapping, Sequence
 
 from verify.core import formatting as fmt
 from ..sections import Section, Table
+from .base import EXPECTATIONS
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
-           "section", "glance_sentence"]
+           "section", "glance_numbers", "glance_sentence"]
 
 key = "conjectures"
 folder = "conjectures"
@@ -46,26 +47,32 @@ def section(block: Mapping[str, Any]) -> Section:
     return Section(TITLE, tables=[table], list_files=False)
 
 
-def glance_sentence(section: Mapping[str, Any]) -> str:
-    """The results at a glance: the saved runs' outcomes, and those against their stated expectation."""
+def glance_numbers(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The saved runs, their outcomes counted, and the conjectures whose decided outcome is not the expected one."""
     summaries = [item.get("summary") or {} for item in section["files"]]
     outcomes: dict[str, int] = {}
     for s in summaries:
         outcome = str(s.get("outcome", "unreadable"))
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    text = (f"{fmt.count(len(summaries))} saved conjecture runs: "
-            + ", ".join(f"{fmt.count(n)} {outcome}" for outcome, n in sorted(outcomes.items())))
-    surprises = [s.get("conjecture", "?") for s in summaries if _is_surprise(s)]
-    if any("expected" in s for s in summaries):
+    return {"runs": len(summaries), "outcomes": dict(sorted(outcomes.items())),
+            "expectations_stated": any("expected" in s for s in summaries),
+            "not_as_expected": [str(s.get("conjecture", "?")) for s in summaries if _is_surprise(s)]}
+
+
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """The results at a glance, from :func:`glance_numbers`: the runs' outcomes and the surprises."""
+    surprises = numbers["not_as_expected"]
+    text = (f"{fmt.count(numbers['runs'])} saved conjecture runs: "
+            + ", ".join(f"{fmt.count(n)} {outcome}" for outcome, n in numbers["outcomes"].items()))
+    if numbers["expectations_stated"]:
         text += ("; every outcome as expected" if not surprises
-                 else f"; {fmt.count(len(surprises))} not as expected: {', '.join(map(str, surprises))}")
+                 else f"; {fmt.count(len(surprises))} not as expected: {', '.join(surprises)}")
     return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
 
 
 def _is_surprise(summary: Mapping[str, Any]) -> bool:
-    """The lab's own ``surprise`` field; for a file without it, the outcome against the expectation
-    ("held" refuted by a counterexample, or "refuted" that held)."""
-    if isinstance(summary.get("surprise"), bool):
-        return summary["surprise"]
-    expected, outcome = summary.get("expected"), summary.get("outcome")
-    return (expected == "held" and outcome == "counterexample") or (expected == "refuted" and outcome == "held")
+    """A decided outcome other than the one the conjecture's expectation predicts (the lab's rule,
+    verify.experiments.conjectures.base.EXPECTATIONS); an inconclusive outcome never surprises."""
+    predicted = EXPECTATIONS.get(str(summary.get("expected")))
+    outcome = summary.get("outcome")
+    return predicted is not None and outcome in ("held", "counterexample") and outcome != predicted

@@ -19,7 +19,7 @@ from verify.experiments.sections import Figure, Section, Table
 from .study import FORMAT
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
-           "section", "glance_sentence",
+           "section", "glance_numbers", "glance_sentence",
            "read_study", "STUDY_FILE", "FIGURE_FILE", "COMMAND"]
 
 key = "control"
@@ -149,6 +149,22 @@ _NOTE = ("A subset L of the hull vertices is realisable at layer 0 when an exact
          "attends to one leader from layer 0 on (not finding one is not a proof that none exists).")
 
 
+def glance_numbers(block: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The counts the section's first-screen sentence prints (verify.certcheck recomputes them from the file)."""
+    study = next((item["study"] for item in block["files"] if item.get("study")), None)
+    if study is None:
+        return None
+    rates = study["rounding"]
+    every = study["against_n_and_d"] + study["families"] + study["worked"]
+    return {"seed": study["seed"], "configurations": len(every), "subsets": sum(r["subsets"] for r in every),
+            "realisable": sum(r["realisable"] for r in every),
+            "all_vertices_lead": sum(r["all_vertices"] == "realisable" for r in every),
+            "lock_tried": sum(r["lock_tried"] for r in every), "lock_realised": sum(r["lock_realised"] for r in every),
+            "solver_feasible": rates["solver_feasible"],
+            "exact_designs_of_solver_feasible": rates["exact_designs_of_solver_feasible"],
+            "decided": rates["exact_designs"] + rates["impossible"], "cases": rates["cases"]}
+
+
 def section(block: Mapping[str, Any]) -> Section:
     study = next((item["study"] for item in block["files"] if item.get("study")), None)
     unreadable = [f"`{item['path']}` could not be read: {item['summary']['unreadable']}."
@@ -172,11 +188,6 @@ def section(block: Mapping[str, Any]) -> Section:
     family_rows = [[name, f"{v['cases']:,}", _share(v["decided"], v["cases"])]
                    for name, v in rates["by_family"].items()]
     every = study["against_n_and_d"] + study["families"] + study["worked"]
-    subsets = sum(r["subsets"] for r in every)
-    realisable = sum(r["realisable"] for r in every)
-    all_lead = sum(r["all_vertices"] == "realisable" for r in every)
-    lock_tried = sum(r["lock_tried"] for r in every)
-    lock_done = sum(r["lock_realised"] for r in every)
     note = _NOTE.format(lock=_lock_sample(every))
     tables = [
         Table(heading="From solver answers to exact certificates (rounding rates)", headers=["", "count"],
@@ -192,13 +203,8 @@ def section(block: Mapping[str, Any]) -> Section:
         Table(heading="Per family (n 4-8, d 2-3)", headers=_HEADERS, rows=_grouped(study["families"])),
         Table(heading="The worked configurations", headers=_HEADERS, rows=_grouped(study["worked"])),
     ]
-    summary = (f"Leader control at layer 0 (docs/theory.md D10, seed {study['seed']}): "
-               f"{_percent(realisable, subsets)} of {subsets:,} subsets of hull vertices are realisable "
-               f"across {len(every):,} configurations; all hull vertices lead together in {all_lead:,} of "
-               f"{len(every):,}; every other token could also be locked for {lock_done:,} of {lock_tried:,} realisable "
-               f"sets tried. Solver answers became exact certificates for "
-               f"{rates['exact_designs_of_solver_feasible']:,} of {rates['solver_feasible']:,} feasible cases, and "
-               f"{decided:,} of {rates['cases']:,} cases were decided exactly ({_percent(decided, rates['cases'])}).")
+    numbers = block.get("glance") if isinstance(block.get("glance"), Mapping) else glance_numbers(block)
+    summary = glance_sentence(numbers) if numbers else ""
     figure = study.get("two_clusterings")
     figures = []
     for item in block.get("figures") or []:
@@ -212,14 +218,21 @@ def section(block: Mapping[str, Any]) -> Section:
                    figures_heading="Two clusterings" if figures else "", list_files=bool(unreadable))
 
 
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """The section's first-screen sentence, from :func:`glance_numbers` (the numbers the checker verifies)."""
+    n = numbers
+    return (f"Leader control at layer 0 (docs/theory.md D10, seed {n['seed']}): "
+            f"{_percent(n['realisable'], n['subsets'])} of {n['subsets']:,} subsets of hull vertices are realisable "
+            f"across {n['configurations']:,} configurations; all hull vertices lead together in "
+            f"{n['all_vertices_lead']:,} of {n['configurations']:,}; every other token could also be locked for "
+            f"{n['lock_realised']:,} of {n['lock_tried']:,} realisable sets tried. Solver answers became exact "
+            f"certificates for {n['exact_designs_of_solver_feasible']:,} of {n['solver_feasible']:,} feasible cases, "
+            f"and {n['decided']:,} of {n['cases']:,} cases were decided exactly ({_percent(n['decided'], n['cases'])}).")
+
+
 def _percent(part: int, whole: int) -> str:
     return "—" if whole == 0 else f"{100 * part / whole:.1f}%"
 
 
 def _lock_sample(rows: Sequence[Mapping[str, Any]]) -> int:
     return max((r["lock_tried"] for r in rows), default=0) or 0
-
-
-def glance_sentence(block: Mapping[str, Any]) -> str:
-    """Nothing beyond the section's own summary: the results at a glance count the files."""
-    return ""

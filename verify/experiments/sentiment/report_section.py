@@ -18,7 +18,7 @@ from ..sections import Figure, Section, Table
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
-           "chosen_on_validation", "section", "glance_sentence", "evaluation_row", "analysis_rows"]
+           "chosen_on_validation", "section", "glance_numbers", "glance_sentence", "evaluation_row", "analysis_rows"]
 
 # The sentiment commands write RUNS/sentiment/<run>/checkpoint.json (training),
 # RUNS/sentiment/<name>/analysis.json (analysis) and RUNS/sentiment/evaluate-<run>.json (evaluation).
@@ -317,17 +317,34 @@ def section(block: Mapping[str, Any]) -> Section:
     return Section(TITLE, tables=tables, figures=figures, figures_heading="Analyses", list_files=not tables)
 
 
-def glance_sentence(section: Mapping[str, Any]) -> str:
-    """The results at a glance: the certified accuracy of the run chosen on validation per d, beside the
-    authors' softmax number and the same weights without attention."""
+def _number(value: Any) -> float | int | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def glance_numbers(section: Mapping[str, Any]) -> dict[str, Any]:
+    """Per (d, protocol), the run chosen on validation: its certified hardmax test accuracy and, from the
+    analyses, the same weights' accuracy without the attention layers (K = 0) and at K."""
     evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
     ablations = {row.get("model"): row.get("without_attention") or {}
                  for item in section["files"] for row in item.get("analysis_rows") or []}
+    scored = [e for e in evaluations if isinstance(e.get("d"), int) and _number(e.get("hardmax_accuracy")) is not None]
+    chosen = []
+    for best in sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol")))):
+        ablation = ablations.get(best.get("checkpoint")) or {}
+        chosen.append({"d": best["d"], "protocol": best.get("protocol"), "checkpoint": best.get("checkpoint"),
+                       "hardmax_accuracy": best["hardmax_accuracy"],
+                       "validation_accuracy": best.get("validation_accuracy"),
+                       "accuracy_without_attention": _number(ablation.get("accuracy_without_attention")),
+                       "accuracy_at_K": _number(ablation.get("accuracy_at_K"))})
+    return {"files": len(section["files"]), "evaluations": len(evaluations), "chosen": chosen}
+
+
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """The results at a glance, from :func:`glance_numbers`: the chosen runs' accuracies beside the authors'."""
     parts: list[str] = []
     higher: list[str] = []
     lower: list[str] = []
-    scored = [e for e in evaluations if isinstance(e.get("d"), int) and isinstance(e.get("hardmax_accuracy"), (int, float))]
-    chosen = sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol"))))
+    chosen = numbers["chosen"]
     for best in chosen:
         d = best["d"]
         authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(d)
@@ -337,14 +354,13 @@ def glance_sentence(section: Mapping[str, Any]) -> str:
         text = f"{label}: {fmt.probability(best['hardmax_accuracy'])}"
         if authors is not None:
             text += f" (authors' softmax {fmt.probability(authors)})"
-        ablation = ablations.get(best.get("checkpoint")) or {}
-        without, with_k = ablation.get("accuracy_without_attention"), ablation.get("accuracy_at_K")
-        if isinstance(without, (int, float)) and isinstance(with_k, (int, float)):
+        without, with_k = best.get("accuracy_without_attention"), best.get("accuracy_at_K")
+        if without is not None and with_k is not None:
             text += f", {fmt.probability(without)} without attention"
             (higher if without > with_k else lower).append(str(d))
         parts.append(text)
     if not parts:
-        return f"{fmt.count(len(section['files']))} saved file(s), none with an accuracy; see the section below."
+        return f"{fmt.count(numbers['files'])} saved file(s), none with an accuracy; see the section below."
     text = ("Certified hardmax test accuracy of the run chosen on validation, per embedding dimension, and of the "
             "same weights without the attention layers (K = 0): " + "; ".join(parts) + ".")
     if higher or lower:

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 from ..sections import Figure, Section, Table
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
-           "section", "glance_sentence"]
+           "section", "glance_numbers", "glance_sentence"]
 
 key = "reproduction"
 folder = "sentiment/summary"
@@ -96,6 +96,14 @@ def section(block: Mapping[str, Any]) -> Section:
     return Section(TITLE, summary=item.get("sentence", ""), tables=tables, figures=figures, list_files=False)
 
 
-def glance_sentence(block: Mapping[str, Any]) -> str:
+def glance_numbers(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers of the first screen's line (stored in results.json, recomputed by the checker): the
+    summary's conclusion sentence and how many of the protocol's runs are finished."""
+    item = next((f for f in block["files"] if f.get("reproduction_tables") is not None), None)
+    runs = (item or {}).get("runs") or {}
+    return {"sentence": (item or {}).get("sentence"), "finished": runs.get("finished"), "planned": runs.get("planned")}
+
+
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
     """Nothing beyond the section's own summary: the results at a glance count the files."""
     return ""

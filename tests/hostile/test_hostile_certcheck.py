@@ -1,0 +1,169 @@
+"""Hostile inputs to the independent checker: every limit of verify/certcheck.py's CHECKER_LIMITS, at and past it.
+
+Each case runs ``hardmax-verify certcheck`` in a subprocess under the bounds of ``hostile_run``
+(60 s, 2 GiB) on a file made here, and must end with its documented answer: a refusal (exit 2,
+one line), a rejection (exit 1), or unsupported / not checked (exit 3): never a hang, a
+traceback or an exit 4 for a file within the limits. Files at the corners of the default limits
+are checked in full (exit 0).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hostile_run import assert_refused, run, slow_except
+
+from verify import certcheck
+
+# --------------------------------------------------------------------------- files made here
+
+
+def _claims(config: dict[str, Any], verdicts: dict[str, Any], last: int, settled: int | None = None) -> dict[str, Any]:
+    return {"format": certcheck.FORMAT, "config": config, "verdicts": verdicts, "last_layer": last,
+            "settled_layer": settled}
+
+
+def _verdict(claim: str, certificate: dict[str, Any] | None) -> dict[str, Any]:
+    return {"claim": claim, "status": "certified" if certificate is not None else "inconclusive", "summary": "",
+            "evidence": {}, "certificate": certificate}
+
+
+def _text(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _chain(paths: list[list[dict[str, Any]]], *, until: int | None = None, segments: int = 1) -> dict[str, Any]:
+    """Two tokens (1, 0) and (0, 1), each its own leader, with a certified chain of the given paths."""
+    segment = {"layer": 0, "sets": [[0], [1]], "until": until, "paths": paths}
+    chain = {"format": certcheck.CLOSED_FORM_FORMAT, "status": "certified", "start_layer": 0,
+             "segments": [dict(segment, layer=k * (until or 1)) for k in range(segments)]}
+    fates = [{"token": t, "kind": "path", "layer": 0, "set": [t], "limit": ["1", "0"] if t == 0 else ["0", "1"]}
+             for t in range(2)]
+    certificate = {"last_layer": 0, "settled_layer": 0, "fates": fates, "closed_form": chain,
+                   "leaders": [{"token": 0, "first_layer": 0, "position": ["1", "0"]},
+                               {"token": 1, "first_layer": 0, "position": ["0", "1"]}]}
+    return _claims({"tokens": [["1", "0"], ["0", "1"]], "alpha": "1/2"}, {"T1": _verdict("T1", certificate)}, 0, 0)
+
+
+def _fixed(coefficient: str = "1", power: int = 0) -> list[list[dict[str, Any]]]:
+    extra = [] if power == 0 else [{"base": "1/2", "power": power, "coefficient": [coefficient, "0"]}]
+    return [[{"base": "1", "power": 0, "coefficient": ["1", "0"]}, *extra],
+            [{"base": "1", "power": 0, "coefficient": ["0", "1"]}]]
+
+
+def _leaders(d: int) -> dict[str, Any]:
+    """The most tokens ``check`` accepts in dimension d, all leaders at layer 0, with every certificate."""
+    n = max(k for k in range(1, 8000) if certcheck.replay_work(k, d, 0) <= certcheck.DEFAULT_MAX_WORK)
+    if d == 2:  # Gaussian integers of one norm
+        points = [(1, 0)]
+        for a, b in ((1, 2), (2, 3), (1, 4), (2, 5), (1, 6), (4, 5), (2, 7), (5, 6), (3, 8), (5, 8), (4, 9)):
+            points = [(x * c - y * e, x * e + y * c) for x, y in points for c, e in ((a, b), (a, -b))]
+        rows = [list(p) for p in sorted({(sx * x, sy * y) for x, y in points for sx in (1, -1) for sy in (1, -1)})[:n]]
+    else:  # (1, ..., d) with n patterns of signs
+        rows = [[(c + 1) * (-1 if (i >> c) & 1 else 1) for c in range(d)] for i in range(n)]
+    position = [[str(x) for x in row] for row in rows]
+    fates = [{"token": i, "kind": "leader", "layer": 0, "set": [i], "limit": position[i]} for i in range(n)]
+    leaders = [{"token": i, "first_layer": 0, "position": position[i]} for i in range(n)]
+    verdicts = {
+        "T0": _verdict("T0", {"layer": 0, "leaders": list(range(n))}),
+        "T1": _verdict("T1", {"last_layer": 0, "leaders": leaders, "settled_layer": 0, "fates": fates}),
+        "T2": _verdict("T2", {"settled_layer": 0, "fates": fates, "vertices": [
+            {"token": i, "limit": position[i], "direction": position[i]} for i in range(n)]}),
+        "T3": _verdict("T3", {"settled_layer": 0, "fates": fates, "boundary": []}),
+        "T4": _verdict("T4", {"vacuous": True, "fates": fates, "projections": []}),
+        "D1": _verdict("D1", None), "replay": _verdict("replay", None),
+        "D2": _verdict("D2", {"last_layer": 0, "norms": [[str(sum(x * x for x in row)) for row in rows]]}),
+        "D3": _verdict("D3", {"last_layer": 0, "leaders": leaders}),
+    }
+    return dict(_claims({"tokens": position, "alpha": "1/2"}, verdicts, 0, 0), stopped_by="settled",
+                status="inconclusive", fates=fates)
+
+
+def _replay(n: int, d: int, alpha: str, last: int | None = None) -> dict[str, Any]:
+    """A replay to the last layer the per-configuration limit admits (or ``last``), wrong final positions."""
+    tokens = [[str((i * 37 + c * 11) % 97 + 1 + i) for c in range(d)] for i in range(n)]
+    model = certcheck.Model({"tokens": tokens, "alpha": alpha})
+    if last is None:
+        last = certcheck.max_checkable_layer(n, d, bits=model.bits, growth=model.growth)
+    return _claims({"tokens": tokens, "alpha": alpha},
+                   {"replay": _verdict("replay", {"last_layer": last, "final_positions": [["0"] * d] * n})}, last)
+
+
+HUGE = "7" * 999_000  # a fraction of two such numbers is just within MAX_CHAIN_DIGITS
+CASES: dict[str, tuple[Any, int, str]] = {
+    # name: (file content, exit status, fragment of the answer)
+    "chain term with power 10^18": (lambda: _chain(_fixed(power=10 ** 18)), 1, "independent solutions"),
+    "chain term with power 5000": (lambda: _chain(_fixed(power=5000)), 1, "independent solutions"),
+    "chain numbers of 2,000,000 digits": (lambda: _chain([[{"base": "1", "power": 0, "coefficient": [f"{HUGE}/{HUGE}3", "0"]}
+                                                            for _ in range(8)], _fixed()[1]]), 3, "work units"),
+    "chain number past its digit limit": (lambda: _chain(_fixed(coefficient="1" + "0" * 2_000_000, power=1)), 1,
+                                          "expected a rational"),
+    "chain of 10,001 segments": (lambda: _chain(_fixed(), until=1, segments=10_001), 1, "segments"),
+    # The other claims are absent from these small files (rejected): the chain's certificate is unsupported.
+    "chain segment until 10^9": (lambda: _chain(_fixed(), until=10 ** 9, segments=2), 1, "T1 unsupported"),
+    "number of 100,001 characters": (lambda: _claims({"tokens": [["1", "0"], ["0", "1"]], "alpha": "1/2"}, {
+        "T0": _verdict("T0", {"layer": 0, "leaders": [0, 1], "layer_positions": {"0": [["1" * 100_001, "0"], ["0", "1"]]}})},
+        0), 1, "not an exact number"),
+    "last layer 5001": (lambda: _replay(2, 1, "1/2", last=5001), 2, "beyond the checker's limit of 5000 layers"),
+    "60 tokens at layer 5000": (lambda: _replay(60, 2, "1/2", last=5000), 2, "raise it with --max-work"),
+    "corner: leaders d=64": (lambda: _leaders(64), 0, "everything verified"),
+    "corner: leaders d=2": (lambda: _leaders(2), 0, "everything verified"),
+    "corner: replay n=60 d=2": (lambda: _replay(60, 2, "1/2"), 1, "final_positions"),
+    "corner: replay n=2 alpha=999/1000": (lambda: _replay(2, 1, "999/1000"), 1, "final_positions"),
+}
+
+
+@pytest.mark.parametrize("case", slow_except(sorted(CASES), "chain term with power 10^18", "last layer 5001",
+                                             "chain numbers of 2,000,000 digits"))
+def test_every_limit_of_the_checker_gives_its_documented_answer_in_bounded_time(tmp_path: Path, case: str) -> None:
+    build, status, fragment = CASES[case]
+    (tmp_path / "hostile.json").write_text(json.dumps(build()), encoding="utf-8")
+    outcome = run(["certcheck", "hostile.json"], tmp_path)
+    if status == 2:
+        assert_refused(outcome, 2, fragment)
+        return
+    assert outcome.status == status, outcome.describe()
+    assert fragment in outcome.out + outcome.err, outcome.describe()
+
+
+def test_a_file_past_the_byte_limit_is_refused_unread(tmp_path: Path) -> None:
+    with open(tmp_path / "big.json", "wb") as handle:
+        handle.truncate(certcheck.DEFAULT_MAX_BYTES + 1)  # sparse: nothing to read before the refusal
+    assert_refused(run(["certcheck", "big.json"], tmp_path), 2, "raise it with --max-bytes")
+
+
+def _results_with_sections(files: list[dict[str, Any]]) -> dict[str, Any]:
+    """A results.json holding nothing but an optional section listing ``files`` (and no plan: rejected too)."""
+    return {"schema": "hardmax-verify/results", "schema_version": 2, "campaign": {}, "plan": None, "examples": [],
+            "summary": {"overall": "inconclusive", "exit_status": 3, "examples": 0, "errors": 0, "claims": {}},
+            "counterexamples": [], "inputs": [],
+            "optional_sections": {"conjectures": {"directory": "runs/conjectures", "files": files}}}
+
+
+@pytest.mark.slow  # ten thousand files
+def test_a_section_folder_with_too_many_files_is_not_checked(tmp_path: Path) -> None:
+    folder = tmp_path / "runs" / "conjectures"
+    folder.mkdir(parents=True)
+    for k in range(certcheck.MAX_SECTION_FILES + 1):
+        (folder / f"c{k}.json").write_text("{}")
+    files = [{"path": "runs/conjectures/c0.json", "sha256": "0" * 64, "summary": {}}]
+    (tmp_path / "results.json").write_text(json.dumps(_results_with_sections(files)))
+    outcome = run(["certcheck", "results.json", "--runs", "runs"], tmp_path)
+    assert outcome.status == 1, outcome.describe()  # no plan
+    assert "(sections) not checked" in outcome.out and "more than" in outcome.out, outcome.describe()
+
+
+def test_a_section_file_that_is_a_fifo_is_never_read(tmp_path: Path) -> None:
+    folder = tmp_path / "runs" / "conjectures"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "a.json")
+    files = [{"path": "runs/conjectures/a.json", "sha256": "0" * 64, "summary": {}}]
+    (tmp_path / "results.json").write_text(json.dumps(_results_with_sections(files)))
+    outcome = run(["certcheck", "results.json", "--runs", "runs"], tmp_path)
+    assert outcome.status == 1 and "(sections) rejected" in outcome.out, outcome.describe()
