@@ -62,6 +62,10 @@ from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.app.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
 from verify.core.config import load_configuration  # noqa: E402
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
+from verify.app.commands.conjecture import PLAIN_PROGRESS_EVERY, SHARED_MIN_SECONDS, SHARED_SECONDS  # noqa: E402
+from verify.experiments.conjectures.base import SHRINK_CALLS, SHRINK_MIN_SECONDS, SHRINK_SHARE  # noqa: E402
+from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
+from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
 from verify.core import formatting as fmt  # noqa: E402
 from verify.app.report.build import collect_optional_sections, provider_sections  # noqa: E402
@@ -425,6 +429,32 @@ def softmax_certificate_table(repo: Path = ROOT) -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def conjecture_budget_sentence() -> str:
+    """docs/conjectures.md: the default search budgets (verify.app.commands.conjecture, verify.experiments.conjectures.search)."""
+    return (f"{DEFAULT_SECONDS:g} s; `conjecture run all` and a file of several conjectures share about "
+            f"{SHARED_SECONDS:g} s, at least {SHARED_MIN_SECONDS:g} s each")
+
+
+def conjecture_shrink_sentence() -> str:
+    """docs/conjectures.md: where shrinking a counterexample stops (verify.experiments.conjectures.base)."""
+    return (f"at most {SHRINK_CALLS} calls of the predicate and, under a budget in seconds, at most "
+            f"{SHRINK_SHARE:.0%} of it (at least {SHRINK_MIN_SECONDS:g} s)")
+
+
+def conjecture_power_table() -> str:
+    """docs/conjectures.md's power table, from the committed runs/conjectures/power/power.json (bench/conjecture_power.py)."""
+    path = ROOT / "runs" / "conjectures" / POWER_FILE
+    power = read_power(json.loads(path.read_text(encoding="utf-8")), path.name)
+    headers, rows = power_rows(power)
+    load = " ".join(str(x) for x in power["load_average_before"])
+    lines = [f"From `{power['command']}` on {power['date']} ({power['cores']} cores, load average {load} before the "
+             f"run; each statement searched as `conjecture run NAME` searches by default, {power['budget_seconds']:g} s, "
+             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`):", "",
+             "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n" + "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class Derived:
     """Computed from committed files and the code; ``--check`` requires the same text."""
@@ -472,6 +502,10 @@ SOURCES: dict[str, Source] = {
     "sentiment_authors_float": Derived(sentiment_authors_float_sentence),
     "sentiment_hardmax_softmax": Derived(sentiment_hardmax_softmax_sentence),
     "softmax_certificate_table": Derived(softmax_certificate_table),
+    "conjecture_power": Derived(conjecture_power_table),
+    "conjecture_budget": Derived(conjecture_budget_sentence),
+    "conjecture_shrink": Derived(conjecture_shrink_sentence),
+    "conjecture_progress": Derived(lambda: f"{PLAIN_PROGRESS_EVERY:g} s"),
     "glance": Glance(),
     "bench_dynamics": CommandOutput("python bench/dynamics.py", (
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",

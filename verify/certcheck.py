@@ -2485,13 +2485,17 @@ NOT_CHECKED = "not checked"
 SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
     "reproduction": ("sentiment/summary", ("summary.json",)),
-    "conjectures": ("conjectures", ("*.json",)),
+    "conjectures": ("conjectures", ("*.json", "power/power.json")),
     "classify": ("classify", ("imdb.json", "scaling.json")),
     "control": ("control", ("study.json",)),
 }
 DEFAULT_RUNS = "runs"  # the folder name a report gives the project's saved results
-# What a conjecture's expectation predicts (verify/experiments/conjectures/base.py's EXPECTATIONS).
-CONJECTURE_PREDICTS = {"held": "held", "refuted": "counterexample"}
+# The outcomes a conjecture's expectation predicts (verify/experiments/conjectures/base.py's EXPECTATIONS;
+# "held" is reserved for a proof, a search that finds nothing says "not refuted").
+CONJECTURE_PREDICTS = {"held": ("held", "not refuted"), "refuted": ("counterexample",)}
+CONJECTURE_DECIDED = ("held", "not refuted", "counterexample")
+# The lab's search-power file (bench/conjecture_power.py) is one of the section's files, not a run.
+CONJECTURE_POWER_FORMAT = "hardmax-verify/conjecture-power-v1"
 SENTIMENT_EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy",
                                "softmax_accuracy", "exact_path", "hardmax_seconds", "validation_accuracy")
 SUMMARY_FIELDS, SUMMARY_LINES, SUMMARY_TEXT = 16, 200, 200  # a file's scalar summary, as the report keeps it
@@ -2676,8 +2680,8 @@ def _section_file_problem(key: str, item: dict, raw: bytes | None) -> Any:
         data = None
     summary = item.get("summary")
     if isinstance(summary, dict) and set(summary) == {"unreadable"}:
-        # The report could not read it: too big, not JSON, or (classification only) not the format expected.
-        if data is not None and key != "classify":
+        # The report could not read it: too big, not JSON, or (classification, the search-power file) not the format expected.
+        if data is not None and key not in ("classify", "conjectures"):
             return "the item says the file is unreadable, but it reads as JSON"
         extra = set(item) - {"path", "sha256", "summary"}
         return f"an unreadable file's item carries {sorted(extra)}" if extra else _Unreadable()
@@ -2761,6 +2765,11 @@ def _copied_fields(key: str, item: dict, data: Any) -> str | None:
             shown = {k: v for k, v in study.items() if not (k == "two_clusterings" and v is None)}
             if not _projection(shown, data):
                 return "its study fields are not the file's"
+    elif key == "conjectures":
+        if _is_power_file(data) != ("power" in item):
+            return "a search-power table where the file is none, or none where it is one"
+        if "power" in item and not _projection(item["power"], data):
+            return "its search-power table is not the file's"
     elif key == "classify":
         if "imdb" in item:
             imdb = item["imdb"]
@@ -2912,18 +2921,26 @@ def _sentiment_glance(files: dict, count: int) -> dict:
     return {"files": count, "evaluations": len(evaluations), "chosen": chosen}
 
 
+def _is_power_file(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("format") == CONJECTURE_POWER_FORMAT
+
+
 def _conjecture_glance(files: dict, count: int) -> dict:
-    """The saved runs, their outcomes counted, and those whose decided outcome is not the predicted one."""
-    summaries = [_scalar_summary(d) for d in files.values()] + [{}] * (count - len(files))
+    """The saved runs (not the search-power file), their outcomes counted, whether any states an
+    expectation, and those whose decided outcome is not one the expectation predicts."""
+    runs = [d for d in files.values() if not _is_power_file(d)]
+    count -= len(files) - len(runs)
+    summaries = [_scalar_summary(d) for d in runs] + [{}] * (count - len(runs))
     outcomes: dict = {}
     for s in summaries:
         outcome = str(s.get("outcome", "unreadable")) if s else "unreadable"
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
     surprises = [str(s.get("conjecture", "?")) for s in summaries
-                 if s.get("outcome") in ("held", "counterexample") and str(s.get("expected")) in CONJECTURE_PREDICTS
-                 and s.get("outcome") != CONJECTURE_PREDICTS[str(s.get("expected"))]]
+                 if s.get("outcome") in CONJECTURE_DECIDED and str(s.get("expected")) in CONJECTURE_PREDICTS
+                 and s.get("outcome") not in CONJECTURE_PREDICTS[str(s.get("expected"))]]
     return {"runs": count, "outcomes": dict(sorted(outcomes.items())),
-            "expectations_stated": any("expected" in s for s in summaries), "not_as_expected": surprises}
+            "expectations_stated": any(str(s.get("expected")) in CONJECTURE_PREDICTS for s in summaries),
+            "not_as_expected": surprises}
 
 
 def _classify_glance(files: dict) -> dict:

@@ -25,7 +25,10 @@ low-rank or indefinite A) are for the conjecture lab and set ``outside_hypothese
 
 from __future__ import annotations
 
+import functools
 import math
+import weakref
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -55,6 +58,8 @@ __all__ = [
     "FLOAT_STRESS_KINDS",
     "float_stress_configuration",
     "float_stress_configurations",
+    "StrategySpec",
+    "strategy_spec",
 ]
 
 Vector = tuple[Fraction, ...]
@@ -77,17 +82,23 @@ def rationals(*, min_value: Fraction | int = -1, max_value: Fraction | int = 1, 
         raise InvalidArgument(f"rationals: need min_value <= max_value and max_denominator >= 1, "
                               f"got {low}, {high}, {max_denominator}")
 
-    @st.composite
-    def draw_rational(draw) -> Fraction:
-        q = draw(st.integers(1, max_denominator))
-        p_low, p_high = math.ceil(low * q), math.floor(high * q)
-        if p_low > p_high:  # no multiple of 1/q in the interval: the integer grid may still have one
-            q, p_low, p_high = max_denominator, math.ceil(low * max_denominator), math.floor(high * max_denominator)
-        value = Fraction(draw(st.integers(p_low, p_high)), q)
-        return value
+    strategy = _draw_rational(low, high, max_denominator)
+    return strategy if allow_zero else strategy.filter(_nonzero)
 
-    strategy = draw_rational()
-    return strategy if allow_zero else strategy.filter(lambda x: x != 0)
+
+@st.composite
+def _draw_rational(draw, low: Fraction, high: Fraction, max_denominator: int) -> Fraction:
+    # Module level: a composite defined inside rationals() would be decorated (its source read
+    # by Hypothesis) on every call, which cost more than the draw itself.
+    q = draw(st.integers(1, max_denominator))
+    p_low, p_high = math.ceil(low * q), math.floor(high * q)
+    if p_low > p_high:  # no multiple of 1/q in the interval: the integer grid may still have one
+        q, p_low, p_high = max_denominator, math.ceil(low * max_denominator), math.floor(high * max_denominator)
+    return Fraction(draw(st.integers(p_low, p_high)), q)
+
+
+def _nonzero(x: Fraction) -> bool:
+    return x != 0
 
 
 def positive_rationals(*, min_value: Fraction | int = Fraction(1, 8), max_value: Fraction | int = 4,
@@ -104,9 +115,9 @@ def vectors(d: int, *, bound: Fraction | int = 1, max_denominator: int = 8) -> s
     return st.tuples(*[coordinate] * d)
 
 
-@st.composite
-def token_configurations(draw, *, min_n: int = 1, max_n: int = 10, d: int | None = None, min_d: int = 1,
-                         max_d: int = 3, bound: Fraction | int = 1, max_denominator: int = 8) -> tuple[Vector, ...]:
+def token_configurations(*, min_n: int = 1, max_n: int = 10, d: int | None = None, min_d: int = 1,
+                         max_d: int = 3, bound: Fraction | int = 1,
+                         max_denominator: int = 8) -> st.SearchStrategy[tuple[Vector, ...]]:
     """Distinct nonzero rational tokens (the theorem's hypotheses), n in [min_n, max_n], d given or drawn.
 
     Coordinates are drawn in [-bound, bound]; a drawn token that is zero or repeats an earlier
@@ -114,6 +125,21 @@ def token_configurations(draw, *, min_n: int = 1, max_n: int = 10, d: int | None
     coordinate by the smallest multiple of +-1/(16 max_denominator) that makes it new. A
     shrunk example therefore looks like (1/128, 0), (-1/128, 0), (1/64, 0), ...
     """
+    return _token_strategy(min_n, max_n, d, min_d, max_d, Fraction(bound), max_denominator)
+
+
+# Strategies are immutable: one object per set of arguments spares Hypothesis validating a new
+# one inside every draw (about half the cost of drawing a configuration).
+@functools.lru_cache(maxsize=1024)
+def _token_strategy(min_n: int, max_n: int, d: int | None, min_d: int, max_d: int, bound: Fraction,
+                    max_denominator: int) -> st.SearchStrategy[tuple[Vector, ...]]:
+    return _draw_tokens(min_n=min_n, max_n=max_n, d=d, min_d=min_d, max_d=max_d, bound=bound,
+                        max_denominator=max_denominator)
+
+
+@st.composite
+def _draw_tokens(draw, *, min_n: int, max_n: int, d: int | None, min_d: int, max_d: int, bound: Fraction,
+                 max_denominator: int) -> tuple[Vector, ...]:
     if d is None:
         d = draw(st.integers(min_d, max_d))
     n = draw(st.integers(min_n, max_n))
@@ -141,13 +167,22 @@ def _diagonal(values: Sequence[Fraction]) -> Matrix:
     return tuple(tuple(values[r] if r == c else Fraction(0) for c in range(d)) for r in range(d))
 
 
-@st.composite
-def spd_matrices(draw, d: int, *, kinds: Sequence[str] = MATRIX_KINDS) -> Matrix:
+def spd_matrices(d: int, *, kinds: Sequence[str] = MATRIX_KINDS) -> st.SearchStrategy[Matrix]:
     """A rational symmetric positive definite d x d matrix (exactly), of a kind drawn from ``kinds``.
 
     ``identity``; ``scalar`` c I; ``diagonal``; ``dense`` B B^T + c I (c > 0 makes it definite
     whatever B is); ``ill_conditioned`` u u^T + eps I with eps in {1/1000, 1/250}.
     """
+    return _spd_strategy(d, tuple(kinds))
+
+
+@functools.lru_cache(maxsize=256)
+def _spd_strategy(d: int, kinds: tuple[str, ...]) -> st.SearchStrategy[Matrix]:
+    return _draw_spd(d, kinds)
+
+
+@st.composite
+def _draw_spd(draw, d: int, kinds: tuple[str, ...]) -> Matrix:
     kind = draw(st.sampled_from(tuple(kinds)))
     if kind == "identity":
         return _identity(d)
@@ -172,6 +207,7 @@ def spd_matrices(draw, d: int, *, kinds: Sequence[str] = MATRIX_KINDS) -> Matrix
     raise InvalidArgument(f"spd_matrices: unknown kind {kind!r}; expected one of {', '.join(MATRIX_KINDS)}")
 
 
+@functools.lru_cache(maxsize=1)
 def alphas() -> st.SearchStrategy[Fraction]:
     """alpha > 0: the paper's 1/2 and a few simple values first (they shrink there), then rationals in [1/8, 4]."""
     return st.one_of(st.sampled_from((Fraction(1, 2), Fraction(1), Fraction(1, 3), Fraction(2))),
@@ -188,10 +224,37 @@ def _configuration(tokens: Sequence[Sequence[Fraction]], alpha: Fraction, A: Mat
     return parse_configuration(data)
 
 
-@st.composite
-def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
+@dataclass(frozen=True)
+class StrategySpec:
+    """The arguments a strategy of this module was built from (:func:`strategy_spec` reads them back).
+
+    The conjecture lab's search uses them to draw from each family in turn and to grow n and d
+    within these bounds (verify.experiments.conjectures.search).
+    """
+
+    kind: str                    # "configurations" or "outside_configurations"
+    families: tuple[str, ...]    # family names (configurations) or kinds (outside_configurations)
+    min_n: int
+    max_n: int
+    min_d: int
+    max_d: int
+    matrix: str | None = None
+    alpha: Fraction | None = None
+
+
+_SPECS: "weakref.WeakKeyDictionary[st.SearchStrategy, StrategySpec]" = weakref.WeakKeyDictionary()
+
+
+def strategy_spec(strategy: object) -> StrategySpec | None:
+    """How ``strategy`` was built, if it was returned by :func:`configurations` or :func:`outside_configurations`."""
+    if not isinstance(strategy, st.SearchStrategy):
+        return None
+    return _SPECS.get(strategy)
+
+
+def configurations(family: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
                    min_d: int = 1, max_d: int = 3, matrix: str | None = None,
-                   alpha: Fraction | None = None) -> Configuration:
+                   alpha: Fraction | None = None) -> st.SearchStrategy[Configuration]:
     """Configurations inside the theorem's hypotheses, from one family, a list of families, or all of them.
 
     Parameters
@@ -223,6 +286,15 @@ def configurations(draw, family: str | Sequence[str] | None = None, *, min_n: in
     if not usable:
         raise InvalidArgument(f"configurations: no family among {names} fits n <= {max_n}, d <= {max_d}"
                               + ("" if matrix is None else f" and matrix {matrix!r}"))
+    strategy = _draw_configuration(tuple(usable), min_n=min_n, max_n=max_n, min_d=min_d, max_d=max_d, matrix=matrix,
+                                   alpha=alpha)
+    _SPECS[strategy] = StrategySpec("configurations", tuple(usable), min_n, max_n, min_d, max_d, matrix, alpha)
+    return strategy
+
+
+@st.composite
+def _draw_configuration(draw, usable: tuple[str, ...], *, min_n: int, max_n: int, min_d: int, max_d: int,
+                        matrix: str | None, alpha: Fraction | None) -> Configuration:
     name = draw(st.sampled_from(usable))
     spec = FAMILIES[name]
     n = draw(st.integers(max(min_n, spec.min_n), max_n))
@@ -294,9 +366,11 @@ def indefinite_matrices(draw, d: int) -> Matrix:
     return draw(_with_inertia(d, [-1] * negatives + [1] * (d - negatives)))
 
 
-@st.composite
-def outside_configurations(draw, kind: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
-                           min_d: int = 1, max_d: int = 3) -> Configuration:
+_NEEDS_D2 = frozenset({"nonsymmetric_pd", "psd_low_rank", "indefinite"})  # kinds whose A needs d >= 2
+
+
+def outside_configurations(kind: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
+                           min_d: int = 1, max_d: int = 3) -> st.SearchStrategy[Configuration]:
     """Configurations that violate one hypothesis on purpose (``outside_hypotheses`` is set).
 
     ``kind`` is one of :data:`OUTSIDE_KINDS` (or a sequence, or None for all): a token at the
@@ -308,11 +382,19 @@ def outside_configurations(draw, kind: str | Sequence[str] | None = None, *, min
         if k not in OUTSIDE_KINDS:
             raise InvalidArgument(f"outside_configurations: unknown kind {k!r}; "
                                   f"expected one of {', '.join(OUTSIDE_KINDS)}")
-    needs_d2 = {"nonsymmetric_pd", "psd_low_rank", "indefinite"}
+    needs_d2 = _NEEDS_D2
     usable = [k for k in kinds if max(min_d, 2 if k in needs_d2 else 1) <= max_d
               and max(min_n, 2 if k == "duplicates" else 1) <= max_n]
     if not usable:
         raise InvalidArgument(f"outside_configurations: no kind among {kinds} fits n <= {max_n}, d <= {max_d}")
+    strategy = _draw_outside(tuple(usable), min_n=min_n, max_n=max_n, min_d=min_d, max_d=max_d)
+    _SPECS[strategy] = StrategySpec("outside_configurations", tuple(usable), min_n, max_n, min_d, max_d)
+    return strategy
+
+
+@st.composite
+def _draw_outside(draw, usable: tuple[str, ...], *, min_n: int, max_n: int, min_d: int, max_d: int) -> Configuration:
+    needs_d2 = _NEEDS_D2
     chosen = draw(st.sampled_from(usable))
     d = draw(st.integers(max(min_d, 2 if chosen in needs_d2 else 1), max_d))
     a = draw(alphas())

@@ -74,8 +74,8 @@ def _saved_runs(root: Path) -> Path:
     conjectures = root / "conjectures"
     conjectures.mkdir()
     (conjectures / "fixture.json").write_text(json.dumps({
-        "conjecture": "fixture", "outcome": "held", "expected": "true", "examples_run": 5,
-        "summary": "held on 5 examples"}), encoding="utf-8")
+        "conjecture": "fixture", "outcome": "not refuted", "expected": "held", "surprise": False, "examples_run": 5,
+        "summary": "not refuted by 5 examples"}), encoding="utf-8")
     return root
 
 
@@ -114,7 +114,7 @@ def test_results_at_a_glance_come_first(report: Path, chromium: Any) -> None:
     text = chromium.execute_script("return document.querySelector('.glance').innerText")
     for expected in ("Overall:", "certified", "re-verified by the independent checker", "Verification campaign:",
                      "Sentiment, earlier tuned study:", "0.7215 (authors' softmax 0.7914), 0.7105 without attention",
-                     "Conjecture lab:", "1 held"):
+                     "Conjecture lab:", "1 not refuted; every outcome as expected"):
         assert expected in text, (expected, text)
     badges = chromium.execute_script(
         "return Array.from(document.querySelectorAll('.glance td .badge')).map(b => b.className)")

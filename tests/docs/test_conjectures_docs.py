@@ -23,6 +23,29 @@ def test_documented_example_is_the_file(path):
     assert documented_blocks()[path] == (ROOT / path).read_text(encoding="utf-8")
 
 
+def test_the_power_table_measures_the_whole_catalogue_and_finds_every_statement_false():
+    # runs/conjectures/power/power.json is written by bench/conjecture_power.py; the docs' table and the
+    # report's are generated from it (scripts/readme_numbers.py --check compares the docs' table).
+    import json
+
+    from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES
+    from verify.experiments.conjectures.catalogue import CATALOGUE
+    from verify.experiments.conjectures.report_section import POWER_FILE, read_power
+
+    power = read_power(json.loads((ROOT / "runs" / "conjectures" / POWER_FILE).read_text(encoding="utf-8")))
+    names = {s["name"] for s in power["statements"]}
+    assert set(CATALOGUE) <= names  # a statement added to the catalogue needs the benchmark run again
+    assert names <= set(CATALOGUE) | {n for n, c in BUILTIN_CONJECTURES.items() if c.expected == "refuted"}
+    assert power["seeds"] >= 5 and power["budget_seconds"] == 60
+    # Under the default budget every known-false statement was refuted, on every seed.
+    assert all(s["refuted"] == s["seeds"] for s in power["statements"]), [s["name"] for s in power["statements"]]
+    # The guess of the docs' reader, false by the square: refuted within a few hundred examples.
+    square = next(s for s in power["statements"] if s["name"] == "at_most_d_plus_one_leaders")
+    assert square["examples"]["max"] <= 300 and square["counterexample_n"]["min"] == 4
+    text = (ROOT / "docs" / "conjectures.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in text for name in names)
+
+
 def test_every_built_in_conjecture_has_a_saved_run_and_no_other():
     """The report and the README count the saved runs of runs/conjectures/ as the lab's results: one per conjecture."""
     from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES
@@ -30,4 +53,4 @@ def test_every_built_in_conjecture_has_a_saved_run_and_no_other():
     saved = {path.stem for path in (ROOT / "runs" / "conjectures").glob("*.json")}
     assert saved == set(BUILTIN_CONJECTURES), (
         f"no saved run: {sorted(set(BUILTIN_CONJECTURES) - saved)}; no such conjecture: {sorted(saved - set(BUILTIN_CONJECTURES))} "
-        "(hardmax-verify conjecture run NAME --profile dev --seed 0 --results-dir runs/conjectures)")
+        "(hardmax-verify conjecture run NAME --examples 1000 --seed 0 --results-dir runs/conjectures)")

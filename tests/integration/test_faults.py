@@ -3,7 +3,7 @@
 Issue 7 part 3. Each test forces the fault and checks what the user is told:
 
 * a solver whose answer would decide (a conjecture with no exact certificate) fails or is
-  inaccurate -> the outcome is inconclusive, never held/certified;
+  inaccurate -> the outcome is inconclusive, never "not refuted" or certified;
 * a solver that only cross-checks an exact certificate fails -> the verdict stays certified
   and the failed cross-check is shown in the evidence;
 * SIGINT / SIGTERM in the middle of ``report`` -> the earlier report is intact, nothing
@@ -84,12 +84,12 @@ def _solver_decided_conjecture() -> Any:
                       strategy=st.just(config), predicate=predicate)
 
 
-def test_the_solver_decided_conjecture_holds_when_the_solver_works(tmp_path: Path) -> None:
+def test_the_solver_decided_conjecture_is_not_refuted_when_the_solver_works(tmp_path: Path) -> None:
     # Without this, the forced-failure test below could pass with a conjecture that never holds.
     from verify.experiments.conjectures.base import run_conjecture
 
     result = run_conjecture(_solver_decided_conjecture(), examples=3, results_dir=tmp_path)
-    assert result.outcome == "held"
+    assert result.outcome == "not refuted"
 
 
 @pytest.mark.parametrize("mode", ["error", "optimal_inaccurate"])

@@ -192,8 +192,9 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
     (runs / "sentiment" / "analysis" / "analysis.json").write_text(
         json.dumps({"seed": 0, "lines": ["leaders mean 4.9", "T3 fails 0"]}), encoding="utf-8")
     (runs / "conjectures" / "every_token_settles.json").write_text(
-        json.dumps({"conjecture": "every_token_settles", "outcome": "held", "examples_run": 64,
-                    "summary": "held on 64 examples"}), encoding="utf-8")
+        json.dumps({"conjecture": "every_token_settles", "outcome": "not refuted", "expected": "held",
+                    "examples_run": 64, "summary": "not refuted by 64 examples",
+                    "covered": "n 2-8, d 1-3"}), encoding="utf-8")
     (runs / "conjectures" / "counterexamples" / "x.json").write_text("{}", encoding="utf-8")
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(GOOD, encoding="utf-8")
@@ -204,7 +205,7 @@ def test_saved_results_in_the_layouts_the_other_commands_write(tmp_path: Path) -
     assert sentiment["analysis"]["lines"] == ["leaders mean 4.9", "T3 fails 0"]
     assert len(results["optional_sections"]["conjectures"]["files"]) == 1  # counterexample files are not runs
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "| every_token_settles | held | 64 | held on 64 examples |" in markdown
+    assert "| every_token_settles | not refuted | held | 64 | n 2-8, d 1-3 | not refuted by 64 examples |" in markdown
     assert "says (2 lines):\n\n```\nleaders mean 4.9\nT3 fails 0\n```" in markdown
 
 

@@ -15,7 +15,8 @@ import pytest
 import sympy
 from hypothesis import HealthCheck, Phase, given, settings
 
-from verify.claims import check_configuration
+from verify.claims import check_configuration, run_configuration
+from verify.core.closed_form import certify
 from verify.core.config import hypothesis_violations
 from verify.core.exact_dynamics import exact_layers
 from verify.core.families import FAMILIES, INSIDE_FAMILIES, OUTSIDE_FAMILIES, TIE_FAMILIES, generate
@@ -82,6 +83,25 @@ def has_emerging_leader(config) -> bool:
     layers = layers_of(config, 8)
     first = set(layers[0].leaders())
     return any(set(layer.leaders()) - first for layer in layers[1:])
+
+
+def final_leaders(config) -> int:
+    """The number of final leaders (D7 and D9 fates; 0 when the run does not settle within 60 layers)."""
+    from verify.experiments.conjectures.builtin import leader_layers
+
+    run = run_configuration(config, layer_budget=60)
+    return len(leader_layers(run)) if run.settled_layer is not None else 0
+
+
+def has_self_tie_at_layer_zero(config) -> bool:
+    """Some token ties with another token in its own row: i in C_i and |C_i| > 1."""
+    return any(i in C and len(C) > 1 for i, C in enumerate(layers_of(config, 0)[0].attention_sets()))
+
+
+def pattern_changes_late(config, layer: int = 3) -> bool:
+    """The attention pattern last changes at ``layer`` or later (the D9 jump search, exact)."""
+    chain = certify(config.tokens, alpha=config.alpha, A=config.A)
+    return chain.certified and chain.layer >= layer
 
 
 # ----------------------------------------------------------------------------- within the hypotheses
@@ -302,3 +322,48 @@ def test_face_mean_ties_reach_tokens_only_the_closed_form_settles():
     kinds = [{f.kind for f in check_configuration(c, cross_check=False).fates} for c in examples]
     assert share(kinds, lambda k: "path" in k) >= 0.8  # measured: 1.0
     assert share(kinds, lambda k: "unsettled" not in k) == 1.0
+
+
+# ----------------------------------------------------------------------------- families built for rare events
+# Measured first (bench/family_reach.py): among generic tokens in the plane (n 4-10) every token
+# leads in none of 60 draws and 5 or more lead in 1; a token ties with another in its own row in
+# about 1 in 5, and an attention pattern still changes at layer 3 in about 1 in 60.
+
+PLANE = {"min_n": 4, "max_n": 10, "min_d": 2, "max_d": 2}
+GENERIC = ("generic", "diagonal", "dense_spd")
+
+
+def test_sphere_points_make_every_token_a_leader_common():
+    points = sample(configurations(family="sphere_points", **PLANE), count=30)
+    generic = sample(configurations(family=GENERIC, **PLANE), count=30)
+    assert share(points, lambda c: final_leaders(c) == c.n) >= 0.15         # measured: 0.32 (60 draws)
+    assert share(points, lambda c: final_leaders(c) >= 5) >= 0.1            # measured: 0.23
+    assert share(generic, lambda c: final_leaders(c) == c.n) <= 0.05        # measured: 0.0
+
+
+def test_symmetric_polygons_make_squares_and_regular_orbits_common():
+    polygons = sample(configurations(family="symmetric_polygons", **PLANE), count=30)
+    assert share(polygons, lambda c: final_leaders(c) == c.n) >= 0.2        # measured: 0.42
+    assert share(polygons, lambda c: final_leaders(c) > c.d + 1) >= 0.2     # measured: the square and beyond
+
+
+@pytest.mark.slow
+def test_tie_chains_make_self_ties_and_late_pattern_changes_common():
+    chains = sample(configurations(family="tie_chains", **PLANE), count=60)
+    generic = sample(configurations(family=GENERIC, **PLANE), count=60)
+    assert share(chains, has_self_tie_at_layer_zero) >= 0.7                 # measured: 0.9 (generic: 0.2)
+    assert share(chains, pattern_changes_late) >= 0.1                       # measured: 0.2
+    assert share(generic, pattern_changes_late) <= 0.05                     # measured: 0.017
+
+
+def test_points_of_an_A_sphere_have_equal_A_norms_for_every_kind_of_A():
+    from verify.core.linalg import mat_vec
+
+    for kind in ("identity", "diagonal", "dense", "ill_conditioned"):
+        for seed in range(5):
+            config = generate("sphere_points", seed, n=6, d=3, matrix=kind)
+            A = config.A_matrix
+            norms = [sum(a * z for a, z in zip(mat_vec(A, t), t)) for t in config.tokens]
+            outer = [i for i, norm in enumerate(norms) if norm == max(norms)]
+            assert len(outer) >= 2  # the outer shell holds the largest share of the 6 tokens
+            assert set(outer) <= set(layers_of(config, 0)[0].leaders())  # D0: an A-sphere's points all lead

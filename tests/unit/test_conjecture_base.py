@@ -1,4 +1,4 @@
-"""The conjecture runner (verify.experiments.conjectures.base): outcomes, shrinking, exact re-check, files, determinism."""
+"""The conjecture runner (verify.experiments.conjectures.base): outcomes, budgets, shrinking, exact re-check, files, determinism."""
 
 import json
 from fractions import Fraction
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import strategies as st
 
 from verify.core.config import Configuration, load_configuration
-from verify.experiments.conjectures.base import Conjecture, Observation, family_of, result_stem, run_conjecture
+from verify.experiments.conjectures.base import Conjecture, Observation, coverage_sentence, family_of, result_stem, run_conjecture
 
 
 def _line(x: int) -> Configuration:
@@ -28,8 +28,9 @@ def below_five(config: Configuration) -> Observation:
 def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp_path):
     conjecture = Conjecture("below five", "The first token is below 5.", LINE, below_five)
     result = run_conjecture(conjecture, examples=50, seed=3, results_dir=tmp_path)
-    # Expected to hold (the default), refuted: a surprise.
-    assert result.outcome == "counterexample" and result.surprise and result.exit_status == 1
+    # No expectation stated: a counterexample is neither "as expected" nor a surprise, and it exits 1.
+    assert result.outcome == "counterexample" and result.verdict == "counterexample" and not result.surprise
+    assert result.exit_status == 1
     # Hypothesis shrinks integers towards 0, so the minimal failing first token is exactly 5.
     assert result.counterexample["config"]["tokens"] == [["5"], ["6"]]
     assert result.counterexample["confirmation"]["status"] == "failed"
@@ -44,17 +45,23 @@ def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp
     assert result.result_path == tmp_path / f"{stem}.json"
     written = json.loads((tmp_path / f"{stem}.json").read_text())
     assert written["outcome"] == "counterexample"
-    assert written["expected"] == "held" and written["surprise"] is True and written["exit_status"] == 1
+    assert written["expected"] is None and written["surprise"] is False and written["exit_status"] == 1
     shrink = result.counterexample["shrinking"]
     assert shrink["reported"]["n"] <= shrink["first_found"]["n"]
 
 
-def test_known_true_holds_with_counts_families_and_measurements(tmp_path):
+def test_known_true_is_not_refuted_with_counts_families_measurements_and_coverage(tmp_path):
     conjecture = Conjecture("small", "The first token is at most 100.", LINE,
                             lambda c: Observation.held(value=c.tokens[0][0]))
     result = run_conjecture(conjecture, examples=30, seed=0, results_dir=tmp_path)
-    assert result.outcome == "held" and result.exit_status == 0
-    assert 0 < result.examples_run <= 30 and result.status_counts["held"] == result.examples_run
+    # Never "held": a search can only fail to refute. Without an expectation the outcome is the verdict.
+    assert result.outcome == "not refuted" and result.verdict == "not refuted" and result.exit_status == 0
+    assert result.examples_run == 30 and result.status_counts["held"] == result.examples_run
+    assert result.search["stopped_by"] == "examples" and result.budget.examples == 30 and result.budget.seconds is None
+    # Coverage: the ranges of n, d and of the quantity the predicate measured.
+    seen = [int(v) for v in result.measurements["value"]["distribution"]]
+    assert result.coverage["n"] == [2, 2] and result.coverage["measurements"]["value"] == [min(seen), max(seen)]
+    assert "n 2, d 1" in coverage_sentence(result.coverage) and "value " in coverage_sentence(result.coverage)
     assert result.by_family == {"line": result.examples_run}
     value = result.measurements["value"]
     assert value["count"] == result.examples_run
@@ -95,13 +102,25 @@ def test_a_strategy_that_cannot_generate_is_inconclusive():
     assert result.outcome == "inconclusive"
 
 
-def test_same_seed_same_bytes(tmp_path):
+def _without_timing(path):
+    data = json.loads(path.read_text())
+    data.pop("timing")
+    return data
+
+
+def test_same_seed_and_budget_in_examples_same_result(tmp_path):
+    # Everything but the wall and CPU times ("timing") is the same, byte for byte once they are left out.
     conjecture = Conjecture("below five", "The first token is below 5.", LINE, below_five)
     run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "a")
     run_conjecture(conjecture, examples=40, seed=11, results_dir=tmp_path / "b")
     stem = result_stem("below five")
-    for name in (f"{stem}.json", f"counterexamples/{stem}.json"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert _without_timing(tmp_path / "a" / f"{stem}.json") == _without_timing(tmp_path / "b" / f"{stem}.json")
+    name = f"counterexamples/{stem}.json"
+    assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    held = Conjecture("small", "The first token is at most 100.", LINE, lambda c: Observation.held(value=c.tokens[0][0]))
+    first, second = (run_conjecture(held, examples=35, seed=5).to_json_dict() for _ in range(2))
+    first.pop("timing"), second.pop("timing")
+    assert json.dumps(first) == json.dumps(second)
 
 
 def test_result_files_cannot_escape_the_results_folder(tmp_path):
@@ -155,7 +174,11 @@ def test_an_expected_refutation_is_as_expected_and_an_unexpected_hold_a_surprise
     never_refuted = Conjecture("at most 100, thought false", "The first token is above 100.", LINE,
                                lambda c: Observation.held(), expected="refuted")
     result = run_conjecture(never_refuted, examples=10, seed=0)
-    assert result.outcome == "held" and result.verdict == "surprise" and result.exit_status == 1
+    assert result.outcome == "not refuted" and result.verdict == "surprise" and result.exit_status == 1
+    believed = Conjecture("believed", "The first token is at most 100.", LINE, lambda c: Observation.held(),
+                          expected="held")
+    result = run_conjecture(believed, examples=10, seed=0)
+    assert result.outcome == "not refuted" and result.verdict == "as expected" and result.exit_status == 0
 
 
 def test_inconclusive_is_neither_expected_nor_a_surprise():
@@ -165,10 +188,14 @@ def test_inconclusive_is_neither_expected_nor_a_surprise():
     assert result.verdict == "inconclusive" and not result.surprise and result.exit_status == 3
 
 
-@pytest.mark.parametrize("expected", ["true", "open", "maybe", None])
-def test_an_expectation_other_than_held_or_refuted_is_refused(expected):
+@pytest.mark.parametrize("expected", ["true", "open", "maybe", "not refuted"])
+def test_an_expectation_other_than_held_refuted_or_none_is_refused(expected):
     with pytest.raises(ValueError, match="held.*refuted"):
         Conjecture("x", "x", LINE, below_five, expected=expected)
+
+
+def test_no_expectation_is_the_default():
+    assert Conjecture("x", "x", LINE, below_five).expected is None
 
 
 def test_a_counterexample_outside_the_hypotheses_records_it(tmp_path):

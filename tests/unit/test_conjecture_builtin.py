@@ -4,6 +4,7 @@ from fractions import Fraction as F
 
 import pytest
 from hypothesis import Phase, find, settings
+from hypothesis import strategies as st
 
 from verify.core.config import Configuration
 from verify.experiments.conjectures import builtin
@@ -116,6 +117,13 @@ def _image(config, z):
     return tuple(sum(a * x for a, x in zip(row, z)) for row in config.A)
 
 
+def _one_strategy(branches):
+    """The strategy of a builtin's family list at the largest sizes (the search rotates through them one by one)."""
+    if not isinstance(branches, list):
+        return branches
+    return st.one_of(*[b.build(32, 4) for b in branches])
+
+
 @pytest.mark.parametrize("strategy, family, check", [
     (builtin._psd_family(), "psd_rank1_d4", lambda c: matrix_rank(c.A) == 1 and is_symmetric(c.A)),
     (builtin._psd_family(), "psd_rank2_d3", lambda c: matrix_rank(c.A) == 2),
@@ -132,7 +140,7 @@ def _image(config, z):
 ])
 def test_strategies_reach_their_families(strategy, family, check):
     # Generation only: find() would otherwise spend its time shrinking the example it found.
-    found = find(strategy, lambda c: family_of(c) == family,
+    found = find(_one_strategy(strategy), lambda c: family_of(c) == family,
                  settings=settings(phases=[Phase.generate], max_examples=300, database=None))
     assert check(found) and found.outside_hypotheses
 
@@ -195,3 +203,23 @@ def test_every_builtin_declares_held_or_refuted():
     # The statements known false (docs/theory.md D4, D5, §4) are declared refuted.
     for name in ("theorem_duplicate_tokens", "theorem_origin_token", "leaders_equal_hull_vertices"):
         assert builtin.BUILTIN_CONJECTURES[name].expected == "refuted"
+
+
+def test_regression_leaders_of_layer_0_are_not_dated_by_a_later_closed_form_chain():
+    # docs/theory.md D9 example: the two outer tokens lead at layer 0; D7 stops progressing and the
+    # closed-form chain starts at layer 4. The chain's own leaders() says "4" for them (it cannot see
+    # earlier layers); the emergence measurement reported 4 instead of 0.
+    from verify.claims import run_configuration
+
+    run = run_configuration(builtin.D9_EXAMPLE, layer_budget=60)
+    assert run.chain is not None and run.chain.leaders() == {0: 4, 1: 4}
+    assert builtin.leader_layers(run) == {0: 0, 1: 0}
+    assert builtin._leader_emergence(builtin.D9_EXAMPLE).measurements["last_leader_layer"] == 0
+
+
+def test_the_softmax_conjectures_rotate_through_the_families_near_the_origin_included():
+    labels = [b.label for b in BUILTIN_CONJECTURES["softmax_tracks_hardmax"].branches()]
+    assert "near_origin" in labels and "sphere_points" in labels and "coplanar" not in labels  # d <= 2
+    found = find(st.one_of(*[b.build(4, 2) for b in BUILTIN_CONJECTURES["softmax_tracks_hardmax"].branches()]),
+                 lambda c: True, settings=settings(phases=[Phase.generate], max_examples=5, database=None))
+    assert found.beta == builtin.SOFTMAX_BETAS[-1] and found.extra["layers"] == builtin.SOFTMAX_LAYERS

@@ -67,3 +67,10 @@ def test_unknown_builtin_name_exits_2(capsys):
 @pytest.mark.parametrize("target, expected", [("my.py", True), ("dir/name", True), ("d8_beyond_pd", False)])
 def test_file_or_name(target, expected):
     assert looks_like_file(target) is expected
+
+
+def test_a_catalogued_statement_name_is_refused(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(GOOD.replace('"first", "statement one"', '"at_most_d_plus_one_leaders", "statement one"'))
+    with pytest.raises(InputError, match="name of a catalogued statement"):
+        load_conjectures(path)

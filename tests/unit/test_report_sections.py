@@ -35,9 +35,11 @@ def test_sentiment_section_marks_the_chosen_run_and_keeps_the_figures() -> None:
 
 def test_conjecture_section_tabulates_lab_runs_only() -> None:
     lab = {"files": [{"path": "r/c.json", "sha256": "a" * 64,
-                      "summary": {"conjecture": "c1", "outcome": "held", "examples_run": 5}}]}
+                      "summary": {"conjecture": "c1", "outcome": "not refuted", "examples_run": 5,
+                                  "covered": "n 1-4, d 1-2"}}]}
     section = conjectures.section(lab)
-    assert not section.list_files and section.tables[0].rows[0][:3] == ["c1", "held", 5]
+    assert not section.list_files and section.tables[0].rows[0][:5] == ["c1", "not refuted", "—", 5, "n 1-4, d 1-2"]
+    assert section.summary.startswith("1 saved conjecture run: 1 not refuted.")  # no expectation: no verdict
     other = {"files": [{"path": "r/x.json", "sha256": "b" * 64, "summary": {"x": 1}}]}
     assert conjectures.section(other).list_files and not conjectures.section(other).tables
 
@@ -110,6 +112,52 @@ def test_the_glance_takes_an_experiment_s_sentence_from_its_provider(monkeypatch
     sentences = dict(glance.at_a_glance(_minimal_results({"new": {"files": files}, "other": {"files": files}})).sentences)
     assert sentences["A registered experiment"] == "1 file(s), read by the provider."
     assert sentences["Other"] == "1 saved result file(s), shown below."  # no provider: the files are counted
+
+
+def _power(**changes) -> dict:
+    entry = {"name": "at_most_d_plus_one_leaders", "group": "catalogue", "statement": "At most d + 1 leaders.",
+             "refuted": 5, "seeds": 5, "examples": {"median": 115, "min": 14, "max": 120},
+             "cpu_seconds": {"median": 0.5, "min": 0.2, "max": 0.6}, "seconds": {"median": 2.0, "min": 1, "max": 3},
+             "counterexample_n": {"min": 4, "max": 4}}
+    missed = {"name": "hard", "group": "catalogue", "statement": "Hard.", "refuted": 3, "seeds": 5,
+              "examples": {"median": 900, "min": 500, "max": 1600}, "cpu_seconds": {"median": 5, "min": 3, "max": 9},
+              "seconds": {"median": 5, "min": 3, "max": 9}, "counterexample_n": {"min": 5, "max": 7}}
+    data = {"format": conjectures.POWER_FORMAT, "date": "2026-11-27", "command": "python bench/conjecture_power.py",
+            "seeds": 5, "budget_seconds": 60, "cores": 2, "load_average_before": [0.5, 0.5, 0.5],
+            "statements": [missed, entry]}
+    data.update(changes)
+    return data
+
+
+def test_the_power_table_and_its_sentence() -> None:
+    from pathlib import Path
+
+    power = conjectures.item_fields(Path("power/power.json"), _power())["power"]
+    headers, rows = conjectures.power_rows(power)
+    assert headers[0] == "statement" and [r[0] for r in rows] == ["`at_most_d_plus_one_leaders`", "`hard`"]  # easiest first
+    assert rows[0][1:] == ["5 of 5", "115 (14-120)", "0.5 (0.2-0.6)", "2.0 (1.0-3.0)", "4"]
+    sentence = conjectures.power_sentence(power)
+    assert "1 of 2 known-false statements refuted on every seed" in sentence and "not always refuted: hard" in sentence
+    run = {"path": "r/c.json", "sha256": "a" * 64, "summary": {"conjecture": "c1", "outcome": "counterexample",
+                                                               "expected": "refuted", "surprise": False, "examples_run": 3}}
+    section = conjectures.section({"files": [run, {"path": "r/power/power.json", "sha256": "b" * 64,
+                                                   "summary": {"format": "x"}, "power": power}]})
+    assert [t.heading for t in section.tables] == ["", "Search power: known-false statements"]
+    assert "every outcome as expected" in section.summary and "Search power" in section.summary
+
+
+def test_a_broken_power_file_names_the_field() -> None:
+    import pytest
+    from pathlib import Path
+
+    from verify.core.numbers import InputError
+
+    broken = _power()
+    broken["statements"][1]["examples"]["min"] = 500
+    with pytest.raises(InputError, match=r"statements\[1\]\.examples"):
+        conjectures.item_fields(Path("power/power.json"), broken)
+    with pytest.raises(InputError, match="format"):
+        conjectures.item_fields(Path("power/power.json"), _power(format="other"))
 
 
 def test_glance_names_the_conjecture_runs_that_surprised() -> None:

@@ -24,6 +24,12 @@ hull_edges     a subset of the vertices of a box, tokens on its edges, interior 
 emerging_leader A = c I: a token that leads only from layer 1 on (row 1 of docs/theory.md §4, perturbed)
 face_mean_ties a token at the mean of a face whose other members (leaders, lockers) move in
                symmetric pairs, in 2-D and 3-D, carried to any SPD A: only D9 settles it
+sphere_points  shells of tokens of equal A-norm (rational points of A-spheres, any SPD A): the outer
+               shell all leads, so the number of leaders is as large as n allows
+symmetric_polygons orbits of points under coordinate sign changes (and cyclic shifts when A's
+               diagonal D is constant there): squares, octagons, cubes, cross-polytopes
+tie_chains     chains of A-projections: each token ties with the previous one in its own row;
+               the ties break after a few layers (late leaders, late pattern changes)
 near_origin    generic tokens and tokens within ~10^-6 of the origin
 close_pairs    generic tokens and partners at distance ~10^-9
 ============== =============================================================================
@@ -474,6 +480,137 @@ def _emerging_leader(rng: np.random.Generator, n: int, d: int, A: Matrix | None,
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _quadratic_form(A: Matrix | None) -> Callable[[Sequence[Fraction], Sequence[Fraction]], Fraction]:
+    """(u, v) -> <A u, v> (A = I when None)."""
+    if A is None:
+        return _dot
+    return lambda u, v: _dot(_mat_vec(A, u), v)
+
+
+def _sphere_points(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
+    # Points of equal A-norm: from a rational point p on the A-sphere, the line p + t v meets the
+    # sphere again at t = -2 <A p, v> / <A v, v>, a rational point. Distinct points of one A-sphere
+    # are all leaders at layer 0 (docs/theory.md D0: Cauchy-Schwarz in the A-inner product), so the
+    # outer shell gives as many leaders as it has points; inner shells (smaller A-norm) attend them.
+    form = _quadratic_form(A)
+    shells = int(rng.integers(1, min(3, n) + 1))
+    cuts = sorted(int(c) for c in rng.choice(np.arange(1, n), size=shells - 1, replace=False)) if shells > 1 else []
+    sizes = sorted((b - a for a, b in zip([0, *cuts], [*cuts, n])), reverse=True)  # the outer shell is the largest
+    origin_point = _grid_vector(rng, d)
+    while _is_zero(origin_point):
+        origin_point = _grid_vector(rng, d)
+
+    def another(p: Vector) -> Vector | None:
+        """The second point where a line through p with a random grid direction meets p's A-sphere."""
+        v = _grid_vector(rng, d)
+        if _is_zero(v):
+            return None
+        t = -2 * form(p, v) / form(v, v)
+        return None if t == 0 else tuple(x + t * y for x, y in zip(p, v))
+
+    tokens: list[Vector] = []
+    taken: set[Vector] = set()
+    scale = Fraction(1)
+    for index, size in enumerate(sizes):
+        # Inner shells: a point of the outer sphere scaled by scale < 1, so their A-norm is scale times smaller.
+        p = origin_point if index == 0 else tuple(scale * x for x in (another(origin_point) or origin_point))
+        shell = [p] if p not in taken else []
+        if rng.integers(0, 2) and tuple(-x for x in p) not in taken:
+            shell.append(tuple(-x for x in p))  # the antipode: a centrally symmetric shell
+        attempts = 0
+        while len(shell) < size and attempts < 200:
+            attempts += 1
+            point = another(p)
+            if point is not None and point not in taken and point not in shell:
+                shell.append(point)
+        for point in shell[:size]:
+            taken.add(point)
+            tokens.append(point)
+        scale *= Fraction(int(rng.integers(1, 4)), 4)
+    _fill_generic(rng, tokens, n, d, scale=scale)
+    order = rng.permutation(len(tokens))
+    return [tokens[int(i)] for i in order], A
+
+
+def _symmetric_polygons(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
+    # In the coordinates y of A = L D L^T (z = L^{-T} y, <A z, z'> = <D y, y'>): orbits of base points
+    # under the sign changes of a set J of coordinates, and, when the D entries on J are equal, their
+    # cyclic permutations. Every point of an orbit has the same D-norm, so an outer orbit is all
+    # leaders: the square (+-1, +-1), rectangles, octagons, cross-polytopes, cubes. Orbits that do not
+    # fit in n tokens are cut; the rest are smaller orbits (scaled) and interior tokens.
+    D, to_z = _change_of_variables(A, d)
+    size_J = int(rng.integers(1, d + 1))
+    J = sorted(int(j) for j in rng.choice(d, size=size_J, replace=False))
+    permutable = len({D[j] for j in J}) == 1 and size_J >= 2
+    tokens: list[Vector] = []
+    taken: set[Vector] = set()
+    scale = Fraction(1)
+    for _orbit in range(3):
+        room = n - len(tokens)
+        if room <= 0:
+            break
+        base = [Fraction(int(rng.integers(1, GRID + 1)), GRID) if i in J
+                else Fraction(int(rng.integers(-GRID, GRID + 1)), GRID) for i in range(d)]
+        base = [scale * x for x in base]
+        shifts = range(size_J) if permutable and rng.integers(0, 2) else range(1)
+        orbit: list[Vector] = []
+        for shift in shifts:
+            # Cyclic shift of the values on J (equal D entries there keep the D-norm).
+            values = [base[J[(k + shift) % size_J]] for k in range(size_J)]
+            shifted = list(base)
+            for k, j in enumerate(J):
+                shifted[j] = values[k]
+            for mask in range(2 ** size_J):
+                point = list(shifted)
+                for b, j in enumerate(J):
+                    if (mask >> b) & 1:
+                        point[j] = -point[j]
+                orbit.append(tuple(point))
+        orbit = list(dict.fromkeys(p for p in orbit if not _is_zero(p) and p not in taken))
+        if len(orbit) > room:
+            orbit = [orbit[int(i)] for i in sorted(rng.choice(len(orbit), size=room, replace=False))]
+        tokens += orbit
+        taken.update(orbit)
+        scale *= Fraction(int(rng.integers(1, 4)), 4)
+    radius2 = min(_quad(D, y, y) for y in tokens)
+    _fill_generic(rng, tokens, n, d, scale=_ellipsoid_scales(D, radius2), accept=lambda w: _quad(D, w, w) < radius2)
+    order = rng.permutation(len(tokens))
+    return [to_z(tokens[int(i)]) for i in order], A
+
+
+def _tie_chains(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
+    # Chains z_0, z_1, ... where z_{k+1} = (<A v, z_k> / <A v, v>) v is the A-projection of z_k onto
+    # a line: then <A z_{k+1}, z_k> = <A z_{k+1}, z_{k+1}>, so z_{k+1} ties with z_k in its own row
+    # (it is in its own attention set with z_k when nothing scores higher). These self-ties break
+    # as z_k moves, some only after a few layers: a token then becomes a leader late (an
+    # emergence at layer 2 or later is about a hundred times commoner here than among generic
+    # tokens) and attention patterns change late.
+    form = _quadratic_form(A)
+    tokens: list[Vector] = []
+    taken: set[Vector] = set()
+    while len(tokens) < n:
+        z = _grid_vector(rng, d)
+        if _is_zero(z) or z in taken:
+            continue
+        tokens.append(z)
+        taken.add(z)
+        length = int(rng.integers(1, max(2, min(6, n - len(tokens) + 1))))
+        for _ in range(length):
+            if len(tokens) >= n:
+                break
+            v = _grid_vector(rng, d)
+            if _is_zero(v):
+                continue
+            projected = tuple(form(v, z) / form(v, v) * x for x in v)
+            if _is_zero(projected) or projected in taken:
+                break
+            tokens.append(projected)
+            taken.add(projected)
+            z = projected
+    order = rng.permutation(len(tokens))
+    return [tokens[int(i)] for i in order], A
+
+
 def _near_origin(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
     near = int(rng.integers(1, max(1, n // 2) + 1))
     tokens = _fill_generic(rng, [], near, d, scale=Fraction(1, 10 ** 6), grid=4)
@@ -717,6 +854,14 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("face_mean_ties", "a token at the mean of a face whose other members (leaders, lockers) move in symmetric "
            "pairs (docs/theory.md D9)", face_mean_ties, min_n=FACE_MEAN_MIN_N, min_d=2,
            reaches=frozenset({"tie", "persistent_tie", "moving_tie", "nonvertex_limit"})),
+    Family("sphere_points", "shells of tokens with equal A-norm (rational points of A-spheres): the outer shell "
+           "all leads", _sphere_points, min_n=2, min_d=2, reaches=frozenset({"many_leaders"})),
+    Family("symmetric_polygons", "orbits under sign changes (and cyclic shifts): squares, octagons, cubes, "
+           "cross-polytopes, carried to A by z = L^{-T} y", _symmetric_polygons, min_n=2, min_d=2,
+           reaches=frozenset({"many_leaders", "symmetric"})),
+    Family("tie_chains", "chains of A-projections: each token ties with the previous one in its own row, and the ties "
+           "break late", _tie_chains, min_n=2, min_d=2,
+           reaches=frozenset({"tie", "self_tie", "late_emergence", "late_pattern"})),
     Family("near_origin", "tokens within ~1e-6 of the origin", _near_origin, reaches=frozenset({"near_origin"})),
     Family("close_pairs", "pairs of tokens at distance ~1e-9", _close_pairs, min_n=2, reaches=frozenset({"close_pair"})),
     Family("origin_token", "one token at the origin (docs/theory.md D4)", _origin_token, outside=True,

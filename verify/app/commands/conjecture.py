@@ -1,50 +1,72 @@
 """``hardmax-verify conjecture``: list, run and re-check conjectures beyond the theorem's hypotheses.
 
     hardmax-verify conjecture list
-    hardmax-verify conjecture run NAME|all|FILE.py [--examples N] [--profile ci|dev|thorough]
+    hardmax-verify conjecture run NAME|all|catalogue|FILE.py [--time SECONDS] [--examples N]
                                   [--seed N] [--results-dir DIR]
     hardmax-verify conjecture check NAME|FILE.py CONFIG.json
 
-Every conjecture declares the outcome its author expects (held or refuted); a run marks each
-result "as expected" or "surprise". Exit status of ``run``: 0 every outcome as expected, 1 a
-surprise (a counterexample to a conjecture expected to hold, confirmed exactly, or no
-counterexample to one expected to be refuted), 3 no surprise but something inconclusive, 2 bad
-input (unknown name, broken file, a file whose code raises or exits).
+The search of each conjecture runs until a counterexample or its budget: --time seconds
+(default 60 for one conjecture; ``all`` shares about four minutes among its conjectures),
+--examples examples, or whichever comes first when both are given; --examples alone is
+reproducible on every machine. A conjecture may state the outcome its author expects (held or
+refuted); a run then marks each result "as expected" or "SURPRISE". Exit status of ``run``: 0
+every outcome as expected (a conjecture without an expectation: not refuted), 1 a surprise or
+a counterexample to a conjecture without an expectation, 3 nothing of that but something
+inconclusive, 2 bad input (unknown name, broken file, a file whose code raises or exits).
 
 A conjecture FILE.py is code: it runs with your rights, as ``python FILE.py`` would.
 """
 
 from __future__ import annotations
 
+import math
 import shlex
+import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import ContextManager
 
 import click
-import hypothesis
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from verify.core import exitcodes
-from verify.experiments.conjectures.base import Conjecture, ConjectureResult, Observation, recheck_file, run_conjecture
+from verify.experiments.conjectures.base import Conjecture, ConjectureResult, SearchProgress, coverage_sentence, recheck_file, \
+    run_conjecture
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
+from verify.experiments.conjectures.catalogue import CATALOGUE
 from verify.experiments.conjectures.loader import load_conjectures, looks_like_file, user_code
+from verify.experiments.conjectures.search import DEFAULT_SECONDS
 from ..locations import HOME_VARIABLE, user_folder
 from verify.core.numbers import InputError
 from ..report.provenance import sha256_file
 from verify.core.text import one_line, shorten
 from .output import echo_summary, emit_json, json_option
 
-PROFILES = ("ci", "dev", "thorough")
+# ``run all`` (or a file of several conjectures) without --time shares about this many seconds
+# among its conjectures, at least SHARED_MIN_SECONDS each: the built-in ones take a few minutes.
+SHARED_SECONDS = 240.0
+SHARED_MIN_SECONDS = 10.0
+PLAIN_PROGRESS_EVERY = 30.0  # seconds between progress lines when standard error is not a terminal
 
 
 def _resolve(target: str) -> list[Conjecture]:
     if target == "all":
         return list(BUILTIN_CONJECTURES.values())
+    if target == "catalogue":
+        return list(CATALOGUE.values())
     if looks_like_file(target):
         return load_conjectures(target)
+    if target in CATALOGUE:
+        return [CATALOGUE[target]]
     return [get_conjecture(target)]
+
+
+def default_seconds(count: int) -> float:
+    """The budget in seconds of each of ``count`` conjectures run without --time or --examples."""
+    if count <= 1:
+        return DEFAULT_SECONDS
+    return min(DEFAULT_SECONDS, max(SHARED_MIN_SECONDS, round(SHARED_SECONDS / count)))
 
 
 def _guard(target: str) -> ContextManager[None]:
@@ -57,13 +79,18 @@ _FILE_WARNING = ("A FILE.py is Python code and runs with your rights, as `python
 
 
 def _combined_exit(results: list[ConjectureResult]) -> int:
-    """Exit by surprises: 1 if any result is a surprise, else 3 if any is inconclusive, else 0."""
-    verdicts = {r.verdict for r in results}
-    if "surprise" in verdicts:
-        return exitcodes.FALSE
-    if "inconclusive" in verdicts:
-        return exitcodes.INCONCLUSIVE
+    """1 if any result came out false (a surprise, or a counterexample nobody expected), else 3 if any is
+    inconclusive, else 0."""
+    statuses = {r.exit_status for r in results}
+    for status in (exitcodes.FALSE, exitcodes.INCONCLUSIVE):
+        if status in statuses:
+            return status
     return exitcodes.SUCCESS
+
+
+def _expectation_words(conjecture: Conjecture) -> str:
+    return {"held": "expected to hold", "refuted": "expected to be refuted", None: "no expectation stated"}[
+        conjecture.expected]
 
 
 @click.group("conjecture")
@@ -75,16 +102,23 @@ def conjecture() -> None:
 
 
 @conjecture.command("list")
-@json_option("the built-in conjectures (name, kind, expected outcome, statement, scope)")
+@json_option("the built-in and catalogued conjectures (name, group, kind, expected outcome, statement, scope)")
 def list_command(json_to: str | None) -> int:
-    """List the built-in conjectures with their statements and expected outcomes."""
-    lines = []
+    """List the built-in conjectures and the catalogue of known-false statements, with their expected outcomes."""
+    lines = ["Built-in conjectures (`conjecture run all`):"]
     for c in BUILTIN_CONJECTURES.values():
-        lines.append(f"{c.name}  [{c.kind}; expected: {c.expected}]")
-        lines.append(f"    {c.statement}")
+        lines.append(f"  {c.name}  [{c.kind}; {_expectation_words(c)}]")
+        lines.append(f"      {c.statement}")
+    lines.append("Known-false statements that measure the search's power (`conjecture run catalogue`, "
+                 "bench/conjecture_power.py):")
+    for c in CATALOGUE.values():
+        lines.append(f"  {c.name}  [{_expectation_words(c)}]")
+        lines.append(f"      {c.statement}")
     echo_summary("\n".join(lines), json_to)
-    emit_json([{"name": c.name, "kind": c.kind, "expected": c.expected, "statement": c.statement, "scope": c.scope}
-               for c in BUILTIN_CONJECTURES.values()], json_to)
+    emit_json([{"name": c.name, "group": group, "kind": c.kind, "expected": c.expected, "statement": c.statement,
+                "scope": c.scope}
+               for group, conjectures in (("built-in", BUILTIN_CONJECTURES), ("catalogue", CATALOGUE))
+               for c in conjectures.values()], json_to)
     return exitcodes.SUCCESS
 
 
@@ -100,42 +134,88 @@ def reproduce_command(result: ConjectureResult, target: str) -> str | None:
 
 
 def _verdict_text(result: ConjectureResult) -> str:
-    """``as expected``, ``SURPRISE (expected to be refuted)``, or ``inconclusive``."""
+    """``, as expected (expected to hold)``, ``, SURPRISE (expected to be refuted)``, or nothing."""
     if result.verdict == "surprise":
-        return f"SURPRISE (expected {result.conjecture.expected})"
+        return f", SURPRISE ({_expectation_words(result.conjecture)})"
     if result.verdict == "as expected":
-        return f"as expected ({result.conjecture.expected})"
-    return "inconclusive"
+        return f", as expected ({_expectation_words(result.conjecture)})"
+    return ""
 
 
-def _summary_line(result: ConjectureResult, target: str) -> str:
-    """The result in one line (and the counterexample's file), names as written with control codes escaped."""
+def summary_lines(result: ConjectureResult, target: str) -> str:
+    """The result in one line, then what was covered or the counterexample's file; names as written, control codes escaped."""
     name = result.conjecture.name
-    line = f"{one_line(name)}: {result.outcome.upper()}, {_verdict_text(result)} — {one_line(result.reason)}"
+    line = (f"{one_line(name)}: {result.outcome.upper()}{_verdict_text(result)} — {one_line(result.reason)} "
+            f"[{result.seconds:.1f} s]")
+    if result.outcome != "counterexample":
+        line += f"\n    covered: {one_line(coverage_sentence(result.coverage))}"
     command = reproduce_command(result, target)
     if command is not None:
         line += f"\n    counterexample: {one_line(str(result.counterexample_path))} (reproduce: {one_line(command)})"
     return line
 
 
+class _ProgressLines:
+    """Progress of each conjecture's search on standard error: a bar on a terminal, else a line now and then."""
+
+    def __init__(self, progress: Progress | None, console: Console) -> None:
+        self.progress = progress
+        self.console = console
+        self.task: TaskID | None = None
+        self.name = ""
+        self.last_line = 0.0
+
+    def start(self, name: str, seconds: float | None, examples: int | None) -> None:
+        self.name = shorten(name)
+        self.last_line = time.monotonic()
+        if self.progress is not None:
+            total = seconds if seconds is not None else float(examples or 1)
+            self.task = self.progress.add_task(self.name, total=total, status="")
+
+    def __call__(self, state: SearchProgress) -> None:
+        text = (f"{state.examples:,} example{'' if state.examples == 1 else 's'}, n <= {state.max_n}, d <= {state.max_d}"
+                + (f", {state.branch}" if state.branch else ""))
+        if self.progress is not None and self.task is not None:
+            done = state.seconds if state.budget.seconds is not None else state.examples
+            self.progress.update(self.task, completed=done, status=text)
+        elif time.monotonic() - self.last_line >= PLAIN_PROGRESS_EVERY:
+            self.last_line = time.monotonic()
+            budget = f" of {state.budget.seconds:g}" if state.budget.seconds is not None else ""
+            self.console.print(f"{self.name}: {text}; {state.seconds:.0f} s{budget}", highlight=False, markup=False)
+
+    def finish(self) -> None:
+        if self.progress is not None and self.task is not None:
+            self.progress.remove_task(self.task)
+            self.task = None
+
+
 @conjecture.command("run", epilog=_FILE_WARNING)
-@click.argument("target", metavar="NAME|all|FILE.py")
+@click.argument("target", metavar="NAME|all|catalogue|FILE.py")
+@click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True, max=10 ** 6), default=None,
+              help=f"Search budget of each conjecture in seconds (default {DEFAULT_SECONDS:g}; `all` and files of "
+                   f"several conjectures share about {SHARED_SECONDS:g} s, at least {SHARED_MIN_SECONDS:g} s each). "
+                   "The number of examples drawn in that time depends on the machine.")
 @click.option("--examples", type=click.IntRange(min=1), default=None,
-              help="Examples to generate per conjecture (default: the profile's max_examples).")
-@click.option("--profile", type=click.Choice(PROFILES), default="ci", show_default=True,
-              help="Hypothesis settings profile (verify/core/profiles.py).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (same seed, same result).")
+              help="Stop each search after this many examples (with --time: whichever comes first). Alone, it "
+                   "makes the run reproducible on every machine.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Search seed (same seed and --examples: same result).")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where <name>.json and counterexample CONFIG files are written (default: the user folder's "
                    f"conjectures/: ${HOME_VARIABLE}/conjectures, else ~/.local/share/hardmax-verify/conjectures).")
 @json_option("every result (the contents of the <name>.json files)")
-def run_command(target: str, examples: int | None, profile: str, seed: int, results_dir: Path | None,
+def run_command(target: str, seconds: float | None, examples: int | None, seed: int, results_dir: Path | None,
                 json_to: str | None) -> int:
-    """Search for counterexamples with Hypothesis; report held / counterexample / inconclusive.
+    """Search for counterexamples with Hypothesis within a budget; report not refuted / counterexample / inconclusive.
 
-    Each result is marked "as expected" or "SURPRISE" against the conjecture's expected
-    outcome (held or refuted; `conjecture list` shows them). Exit status 0 when every outcome
-    is as expected, 1 on a surprise, 3 when nothing is a surprise but something is inconclusive.
+    The search draws from the families of verify.core.families in rotation (ties, symmetric polygons,
+    points on A-spheres, collinear tokens, late leaders...), with n and d growing as the budget
+    allows. "Not refuted" is evidence, not a proof: each result says how many examples were
+    drawn, in how long, from which families, and the range of every quantity the predicate
+    measured. Each result of a conjecture that states an expected outcome (held or refuted;
+    `conjecture list` shows them) is marked "as expected" or "SURPRISE". Exit status 0 when every
+    outcome is as expected (or not refuted, without an expectation), 1 on a surprise or a
+    counterexample nobody expected, 3 when nothing is false but something is inconclusive.
 
     A counterexample is shrunk by Hypothesis, saved as CONFIG.json (with "outside_hypotheses":
     true when it is outside the theorem's hypotheses, and V / beta / layers when the conjecture
@@ -143,43 +223,53 @@ def run_command(target: str, examples: int | None, profile: str, seed: int, resu
     given, so they never mix with the project's saved results; `hardmax-verify report --runs
     FOLDER` includes the conjecture results of FOLDER/conjectures/.
     """
+    if seconds is not None and not math.isfinite(seconds):
+        raise InputError("--time", f"expected a number of seconds, got {seconds}")
     conjectures = _resolve(target)
+    if seconds is None and examples is None:
+        seconds = default_seconds(len(conjectures))
     if results_dir is None:
         results_dir = user_folder("conjectures")
     # The canonical command that reruns exactly this (every option spelled out).
-    words = ["hardmax-verify", "conjecture", "run", target, "--profile", profile, "--seed", str(seed),
-             "--results-dir", str(results_dir)] + (["--examples", str(examples)] if examples is not None else [])
+    words = ["hardmax-verify", "conjecture", "run", target, "--seed", str(seed), "--results-dir", str(results_dir)]
+    words += (["--time", f"{seconds:g}"] if seconds is not None else []) + \
+        (["--examples", str(examples)] if examples is not None else [])
     provenance: dict[str, str] = {"command": shlex.join(words)}
     if looks_like_file(target):
         provenance["conjecture_file_sha256"] = sha256_file(target)
     console = Console(stderr=True)
     results: list[ConjectureResult] = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=not console.is_terminal) as progress:
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
+                  TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal) as bar:
+        lines = _ProgressLines(bar if console.is_terminal else None, console)
         for c in conjectures:
-            total = (examples if examples is not None else hypothesis.settings.get_profile(profile).max_examples) \
-                + len(c.explicit)
-            task = progress.add_task(shorten(c.name), total=total)
-
-            def advance(count: int, _observation: Observation, task: TaskID = task) -> None:
-                progress.update(task, completed=count)
-
+            lines.start(c.name, seconds, examples)
             with _guard(target):
-                result = run_conjecture(c, examples=examples, profile=profile, seed=seed, results_dir=results_dir,
-                                        progress=advance, provenance=provenance)
-            progress.update(task, completed=total)
+                result = run_conjecture(c, examples=examples, seconds=seconds, seed=seed, results_dir=results_dir,
+                                        progress=lines, provenance=provenance)
+            lines.finish()
             results.append(result)
-            echo_summary(_summary_line(result, target), json_to)
+            echo_summary(summary_lines(result, target), json_to)
     names = ", ".join(one_line(r.result_path.name) for r in results if r.result_path is not None)
     click.echo(f"results written to {one_line(str(results_dir))}/ ({names})", err=True)
     if len(results) > 1:
-        counts = {v: sum(r.verdict == v for r in results) for v in ("as expected", "surprise", "inconclusive")}
-        verdict_words = {"as expected": "as expected", "surprise": "surprise" if counts["surprise"] == 1 else "surprises",
-                 "inconclusive": "inconclusive"}
-        echo_summary(", ".join(f"{n} {verdict_words[v]}" for v, n in counts.items()) + f" (of {len(results)} conjectures)",
-                     json_to)
+        echo_summary(count_line(results), json_to)
     emit_json([r.to_json_dict() for r in results], json_to)
     return _combined_exit(results)
+
+
+def count_line(results: list[ConjectureResult]) -> str:
+    """``14 as expected, 0 surprises, 0 inconclusive (of 14 conjectures)``; results without an expectation by outcome."""
+    counts = {v: sum(r.verdict == v for r in results)
+              for v in ("as expected", "surprise", "inconclusive", "not refuted", "counterexample")}
+    words = {"as expected": "as expected", "surprise": "surprise" if counts["surprise"] == 1 else "surprises",
+             "inconclusive": "inconclusive", "not refuted": "not refuted (no expectation)",
+             "counterexample": "counterexample" + ("" if counts["counterexample"] == 1 else "s") + " (no expectation)"}
+    shown = [v for v in ("as expected", "surprise", "inconclusive") if any(r.conjecture.expected for r in results)]
+    shown += [v for v in ("not refuted", "counterexample") if counts[v]]
+    if "inconclusive" not in shown and counts["inconclusive"]:
+        shown.append("inconclusive")
+    return ", ".join(f"{counts[v]} {words[v]}" for v in shown) + f" (of {len(results)} conjectures)"
 
 
 @conjecture.command("check", epilog=_FILE_WARNING)
@@ -193,6 +283,8 @@ def check_command(target: str, config_path: Path, name: str | None, json_to: str
     Exit 1 if the configuration is a counterexample, 0 if the statement holds on it, 3 if
     undecided (whatever the conjecture's expected outcome: this checks one configuration).
     """
+    if target in ("all", "catalogue"):
+        raise InputError(target, "`conjecture check` takes one conjecture: a name or a FILE.py")
     conjectures = _resolve(target)
     if name is not None:
         conjectures = [c for c in conjectures if c.name == name]
@@ -203,9 +295,8 @@ def check_command(target: str, config_path: Path, name: str | None, json_to: str
     with _guard(target):
         observation = recheck_file(conjectures[0], config_path)
     chosen = conjectures[0]
-    expected = {"held": "expected to hold", "refuted": "expected to be refuted"}[chosen.expected]
     echo_summary(f"{one_line(chosen.name)}: {observation.status} — {one_line(observation.detail)} "
-                 f"(the conjecture is {expected})", json_to)
+                 f"(the conjecture: {_expectation_words(chosen)})", json_to)
     emit_json({"conjecture": chosen.name, "config": str(config_path), "status": observation.status,
                "detail": observation.detail, "expected": chosen.expected}, json_to)
     return {"held": exitcodes.SUCCESS, "failed": exitcodes.FALSE}.get(observation.status, exitcodes.INCONCLUSIVE)

@@ -1,4 +1,4 @@
-"""The conjecture lab: statements beyond the theorem's hypotheses, tested with Hypothesis.
+"""The conjecture lab: statements beyond the theorem's hypotheses, searched with Hypothesis within a budget.
 
 Public API for your own conjecture files (``hardmax-verify conjecture run my_conj.py``)::
 
@@ -6,18 +6,28 @@ Public API for your own conjecture files (``hardmax-verify conjecture run my_con
     from verify.strategies import configurations       # or outside_configurations, ...
     from verify.claims import check_configuration      # the exact claim checks and D7 fates
 
-See docs/conjectures.md and examples/my_conjecture.py.
+A search rotates through the families of verify.core.families with growing sizes until a
+counterexample or its budget (:mod:`verify.experiments.conjectures.search`); without a counterexample the
+outcome is "not refuted", with what was covered. The catalogue of known-false statements
+(:mod:`verify.experiments.conjectures.catalogue`) measures the search's power. See docs/conjectures.md and
+examples/my_conjecture.py.
 """
 
-from .base import Conjecture, ConjectureResult, Observation, family_of, recheck_file, run_conjecture
+from .base import Conjecture, ConjectureResult, Observation, SearchProgress, family_of, recheck_file, run_conjecture
 from .builtin import BUILTIN_CONJECTURES, get_conjecture
+from .catalogue import CATALOGUE
 from .loader import load_conjectures
+from .search import Branch, Budget
 
 __all__ = [
     "BUILTIN_CONJECTURES",
+    "CATALOGUE",
+    "Branch",
+    "Budget",
     "Conjecture",
     "ConjectureResult",
     "Observation",
+    "SearchProgress",
     "family_of",
     "get_conjecture",
     "load_conjectures",

@@ -1,12 +1,16 @@
-"""The conjecture object, the Hypothesis-driven runner and the three honest outcomes.
+"""The conjecture object, the Hypothesis-driven search and its honest outcomes.
 
 A :class:`Conjecture` is a named statement about the dynamics together with the strategy that
-generates its inputs (a Hypothesis strategy of :class:`~verify.core.config.Configuration`), the
-predicate that decides one input, and its scope. :func:`run_conjecture` searches with
-Hypothesis and returns a :class:`ConjectureResult` whose ``outcome`` is one of
+generates its inputs (Hypothesis strategies of :class:`~verify.core.config.Configuration`), the
+predicate that decides one input, and its scope. :func:`run_conjecture` searches for a
+counterexample within a :class:`~verify.experiments.conjectures.search.Budget` (seconds, examples or both;
+the families drawn from in rotation and the sizes growing with the budget,
+:mod:`verify.experiments.conjectures.search`) and returns a :class:`ConjectureResult` whose ``outcome`` is one of
 
-* ``"held"``: every generated example was decided and satisfied the statement (with the
-  families and sizes covered, and any measurements);
+* ``"not refuted"``: every example drawn within the budget was decided and satisfied the
+  statement. This is evidence, not a proof: the result says how much was searched (examples,
+  seconds, families) and what was covered (n, d, and the range of every quantity the predicate
+  measured);
 * ``"counterexample"``: an example falsified it; Hypothesis shrank it, the shrunk example was
   saved as a CONFIG.json (with the variant fields V / beta, and ``"outside_hypotheses": true``
   when it is outside the theorem's hypotheses) and
@@ -15,9 +19,13 @@ Hypothesis and returns a :class:`ConjectureResult` whose ``outcome`` is one of
 * ``"inconclusive"``: nothing false was found but something was not decided (a layer budget ran
   out, intervals overlapped, a health check fired...), with the reason.
 
-Every conjecture declares what the project expects (``expected``: ``"held"`` or ``"refuted"``);
-a decided outcome is then **as expected** or a **surprise**. Exit statuses
-(:mod:`verify.core.exitcodes`): as expected 0, surprise 1, inconclusive 3.
+``"held"`` is reserved for a statement the lab proves; no search outcome is ever ``"held"``.
+
+A conjecture may declare what its author expects (``expected``: ``"held"`` or ``"refuted"``);
+a decided outcome is then **as expected** or a **surprise**. Without an expectation there is
+neither: the outcome is the verdict. Exit statuses (:mod:`verify.core.exitcodes`): as expected 0,
+surprise 1; without an expectation, not refuted 0 and counterexample 1 (the statement checked
+came out false); inconclusive 3.
 """
 
 from __future__ import annotations
@@ -25,12 +33,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import statistics
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -38,30 +47,39 @@ from hypothesis.errors import FailedHealthCheck, Flaky, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from verify.core import exitcodes
-from verify.core import profiles as _profiles  # noqa: F401 - registers ci/dev/thorough before any get_profile
 from verify.core.config import Configuration, hypothesis_violations, load_configuration, parse_configuration
 from verify.core.io import atomic_write_text, safe_name
 from verify.core.numbers import rational_to_str
 from verify.core.versions import dependency_versions
+from .search import (DEFAULT_SECONDS, ROUND_EXAMPLES, Branch, Budget, Clock, Round, branches_of, level_sizes,
+                     rounds)
 
 __all__ = [
     "family_of",
     "Observation",
     "Conjecture",
     "ConjectureResult",
+    "SearchProgress",
     "run_conjecture",
     "recheck_file",
     "EXPECTATIONS",
     "result_stem",
+    "coverage_sentence",
 ]
 
 Status = Literal["held", "failed", "undecided"]
-Outcome = Literal["held", "counterexample", "inconclusive"]
+Outcome = Literal["held", "not refuted", "counterexample", "inconclusive"]
 Expectation = Literal["held", "refuted"]
-# What each expectation predicts as the outcome of a run.
-EXPECTATIONS: dict[str, Outcome] = {"held": "held", "refuted": "counterexample"}
+# The outcomes each expectation predicts ("held" is reserved for a proof; a search can only fail to refute).
+EXPECTATIONS: dict[str, tuple[Outcome, ...]] = {"held": ("held", "not refuted"), "refuted": ("counterexample",)}
 # Counterexample CONFIG files go one level down, so that RESULTS/*.json are the run results only.
 COUNTEREXAMPLE_DIR = "counterexamples"
+# Shrinking a counterexample stops after SHRINK_CALLS calls of the predicate (a number: the
+# same on every machine) and, under a budget in seconds, after SHRINK_SHARE of that budget (at
+# least SHRINK_MIN_SECONDS); the simplest failing example seen so far is then reported.
+SHRINK_CALLS = 250
+SHRINK_SHARE = 0.25
+SHRINK_MIN_SECONDS = 5.0
 
 
 def result_stem(name: str) -> str:
@@ -127,6 +145,9 @@ def _default_group(config: Configuration) -> dict[str, str]:
     return {"n": str(config.n), "d": str(config.d), "alpha": rational_to_str(config.alpha)}
 
 
+StrategyInput = SearchStrategy[Configuration] | Branch | Sequence[SearchStrategy[Configuration] | Branch]
+
+
 @dataclass(frozen=True)
 class Conjecture:
     """A named, documented conjecture.
@@ -138,8 +159,13 @@ class Conjecture:
     statement
         The mathematical statement, in words, with the docs/theory.md ids it extends.
     strategy
-        Hypothesis strategy of :class:`Configuration`. Set ``Configuration.name`` to the family
-        label (e.g. ``"psd_rank1_d3"``): the runner counts examples per family.
+        Where the examples come from: a Hypothesis strategy of :class:`Configuration`, or a list
+        of them. A strategy built by :func:`verify.strategies.configurations` (or
+        ``outside_configurations``) is searched family by family, in rotation, with n and d
+        growing with the budget up to the bounds it was given; each item of a list is a source
+        of its own in the rotation (:mod:`verify.experiments.conjectures.search`). Set
+        ``Configuration.name`` to the family label (e.g. ``"psd_rank1_d3"``): the runner counts
+        examples per family.
     predicate
         Decides one configuration. It must be deterministic; it may be a fast search check.
     scope
@@ -153,40 +179,63 @@ class Conjecture:
         ``"claim"`` (a statement that can come out false) or ``"measurement"`` (the statement
         that the measured quantity is decided on every example; the numbers are the result).
     expected
-        The outcome the author expects: ``"held"`` (the default: a conjecture is stated because it
-        is believed) or ``"refuted"`` (a statement known to be false, kept to show the lab finds
-        its counterexample). A decided outcome that differs is a *surprise* (exit 1).
+        What the author expects, if anything: ``"held"`` (believed true), ``"refuted"`` (a
+        statement known to be false, kept to show the lab finds its counterexample), or None
+        (the default: no expectation, and no result is then called "as expected" or a
+        surprise). A decided outcome that differs from a stated expectation is a *surprise* (exit 1).
     target
         Name of a measurement Hypothesis should push upwards (:func:`hypothesis.target`), to
-        search for worst cases.
+        search for worst cases (for a statement "X <= k", the X).
     group
         Key used to tabulate measurements (default: n, d, alpha).
     explicit
-        Configurations always tried first (Hypothesis ``@example``; they are not shrunk, so a
-        claim conjecture whose counterexample should be shrunk leaves this empty).
+        Configurations always tried first (they are not shrunk, so a claim conjecture whose
+        counterexample should be shrunk leaves this empty).
     """
 
     name: str
     statement: str
-    strategy: SearchStrategy[Configuration]
+    strategy: StrategyInput
     predicate: Predicate
     scope: str = ""
     families: tuple[str, ...] = ()
     confirm: Predicate | None = None
     kind: Literal["claim", "measurement"] = "claim"
-    expected: Expectation = "held"
+    expected: Expectation | None = None
     target: str | None = None
     group: Callable[[Configuration], Mapping[str, str]] = _default_group
     explicit: tuple[Configuration, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.expected not in EXPECTATIONS:
-            raise ValueError(f"conjecture {self.name!r}: expected must be \"held\" or \"refuted\", "
-                             f"got {self.expected!r}")
+        if self.expected is not None and self.expected not in EXPECTATIONS:
+            raise ValueError(f"conjecture {self.name!r}: expected must be \"held\", \"refuted\" or None (no "
+                             f"expectation), got {self.expected!r}")
+        items = self.strategy if isinstance(self.strategy, (list, tuple)) else [self.strategy]
+        if not items or not all(isinstance(item, (SearchStrategy, Branch)) for item in items):
+            raise ValueError(f"conjecture {self.name!r}: strategy must be a Hypothesis strategy of Configuration "
+                             "or a non-empty list of them")
 
     def check(self, config: Configuration) -> Observation:
         """The rigorous check of one configuration (``confirm``, else ``predicate``)."""
         return _call(self.confirm or self.predicate, config)
+
+    def branches(self) -> list[Branch]:
+        """The sources the search rotates through (:func:`verify.experiments.conjectures.search.branches_of`)."""
+        return branches_of(self.strategy)
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    """Where a search stands (passed to ``run_conjecture(progress=...)`` after each example)."""
+
+    examples: int
+    distinct: int
+    seconds: float
+    budget: Budget
+    branch: str
+    max_n: int
+    max_d: int
+    shrinking: bool = False
 
 
 @dataclass
@@ -206,36 +255,51 @@ class ConjectureResult:
     counterexample: dict[str, Any] | None
     counterexample_path: Path | None
     settings_used: dict[str, Any]
+    budget: Budget = field(default_factory=lambda: Budget(seconds=DEFAULT_SECONDS))
+    search: dict[str, Any] = field(default_factory=dict)      # rounds, what stopped the search, branches
+    coverage: dict[str, Any] = field(default_factory=dict)    # ranges of n, d, alpha and of every measurement
+    seconds: float = 0.0                                      # wall time of the search and the re-check
+    cpu_seconds: float = 0.0                                  # CPU time of the same
+    seconds_to_counterexample: float | None = None            # wall time when the first failing example was drawn
+    cpu_seconds_to_counterexample: float | None = None        # CPU time when it was drawn
+    examples_to_counterexample: int | None = None             # examples drawn up to and including it
     result_path: Path | None = None  # where the result file was written (None: results_dir was None)
 
     @property
     def surprise(self) -> bool:
-        """A decided outcome other than the expected one (a hold where a refutation was expected, or the reverse)."""
-        return self.outcome != "inconclusive" and self.outcome != EXPECTATIONS[self.conjecture.expected]
+        """A decided outcome other than the stated expectation (never without one)."""
+        expected = self.conjecture.expected
+        return expected is not None and self.outcome != "inconclusive" and self.outcome not in EXPECTATIONS[expected]
 
     @property
     def verdict(self) -> str:
-        """``as expected``, ``surprise`` or ``inconclusive``."""
+        """``as expected``, ``surprise`` or ``inconclusive``; without an expectation, the outcome itself."""
         if self.outcome == "inconclusive":
             return "inconclusive"
+        if self.conjecture.expected is None:
+            return self.outcome
         return "surprise" if self.surprise else "as expected"
 
     @property
     def exit_status(self) -> int:
-        return {"as expected": exitcodes.SUCCESS, "surprise": exitcodes.FALSE,
-                "inconclusive": exitcodes.INCONCLUSIVE}[self.verdict]
+        return {"as expected": exitcodes.SUCCESS, "surprise": exitcodes.FALSE, "inconclusive": exitcodes.INCONCLUSIVE,
+                "not refuted": exitcodes.SUCCESS, "held": exitcodes.SUCCESS,
+                "counterexample": exitcodes.FALSE}[self.verdict]
 
     def to_json_dict(self) -> dict[str, Any]:
+        """The result file. Everything but ``timing`` is a function of the inputs when the budget is in examples."""
         c = self.conjecture
         data: dict[str, Any] = {
             # Short scalar fields first: the verification report lists a result file's scalars.
             "conjecture": c.name,
             "outcome": self.outcome,
             "expected": c.expected,
+            "verdict": self.verdict,
             "surprise": self.surprise,
             "exit_status": self.exit_status,
             "examples_run": self.examples_run,
             "summary": _shorten(self.reason, 120),
+            "covered": _shorten(coverage_sentence(self.coverage), 200),
         }
         if self.counterexample_path is not None:
             data["counterexample_file"] = f"{COUNTEREXAMPLE_DIR}/{self.counterexample_path.name}"
@@ -245,6 +309,8 @@ class ConjectureResult:
             "families": list(c.families),
             "kind": c.kind,
             "reason": self.reason,
+            "budget": self.budget.to_json_dict(),
+            "search": self.search,
             "examples": {
                 "run": self.examples_run,
                 "distinct": self.distinct_examples,
@@ -252,7 +318,10 @@ class ConjectureResult:
                 "by_family": self.by_family,
                 "by_size": self.by_size,
             },
+            "coverage": self.coverage,
         })
+        if self.examples_to_counterexample is not None:
+            data["examples"]["to_counterexample"] = self.examples_to_counterexample
         if self.undecided_reasons:
             data["examples"]["undecided_reasons"] = self.undecided_reasons
         if self.measurements:
@@ -260,7 +329,16 @@ class ConjectureResult:
         if self.counterexample is not None:
             data["counterexample"] = self.counterexample
         data["settings"] = self.settings_used
+        # Wall time depends on the machine and its load: kept apart, the rest is reproducible.
+        data["timing"] = {"seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
+                          "seconds_to_counterexample": _rounded(self.seconds_to_counterexample),
+                          "cpu_seconds_to_counterexample": _rounded(self.cpu_seconds_to_counterexample),
+                          "note": "wall and CPU time on the machine that ran the search; not reproducible"}
         return data
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)
 
 
 class _Refuted(AssertionError):
@@ -356,83 +434,312 @@ def _aggregate_measurements(records: list[tuple[Configuration, Observation]],
     return result
 
 
-def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profile: str = "ci", seed: int = 0,
+def _number_text(value: Any) -> str:
+    if isinstance(value, Fraction):
+        return rational_to_str(value)
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def _span(values: Sequence[Any]) -> list[Any]:
+    low, high = min(values), max(values)
+    return [_json_number(low), _json_number(high)]
+
+
+def coverage_of(records: Sequence[tuple[Configuration, Observation]]) -> dict[str, Any]:
+    """What the examples covered: the range of n, d and alpha, and of every numeric quantity the predicate measured.
+
+    A measurement that is not a number is summarised by its number of distinct values.
+    """
+    if not records:
+        return {}
+    coverage: dict[str, Any] = {"n": _span([c.n for c, _ in records]), "d": _span([c.d for c, _ in records]),
+                                "alpha": _span([c.alpha for c, _ in records])}
+    measured: dict[str, Any] = {}
+    for name in sorted({name for _, obs in records for name in obs.measurements}):
+        values = [obs.measurements[name] for _, obs in records
+                  if name in obs.measurements and obs.measurements[name] is not None]
+        if values and all(isinstance(v, (int, float, Fraction)) and not isinstance(v, bool) for v in values):
+            measured[name] = _span(values)
+        elif values:
+            measured[name] = {"distinct values": len({str(v) for v in values})}
+    if measured:
+        coverage["measurements"] = measured
+    return coverage
+
+
+def coverage_sentence(coverage: Mapping[str, Any]) -> str:
+    """``n 1-10, d 1-3, alpha 1/8 to 4; leaders 1-9, last_leader_layer 0-2``: the ranges seen, for a reader."""
+    if not coverage:
+        return "nothing drawn"
+
+    def span(values: Any) -> str:
+        if isinstance(values, Mapping):
+            return f"{values.get('distinct values', '?')} distinct values"
+        low, high = (_parse_number(v) for v in values)
+        if low == high:
+            return _number_text(low)
+        plain = all(isinstance(v, int) and v >= 0 for v in (low, high))
+        return f"{_number_text(low)}{'-' if plain else ' to '}{_number_text(high)}"
+
+    sizes = ", ".join(f"{key} {span(coverage[key])}" for key in ("n", "d", "alpha") if key in coverage)
+    measured = coverage.get("measurements") or {}
+    if not measured:
+        return sizes
+    return sizes + "; " + ", ".join(f"{name} {span(values)}" for name, values in measured.items())
+
+
+def _parse_number(value: Any) -> Any:
+    """A number of a result file back from its JSON form (integers stay integers, "p/q" strings become Fractions)."""
+    if isinstance(value, str):
+        try:
+            number = Fraction(value)
+        except ValueError:
+            return value
+        return int(number) if number.denominator == 1 else number
+    return value
+
+
+class _OutOfTime(BaseException):
+    """Raised from the test body when the budget in seconds is spent.
+
+    A BaseException (like KeyboardInterrupt): Hypothesis does not treat it as a failure to
+    shrink, it ends the Hypothesis run at once.
+    """
+
+
+class _Search:
+    """One conjecture's search: rounds of Hypothesis runs within a budget (see :mod:`verify.experiments.conjectures.search`)."""
+
+    def __init__(self, conjecture: Conjecture, budget: Budget, seed: int,
+                 progress: Callable[[SearchProgress], None] | None) -> None:
+        self.conjecture = conjecture
+        self.budget = budget
+        self.seed = seed
+        self.progress = progress
+        self.clock = Clock(budget.seconds)
+        self.branches = conjecture.branches()
+        self.records: list[tuple[Configuration, Observation]] = []
+        self.memo: dict[str, Observation] = {}
+        self.searching = True
+        self.failing: tuple[Configuration, Observation] | None = None   # the last failing call (Hypothesis's final replay)
+        self.smallest: tuple[Configuration, Observation] | None = None  # the simplest failing example seen
+        self.first: Configuration | None = None
+        self.first_at: tuple[int, float, float] | None = None           # (examples, seconds, CPU seconds) when drawn
+        self.shrink_deadline: float | None = None
+        self.shrink_complete = True
+        self.shrink_calls = 0
+        self.problems: dict[str, str] = {}     # branch label -> why it was dropped
+        self.problem: str | None = None        # a problem that ends the search (a non-deterministic predicate)
+        self.rounds_run = 0
+        self.stopped_by = ""
+        self.current: Round | None = None
+        self.largest = (0, 0)
+        self.target_values: dict[str, list[float]] = {}  # branch label -> the target's values its examples gave
+        self.focused: list[str] = []                      # the branch of each rotation's focus rounds
+        self.strategies: dict[tuple[int, int], SearchStrategy[Configuration]] = {}
+
+    # ------------------------------------------------------------------ one example
+    def observe(self, config: Configuration) -> Observation:
+        key = _config_key(config)
+        observation = self.memo.get(key)
+        if observation is None:
+            observation = _call(self.conjecture.predicate, config)
+            self.memo[key] = observation
+        return observation
+
+    def body(self, config: Configuration) -> None:
+        if self.searching and self.clock.expired():
+            raise _OutOfTime
+        if not self.searching:
+            self.shrink_calls += 1
+            if self.shrink_calls > SHRINK_CALLS or (self.shrink_deadline is not None
+                                                    and self.clock.elapsed > self.shrink_deadline):
+                self.shrink_complete = False
+                raise _OutOfTime
+        observation = self.observe(config)
+        if self.searching:
+            self.records.append((config, observation))
+            value = observation.measurements.get(self.conjecture.target) if self.conjecture.target else None
+            if self.current is not None and isinstance(value, (int, float, Fraction)) and not isinstance(value, bool):
+                self.target_values.setdefault(self.current.branch.label, []).append(float(value))
+            self.largest = (max(self.largest[0], config.n), max(self.largest[1], config.d))
+            self._report()
+        target = self.conjecture.target
+        if target is not None and hypothesis.currently_in_test_context():  # not for the explicit examples
+            value = observation.measurements.get(target)
+            if isinstance(value, (int, float, Fraction)) and not isinstance(value, bool):
+                hypothesis.target(float(value), label=target)
+        if observation.status == "failed":
+            self.found(config, observation)
+            raise _Refuted(observation.detail)
+
+    def found(self, config: Configuration, observation: Observation) -> None:
+        if self.searching:
+            self.first = config
+            self.first_at = (len(self.records), self.clock.elapsed, self.clock.cpu)
+            self.searching = False
+            if self.budget.seconds is not None:
+                self.shrink_deadline = self.clock.elapsed + max(SHRINK_MIN_SECONDS, SHRINK_SHARE * self.budget.seconds)
+        self.failing = (config, observation)
+        if self.smallest is None or _simplicity(config) < _simplicity(self.smallest[0]):
+            self.smallest = (config, observation)
+
+    def _report(self) -> None:
+        if self.progress is None:
+            return
+        self.progress(SearchProgress(examples=len(self.records), distinct=len(self.memo), seconds=self.clock.elapsed,
+                                     budget=self.budget, branch=self.current.branch.label if self.current else "",
+                                     max_n=self.largest[0], max_d=self.largest[1]))
+
+    # ------------------------------------------------------------------ the rounds
+    def run(self) -> None:
+        for config in self.conjecture.explicit:
+            if self._spent():
+                return
+            try:
+                self.body(config)
+            except _Refuted:
+                self.stopped_by = "counterexample"
+                return
+            except _OutOfTime:
+                self.stopped_by = "time"
+                return
+        dropped: set[str] = set()
+        new_in_rotation, rotation, level = 0, 0, 0
+        for rnd in rounds(self.branches, seed=self.seed, focus=self._focus if self.conjecture.target else None):
+            if self._spent():
+                return
+            if len(dropped) == len(self.branches):
+                self.stopped_by = "no usable strategy"
+                return
+            if rnd.rotation != rotation:
+                # A whole rotation drew nothing new from strategies that did not change: they are exhausted.
+                if new_in_rotation == 0 and (rnd.level == level or not any(b.grows for b in self.branches)):
+                    self.stopped_by = "exhausted"
+                    return
+                new_in_rotation, rotation, level = 0, rnd.rotation, rnd.level
+            if rnd.branch.label in dropped:
+                continue
+            before = len(self.memo)
+            outcome = self._round(rnd)
+            new_in_rotation += len(self.memo) - before
+            if outcome in ("counterexample", "time"):
+                self.stopped_by = outcome
+                return
+            if outcome is not None:
+                if self.problem is not None:
+                    self.stopped_by = "problem"
+                    return
+                dropped.add(rnd.branch.label)
+                self.problems[rnd.branch.label] = outcome
+
+    def _focus(self) -> Branch | None:
+        """The branch whose examples pushed the target highest (then: spread widest), or None before any value."""
+        best: tuple[float, float, int] | None = None
+        chosen: Branch | None = None
+        for position, branch in enumerate(self.branches):
+            values = self.target_values.get(branch.label)
+            if not values or branch.label in self.problems:
+                continue
+            key = (max(values), statistics.pstdev(values), -position)
+            if best is None or key > best:
+                best, chosen = key, branch
+        if chosen is not None:
+            self.focused.append(chosen.label)
+        return chosen
+
+    def _spent(self) -> bool:
+        if self.budget.examples is not None and len(self.records) >= self.budget.examples:
+            self.stopped_by = "examples"
+            return True
+        if self.clock.expired():
+            self.stopped_by = "time"
+            return True
+        return False
+
+    def _strategy(self, rnd: Round) -> SearchStrategy[Configuration]:
+        index = self.branches.index(rnd.branch)
+        key = (index, rnd.level if rnd.branch.grows else 0)
+        if key not in self.strategies:
+            max_n, max_d = level_sizes(rnd.level)
+            self.strategies[key] = rnd.branch.build(max_n, max_d)
+        return self.strategies[key]
+
+    def _round(self, rnd: Round) -> str | None:
+        """Run one round; returns "counterexample", "time", a problem (the branch is dropped) or None."""
+        self.current = rnd
+        self.rounds_run += 1
+        remaining = rnd.examples if self.budget.examples is None else min(rnd.examples,
+                                                                            self.budget.examples - len(self.records))
+        run_settings = settings(
+            settings.get_profile("default"), max_examples=remaining, derandomize=False, database=None, deadline=None,
+            report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False,
+            phases=(Phase.generate, Phase.target, Phase.shrink),
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )
+        test = hypothesis.seed(rnd.seed)(run_settings(given(self._strategy(rnd))(self.body)))
+        try:
+            test()
+        except _Refuted:
+            return "counterexample"
+        except _OutOfTime:
+            return "counterexample" if self.failing is not None else "time"
+        except Unsatisfiable as error:
+            return f"Hypothesis could not generate enough valid examples ({str(error).splitlines()[0]})"
+        except FailedHealthCheck as error:
+            return f"Hypothesis health check failed: {str(error).splitlines()[0]}"
+        except Flaky as error:
+            self.problem = ("the predicate is not deterministic (Hypothesis reported flakiness: "
+                            f"{str(error).splitlines()[0]})")
+            return self.problem
+        return None
+
+    def reported(self) -> tuple[Configuration, Observation] | None:
+        """The counterexample to report: Hypothesis's shrunk one, or the simplest seen if shrinking was cut short."""
+        if self.failing is None:
+            return None
+        return self.failing if self.shrink_complete else self.smallest
+
+
+def _simplicity(config: Configuration) -> tuple[int, int, int]:
+    """Smaller is simpler: fewer tokens, lower dimension, shorter numbers."""
+    return (config.n, config.d, len(_config_key(config)))
+
+
+def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, seconds: float | None = None, seed: int = 0,
                    results_dir: Path | None = None,
-                   progress: Callable[[int, Observation], None] | None = None,
+                   progress: Callable[[SearchProgress], None] | None = None,
                    provenance: Mapping[str, Any] | None = None) -> ConjectureResult:
-    """Search for a counterexample with Hypothesis and return the honest outcome.
+    """Search for a counterexample with Hypothesis within a budget and return the honest outcome.
 
     Parameters
     ----------
     conjecture
         What to test.
-    examples
-        Number of examples to generate (default: the profile's ``max_examples``).
-    profile
-        A profile of :mod:`verify.core.profiles` (``ci``, ``dev``, ``thorough``) whose settings are used.
+    examples, seconds
+        The budget: stop after this many examples, after this many seconds, or at whichever
+        comes first when both are given. Neither: :data:`verify.experiments.conjectures.search.DEFAULT_SECONDS`.
+        A budget in examples alone gives the same result file on every machine (apart from its
+        ``timing`` block); one in seconds depends on the machine's speed.
     seed
-        Hypothesis seed: the same seed and inputs give the same examples and the same result file.
+        The search's seed: the same seed, inputs and budget in examples give the same examples.
     results_dir
         Where ``<name>.json`` and a counterexample ``counterexamples/<name>.json`` are written
         (atomically); None (the default) writes nothing (a counterexample is then re-checked
         from its in-memory JSON round trip instead of the file). ``hardmax-verify conjecture
         run`` writes into the user folder (:func:`verify.app.locations.user_folder`).
     progress
-        Called after each generated example with the running count and its observation.
+        Called after each example drawn with a :class:`SearchProgress`.
     provenance
         Extra fields recorded in the result's ``settings`` (the CLI records its command line
         and, for a user file, the file's sha256).
     """
-    base = settings.get_profile(profile)
-    max_examples = examples if examples is not None else base.max_examples
-    # The seed decides the run (derandomize would ignore it); no database, so reruns do not
-    # replay earlier failures and the result depends on the inputs alone.
-    run_settings = settings(
-        base, max_examples=max_examples, derandomize=False, database=None, deadline=None,
-        report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False,
-        phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
-        suppress_health_check=list(base.suppress_health_check) + [HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-
-    records: list[tuple[Configuration, Observation]] = []
-    state: dict[str, Any] = {"failing": None, "searching": True, "first": None}
-
-    def body(config: Configuration) -> None:
-        observation = _call(conjecture.predicate, config)
-        if state["searching"]:
-            records.append((config, observation))
-            if progress is not None:
-                progress(len(records), observation)
-        if conjecture.target is not None:
-            value = observation.measurements.get(conjecture.target)
-            if isinstance(value, (int, float, Fraction)) and not isinstance(value, bool):
-                hypothesis.target(float(value), label=conjecture.target)
-        if observation.status == "failed":
-            # After the first failure every call is Hypothesis shrinking; the last failing call
-            # is its final replay of the minimal example.
-            if state["searching"]:
-                state["first"] = config
-            state["searching"] = False
-            state["failing"] = (config, observation)
-            raise _Refuted(observation.detail)
-
-    wrapped = given(conjecture.strategy)(body)
-    for config in reversed(conjecture.explicit):
-        wrapped = hypothesis.example(config)(wrapped)
-    test = hypothesis.seed(seed)(run_settings(wrapped))
-    problem: str | None = None
-    try:
-        test()
-    except _Refuted:
-        pass
-    except Unsatisfiable as error:
-        problem = f"Hypothesis could not generate enough valid examples ({error})"
-    except FailedHealthCheck as error:
-        problem = f"Hypothesis health check failed: {str(error).splitlines()[0]}"
-    except Flaky as error:
-        problem = f"the predicate is not deterministic (Hypothesis reported flakiness: {str(error).splitlines()[0]})"
-
-    search_records = records
+    budget = Budget(examples=examples, seconds=DEFAULT_SECONDS if examples is None and seconds is None else seconds)
+    search = _Search(conjecture, budget, seed, progress)
+    search.run()
+    search_records = search.records
     status_counts = Counter(obs.status for _, obs in search_records)
     undecided_reasons = Counter(obs.detail for _, obs in search_records if obs.status == "undecided")
     by_family = Counter(family_of(config) for config, _ in search_records)
@@ -440,25 +747,45 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     distinct = len({_config_key(config) for config, _ in search_records})
     measured = [(c, o) for c, o in search_records if o.status != "undecided" or o.measurements]
     measurements = _aggregate_measurements(measured, conjecture.group)
+    coverage = coverage_of(search_records)
 
     settings_used = {
-        "profile": profile, "examples_requested": max_examples, "explicit_examples": len(conjecture.explicit),
-        "seed": seed, "versions": dependency_versions(("hardmax-verify", "hypothesis", "python-flint", "pycddlib")),
+        "seed": seed, "explicit_examples": len(conjecture.explicit), "round_examples": ROUND_EXAMPLES,
+        "versions": dependency_versions(("hardmax-verify", "hypothesis", "python-flint", "pycddlib")),
         **(provenance or {}),
     }
+    search_block: dict[str, Any] = {
+        "stopped_by": search.stopped_by, "rounds": search.rounds_run,
+        "branches": [b.label for b in search.branches],
+        "largest": {"n": max((c.n for c, _ in search_records), default=0),
+                    "d": max((c.d for c, _ in search_records), default=0)},
+    }
+    if search.focused:
+        search_block["focus"] = dict(Counter(search.focused))
+    if search.problems:
+        search_block["dropped"] = search.problems
     counterexample: dict[str, Any] | None = None
     counterexample_path: Path | None = None
     outcome: Outcome
-    if state["failing"] is not None:
-        config, observation = state["failing"]
+    reported = search.reported()
+    examples_text = f"{len(search_records):,} examples ({distinct:,} distinct) from {len(by_family)} " \
+                    f"famil{'y' if len(by_family) == 1 else 'ies'}"
+    if reported is not None:
+        config, observation = reported
         outcome, reason, counterexample, counterexample_path = _confirm(conjecture, config, observation, results_dir)
-        first = state["first"]
+        first = search.first
+        assert first is not None
         if counterexample is not None:
             # What shrinking achieved: the first failing example found against the reported one.
             counterexample["shrinking"] = {"first_found": {"n": first.n, "d": first.d, "config": first.to_json_dict()},
-                                           "reported": {"n": config.n, "d": config.d}}
-    elif problem is not None:
-        outcome, reason = "inconclusive", problem
+                                           "reported": {"n": config.n, "d": config.d},
+                                           "calls": min(search.shrink_calls, SHRINK_CALLS),
+                                           "complete": search.shrink_complete}
+    elif search.problem is not None:
+        outcome, reason = "inconclusive", search.problem
+    elif search.stopped_by == "no usable strategy":
+        outcome = "inconclusive"
+        reason = "no strategy could generate examples: " + "; ".join(f"{k}: {v}" for k, v in search.problems.items())
     elif status_counts.get("undecided"):
         outcome = "inconclusive"
         top = undecided_reasons.most_common(1)[0][0]
@@ -467,16 +794,20 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, profi
     elif not search_records:
         outcome, reason = "inconclusive", "no example was generated"
     else:
-        outcome = "held"
-        reason = (f"held on {len(search_records)} examples ({distinct} distinct) from "
-                  f"{len(by_family)} families; this is evidence, not a proof")
-
+        outcome = "not refuted"
+        stop = {"examples": "the budget of examples was spent", "time": "the budget of seconds was spent",
+                "exhausted": "the strategies had no new example left"}.get(search.stopped_by, search.stopped_by)
+        reason = f"not refuted by {examples_text} ({stop}); evidence, not a proof"
     result = ConjectureResult(
         conjecture=conjecture, outcome=outcome, reason=reason, examples_run=len(search_records),
         distinct_examples=distinct, status_counts={k: status_counts.get(k, 0) for k in ("held", "failed", "undecided")},
         by_family=dict(sorted(by_family.items())), by_size=dict(sorted(by_size.items())),
         measurements=measurements, undecided_reasons=dict(undecided_reasons.most_common(5)),
         counterexample=counterexample, counterexample_path=counterexample_path, settings_used=settings_used,
+        budget=budget, search=search_block, coverage=coverage, seconds=search.clock.elapsed,
+        cpu_seconds=search.clock.cpu, seconds_to_counterexample=search.first_at[1] if search.first_at else None,
+        cpu_seconds_to_counterexample=search.first_at[2] if search.first_at else None,
+        examples_to_counterexample=search.first_at[0] if search.first_at else None,
     )
     if results_dir is not None:
         result.result_path = Path(results_dir) / f"{result_stem(conjecture.name)}.json"

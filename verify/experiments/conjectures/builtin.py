@@ -26,10 +26,11 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from verify.claims import check_configuration, registry
+from verify.claims import ClaimRun, check_configuration, registry, run_configuration
 from verify.core.closed_form import certify
 from verify.core.config import Configuration, make_configuration
 from verify.core.exact_dynamics import exact_layers, group_tokens
+from verify.core.families import FAMILIES, INSIDE_FAMILIES
 from verify.core.geometry import convex_hull_vertices
 from verify.core.linalg import identity, matmul, transpose
 from verify.core.linalg import rank as matrix_rank
@@ -37,7 +38,8 @@ from verify.strategies import (alphas, configurations, indefinite_matrices, nons
                           outside_configurations, spd_matrices, token_configurations)
 from verify.core.numbers import InputError, rational_to_str
 from verify.core.worked import WORKED_CONFIGURATIONS
-from .base import Conjecture, Expectation, Observation
+from .base import Conjecture, Expectation, Observation, StrategyInput
+from .search import Branch
 from .softmax import deviation_from_hardmax
 
 __all__ = ["BUILTIN_CONJECTURES", "get_conjecture", "claims_report"]
@@ -101,13 +103,19 @@ def _rank_one_value(draw: st.DrawFn) -> Configuration:
     return _config(f"rank_one_value_d{d}", draw(token_configurations(min_n=2, max_n=5, d=d)), Fraction(1), A, V=V)
 
 
-def _nonsym_family() -> st.SearchStrategy[Configuration]:
-    return st.one_of(*[_with_A(f"nonsymmetric_pd_d{d}", d, nonsymmetric_pd_matrices(d)) for d in (2, 3)])
+def _sized(family: str, d: int, matrices: st.SearchStrategy[Matrix], *, cap: int,
+           alpha: st.SearchStrategy[Fraction] | None = None) -> Branch:
+    """A branch of the search (verify.experiments.conjectures.search): tokens in d dimensions with A from ``matrices``,
+    n growing with the search's size level up to ``cap``."""
+    return Branch(family, lambda max_n, _max_d: _with_A(family, d, matrices, max_n=max(2, min(cap, max_n)), alpha=alpha))
 
 
-def _psd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
-    return st.one_of(*[_with_A(f"psd_rank{r}_d{d}", d, _low_rank(d, r, 1), max_n=5, alpha=alpha)
-                       for r in (1, 2) for d in (3, 4)])
+def _nonsym_family() -> list[Branch]:
+    return [_sized(f"nonsymmetric_pd_d{d}", d, nonsymmetric_pd_matrices(d), cap=6) for d in (2, 3)]
+
+
+def _psd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> list[Branch]:
+    return [_sized(f"psd_rank{r}_d{d}", d, _low_rank(d, r, 1), cap=5, alpha=alpha) for r in (1, 2) for d in (3, 4)]
 
 
 @st.composite
@@ -137,18 +145,18 @@ def _psd_kernel_twins(draw: st.DrawFn, d: int, rank: int) -> Configuration:
     return _config(f"psd_kernel_twins_rank{rank}_d{d}", tokens, draw(alphas()), A)
 
 
-def _indefinite_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
-    return st.one_of(*[_with_A(f"indefinite_d{d}", d, indefinite_matrices(d), alpha=alpha) for d in (2, 3)])
+def _indefinite_family(alpha: st.SearchStrategy[Fraction] | None = None) -> list[Branch]:
+    return [_sized(f"indefinite_d{d}", d, indefinite_matrices(d), cap=6, alpha=alpha) for d in (2, 3)]
 
 
 def _negated(matrices: st.SearchStrategy[Matrix]) -> st.SearchStrategy[Matrix]:
     return matrices.map(lambda M: tuple(tuple(-x for x in row) for row in M))
 
 
-def _nsd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Configuration]:
+def _nsd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> list[Branch]:
     # Negative definite (-SPD) and singular negative semidefinite (-PSD of rank < d).
-    return st.one_of(*[_with_A(f"negative_definite_d{d}", d, _negated(spd_matrices(d)), alpha=alpha) for d in (1, 2, 3)],
-                     *[_with_A(f"nsd_rank{r}_d{d}", d, _low_rank(d, r, -1), alpha=alpha) for d in (2, 3) for r in range(1, d)])
+    return [*[_sized(f"negative_definite_d{d}", d, _negated(spd_matrices(d)), cap=6, alpha=alpha) for d in (1, 2, 3)],
+            *[_sized(f"nsd_rank{r}_d{d}", d, _low_rank(d, r, -1), cap=6, alpha=alpha) for d in (2, 3) for r in range(1, d)]]
 
 
 def _outside(kind: str) -> st.SearchStrategy[Configuration]:
@@ -286,16 +294,24 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
     return predicate
 
 
+def leader_layers(run: ClaimRun) -> dict[int, int]:
+    """Token -> the first layer at which it leads, for the final leaders of a settled run.
+
+    A leader fate (D7) carries its layer; a token on a closed-form path whose set is itself (D9)
+    leads from the first segment of the chain where it does, and no earlier: D7 would have
+    certified it as a leader at any layer before the chain starts.
+    """
+    chain_leaders = run.chain.leaders() if run.chain is not None else {}
+    return {f.token: (f.layer or 0) if f.kind == "leader" else chain_leaders.get(f.token, f.layer or 0)
+            for f in run.fates if f.kind == "leader" or (f.kind == "path" and f.attention == {f.token})}
+
+
 def _leader_emergence(config: Configuration) -> Observation:
-    report = check_configuration(config, layer_budget=CLAIMS_BUDGET, cross_check=False)
-    if report.settled_layer is None:
+    run = run_configuration(config, layer_budget=CLAIMS_BUDGET)
+    if run.settled_layer is None:
         return Observation.undecided(f"not every token has a fate (D7, or a closed-form path by D9) within "
                                      f"{CLAIMS_BUDGET} layers")
-    # A leader on a closed-form path leads from the layer its chain says (possibly long after the run stopped).
-    chain_leaders = report.run.chain.leaders() if report.run is not None and report.run.chain is not None else {}
-    # Every fate of a settled run has its layer.
-    leaders = {f.token: chain_leaders.get(f.token, f.layer or 0)
-               for f in report.fates if f.kind == "leader" or (f.kind == "path" and f.attention == {f.token})}
+    leaders = leader_layers(run)
     last = max(leaders.values())
     return Observation.held(f"final leader set {sorted(leaders)} complete at layer {last}",
                             last_leader_layer=last, leaders=len(leaders))
@@ -349,6 +365,10 @@ def _leader_or_tie(config: Configuration) -> Observation:
     return ends_at_leader_or_tie(report["fates"])
 
 
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else (many or one + 's')}"
+
+
 def _leaders_vs_hull(config: Configuration) -> Observation:
     status, report = _fates(config, CLAIMS_BUDGET)
     if status != "settled":
@@ -358,8 +378,9 @@ def _leaders_vs_hull(config: Configuration) -> Observation:
     evidence = {"leaders": leaders, "initial_hull_vertices": vertices, "settled_layer": report["settled_layer"]}
     if len(leaders) != len(vertices):
         return Observation.failed(
-            f"{len(leaders)} leaders {leaders} (final: every token has a D7 fate by layer {report['settled_layer']}) "
-            f"but {len(vertices)} vertices {vertices} of the initial hull", evidence=evidence,
+            f"{_count(len(leaders), 'leader')} {leaders} (final: every token has a D7 fate by layer "
+            f"{report['settled_layer']}) but {_count(len(vertices), 'vertex', 'vertices')} {vertices} of the initial hull",
+            evidence=evidence,
             leaders=len(leaders), hull_vertices=len(vertices))
     return Observation.held("equal counts", leaders=len(leaders), hull_vertices=len(vertices))
 
@@ -477,18 +498,27 @@ def _softmax_measure(config: Configuration) -> Observation:
     return Observation.held(f"deviation bounds over {layers} layers", **bounds)
 
 
-@st.composite
-def _softmax_family(draw: st.DrawFn) -> Configuration:
-    d = draw(st.sampled_from((1, 2)))
-    A = draw(spd_matrices(d))
-    config = _config(f"softmax_d{d}", draw(token_configurations(min_n=2, max_n=4, d=d)), draw(alphas()), A,
-                     beta=SOFTMAX_BETAS[-1])
-    return replace(config, extra={"layers": SOFTMAX_LAYERS})
+SOFTMAX_MAX_N, SOFTMAX_MAX_D = 4, 2
+
+
+def _as_softmax(config: Configuration) -> Configuration:
+    """The same tokens, alpha and A under softmax attention (beta of the grid's end; the deviation runs the grid)."""
+    return replace(config, beta=SOFTMAX_BETAS[-1], outside_hypotheses=True, extra={"layers": SOFTMAX_LAYERS})
+
+
+def _softmax_family() -> list[Branch]:
+    """Every family of verify.core.families inside the hypotheses (near-origin tokens, ties, spheres...), n <= 4, d <= 2,
+    turned into softmax configurations: the search rotates through them like any other."""
+    def branch(family: str) -> Branch:
+        return Branch(family, lambda max_n, max_d: configurations(
+            family=family, min_n=2, max_n=min(SOFTMAX_MAX_N, max_n), max_d=min(SOFTMAX_MAX_D, max_d)).map(_as_softmax))
+    return [branch(family) for family in INSIDE_FAMILIES
+            if FAMILIES[family].min_n <= SOFTMAX_MAX_N and FAMILIES[family].min_d <= SOFTMAX_MAX_D]
 
 
 # --------------------------------------------------------------------------- registry
 
-def _claims_conjecture(name: str, family: str, strategy: st.SearchStrategy[Configuration], families: tuple[str, ...],
+def _claims_conjecture(name: str, family: str, strategy: StrategyInput, families: tuple[str, ...],
                        expected: Expectation) -> Conjecture:
     return Conjecture(
         name=name,
@@ -516,7 +546,7 @@ def _build() -> dict[str, Conjecture]:
         _claims_conjecture("theorem_nonsymmetric_pd", "for A positive definite but not symmetric (x^T A x > 0)",
                            _nonsym_family(), ("nonsymmetric_pd_d2", "nonsymmetric_pd_d3"), expected="held"),
         _claims_conjecture("theorem_psd_low_rank", "for A positive semidefinite of rank 1 or 2 in d = 3, 4",
-                           st.one_of(_psd_family(), *[_psd_kernel_twins(d, r) for r in (1, 2) for d in (3, 4)]),
+                           [*_psd_family(), *[_psd_kernel_twins(d, r) for r in (1, 2) for d in (3, 4)]],
                            (*(f"psd_rank{r}_d{d}" for r in (1, 2) for d in (3, 4)), "psd_kernel_twins_rank{1,2}_d{3,4}"),
                            expected="refuted"),
         _claims_conjecture("theorem_indefinite", "for A indefinite (docs/theory.md §6: [FW] does not transfer)",
@@ -526,7 +556,7 @@ def _build() -> dict[str, Conjecture]:
         _claims_conjecture("theorem_duplicate_tokens", "when some tokens are duplicated (docs/theory.md D5)",
                            _outside("duplicates"), ("duplicates",), expected="refuted"),
         _claims_conjecture("theorem_origin_token", "when one token is the origin (docs/theory.md D4)",
-                           st.one_of(_outside("origin_token"), _symmetric_with_origin()),
+                           [_outside("origin_token"), _symmetric_with_origin()],
                            ("origin_token", "origin_symmetric_d{1,2,3}"), expected="refuted"),
         Conjecture(
             name="value_matrix_rank_one",
@@ -589,7 +619,7 @@ def _build() -> dict[str, Conjecture]:
             name="d8_beyond_pd",
             statement="D8 beyond positive definite A: two distinct tokens never merge, for A positive "
                       "semidefinite of low rank, indefinite or negative semidefinite.",
-            strategy=st.one_of(_psd_family(MERGE_ALPHAS), _indefinite_family(MERGE_ALPHAS), _nsd_family(MERGE_ALPHAS)),
+            strategy=[*_psd_family(MERGE_ALPHAS), *_indefinite_family(MERGE_ALPHAS), *_nsd_family(MERGE_ALPHAS)],
             predicate=_no_merge,
             families=("psd_rank{1,2}_d{3,4}", "indefinite_d{2,3}", "negative_definite_d{1,2,3}", "nsd_rank{r}_d{2,3}"), expected="refuted",
             scope=f"Exact, first {FINITE_LAYERS} layers (a merge is final: merged tokens stay equal, D5); "
@@ -610,7 +640,7 @@ def _build() -> dict[str, Conjecture]:
                       f"the hardmax trajectory over K = {SOFTMAX_LAYERS} layers, for beta = 1, 10, 100, 1000.",
             strategy=_softmax_family(), predicate=_softmax_measure, kind="measurement",
             target=f"deviation_upper_beta_{SOFTMAX_BETAS[-1]}",
-            families=("softmax_d1", "softmax_d2"), expected="held",
+            families=("every family of verify.core.families inside the hypotheses",), expected="held",
             scope="Upper ends of arb enclosures (256 bits) rounded up to a float; hardmax exact; d <= 2, n <= 4.",
         ),
     ]
