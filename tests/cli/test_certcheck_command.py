@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.app.cli import main
 from verify.core.config import parse_configuration
 

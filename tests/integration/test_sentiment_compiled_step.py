@@ -232,7 +232,9 @@ def test_the_protocol_record_and_status_say_which_step_trained_which_epochs(tmp_
     # Summed over both stretches of training, not only the last one.
     assert record["training_wall_seconds"] == round(sum(entry["seconds"] for entry in history), 1)
     assert record["training_cpu_seconds"] == round(sum(entry["cpu_seconds"] for entry in history), 1)
-    assert record["training_cpu_seconds_epochs"] == 2 and record["wall_seconds"] > 0
+    # On a fast machine the tiny fixture evaluates in under 0.05 s, which rounds to 0.0.
+    assert record["training_cpu_seconds_epochs"] == 2 and isinstance(record["wall_seconds"], float) \
+        and record["wall_seconds"] >= 0
     log = (runs / "protocol.log").read_text(encoding="utf-8")
     assert "(trained epoch 1 by the reference step), continuing with the compiled step" in log
     capsys.readouterr()

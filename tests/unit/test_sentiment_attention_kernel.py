@@ -46,6 +46,21 @@ def test_a_row_of_non_finite_scores_gives_nan_as_torch_does():
     assert np.isnan(states[-1]).all()
 
 
+@pytest.mark.parametrize("scale", [1e17, 1e18, 1e19, 1e30])
+def test_scores_beyond_float32_give_nan_exactly_where_the_reference_step_does(scale):
+    """The reference step computes beta z.z in float32: at beta = 1000 a token of norm about 6e17 or
+    more overflows to inf and its row to NaN. The compiled step, in float64 inside, must do the same."""
+    z0 = np.array([[[scale, 0.0], [0.0, 1.0]]], dtype=np.float32)
+    log_counts = np.zeros((1, 2), dtype=np.float32)
+    states = attention_kernel.attention_forward(z0, log_counts, alpha=1.0, beta=1000.0, layers=1)[0]
+    with torch.no_grad():
+        z = torch.from_numpy(z0)
+        attention = torch.softmax(1000.0 * (z @ z.transpose(1, 2)) + torch.from_numpy(log_counts)[:, None, :], dim=-1)
+        reference = ((z + attention @ z) / 2).numpy()
+    assert np.array_equal(np.isnan(states[-1]), np.isnan(reference))
+    assert np.isnan(reference).any() == (scale >= 1e18)
+
+
 @pytest.mark.parametrize("weight_decay", [0.0, 0.01])
 def test_fused_adam_takes_the_reference_adam_step_within_float32_rounding(weight_decay):
     """Five steps from the same weights and gradients: the same moments, parameters within rounding of the update."""

@@ -106,3 +106,14 @@ def test_an_accuracy_axis_holds_its_values_and_is_never_narrow(values):
 
 def test_cells_keep_each_seed_for_the_plots():
     assert cell([0.8, None, 0.9])["values"] == [0.8, 0.9] and cell([])["values"] == []
+
+
+def test_no_sentence_about_the_whole_task_while_a_dimension_is_incomplete():
+    protocol = load_protocol(PROTOCOL)
+    evaluations = {run.name: {"hardmax_accuracy": 0.80 + 0.001 * run.seed if run.layers == 8 else 0.88 + 0.001 * run.seed}
+                   for run in protocol.runs if run.d in (8, 16) and run.layers in (0, 8)}
+    evaluations["d2-K8-s0"] = {"hardmax_accuracy": 0.79}
+    sentence = summarize(protocol, evaluations)["summary"]
+    assert "at d = 8, 16 the trained mean-of-embeddings baseline (K = 0) beats" in sentence
+    assert "At d = 2, 4 the compared cells are not complete yet" in sentence
+    assert "does not help this task" not in sentence

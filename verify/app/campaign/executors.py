@@ -71,7 +71,7 @@ CLAIM_CHECK_SECONDS = "_claim_check_seconds"
 # cvxpy (imported lazily by verify.core.geometry for the T4 cross-check, ~0.8 CPU s in each worker's
 # first task) is deliberately not preloaded: it would lengthen the forkserver's start-up, which
 # every pool start waits for (and holds a Ctrl-C for, see _interrupts_deferred).
-WARM_MODULES = ("verify.claims.checks", "verify.core.families", "verify.core.float_dynamics", "verify.core.float_kernel",
+WARM_MODULES = ("verify.claims", "verify.core.families", "verify.core.float_dynamics", "verify.core.float_kernel",
                 "verify.core.exact_dynamics", "verify.core.worked", "verify.certcheck", "verify.app.campaign.run")
 
 
@@ -634,8 +634,8 @@ def _speaks_dask(address: str, location: str, timeout: float, security: Any) -> 
     (MemoryError), then a finaliser that times out and prints a traceback at exit. So the
     handshake is tried first with Dask's own comm layer, no Client made: a service that accepts
     the connection and answers anything but the handshake could not be used (exit 4). An
-    address nobody answers at, or a TLS peer that refuses this client, fails the connection
-    itself: bad input, as before (exit 2).
+    address nobody answers at, or a TLS peer that refuses this client or closes the connection
+    during the handshake, is bad input (exit 2).
     """
     from distributed.comm import connect  # the optional ``distributed`` extra, as in _connect
 
@@ -653,6 +653,14 @@ def _speaks_dask(address: str, location: str, timeout: float, security: Any) -> 
         if isinstance(error, TimeoutError):
             raise CouldNotComplete(f"{location} does not speak the Dask protocol (no handshake within "
                                    f"{timeout + HANDSHAKE_GRACE:g} s)") from None
+        if security is not None:
+            # Under TLS 1.3 a server that rejects the client's certificate may close the connection
+            # after the client has finished its half of the handshake, so the refusal arrives as
+            # a closed stream rather than an ssl error: the certificates, not the service, are
+            # the likelier cause, and they are the user's input.
+            raise InputError("--scheduler", f"cannot connect to {address}: the TLS peer closed the connection "
+                             "during the handshake (does it accept this client's certificate, and is it a "
+                             "Dask scheduler?)") from None
         raise CouldNotComplete(f"{location} does not speak the Dask protocol (the connection ended during the "
                                "handshake)") from None
     except (MemoryError, Exception):  # noqa: BLE001 - whatever the reply decodes to (an exabyte frame), it is not Dask

@@ -63,6 +63,9 @@ EXP_FLOOR = -104.0
 _U32 = 2.0 ** -24
 _TINY32 = 2.0 ** -149
 _SCREEN_LIMIT = 2.0 ** 100
+# The smallest float64 that float32 rounds to +inf (FLT_MAX plus half its last unit): the reference
+# step computes z.z and beta z.z in float32, where a score this large becomes inf and its row NaN.
+_OVERFLOW32 = float(np.finfo(np.float32).max) + 2.0 ** 103
 
 
 @numba.njit(cache=True)
@@ -184,11 +187,17 @@ def _forward_kernel(z0, log_counts, alpha, beta, layers, screen):  # pragma: no 
                         for v in range(m):
                             scores[v] += zu * z[r, v]
                     top = -np.inf
+                    overflow = False
                     for v in range(m):
-                        score = beta * scores[v] + log_c[v]
+                        raw = beta * scores[v]
+                        # Where float32 would overflow to +inf, the reference row is NaN: so is this one.
+                        overflow = overflow or scores[v] >= _OVERFLOW32 or raw >= _OVERFLOW32
+                        score = raw + log_c[v]
                         scores[v] = score
                         if score > top:
                             top = score
+                    if overflow:
+                        top = np.inf
                     # The entries above the floor, gathered without a branch (each v written, kept if
                     # above). The difference, not top + EXP_FLOOR: that rounds to top for scores of 1e17.
                     for v in range(m):
@@ -196,7 +205,8 @@ def _forward_kernel(z0, log_counts, alpha, beta, layers, screen):  # pragma: no 
                         weights[filled] = scores[v]
                         filled += scores[v] - top > EXP_FLOOR
                 if not math.isfinite(top):
-                    # Overflowed scores (or every slot unused): torch's softmax gives NaN, so does the layer.
+                    # Overflowed scores (beyond float32's range as in the reference step, or in float64),
+                    # or every slot unused: torch's softmax gives NaN, so does the layer.
                     filled = start
                     for r in range(d):
                         states[k + 1, b, u, r] = np.nan

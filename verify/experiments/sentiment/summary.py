@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from verify.core.io import atomic_write_text
 from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 from .protocol import Protocol
@@ -88,8 +89,13 @@ def _values(runs, evaluations, key: str, nested: str | None = None) -> list[floa
     return out
 
 
-def conclusion_sentence(differences: list[dict], finished: int, planned: int) -> str:
-    """The plain sentence on whether clustering helps, from the per-d verdicts (complete cells only)."""
+def conclusion_sentence(differences: list[dict], finished: int, planned: int, pending: list[int] | None = None) -> str:
+    """The plain sentence on whether clustering helps, from the per-d verdicts (complete cells only).
+
+    ``pending``: the dimensions whose compared cells are not complete yet. The sentence about the
+    task as a whole is given only when no dimension is pending.
+    """
+    pending = sorted(pending or [])
     if not differences:
         return (f"No conclusion yet: the reproduction and baseline cells are not complete ({finished} of "
                 f"{planned} runs finished).")
@@ -106,7 +112,11 @@ def conclusion_sentence(differences: list[dict], finished: int, planned: int) ->
             dims = ", ".join(str(d) for d in sorted(by_verdict[verdict]))
             parts.append(f"at d = {dims} {names[verdict]}")
     sentence = "On IMDb, under the paper's protocol with validation-selected epochs, " + "; ".join(parts) + "."
-    if set(by_verdict) == {"hurts"} or set(by_verdict) <= {"hurts", "no difference resolved"}:
+    if pending:
+        return sentence + (f" At d = {', '.join(str(d) for d in pending)} the compared cells are not complete yet "
+                           f"({finished} of {planned} runs finished), so there is no conclusion for the task as a "
+                           "whole.")
+    if set(by_verdict) <= {"hurts", "no difference resolved"}:
         sentence += " Clustering by the attention layers does not help this task."
     elif set(by_verdict) == {"helps"}:
         sentence += " Clustering by the attention layers helps this task."
@@ -313,7 +323,9 @@ def summarize(protocol: Protocol, evaluations: dict[str, dict],
                        "rows": lengths["rows"], "data": lengths["data"]})
 
     figures = _figures(tables, figures_dir) if figures_dir is not None else []
-    sentence = conclusion_sentence(differences, finished, len(protocol.runs))
+    decided = {entry["d"] for entry in differences}
+    pending = [entry["d"] for entry in baseline_cells if entry["d"] not in decided]
+    sentence = conclusion_sentence(differences, finished, len(protocol.runs), pending)
     numbers = comparison_numbers(baseline_cells)
     if numbers:
         sentence += " " + numbers
@@ -435,5 +447,4 @@ def _figures(tables: list[dict], folder: Path) -> list[str]:
 
 
 def write_summary(summary: dict, path: Path) -> None:
-    from verify.core.io import atomic_write_text
     atomic_write_text(Path(path), json.dumps(summary, indent=1) + "\n")
