@@ -4,10 +4,7 @@ third-party module are unimportable it verifies a certificate and rejects a tamp
 
 from __future__ import annotations
 
-import ast
 import json
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,34 +12,15 @@ import verify
 from verify.app.commands.softmax import certificate_record
 from verify.core.config import parse_configuration
 from verify.core.softmax_bound import softmax_certificate
+from tests.common.import_blocker import PACKAGE_IMPORT, blocked, imports_of, outside_standard_library, run_alone
 
 CHECKER = Path(verify.__file__).parent / "_checker_softmax.py"
 
-DRIVER = r"""
-import runpy, sys
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] not in sys.stdlib_module_names:
-            raise ImportError(f"blocked non-stdlib import {name!r}")
-        return None
-sys.meta_path.insert(0, Block())
-sys.modules["verify"] = None
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
 
 def test_checker_imports_only_the_standard_library():
-    for node in ast.walk(ast.parse(CHECKER.read_text())):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "a relative import"
-            names = [node.module or ""]
-        else:
-            continue
-        for name in names:
-            assert name.partition(".")[0] in sys.stdlib_module_names, name
+    imports = imports_of(CHECKER.read_text())
+    assert imports, "the AST walk found no import at all"
+    assert outside_standard_library(imports) == []
 
 
 def test_checker_runs_alone(tmp_path):
@@ -55,10 +33,12 @@ def test_checker_runs_alone(tmp_path):
     record["bound"] = str(Fraction(record["bound"]) / 2)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    alone = tmp_path / "checker.py"
-    alone.write_text(CHECKER.read_text())
-    run = [sys.executable, "-I", "-c", DRIVER, str(alone)]
-    verified = subprocess.run(run + [str(good)], capture_output=True, text=True, timeout=120)
+    verified = run_alone(CHECKER.read_text(), str(good), cwd=tmp_path)
     assert verified.returncode == 0, verified.stderr
-    rejected = subprocess.run(run + [str(bad)], capture_output=True, text=True, timeout=120)
+    assert "OUTSIDE []" in verified.stderr
+    rejected = run_alone(CHECKER.read_text(), str(bad), cwd=tmp_path)
     assert rejected.returncode == 1 and "rejected" in rejected.stdout
+
+
+def test_the_blocker_really_blocks(tmp_path):
+    assert blocked(run_alone(PACKAGE_IMPORT, "x.json", cwd=tmp_path))
