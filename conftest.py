@@ -11,6 +11,9 @@ from verify.core.profiles import load_profile
 
 PROFILE = load_profile()
 
+# Shared fixtures: the small report built once per run (tests/common/reports.py).
+pytest_plugins = ["tests.common.reports"]
+
 # The fast lane (``-m "not slow"``) runs every property with this many examples, unless a profile
 # was chosen explicitly (HYPOTHESIS_PROFILE or --hypothesis-profile); the full suite runs the
 # profile's own count (ci 25, dev 60). Enough to exercise each property's strategy on a few
