@@ -2161,7 +2161,7 @@ def _evidence_problems(run: Run, facts: Facts) -> list[str]:
         kinds[f.kind] = kinds.get(f.kind, 0) + 1
     wanted_by_claim: dict[str, dict] = {
         "T0": {"first_layer": first, "leaders": leading[first] if first is not None else []},
-        "T1": {"leaders": {str(t): f.layer for t, f in sorted(leader_fates.items())}},
+        "T1": {"leaders": {str(t): f.layer for t, f in sorted(facts.fates.items()) if f.kind == "leader"}},
         "T2": {"vertices": len({f.limit for f in leader_fates.values()})},
         "T3": {"kinds": {kind: kinds.get(kind, 0) for kind in ("leader", "fixed", "locked", "path")}},
     }
@@ -3946,7 +3946,8 @@ def file_kind(data: Any, source: str = "file") -> str:
         does not have (exit status 2).
     """
     if not isinstance(data, dict):
-        raise BadInput(source, "expected a JSON object")
+        raise BadInput(source, f"neither a claims report, a verification report, a softmax record nor a control result "
+                               f"(expected a JSON object, got a {type(data).__name__})")
     markers = []
     if data.get("format") == FORMAT:
         markers.append(("claims", "format"))
