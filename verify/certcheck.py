@@ -122,6 +122,9 @@ CHECKER_LIMITS: tuple[Limit, ...] = (
     Limit("MAX_SECTION_BYTES", MAX_SECTION_BYTES, "bytes of saved files hashed for one results.json", NOT_CHECKED_BEYOND),
     Limit("SECTION_READ_BYTES", SECTION_READ_BYTES, "a saved file read as JSON (larger: listed as unreadable)",
           NOT_CHECKED_BEYOND),
+    Limit("SECTION_PARSE_BYTES", 256 << 20, "bytes of saved files parsed as JSON for one results.json (one file "
+                                            "held at a time)", NOT_CHECKED_BEYOND),
+    Limit("REPRODUCTION_RECORD_BYTES", 64 << 20, "bytes of the reproduction's per-run records read", NOT_CHECKED_BEYOND),
 )
 
 FORMAT = "hardmax-verify/claims-v1"
