@@ -55,7 +55,7 @@ ROOT = REPO
 sys.path.insert(0, str(REPO))
 
 import hypothesis  # noqa: E402
-import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
+import verify.claims  # noqa: E402,F401  (registers the built-in claims)
 import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
 from verify.core import limits, text  # noqa: E402
 from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
@@ -67,7 +67,7 @@ from verify.experiments.conjectures.base import SHRINK_CALLS, SHRINK_MIN_SECONDS
 from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
 from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
-from verify.app.report import formatting as fmt  # noqa: E402
+from verify.core import formatting as fmt  # noqa: E402
 from verify.app.report.build import collect_optional_sections, provider_sections  # noqa: E402
 from verify.app.report.glance import at_a_glance, experiment_sentences  # noqa: E402
 from verify.app.report.render import glance_list, glance_markdown  # noqa: E402

@@ -46,9 +46,11 @@ import argparse
 import contextlib
 import errno
 import hashlib
+import itertools
 import json
 import math
 import os
+import pathlib
 import re
 import stat
 import statistics
@@ -75,7 +77,7 @@ __all__ = ["FORMAT", "CHECKS", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_LAY
 MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
 MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
 # Estimated work of checking one configuration (replay_work units, a few tenths of a microsecond
-# each). The suite never emits a run beyond it (verify.claims.checks caps its layers).
+# each). The suite never emits a run beyond it (verify.claims caps its layers).
 DEFAULT_MAX_WORK = 40_000_000
 DEFAULT_MAX_TOTAL_WORK = 80_000_000  # the same, summed over the runs of one file
 DEFAULT_MAX_BYTES = 64 << 20  # the largest file read (a default campaign's results.json is about 5 MB)
@@ -2704,8 +2706,6 @@ def _hash_file(path: str, budget: list) -> tuple[str, bytes | None]:
 
 def _section_listing(base: str, folder: str, patterns: tuple) -> list[str]:
     """The files of ``base``/``folder`` matching ``patterns``, as paths relative to ``base`` (at most MAX_SECTION_FILES)."""
-    import itertools
-    import pathlib
 
     directory = pathlib.Path(base) / folder
     if not directory.is_dir():

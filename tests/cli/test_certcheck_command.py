@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from verify import certcheck
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.app.cli import main
 from verify.core.config import parse_configuration
 

@@ -12,9 +12,9 @@ import pytest
 from verify.app.cli import main
 from verify.app.commands.output import ProgressReporter
 from verify.app.commands.sentiment import EpochTable
-from verify.experiments.sentiment.corpus import build_corpus
-from verify.experiments.sentiment.data import Reviews
-from verify.experiments.sentiment.preprocess import PreprocessOptions
+from verify.experiments.imdb.corpus import build_corpus
+from verify.experiments.imdb.data import Reviews
+from verify.experiments.imdb.preprocess import PreprocessOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from test_sentiment_training import write_fixture_csv  # noqa: E402  (the training tests' fixture writer)

@@ -27,7 +27,7 @@ from verify.app.campaign import CampaignSpec, FamilySpec, claim_counts, closed_f
 from verify.app.campaign.plan import canonical_sha256, recheck_plan
 from verify.app.campaign.recheck import recheck_certificates
 from verify.app.campaign.records import claim_record
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.app.cli import main as cli_main
 from verify.core.config import parse_configuration
 from verify.app.report.build import build_report

@@ -12,7 +12,7 @@ import pytest
 
 from verify.app.cli import main
 from verify.core.config import load_configuration
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.experiments.conjectures import BUILTIN_CONJECTURES, run_conjecture
 from verify.experiments.conjectures.catalogue import EASY
 from verify.core.geometry import convex_hull_vertices
@@ -73,7 +73,7 @@ def test_value_matrix_counterexample_keeps_V_and_check_sees_D3_fail(tmp_path, ca
     config = load_configuration(result.counterexample_path)
     assert config.V is not None
     assert result.counterexample["evidence"]["claim"] == "D3"  # seed 0 finds a lost leader
-    # The claim checker (verify.claims.checks, through `check`) sees the same D3 failure from the file.
+    # The claim checker (verify.claims, through `check`) sees the same D3 failure from the file.
     assert main(["check", str(result.counterexample_path)]) == 1
     assert "D3" in capsys.readouterr().out
 
@@ -147,7 +147,7 @@ def test_progress_goes_to_standard_error_as_lines_when_it_is_not_a_terminal(tmp_
 
 USER_FILE = '''
 from fractions import Fraction
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.experiments.conjectures import Conjecture, Observation
 from verify.strategies import configurations
 
@@ -310,7 +310,7 @@ def test_at_most_d_plus_one_leaders_written_as_a_user_would_is_refuted(tmp_path)
 
 
 D_PLUS_ONE = '''
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.experiments.conjectures import Conjecture, Observation
 from verify.strategies import configurations
 

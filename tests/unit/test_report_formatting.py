@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verify.app.report import formatting as fmt
+from verify.core import formatting as fmt
 from verify.app.report.glance import _section_sentence
 
 

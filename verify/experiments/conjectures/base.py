@@ -50,6 +50,7 @@ from verify.core import exitcodes
 from verify.core.config import Configuration, hypothesis_violations, load_configuration, parse_configuration
 from verify.core.io import atomic_write_text, safe_name
 from verify.core.numbers import rational_to_str
+from verify.core.versions import dependency_versions
 from .search import (DEFAULT_SECONDS, ROUND_EXAMPLES, Branch, Budget, Clock, Round, branches_of, level_sizes,
                      rounds)
 
@@ -747,8 +748,6 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
     measured = [(c, o) for c, o in search_records if o.status != "undecided" or o.measurements]
     measurements = _aggregate_measurements(measured, conjecture.group)
     coverage = coverage_of(search_records)
-
-    from verify.app.report.provenance import dependency_versions
 
     settings_used = {
         "seed": seed, "explicit_examples": len(conjecture.explicit), "round_examples": ROUND_EXAMPLES,

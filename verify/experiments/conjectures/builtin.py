@@ -5,7 +5,7 @@ Each conjecture draws :class:`~verify.core.config.Configuration` objects from a 
 
 * hardmax runs use :func:`verify.core.exact_dynamics.exact_layers` (the one exact engine);
 * the theorem's claims and the fates (D7, and closed-form paths by D9) come from
-  :func:`verify.claims.checks.check_configuration` (its float cross-checks are switched off: they never decide);
+  :func:`verify.claims.check_configuration` (its float cross-checks are switched off: they never decide);
 * whether the attention pattern is eventually constant is decided by the D9 jump search
   (:func:`verify.core.closed_form.certify`);
 * softmax uses :mod:`verify.experiments.conjectures.softmax` (arb balls, a different rule).
@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from verify.claims.checks import ClaimRun, check_configuration, run_configuration
+from verify.claims import ClaimRun, check_configuration, registry, run_configuration
 from verify.core.closed_form import certify
 from verify.core.config import Configuration, make_configuration
 from verify.core.exact_dynamics import exact_layers, group_tokens
@@ -36,7 +36,8 @@ from verify.core.linalg import identity, matmul, transpose
 from verify.core.linalg import rank as matrix_rank
 from verify.strategies import (alphas, configurations, indefinite_matrices, nonsymmetric_pd_matrices,
                           outside_configurations, spd_matrices, token_configurations)
-from verify.core.numbers import rational_to_str
+from verify.core.numbers import InputError, rational_to_str
+from verify.core.worked import WORKED_CONFIGURATIONS
 from .base import Conjecture, Expectation, Observation, StrategyInput
 from .search import Branch
 from .softmax import deviation_from_hardmax
@@ -175,12 +176,12 @@ def _symmetric_with_origin(draw: st.DrawFn) -> Configuration:
 # --------------------------------------------------------------------------- exact helpers
 
 def claims_report(config: Configuration, *, layer_budget: int = CLAIMS_BUDGET) -> dict[str, Any]:
-    """The claim report of :func:`verify.claims.checks.check_configuration` as JSON (float cross-checks off: they never decide)."""
+    """The claim report of :func:`verify.claims.check_configuration` as JSON (float cross-checks off: they never decide)."""
     return check_configuration(config, layer_budget=layer_budget, cross_check=False).to_json_dict()
 
 
 def _fates(config: Configuration, budget: int) -> tuple[str, dict[str, Any]]:
-    """('settled', report) when every token has a fate (verify.claims.checks: D7, or a closed-form path by D9)
+    """('settled', report) when every token has a fate (verify.claims: D7, or a closed-form path by D9)
     within the budget, else the reason."""
     report = claims_report(config, layer_budget=budget)
     if report.get("settled_layer") is None:
@@ -194,7 +195,9 @@ def _leads(fate: Mapping[str, Any]) -> bool:
     return fate["kind"] == "leader" or (fate["kind"] == "path" and fate["set"] == [fate["token"]])
 
 
-THEOREM_CLAIMS: tuple[str, ...] = ("T0", "T1", "T2", "T3", "T4")
+def _claims_of_role(role: registry.Role) -> tuple[str, ...]:
+    """The registry's claim checks of ``role``: "theorem" (T0..T4), "engine" (the replay)."""
+    return tuple(claim.id for claim in registry.claims("check") if claim.role == role)
 
 
 def no_leader_certificate(config: Configuration, budget: int) -> dict[str, Any] | None:
@@ -263,15 +266,16 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
                 failed_claims="T0")
         report = claims_report(config, layer_budget=budget)
         verdicts = report["verdicts"]
-        facts_failed = sorted(cid for cid, v in verdicts.items() if cid not in THEOREM_CLAIMS and cid != "replay"
+        theorem, engine = _claims_of_role("theorem"), _claims_of_role("engine")
+        facts_failed = sorted(cid for cid, v in verdicts.items() if cid not in theorem and cid not in engine
                               and v["status"] == "failed")
         extra = {"derived_facts_failed": ", ".join(facts_failed) or "none"}
-        failed = sorted(cid for cid in (*THEOREM_CLAIMS, "replay") if verdicts[cid]["status"] == "failed")
+        failed = sorted(cid for cid in (*theorem, *engine) if verdicts[cid]["status"] == "failed")
         if failed:
             summary = "; ".join(f"{cid}: {verdicts[cid]['summary']}" for cid in failed)
             return Observation.failed(summary, evidence={cid: verdicts[cid].get("evidence", {}) for cid in failed},
                                       failed_claims=", ".join(failed), **extra)
-        open_claims = sorted(cid for cid in THEOREM_CLAIMS if verdicts[cid]["status"] == "inconclusive")
+        open_claims = sorted(cid for cid in theorem if verdicts[cid]["status"] == "inconclusive")
         if "T0" in open_claims:
             certificate = no_leader_certificate(config, budget)
             if certificate is not None:
@@ -520,7 +524,7 @@ def _claims_conjecture(name: str, family: str, strategy: StrategyInput, families
         name=name,
         statement=f"The theorem's claims T0..T4 hold {family}.",
         strategy=strategy, predicate=_theorem_claims(), families=families, expected=expected,
-        scope=f"verify.claims.checks.check_configuration with a {CLAIMS_BUDGET}-layer budget; a claim not decided "
+        scope=f"verify.claims.check_configuration with a {CLAIMS_BUDGET}-layer budget; a claim not decided "
               "within it makes the example undecided (never held). Failures of the derived facts D1..D3 "
               "(proved for A SPD only) are counted in the measurement derived_facts_failed, not as refutations.",
     )
@@ -528,7 +532,6 @@ def _claims_conjecture(name: str, family: str, strategy: StrategyInput, families
 
 def _worked() -> tuple[Configuration, ...]:
     """The paper's worked configurations (docs/theory.md §4), tried first by the measurement conjectures."""
-    from verify.core.worked import WORKED_CONFIGURATIONS
 
     return tuple(replace(c, name=f"worked_{name}") for name, c in WORKED_CONFIGURATIONS.items())
 
@@ -568,7 +571,7 @@ def _build() -> dict[str, Conjecture]:
             statement="Every token ends at a leader unless a tie persists (its attention set stays a fixed set of "
                       "two or more tokens forever).",
             strategy=_inside(), predicate=_leader_or_tie, families=("every family of verify.core.families inside the hypotheses",), expected="held",
-            scope=f"Inside the hypotheses; decided by the D7 fates of verify.claims.checks within {CLAIMS_BUDGET} layers.",
+            scope=f"Inside the hypotheses; decided by the D7 fates of verify.claims within {CLAIMS_BUDGET} layers.",
         ),
         Conjecture(
             name="leaders_equal_hull_vertices",
@@ -597,7 +600,7 @@ def _build() -> dict[str, Conjecture]:
                       "for ever and never moves, yet is neither fixed nor locked.",
             strategy=_inside(max_n=8), predicate=_settling, families=("every family of verify.core.families inside the hypotheses",),
             kind="measurement", target="settled_layer", expected="held", explicit=(D9_EXAMPLE, *_worked()),
-            scope=f"Fates of verify.claims.checks within {CLAIMS_BUDGET} layers (D7, then the D9 closed form once D7 stops "
+            scope=f"Fates of verify.claims within {CLAIMS_BUDGET} layers (D7, then the D9 closed form once D7 stops "
                   "progressing); Hypothesis targets the largest layer; the D9 example is tried first.",
         ),
         Conjecture(
@@ -648,8 +651,6 @@ BUILTIN_CONJECTURES: dict[str, Conjecture] = _build()
 
 
 def get_conjecture(name: str) -> Conjecture:
-    from verify.core.numbers import InputError
-
     try:
         return BUILTIN_CONJECTURES[name]
     except KeyError:

@@ -25,7 +25,8 @@ from verify.core.numbers import InputError
 from .base import EXPECTATIONS
 from ..sections import Section, Table
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "section", "glance_sentence",
            "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence", "runs_sentence",
            "is_surprise", "glance_numbers"]
 
@@ -39,6 +40,7 @@ POWER_COMMAND = "python bench/conjecture_power.py --json RUNS/conjectures/power/
 produced_by = (f"`hardmax-verify conjecture run NAME --results-dir RUNS/conjectures` and `{POWER_COMMAND}` "
                "(docs/conjectures.md)")
 TITLE = "Conjecture runs (saved results)"
+glance_title = "Conjecture lab"
 NOTE = ("A conjecture's counterexample is a finding of the conjecture lab, not a failure of this report: optional "
         "sections never change the exit status. \"Not refuted\" is evidence, not a proof: the examples drawn and the "
         "ranges they covered say what was explored.")
@@ -195,6 +197,11 @@ def runs_sentence(numbers: Mapping[str, Any]) -> str:
         text += ("; every outcome as expected" if not surprises
                  else f"; {len(surprises):,} not as expected: {', '.join(surprises)}")
     return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
+
+
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """The results at a glance, from :func:`glance_numbers`: :func:`runs_sentence`."""
+    return runs_sentence(numbers)
 
 
 def section(block: Mapping[str, Any]) -> Section:
