@@ -64,7 +64,7 @@ from verify.core.config import load_configuration  # noqa: E402
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.app.commands.conjecture import PLAIN_PROGRESS_EVERY, SHARED_MIN_SECONDS, SHARED_SECONDS  # noqa: E402
 from verify.experiments.conjectures.base import SHRINK_CALLS, SHRINK_MIN_SECONDS, SHRINK_SHARE  # noqa: E402
-from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
+from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, power_updates_text, read_power  # noqa: E402
 from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
 from verify.core import formatting as fmt  # noqa: E402
@@ -449,7 +449,7 @@ def conjecture_power_table() -> str:
     load = " ".join(str(x) for x in power["load_average_before"])
     lines = [f"From `{power['command']}` on {power['date']} ({power['cores']} cores, load average {load} before the "
              f"run; each statement searched as `conjecture run NAME` searches by default, {power['budget_seconds']:g} s, "
-             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`):", "",
+             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`).{power_updates_text(power)}", "",
              "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n" + "\n".join(lines) + "\n"
