@@ -27,10 +27,46 @@ def leaves_out_slow_tests(markexpr: str) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist: "loadgroup" is "load" (its default with -n) that keeps a group of tests on one
+    # worker; see pytest_collection_modifyitems for the groups.
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+    worker_input = getattr(config, "workerinput", None)  # on a worker: what the controller decided
+    if worker_input is not None and worker_input.get("dist") == "loadgroup":
+        config.option.loadgroup = True  # the worker then tags each grouped test's node id with its group
     chosen = os.environ.get("HYPOTHESIS_PROFILE") or config.getoption("hypothesis_profile", None)
     if leaves_out_slow_tests(config.getoption("markexpr") or "") and not chosen:
         settings.register_profile("fast-lane", parent=settings.get_profile(PROFILE), max_examples=FAST_LANE_EXAMPLES)
         settings.load_profile("fast-lane")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]  # pytest-xdist's hook, on the controller
+    node.workerinput["dist"] = node.config.option.dist
+
+
+def shares_a_module_fixture(item: pytest.Item) -> bool:
+    """True for a test that uses a fixture set up once per module (or class): a report, a campaign, a server."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(definitions and definitions[-1].scope in ("module", "class", "package")
+               for definitions in info.name2fixturedefs.values())
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``-n``, the tests of a module that share a module-scoped fixture run on one worker.
+
+    Spread over two workers, such a fixture (a small report, a campaign, a trained model) is
+    built once on each: twice the cost for nothing. Session-wide fixtures that are costly build
+    once per run instead (tests/common/reports.py).
+    """
+    if not getattr(config.option, "loadgroup", False):  # not an xdist worker under "loadgroup"
+        return
+    for item in items:
+        if shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -2,13 +2,15 @@
 
 A report is the suite's most expensive fixture (a campaign, five figures, the HTML page: about
 ten seconds of CPU), and most tests that need one only read it or need *an earlier report* to
-protect. They take :func:`small_report` (the folder, read-only) or :func:`small_report_copy` (a
-writable copy of it in the test's own folder) instead of building their own.
+protect. They take :func:`small_report` (the folder, not to be written) or
+:func:`small_report_copy` (a writable copy of it in the test's own folder) instead of building
+their own.
 
 Under pytest-xdist the first worker that asks builds it into the run's shared temporary folder,
 under a file lock; the others wait and reuse it. The folder is new for every run, so a report
-is never reused across code versions. Its files are made read-only: a test that wrote into the
-shared report would fail at once instead of changing what the next test reads.
+is never reused across code versions. Its files are made read-only (a test that writes into the
+shared report fails at once, unless it runs as root), and at the end of the session the folder
+must still hold the same bytes: a change fails the run instead of passing silently.
 
 Registered as a plugin by the root ``conftest.py``.
 """
@@ -16,6 +18,7 @@ Registered as a plugin by the root ``conftest.py``.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import shutil
 import stat
@@ -75,10 +78,19 @@ def shared_report_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def folder_digest(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``folder``, by relative path."""
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 @pytest.fixture(scope="session")
-def small_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shared small report's folder (read-only): report.md, report.html, results.json, figures/."""
-    return shared_report_folder(tmp_path_factory)
+def small_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The shared small report's folder (not to be written): report.md, report.html, results.json, figures/."""
+    folder = shared_report_folder(tmp_path_factory)
+    before = folder_digest(folder)
+    yield folder
+    assert folder_digest(folder) == before, "a test changed the shared small report (use small_report_copy)"
 
 
 @pytest.fixture()
