@@ -25,6 +25,7 @@ import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -72,11 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (-n), default 2")
     parser.add_argument("--lane", choices=("fast", "full", "both"), default="both")
-    parser.add_argument("--log", type=Path, default=None, help="write pytest's output of each lane into this folder")
+    parser.add_argument("--log", type=Path, default=Path(tempfile.gettempdir()) / "hardmax-verify-test-suite",
+                        help="where pytest's output of each lane is written, as LANE.txt (default: a folder in the "
+                             "system's temporary folder)")
     args = parser.parse_args(argv)
     lanes = ["fast", "full"] if args.lane == "both" else [args.lane]
     cores = os.cpu_count() or 1
     print(f"test suite: pytest -n {args.workers}; cores: {cores}")
+    print(f"pytest's output of each lane goes to {args.log}", file=sys.stderr)
     loaded = False
     for lane in lanes:
         result = run_lane(lane, args.workers, args.log)
