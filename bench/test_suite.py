@@ -46,9 +46,9 @@ def _children_cpu() -> float:
 def run_lane(lane: str, workers: int, log: Path | None = None) -> dict[str, object]:
     """Run one lane; return its wall and CPU seconds, pytest's outcome line and exit status, the loads.
 
-    ``log``: a folder where pytest's output (with the 50 slowest tests) is written as ``LANE.txt``.
+    ``log``: a folder where pytest's output (with every test's durations) is written as ``LANE.txt``.
     """
-    command = [sys.executable, "-m", "pytest", "-n", str(workers), "-p", "no:cacheprovider", "-q", "--durations=50",
+    command = [sys.executable, "-m", "pytest", "-n", str(workers), "-p", "no:cacheprovider", "-q", "--durations=0",
                *LANES[lane]]
     load_before = _load()
     cpu_before = _children_cpu()
