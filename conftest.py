@@ -8,6 +8,7 @@ from hypothesis import settings
 
 from verify.app.locations import HOME_VARIABLE
 from verify.core.profiles import load_profile
+from tests.common.xdist_groups import group_of, shares_a_module_fixture
 
 PROFILE = load_profile()
 
@@ -45,15 +46,6 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]  # pyte
     node.workerinput["dist"] = node.config.option.dist
 
 
-def shares_a_module_fixture(item: pytest.Item) -> bool:
-    """True for a test that uses a fixture set up once per module (or class): a report, a campaign, a server."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return False
-    return any(definitions and definitions[-1].scope in ("module", "class", "package")
-               for definitions in info.name2fixturedefs.values())
-
-
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under ``-n``, the tests of a module that share a module-scoped fixture run on one worker.
@@ -66,7 +58,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     for item in items:
         if shares_a_module_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+            item.add_marker(pytest.mark.xdist_group(group_of(item)))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

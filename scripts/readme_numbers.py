@@ -520,7 +520,7 @@ SOURCES: dict[str, Source] = {
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),
     "bench_test_suite": CommandOutput("python bench/test_suite.py", (
         r"^test suite: pytest -n \d+; cores: \d+", r"^fast lane .* wall +[\d.]+ s +CPU +[\d.]+ s",
-        r"^full suite +wall +[\d.]+ s +CPU +[\d.]+ s", r"^  load average before: ")),
+        r"^full suite +wall +[\d.]+ s +CPU +[\d.]+ s", r"^load average before: [\d.]+ ")),
 }
 
 OUTPUT_HEADER = re.compile(r"^Printed by `(?P<command>[^`]+)` on (?P<date>\d{4}-\d{2}-\d{2}) \((?P<cores>\d+) cores, "

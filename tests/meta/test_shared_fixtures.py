@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shares_a_module_fixture
 from tests.common.reports import SMALL_SEED, SMALL_SPEC, folder_digest
+from tests.common.xdist_groups import group_of, shares_a_module_fixture
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,6 +36,7 @@ def test_tests_sharing_a_module_fixture_are_told_apart(request: pytest.FixtureRe
     # test_report_closed_form.py: every test reads the report its module-scoped fixture builds.
     grouped = _items(request.session, "tests/integration/test_report_closed_form.py")
     assert grouped and all(shares_a_module_fixture(item) for item in grouped)
+    assert {group_of(item) for item in grouped} == {"tests/integration/test_report_closed_form.py"}
     # test_number_text.py: plain unit tests, no fixture beyond the test's own.
     plain = _items(request.session, "tests/unit/test_number_text.py")
     assert plain and not any(shares_a_module_fixture(item) for item in plain)
