@@ -5,10 +5,14 @@
 * :func:`lambda_min_program`: maximise lambda_min(S), S = -sum_c y_c Mhat_c, over y >= 0,
   sum y = 1 (the first step of the infeasibility certificate).
 
-Both run cvxpy with Clarabel and fall back to SCS when Clarabel errs or ends without an answer.
-Every run is returned as a :class:`SolverRun`, the evidence the result records (solver, status,
-objective rounded to 6 significant digits, and the answer for the exact rounding that follows).
-cvxpy is imported inside the functions: it takes seconds to import, and no other command needs it.
+Both try Clarabel first and fall back to SCS when Clarabel errs or ends without an answer. The
+design program, solved once per target map the search tries, calls Clarabel directly with
+pre-assembled matrices and generates its rows in rounds (:func:`_clarabel_run`); everything
+else goes through cvxpy. Statuses are named as cvxpy names them either way. Every run is
+returned as a :class:`SolverRun`, the evidence the result records (solver, status, objective
+rounded to 6 significant digits, and the answer for the exact rounding that follows). The
+solvers are imported inside the functions: cvxpy takes seconds to import, and no other command
+needs it.
 """
 
 from __future__ import annotations
@@ -96,11 +100,11 @@ _CLARABEL_STATUS = {"Solved": "optimal", "PrimalInfeasible": "infeasible", "Dual
                     "AlmostSolved": "optimal_inaccurate", "AlmostPrimalInfeasible": "infeasible_inaccurate",
                     "AlmostDualInfeasible": "unbounded_inaccurate", "MaxIterations": "user_limit",
                     "MaxTime": "user_limit"}
-# Row generation (design program): rows kept per token at the start, rounds before the full program is solved, and
-# how far below 1 a row left out may be before it counts as violated (Clarabel's own feasibility tolerance is 1e-8).
+# Row generation (design program): the rows per token solved first, and, when the reference A is a design of the
+# rows, those with a value below 1 + NEAR there; rounds before the whole program is solved; how far below 1 a row left
+# out may be before it counts as violated (Clarabel's own feasibility tolerance is 1e-8). Tuned on bench/control.py.
 START_ROWS = 4
 NEAR = 1.0
-ADD_NEAR = 0.0
 MAX_ROUNDS = 6
 VIOLATION = 1e-9
 
@@ -174,7 +178,8 @@ def _upper_entries(A: np.ndarray) -> np.ndarray:
 
 def _first_rows(values: np.ndarray, groups: np.ndarray, near: bool) -> np.ndarray:
     """The rows solved first: for each group (token), the START_ROWS with the smallest value at the reference, and,
-    when the reference is a design of the program's rows (``near``), every row within NEAR of being tight there."""
+    when the reference is a design the search found (``near``: its rows have values >= 1 there), every row with a
+    value below 1 + NEAR: the rows tight at the last optimum, and the new token's."""
     chosen = [np.flatnonzero(values < 1 + NEAR)] if near else []
     for group in np.unique(groups):
         members = np.flatnonzero(groups == group)
@@ -188,11 +193,10 @@ def _clarabel_run(flat: np.ndarray, weight: np.ndarray, equalities: np.ndarray |
 
     With rows (or tokens) in the hundreds, almost all of them are slack at the optimum. So the
     program is first solved with the few rows per token that are tightest at ``reference`` (the
-    identity unless given); every row it violates, and every row within ADD_NEAR of being tight,
-    is added and the program solved again, until the optimum satisfies every row; after
-    MAX_ROUNDS rounds the full program is solved. An optimum of a subset of the rows that
-    satisfies them all is an optimum of the full program; a subset without a solution means the
-    full program has none either.
+    identity unless given); every row it violates is added and the program solved again, until
+    the optimum satisfies every row; after MAX_ROUNDS rounds the full program is solved. An
+    optimum of a subset of the rows that satisfies them all is an optimum of the full program;
+    a subset without a solution means the full program has none either.
     """
     start_time = time.process_time()
     coefficients = _coefficients(flat.reshape(len(flat), d, d))
@@ -219,10 +223,10 @@ def _clarabel_run(flat: np.ndarray, weight: np.ndarray, equalities: np.ndarray |
         values = coefficients @ _upper_entries(A)
         outside = np.ones(count, dtype=bool)
         outside[active] = False
-        if not np.any(outside & (values < 1 - VIOLATION)):
+        violated = np.flatnonzero(outside & (values < 1 - VIOLATION))
+        if not len(violated):
             break
-        added = np.flatnonzero(outside & (values < 1 + ADD_NEAR))
-        active = None if rounds >= MAX_ROUNDS else np.union1d(active, added)
+        active = None if rounds >= MAX_ROUNDS else np.union1d(active, violated)
     return SolverRun("design", "CLARABEL", status, objective, message, A, seconds=time.process_time() - start_time)
 
 
