@@ -52,11 +52,13 @@ import math
 import os
 import pathlib
 import re
+import runpy
 import stat
 import statistics
 import sys
 import tempfile
 import threading
+import tomllib
 import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
@@ -3451,8 +3453,6 @@ def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -
     if protocol.get("sha256") != digest:
         return f"summary.json gives the protocol sha256 {str(protocol.get('sha256'))[:64]}, the file {path} has {digest}"
     try:
-        import tomllib
-
         document = tomllib.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
         return f"the protocol file {path} is not TOML"
@@ -4330,8 +4330,6 @@ _SIBLINGS: dict[str, dict] = {}
 def _sibling(kind: str) -> dict | None:
     """The namespace of the standard-library checker of ``kind`` beside this file (None: not there)."""
     if kind not in _SIBLINGS:
-        import runpy
-
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), SIBLING_CHECKERS[kind])
         if not os.path.isfile(path):
             return None
