@@ -32,6 +32,7 @@ Target: every corner under 60 CPU seconds (docs/certcheck.md, Limits).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -163,8 +164,10 @@ def softmax_long() -> tuple[str, dict]:
         layers = layers * 9 // 10
 
 
-def _control_sets(tokens: list[list[Fraction]], vertices: int, designs: int, *, realisable: bool) -> dict:
-    """A leader-sets result: the first ``vertices`` tokens (equal norms, the others inside) lead under A = I."""
+def _control_sets(tokens: list[list[Fraction]], vertices: int, designs: int, *, realisable: bool,
+                  combinations: list[tuple[int, ...]] = ()) -> dict:
+    """A leader-sets result: the first ``vertices`` tokens (equal norms) lead under A = I, token vertices + j is the
+    mean of the vertices ``combinations[j]``; every subset realisable by design 0, or every one inconclusive."""
     text = [[_text(x) for x in t] for t in tokens]
     leaders = list(range(vertices))
     subsets, kinds = [], {"realisable": 0, "impossible": 0, "inconclusive": 0}
@@ -177,8 +180,8 @@ def _control_sets(tokens: list[list[Fraction]], vertices: int, designs: int, *, 
         kinds["realisable" if realisable else "inconclusive"] += 1
     identity = [["1" if r == c else "0" for c in range(len(tokens[0]))] for r in range(len(tokens[0]))]
     design = {"A": identity, "pivots": ["1"] * len(tokens[0]), "leaders": leaders}
-    inside = [{"token": j, "weights": [{"token": a, "weight": "1/2"}, {"token": b, "weight": "1/2"}]}
-              for j, (a, b) in enumerate(_pairs(vertices, len(tokens) - vertices), start=vertices)]
+    inside = [{"token": j, "weights": [{"token": v, "weight": f"1/{len(combination)}"} for v in combination]}
+              for j, combination in enumerate(combinations, start=vertices)]
     return {"format": _checker_control.FORMAT, "kind": "leader_sets",
             "configuration": {"tokens": text, "alpha": "1"},
             "hull": {"vertices": [{"token": v, "direction": text[v]} for v in range(vertices)], "inside": inside},
@@ -188,26 +191,22 @@ def _control_sets(tokens: list[list[Fraction]], vertices: int, designs: int, *, 
             "exit_status": 0 if realisable else 3}
 
 
-def _pairs(vertices: int, count: int) -> list[tuple[int, int]]:
-    return [(a, b) for a in range(vertices) for b in range(a + 1, vertices)][:count]
-
-
 def control_dense() -> tuple[str, dict]:
-    """256 tokens in d = 32: 16 vertices of equal norm, 240 midpoints of pairs of them; the most designs that fit."""
+    """256 tokens in d = 32: 16 vertices of equal norm (rotations of (1, ..., 32)) and 240 means of two or three
+    of them (inside, never leading under A = I); the most designs (A = I) that fit the control checker's work."""
     d, h = 32, 16
-    vertices = [[Fraction((c + 1) * (-1 if (i >> (c % 5)) & 1 else 1) * (1 if c != 5 + i else 2)) for c in range(d)]
-                for i in range(h)]
-    # Equal norms: every vertex has the same multiset of |coordinates| up to the one doubled coordinate.
-    norms = {sum(x * x for x in v) for v in vertices}
-    assert len(norms) == 1, norms
-    inside = [[(x + y) / 2 for x, y in zip(vertices[a], vertices[b])] for a, b in _pairs(h, 240)]
+    vertices = [[Fraction((c + i) % d + 1) for c in range(d)] for i in range(h)]
+    combinations = list(itertools.combinations(range(h), 2)) + list(itertools.combinations(range(h), 3))[:120]
+    inside = [[sum((vertices[v][c] for v in combination), Fraction(0)) / len(combination) for c in range(d)]
+              for combination in combinations]
     tokens = vertices + inside
-    one = _control_sets(tokens, h, 1, realisable=True)
-    per_design = _checker_control.sized_work(one, "leader_sets", tokens) - _checker_control.sized_work(
-        {**one, "designs": []}, "leader_sets", tokens)
+    assert len({tuple(t) for t in tokens}) == 256
+    one = _control_sets(tokens, h, 1, realisable=True, combinations=combinations)
     fixed = _checker_control.sized_work({**one, "designs": []}, "leader_sets", tokens)
+    per_design = _checker_control.sized_work(one, "leader_sets", tokens) - fixed
     designs = int((_checker_control.MAX_WORK - fixed) // per_design)
-    return f"control sets n=256 d=32 h=16 ({designs} designs)", _control_sets(tokens, h, designs, realisable=True)
+    return (f"control sets n=256 d=32 h=16 ({designs} designs)",
+            _control_sets(tokens, h, designs, realisable=True, combinations=combinations))
 
 
 def control_repeated_designs() -> tuple[str, dict]:

@@ -156,6 +156,13 @@ def _number(x: Any, where: str) -> Fraction:
     return Fraction(-numerator if top.startswith("-") else numerator, denominator)
 
 
+def _short(x: Fraction) -> str:
+    """A fraction for a message: exact when short, else its size (printing a long one is slow, and refused)."""
+    if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= 256:
+        return str(x)
+    return f"about 10^{math.log10(abs(x.numerator)) - math.log10(x.denominator):.4f}" if x else "0"
+
+
 def _index(x: Any, n: int, where: str) -> int:
     _need(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n, f"{where}: expected a token index 0..{n - 1}")
     return x
@@ -203,15 +210,19 @@ def _tokens(raw: list, d: int) -> list[tuple]:
 
 
 def _common_bits(numbers: Any) -> int:
-    """Bits of the common denominator of ``numbers`` plus their largest numerator: the size of the integers
-    they become over it (stops counting past 2^24 bits: beyond any limit)."""
-    denominator, numerator = 1, 0
+    """At least the bits of the common denominator of ``numbers`` plus their largest numerator: the size of the
+    integers they become over it. Exact while the denominator is below 2^16 bits; past that, each further
+    denominator's bits are added (an upper bound, without the gcds that would cost more than the scores)."""
+    denominator, extra, numerator = 1, 0, 0
     for x in numbers:
-        denominator = math.lcm(denominator, x.denominator)
+        if extra or denominator.bit_length() > 1 << 16:
+            extra += x.denominator.bit_length()
+        else:
+            denominator = math.lcm(denominator, x.denominator)
         numerator = max(numerator, abs(x.numerator).bit_length())
-        if denominator.bit_length() + numerator > 1 << 24:
+        if denominator.bit_length() + extra + numerator > 1 << 24:
             break
-    return denominator.bit_length() + numerator
+    return denominator.bit_length() + extra + numerator
 
 
 def _cost(count: int, bits_a: int, bits_b: int) -> float:
@@ -317,9 +328,9 @@ def _check_design(block: Any, tokens: list[tuple], roles: dict[int, int], where:
         row = s.rows[m]
         gap, rival = min((row[t] - row[k], k) for k in range(n) if k != t)
         margin = Fraction(gap, s.scale)
-        _need(margin > 0, f"{at}: token {m} scores token {rival} at least as high as {t} (margin {margin})")
+        _need(margin > 0, f"{at}: token {m} scores token {rival} at least as high as {t} (margin {_short(margin)})")
         _need(_get(entry, "closest_rival", at) == rival, f"{at}.closest_rival: the closest rival is token {rival}")
-        _need(_number(_get(entry, "margin", at), f"{at}.margin") == margin, f"{at}.margin: the margin is {margin}")
+        _need(_number(_get(entry, "margin", at), f"{at}.margin") == margin, f"{at}.margin: the margin is {_short(margin)}")
     _need(seen == set(roles), f"{where}.margins: expected exactly the tokens {sorted(roles)}")
     return s
 
@@ -548,12 +559,14 @@ def sized_work(data: dict, kind: str, tokens: list[tuple]) -> float:
     """
     n, d = len(tokens), len(tokens[0])
     token_bits = _common_bits(x for t in tokens for x in t)
+    blocks: list[Any]
+    certificates: list[Any]
     if kind == "control":
         blocks = [data.get(key) for key in ("design", "leading")]
         certificates = [data.get("infeasibility")]
     else:
-        blocks = data.get("designs") if isinstance(data.get("designs"), list) else []
-        certificates = data.get("certificates") if isinstance(data.get("certificates"), list) else []
+        blocks = data["designs"] if isinstance(data.get("designs"), list) else []
+        certificates = data["certificates"] if isinstance(data.get("certificates"), list) else []
     work = 0.0
     for e, block in enumerate(blocks):
         if isinstance(block, dict) and "A" in block:

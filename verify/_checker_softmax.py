@@ -2,9 +2,11 @@
 
 ``hardmax-verify softmax CONFIG.json --beta B --layers K --json FILE`` writes the configuration
 and a certificate: per layer k the bound eps_k, the margin delta_k and eta_k, and where and why
-it stops. This module trusts none of it. It imports nothing from the package and nothing
-outside the standard library, replays the hardmax dynamics of docs/theory.md §1 itself with
-:class:`fractions.Fraction` (its own update, on groups of equal positions), and verifies:
+it stops. This module trusts none of it. It imports nothing outside the standard library and
+nothing from the package but the claims checker (verify/certcheck.py, itself standard library
+only, for its work units and meter), replays the hardmax dynamics of docs/theory.md §1 itself
+in exact integers over each layer's common denominator (its own update, on groups of equal
+positions), and verifies:
 
 * the constants: gamma = alpha / (1 + alpha), R^2 >= max ||z_i^0||^2, ||A||^2 >= min(||A||_F^2,
   ||A||_1 ||A||_inf) (both bound the squared spectral norm), exactly, without square roots;
