@@ -5,7 +5,7 @@
 For every generated configuration of the default campaign (``report --seed s`` for each s; the
 worked configurations too) it runs
 
-* the D7 fates as the claim checks do (:func:`verify.claims.checks.run_configuration`, the campaign's
+* the D7 fates as the claim checks do (:func:`verify.claims.run_configuration`, the campaign's
   layer budget): settled or not, at which layer, and the time taken;
 * the jump search of D9 from layer 0 (:func:`verify.core.closed_form.certify`): certified or
   unsettled (and why), the layer from which the certificate holds, the number of jumps,
@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from verify import certcheck as checker  # noqa: E402
-from verify.claims.checks import run_configuration  # noqa: E402
+from verify.claims import run_configuration  # noqa: E402
 from verify.core.closed_form import ExpPoly, certify, chain_to_json  # noqa: E402
 from verify.core.exact_dynamics import exact_layers  # noqa: E402
 from verify.app.campaign import build_configuration, default_spec, plan_tasks  # noqa: E402

@@ -31,7 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.claims.checks import run_configuration  # noqa: E402
+from verify.claims import run_configuration  # noqa: E402
 from verify.core.closed_form import certify  # noqa: E402
 from verify.core.config import Configuration  # noqa: E402
 from verify.experiments.conjectures.builtin import leader_layers  # noqa: E402

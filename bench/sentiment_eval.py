@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
-from verify.experiments.sentiment.corpus import checkpoint_corpus  # noqa: E402
+from verify.experiments.sentiment.checkpoints import checkpoint_corpus  # noqa: E402
 from verify.experiments.sentiment.evaluate import certified_evaluation  # noqa: E402
 
 

@@ -38,7 +38,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.experiments.sentiment.corpus import load_corpus, make_split  # noqa: E402
+from verify.experiments.imdb.corpus import load_corpus, make_split  # noqa: E402
 from verify.experiments.sentiment.model import (build_model, build_optimizer, epoch_batches, merge_tokens,  # noqa: E402
                                     softmax_scores, step_inputs, train, training_step)
 from verify.experiments.sentiment.protocol import load_protocol, preprocess_options, training_settings  # noqa: E402

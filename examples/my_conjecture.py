@@ -7,7 +7,7 @@ layer 0 are exposed vertices of conv(Z^0), but a leader may emerge later (docs/t
 The file only defines Conjecture objects; nothing in the package is touched.
 """
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.config import Configuration
 from verify.experiments.conjectures import Conjecture, Observation
 from verify.core.geometry import convex_hull_vertices

@@ -7,7 +7,7 @@ any folder.
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.strategies import configurations
 
 

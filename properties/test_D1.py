@@ -1,14 +1,14 @@
 """D1 (docs/theory.md §3): "hull shrinks. z_i^{k+1} = (1-gamma) z_i^k + gamma m_i is a convex
 combination of tokens of layer k, so conv(Z^{k+1}) is contained in conv(Z^k)."
 
-Two exact checks: the claim check's convex-weight certificate (:func:`verify.claims.checks.check_D1`)
+Two exact checks: the claim check's convex-weight certificate (:func:`verify.claims.D1.check_D1`)
 over every layer it runs, and an independent hull-membership test (pycddlib, GMP) of the
 first layers by :func:`verify.testing.assert_hull_shrinks`.
 """
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified, assert_hull_shrinks

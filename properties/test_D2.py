@@ -8,7 +8,7 @@ Checked by the claim check over every layer it runs and, independently, by
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified, assert_norms_nondecreasing

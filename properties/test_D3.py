@@ -9,7 +9,7 @@ than the claim check's settlement so that leaders emerging after layer 0 are cov
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.exact_dynamics import exact_layers
 from verify.core.families import TIE_FAMILIES
 from verify.core.oracle import attention_sets

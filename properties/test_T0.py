@@ -2,12 +2,12 @@
 
 Token i is a leader if there is a layer k with C_i(Z^k) = {i}. Under the hypotheses the
 claim holds already at layer 0 (D0: a token of largest A-norm leads), and the claim check
-(:func:`verify.claims.checks.check_T0`) fails T0 when that does not happen.
+(:func:`verify.claims.T0.check_T0`) fails T0 when that does not happen.
 """
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified

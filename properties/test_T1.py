@@ -1,14 +1,14 @@
 """T1 (docs/theory.md §2): "each leader is fixed from the first layer at which it is a leader
 (finite-layer convergence)".
 
-Checked exactly by :func:`verify.claims.checks.check_T1` up to one layer past the layer at which
+Checked exactly by :func:`verify.claims.T1.check_T1` up to one layer past the layer at which
 every token is a leader, fixed or locked (docs/theory.md D7), when the final set of leaders is
 known; before that T1 is inconclusive (recorded with ``hypothesis.event``).
 """
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified

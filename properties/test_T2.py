@@ -2,13 +2,13 @@
 of K = conv(leader limits)".
 
 The final set of leaders is known once every token is a leader, fixed or locked (docs/theory.md
-D7); :func:`verify.claims.checks.check_T2` then certifies each leader limit as a vertex of K with an
+D7); :func:`verify.claims.T2.check_T2` then certifies each leader limit as a vertex of K with an
 exact separating direction. Before that T2 is inconclusive (recorded, not a failure).
 """
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified

@@ -2,13 +2,13 @@
 
 Convergence is certified in finitely many layers by docs/theory.md D7 (every token a leader, fixed,
 or locked onto fixed tokens), and each limit is shown to lie on the boundary of K in R^d by an
-exact supporting direction (:func:`verify.claims.checks.check_T3`). When K is lower-dimensional, K
+exact supporting direction (:func:`verify.claims.T3.check_T3`). When K is lower-dimensional, K
 is its own boundary (the segment example of docs/theory.md §2).
 """
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified

@@ -11,7 +11,7 @@ is a cross-check whose agreement is counted with ``hypothesis.event``, never a p
 
 from hypothesis import given
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import TIE_FAMILIES
 from verify.strategies import configurations
 from verify.testing import assert_claim_certified, fail_claim, record_event

@@ -1,4 +1,4 @@
-"""Round trip: everything :func:`verify.claims.checks.check_configuration` produces, the independent checker accepts.
+"""Round trip: everything :func:`verify.claims.check_configuration` produces, the independent checker accepts.
 
 Not a claim of docs/theory.md but the condition under which a certificate means anything: for every
 family of :mod:`verify.core.families` (inside and outside the hypotheses) and many seeds, the claims
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verify import certcheck
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.families import FAMILIES, MATRIX_KINDS, generate
 from verify.app.campaign import build_configuration, default_spec, plan_tasks
 from verify.testing import fail_claim

@@ -55,7 +55,7 @@ ROOT = REPO
 sys.path.insert(0, str(REPO))
 
 import hypothesis  # noqa: E402
-import verify.claims.checks  # noqa: E402,F401  (registers the built-in claims)
+import verify.claims  # noqa: E402,F401  (registers the built-in claims)
 import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
 from verify.core import limits, text  # noqa: E402
 from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
@@ -64,10 +64,10 @@ from verify.core.config import load_configuration  # noqa: E402
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.app.commands.conjecture import PLAIN_PROGRESS_EVERY, SHARED_MIN_SECONDS, SHARED_SECONDS  # noqa: E402
 from verify.experiments.conjectures.base import SHRINK_CALLS, SHRINK_MIN_SECONDS, SHRINK_SHARE  # noqa: E402
-from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
+from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, power_updates_text, read_power  # noqa: E402
 from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
-from verify.app.report import formatting as fmt  # noqa: E402
+from verify.core import formatting as fmt  # noqa: E402
 from verify.app.report.build import collect_optional_sections, provider_sections  # noqa: E402
 from verify.app.report.glance import at_a_glance, experiment_sentences  # noqa: E402
 from verify.app.report.render import glance_list, glance_markdown  # noqa: E402
@@ -449,7 +449,7 @@ def conjecture_power_table() -> str:
     load = " ".join(str(x) for x in power["load_average_before"])
     lines = [f"From `{power['command']}` on {power['date']} ({power['cores']} cores, load average {load} before the "
              f"run; each statement searched as `conjecture run NAME` searches by default, {power['budget_seconds']:g} s, "
-             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`):", "",
+             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`).{power_updates_text(power)}", "",
              "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n" + "\n".join(lines) + "\n"

@@ -24,5 +24,5 @@ PY="${PYTHON:-python3}"
 "$PY" -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[sentiment,distributed,dev]"
 # Compile the float engine's kernel and the sentiment training step's attention kernel into
 # numba's cache once, here, not in the first run.
-"$PY" -c "from verify.core.float_kernel import compile_ahead; compile_ahead()"
+"$PY" -c "from verify.core.float_dynamics import compile_ahead; compile_ahead()"
 "$PY" -c "from verify.experiments.sentiment.attention_kernel import compile_ahead; compile_ahead()"

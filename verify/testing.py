@@ -18,7 +18,7 @@ not failures: :func:`assert_claim_certified` records them with ``hypothesis.even
 statistics show how often they happen) and, by default, rejects the example with
 ``hypothesis.assume``.
 
-The helpers that do not take a :class:`~verify.claims.checks.ClaimReport` recompute what they check
+The helpers that do not take a :class:`~verify.claims.ClaimReport` recompute what they check
 from exact positions with their own few lines (scores, norms, hull membership through
 pycddlib's exact GMP backend), so they do not trust the engine they are checking.
 """
@@ -128,7 +128,7 @@ def _show(value: Any) -> str:
 
 
 def _reproduce_command(claim: str, path: Path, config: Configuration, layer: Any) -> str:
-    """The registry's ``reproduce``: ``check`` re-decides what verify.claims.checks decides (T0 includes D0);
+    """The registry's ``reproduce``: ``check`` re-decides what verify.claims decides (T0 includes D0);
     the other facts are properties of the trajectory, which ``simulate`` prints exactly."""
     flag = " --outside-hypotheses" if config.outside_hypotheses else ""
     record = registry.find(claim)
@@ -172,7 +172,7 @@ _EVIDENCE_KEYS = ("layer", "token", "tokens", "compared", "lhs", "rhs", "limit",
 
 def assert_claim_certified(report: Any, claim: str, *, allow_inconclusive: bool = True,
                            reject_inconclusive: bool = True) -> Any:
-    """The verdict of ``claim`` in a :class:`~verify.claims.checks.ClaimReport` is certified; returns it.
+    """The verdict of ``claim`` in a :class:`~verify.claims.ClaimReport` is certified; returns it.
 
     A failed verdict raises :class:`ClaimFailure` with the verdict's evidence (layer, token,
     the two exact numbers). An inconclusive verdict is recorded with ``hypothesis.event``; it

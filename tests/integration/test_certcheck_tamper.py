@@ -27,7 +27,7 @@ from verify.app.campaign import CampaignSpec, FamilySpec, claim_counts, closed_f
 from verify.app.campaign.plan import canonical_sha256, recheck_plan
 from verify.app.campaign.recheck import recheck_certificates
 from verify.app.campaign.records import claim_record
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.app.cli import main as cli_main
 from verify.core.config import parse_configuration
 from verify.app.report.build import build_report
@@ -43,6 +43,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Pat
     root = tmp_path_factory.mktemp("tamper")
     runs = root / "runs"
     shutil.copytree(REPO / "runs", runs)
+    shutil.copytree(REPO / "protocols", root / "protocols")  # the reproduction's protocol, beside the runs folder
     outcome = build_report(out=root / "report", seed=5, spec=SPEC, runs_dir=runs, runs_label="runs", command_line="test")
     assert outcome.exit_status == 0, outcome.results["summary"]
     return json.loads((root / "report" / "results.json").read_text(encoding="utf-8")), runs

@@ -12,7 +12,7 @@ import pytest
 
 from verify.app.cli import main
 from verify.core.config import load_configuration
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.experiments.conjectures import BUILTIN_CONJECTURES, run_conjecture
 from verify.experiments.conjectures.catalogue import EASY
 from verify.core.geometry import convex_hull_vertices
@@ -73,7 +73,7 @@ def test_value_matrix_counterexample_keeps_V_and_check_sees_D3_fail(tmp_path, ca
     config = load_configuration(result.counterexample_path)
     assert config.V is not None
     assert result.counterexample["evidence"]["claim"] == "D3"  # seed 0 finds a lost leader
-    # The claim checker (verify.claims.checks, through `check`) sees the same D3 failure from the file.
+    # The claim checker (verify.claims, through `check`) sees the same D3 failure from the file.
     assert main(["check", str(result.counterexample_path)]) == 1
     assert "D3" in capsys.readouterr().out
 
@@ -87,6 +87,43 @@ def test_softmax_counterexample_keeps_beta_and_layers(tmp_path):
     # Confirmed at a higher arb precision than the search used.
     assert result.counterexample["confirmation"]["evidence"]["precision_bits"] >= 512
     assert main(["conjecture", "check", "softmax_tracks_hardmax", str(result.counterexample_path)]) == 1
+
+
+@pytest.mark.parametrize("name", ["hull_vertex_subsets_realisable", "all_hull_vertices_lead_together"])
+def test_d10_counterexample_rests_on_a_certificate_the_independent_checker_verifies(name, tmp_path, capsys):
+    # docs/theory.md D10: the lab refutes it with an exact impossibility certificate, saved in the result.
+    result = run_conjecture(BUILTIN_CONJECTURES[name], examples=100, seed=0, results_dir=tmp_path)
+    assert result.outcome == "counterexample" and result.verdict == "as expected"
+    confirmation = result.counterexample["confirmation"]
+    assert confirmation["status"] == "failed"
+    certificate = tmp_path / "certificate.json"
+    certificate.write_text(json.dumps(confirmation["evidence"]["control_result"]))
+    # `certcheck` reads it with the independent checker: exit 1 = the certificate verifies, the statement is false.
+    assert main(["certcheck", str(certificate)]) == 1
+    assert "nothing rejected, but the file reports a claim FALSE" in capsys.readouterr().out
+    # The saved counterexample is an ordinary configuration: `conjecture check` decides it again from the file.
+    assert not load_configuration(result.counterexample_path).outside_hypotheses
+    assert main(["conjecture", "check", name, str(result.counterexample_path)]) == 1
+
+
+def test_a_softmax_measurement_above_its_certified_bound_exits_4_as_an_internal_error(tmp_path, monkeypatch, capsys):
+    from dataclasses import replace
+
+    from verify.core.softmax_bound import LayerBound, softmax_certificate
+    from verify.experiments.conjectures import builtin
+
+    # A bound every layer claims to be 0 (a bug in the bound): any softmax deviation measured is above it.
+    def zero_bound(*args, **kwargs):
+        real = softmax_certificate(*args, **kwargs)
+        return replace(real, stop=None, records=tuple(LayerBound(k, Fraction(0)) for k in range(real.layers + 1)))
+
+    monkeypatch.setattr(builtin, "softmax_certificate", zero_bound)
+    assert main(["conjecture", "run", "softmax_tracks_hardmax", "--examples", "20",
+                 "--results-dir", str(tmp_path)]) == 4
+    assert "INTERNAL ERROR (a bug of the suite, not a counterexample)" in capsys.readouterr().err
+    assert not list(tmp_path.rglob("*.json"))  # no result, no counterexample
+    saved = ROOT / "runs" / "conjectures" / "counterexamples" / "softmax_tracks_hardmax.json"
+    assert main(["conjecture", "check", "softmax_tracks_hardmax", str(saved)]) == 4
 
 
 def test_believed_true_is_not_refuted_with_its_coverage(tmp_path, capsys):
@@ -147,7 +184,7 @@ def test_progress_goes_to_standard_error_as_lines_when_it_is_not_a_terminal(tmp_
 
 USER_FILE = '''
 from fractions import Fraction
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.experiments.conjectures import Conjecture, Observation
 from verify.strategies import configurations
 
@@ -310,7 +347,7 @@ def test_at_most_d_plus_one_leaders_written_as_a_user_would_is_refuted(tmp_path)
 
 
 D_PLUS_ONE = '''
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.experiments.conjectures import Conjecture, Observation
 from verify.strategies import configurations
 

@@ -23,7 +23,7 @@ import pytest
 
 from verify.core import exitcodes
 from verify.app.cli import main
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.app.campaign import CampaignSpec, FamilySpec, plan_tasks, run_tasks
 from verify.app.campaign.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutorBackend, make_executor
 from verify.app.report.schema import deterministic_part

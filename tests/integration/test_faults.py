@@ -51,7 +51,7 @@ def _force_solver(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
 @pytest.mark.parametrize("mode", ["error", "optimal_inaccurate"])
 def test_failed_cross_check_of_an_exact_certificate_is_shown_and_does_not_decide(
         monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
-    from verify.claims.checks import check_configuration
+    from verify.claims import check_configuration
 
     # Row 4 of docs/theory.md §4: tokens (+-1/2, 0) converge to the non-vertex points (+-1, 0); T4 is
     # certified by the exact locking certificate (D7) and cross-checked by cvxpy.
@@ -134,7 +134,7 @@ SLOW_TO_SETTLE = make_configuration(
 
 
 def test_an_exhausted_layer_budget_is_stated_not_certified() -> None:
-    from verify.claims.checks import check_configuration
+    from verify.claims import check_configuration
 
     # D7 alone: the closed form (D9) would settle it at the budget (tests/unit/test_claims.py).
     report = check_configuration(SLOW_TO_SETTLE, layer_budget=5, cross_check=False, closed_form_search=False)
@@ -161,10 +161,10 @@ def test_check_command_exits_3_and_names_the_budget(tmp_path: Path, capsys: pyte
 
 
 def test_report_states_an_exhausted_layer_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import verify.claims.checks
+    import verify.claims.run
 
     # Fault: the closed-form search (D9) settles nothing, so the one-layer budget is what stops the runs.
-    monkeypatch.setattr(verify.claims.checks, "_closed_form", lambda config, data: (None, {
+    monkeypatch.setattr(verify.claims.run, "_closed_form", lambda config, data: (None, {
         "layer": data.index, "status": "unsettled", "final_layer": data.index, "jumps": 0, "reason": "injected"}))
     (tmp_path / "budget.toml").write_text(
         "[campaign]\nexamples = 3\nworked = false\nfloat_check = false\nshrink = false\nlayer_budget = 1\n\n"
@@ -345,9 +345,9 @@ REVIEWS = "review,sentiment,split\n" + "".join(
 
 @pytest.mark.parametrize("damage", ["truncated_gzip", "not_gzip", "binary_csv", "bad_row", "empty", "header_only"])
 def test_a_damaged_dataset_gives_one_clear_line(damage: str, tmp_path: Path) -> None:
-    pytest.importorskip("verify.experiments.sentiment.data")
+    pytest.importorskip("verify.experiments.imdb.data")
     from verify.core.numbers import InputError
-    from verify.experiments.sentiment.data import load_reviews
+    from verify.experiments.imdb.data import load_reviews
 
     if damage == "truncated_gzip":
         path = tmp_path / "reviews.csv.gz"
@@ -378,7 +378,7 @@ def _checkpoint(tmp_path: Path) -> Path:
     pytest.importorskip("safetensors")
     import numpy as np
 
-    from verify.experiments.sentiment.corpus import Vocabulary
+    from verify.experiments.imdb.corpus import Vocabulary
 
     arrays = {"embedding": np.arange(6, dtype=np.float32).reshape(3, 2), "alpha_raw": np.array(0.5, dtype=np.float32),
               "alpha": np.array(1.0, dtype=np.float32), "decoder_weight": np.array([1.0, -1.0], dtype=np.float32),
@@ -418,9 +418,9 @@ def test_a_damaged_checkpoint_gives_one_clear_line(damage: str, tmp_path: Path) 
 
 
 def test_a_corrupted_corpus_cache_gives_a_clear_error_or_is_rebuilt(tmp_path: Path) -> None:
-    corpus = pytest.importorskip("verify.experiments.sentiment.corpus")
+    corpus = pytest.importorskip("verify.experiments.imdb.corpus")
     from verify.core.numbers import InputError
-    from verify.experiments.sentiment.preprocess import PreprocessOptions
+    from verify.experiments.imdb.preprocess import PreprocessOptions
 
     data = tmp_path / "reviews.csv"
     data.write_text(REVIEWS)

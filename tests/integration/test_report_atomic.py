@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.app.report import build as build_module
 from verify.app.report.build import build_report
 from verify.app.campaign import CampaignSpec, FamilySpec

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from verify.core import exitcodes
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.config import load_configuration
 from verify.core.exact_dynamics import exact_layers
 from verify.app.report.build import build_report

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 from verify.app.cli import main  # noqa: E402
 from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
-from verify.experiments.sentiment.corpus import checkpoint_corpus  # noqa: E402
+from verify.experiments.sentiment.checkpoints import checkpoint_corpus  # noqa: E402
 from verify.experiments.sentiment.model import (TrainingSettings, _bce_and_accuracy, model_from_weights,  # noqa: E402
                                     softmax_scores, train_subset_rows)
 

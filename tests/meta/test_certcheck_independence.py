@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import verify
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.config import parse_configuration
 
 CHECKER = Path(verify.__file__).parent / "certcheck.py"

@@ -1,40 +1,39 @@
 """The claim registry (verify/claims/registry.py) is the one list of claims, and the structure around it holds.
 
-* every claim in the registry has its property module, and every claim check a routine in the
-  independent checker's own table (verify/certcheck.py keeps it, importing nothing from the
-  package) under the registry's key, and that table names no claim the registry lacks;
-* the package's module-level imports have no cycle, and verify/app/campaign/ imports none of the
-  package's own modules inside a function.
+* the claims of docs/theory.md are registered, in its order, with the roles and facts the
+  consumers read (what each claim must provide is the conformance kit's,
+  tests/meta/test_claim_conformance.py);
+* the independent checker's own table (verify/certcheck.py keeps it, importing nothing from the
+  package) has the registry's claim checks under their keys, in the same order, and no other.
+
+The import structure around it is tests/meta/test_import_directions.py's.
 """
 
 from __future__ import annotations
 
-import ast
-import functools
-from pathlib import Path
-
 import pytest
 
-import verify
 from verify import certcheck
-from verify.claims import checks as claims, registry
-
-PACKAGE = Path(verify.__file__).parent
-PROPERTIES = PACKAGE.parent / "properties"
+from verify.claims import claim_modules, registry
 
 
-@pytest.mark.parametrize("claim", registry.claims(), ids=lambda c: c.id)
-def test_every_claim_has_a_property_module_that_names_it(claim: registry.Claim) -> None:
-    path = PROPERTIES / f"{claim.property_module}.py"
-    assert path.is_file(), f"claim {claim.id}: no property module {path.name}"
-    assert claim.id in path.read_text(encoding="utf-8"), f"{path.name} never names claim {claim.id}"
+def test_the_claims_of_the_theory_are_registered_in_its_order() -> None:
+    assert registry.verdict_ids() == ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay")
+    assert [c.id for c in registry.claims("assertion")] == ["D0", "D5", "D8", "float"]
+    assert claim_modules() == ("T0", "T1", "T2", "T3", "T4", "D0", "D1", "D2", "D3", "D5", "D8", "float", "replay")
 
 
-@pytest.mark.parametrize("claim", registry.claims("check"), ids=lambda c: c.id)
-def test_every_claim_check_has_a_check_and_a_certcheck_routine(claim: registry.Claim) -> None:
-    assert callable(claim.check), f"claim check {claim.id} has no check function"
-    assert claim.certificate is not None, f"claim check {claim.id} must name its certcheck routine"
-    assert claim.certificate in certcheck.CHECKS, f"certcheck has no routine {claim.certificate!r} for {claim.id}"
+def test_roles_and_limits_are_the_theory_s() -> None:
+    """What the consumers read instead of lists of ids: the theorem's claims, the engine check, the limit-based checks."""
+    by_role = {role: [c.id for c in registry.claims("check") if c.role == role] for role in registry.ROLES}
+    assert by_role == {"theorem": ["T0", "T1", "T2", "T3", "T4"], "fact": ["D1", "D2", "D3"], "engine": ["replay"]}
+    assert [c.id for c in registry.claims() if c.decided_on_limits] == ["T2", "T3", "T4"]
+    assert [c.id for c in registry.claims() if c.report_note is not None] == ["T4"]
+
+
+def test_a_claim_with_an_unknown_role_is_refused() -> None:
+    with pytest.raises(ValueError, match="role"):
+        registry.Claim("X9", "a toy claim", "check", role="lemma")  # type: ignore[arg-type]
 
 
 def test_assertions_emit_no_verdict() -> None:
@@ -65,99 +64,3 @@ def test_certcheck_routines_are_the_registry_claims() -> None:
     """The checker's own table and the registry's keys are the same list, in the same order."""
     keys = [c.certificate for c in registry.claims("check") if c.certificate is not None]
     assert list(certcheck.CHECKS) == keys
-
-
-def test_the_built_in_checks_are_the_claims_module_functions() -> None:
-    for claim in registry.claims("check"):
-        assert claim.check is getattr(claims, f"check_{claim.id}"), claim.id
-
-
-# --------------------------------------------------------------------------- structure
-
-
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
-    if node.level == 0:
-        return node.module or ""
-    base = module.split(".") if is_package else module.split(".")[:-1]
-    base = base[:len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
-@functools.cache  # parsed once for the tests that read it
-def _import_graph() -> tuple[dict[str, set[str]], dict[str, list[tuple[str, int]]]]:
-    """Module-level imports between the package's modules, and function-local ones (module, line)."""
-    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-    graph: dict[str, set[str]] = {m: set() for m in modules}
-    local: dict[str, list[tuple[str, int]]] = {m: [] for m in modules}
-    for module, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        top = set(map(id, tree.body))
-        for node in ast.walk(tree):
-            targets = []
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                source = _resolve(module, node, path.name == "__init__.py")
-                targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source for a in node.names]
-            for target in (t for t in targets if t in modules and t != module):
-                if id(node) in top:
-                    graph[module].add(target)
-                else:
-                    local[module].append((target, node.lineno))
-    return graph, local
-
-
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
-
-
-def test_no_import_cycle() -> None:
-    graph, _ = _import_graph()
-    assert graph["verify.app.campaign.executors"] >= {"verify.app.campaign.run", "verify.app.campaign.merge"}
-    assert _cycles(graph) == []
-
-
-def test_the_cycle_finder_can_fail() -> None:
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-
-
-def test_campaign_has_no_function_local_imports_of_the_package() -> None:
-    _, local = _import_graph()
-    hidden = {m: found for m, found in local.items() if m.startswith("verify.app.campaign") and found}
-    assert hidden == {}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from verify.app.report.provenance import MATH_DEPENDENCIES, dependency_versions
+from verify.core.versions import MATH_DEPENDENCIES, dependency_versions
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))

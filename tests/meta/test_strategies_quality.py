@@ -15,7 +15,7 @@ import pytest
 import sympy
 from hypothesis import HealthCheck, Phase, given, settings
 
-from verify.claims.checks import check_configuration, run_configuration
+from verify.claims import check_configuration, run_configuration
 from verify.core.closed_form import certify
 from verify.core.config import hypothesis_violations
 from verify.core.exact_dynamics import exact_layers

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.app.cli import main
 from verify.core.config import load_configuration, make_configuration
 from verify.core.exact_dynamics import exact_layers

@@ -1,6 +1,6 @@
 """The independent certificate checker (verify.certcheck, issue 8; docs/certificates.md).
 
-Certificates are produced by :func:`verify.claims.checks.check_configuration` on small fixtures made
+Certificates are produced by :func:`verify.claims.check_configuration` on small fixtures made
 here; the checker must verify them, reject every change of a number it re-derives, and judge a
 changed witness (direction, multipliers, D1 weights) exactly as this test decides by its own
 arithmetic whether the witness still proves the claim.
@@ -20,7 +20,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from verify import certcheck
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.config import parse_configuration
 from verify.core.exact_dynamics import exact_layers
 from verify.core.families import generate
@@ -124,9 +124,9 @@ def test_value_matrix_regression_leader_lost_after_certified_T1(monkeypatch) -> 
     assert {o.status for o in result.outcomes} == {"verified", "inconclusive", "failed"}
     assert [o.claim for o in result.outcomes if o.status == "failed"] == ["D1"] and result.exit_status == 1
     # The checker still rejects such certificates on its own: forge the old producer's report.
-    import verify.claims.checks
+    import verify.claims.run
 
-    monkeypatch.setattr(verify.claims.checks, "_without_unproved_facts", lambda verdicts: verdicts)
+    monkeypatch.setattr(verify.claims.run, "_without_unproved_facts", lambda verdicts: verdicts)
     report = _report(config)
     assert report["verdicts"]["T1"]["status"] == "certified"
     result = certcheck.check_report(report)
@@ -1193,7 +1193,11 @@ def test_missing_key_is_a_rejection_not_a_crash() -> None:
     del report["verdicts"]["T3"]["certificate"]["fates"][0]["limit"]
     assert "missing 'limit'" in _reason(report, "T3")
     report = copy.deepcopy(reports()["triangle"])
-    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * 5000  # more digits than int() converts
+    # More digits than int() converts: read in chunks (a limit of Python is not a rejection), then
+    # rejected because it is not the norm.
+    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * 5000
+    assert "norms[0][0] is 1111" in _reason(report, "D2")
+    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * (certcheck.MAX_DIGITS + 1)  # beyond the cap
     assert "not an exact number" in _reason(report, "D2")
 
 

@@ -274,7 +274,7 @@ def test_numbers_longer_than_pythons_text_limit_are_read():
 
 
 def _claims_report(tokens, alpha, **options):
-    from verify.claims.checks import check_configuration
+    from verify.claims import check_configuration
     from verify.core.config import parse_configuration
 
     config = parse_configuration({"tokens": [[str(x) for x in t] for t in tokens], "alpha": str(alpha)})

@@ -1,4 +1,4 @@
-"""verify.claims.checks: the claim checks certify the theorem on known cases and catch wrong update rules.
+"""verify.claims: the claim checks certify the theorem on known cases and catch wrong update rules.
 
 The wrong rules are the self-test's exact mutants (verify/app/selftest/mutants.py, written
 independently of the engine), passed as the ``dynamics`` callable: a check that still
@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterator, Sequence
 import pytest
 
 from verify.claims import registry
-from verify.claims.checks import check_configuration, run_configuration, check_T4
+from verify.claims import check_configuration, run_configuration
+from verify.claims.T4 import check_T4
 from verify.core.config import make_configuration
 from verify.core.exact_dynamics import ExactLayer, exact_layers
 from verify.app.selftest import mutants
@@ -73,9 +74,9 @@ def test_T4_is_not_failed_on_a_larger_face_than_the_smallest_one_containing_the_
     """T4 asks for a projection onto *some* face. On the whole square the limit (1, 0) fails the
     projection test (<p, v - p> = -2 for v = (-1, 1)) though it is the projection onto the edge
     x = 1: a fate direction exposing too large a face (possible for path fates) must not decide."""
-    import verify.claims.checks as claims
+    import verify.claims.T4
 
-    monkeypatch.setattr(claims, "_fate_direction", lambda run, fate: [F(0), F(0)])  # exposes K itself
+    monkeypatch.setattr(verify.claims.T4, "fate_direction", lambda run, fate: [F(0), F(0)])  # exposes K itself
     t4 = check_configuration(WORKED_CONFIGURATIONS["non_leader_clusters"]).verdicts["T4"]
     assert t4.status == "certified", t4.summary
     assert sorted(p["face"] for p in t4.certificate["projections"]) == [[0, 1], [2, 3]]  # type: ignore[index]

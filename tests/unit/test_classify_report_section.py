@@ -14,7 +14,8 @@ import pytest
 from verify.experiments.classify import IMDB_RESULTS_FORMAT, SCALING_RESULTS_FORMAT
 from verify.experiments.classify import report_section as classify
 from verify.core.numbers import InputError
-from verify.app.report.build import SECTION_PROVIDERS, collect_optional_sections
+from verify.app.report.build import collect_optional_sections
+from verify.experiments.registry import SECTION_PROVIDERS
 from verify.app.report.glance import at_a_glance
 from verify.app.report.render import build_document, to_markdown
 

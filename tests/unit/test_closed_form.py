@@ -301,7 +301,7 @@ def test_d9_example_is_certified_at_layer_0():
 
 def test_d9_example_is_left_unsettled_by_d7():
     # The reason D9 exists: the D7 fates leave token 2 unsettled however many layers run.
-    from verify.claims.checks import run_configuration  # the D7 fates live with the claim checks
+    from verify.claims import run_configuration  # the D7 fates live with the claim checks
     from verify.core.config import parse_configuration
 
     config = parse_configuration({"tokens": [list(t) for t in D9_EXAMPLE], "alpha": "1/2"})

@@ -11,7 +11,7 @@ import pytest
 from verify import certcheck
 from verify.app.campaign import closed_form_summary
 from verify.app.campaign.records import claim_record
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.config import make_configuration
 from verify.app.report.render import build_document, closed_form_blocks, to_markdown
 from verify.core.worked import WORKED_CONFIGURATIONS

@@ -209,7 +209,7 @@ def test_regression_leaders_of_layer_0_are_not_dated_by_a_later_closed_form_chai
     # docs/theory.md D9 example: the two outer tokens lead at layer 0; D7 stops progressing and the
     # closed-form chain starts at layer 4. The chain's own leaders() says "4" for them (it cannot see
     # earlier layers); the emergence measurement reported 4 instead of 0.
-    from verify.claims.checks import run_configuration
+    from verify.claims import run_configuration
 
     run = run_configuration(builtin.D9_EXAMPLE, layer_budget=60)
     assert run.chain is not None and run.chain.leaders() == {0: 4, 1: 4}

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from verify.experiments.control import report_section as control
 from verify.experiments.control.study import FORMAT
-from verify.app.report.build import SECTION_PROVIDERS, collect_optional_sections
+from verify.app.report.build import collect_optional_sections
+from verify.experiments.registry import SECTION_PROVIDERS
 from verify.app.report.glance import at_a_glance
 from verify.app.report.render import build_document, to_markdown
 

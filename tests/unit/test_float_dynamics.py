@@ -235,7 +235,8 @@ def test_every_float_entry_point_reuses_the_kernel_compiled_ahead():
     here pass per-point and per-configuration errors, a given A, a broadcast (read-only) A and a
     recorded attention mask: all must reuse the one signature."""
     from verify.core.float_dynamics import float_layers, merge_identical_tokens
-    from verify.core.float_kernel import compile_ahead, layer_kernel
+    from verify.core.float_dynamics import compile_ahead
+    from verify.core.float_kernel import layer_kernel
 
     compile_ahead()
     tokens = np.array([[[1.0, 0.5], [0.0, 2.0], [1.0, 0.5]], [[3.0, 1.0], [-1.0, 0.25], [0.5, 0.5]]])

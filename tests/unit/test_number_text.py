@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from verify.app.report import formatting as fmt
+from verify.core import formatting as fmt
 from verify.core.text import SHORT_EXACT_LENGTH, exact_number, short_number
 
 

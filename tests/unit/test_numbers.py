@@ -48,3 +48,13 @@ def test_bad_json_is_an_input_error(text):
 def test_rational_text_form_round_trips():
     for value in [Fraction(0), Fraction(-7, 3), Fraction(5)]:
         assert to_rational(rational_to_str(value)) == value
+
+
+@pytest.mark.parametrize("n", [10 ** 5000, 10 ** 5000 - 1, -(10 ** 4300), 10 ** 4301 + 7, 3 ** 40000 // 7],
+                         ids=["10^5000", "10^5000-1", "-10^4300", "10^4301+7", "3^40000/7"])
+def test_integers_beyond_the_digit_limit_are_written_exactly(n: int) -> None:
+    """Python refuses str() beyond 4300 digits; exact results can be longer (python-flint is the oracle here)."""
+    from flint import fmpz
+
+    assert rational_to_str(Fraction(n)) == str(fmpz(n))
+    assert rational_to_str(Fraction(1, abs(n))) == "1/" + str(fmpz(abs(n)))

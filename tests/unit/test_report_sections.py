@@ -77,6 +77,43 @@ def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() ->
     assert "0.95" not in sentence
 
 
+def test_the_registry_lists_every_provider_in_the_report_s_order() -> None:
+    """One table, verify/experiments/registry.py: the report's sections in order, each provider complete."""
+    from verify.experiments.classify import report_section as classify
+    from verify.experiments.control import report_section as control
+    from verify.experiments.registry import SECTION_PROVIDERS
+    from verify.experiments.sentiment import reproduction_section
+
+    assert list(SECTION_PROVIDERS) == ["reproduction", "sentiment", "conjectures", "classify", "control"]
+    assert list(SECTION_PROVIDERS.values()) == [reproduction_section, sentiment, conjectures, classify, control]
+    for key, provider in SECTION_PROVIDERS.items():
+        assert provider.key == key and provider.glance_title and provider.produced_by
+        assert all(callable(getattr(provider, name)) for name in ("item_fields", "figure_files", "section",
+                                                                   "glance_numbers", "glance_sentence"))
+
+
+def test_the_glance_takes_an_experiment_s_sentence_from_its_provider(monkeypatch) -> None:
+    """The report knows no experiment: the glance's title and sentence for a section are its provider's."""
+    from verify.app.report import glance
+
+    class Provider:
+        glance_title = "A registered experiment"
+
+        @staticmethod
+        def glance_numbers(block: dict) -> dict:
+            return {"files": len(block["files"])}
+
+        @staticmethod
+        def glance_sentence(numbers: dict) -> str:
+            return f"{numbers['files']} file(s), read by the provider."
+
+    monkeypatch.setitem(glance.SECTION_PROVIDERS, "new", Provider)
+    files = [{"path": "runs/new/a.json", "sha256": "c" * 64, "summary": {}}]
+    sentences = dict(glance.at_a_glance(_minimal_results({"new": {"files": files}, "other": {"files": files}})).sentences)
+    assert sentences["A registered experiment"] == "1 file(s), read by the provider."
+    assert sentences["Other"] == "1 saved result file(s), shown below."  # no provider: the files are counted
+
+
 def _power(**changes) -> dict:
     entry = {"name": "at_most_d_plus_one_leaders", "group": "catalogue", "statement": "At most d + 1 leaders.",
              "refuted": 5, "seeds": 5, "examples": {"median": 115, "min": 14, "max": 120},

@@ -122,8 +122,8 @@ def test_an_object_array_npz_is_refused_by_np_load_as_the_package_calls_it(tmp_p
 
 
 def test_the_corpus_cache_is_never_unpickled(tmp_path: Path) -> None:
-    corpus = pytest.importorskip("verify.experiments.sentiment.corpus")
-    preprocess = pytest.importorskip("verify.experiments.sentiment.preprocess")
+    corpus = pytest.importorskip("verify.experiments.imdb.corpus")
+    preprocess = pytest.importorskip("verify.experiments.imdb.preprocess")
     csv = tmp_path / "reviews.csv"
     csv.write_text("review,sentiment,split\nA great film,positive,train\nAn awful film,negative,test\n", encoding="utf-8")
     cache = tmp_path / "cache"

@@ -9,7 +9,7 @@ import pytest
 
 from verify.core.numbers import InputError
 from verify.experiments.sentiment.checkpoints import ModelWeights, read_checkpoint, write_checkpoint
-from verify.experiments.sentiment.preprocess import PAD, Vocabulary
+from verify.experiments.imdb.preprocess import PAD, Vocabulary
 
 
 def _weights(scale: float = 1.0) -> ModelWeights:

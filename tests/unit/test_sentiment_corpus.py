@@ -1,4 +1,4 @@
-"""verify.experiments.sentiment.corpus: encoding, the on-disk cache, review limits and the split protocols."""
+"""verify.experiments.imdb.corpus: encoding, the on-disk cache, review limits and the split protocols."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from verify.core.numbers import InputError
-from verify.experiments.sentiment.corpus import UNK, load_corpus, make_split, restrict_vocabulary
-from verify.experiments.sentiment.preprocess import PreprocessOptions
+from verify.experiments.imdb.corpus import UNK, load_corpus, make_split, restrict_vocabulary
+from verify.experiments.imdb.preprocess import PreprocessOptions
 
 
 def _write_csv(path, rows, header=("review", "sentiment", "split")) -> None:

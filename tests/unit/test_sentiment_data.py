@@ -1,4 +1,4 @@
-"""verify.experiments.sentiment.data: the three IMDb formats, bad files named in the error, the split protocols."""
+"""verify.experiments.imdb.data: the three IMDb formats, bad files named in the error, the split protocols."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from verify.core.numbers import InputError
-from verify.experiments.sentiment.data import carve_validation, detect_format, load_reviews, official_split, paper_split
+from verify.experiments.imdb.data import carve_validation, detect_format, load_reviews, official_split, paper_split
 
 ROWS = [
     ("A fine film, <br />truly great.", "positive", "train"),

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from verify.app.cli import main
-from verify.experiments.sentiment import data as data_module
+from verify.experiments.imdb import data as data_module
 from verify.experiments.sentiment.checkpoints import FORMAT, ModelWeights, write_checkpoint
-from verify.experiments.sentiment.preprocess import PAD, Vocabulary
+from verify.experiments.imdb.preprocess import PAD, Vocabulary
 
 SETTINGS = {"d": 2, "layers": 1}
 SPLIT = {"protocol": "paper", "seed": 0, "train": 3, "validation": 1, "test": 2}

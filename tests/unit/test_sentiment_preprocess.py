@@ -1,4 +1,4 @@
-"""verify.experiments.sentiment.preprocess: the paper's cleaning steps, stopwords, lemmas, vocabulary and encoding (known answers)."""
+"""verify.experiments.imdb.preprocess: the paper's cleaning steps, stopwords, lemmas, vocabulary and encoding (known answers)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from verify.core.numbers import InputError
-from verify.experiments.sentiment.preprocess import (PAD, PreprocessOptions, build_vocabulary, clean_text, encode,
-                                         stopword_list, tokenize)
+from verify.experiments.imdb.preprocess import (PAD, PreprocessOptions, build_vocabulary, clean_text, encode,
+                                                stopword_list, tokenize)
 
 
 @pytest.mark.parametrize("text, expected", [

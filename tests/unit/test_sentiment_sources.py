@@ -18,7 +18,7 @@ import pytest
 from verify.app.cli import main
 from verify.core.numbers import InputError
 from verify.experiments.sentiment import sources
-from verify.experiments.sentiment.data import canonical_csv_bytes, content_sha256, detect_format, load_reviews
+from verify.experiments.imdb.data import canonical_csv_bytes, content_sha256, detect_format, load_reviews
 
 PACKAGE = Path(__file__).resolve().parents[2] / "verify"
 

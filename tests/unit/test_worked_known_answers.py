@@ -13,7 +13,7 @@ from itertools import islice
 import pytest
 
 from verify.core import oracle
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from verify.core.exact_dynamics import exact_layers
 from verify.core.worked import WORKED_CONFIGURATIONS
 

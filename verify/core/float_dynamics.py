@@ -103,23 +103,11 @@ from typing import Iterator
 
 import numpy as np
 
+from .float_rounding import BOUND_SAFETY, SMALLEST_NORMAL, UNDERFLOW_SLACK, UNIT_ROUNDOFF, rounding_gamma
+
 __all__ = ["BatchResult", "FloatLayer", "MergedBatch", "merge_identical_tokens", "simulate_batch", "float_layers",
-           "UNDERFLOW_SLACK", "UNIT_ROUNDOFF", "BOUND_SAFETY", "SMALLEST_NORMAL", "rounding_gamma"]
+           "compile_ahead", "UNDERFLOW_SLACK", "UNIT_ROUNDOFF", "BOUND_SAFETY", "SMALLEST_NORMAL", "rounding_gamma"]
 
-UNIT_ROUNDOFF = 2.0 ** -53
-# Absolute slack for underflow: a float64 product or quotient may lose up to 2^-1075 absolutely
-# when its result is subnormal, which no relative bound covers. 2^-1000 (normal, so computing
-# with it is itself exact) is far above the few such losses of one score, update or bound.
-UNDERFLOW_SLACK = 2.0 ** -1000
-# Factor on every bound the kernel evaluates: covers the bound's own evaluation in float64
-# (at most 20 roundings on non-negative terms) and the rounding of the compared difference.
-BOUND_SAFETY = 1.0 + 2.0 ** -40
-SMALLEST_NORMAL = 2.0 ** -1022
-
-
-def rounding_gamma(k: int) -> float:
-    """gamma_k = k u / (1 - k u) of the docstring above: the relative error bound of k float64 roundings."""
-    return k * UNIT_ROUNDOFF / (1.0 - k * UNIT_ROUNDOFF)
 
 
 @dataclass
@@ -350,3 +338,11 @@ def simulate_batch(tokens: np.ndarray, *, alpha: float | np.ndarray, A: np.ndarr
     score_error = np.where(undecided, np.inf, layer.score_error)
     return BatchResult(final, undecided, first_undecided, leader_layer >= 0, leader_layer,
                        position_error, score_error, batch.counts, token_error, score_margin)
+
+
+def compile_ahead() -> None:
+    """Compile the float kernel into numba's on-disk cache now (set-up calls this), so that the first
+    float layer of a report or a test does not pay the compilation (about 20 CPU-s).
+
+    Runs the float engine itself on a tiny batch, so the cached signature is the one it uses."""
+    simulate_batch(np.array([[[1.0, 0.0], [0.0, 1.0]]]), alpha=1.0, layers=1)

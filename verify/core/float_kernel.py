@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .float_dynamics import BOUND_SAFETY, UNDERFLOW_SLACK
+from .float_rounding import BOUND_SAFETY, UNDERFLOW_SLACK
 
 # A float64 product or difference rounds by a relative 2^-53 at most: multiplying by these
 # (1 -+ 2^-50) after each rounded step turns a computed margin into a lower bound of the exact one.
@@ -19,7 +19,7 @@ MARGIN_UP = 1.0 + 2.0 ** -50
 MARGIN_FLOOR = 2.0 ** -900
 LARGEST_FLOAT = 1.7976931348623157e308
 
-__all__ = ["compile_ahead", "layer_kernel"]
+__all__ = ["layer_kernel"]
 
 
 @numba.njit(inline="always", cache=True)
@@ -148,12 +148,3 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
             undecided[b, u] = near
         score_error[b] = worst_pair
 
-
-def compile_ahead() -> None:
-    """Compile the kernel into numba's on-disk cache now (set-up calls this), so that the first
-    float layer of a report or a test does not pay the compilation (about 20 CPU-s).
-
-    Runs the float engine itself on a tiny batch, so the cached signature is the one it uses."""
-    from .float_dynamics import simulate_batch
-
-    simulate_batch(np.array([[[1.0, 0.0], [0.0, 1.0]]]), alpha=1.0, layers=1)

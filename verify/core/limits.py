@@ -15,6 +15,9 @@ from __future__ import annotations
 import os
 import sys
 
+from verify import certcheck  # the checker's own estimate of the work it allows
+from . import config, io, numbers
+
 __all__ = ["DEFAULT_MAX_WORK", "MAX_LAYER_BUDGET", "CONTROL_MAX_TOKENS", "CONTROL_MAX_DIMENSION", "CONTROL_MAX_SUBSETS",
            "CONTROL_MAX_TRIES", "CONTROL_MAX_PROGRAMS", "CHECKER", "usable_cores", "max_jobs", "work_refusal",
            "check_max_tokens", "readme_rows"]
@@ -53,13 +56,14 @@ CHECKER: dict[str, int | float] = {
     "MAX_SECTION_FILES": 10_000,            # saved files of one optional section
     "MAX_SECTION_BYTES": 1 << 30,           # saved files hashed for one results.json
     "SECTION_READ_BYTES": 16 << 20,         # a saved file read as JSON
+    "SECTION_PARSE_BYTES": 256 << 20,       # saved files parsed as JSON for one results.json, one at a time
+    "REPRODUCTION_RECORD_BYTES": 64 << 20,  # the reproduction's per-run records read
 }
 
 
 def check_max_tokens(d: int) -> int:
     """The most tokens in dimension ``d`` whose layer 0 the checker replays within its default work limit
     (small inputs): ``check`` refuses more, since no certificate could be re-verified."""
-    from verify import certcheck  # the checker's own estimate (the package may import it; never the reverse)
 
     low, high = 0, 1 << 20
     while low < high:
@@ -77,7 +81,6 @@ def _mib(n: int | float) -> str:
 
 def readme_rows() -> list[tuple[str, str, str]]:
     """README.md's table of limits: (what, limit, how to raise it), from the modules that enforce them."""
-    from . import config, io, numbers
 
     c = CHECKER
     tokens = ", ".join(f"{check_max_tokens(d):,} tokens in d = {d}" for d in (2, 16, 64))
@@ -113,7 +116,8 @@ def readme_rows() -> list[tuple[str, str, str]]:
                                                 "(beyond: unsupported, exit 3)", "-"),
         ("`certcheck` saved results of a report's sections", f"{c['MAX_SECTION_FILES']:,} files a section, "
                                                              f"{_mib(c['MAX_SECTION_BYTES'])} hashed in all, "
-                                                             f"{_mib(c['SECTION_READ_BYTES'])} read a file "
+                                                             f"{_mib(c['SECTION_READ_BYTES'])} read a file, "
+                                                             f"{_mib(c['SECTION_PARSE_BYTES'])} parsed in all "
                                                              "(beyond: not checked, exit 3)", "-"),
     ]
 

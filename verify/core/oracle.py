@@ -5,7 +5,7 @@ docs/theory.md §1::
     C_i(Z) = { j : <A z_i, z_j> = max_l <A z_i, z_l> }
     z_i^{k+1} = ( z_i^k + alpha * mean_{j in C_i(Z^k)} z_j^k ) / (1 + alpha)
 
-The claim checks (:mod:`verify.claims.checks`, verdict "replay") recompute layer k+1 from layer k
+The claim checks (:mod:`verify.claims`, verdict "replay") recompute layer k+1 from layer k
 with this module and compare exactly with the engine under test. Some wrong update rules
 (updating tokens one after another in place, say) keep every claim of the theorem true and
 are caught only this way.

@@ -78,9 +78,12 @@ def _int_text(n: int) -> str:
     except ValueError:
         # Beyond Python's int -> str digit limit (a DoS guard for *parsing*): exact results can
         # legitimately be that long (1e-5000 is valid input; denominators grow with the layers).
-        from flint import fmpz
-
-        return str(fmpz(n))
+        # Split at a power of ten into halves that convert, recursively.
+        if n < 0:
+            return "-" + _int_text(-n)
+        half = max(1, int(n.bit_length() * 0.30103) // 2)
+        high, low = divmod(n, 10 ** half)
+        return _int_text(high) + _int_text(low).zfill(half)
 
 
 def _terminating_decimal(x: Fraction) -> str | None:

@@ -1,8 +1,9 @@
 """Report sections: what an experiment or the lab hands the report to render (a small protocol).
 
 A :class:`SectionProvider` reads its own saved results (the report never learns their format)
-and returns a :class:`Section`: a title, a summary sentence, tables and figures. The report
-renders sections generically; it knows each provider only by the folder it reads.
+and returns a :class:`Section`: a title, a summary sentence, tables and figures, and the
+sentence the report opens with. The report renders sections generically; it knows each
+provider only through :mod:`verify.experiments.registry`, the one list of providers.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class SectionProvider(Protocol):
     ``key`` names the section in results.json's ``optional_sections``; ``folder`` and
     ``patterns`` say which saved results under the runs folder it reads; ``figures_folder``,
     where in the report folder its figures are copied (None: it has none); ``produced_by``,
-    the commands that write those results (the report names them when the section is skipped).
+    the commands that write those results (the report names them when the section is skipped);
+    ``glance_title``, what the report's results at a glance call the section.
     ``item_fields`` may raise :class:`verify.core.numbers.InputError` naming the offending field: the
     file is then listed as unreadable with that message, and the report still writes.
     """
@@ -65,6 +67,7 @@ class SectionProvider(Protocol):
     patterns: tuple[str, ...]
     figures_folder: str | None
     produced_by: str
+    glance_title: str
 
     def item_fields(self, path: Path, data: Any) -> dict[str, Any]:
         """Fields of one saved file kept in results.json beside its scalar summary (the provider's own)."""
@@ -76,4 +79,14 @@ class SectionProvider(Protocol):
 
     def section(self, block: Mapping[str, Any]) -> Section:
         """The section, from results.json's block for this provider (files, figures)."""
+        ...
+
+    def glance_numbers(self, block: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The numbers the results at a glance print for a block with files: the report stores them in
+        results.json beside the block (``glance``) and the independent checker recomputes them."""
+        ...
+
+    def glance_sentence(self, numbers: Mapping[str, Any]) -> str:
+        """The conclusion the results at a glance state from :meth:`glance_numbers`, when the section's
+        own summary is empty ("": the report counts the files)."""
         ...

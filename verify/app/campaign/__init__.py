@@ -14,7 +14,7 @@ merge       records in canonical order, per-claim counts, the overall statuses, 
 executors   where tasks run: in this process, a process pool, or Dask; :func:`run_tasks`
 
 Everything a record holds about the mathematics is decided exactly (via
-:func:`verify.claims.checks.check_configuration`) except the fields documented as *measured*: the
+:func:`verify.claims.check_configuration`) except the fields documented as *measured*: the
 float comparison and the convergence distances.
 """
 

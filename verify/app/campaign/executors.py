@@ -71,7 +71,7 @@ CLAIM_CHECK_SECONDS = "_claim_check_seconds"
 # cvxpy (imported lazily by verify.core.geometry for the T4 cross-check, ~0.8 CPU s in each worker's
 # first task) is deliberately not preloaded: it would lengthen the forkserver's start-up, which
 # every pool start waits for (and holds a Ctrl-C for, see _interrupts_deferred).
-WARM_MODULES = ("verify.claims.checks", "verify.core.families", "verify.core.float_dynamics", "verify.core.float_kernel",
+WARM_MODULES = ("verify.claims", "verify.core.families", "verify.core.float_dynamics", "verify.core.float_kernel",
                 "verify.core.exact_dynamics", "verify.core.worked", "verify.certcheck", "verify.app.campaign.run")
 
 

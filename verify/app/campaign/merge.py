@@ -11,7 +11,7 @@ import statistics
 from typing import Any, Iterable, Sequence
 
 from verify.claims import registry
-from verify.claims.checks import layer_limit
+from verify.claims import layer_limit
 from verify.core.config import parse_configuration
 from verify.claims.verdicts import STATUSES
 
@@ -91,7 +91,7 @@ def closed_form_summary(records: Sequence[dict[str, Any]], layer_budget: int) ->
       the attention pattern constant (reached by the chain's jumps, not by simulating layers);
     * ``layers_run``: layers the claim checks simulated for them; ``budget_layers``: what the fixed
       layer budget lets a run simulate (capped by the independent checker's work limit, as
-      :func:`verify.claims.checks.layer_limit`), which is what a run without D9 simulates while D7 leaves
+      :func:`verify.claims.layer_limit`), which is what a run without D9 simulates while D7 leaves
       a token unsettled; ``layers_saved``: the difference;
     * ``unsettled``: configurations with a token still unsettled (by neither D7 nor D9).
 

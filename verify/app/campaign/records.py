@@ -33,7 +33,7 @@ def _json_ready(value: Any) -> Any:
 
 
 def claim_record(report: Any) -> dict[str, Any]:
-    """The claim-related part of a record, from a :class:`verify.claims.checks.ClaimReport`.
+    """The claim-related part of a record, from a :class:`verify.claims.ClaimReport`.
 
     Uses the report's own JSON form (docs/certificates.md: ``verdicts`` with certificates,
     ``fates`` in establishment order, ``last_layer``, ``settled_layer``).

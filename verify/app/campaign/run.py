@@ -1,7 +1,7 @@
 """Running one task: check every claim on its configuration and shape the JSON-ready record.
 
 The record holds the configuration, a verdict per claim (decided exactly by
-:func:`verify.claims.checks.check_configuration`), leaders and locking layers (the fates), the
+:func:`verify.claims.check_configuration`), leaders and locking layers (the fates), the
 exact-versus-float comparison, denominator sizes and the convergence series (measured, see
 :mod:`verify.app.campaign.measure`), the independent checker's recheck and, for a failed claim, a
 shrunk counterexample. The record depends on the task only.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from verify.claims.checks import check_configuration
+from verify.claims import check_configuration
 from .measure import HORIZON, convergence_series, exact_run, float_comparison
 from .recheck import recheck_certificates
 from .records import claim_record
@@ -28,7 +28,7 @@ def run_task(task: Task, *, checker: Checker | None = None, timings: dict[str, f
     """Check every claim on the task's configuration and return its JSON-ready record.
 
     Deterministic: the record depends on the task only. ``checker`` replaces
-    :func:`verify.claims.checks.check_configuration` (tests inject failing checkers through it).
+    :func:`verify.claims.check_configuration` (tests inject failing checkers through it).
     ``timings``, when given, receives the wall time of the claim checks (``"claim_checks"``,
     seconds), which is kept out of the record.
     """

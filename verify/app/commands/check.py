@@ -12,7 +12,7 @@ from rich.text import Text
 
 from verify.claims import registry
 from verify.core import exitcodes
-from verify.claims.checks import ClaimReport, TokenFate, check_configuration
+from verify.claims import ClaimReport, TokenFate, check_configuration
 from verify.core.config import load_configuration
 from verify.core.limits import MAX_LAYER_BUDGET
 from verify.core.text import one_line, short_number

@@ -14,6 +14,8 @@ from typing import Any
 from dataclasses import replace
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from verify.core import exitcodes
 from ..campaign import default_spec, load_campaign
@@ -22,6 +24,7 @@ from ..campaign.executors import TLSFiles, make_executor
 from ..interrupts import raise_interrupt
 from verify.core.io import directory_lock
 from verify.core.limits import max_jobs
+from verify.core.versions import dependency_versions
 from ..locations import project_runs
 from ..report.build import build_report
 from .output import StageLines, echo_summary, emit_json, json_option, verdict_line
@@ -167,7 +170,6 @@ def _recheck(path: Path) -> int:
 
 def _version_notes(results: Any) -> list[str]:
     """The generator versions of the report's environment block that differ from this installation's."""
-    from ..report.provenance import dependency_versions
 
     environment = results.get("environment") if isinstance(results, dict) else None
     stated = environment.get("versions") if isinstance(environment, dict) else None
@@ -182,9 +184,6 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
          outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
          time_budget: float | None = None, tls: dict[str, Path | None] | None = None,
          json_to: str | None = None) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
     changes: dict[str, Any] = {}
     if examples is not None:

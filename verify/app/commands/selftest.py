@@ -48,13 +48,9 @@ def render(result: SelfTestResult, console: Console) -> None:
     for variant in result.variants:
         _row(table, variant, baseline=False)
     console.print(table)
-    for missing in result.unavailable:
-        console.print(f"[yellow]check not available:[/yellow] {missing}")
     caught = sum(v.caught for v in result.variants)
     if result.ok:
         verdict = "[green]every variant caught[/green]"
-    elif result.unavailable:
-        verdict = "[red]some checks could not run[/red]"
     else:
         verdict = "[red]the suite has a gap[/red]"
     console.print(f"{caught}/{len(result.variants)} variants caught; baseline "

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Callable, ContextManager
 
 import click
-import numpy as np
 
 from verify.core import exitcodes
+from verify.core.io import atomic_directory, atomic_write_text
 from verify.core.numbers import InputError
-from verify.experiments.sentiment import DEFAULT_RUNS_DIR
-from verify.experiments.sentiment.model import DEFAULT_STEP, STEPS, running_train, selection_accuracy
-from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, cache_root, resolve_data, resolve_reference
-from .output import ProgressReporter, echo_summary, emit_json, json_option, progress_reporter
-
-
-def _cache(cache_dir: Path | None) -> Path:
-    return cache_dir if cache_dir is not None else cache_root() / "corpora"
+from verify.experiments.imdb.data import load_reviews
+from verify.experiments.imdb.preprocess import PreprocessOptions, build_vocabulary, tokenize
+from verify.experiments.sentiment import DEFAULT_RUNS_DIR, sources
+from verify.experiments.sentiment.analyze import run_analyses
+from verify.experiments.sentiment.interpret import interpret_checkpoint
+from verify.experiments.sentiment.model import DEFAULT_STEP, STEPS, TrainingSettings, running_train, selection_accuracy
+from verify.experiments.sentiment.protocol import collect, load_protocol, queue_status, run_queue
+from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, resolve_data, resolve_reference
+from verify.experiments.sentiment.steps import corpus_cache, evaluate_checkpoint, train_run
+from verify.experiments.sentiment.summary import load_results, summarize, write_summary
+from .output import ProgressReporter, echo_summary, emit_json, json_option, json_text, progress_reporter
 
 
 def _progress(enabled: bool) -> ContextManager[ProgressReporter]:
@@ -68,15 +70,8 @@ class EpochTable:
         self._print(self._cells(values) + ("  *" if best else ""))
 
 
-def _preprocess_options(lowercase: bool, stopwords: str, lemmas: str, cleaning: str):
-    from verify.experiments.sentiment.preprocess import PreprocessOptions
+def _preprocess_options(lowercase: bool, stopwords: str, lemmas: str, cleaning: str) -> PreprocessOptions:
     return PreprocessOptions(lowercase=lowercase, stopwords=stopwords, lemmas=lemmas, cleaning=cleaning)
-
-
-def _load(data: Path, *, options, limit: int | None, cache_dir: Path | None, update):
-    from verify.experiments.sentiment.corpus import load_corpus
-    return load_corpus(data, options=options, cache_dir=cache_dir, limit=limit,
-                       progress=lambda done, total: update("preprocessing", done, total))
 
 
 @click.group("sentiment")
@@ -175,8 +170,6 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
     Selection is by validation accuracy; the test reviews are not looked at during training
     (``sentiment evaluate`` measures them once, afterwards).
     """
-    from verify.experiments.sentiment.model import TrainingSettings
-
     merged = attention_over == "distinct" or (attention_over == "auto" and embedding_dropout == 0)
     settings = TrainingSettings(d=d, layers=layers, beta=beta, learning_rate=learning_rate, batch_size=batch_size,
                                 seed=seed, weight_decay=weight_decay, alpha_init=alpha_init,
@@ -185,53 +178,19 @@ def train(d: int, epochs: int, out_dir: Path | None, data: Path | None, cache_di
                                 bucket_batches=bucket_batches if bucket_batches is not None else (50 if merged else 0))
     options = _preprocess_options(lowercase, stopwords, lemmas, cleaning)
     out_dir = out_dir if out_dir is not None else Path(DEFAULT_RUNS_DIR) / f"d{d}-{protocol}"
-    meta = train_run(settings=settings, options=options, data=data, out_dir=out_dir, epochs=epochs,
-                     cache_dir=cache_dir, limit_reviews=limit_reviews, protocol=protocol,
-                     validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
-                     min_count=min_count, patience=patience, hardmax_every=hardmax_every,
-                     epoch_weights=epoch_weights, threads=threads, progress=not quiet, table=True, step=step)
+    with _progress(not quiet) as update:
+        # Every epoch as a row of a table on standard error, messages above it.
+        meta = train_run(settings=settings, options=options, data=data, out_dir=out_dir, epochs=epochs,
+                         cache_dir=cache_dir, limit_reviews=limit_reviews, protocol=protocol,
+                         validation_fraction=validation_fraction, split_seed=seed if split_seed is None else split_seed,
+                         min_count=min_count, patience=patience, hardmax_every=hardmax_every,
+                         epoch_weights=epoch_weights, threads=threads, progress=update, log=update.log,
+                         on_epoch=EpochTable(update.log, hardmax=hardmax_every > 0).row, step=step)
     best = meta.get("best") or {}
     echo_summary(f"{out_dir}: {meta.get('epochs_completed', 0)} epochs; best validation accuracy "
                  f"{best.get('val_acc', float('nan')):.4f} at epoch {best.get('epoch')}", json_to)
     emit_json(json.loads((out_dir / "checkpoint.json").read_text(encoding="utf-8")), json_to)  # as written
     return exitcodes.SUCCESS
-
-
-def train_run(*, settings, options, data: Path | None, out_dir: Path, epochs: int, cache_dir: Path | None = None,
-              limit_reviews: int | None = None, protocol: str = "paper", validation_fraction: float = 0.1,
-              split_seed: int = 0, min_count: int | None = None, patience: int | None = 20, hardmax_every: int = 0,
-              epoch_weights: Path | None = None, threads: int = 1, progress: bool = False, log=None,
-              table: bool = False, step: str = DEFAULT_STEP) -> dict:
-    """Load the data, make the split and train (or resume) one run; the metadata of its checkpoint.
-
-    ``table``: print every epoch as a row of a table on standard error (the CLI); otherwise each
-    epoch is one line passed to ``log`` (the protocol runner's log file). Messages (resuming,
-    early stop) go to ``log``, or to standard error with ``table``. ``step``: the training step's
-    implementation (:data:`verify.experiments.sentiment.model.STEPS`).
-    """
-    from verify.experiments.sentiment.corpus import make_split, restrict_vocabulary
-    from verify.experiments.sentiment.data import content_sha256, load_reviews
-    from verify.experiments.sentiment.model import train as run_training
-
-    data = resolve_data(data)
-    with _progress(progress) as update:
-        on_epoch = None
-        if table:
-            on_epoch = EpochTable(update.log, hardmax=hardmax_every > 0).row
-            log = log or update.log
-        corpus = _load(data, options=options, limit=limit_reviews, cache_dir=_cache(cache_dir), update=update)
-        split = make_split(corpus, protocol=protocol, seed=split_seed, validation_fraction=validation_fraction)
-        # The content digest identifies the reviews whatever the file format (archive, folder, CSV).
-        description = {"source": str(data.name), "sha256": corpus.source_sha256,
-                       "content_sha256": content_sha256(load_reviews(data)), "limit_reviews": limit_reviews,
-                       "preprocess": options.to_json_dict()}
-        if min_count is not None:
-            corpus = restrict_vocabulary(corpus, split, min_count=min_count)
-            description["min_count"] = min_count
-        return run_training(corpus, split, settings=settings, out_dir=out_dir, epochs=epochs, patience=patience,
-                            hardmax_every=hardmax_every, threads=threads, data_description=description,
-                            epoch_weights_dir=epoch_weights, progress=update, log=log, on_epoch=on_epoch,
-                            step=step)
 
 
 @sentiment.command("evaluate")
@@ -257,9 +216,10 @@ def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | Non
              no_softmax: bool, epoch_weights: Path | None, softmax_certificate: bool, json_to: str | None,
              quiet: bool) -> int:
     """Certified hardmax accuracy (and softmax accuracy) of a checkpoint, under its own protocol."""
-    result = evaluate_checkpoint(checkpoint_dir, which=which, split_name=split_name, data=data, cache_dir=cache_dir,
-                                 softmax=not no_softmax, epoch_weights=epoch_weights, progress=not quiet,
-                                 softmax_certificate=softmax_certificate)
+    with _progress(not quiet) as update:
+        result = evaluate_checkpoint(checkpoint_dir, which=which, split_name=split_name, data=data,
+                                     cache_dir=cache_dir, softmax=not no_softmax, epoch_weights=epoch_weights,
+                                     progress=update, softmax_certificate=softmax_certificate)
     lines = [f"{checkpoint_dir} ({which}, epoch {result['epoch']}), {split_name} split of {result['reviews']} reviews:",
              f"  hardmax accuracy {result['hardmax_accuracy']:.4f} (certified: exact-arithmetic predictions; "
              f"{result['exact_path']} reviews took the exact path) in {result['hardmax_seconds']:.1f} s"]
@@ -274,82 +234,6 @@ def evaluate(checkpoint_dir: Path, which: str, split_name: str, data: Path | Non
     return exitcodes.SUCCESS
 
 
-def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name: str = "test",
-                        data: Path | None = None, cache_dir: Path | None = None, softmax: bool = True,
-                        epoch_weights: Path | None = None, progress: bool = False,
-                        softmax_certificate: bool = False) -> dict:
-    """The evaluation record printed by ``sentiment evaluate`` (see docs/sentiment.md).
-
-    ``softmax_certificate``: also the per-review softmax certificate of docs/theory.md §6 at the
-    checkpoint's training temperature (counts by reason; docs/softmax.md).
-    """
-    from verify.experiments.sentiment.checkpoints import read_checkpoint, required_field
-    from verify.experiments.sentiment.corpus import checkpoint_corpus
-    from verify.experiments.sentiment.evaluate import certified_evaluation
-    from verify.experiments.sentiment.model import TrainingSettings
-
-    checkpoint = read_checkpoint(checkpoint_dir)
-    if which != "best" and checkpoint.selected_only:
-        raise InputError("--which", f"{checkpoint_dir} holds only the selected (best) weights, not those of the last epoch")
-    meta = checkpoint.meta
-    settings = TrainingSettings.from_record(required_field(checkpoint, "settings"),
-                                            where=f"{checkpoint_dir}/checkpoint.json: settings")
-    weights = checkpoint.best if which == "best" and checkpoint.best is not None else checkpoint.weights
-    epoch = (meta.get("best") or {}).get("epoch") if which == "best" else meta.get("epochs_completed")
-    data = resolve_data(data)
-    with _progress(progress) as update:
-        corpus, split = checkpoint_corpus(checkpoint, data, cache_dir=_cache(cache_dir),
-                                          progress=lambda done, total: update("preprocessing", done, total))
-        rows = {"test": split.test, "validation": split.validation, "train": split.train}[split_name]
-        result = certified_evaluation(weights, corpus.ids[rows], corpus.labels[rows], layers=settings.layers,
-                                      softmax_beta=settings.beta if softmax_certificate else None,
-                                      progress=lambda done, total: update("hardmax (certified)", done, total))
-    record = {
-        "checkpoint": str(checkpoint_dir), "which": which, "epoch": epoch, "d": weights.d,
-        "protocol": split.protocol, "split": split_name, "reviews": int(len(rows)),
-        "hardmax_accuracy": result.accuracy, "hardmax_loss_float": result.loss,
-        "exact_path": result.exact_path, "undecided_by_float_bound": int(result.undecided_mask.sum()),
-        "hardmax_seconds": result.seconds, "alpha": float(weights.alpha),
-        "certified": "hardmax predictions are those of exact rational arithmetic on the float32 weights",
-    }
-    if result.softmax is not None:
-        soft = result.softmax
-        holds = np.isfinite(soft.bound)
-        record.update({
-            "layers": result.layers, "softmax_beta": soft.beta, "softmax_certified_agreement": soft.count,
-            "softmax_not_certified": soft.reasons(), "softmax_stop_layers": soft.stop_layers(),
-            "softmax_bound_holds": int(holds.sum()),
-            "softmax_bound_median": float(np.median(soft.bound[holds])) if holds.any() else None,
-            "softmax_certificate": ("reviews on which the softmax model (exact real arithmetic, the same float32 "
-                                    "weights, beta as trained) is proven to predict the certified hardmax prediction "
-                                    "(docs/theory.md §6; docs/softmax.md)"),
-        })
-    if softmax:
-        from verify.experiments.sentiment.model import model_from_weights, softmax_scores
-        started = time.perf_counter()
-        model = model_from_weights(weights, settings)
-        with _progress(progress) as update:
-            scores = softmax_scores(model, corpus.ids[rows], merged=settings.merged_tokens,
-                                    progress=lambda done, total: update("softmax (float)", done, total))
-        record["softmax_accuracy"] = float(((scores > 0) == (corpus.labels[rows] == 1)).mean())
-        record["softmax_seconds"] = time.perf_counter() - started
-        record["hardmax_softmax_agreement"] = float(((scores > 0) == (result.predictions == 1)).mean())
-    if which == "best" and isinstance(meta.get("best"), dict):
-        # What selected this epoch; the report compares it across runs of the same d, since picking
-        # the run with the best *test* accuracy would be selection on the test set again.
-        record["validation_accuracy"] = meta["best"].get("val_acc")
-    history = meta.get("history", [])
-    if epoch_weights is not None and split_name == "test":
-        record["softmax_best_test_epoch"] = best_test_epoch(epoch_weights, settings, corpus.ids[rows],
-                                                            corpus.labels[rows], epochs=meta.get("epochs_completed", 0))
-    elif history and all("test_acc" in h for h in history):
-        # Runs made before the test set was held out of training recorded it every epoch.
-        best_test = max(history, key=lambda h: h["test_acc"])
-        record["softmax_best_test_epoch"] = {"epoch": best_test["epoch"], "test_acc": best_test["test_acc"],
-                                             "note": "the paper's like-for-like number: epoch chosen on the test set"}
-    return record
-
-
 SOFTMAX_CERTIFICATE_KIND = "sentiment-softmax-certificate"
 
 
@@ -360,10 +244,13 @@ SOFTMAX_CERTIFICATE_KIND = "sentiment-softmax-certificate"
 @_cache_option
 @click.option("--no-softmax", is_flag=True,
               help="Skip the measured (float) agreement of the softmax model (then torch is not needed).")
+@click.option("--update", "update_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A record this command wrote before: keep its rows, evaluate only the checkpoints it does not "
+                   "hold yet, and rewrite it (atomically) after each one, so a stopped run resumes where it stopped.")
 @json_option("the counts per checkpoint and per (d, K)")
 @_quiet_option
 def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | None, cache_dir: Path | None,
-                                no_softmax: bool, json_to: str | None, quiet: bool) -> int:
+                                no_softmax: bool, update_file: Path | None, json_to: str | None, quiet: bool) -> int:
     """Test reviews on which softmax is certified to predict what certified hardmax predicts, per checkpoint and d.
 
     For each checkpoint (its own test split, its training temperature beta): the number of
@@ -371,17 +258,40 @@ def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | 
     weights, is proven to predict the certified hardmax prediction (docs/theory.md §6,
     docs/softmax.md), beside the measured agreement of the float softmax model (evidence).
     """
-    rows = []
+    rows = _earlier_softmax_rows(update_file) if update_file is not None else []
+    held = {row["checkpoint"] for row in rows}
     for directory in checkpoint_dirs:
-        record = evaluate_checkpoint(directory, data=data, cache_dir=cache_dir, softmax=not no_softmax,
-                                     progress=not quiet, softmax_certificate=True)
+        if str(directory) in held:
+            continue
+        with _progress(not quiet) as update:
+            record = evaluate_checkpoint(directory, data=data, cache_dir=cache_dir, softmax=not no_softmax,
+                                         progress=update, softmax_certificate=True)
         rows.append(softmax_certificate_row(directory, record))
+        held.add(str(directory))
         if not quiet:
             click.echo(_softmax_line(rows[-1]), err=True)
+        if update_file is not None:  # each finished checkpoint is kept, whatever happens to the next one
+            atomic_write_text(update_file, json_text(softmax_certificate_summary(rows)))
     result = softmax_certificate_summary(rows)
     echo_summary("\n".join([_softmax_line(row) for row in result["by_d"]] + [result["summary"]]), json_to)
     emit_json(result, json_to)
     return exitcodes.SUCCESS
+
+
+def _earlier_softmax_rows(path: Path) -> list[dict]:
+    """The rows of a record ``sentiment softmax-certificate`` wrote (none if the file does not exist yet)."""
+    if not path.exists():
+        return []
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError("--update", f"{path} cannot be read as JSON: {error}") from None
+    if not isinstance(earlier, dict) or earlier.get("kind") != SOFTMAX_CERTIFICATE_KIND \
+            or not isinstance(earlier.get("rows"), list) \
+            or not all(isinstance(row, dict) and isinstance(row.get("checkpoint"), str) for row in earlier["rows"]):
+        raise InputError("--update", f"{path} is not a record of `sentiment softmax-certificate` "
+                         f"(kind {SOFTMAX_CERTIFICATE_KIND!r} with rows naming their checkpoints)")
+    return list(earlier["rows"])
 
 
 def softmax_certificate_row(directory: Path, record: dict) -> dict:
@@ -435,27 +345,6 @@ def _softmax_line(row: dict) -> str:
             + f"; not certified: {reasons}")
 
 
-def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) -> dict:
-    """The authors' reporting rule: the softmax test accuracy of the epoch best on the test set.
-
-    Measured once, after training, from the weights kept for every epoch (``train
-    --epoch-weights``); never used to select anything.
-    """
-    from verify.experiments.sentiment.checkpoints import read_weights
-    from verify.experiments.sentiment.model import softmax_scores_for_snapshots
-
-    paths = [Path(epoch_weights) / f"epoch-{e:03d}.safetensors" for e in range(1, epochs + 1)]
-    missing = [p.name for p in paths if not p.exists()]
-    if missing:
-        raise InputError(str(epoch_weights), f"missing the weights of {len(missing)} epoch(s), e.g. {missing[0]}")
-    scores = softmax_scores_for_snapshots([(e, read_weights(p)) for e, p in enumerate(paths, start=1)], ids, settings)
-    accuracies = [(float(((s > 0) == (labels == 1)).mean()), e) for e, s in scores]
-    best_accuracy, best_epoch = max(accuracies, key=lambda pair: (pair[0], -pair[1]))
-    return {"epoch": best_epoch, "test_acc": best_accuracy, "epochs_measured": len(accuracies),
-            "note": "the paper's like-for-like number: softmax test accuracy of the epoch best on the test set, "
-                    "measured once after training (selection uses validation only)"}
-
-
 @sentiment.command("analyze")
 @click.option("--checkpoint", "checkpoint_dirs", type=click.Path(path_type=Path), multiple=True,
               help="A trained checkpoint for the word-based analyses (leaders, leader words, lexicon); "
@@ -486,14 +375,12 @@ def analyze(checkpoint_dirs: tuple[Path, ...], authors_npz: Path | None, data: P
             out_dir: Path, max_reviews: int | None, samples: int, converge_layers: int, certify_samples: int,
             seed: int, json_to: str | None, quiet: bool) -> int:
     """The paper's analyses and the experiment's claims, checked; JSON (and PNG) under --out."""
-    from verify.experiments.sentiment.analyze import run_analyses
-
     authors_npz = resolve_reference(authors_npz, required=False)
     if not checkpoint_dirs and authors_npz is None:
         raise InputError("--checkpoint", "give a checkpoint and/or --reference: nothing to analyse")
     with _progress(not quiet) as update:
         summary = run_analyses(checkpoint_dirs=checkpoint_dirs, authors_npz=authors_npz,
-                               data=resolve_data(data) if checkpoint_dirs else None, cache_dir=_cache(cache_dir),
+                               data=resolve_data(data) if checkpoint_dirs else None, cache_dir=corpus_cache(cache_dir),
                                out_dir=out_dir, max_reviews=max_reviews, samples=samples,
                                converge_layers=converge_layers, certify_samples=certify_samples, seed=seed,
                                progress=update)
@@ -537,8 +424,6 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
     RUNS_DIR, the runners share the queue: each skips the runs another is working on. Runs already
     collected into RESULTS are skipped, so a fresh RUNS_DIR continues where the saved results end.
     """
-    from verify.experiments.sentiment.protocol import load_protocol, queue_status, run_queue
-
     protocol = load_protocol(protocol_path)
     data = resolve_data(data)
     finished = run_queue(protocol, runs_dir, data=data, cache_dir=cache_dir, only=only, results_dir=results_dir, step=step,
@@ -557,8 +442,6 @@ def protocol_run(protocol_path: Path, runs_dir: Path, data: Path | None, cache_d
 @json_option("the status of every run")
 def protocol_status(protocol_path: Path, runs_dir: Path, results_dir: Path, json_to: str | None) -> int:
     """Which runs are finished, collected earlier, in progress (epochs, validation accuracy so far) or not started."""
-    from verify.experiments.sentiment.protocol import load_protocol, queue_status
-
     status = queue_status(load_protocol(protocol_path), runs_dir, results_dir=results_dir)
     lines = []
     for record in status:
@@ -601,8 +484,6 @@ def fetch_command(url: str | None, no_keep_archive: bool, json_to: str | None, q
     The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else ~/.cache/hardmax-verify),
     where every sentiment command finds it when no --data is given.
     """
-    from verify.experiments.sentiment import sources
-
     with _progress(not quiet) as update:
         path = sources.fetch(url=url, keep_archive=not no_keep_archive,
                              progress=lambda done, total: update("download", done, total))
@@ -627,8 +508,6 @@ def fetch_reference_command(url: str | None, from_file: Path | None, out_path: P
     The file is a pickled PyTorch module; torch's weights-only loader reads it without running
     code from it. The arrays land in the user cache folder, where --reference finds them.
     """
-    from verify.experiments.sentiment import sources
-
     if from_file is not None:
         path = sources.convert_reference(from_file, out_path or sources.fetched_reference_path())
     else:
@@ -661,10 +540,8 @@ def interpret(checkpoint_dir: Path, data: Path | None, cache_dir: Path | None, m
               converge_layers: int, converge_reviews: int, seed: int, json_to: str | None, quiet: bool) -> int:
     """Interpretability tests on the test reviews: group leaders (certified), deletion, matched polarity, vote,
     clustering measures. See docs/sentiment.md for how to read them."""
-    from verify.experiments.sentiment.interpret import interpret_checkpoint
-
     with _progress(not quiet) as update:
-        record = interpret_checkpoint(checkpoint_dir, data=resolve_data(data), cache_dir=_cache(cache_dir),
+        record = interpret_checkpoint(checkpoint_dir, data=resolve_data(data), cache_dir=corpus_cache(cache_dir),
                                       max_reviews=max_reviews, converge_layers=converge_layers,
                                       converge_reviews=converge_reviews, seed=seed, progress=update)
     echo_summary("\n".join(_scalar_lines(record)), json_to)
@@ -702,8 +579,6 @@ def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, mod
                      publish: tuple[str, ...], json_to: str | None) -> int:
     """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the checkpoints
     behind the headline tables (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS."""
-    from verify.experiments.sentiment.protocol import collect, load_protocol
-
     copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
                      publish=publish)
     echo_summary(f"{len(copied)} finished runs in {results_dir}", json_to)
@@ -727,10 +602,6 @@ def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, mod
 def summarize_command(protocol_path: Path, results_dir: Path, out_dir: Path, models_dir: Path,
                       json_to: str | None) -> int:
     """The protocol's tables (mean ± sd over seeds), the authors' figures beside, and the conclusion sentence."""
-    from verify.core.io import atomic_directory
-    from verify.experiments.sentiment.protocol import load_protocol
-    from verify.experiments.sentiment.summary import load_results, summarize, write_summary
-
     protocol = load_protocol(protocol_path)
     evaluations, interpretations = load_results(results_dir)
     with atomic_directory(out_dir) as staging:
@@ -773,9 +644,6 @@ def vocabulary_command(data: Path | None, cleanings: tuple[str, ...], lemma_mode
     The lemmatiser is what remains different from the authors' preprocessing (they used NLTK's
     WordNet noun lemmatiser): no lemmas and every simplemma lemma bracket its effect.
     """
-    from verify.experiments.sentiment.data import load_reviews
-    from verify.experiments.sentiment.preprocess import build_vocabulary, tokenize
-
     reviews = load_reviews(resolve_data(data), limit=limit_reviews)
     rows = []
     for cleaning in cleanings:

@@ -19,14 +19,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from verify.core import exitcodes
-from verify.experiments.classify import report_section as classify_section
-from verify.experiments.conjectures import report_section as conjecture_section
-from verify.experiments.control import report_section as control_section
 from verify.core.io import atomic_directory, directory_lock, read_text, safe_name
 from verify.core.numbers import InputError
+from verify.experiments.registry import SECTION_PROVIDERS
 from verify.experiments.sections import SectionProvider
-from verify.experiments.sentiment import report_section as sentiment_section
-from verify.experiments.sentiment import reproduction_section
 from ..campaign import CampaignSpec, Checker, Task, claim_counts, closed_form_summary, overall_statuses, plan_tasks, run_tasks
 from ..campaign.executors import error_record
 from ..campaign.merge import merge_records
@@ -40,10 +36,7 @@ from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
 __all__ = ["ReportOutcome", "build_report", "OPTIONAL_SECTIONS", "collect_optional_sections", "provider_sections"]
 
 # Saved results shown when present (never recomputed), each read and rendered by its provider
-# (verify.experiments.sections): section key -> provider, which names its folder under RUNS and file patterns.
-SECTION_PROVIDERS: dict[str, SectionProvider] = {
-    p.key: p for p in (reproduction_section, sentiment_section, conjecture_section, classify_section,
-                       control_section)}
+# (verify.experiments.registry lists them): section key -> its folder under RUNS and file patterns.
 OPTIONAL_SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     key: (provider.folder, provider.patterns) for key, provider in SECTION_PROVIDERS.items()}
 MAX_SUMMARY_FIELDS = 16
@@ -226,7 +219,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
     argv, command_line
         The command line as typed and an equivalent canonical one, for provenance.
     checker
-        Replaces :func:`verify.claims.checks.check_configuration` (tests).
+        Replaces :func:`verify.claims.check_configuration` (tests).
     progress, on_tasks, on_stage
         Called per finished task, once with the planned task list, and with the name of
         each later stage ("figures", "writing").

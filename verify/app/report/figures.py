@@ -20,6 +20,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from verify.core.config import parse_configuration
+from verify.core.trajectory import simulate
 from verify.core.text import short_number
 
 __all__ = ["FigureInfo", "write_figures", "hull_order", "PANEL_LAYERS"]
@@ -117,8 +119,6 @@ def worked_panels(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureInf
     A token keeps one colour in every column: the colour of its certified limit (tokens that
     share a limit share a colour; grey: no certified limit), listed in the row's legend.
     """
-    from verify.core.config import parse_configuration
-    from verify.core.trajectory import simulate
 
     worked = [r for r in records if r["task"]["kind"] == "worked" and r.get("status") != "error"
               and len(r["configuration"]["tokens"][0]) == 2]

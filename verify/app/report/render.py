@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import formatting as fmt
+from verify.core import formatting as fmt
 from verify.claims import registry
 from verify.experiments.sections import Section
 from .figures import FigureInfo
@@ -99,14 +100,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         notes.append(f"{len(outside)} example(s) lie outside the theorem's hypotheses (recorded as such): "
                      + _some(outside) + ".")
     summary = results["summary"]
-    t4 = summary["claims"].get("T4")
-    if t4 is not None and t4["certified"]:
-        projections = sum(len((r["verdicts"].get("T4", {}).get("certificate") or {}).get("projections", []))
-                          for r in ok)
-        notes.append(f"T4 is vacuous (no limit outside the vertices of K) in {t4['vacuous']} of its {t4['certified']} "
-                     f"certified verdicts; the other {t4['certified'] - t4['vacuous']} certify {projections} "
-                     "non-vertex limit(s) as A-projections of the origin onto faces of K (the persistent-tie "
-                     "families are built to reach this case).")
+    for claim in registry.claims("check"):  # what a claim's own module says about its counts
+        row = summary["claims"].get(claim.id)
+        if claim.report_note is not None and row is not None:
+            note = claim.report_note(row, [r["verdicts"].get(claim.id, {}) for r in ok])
+            if note:
+                notes.append(note)
     claims = summary["claims"]
     if claims and next(iter(claims.values()))["recertified"] is None:
         notes.append("The independent certificate checker (verify.certcheck) was not available: no certificate "
@@ -184,7 +183,6 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                          f"tokens, reproduce with `hardmax-verify check {c['file']}` (file in this report folder).")
         blocks.append(Block("list", items=items))
         for c in results["counterexamples"]:
-            import json
             blocks.append(_p(f"`{c['file']}`:"))
             blocks.append(Block("code", json.dumps(c["config"], indent=1)))
     else:
@@ -294,7 +292,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                               sorted(_tally(r.get("status", "error") for r in records).items())))
     blocks.append(table)
     blocks.append(_p("C = certified, F = failed, I = inconclusive, — = not checked. Each example's configuration, "
-                     "verdicts, evidence and certificates are in results.json."))
+                     "verdicts, evidence and certificates are in results.json ('hardmax-verify certcheck' re-checks each verdict's "
+                     "status, certificate and the replay facts its evidence states; a verdict's summary sentence is the engine's description)."))
 
     optional = results["optional_sections"]
     for key, shown in sections.items():

@@ -5,7 +5,7 @@
 * ``known``: the configurations with exact answers known without the engine
   (:mod:`verify.app.selftest.known_answers`: the worked configurations of docs/theory.md §4 and the
   examples of §3);
-* ``claims``: :func:`verify.claims.checks.check_configuration` (verdicts T0..T4, D1..D3 and the
+* ``claims``: :func:`verify.claims.check_configuration` (verdicts T0..T4, D1..D3 and the
   one-step ``replay`` against the independent oracle) on a fixed set of configurations,
   with the dynamics injected; its whole report is then re-checked by the independent
   checker :mod:`verify.certcheck` (``certcheck:*`` detections: a certificate, status or fate
@@ -36,11 +36,17 @@ from fractions import Fraction
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
+from hypothesis import Phase, Verbosity, given, seed, settings
 
+from verify import certcheck, strategies
+from verify.claims import check_configuration
+from verify.core import float_dynamics, profiles  # noqa: F401 - profiles registers the ci/dev profiles check_properties uses
 from verify.core.config import Configuration, parse_configuration
 from verify.core.exact_dynamics import ExactLayer, exact_layers
+from verify.core.families import TIE_FAMILIES
 from verify.core.numbers import rational_to_str
 from verify.core.worked import WORKED_CONFIGURATIONS
+from verify.strategies import FLOAT_STRESS_KINDS, float_stress_configuration
 from .known_answers import KNOWN_ANSWERS
 from .mutants import EXACT_MUTANTS, FLOAT_MUTANTS, Mutant
 
@@ -103,7 +109,6 @@ class SelfTestResult:
     profile: str
     baseline: list[VariantResult]
     variants: list[VariantResult]
-    unavailable: list[str] = field(default_factory=list)
 
     @property
     def baseline_clean(self) -> bool:
@@ -115,12 +120,11 @@ class SelfTestResult:
 
     @property
     def ok(self) -> bool:
-        return self.baseline_clean and self.all_caught and not self.unavailable
+        return self.baseline_clean and self.all_caught
 
     def to_json_dict(self) -> dict[str, Any]:
         return {"format": "hardmax-verify/selftest-v1", "profile": self.profile, "ok": self.ok,
                 "baseline_clean": self.baseline_clean, "all_caught": self.all_caught,
-                "unavailable_checks": self.unavailable,
                 "baseline": [v.to_json_dict() for v in self.baseline],
                 "variants": [v.to_json_dict() for v in self.variants]}
 
@@ -207,9 +211,7 @@ def _verdicts(report: Any) -> list[Any]:
 
 def check_claims(dynamics: ExactDynamics, configs: Sequence[Configuration], *, layer_budget: int,
                  prefix: str = "claim") -> list[Detection]:
-    """:func:`verify.claims.checks.check_configuration` with ``dynamics`` injected; failed verdicts are detections."""
-    from verify.claims.checks import check_configuration
-
+    """:func:`verify.claims.check_configuration` with ``dynamics`` injected; failed verdicts are detections."""
     found: list[Detection] = []
     for config in configs:
         name = config.name or "unnamed"
@@ -228,10 +230,6 @@ def check_claims(dynamics: ExactDynamics, configs: Sequence[Configuration], *, l
 def _certcheck(report: Any, name: str) -> list[Detection]:
     """The independent certificate checker (stdlib only, its own replay) on every certified verdict."""
     try:
-        from verify import certcheck
-    except ImportError:  # pragma: no cover - certcheck ships with the package
-        return []
-    try:
         result = certcheck.check_report(report.to_json_dict(), source=name)
     except Exception as error:
         return [_crash("certcheck:crash", name, error)]
@@ -244,14 +242,12 @@ def _describe(config: Configuration) -> str:
     return f"tokens [{tokens}] alpha {rational_to_str(config.alpha)}{A}"
 
 
-def _property_strategies(strategies: Any) -> dict[str, Any]:
+def _property_strategies() -> dict[str, Any]:
     """The draws of the properties/ modules: every family, the persistent-tie families, and A != I.
 
     ``properties/`` calls the real engine directly; these are the same strategies with the
     claim checks' ``dynamics`` injected.
     """
-    from verify.core.families import TIE_FAMILIES
-
     return {"configurations()": strategies.configurations(max_n=6),
             "configurations(ties)": strategies.configurations(family=TIE_FAMILIES, max_n=8),
             "configurations(A != I)": strategies.configurations(family=("dense_spd", "diagonal"), max_n=6, min_d=2)}
@@ -259,14 +255,8 @@ def _property_strategies(strategies: Any) -> dict[str, Any]:
 
 def check_properties(dynamics: ExactDynamics, *, profile: str, layer_budget: int) -> list[Detection]:
     """The claim checks on configurations drawn by the project's strategies (Hypothesis, ``profile``)."""
-    from hypothesis import Phase, Verbosity, given, seed, settings
-
-    from verify.core import profiles  # noqa: F401 - registers the ci/dev profiles used below
-    from verify import strategies
-    from verify.claims.checks import check_configuration
-
     found: list[Detection] = []
-    for strategy_name, strategy in _property_strategies(strategies).items():
+    for strategy_name, strategy in _property_strategies().items():
         witness: list[Detection] = []
 
         # No shrinking in ``ci``: the first failing example already proves the variant is caught,
@@ -371,8 +361,6 @@ def check_float_against_exact(simulate_batch: Callable[..., Any], configs: Seque
 def float_stress_set(count: int, seed: int = 0) -> list[Configuration]:
     """``count`` float-stress configurations (:func:`verify.strategies.float_stress_configuration`),
     the kinds in turn, seeded: exact ties, perturbed ties, overflow edge, tiny A, tiny tokens."""
-    from verify.strategies import FLOAT_STRESS_KINDS, float_stress_configuration
-
     return [float_stress_configuration(seed * 100_000 + i, FLOAT_STRESS_KINDS[i % len(FLOAT_STRESS_KINDS)])
             for i in range(count)]
 
@@ -380,32 +368,20 @@ def float_stress_set(count: int, seed: int = 0) -> list[Configuration]:
 # ---------------------------------------------------------------------------------------------
 # The runner.
 
-def _exact_checks(profile: str, unavailable: list[str]) -> list[tuple[str, Callable[[ExactDynamics], list[Detection]]]]:
+def _exact_checks(profile: str) -> list[tuple[str, Callable[[ExactDynamics], list[Detection]]]]:
     budget = LAYER_BUDGET[profile]
-    checks: list[tuple[str, Callable[[ExactDynamics], list[Detection]]]] = [("known", check_known_answers)]
-    try:
-        from verify.claims import checks as claims  # noqa: F401
-        checks.append(("claims", lambda dyn: check_claims(dyn, CLAIM_CONFIGURATIONS, layer_budget=budget)))
-    except ImportError as error:
-        unavailable.append(f"claims ({error})")
-    try:
-        from verify import strategies  # noqa: F401
-        checks.append(("properties", lambda dyn: check_properties(dyn, profile=profile, layer_budget=budget)))
-    except ImportError as error:
-        unavailable.append(f"properties ({error})")
-    return checks
+    return [("known", check_known_answers),
+            ("claims", lambda dyn: check_claims(dyn, CLAIM_CONFIGURATIONS, layer_budget=budget)),
+            ("properties", lambda dyn: check_properties(dyn, profile=profile, layer_budget=budget))]
 
 
 def run_selftest(*, profile: str = "ci", progress: Progress | None = None,
                  mutants: Sequence[Mutant] | None = None) -> SelfTestResult:
     """Baseline and every mutant through the suite. ``progress`` receives a line per step."""
-    from verify.core.float_dynamics import simulate_batch
-
     if profile not in LAYER_BUDGET:
         raise ValueError(f"profile: expected one of {sorted(LAYER_BUDGET)}, got {profile!r}")
     say = progress or (lambda _: None)
-    unavailable: list[str] = []
-    exact_checks = _exact_checks(profile, unavailable)
+    exact_checks = _exact_checks(profile)
     near_ties = near_tie_configurations(count=RANDOM_NEAR_TIES[profile])
     stress = float_stress_set(FLOAT_STRESS[profile])
 
@@ -428,7 +404,7 @@ def run_selftest(*, profile: str = "ci", progress: Progress | None = None,
         return result
 
     baseline = [run("exact_layers (reference)", "the real exact engine", "exact", exact_layers),
-                run("simulate_batch (reference)", "the real float engine", "float", simulate_batch)]
+                run("simulate_batch (reference)", "the real float engine", "float", float_dynamics.simulate_batch)]
     chosen = list(mutants) if mutants is not None else list(EXACT_MUTANTS + FLOAT_MUTANTS)
     variants = [run(m.name, m.description, m.arithmetic, m.engine) for m in chosen]
-    return SelfTestResult(profile, baseline, variants, unavailable)
+    return SelfTestResult(profile, baseline, variants)

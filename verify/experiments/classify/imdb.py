@@ -1,9 +1,9 @@
-"""IMDb reviews as classification data: the sentiment package's reading and cleaning, a d = 2 embedding.
+"""IMDb reviews as classification data: the reading and cleaning the sentiment experiment uses, a d = 2 embedding.
 
-Everything this experiment takes from :mod:`verify.experiments.sentiment` goes through this module: the
+Everything this experiment takes from :mod:`verify.experiments.imdb` goes through this module: the
 reviews are read, cleaned, tokenised and encoded to n = 128 word ids (cut, or padded with id 0)
-by :func:`verify.experiments.sentiment.corpus.load_corpus` with the paper's preprocessing, and split by the
-paper's protocol (:func:`verify.experiments.sentiment.corpus.make_split`, seeded shuffle, 70% train).
+by :func:`verify.experiments.imdb.corpus.load_corpus` with the paper's preprocessing, and split by the
+paper's protocol (:func:`verify.experiments.imdb.corpus.make_split`, seeded shuffle, 70% train).
 
 Word ids to embedding rows. The authors' d = 2 file holds the embedding matrix without its word
 list; its rows are in the order of the authors' vocabulary, sorted by word frequency over their
@@ -25,16 +25,16 @@ from typing import Callable
 import numpy as np
 
 from verify.core.numbers import InputError
-from ..sentiment import DEFAULT_RUNS_DIR
-from ..sentiment.corpus import load_corpus, make_split
-from ..sentiment.data import file_sha256
-from ..sentiment.preprocess import SEQUENCE_LENGTH, PreprocessOptions
+from verify.experiments.imdb.corpus import load_corpus, make_split
+from verify.experiments.imdb.data import file_sha256
+from verify.experiments.imdb.preprocess import SEQUENCE_LENGTH, PreprocessOptions
 from .dataset import Dataset
 
 __all__ = ["EmbeddedReviews", "load_embedding", "embedded_reviews", "SEQUENCE_LENGTH", "DEFAULT_CACHE_DIR"]
 
-# The sentiment experiment's cache of preprocessed corpora, shared: the same data, the same cleaning.
-DEFAULT_CACHE_DIR = Path(DEFAULT_RUNS_DIR) / "cache"
+# The cache of preprocessed corpora in the sentiment experiment's runs folder (runs/sentiment), shared:
+# the same data, the same cleaning.
+DEFAULT_CACHE_DIR = Path("runs") / "sentiment" / "cache"
 
 
 @dataclass

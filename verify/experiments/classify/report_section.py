@@ -29,8 +29,9 @@ from ..sections import Figure, Section, Table
 from . import IMDB_RESULTS_FORMAT as IMDB_FORMAT
 from . import SCALING_RESULTS_FORMAT as SCALING_FORMAT
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",
-           "read_imdb", "read_scaling", "exponent", "glance_numbers", "imdb_glance", "scaling_glance",
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "section", "glance_numbers", "glance_sentence",
+           "read_imdb", "read_scaling", "exponent", "imdb_glance", "scaling_glance",
            "IMDB_FORMAT", "SCALING_FORMAT", "IMDB_COMMAND", "SCALING_COMMAND"]
 
 key = "classify"
@@ -39,6 +40,7 @@ IMDB_FILE, SCALING_FILE, SCALING_FIGURE = "imdb.json", "scaling.json", "scaling.
 patterns: tuple[str, ...] = (IMDB_FILE, SCALING_FILE)
 figures_folder: str | None = "figures/classify"
 TITLE = "Exact sequence classification (saved results)"
+glance_title = "Exact classification"
 IMDB_COMMAND = ("hardmax-verify classify imdb --data IMDB.csv.gz --reference EMBEDDING.npz --seeds 0,1,2 "
                 "--out RUNS/classify/imdb.json")
 SCALING_COMMAND = ("python bench/classify.py --full --baseline-max 100 --json RUNS/classify/scaling.json "
@@ -463,3 +465,8 @@ def section(block: Mapping[str, Any]) -> Section:
                for figure in block.get("figures") or []]
     return Section(TITLE, summary=" ".join(unreadable + sentences), tables=tables, figures=figures,
                    figures_heading="Scaling" if figures else "", list_files=bool(unreadable))
+
+
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """Nothing beyond the section's own summary: the results at a glance count the files."""
+    return ""

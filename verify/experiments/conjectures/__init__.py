@@ -4,7 +4,7 @@ Public API for your own conjecture files (``hardmax-verify conjecture run my_con
 
     from verify.experiments.conjectures import Conjecture, Observation
     from verify.strategies import configurations       # or outside_configurations, ...
-    from verify.claims.checks import check_configuration       # the exact claim checks and D7 fates
+    from verify.claims import check_configuration      # the exact claim checks and D7 fates
 
 A search rotates through the families of verify.core.families with growing sizes until a
 counterexample or its budget (:mod:`verify.experiments.conjectures.search`); without a counterexample the

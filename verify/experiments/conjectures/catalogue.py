@@ -13,7 +13,7 @@ Difficulty grows with how rare the refuting structure is among random tokens: a 
 emerges only at layer 2 is rare even among them.
 
 The statements are about D7/D9 fates (docs/theory.md §3), decided exactly by
-:func:`verify.claims.checks.run_configuration` and :func:`verify.core.closed_form.certify`.
+:func:`verify.claims.run_configuration` and :func:`verify.core.closed_form.certify`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
-from verify.claims.checks import ClaimRun, run_configuration
+from verify.claims import ClaimRun, run_configuration
 from verify.core.closed_form import certify
 from verify.core.config import Configuration, make_configuration
 from verify.strategies import configurations

@@ -25,8 +25,10 @@ from verify.core.numbers import InputError
 from .base import EXPECTATIONS
 from ..sections import Section, Table
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",
-           "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence", "runs_sentence",
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "section", "glance_sentence",
+           "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence",
+           "power_updates_text", "runs_sentence",
            "is_surprise", "glance_numbers"]
 
 key = "conjectures"
@@ -39,6 +41,7 @@ POWER_COMMAND = "python bench/conjecture_power.py --json RUNS/conjectures/power/
 produced_by = (f"`hardmax-verify conjecture run NAME --results-dir RUNS/conjectures` and `{POWER_COMMAND}` "
                "(docs/conjectures.md)")
 TITLE = "Conjecture runs (saved results)"
+glance_title = "Conjecture lab"
 NOTE = ("A conjecture's counterexample is a finding of the conjecture lab, not a failure of this report: optional "
         "sections never change the exit status. \"Not refuted\" is evidence, not a proof: the examples drawn and the "
         "ranges they covered say what was explored.")
@@ -92,6 +95,16 @@ def read_power(data: Any, where: str = "power.json") -> dict[str, Any]:
             item["counterexample_n"] = {k: _need(sizes, k, int, f"{at}.counterexample_n") for k in ("min", "max")}
         statements.append(item)
     kept["statements"] = statements
+    if isinstance(data, Mapping) and "updates" in data:
+        updates = []
+        for index, entry in enumerate(_need(data, "updates", list, where)):
+            at = f"{where}.updates[{index}]"
+            names = _need(entry, "statements", list, at)
+            if not all(isinstance(name, str) for name in names):
+                raise InputError(f"{at}.statements", "expected a list of statement names")
+            updates.append({"date": _need(entry, "date", str, at), "command": _need(entry, "command", str, at),
+                            "statements": names})
+        kept["updates"] = updates
     return kept
 
 
@@ -138,6 +151,12 @@ def power_rows(data: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         else:
             rows.append([name, refuted, "-", "-", "-", "-"])
     return POWER_HEADERS, rows
+
+
+def power_updates_text(power: Mapping[str, Any]) -> str:
+    """`` Measured again later: `COMMAND` on DATE (names).`` for each merge into the file (``--merge``), or nothing."""
+    return "".join(f" Measured again later: `{u['command']}` on {u['date']} ({', '.join(u['statements'])})."
+                   for u in power.get("updates", []))
 
 
 def power_sentence(power: Mapping[str, Any]) -> str:
@@ -197,6 +216,11 @@ def runs_sentence(numbers: Mapping[str, Any]) -> str:
     return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
 
 
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """The results at a glance, from :func:`glance_numbers`: :func:`runs_sentence`."""
+    return runs_sentence(numbers)
+
+
 def section(block: Mapping[str, Any]) -> Section:
     files = block["files"]
     runs = [item for item in files if "outcome" in item["summary"]]
@@ -223,5 +247,5 @@ def section(block: Mapping[str, Any]) -> Section:
                                   f"statement searched with the default budget of {power['budget_seconds']:g} s, seeds "
                                   f"0-{power['seeds'] - 1}. Examples to the first counterexample are the same on every "
                                   "machine; CPU seconds are this machine's. Built-in conjectures expected to be refuted "
-                                  "are marked.")))
+                                  "are marked." + power_updates_text(power))))
     return Section(TITLE, summary=" ".join(sentences), tables=tables, list_files=False)

@@ -18,7 +18,8 @@ from verify.core.numbers import InputError
 from verify.experiments.sections import Figure, Section, Table
 from .study import FORMAT
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section",
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "section", "glance_numbers", "glance_sentence",
            "read_study", "STUDY_FILE", "FIGURE_FILE", "COMMAND"]
 
 key = "control"
@@ -29,6 +30,7 @@ figures_folder: str | None = "figures/control"
 COMMAND = "python scripts/control_study.py --seed 0 --out RUNS/control/study.json"
 produced_by = f"`{COMMAND}` (docs/control.md)"
 TITLE = "Leader control: choosing A so that chosen tokens lead (saved results)"
+glance_title = "Leader control"
 _ROW_COUNTS = ("n", "d", "vertices", "subsets", "realisable", "impossible", "inconclusive", "programs", "lock_tried",
                "lock_realised")
 _RATE_COUNTS = ("cases", "solver_feasible", "exact_designs", "exact_designs_of_solver_feasible", "impossible",
@@ -234,4 +236,3 @@ def _percent(part: int, whole: int) -> str:
 
 def _lock_sample(rows: Sequence[Mapping[str, Any]]) -> int:
     return max((r["lock_tried"] for r in rows), default=0) or 0
-

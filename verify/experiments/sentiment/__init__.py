@@ -1,13 +1,14 @@
 """The sentiment experiment of docs/theory.md §5: IMDb, the pure-attention hardmax classifier, certified.
 
+The reviews themselves (reading, the paper's preprocessing, the cached corpus and its splits)
+are :mod:`verify.experiments.imdb`, which exact classification shares.
+
 Modules
 -------
-data         loaders for the IMDb formats (official archive, ``aclImdb/`` tree, project or Kaggle CSV), the splits
 sources      where the data and the authors' model come from (--data, environment, ``sentiment fetch``)
-preprocess   the paper's cleaning, stopwords and lemmas (offline), vocabulary and encoding (n = 128)
-corpus       preprocessing + vocabulary + split, cached on disk
 model        the torch model (softmax attention at temperature 1/beta) and its training loop
-checkpoints  resumable checkpoints: safetensors + JSON, never pickle
+checkpoints  resumable checkpoints: safetensors + JSON, never pickle; the corpus a checkpoint was trained on
+steps        one run as the commands and the protocol runner do it: train, evaluate the test reviews once
 evaluate     certified hardmax evaluation (float batch dynamics + exact fallback)
 analyze      leader statistics, leader words, K = 8 vs converged, lexicon polarity, hypotheses
 interpret    group leaders (certified), deletion test, matched polarity, leader vote, clustering measures

@@ -29,18 +29,22 @@ import json
 import platform
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from verify.claims import check_configuration
+from verify.core import formatting as fmt
+from verify.core.config import make_configuration
 from verify.core.float_dynamics import rounding_gamma, simulate_batch
 from verify.core.io import atomic_directory, safe_name
 from verify.core.numbers import InputError
-from verify.app.report import formatting as fmt
-from .checkpoints import ModelWeights, read_checkpoint
-from .corpus import checkpoint_corpus, training_word_counts
-from .data import file_sha256
+from verify.core.trajectory import simulate
+from verify.experiments.imdb.corpus import training_word_counts
+from verify.experiments.imdb.data import file_sha256
+from .checkpoints import ModelWeights, checkpoint_corpus, read_checkpoint
 from .evaluate import Evaluation, certified_evaluation, exact_review
 from .model import running_train
 
@@ -359,10 +363,6 @@ def certified_limits(tokens: np.ndarray, *, weights: ModelWeights, layers: int, 
     the distance between the state at K and the limit is exact too (D7's geometric path),
     reported rounded to float. Float32 inputs are taken as the rationals they represent.
     """
-    from fractions import Fraction
-
-    from verify.claims.checks import check_configuration
-    from verify.core.config import make_configuration
 
     alpha = Fraction(float(weights.alpha))
     w = [Fraction(float(x)) for x in np.asarray(weights.decoder_weight).reshape(-1)]
@@ -572,7 +572,6 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from verify.core.trajectory import simulate
     if weights.d != 2:
         raise InputError("d", "the token-evolution plot needs d = 2")
     tokens = weights.embedding.astype(np.float64)[ids]

@@ -24,16 +24,18 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 import numpy as np
 
 from verify.core.io import atomic_directory, atomic_write_bytes
 from verify.core.numbers import InputError
-from .preprocess import Vocabulary
+from verify.experiments.imdb.corpus import (Corpus, Split, data_identity_matches, load_corpus, make_split, read_vocabulary,
+                                            restrict_vocabulary, write_vocabulary)
+from verify.experiments.imdb.preprocess import PreprocessOptions, Vocabulary
 
 __all__ = ["FORMAT", "ModelWeights", "Checkpoint", "read_checkpoint", "write_checkpoint", "WEIGHT_NAMES",
-           "write_weights", "read_weights", "required_field", "MAX_META_BYTES", "MAX_WEIGHTS_BYTES"]
+           "write_weights", "read_weights", "required_field", "checkpoint_corpus", "MAX_META_BYTES", "MAX_WEIGHTS_BYTES"]
 
 FORMAT = "hardmax-verify/sentiment-checkpoint/1"
 # Limits on what a checkpoint folder may make this package read (a real checkpoint.json has
@@ -140,7 +142,6 @@ def write_checkpoint(directory: Path, *, meta: dict, weights: ModelWeights, best
                      optimizer: dict[str, np.ndarray] | None, vocabulary_file: Path | None = None,
                      vocabulary: Vocabulary | None = None) -> None:
     """Replace ``directory`` by a new checkpoint, atomically."""
-    from .corpus import write_vocabulary
     directory = Path(directory)
     with atomic_directory(directory) as staging:
         _save_arrays(staging / "weights.safetensors", weights.to_arrays())
@@ -218,7 +219,6 @@ def validate_meta(meta: object, where: str) -> dict:
             if key in data and not isinstance(data[key], str):
                 fail(f"data.{key}", "a hex string", data[key])
         if "preprocess" in data:
-            from .preprocess import PreprocessOptions
             PreprocessOptions.from_record(data["preprocess"], where=f"{where}: data.preprocess")
     best = meta.get("best")
     if isinstance(best, dict) and "epoch" in best and not _is_int(best["epoch"]):
@@ -228,7 +228,6 @@ def validate_meta(meta: object, where: str) -> dict:
 
 def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> Checkpoint:
     """Read a checkpoint folder; every problem is an InputError naming the file."""
-    from .corpus import read_vocabulary
     directory = Path(directory)
     meta_path = directory / "checkpoint.json"
     if not directory.is_dir():
@@ -257,3 +256,29 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
         raise InputError(str(directory / "vocab.txt.gz"),
                          f"{len(vocabulary)} words but the embedding has {weights.embedding.shape[0]} rows")
     return Checkpoint(directory, meta, weights, best, optimizer, vocabulary, selected_only)
+
+
+def checkpoint_corpus(checkpoint, data: Path | str, *, cache_dir: Path | None,
+                      progress: Callable[[int, int], None] | None = None) -> tuple[Corpus, Split]:
+    """The corpus and split a checkpoint was trained on, rebuilt from ``data`` and checked against it.
+
+    Raises InputError when the data holds other reviews than the checkpoint's (by sha256 of the
+    file or of its content) or the rebuilt vocabulary differs from the checkpoint's.
+    """
+    meta = checkpoint.meta
+    data_meta = meta.get("data") or {}
+    split_meta = required_field(checkpoint, "split")
+    options = PreprocessOptions.from_record(data_meta.get("preprocess", {}), where=f"{checkpoint.path}: data.preprocess")
+    corpus = load_corpus(data, options=options, cache_dir=cache_dir, limit=data_meta.get("limit_reviews"),
+                         progress=progress)
+    if not data_identity_matches(data_meta, data, corpus):
+        raise InputError(str(data), f"holds other reviews than the checkpoint was trained on (sha256 "
+                                    f"{data_meta.get('sha256')}; this data's file sha256 is {corpus.source_sha256})")
+    train_size = split_meta["train"] + split_meta["validation"]
+    split = make_split(corpus, protocol=split_meta["protocol"], seed=split_meta["seed"],
+                       validation_fraction=split_meta["validation"] / train_size if train_size else 0.0)
+    if data_meta.get("min_count"):
+        corpus = restrict_vocabulary(corpus, split, min_count=int(data_meta["min_count"]))
+    if tuple(corpus.vocabulary.words) != tuple(checkpoint.vocabulary.words):
+        raise InputError(str(checkpoint.path), "the vocabulary rebuilt from the data differs from the checkpoint's")
+    return corpus, split

@@ -27,14 +27,17 @@ The tests, each on the test reviews of a checkpoint:
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 from verify.core.exact_dynamics import exact_layers
 from verify.core.float_dynamics import float_layers, merge_identical_tokens, simulate_batch
-from .checkpoints import ModelWeights
+from .analyze import _vader_lexicon
+from .checkpoints import ModelWeights, checkpoint_corpus, read_checkpoint, required_field
 from .evaluate import certified_evaluation
 
 __all__ = ["ClusterLeaders", "cluster_leaders", "deletion_test", "matched_polarity", "leader_vote",
@@ -163,7 +166,6 @@ def _side_values(weights: ModelWeights, points: np.ndarray) -> np.ndarray:
 def matched_polarity(weights: ModelWeights, ids: np.ndarray, leaders: ClusterLeaders, words: tuple[str, ...], *,
                      bins: int = 20) -> dict:
     """VADER polarity share of leader words against non-leader words matched on |w.z + b| at layer K."""
-    from .analyze import _vader_lexicon
     lexicon = _vader_lexicon()
     ids = np.asarray(ids)
     word = ids != 0
@@ -269,11 +271,6 @@ def interpret_checkpoint(checkpoint_dir, *, data, cache_dir=None, max_reviews: i
                          converge_layers: int = 200, converge_reviews: int = 3000, seed: int = 0,
                          progress: Callable[[str, int, int], None] | None = None) -> dict:
     """Every test of this module on the test reviews of a checkpoint's selected model (one JSON record)."""
-    import time
-    from pathlib import Path
-
-    from .checkpoints import read_checkpoint, required_field
-    from .corpus import checkpoint_corpus
 
     update = progress or (lambda *args: None)
     started = time.perf_counter()

@@ -67,8 +67,10 @@ from typing import Callable
 import numpy as np
 
 from verify.core.numbers import InputError
+from verify.core.versions import git_commit
+from verify.experiments.imdb.corpus import Corpus, Split
 from .checkpoints import ModelWeights, read_checkpoint, write_checkpoint, write_weights
-from .corpus import Corpus, Split
+from .evaluate import certified_evaluation
 
 __all__ = ["TrainingSettings", "build_model", "weights_from_model", "model_from_weights", "train",
            "softmax_scores", "merge_tokens", "epoch_batches", "softmax_scores_for_snapshots", "train_subset_rows",
@@ -338,7 +340,6 @@ def _epochs_text(epochs: list[int]) -> str:
 
 def _code_version() -> str:
     """The git commit of this package's checkout ("+dirty" when modified), or "unknown" outside git."""
-    from verify.app.report.provenance import git_commit
     return git_commit(Path(__file__).resolve().parent) or "unknown"
 
 
@@ -473,8 +474,6 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     """
     import torch
     from torch import nn
-
-    from .evaluate import certified_evaluation
 
     if step not in STEPS:
         raise InputError("step", f"expected one of {', '.join(STEPS)}, got {step!r}")

@@ -41,16 +41,22 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
+import shutil
 import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn
 
-from verify.core.io import atomic_write_text
+from verify.core.io import atomic_write_bytes, atomic_write_text, sha256_file
 from verify.core.numbers import InputError
+from verify.experiments.imdb.preprocess import PreprocessOptions
+from . import steps
+from .interpret import interpret_checkpoint
+from .model import DEFAULT_STEP, TrainingSettings, training_record
 
 __all__ = ["Protocol", "PlannedRun", "load_protocol", "expand", "run_queue", "queue_status", "run_name",
            "collected_record"]
@@ -100,7 +106,6 @@ def _fail(path: Path, field_name: str, message: str) -> NoReturn:
 
 def load_protocol(path: Path | str) -> Protocol:
     """Read and check a protocol file; every problem is a one-line InputError naming the field."""
-    import hashlib
     path = Path(path)
     if not path.is_file():
         raise InputError(str(path), "no such protocol file")
@@ -187,7 +192,6 @@ def expand(protocol: Protocol) -> list[PlannedRun]:
 
 def training_settings(protocol: Protocol, run: PlannedRun):
     """The TrainingSettings of one run (torch is not needed to build them)."""
-    from .model import TrainingSettings
     common = protocol.common
     return TrainingSettings(
         d=run.d, layers=run.layers, beta=float(common["beta"]), learning_rate=float(common["learning_rate"]),
@@ -198,7 +202,6 @@ def training_settings(protocol: Protocol, run: PlannedRun):
 
 
 def preprocess_options(protocol: Protocol):
-    from .preprocess import PreprocessOptions
     common = protocol.common
     return PreprocessOptions(lowercase=common["lowercase"], stopwords=common["stopwords"], lemmas=common["lemmas"],
                              cleaning=common["cleaning"])
@@ -274,7 +277,6 @@ def queue_status(protocol: Protocol, runs_dir: Path, *, results_dir: Path | None
 
 def _training_summary(history: list[dict]) -> dict:
     """Which step implementations trained a run, by epoch, and its summed training time (:func:`.model.training_record`)."""
-    from .model import training_record
     return training_record(history)
 
 
@@ -291,15 +293,10 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
     default :data:`.model.DEFAULT_STEP`). ``train_run``, ``evaluate_run`` and ``interpret_run``
     default to the package's functions (injectable for tests).
     """
-    from .model import DEFAULT_STEP
     step = DEFAULT_STEP if step is None else step
-    if train_run is None or evaluate_run is None:
-        from verify.app.commands.sentiment import evaluate_checkpoint, train_run as cli_train_run
-        train_run = train_run or cli_train_run
-        evaluate_run = evaluate_run or evaluate_checkpoint
-    if interpret_run is None:
-        from .interpret import interpret_checkpoint
-        interpret_run = interpret_checkpoint
+    train: Callable[..., dict] = train_run or steps.train_run
+    evaluate: Callable[..., dict] = evaluate_run or steps.evaluate_checkpoint
+    interpret: Callable[..., dict] = interpret_run or interpret_checkpoint
     runs_dir = Path(runs_dir)
     runs_dir.mkdir(parents=True, exist_ok=True)
     known = {run.name for run in protocol.runs}
@@ -322,24 +319,24 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
                 continue
             folder = runs_dir / run.name
             if (folder / "evaluation.json").exists():
-                _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
+                _interpret(run, folder, interpret, data=data, cache_dir=cache_dir, log=log)
                 continue
             log(f"[{position}/{len(queue)}] {run.name}: training ({', '.join(run.studies)}), {step} step")
             started = time.time()
-            meta = train_run(settings=training_settings(protocol, run), options=preprocess_options(protocol),
-                             data=data, out_dir=folder / "checkpoint", epochs=protocol.common["epochs"],
-                             cache_dir=cache_dir, protocol=protocol.common["protocol"],
-                             validation_fraction=float(protocol.common["validation_fraction"]),
-                             split_seed=protocol.common["split_seed"], patience=protocol.common["patience"],
-                             epoch_weights=folder / "epochs", threads=protocol.common["threads"], step=step,
-                             log=lambda text, name=run.name: log(f"{name}: {text}"))
+            meta = train(settings=training_settings(protocol, run), options=preprocess_options(protocol),
+                         data=data, out_dir=folder / "checkpoint", epochs=protocol.common["epochs"],
+                         cache_dir=cache_dir, protocol=protocol.common["protocol"],
+                         validation_fraction=float(protocol.common["validation_fraction"]),
+                         split_seed=protocol.common["split_seed"], patience=protocol.common["patience"],
+                         epoch_weights=folder / "epochs", threads=protocol.common["threads"], step=step,
+                         log=lambda text, name=run.name: log(f"{name}: {text}"))
             best = meta.get("best") or {}
             log(f"{run.name}: trained, {meta.get('epochs_completed')} epochs, validation accuracy "
                 f"{best.get('val_acc')} at epoch {best.get('epoch')}; evaluating the test reviews once")
-            record = evaluate_run(folder / "checkpoint", which="best", split_name="test", data=data,
-                                  cache_dir=cache_dir, softmax=True, epoch_weights=folder / "epochs")
-            validation = evaluate_run(folder / "checkpoint", which="best", split_name="validation", data=data,
-                                      cache_dir=cache_dir, softmax=False)
+            record = evaluate(folder / "checkpoint", which="best", split_name="test", data=data,
+                              cache_dir=cache_dir, softmax=True, epoch_weights=folder / "epochs")
+            validation = evaluate(folder / "checkpoint", which="best", split_name="validation", data=data,
+                                  cache_dir=cache_dir, softmax=False)
             record.update(run=run.name, studies=list(run.studies), layers=run.layers, seed=run.seed,
                           fixed_alpha=run.fixed_alpha, protocol_file=protocol.path.as_posix(),
                           protocol_sha256=protocol.sha256, epochs_completed=meta.get("epochs_completed"),
@@ -349,7 +346,7 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
                           wall_seconds=round(time.time() - started, 1),
                           **_training_summary(meta.get("history") or []))
             atomic_write_text(folder / "evaluation.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
-            _interpret(run, folder, interpret_run, data=data, cache_dir=cache_dir, log=log)
+            _interpret(run, folder, interpret, data=data, cache_dir=cache_dir, log=log)
             log(f"{run.name}: finished")
             finished.append(run.name)
     done = "queue done" if not only else f"done: {', '.join(only)}"
@@ -393,7 +390,6 @@ def _interpret(run: PlannedRun, folder: Path, interpret_run: Callable[..., dict]
 
 def _checkpoint_digest(folder: Path) -> dict:
     """sha256 of the files that define the selected model (weights, record, vocabulary)."""
-    from verify.core.io import sha256_file
     return {name: sha256_file(folder / name) for name in ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
             if (folder / name).exists()}
 
@@ -410,9 +406,7 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
     ``checkpoint`` then names the published folder, else it keeps the sha256 and the command
     that regenerates the checkpoint. Existing files are replaced atomically.
     """
-    import shutil
 
-    from verify.core.io import atomic_write_bytes, sha256_file
     records = {run.name: json.loads(evaluation.read_text(encoding="utf-8")) for run in protocol.runs
                if (evaluation := Path(runs_dir) / run.name / "evaluation.json").exists()}
     for name, recorded in records.items():  # all checked before anything is written

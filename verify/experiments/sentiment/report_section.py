@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from verify.core import formatting as fmt
 from ..sections import Figure, Section, Table
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "chosen_on_validation", "section",
-           "evaluation_row", "analysis_rows"]
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "chosen_on_validation", "section", "glance_numbers", "glance_sentence", "evaluation_row", "analysis_rows"]
 
 # The sentiment commands write RUNS/sentiment/<run>/checkpoint.json (training),
 # RUNS/sentiment/<name>/analysis.json (analysis) and RUNS/sentiment/evaluate-<run>.json (evaluation).
@@ -28,6 +29,7 @@ figures_folder: str | None = "figures/sentiment"
 produced_by = ("`hardmax-verify sentiment evaluate --checkpoint RUN --json RUNS/sentiment/evaluate-RUN.json` and "
                "`hardmax-verify sentiment analyze` (docs/sentiment.md)")
 TITLE = "Sentiment: the earlier tuned study (single runs, saved results)"
+glance_title = "Sentiment, earlier tuned study"
 
 
 def item_fields(path: Path, data: Any) -> dict[str, Any]:
@@ -313,3 +315,56 @@ def section(block: Mapping[str, Any]) -> Section:
     # files read (and the analyses' own summary lines, as their older versions wrote them) would
     # repeat them. Every file read is still listed with its sha256 under the report's provenance.
     return Section(TITLE, tables=tables, figures=figures, figures_heading="Analyses", list_files=not tables)
+
+
+def _number(value: Any) -> float | int | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def glance_numbers(section: Mapping[str, Any]) -> dict[str, Any]:
+    """Per (d, protocol), the run chosen on validation: its certified hardmax test accuracy and, from the
+    analyses, the same weights' accuracy without the attention layers (K = 0) and at K."""
+    evaluations = [item["evaluation"] for item in section["files"] if item.get("evaluation")]
+    ablations = {row.get("model"): row.get("without_attention") or {}
+                 for item in section["files"] for row in item.get("analysis_rows") or []}
+    scored = [e for e in evaluations if isinstance(e.get("d"), int) and _number(e.get("hardmax_accuracy")) is not None]
+    chosen = []
+    for best in sorted(chosen_on_validation(scored), key=lambda e: (e["d"], str(e.get("protocol")))):
+        ablation = ablations.get(best.get("checkpoint")) or {}
+        chosen.append({"d": best["d"], "protocol": best.get("protocol"), "checkpoint": best.get("checkpoint"),
+                       "hardmax_accuracy": best["hardmax_accuracy"],
+                       "validation_accuracy": best.get("validation_accuracy"),
+                       "accuracy_without_attention": _number(ablation.get("accuracy_without_attention")),
+                       "accuracy_at_K": _number(ablation.get("accuracy_at_K"))})
+    return {"files": len(section["files"]), "evaluations": len(evaluations), "chosen": chosen}
+
+
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """The results at a glance, from :func:`glance_numbers`: the chosen runs' accuracies beside the authors'."""
+    parts: list[str] = []
+    higher: list[str] = []
+    lower: list[str] = []
+    chosen = numbers["chosen"]
+    for best in chosen:
+        d = best["d"]
+        authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(d)
+        # Several protocols at one d: each has its own chosen run (the selection is per d and protocol).
+        several = sum(e["d"] == d for e in chosen) > 1
+        label = f"d = {d} ({best.get('protocol')} protocol)" if several else f"d = {d}"
+        text = f"{label}: {fmt.probability(best['hardmax_accuracy'])}"
+        if authors is not None:
+            text += f" (authors' softmax {fmt.probability(authors)})"
+        without, with_k = best.get("accuracy_without_attention"), best.get("accuracy_at_K")
+        if without is not None and with_k is not None:
+            text += f", {fmt.probability(without)} without attention"
+            (higher if without > with_k else lower).append(str(d))
+        parts.append(text)
+    if not parts:
+        return f"{fmt.count(numbers['files'])} saved file(s), none with an accuracy; see the section below."
+    text = ("Certified hardmax test accuracy of the run chosen on validation, per embedding dimension, and of the "
+            "same weights without the attention layers (K = 0): " + "; ".join(parts) + ".")
+    if higher or lower:
+        text += (f" Without attention the same weights score higher at d = {', '.join(higher) or 'none'}"
+                 f" and lower or equal at d = {', '.join(lower) or 'none'}.")
+    return text + (" Exploratory: single runs, one seed each, of settings tried while their test numbers were "
+                   "visible; the preregistered reproduction above is the result to cite.")

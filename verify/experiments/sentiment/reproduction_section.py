@@ -13,7 +13,8 @@ from typing import Any, Mapping, Sequence
 
 from ..sections import Figure, Section, Table
 
-__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "item_fields", "figure_files", "section"]
+__all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
+           "section", "glance_numbers", "glance_sentence"]
 
 key = "reproduction"
 folder = "sentiment/summary"
@@ -22,6 +23,7 @@ figures_folder: str | None = "figures/reproduction"
 produced_by = ("`hardmax-verify sentiment protocol collect --runs-dir DIR` then `hardmax-verify sentiment summarize "
                "--out RUNS/sentiment/summary` (docs/sentiment.md)")
 TITLE = "Sentiment: the preregistered reproduction"
+glance_title = "Sentiment reproduction"
 TRAINING_LENGTH_HEADING = "How each run's training ended"
 
 _FIGURE_TEXT = {
@@ -92,3 +94,16 @@ def section(block: Mapping[str, Any]) -> Section:
         title, caption = _FIGURE_TEXT.get(stem, (stem, "A figure of the reproduction's summary."))
         figures.append(Figure(f"reproduction-{stem}", figure["file"], title, f"{caption} Source: `{figure['path']}`."))
     return Section(TITLE, summary=item.get("sentence", ""), tables=tables, figures=figures, list_files=False)
+
+
+def glance_numbers(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers of the first screen's line (stored in results.json, recomputed by the checker): the
+    summary's conclusion sentence and how many of the protocol's runs are finished."""
+    item = next((f for f in block["files"] if f.get("reproduction_tables") is not None), None)
+    runs = (item or {}).get("runs") or {}
+    return {"sentence": (item or {}).get("sentence"), "finished": runs.get("finished"), "planned": runs.get("planned")}
+
+
+def glance_sentence(numbers: Mapping[str, Any]) -> str:
+    """Nothing beyond the section's own summary: the results at a glance count the files."""
+    return ""

@@ -34,7 +34,7 @@ import numpy as np
 from verify.core.exitcodes import CouldNotComplete
 from verify.core.io import atomic_write_bytes
 from verify.core.numbers import InputError
-from .data import canonical_csv_bytes, load_reviews
+from verify.experiments.imdb.data import canonical_csv_bytes, load_reviews
 
 __all__ = ["DATA_ENV", "REFERENCE_ENV", "CACHE_ENV", "cache_root", "resolve_data", "resolve_reference", "fetch",
            "fetch_reference", "convert_reference", "IMDB_URL", "IMDB_SHA256", "REFERENCE_URL", "MAX_DOWNLOAD_BYTES"]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from verify.core.io import atomic_write_text
 from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 from .protocol import Protocol
@@ -446,5 +447,4 @@ def _figures(tables: list[dict], folder: Path) -> list[str]:
 
 
 def write_summary(summary: dict, path: Path) -> None:
-    from verify.core.io import atomic_write_text
     atomic_write_text(Path(path), json.dumps(summary, indent=1) + "\n")

@@ -1,4 +1,7 @@
-"""How the report writes a number: one formatter per kind, used by every table, sentence and list.
+"""How a number is written for a reader: one formatter per kind, used by every report table, sentence and list.
+
+The report and the experiments' analyses and report sections use the same formatters, so a
+number reads the same wherever it appears.
 
 Kinds: counts (integers, thousands separated), layers (and their medians, exact), exact
 rationals (the rule of :func:`verify.core.text.short_number`),

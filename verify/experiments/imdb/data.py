@@ -38,7 +38,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from verify.core.io import sha256_file as file_sha256  # the name the sentiment modules use
+from verify.core.io import sha256_file as file_sha256  # the name the IMDb and sentiment modules use
 from verify.core.numbers import InputError
 
 __all__ = ["Reviews", "load_reviews", "detect_format", "paper_split", "official_split",

@@ -1,19 +1,22 @@
-"""The claim checks: every statement of docs/theory.md §2 (T0..T4) and the facts D1..D3, checked exactly.
+"""The run every claim check shares: the exact dynamics of one configuration, its fates, and the verdicts.
 
-:func:`check_configuration` runs the exact dynamics (any callable with the signature of
-:func:`verify.core.exact_dynamics.exact_layers`, so the mutation self-test can pass wrong ones) until
-every token is a leader, fixed or locked (docs/theory.md D7) or the layer budget is spent, then
-calls one named function per claim (:func:`check_T0` ... :func:`check_D3`, :func:`check_replay`),
-each returning a :class:`~verify.claims.verdicts.Verdict` with an exact certificate when certified
-(schema: ``docs/certificates.md``) and, when failed, the layer, the tokens and the two exact
-numbers compared.
+:func:`run_configuration` runs the exact dynamics (any callable with the signature of
+:func:`verify.core.exact_dynamics.exact_layers`, so the mutation self-test can pass wrong ones)
+until every token is a leader, fixed or locked (docs/theory.md D7) or on a certified closed-form
+path (D9), or the layer budget is spent, and returns a :class:`ClaimRun`.
+:func:`check_configuration` hands that run to the check of every claim check of the registry
+(one module per claim in this package: :mod:`verify.claims.T0` ... :mod:`verify.claims.replay`),
+each returning a :class:`~verify.claims.verdicts.Verdict` with an exact certificate when
+certified (schema: ``docs/certificates.md``) and, when failed, the layer, the tokens and the two
+exact numbers compared. The helpers the checks share (the verdict with its evidence, the leader
+limits, the inconclusive verdict of an unsettled run, ...) live here too.
 
 What the checks trust: nothing from the engine but its positions of layers 1, 2, ...; layer 0
 is the configuration itself, and the engine's layer 0 must equal it exactly. Scores and
 attention sets are recomputed here from the positions (integer arithmetic), and the "replay"
 verdict recomputes each layer from the previous one with the independent oracle
-:mod:`verify.core.oracle`. When the replay fails, no other verdict is certified (the layers are
-not this configuration's).
+:mod:`verify.core.oracle`. When a check of the engine's layers fails (the replay, a claim of role
+"engine"), no other verdict is certified (the layers are not this configuration's).
 """
 
 from __future__ import annotations
@@ -29,13 +32,13 @@ from flint import fmpz_mat
 
 from verify import certcheck
 from verify.claims import registry
-from verify.core import closed_form, geometry, oracle
+from verify.core import closed_form, geometry
 from verify.core.config import Configuration, hypothesis_violations
 from verify.core.exact_dynamics import ExactLayer, exact_layers
-from verify.core.linalg import dot, is_symmetric_positive_definite, mat_vec
+from verify.core.linalg import dot, mat_vec
 from verify.core.numbers import InputError, rational_to_str
 from verify.core.text import exact_number
-from .verdicts import Verdict
+from verify.claims.verdicts import Verdict
 
 __all__ = [
     "TokenFate",
@@ -45,25 +48,16 @@ __all__ = [
     "check_configuration",
     "run_configuration",
     "layer_limit",
-    "check_T0",
-    "check_T1",
-    "check_T2",
-    "check_T3",
-    "check_T4",
-    "check_D1",
-    "check_D2",
-    "check_D3",
-    "check_replay",
 ]
+
 
 Point = tuple[Fraction, ...]
 Dynamics = Callable[..., Iterator[ExactLayer]]
+# T1..T4 need every token settled: by D7 (leader, fixed, locked) and, for the tokens D7 leaves,
+# by D9 (a closed-form path); a verdict's evidence says which its run used. Their records quote this.
+SETTLED = "every token settled by D7 (leader, fixed or locked) or by a D9 closed-form path"
 # Certificates keep every layer's positions only for small runs (the checker replays anyway).
 POSITIONS_LIMIT = 4000
-# Cross-check the candidate set S (projections onto every face of K) only when K has few faces.
-FACE_LIMIT = 2000
-CANDIDATE_MAX_DIMENSION = 4
-CANDIDATE_MAX_VERTICES = 24
 # D9 (docs/theory.md): the closed-form search runs once D7 has found no new fate for this many layers
 # (campaign configurations that D7 settles rarely pause longer), and again after twice as long
 # each time it is left unsettled, and at the last layer allowed.
@@ -81,12 +75,12 @@ def qv(p: Iterable[Fraction]) -> list[str]:
     return [rational_to_str(x) for x in p]
 
 
-def _show(p: Iterable[Fraction]) -> str:
+def show(p: Iterable[Fraction]) -> str:
     """A point for a one-line summary, exactly (the one rule of verify.core.text): (1/2, -1), (0.309017, 1)."""
     return "(" + ", ".join(exact_number(x) for x in p) + ")"
 
 
-def _mean(points: Iterable[Point]) -> Point:
+def mean(points: Iterable[Point]) -> Point:
     pts = list(points)
     return tuple(sum((p[c] for p in pts), Fraction(0)) / len(pts) for c in range(len(pts[0])))
 
@@ -181,7 +175,7 @@ class ClaimRun:
         return sorted((f for f in self.fates if f.kind != "unsettled"), key=lambda f: f.order)
 
     def leader_fates(self) -> list[TokenFate]:
-        return [f for f in self.fates_in_order() if _is_leader(f)]
+        return [f for f in self.fates_in_order() if is_leader(f)]
 
     def chain_json(self) -> dict[str, Any] | None:
         """The certified chain as the checker reads it (hardmax-verify/closed-form-v1), if D9 settled the run."""
@@ -209,7 +203,7 @@ class ClaimRun:
 
     def facts_used(self, claim: str) -> list[str]:
         """Of the facts ``claim`` may rest on (the registry's ``rests_on``), those this run used."""
-        used = set(self.settling_facts()) | ({"D3"} if any(_is_leader(f) for f in self.fates) else set())
+        used = set(self.settling_facts()) | ({"D3"} if any(is_leader(f) for f in self.fates) else set())
         return [fact for fact in registry.get(claim).rests_on if fact in used]
 
     def closed_form_evidence(self) -> dict[str, Any]:
@@ -231,7 +225,7 @@ class ClaimRun:
         return evidence
 
 
-def _is_leader(f: TokenFate) -> bool:
+def is_leader(f: TokenFate) -> bool:
     """A D7 leader, or a token whose closed-form path ends with C_j = {j} (it leads from some layer on, D3)."""
     return f.kind == "leader" or (f.kind == "path" and f.attention == frozenset({f.token}))
 
@@ -293,7 +287,7 @@ def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]
             if j in fates or j not in C:
                 continue
             G = C - {j}
-            if G and G <= fixed and pos[j] == _mean(pos[g] for g in sorted(G)):
+            if G and G <= fixed and pos[j] == mean(pos[g] for g in sorted(G)):
                 establish(TokenFate(j, "fixed", k, pos[j], frozenset(G)))
                 fixed.add(j)
                 changed = True
@@ -308,7 +302,7 @@ def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]
 
 def _locking_value(pos: Sequence[Point], F: frozenset[int], A: list[list[Fraction]]) -> tuple[Point, Fraction] | None:
     """(m_F, <A m_F, v>) when <A m_F, .> is equal on F and maximal over all tokens (D7), else None."""
-    m = _mean(pos[v] for v in sorted(F))
+    m = mean(pos[v] for v in sorted(F))
     w = mat_vec(A, m)
     values = {dot(w, pos[v]) for v in F}
     if len(values) != 1:
@@ -491,18 +485,24 @@ def _first_difference(engine: list[Point], given: list[Point]) -> dict[str, Any]
 # Verdict helpers
 
 
-def _verdict(claim: str, status: str, summary: str, run: ClaimRun, *, certificate: dict[str, Any] | None = None,
-             **evidence: Any) -> Verdict:
+def make_verdict(claim: str, status: str, summary: str, run: ClaimRun, *, certificate: dict[str, Any] | None = None,
+                 **evidence: Any) -> Verdict:
+    """The verdict of ``claim`` on ``run``: the run's evidence, ``evidence``, and the certificate when certified.
+
+    A certified verdict of a claim that rests on proved facts names those its run used; a failed
+    verdict of a claim decided on the tokens' limits carries the D9 chain they came from.
+    """
+    record = registry.get(claim)
     ev = run.base_evidence()
     ev.update(evidence)
-    if status == "certified" and registry.get(claim).rests_on:
+    if status == "certified" and record.rests_on:
         ev["rests_on"] = run.facts_used(claim)  # beyond the layers computed (docs/theory.md §3)
-    if status == "failed" and claim in ("T2", "T3", "T4") and run.chain is not None:
+    if status == "failed" and record.decided_on_limits and run.chain is not None:
         ev["closed_form"] = run.chain_json()  # the limits compared come from this chain (docs/theory.md D9)
     return Verdict(claim, status, summary, ev, certificate if status == "certified" else None)  # type: ignore[arg-type]
 
 
-def _first_leading(run: ClaimRun) -> dict[int, int]:
+def first_leading(run: ClaimRun) -> dict[int, int]:
     first: dict[int, int] = {}
     for d in run.data:
         for i, C in enumerate(d.attention):
@@ -511,11 +511,11 @@ def _first_leading(run: ClaimRun) -> dict[int, int]:
     return first
 
 
-def _fates_json(run: ClaimRun) -> list[dict[str, Any]]:
+def fates_json(run: ClaimRun) -> list[dict[str, Any]]:
     return [f.to_json_dict() for f in run.fates_in_order()]
 
 
-def _leader_limits(run: ClaimRun) -> dict[int, Point]:
+def leader_limits(run: ClaimRun) -> dict[int, Point]:
     return {f.token: f.limit for f in run.leader_fates() if f.limit is not None}
 
 
@@ -529,7 +529,7 @@ def _measured_distances(run: ClaimRun) -> dict[str, float | None]:
     last = run.data[-1]
     out: dict[str, float | None] = {}
     for t in _unsettled(run):
-        m = _mean(last.positions[j] for j in sorted(last.attention[t]))
+        m = mean(last.positions[j] for j in sorted(last.attention[t]))
         try:
             distance = math.hypot(*(float(a - b) for a, b in zip(last.positions[t], m)))
         except OverflowError:
@@ -538,7 +538,7 @@ def _measured_distances(run: ClaimRun) -> dict[str, float | None]:
     return out
 
 
-def _outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str, others: str) -> dict[str, Any]:
+def outside_evidence(x: Sequence[Fraction], points: Sequence[Point], what: str, others: str) -> dict[str, Any]:
     """Exact proof that x is outside conv(points): a direction c with c.x > max c.p."""
     c = geometry.separation_from_hull(x, points)
     if c is None:  # pragma: no cover - only called when the hull test said "outside"
@@ -556,66 +556,30 @@ def _budget_spent(run: ClaimRun) -> str:
     return f"layer budget of {run.layer_budget} spent" if run.stopped_by == "layer budget" else run.stopped_by
 
 
-def _no_leader(claim: str, run: ClaimRun) -> Verdict | None:
+def no_leader(claim: str, run: ClaimRun) -> Verdict | None:
     """Every fate is known and none leads (duplicates only, outside the hypotheses): K is empty."""
-    if _leader_limits(run):
+    if leader_limits(run):
         return None
-    return _verdict(claim, "inconclusive", "every token's fate is known and no token ever leads, so K = conv(leader "
-                    "limits) is empty and the claim has nothing to refer to", run, fates=_fates_json(run))
+    return make_verdict(claim, "inconclusive", "every token's fate is known and no token ever leads, so K = conv(leader "
+                    "limits) is empty and the claim has nothing to refer to", run, fates=fates_json(run))
 
 
-def _inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
+def inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
     unsettled = _unsettled(run)
     closed = ""
     if run.closed_form_attempts:
         last = run.closed_form_attempts[-1]
         closed = f"; closed form (D9) from layer {last['layer']} unsettled: {last.get('reason', '')}"
-    return _verdict(claim, "inconclusive",
+    return make_verdict(claim, "inconclusive",
                     f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers "
                     f"({_budget_spent(run)}{closed})", run, unsettled=unsettled, stopped_by=run.stopped_by,
                     measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof (null: beyond float64)",
                                                          "values": _measured_distances(run)})
 
 
-# ---------------------------------------------------------------------------------------------
-# The claims
-
-
-@registry.checks("T0")
-def check_T0(run: ClaimRun) -> Verdict:
-    """T0: the set of leaders is nonempty (D0: already at layer 0, the token of largest A-norm)."""
-    first = _first_leading(run)
-    if not first:
-        return _verdict("T0", "inconclusive", f"no token satisfies C_i = {{i}} within layers 0..{run.last_layer}", run)
-    k = min(first.values())
-    leaders = sorted(i for i, layer in first.items() if layer == k)
-    d0 = run.data[0]
-    norms = [d0.score(i, i) for i in range(run.n)]
-    top = max(norms)
-    biggest = [i for i in range(run.n) if norms[i] == top]
-    evidence: dict[str, Any] = {"first_layer": k, "leaders": leaders, "largest_A_norm_tokens": biggest,
-                                "largest_A_norm_squared": q(top)}
-    if not run.outside:
-        # D0 (a proven fact under the hypotheses): a token of largest A-norm leads at layer 0.
-        if k != 0 or not any(i in leaders for i in biggest):
-            i = biggest[0]
-            C = sorted(d0.attention[i])
-            j = next((j for j in C if j != i), i)
-            detail: dict[str, Any] = {"token": i, "attention": C, "lhs": q(d0.score(i, j)), "rhs": q(d0.score(i, i)),
-                      "compared": f"<A z_{i}, z_{j}> vs <A z_{i}, z_{i}> at layer 0"}
-            return _verdict("T0", "failed", f"D0 violated: token {i} of largest A-norm does not lead at layer 0",
-                            run, **evidence, **detail)
-    cert = {"layer": k, "leaders": leaders}
-    lp = run.layer_positions([k])
-    if lp is not None:
-        cert["layer_positions"] = lp
-    return _verdict("T0", "certified", f"{len(leaders)} leader(s) at layer {k}: tokens {leaders}", run,
-                    certificate=cert, **evidence)
-
-
-def _leader_permanence(run: ClaimRun, claim: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def leader_permanence(run: ClaimRun, claim: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Failures of 'a leader stays a leader and does not move' over the layers run, and the certificate."""
-    first = _first_leading(run)
+    first = first_leading(run)
     failures = []
     for i, k in sorted(first.items()):
         start = run.data[k].positions[i]
@@ -641,358 +605,17 @@ def _leader_permanence(run: ClaimRun, claim: str) -> tuple[list[dict[str, Any]],
     return failures, cert
 
 
-@registry.checks("T1")
-def check_T1(run: ClaimRun) -> Verdict:
-    """T1: each leader is fixed from the first layer at which it leads (D3), and the leader set is final."""
-    failures, cert = _leader_permanence(run, "T1")
-    if failures:
-        f = failures[0]
-        return _verdict("T1", "failed", f"token {f['token']} led at layer {f['first_layer']} but at layer "
-                        f"{f['layer']}: {f['what']}", run, failures=failures)
-    count = len(cert["leaders"])
-    if not run.settled:
-        return _inconclusive_unsettled("T1", run, f"{count} leader(s) fixed over the layers run, but the leader set is not final")
-    cert["settled_layer"] = run.settled_layer
-    cert["fates"] = _fates_json(run)
-    later = sorted(f.token for f in run.fates if f.kind == "path" and _is_leader(f))
-    count += sum(1 for t in later if t not in {x["token"] for x in cert["leaders"]})
-    return _verdict("T1", "certified", f"{count} leader(s), each fixed from its first leading layer "
-                    f"(checked to layer {run.last_layer}; final by {run.settled_by()} at layer {run.settled_layer})", run,
-                    certificate=run.with_chain(cert), leaders={str(x["token"]): x["first_layer"] for x in cert["leaders"]})
-
-
-@registry.checks("D3")
-def check_D3(run: ClaimRun) -> Verdict:
-    """D3: a leader stays a leader and does not move (checked at every layer run)."""
-    failures, cert = _leader_permanence(run, "D3")
-    if failures:
-        f = failures[0]
-        return _verdict("D3", "failed", f"token {f['token']} led at layer {f['first_layer']} but at layer "
-                        f"{f['layer']}: {f['what']}", run, failures=failures)
-    if not cert["leaders"]:
-        return _verdict("D3", "inconclusive", "no leader within the layers run, nothing to check", run)
-    return _verdict("D3", "certified", f"{len(cert['leaders'])} leader(s) stay leaders and do not move, "
-                    f"layers checked up to {run.last_layer}", run, certificate=cert)
-
-
-def _fate_violation_verdict(claim: str, run: ClaimRun) -> Verdict | None:
+def fate_violation_verdict(claim: str, run: ClaimRun) -> Verdict | None:
     if not run.violations:
         return None
     v = run.violations[0]
-    return _verdict(claim, "failed", f"D7 consequence contradicted: token {v['token']} ({v['fate']} from layer "
+    return make_verdict(claim, "failed", f"D7 consequence contradicted: token {v['token']} ({v['fate']} from layer "
                     f"{v['fate_layer']}) at layer {v['layer']}: {v['what']}", run, violations=run.violations[:20])
 
 
-@registry.checks("T2")
-def check_T2(run: ClaimRun) -> Verdict:
-    """T2: the leaders' limits are pairwise distinct and are exactly the vertices of K = conv(leader limits)."""
-    bad = _fate_violation_verdict("T2", run)
-    if bad is not None:
-        return bad
-    if not run.settled:
-        return _inconclusive_unsettled("T2", run, "the final set of leaders is not known")
-    empty = _no_leader("T2", run)
-    if empty is not None:
-        return empty
-    limits = _leader_limits(run)
-    tokens = sorted(limits)
-    seen: dict[Point, int] = {}
-    for t in tokens:
-        if limits[t] in seen:
-            return _verdict("T2", "failed", f"leaders {seen[limits[t]]} and {t} have the same limit", run,
-                            tokens=[seen[limits[t]], t], limit=qv(limits[t]))
-        seen[limits[t]] = t
-    vertices = []
-    pts = [limits[t] for t in tokens]
-    for idx, t in enumerate(tokens):
-        v = limits[t]
-        c = mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
-        if not all(dot(c, v) > dot(c, limits[u]) for u in tokens if u != t):
-            separating = geometry.separating_direction(idx, pts)
-            if separating is None:
-                weights = geometry.point_in_hull_weights(v, [limits[u] for u in tokens if u != t]) or {}
-                others = [u for u in tokens if u != t]
-                return _verdict("T2", "failed", f"leader {t}'s limit is not a vertex of K: it lies in the hull of the others",
-                                run, token=t, limit=qv(v),
-                                weights={str(others[j]): q(w) for j, w in weights.items()})
-            c = separating
-        vertices.append({"token": t, "limit": qv(v), "direction": qv(c)})
-    cert = run.with_chain({"settled_layer": run.settled_layer, "fates": _fates_json(run), "vertices": vertices})
-    return _verdict("T2", "certified", f"{len(tokens)} distinct leader limits, each a vertex of K (separating directions)",
-                    run, certificate=cert, vertices=len(tokens))
-
-
-def _in_K(run: ClaimRun, x: Point, limits: dict[int, Point]) -> dict[int, Fraction] | None:
-    tokens = sorted(limits)
-    weights = geometry.point_in_hull_weights(x, [limits[t] for t in tokens])
-    return None if weights is None else {tokens[j]: w for j, w in weights.items()}
-
-
-def _fate_direction(run: ClaimRun, f: TokenFate) -> list[Fraction]:
+def fate_direction(run: ClaimRun, f: TokenFate) -> list[Fraction]:
     """A z at the fate layer: for D7 it exposes the face conv(F) (or conv(G ∪ {j})) of K."""
     return mat_vec(run.A, run.data[f.layer].positions[f.token]) if f.layer is not None else []
-
-
-def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders: list[TokenFate]) -> dict[str, Any]:
-    """Is every limit a vertex of K or the exact A-projection of 0 onto some face of K? (cross-check)."""
-    tokens = sorted(limits)
-    pts = [limits[t] for t in tokens]
-    d = len(pts[0])
-    Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(d)] for r in range(d)]
-    if not is_symmetric_positive_definite(Asym):
-        return {"check": "candidate set S", "status": "skipped",
-                "reason": "the symmetric part of A is not positive definite: no A-norm projections"}
-    if len(pts[0]) > CANDIDATE_MAX_DIMENSION or len(pts) > CANDIDATE_MAX_VERTICES:
-        return {"check": "candidate set S", "status": "skipped",
-                "reason": f"face enumeration only for d <= {CANDIDATE_MAX_DIMENSION} and at most "
-                          f"{CANDIDATE_MAX_VERTICES} leaders (here d = {len(pts[0])}, {len(pts)} leaders)"}
-    try:
-        all_faces = geometry.faces(pts, limit=FACE_LIMIT)
-    except ValueError:
-        return {"check": "candidate set S", "status": "skipped", "reason": f"K has more than {FACE_LIMIT} faces"}
-    candidates = set(pts)
-    for face in all_faces:
-        members = sorted(face.members)
-        if len(members) > 1:
-            candidates.add(geometry.project_origin_exact([pts[i] for i in members], run.A).point)
-    missing = [f.token for f in non_leaders if f.limit not in candidates]
-    return {"check": "candidate set S = vertices of K + exact A-projections of 0 onto every face of K",
-            "faces": len(all_faces), "candidates": len(candidates), "agree": not missing, "tokens_not_in_S": missing}
-
-
-@registry.checks("T3")
-def check_T3(run: ClaimRun) -> Verdict:
-    """T3: every token converges to a point of S (D7 fates), and S lies on the boundary of K in R^d."""
-    bad = _fate_violation_verdict("T3", run)
-    if bad is not None:
-        return bad
-    if not run.settled:
-        return _inconclusive_unsettled("T3", run, "convergence not certified for every token")
-    empty = _no_leader("T3", run)
-    if empty is not None:
-        return empty
-    limits = _leader_limits(run)
-    tokens = sorted(limits)
-    pts = [limits[t] for t in tokens]
-    boundary: list[dict[str, Any]] = []
-    non_leaders = [f for f in run.fates_in_order() if not _is_leader(f)]
-    for f in non_leaders:
-        x = f.limit or ()
-        weights = _in_K(run, x, limits)
-        if weights is None:
-            return _verdict("T3", "failed", f"token {f.token}'s limit is not in K = conv(leader limits)", run,
-                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
-                            **_outside_evidence(x, pts, "the limit", "every leader limit"))
-        direction: list[Fraction] | None = _fate_direction(run, f)
-        if not (direction is not None and any(t != 0 for t in direction)
-                and all(dot(direction, u) <= dot(direction, x) for u in pts)):
-            direction = geometry.supporting_direction(x, pts)
-        if direction is None:
-            ineq, _ = geometry.facets(pts)
-            slack = min(((b + dot(a, x)), a) for b, a in ineq)
-            return _verdict("T3", "failed", f"token {f.token}'s limit {_show(x)} is in the interior of K", run,
-                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
-                            smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
-                                                  "compared": "b + a.x vs 0 (strictly positive for every facet)"})
-        c = direction
-        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
-                         "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
-    cert = run.with_chain({"settled_layer": run.settled_layer, "fates": _fates_json(run), "boundary": boundary})
-    verdict = _verdict("T3", "certified", f"every token certified convergent, settled at layer {run.settled_layer} by {run.settled_by()}; "
-                       f"{len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))} limit point(s), "
-                       "all on the boundary of K", run, certificate=cert,
-                       kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked", "path")})
-    if run.cross_check:
-        verdict.cross_checks.append(_candidate_cross_check(run, limits, non_leaders))
-    if verdict.cross_checks and not verdict.cross_checks[-1].get("agree", True):
-        verdict.summary += " (cross-check disagrees: see cross_checks)"
-    return verdict
-
-
-def _face_of(run: ClaimRun, c: Sequence[Fraction], limits: dict[int, Point]) -> tuple[Fraction, list[int]]:
-    values = {t: dot(c, u) for t, u in limits.items()}
-    top = max(values.values())
-    return top, sorted(t for t, v in values.items() if v == top)
-
-
-@registry.checks("T4")
-def check_T4(run: ClaimRun) -> Verdict:
-    """T4: every non-vertex point of S is the A-norm projection of the origin onto a face of K."""
-    bad = _fate_violation_verdict("T4", run)
-    if bad is not None:
-        return bad
-    if not run.settled:
-        return _inconclusive_unsettled("T4", run, "the set S of limits is not known")
-    empty = _no_leader("T4", run)
-    if empty is not None:
-        return empty
-    limits = _leader_limits(run)
-    vertex_points = set(limits.values())
-    groups: dict[Point, list[TokenFate]] = {}
-    for f in run.fates_in_order():
-        if f.limit is not None and f.limit not in vertex_points:
-            groups.setdefault(f.limit, []).append(f)
-    fates = _fates_json(run)
-    if not groups:
-        return _verdict("T4", "certified", "vacuous: no non-vertex limits", run,
-                        certificate=run.with_chain({"vacuous": True, "fates": fates, "projections": []}), non_vertex_limits=0)
-    Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(len(run.A))] for r in range(len(run.A))]
-    if not is_symmetric_positive_definite(Asym):
-        return _verdict("T4", "inconclusive", "the symmetric part of A is not positive definite: the A-norm "
-                        "projection of the origin is not defined", run, non_vertex_limits=len(groups),
-                        A_symmetric_positive_definite=False)
-    projections = []
-    cross = []
-    for p, established in groups.items():
-        # Canonical form, the one docs/certificates.md states and the checker reads: tokens sorted,
-        # the entry's fate copied from the lowest token index.
-        members = sorted(established, key=lambda fate: fate.token)
-        f = members[0]
-        # Consumed within this iteration, so the closure's f and p are this iteration's.
-        def candidates() -> Iterator[list[Fraction]]:
-            yield _fate_direction(run, f)  # noqa: B023 (A z at the D7 layer exposes conv(F))
-            # Then the smallest face G0 containing p. p is the A-projection of 0 onto some face
-            # iff onto G0: the projection conditions <A p, v - p> >= 0 on a face containing p hold
-            # on its subface G0 too, and on G0 they suffice. So only G0 decides a failure; the
-            # first direction may expose a larger face, where they can fail although T4 holds.
-            yield geometry.smallest_face_direction(p, [limits[t] for t in sorted(limits)])  # noqa: B023
-
-        entry = None
-        failure = None
-        for c in candidates():
-            M, face = _face_of(run, c, limits)
-            weights = geometry.point_in_hull_weights(p, [limits[t] for t in face])
-            if weights is None:
-                continue
-            Ap = mat_vec(Asym, p)
-            kkt = {t: dot(Ap, tuple(a - b for a, b in zip(limits[t], p))) for t in face}
-            if any(v < 0 for v in kkt.values()):
-                failure = (face, kkt)  # the last one tried is G0's, the one that decides
-                continue
-            entry = {"tokens": [m.token for m in members], "limit": qv(p), "fate": f.kind, "layer": f.layer,
-                     "set": sorted(f.attention or ()), "direction": qv(c), "face_value": q(M), "face": face,
-                     "multipliers": {str(face[j]): q(w) for j, w in sorted(weights.items())},
-                     "kkt": {str(t): q(v) for t, v in sorted(kkt.items())}}
-            if not run.cross_check:
-                break
-            solver = geometry.project_origin_cvxpy([limits[t] for t in face], run.A)
-            residual = None
-            if solver["point"] is not None:
-                residual = max(abs(a - float(b)) for a, b in zip(solver["point"], p))
-                residual = residual if math.isfinite(residual) else None  # JSON has no infinity
-            cross.append({"check": "cvxpy projection onto the same face", "tokens": entry["tokens"],
-                          "face": face, "status": solver["status"], "error": solver["error"],
-                          "point_float": solver["point"], "residual_max_abs": residual, "tolerance": 1e-6,
-                          "agree": solver["status"] == "optimal" and residual is not None and residual <= 1e-6})
-            break
-        if entry is None and failure is not None:
-            face, kkt = failure
-            worst = min(kkt, key=lambda t: kkt[t])
-            proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
-            return _verdict("T4", "failed", f"limit {_show(p)} of token(s) {[m.token for m in members]} is not the "
-                            "A-projection of 0 onto the smallest face of K containing it (so onto no face)", run,
-                            tokens=[m.token for m in members], limit=qv(p), face=face,
-                            projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
-                            compared=f"<A p, v - p> for face vertex (leader) {worst} vs 0")
-        if entry is None:
-            return _verdict("T4", "failed", f"limit {_show(p)} lies outside K, so on no face of K", run,
-                            tokens=[m.token for m in members], limit=qv(p))
-        projections.append(entry)
-    cert = run.with_chain({"vacuous": False, "fates": fates, "projections": projections})
-    summary = (f"{len(projections)} non-vertex limit(s), each the exact A-projection of 0 onto a face of K")
-    verdict = _verdict("T4", "certified", summary, run, certificate=cert, non_vertex_limits=len(projections),
-                       faces=[e["face"] for e in projections])
-    verdict.cross_checks.extend(cross)
-    if not all(x["agree"] for x in cross):
-        verdict.summary += " (cvxpy cross-check disagrees or failed: see cross_checks; the exact certificate decides)"
-    return verdict
-
-
-@registry.checks("D1")
-def check_D1(run: ClaimRun) -> Verdict:
-    """D1: every token of layer k+1 lies in conv(layer k), with exact convex weights."""
-    alpha = run.config.alpha
-    keep = 1 / (1 + alpha)
-    all_weights = []
-    for prev, nxt in zip(run.data, run.data[1:]):
-        layer_weights = []
-        for i in range(run.n):
-            C = sorted(prev.attention[i])
-            # The rule's own weights first (D1's proof); any other exact convex weights also certify.
-            w: dict[int, Fraction] = {i: keep}
-            for j in C:
-                w[j] = w.get(j, Fraction(0)) + alpha / ((1 + alpha) * len(C))
-            combo = tuple(sum((wt * prev.positions[j][c] for j, wt in w.items()), Fraction(0))
-                          for c in range(len(nxt.positions[i])))
-            if combo != nxt.positions[i]:
-                found = geometry.point_in_hull_weights(nxt.positions[i], prev.positions)
-                if found is None:
-                    return _verdict("D1", "failed", f"token {i} at layer {nxt.index} is outside conv(layer {prev.index})",
-                                    run, layer=nxt.index, token=i, position=qv(nxt.positions[i]),
-                                    **_outside_evidence(nxt.positions[i], prev.positions, f"z_{i}^{nxt.index}",
-                                                        f"every token of layer {prev.index}"))
-                w = found
-            layer_weights.append([[j, q(wt)] for j, wt in sorted(w.items()) if wt != 0])
-        all_weights.append(layer_weights)
-    if not all_weights:
-        return _verdict("D1", "inconclusive", "only one layer was run: no transition to check", run)
-    cert = {"first_layer": 0, "last_layer": run.last_layer, "weights": all_weights}
-    return _verdict("D1", "certified", f"every token of layers 1..{run.last_layer} is an exact convex combination "
-                    "of the previous layer", run, certificate=cert)
-
-
-@registry.checks("D2")
-def check_D2(run: ClaimRun) -> Verdict:
-    """D2: the A-norm of every token never decreases (A symmetric positive definite)."""
-    norms = [[d.score(i, i) for i in range(run.n)] for d in run.data]
-    spd = is_symmetric_positive_definite(run.A)
-    for k in range(1, len(norms)):
-        for i in range(run.n):
-            if norms[k][i] < norms[k - 1][i]:
-                return _verdict("D2", "failed", f"token {i}'s squared A-norm decreases from layer {k - 1} to {k}", run,
-                                layer=k, token=i, lhs=q(norms[k][i]), rhs=q(norms[k - 1][i]),
-                                compared=f"||z_{i}^{k}||_A^2 vs ||z_{i}^{k - 1}||_A^2",
-                                A_symmetric_positive_definite=spd)
-    cert = {"last_layer": run.last_layer, "norms": [[q(x) for x in row] for row in norms]}
-    note = "" if spd else " (A is not symmetric positive definite: z^T A z is not a norm)"
-    return _verdict("D2", "certified", f"squared A-norms nondecreasing over layers 0..{run.last_layer}{note}", run,
-                    certificate=cert, A_symmetric_positive_definite=spd)
-
-
-@registry.checks("replay")
-def check_replay(run: ClaimRun) -> Verdict:
-    """Replay: layer k+1 of the engine equals the independent oracle's one step from layer k, for every k.
-
-    Also compares the engine's own attention sets with the oracle's (the engine reports them).
-    """
-    config = run.config
-    A = None if config.A is None else run.A
-    V = None if config.V is None else [list(r) for r in config.V]
-    if run.start_mismatch is not None:
-        where = run.start_mismatch
-        token = "" if where["token"] is None else f", token {where['token']}"
-        return _verdict("replay", "failed", f"layer 0{token}: the engine's position differs from the configuration "
-                        "it was given", run, layer=0, **where)
-    for layer, prev, nxt in zip(run.layers, run.data, run.data[1:]):
-        engine_C = layer.attention_sets()
-        oracle_C = oracle.attention_sets(prev.positions, A=A)
-        for i in range(run.n):
-            if engine_C[i] != oracle_C[i]:
-                return _verdict("replay", "failed", f"engine's C_{i} at layer {prev.index} differs from the oracle's",
-                                run, layer=prev.index, token=i, engine=sorted(engine_C[i]), oracle=sorted(oracle_C[i]))
-        expected = oracle.one_layer(prev.positions, alpha=config.alpha, A=A, V=V)
-        for i in range(run.n):
-            if expected[i] != nxt.positions[i]:
-                c = next(c for c in range(len(expected[i])) if expected[i][c] != nxt.positions[i][c])
-                return _verdict("replay", "failed", f"layer {nxt.index}, token {i}: the engine's position differs from "
-                                "the oracle's one-step recomputation", run, layer=nxt.index, token=i, coordinate=c,
-                                lhs=q(nxt.positions[i][c]), rhs=q(expected[i][c]),
-                                compared=f"engine z_{i}^{nxt.index}[{c}] vs oracle")
-    if len(run.data) < 2:
-        return _verdict("replay", "inconclusive", "only one layer was run: no transition to replay", run)
-    cert = {"last_layer": run.last_layer, "final_positions": [qv(p) for p in run.data[-1].positions]}
-    return _verdict("replay", "certified", f"{len(run.data) - 1} layer transition(s) equal the independent oracle's",
-                    run, certificate=cert)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1059,17 +682,19 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
     names those its run used): D3, D7 and D9 are proved for the rule of docs/theory.md §1 only;
     with a general value matrix V they are open (docs/theory.md §6).
 
-    A certified T1..T4 or D3 becomes inconclusive. A failed T2..T4 becomes inconclusive too:
-    it reports a contradicted D7 consequence, which shows that D7 does not transfer to the
-    variant, not that the claim itself is false. A failed T1/D3 stays failed: a leader that
-    stops leading is observed directly, layer by layer.
+    A certified T1..T4 or D3 becomes inconclusive. A failed claim decided on the tokens' limits
+    (the registry's ``decided_on_limits``: T2..T4) becomes inconclusive too: it reports a
+    contradicted D7 consequence, which shows that D7 does not transfer to the variant, not that
+    the claim itself is false. Any other failed verdict (T1, D3) stays failed: a leader that stops
+    leading is observed directly, layer by layer.
     """
     adjusted = dict(verdicts)
-    for claim, possible in ((c.id, c.rests_on) for c in registry.claims("check") if c.rests_on):
+    for record in registry.claims("check"):
+        claim, possible = record.id, record.rests_on
         verdict = verdicts.get(claim)
-        if verdict is None or verdict.status == "inconclusive":
+        if not possible or verdict is None or verdict.status == "inconclusive":
             continue
-        if verdict.status == "failed" and claim in ("T1", "D3"):
+        if verdict.status == "failed" and not record.decided_on_limits:
             continue
         facts = list(verdict.evidence.get("rests_on") or possible)
         named = facts[0] if len(facts) == 1 else ", ".join(facts[:-1]) + " and " + facts[-1]
@@ -1085,18 +710,20 @@ def _without_unproved_facts(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
 
 
 def _nothing_certified_on_a_wrong_trajectory(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
-    """When the replay fails, the engine's layers are not this configuration's dynamics.
+    """When a check of the engine's layers fails (role "engine": the replay), they are not this configuration's dynamics.
 
     Every other check ran on those layers, so a certified verdict would be a statement about
     some other trajectory: it becomes inconclusive, with the reason. Failed verdicts stay
-    failed (they are how a wrong engine shows; the replay says why).
+    failed (they are how a wrong engine shows; the engine check says why).
     """
-    replay = verdicts["replay"]
-    if replay.status != "failed":
+    engine_checks = {c.id for c in registry.claims("check") if c.role == "engine"}
+    failed = [verdicts[c] for c in verdicts if c in engine_checks and verdicts[c].status == "failed"]
+    if not failed:
         return verdicts
+    replay = failed[0]
     adjusted = dict(verdicts)
     for claim, verdict in verdicts.items():
-        if claim == "replay" or verdict.status != "certified":
+        if claim in engine_checks or verdict.status != "certified":
             continue
         evidence = dict(verdict.evidence, verdict_if_the_engine_were_right="certified",
                         summary_if_the_engine_were_right=verdict.summary)
@@ -1114,7 +741,7 @@ def _check_of(claim: registry.Claim) -> Callable[[ClaimRun], Verdict]:
 def check_configuration(config: Configuration, *, layer_budget: int = 200, dynamics: Dynamics = exact_layers,
                         cross_check: bool = True, progress: Callable[[int], None] | None = None,
                         time_budget: float | None = None, closed_form_search: bool = True) -> ClaimReport:
-    """Check every claim (T0..T4, D1..D3) and the one-step replay on one configuration.
+    """Check every claim check of the registry (T0..T4, D1..D3, the one-step replay) on one configuration.
 
     Parameters
     ----------

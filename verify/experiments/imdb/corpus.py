@@ -21,7 +21,6 @@ import numpy as np
 
 from verify.core.io import atomic_write_bytes
 from verify.core.numbers import InputError
-from .checkpoints import required_field
 from .data import Reviews, carve_validation, content_sha256, file_sha256, load_reviews, open_bounded, paper_split
 from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
 
@@ -229,28 +228,3 @@ def data_identity_matches(recorded: dict, data: Path | str, corpus: Corpus) -> b
     wanted |= {KNOWN_CONTENT[w] for w in list(wanted) if w in KNOWN_CONTENT}
     return content_sha256(load_reviews(data)) in wanted
 
-
-def checkpoint_corpus(checkpoint, data: Path | str, *, cache_dir: Path | None,
-                      progress: Callable[[int, int], None] | None = None) -> tuple[Corpus, Split]:
-    """The corpus and split a checkpoint was trained on, rebuilt from ``data`` and checked against it.
-
-    Raises InputError when the data holds other reviews than the checkpoint's (by sha256 of the
-    file or of its content) or the rebuilt vocabulary differs from the checkpoint's.
-    """
-    meta = checkpoint.meta
-    data_meta = meta.get("data") or {}
-    split_meta = required_field(checkpoint, "split")
-    options = PreprocessOptions.from_record(data_meta.get("preprocess", {}), where=f"{checkpoint.path}: data.preprocess")
-    corpus = load_corpus(data, options=options, cache_dir=cache_dir, limit=data_meta.get("limit_reviews"),
-                         progress=progress)
-    if not data_identity_matches(data_meta, data, corpus):
-        raise InputError(str(data), f"holds other reviews than the checkpoint was trained on (sha256 "
-                                    f"{data_meta.get('sha256')}; this data's file sha256 is {corpus.source_sha256})")
-    train_size = split_meta["train"] + split_meta["validation"]
-    split = make_split(corpus, protocol=split_meta["protocol"], seed=split_meta["seed"],
-                       validation_fraction=split_meta["validation"] / train_size if train_size else 0.0)
-    if data_meta.get("min_count"):
-        corpus = restrict_vocabulary(corpus, split, min_count=int(data_meta["min_count"]))
-    if tuple(corpus.vocabulary.words) != tuple(checkpoint.vocabulary.words):
-        raise InputError(str(checkpoint.path), "the vocabulary rebuilt from the data differs from the checkpoint's")
-    return corpus, split

@@ -1,0 +1,33 @@
+"""D2 (docs/theory.md §3): the A-norm of a token never decreases.
+
+Certified with every token's exact squared A-norm at every layer run.
+"""
+
+from __future__ import annotations
+
+from verify.claims import registry
+from verify.claims.run import ClaimRun, make_verdict, q
+from verify.claims.verdicts import Verdict
+from verify.core.linalg import is_symmetric_positive_definite
+
+
+def check_D2(run: ClaimRun) -> Verdict:
+    """D2: the A-norm of every token never decreases (A symmetric positive definite)."""
+    norms = [[d.score(i, i) for i in range(run.n)] for d in run.data]
+    spd = is_symmetric_positive_definite(run.A)
+    for k in range(1, len(norms)):
+        for i in range(run.n):
+            if norms[k][i] < norms[k - 1][i]:
+                return make_verdict("D2", "failed", f"token {i}'s squared A-norm decreases from layer {k - 1} to {k}", run,
+                                layer=k, token=i, lhs=q(norms[k][i]), rhs=q(norms[k - 1][i]),
+                                compared=f"||z_{i}^{k}||_A^2 vs ||z_{i}^{k - 1}||_A^2",
+                                A_symmetric_positive_definite=spd)
+    cert = {"last_layer": run.last_layer, "norms": [[q(x) for x in row] for row in norms]}
+    note = "" if spd else " (A is not symmetric positive definite: z^T A z is not a norm)"
+    return make_verdict("D2", "certified", f"squared A-norms nondecreasing over layers 0..{run.last_layer}{note}", run,
+                    certificate=cert, A_symmetric_positive_definite=spd)
+
+
+CLAIM = registry.register(registry.Claim(
+    "D2", "the A-norm of a token never decreases", "check",
+    assumption="none within the layers computed; later layers unchecked", certificate="D2", check=check_D2))

@@ -1,0 +1,114 @@
+"""T3 (docs/theory.md §2): every token converges to a point of S, and S lies on the boundary of K.
+
+Certified when every token has a D7 fate or a D9 path: each non-leader limit is shown in K with
+exact convex multipliers and on its boundary with a nonzero supporting direction. A float
+cross-check (never deciding) compares every limit with the candidate set S (vertices of K and
+the exact A-projections of the origin onto its faces).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from verify.claims import registry
+from verify.claims.run import (ClaimRun, Point, TokenFate, fate_direction, fate_violation_verdict, fates_json,
+                               inconclusive_unsettled, is_leader, leader_limits, make_verdict, no_leader,
+                               outside_evidence, q, qv, show)
+from verify.claims.verdicts import Verdict
+from verify.core import geometry
+from verify.core.linalg import dot, is_symmetric_positive_definite
+
+
+# Cross-check the candidate set S (projections onto every face of K) only when K has few faces.
+FACE_LIMIT = 2000
+CANDIDATE_MAX_DIMENSION = 4
+CANDIDATE_MAX_VERTICES = 24
+
+
+def _in_K(run: ClaimRun, x: Point, limits: dict[int, Point]) -> dict[int, Fraction] | None:
+    tokens = sorted(limits)
+    weights = geometry.point_in_hull_weights(x, [limits[t] for t in tokens])
+    return None if weights is None else {tokens[j]: w for j, w in weights.items()}
+
+
+def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders: list[TokenFate]) -> dict[str, Any]:
+    """Is every limit a vertex of K or the exact A-projection of 0 onto some face of K? (cross-check)."""
+    tokens = sorted(limits)
+    pts = [limits[t] for t in tokens]
+    d = len(pts[0])
+    Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(d)] for r in range(d)]
+    if not is_symmetric_positive_definite(Asym):
+        return {"check": "candidate set S", "status": "skipped",
+                "reason": "the symmetric part of A is not positive definite: no A-norm projections"}
+    if len(pts[0]) > CANDIDATE_MAX_DIMENSION or len(pts) > CANDIDATE_MAX_VERTICES:
+        return {"check": "candidate set S", "status": "skipped",
+                "reason": f"face enumeration only for d <= {CANDIDATE_MAX_DIMENSION} and at most "
+                          f"{CANDIDATE_MAX_VERTICES} leaders (here d = {len(pts[0])}, {len(pts)} leaders)"}
+    try:
+        all_faces = geometry.faces(pts, limit=FACE_LIMIT)
+    except ValueError:
+        return {"check": "candidate set S", "status": "skipped", "reason": f"K has more than {FACE_LIMIT} faces"}
+    candidates = set(pts)
+    for face in all_faces:
+        members = sorted(face.members)
+        if len(members) > 1:
+            candidates.add(geometry.project_origin_exact([pts[i] for i in members], run.A).point)
+    missing = [f.token for f in non_leaders if f.limit not in candidates]
+    return {"check": "candidate set S = vertices of K + exact A-projections of 0 onto every face of K",
+            "faces": len(all_faces), "candidates": len(candidates), "agree": not missing, "tokens_not_in_S": missing}
+
+
+def check_T3(run: ClaimRun) -> Verdict:
+    """T3: every token converges to a point of S (D7 fates), and S lies on the boundary of K in R^d."""
+    bad = fate_violation_verdict("T3", run)
+    if bad is not None:
+        return bad
+    if not run.settled:
+        return inconclusive_unsettled("T3", run, "convergence not certified for every token")
+    empty = no_leader("T3", run)
+    if empty is not None:
+        return empty
+    limits = leader_limits(run)
+    tokens = sorted(limits)
+    pts = [limits[t] for t in tokens]
+    boundary: list[dict[str, Any]] = []
+    non_leaders = [f for f in run.fates_in_order() if not is_leader(f)]
+    for f in non_leaders:
+        x = f.limit or ()
+        weights = _in_K(run, x, limits)
+        if weights is None:
+            return make_verdict("T3", "failed", f"token {f.token}'s limit is not in K = conv(leader limits)", run,
+                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
+                            **outside_evidence(x, pts, "the limit", "every leader limit"))
+        direction: list[Fraction] | None = fate_direction(run, f)
+        if not (direction is not None and any(t != 0 for t in direction)
+                and all(dot(direction, u) <= dot(direction, x) for u in pts)):
+            direction = geometry.supporting_direction(x, pts)
+        if direction is None:
+            ineq, _ = geometry.facets(pts)
+            slack = min(((b + dot(a, x)), a) for b, a in ineq)
+            return make_verdict("T3", "failed", f"token {f.token}'s limit {show(x)} is in the interior of K", run,
+                            token=f.token, fate=f.kind, layer=f.layer, limit=qv(x),
+                            smallest_facet_slack={"facet_normal": qv(slack[1]), "lhs": q(slack[0]), "rhs": "0",
+                                                  "compared": "b + a.x vs 0 (strictly positive for every facet)"})
+        c = direction
+        boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
+                         "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
+    cert = run.with_chain({"settled_layer": run.settled_layer, "fates": fates_json(run), "boundary": boundary})
+    verdict = make_verdict("T3", "certified", f"every token certified convergent, settled at layer {run.settled_layer} by {run.settled_by()}; "
+                       f"{len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))} limit point(s), "
+                       "all on the boundary of K", run, certificate=cert,
+                       kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked", "path")})
+    if run.cross_check:
+        verdict.cross_checks.append(_candidate_cross_check(run, limits, non_leaders))
+    if verdict.cross_checks and not verdict.cross_checks[-1].get("agree", True):
+        verdict.summary += " (cross-check disagrees: see cross_checks)"
+    return verdict
+
+
+CLAIM = registry.register(registry.Claim(
+    "T3", "every token converges to a point of S, and S lies on the boundary of K", "check", role="theorem",
+    assumption="exact convergence from the settled layer on: D7 (leaders stay, locked tokens converge geometrically) "
+               "or D9 (every token on its exact closed-form path)", certificate="T3", rests_on=("D3", "D7", "D9"),
+    decided_on_limits=True, check=check_T3))
