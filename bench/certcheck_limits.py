@@ -23,7 +23,7 @@ machine may be shared, so wall time is not used). The corners:
   vertices, all 65,535 subsets realisable, and as many designs as the control checker's work
   limit admits (verify/_checker_control.py); ``control sets h=16 65535 designs``: 65,535
   identical designs of 16 tokens in the plane, every other subset inconclusive (each compared
-  with every design); ``control sets h=256``: 256 hull vertices and 92 designs in d = 32 (no
+  with every design); ``control sets h=256``: 256 hull vertices and 60 designs in d = 32 (no
   such file can list its 2^256 - 1 subsets: rejected before any design).
 
 Target: every corner under 60 CPU seconds (docs/certcheck.md, Limits).
@@ -210,10 +210,22 @@ def control_dense() -> tuple[str, dict]:
 
 
 def control_repeated_designs() -> tuple[str, dict]:
-    """16 tokens on a parabola (all vertices, all leaders under I), 65,535 identical designs, subsets inconclusive."""
+    """16 tokens on a parabola (all hull vertices), 65,535 identical designs (A = I); the subsets inside the design's
+    leader set realisable, every other one inconclusive (each must be shown undecided by every design)."""
     tokens = [[Fraction(x), Fraction(x * x + 1)] for x in range(-8, 8)]
+    led = [i for i, t in enumerate(tokens)
+           if all(t[0] * t[0] + t[1] * t[1] > t[0] * u[0] + t[1] * u[1] for j, u in enumerate(tokens) if j != i)]
     data = _control_sets(tokens, 16, 65535, realisable=False)
     data["hull"]["vertices"] = [{"token": i, "direction": [str(2 * (i - 8)), "-1"]} for i in range(16)]
+    for design in data["designs"][:1]:
+        design["leaders"] = led
+    realisable = []
+    for entry in data["subsets"]:
+        if set(entry["leaders"]) <= set(led):
+            entry.update(outcome="realisable", by=0)
+            realisable.append(entry["leaders"])
+    data["counts"].update(realisable=len(realisable), inconclusive=2 ** 16 - 1 - len(realisable))
+    data["maximal_realisable"] = [led]
     return "control sets h=16 65535 designs", data
 
 
@@ -222,8 +234,8 @@ def control_wide_hull() -> tuple[str, dict]:
     data = control_dense()[1]
     data["hull"]["vertices"] = [{"token": v, "direction": data["configuration"]["tokens"][v]} for v in range(256)]
     data["hull"]["inside"] = []
-    data["designs"] = data["designs"][:1] * 92
-    return "control sets h=256 (92 designs)", data
+    data["designs"] = data["designs"][:1] * 60
+    return "control sets h=256 (60 designs)", data
 
 
 def measure_other(name: str, data: dict, folder: Path, kind: str) -> None:
@@ -234,9 +246,10 @@ def measure_other(name: str, data: dict, folder: Path, kind: str) -> None:
     charged: float | str = "-"
     try:
         if kind == "softmax":
+            estimate = f"{_checker_softmax.record_work(data):.3g}"
             result = _checker_softmax.check_path(str(path))
             assert result is not None
-            status, charged, estimate = result.exit_status, result.work, "-"
+            status, charged = result.exit_status, result.work
         else:
             tokens = [tuple(Fraction(x) for x in t) for t in data["configuration"]["tokens"]]
             estimate = f"{_checker_control.sized_work(data, data['kind'], tokens):.3g}"

@@ -98,3 +98,35 @@ def test_checker_runs_alone(tmp_path):
     assert str(lone) in loaded and str(PACKAGE) not in loaded
     rejected = subprocess.run(run + [str(bad)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert rejected.returncode == 1 and "rejected" in rejected.stdout
+
+
+def test_a_lone_certcheck_runs_the_softmax_checker_beside_it(tmp_path):
+    """certcheck.py and _checker_softmax.py as two lone files (no package at all): the dispatcher runs the softmax
+    checker by path, and that one takes the work units from the certcheck.py beside it."""
+    config = parse_configuration({"tokens": [[1, 0], [0, 1], ["1/2", "1/3"]], "alpha": "1/2"})
+    data = certificate_record(config, softmax_certificate(config.tokens, alpha=config.alpha, beta=100, layers=4))
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps(data))
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    for name in CHECKERS:
+        (lone / name).write_text((PACKAGE / name).read_text())
+    driver = r"""
+import runpy, sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] not in sys.stdlib_module_names:
+            raise ImportError(f"blocked non-stdlib import {name!r}")
+        return None
+sys.meta_path.insert(0, Block())
+sys.modules["verify"] = None
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+    run = [sys.executable, "-I", "-S", "-c", driver, str(lone / "certcheck.py"), str(record)]
+    completed = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    data["softmax_certificate"]["records"][2]["bound"] = "0"
+    record.write_text(json.dumps(data))
+    completed = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
