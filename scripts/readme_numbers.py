@@ -514,6 +514,13 @@ SOURCES: dict[str, Source] = {
     "bench_certcheck": CommandOutput("python bench/certcheck_limits.py", (
         r"^certcheck at the corners of its default limits", r"^leaders d=64 n=\d+ .* exit 0 ",
         r"^chain power 10\^18 .* exit 1 ", r"^load average after:")),
+    "bench_control": CommandOutput("python bench/control.py", (
+        r"^cores: \d+, load average", r"^one control call \(CPU seconds",
+        r"^50 +8 +[\d.]+ \[[\d.]+\]", r"^largest: [\d.]+ s \((within|ABOVE) the target\)",
+        r"^--all-leader-sets, n = 12, d = 3")),
+    "bench_control_rates": CommandOutput("python bench/control_rates.py", (
+        r"^cores: \d+, load average", r"^[\d,]+ cases, seed 0 \(",
+        r"^solver found a design: [\d,]+; exact A: ", r"^decided exactly either way: ")),
     "bench_campaign": CommandOutput("python bench/campaign.py", (
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),

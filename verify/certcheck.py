@@ -52,11 +52,13 @@ import math
 import os
 import pathlib
 import re
+import runpy
 import stat
 import statistics
 import sys
 import tempfile
 import threading
+import tomllib
 import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
@@ -127,6 +129,8 @@ CHECKER_LIMITS: tuple[Limit, ...] = (
     Limit("SECTION_PARSE_BYTES", 256 << 20, "bytes of saved files parsed as JSON for one results.json (one file "
                                             "held at a time)", NOT_CHECKED_BEYOND),
     Limit("REPRODUCTION_RECORD_BYTES", 64 << 20, "bytes of the reproduction's per-run records read", NOT_CHECKED_BEYOND),
+    Limit("CHECKPOINT_HISTORY_BYTES", 64 << 20, "bytes of the reproduction's checkpoint histories read (one file held "
+                                                "at a time)", NOT_CHECKED_BEYOND),
 )
 
 FORMAT = "hardmax-verify/claims-v1"
@@ -2620,8 +2624,9 @@ def runs_folder(runs: str | None, root: str) -> str | None:
     return next((c for c in candidates if os.path.isdir(c)), None)
 
 
-def _section_outcomes(data: dict, source: str, runs: str | None) -> list[Outcome]:
-    """One outcome per optional section with files: verified, rejected or not checked."""
+def _section_outcomes(data: dict, source: str, runs: str | None, models: str | None = None) -> list[Outcome]:
+    """One outcome per optional section with files: verified, rejected or not checked (``models``: the
+    reproduction's published checkpoints; None: ``models/reproduction`` beside the runs folder)."""
     sections = data.get("optional_sections")
     if not isinstance(sections, dict):
         return [Outcome(f"{source}.optional_sections", SECTIONS, "rejected", "expected an object of sections")]
@@ -2653,7 +2658,7 @@ def _section_outcomes(data: dict, source: str, runs: str | None) -> list[Outcome
                 "give the folder the report was built from with --runs DIR")))
             continue
         try:
-            problems = _section_problems(key, block, base, root, data.get("inputs"), budget)
+            problems = _section_problems(key, block, base, root, data.get("inputs"), budget, models=models)
         except _SectionLimit as error:
             outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, str(error)))
             continue
@@ -2720,7 +2725,8 @@ def _section_listing(base: str, folder: str, patterns: tuple) -> list[str]:
     return sorted(found)
 
 
-def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, budget: list) -> list[str]:
+def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, budget: list, *,
+                      models: str | None = None) -> list[str]:
     """What does not hold between a section's block and the saved files under ``base``.
 
     Each file is hashed, parsed (within the bytes left of SECTION_PARSE_BYTES), its item compared
@@ -2753,7 +2759,7 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
                 if budget[1] < 0:
                     raise _SectionLimit(f"the saved results are more than {SECTION_PARSE_BYTES} bytes to parse in all, "
                                         "beyond what certcheck reads")
-            problem, data = _section_file_problem(key, item, raw, base)
+            problem, data = _section_file_problem(key, item, raw, base, models=models)
             del raw
         except Rejected as error:
             problems.append(f"{where}: {error}")
@@ -2788,7 +2794,8 @@ class _Unreadable(str):
 _UNREADABLE = _Unreadable()
 
 
-def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str) -> tuple[str | None, Any]:
+def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str, *,
+                          models: str | None = None) -> tuple[str | None, Any]:
     """(why the item's copied fields are not the file's, or None; the file's parsed content, or _UNREADABLE)."""
     data: Any = None
     try:
@@ -2806,7 +2813,7 @@ def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str) ->
         return "the file is not readable JSON, but the item holds fields read from it", _UNREADABLE
     if not _same_json(summary, _scalar_summary(data)):
         return "its summary fields are not the file's", data
-    return _copied_fields(key, item, data, base), data
+    return _copied_fields(key, item, data, base, models=models), data
 
 
 def _scalar(value: Any) -> bool:
@@ -2836,7 +2843,7 @@ def _scalar_summary(data: Any) -> dict:
     return summary
 
 
-def _copied_fields(key: str, item: dict, data: Any, base: str = "") -> str | None:
+def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: str | None = None) -> str | None:
     """Why a field the report copied from the file into the item is not the file's (None: all are)."""
     def get(obj: Any, *keys: str) -> Any:
         for k in keys:
@@ -2873,7 +2880,7 @@ def _copied_fields(key: str, item: dict, data: Any, base: str = "") -> str | Non
             differing = sorted(k for k in set(shown) | set(wanted_item) if not _same_json(shown.get(k), wanted_item.get(k)))
             return f"its {', '.join(differing)} are not the file's"
         if "reproduction_tables" in wanted_item:
-            return _reproduction_problem(data, base)
+            return _reproduction_problem(data, base, models=models)
     elif key == "control":
         study = item.get("study")
         if study is not None:
@@ -3002,6 +3009,10 @@ def _reproduction_item(data: Any) -> dict:
 # seeds, computed here exactly (fractions) and compared with the text shown at its 4 decimals.
 REPRODUCTION_RECORDS = ("sentiment", "protocol")  # the per-run records under the runs folder
 REPRODUCTION_RECORD_BYTES = 64 << 20  # bytes of per-run records read, in all
+# The published checkpoints (``sentiment protocol collect --models``), whose training histories give the
+# training-length table's validation-loss columns and the notes' "validation loss lowest at epoch N".
+DEFAULT_MODELS = ("models", "reproduction")  # beside the runs folder
+CHECKPOINT_HISTORY_BYTES = 64 << 20  # bytes of checkpoint.json files read, in all (one held at a time)
 PROTOCOL_FILE_BYTES = 1 << 20
 # The authors' softmax test accuracies (docs/theory.md §5), shown next to the reproduction.
 AUTHORS_SOFTMAX_TEST_ACCURACY = {2: "0.7914", 4: "0.8228", 8: "0.8505", 16: "0.8821"}
@@ -3067,8 +3078,8 @@ def _protocol_runs(document: Any) -> list[dict] | str:
         return "the protocol file has no [[study]] tables"
     runs: dict[str, dict] = {}
     for study in studies:
-        lists = [study.get(k) if isinstance(study, dict) else None for k in ("d", "layers", "seeds")]
-        alphas = study.get("fixed_alpha", [None]) if isinstance(study, dict) else None
+        lists: list[Any] = [study.get(k) if isinstance(study, dict) else None for k in ("d", "layers", "seeds")]
+        alphas: Any = study.get("fixed_alpha", [None]) if isinstance(study, dict) else None
         if not (all(isinstance(x, list) and x and all(_count(v) is not None for v in x) for x in lists)
                 and isinstance(alphas, list) and isinstance(study.get("name"), str)
                 and isinstance(study.get("phase", 1), int)):
@@ -3150,8 +3161,16 @@ class _NotANumber(Exception):
     pass
 
 
-def _expected_tables(runs: list, evaluations: dict, interpretations: dict, common: dict) -> dict[str, list]:
-    """Per table name, its rows as (text, check) pairs: ``check(text)`` gives why the text is wrong, or None."""
+def _expected_tables(runs: list, evaluations: dict, interpretations: dict, common: dict,
+                     histories: dict | None = None, unchecked: list | None = None) -> dict[str, list]:
+    """Per table name, its rows as (text, check) pairs: ``check(text)`` gives why the text is wrong, or None.
+
+    ``histories``: per run, its checkpoint's validation losses (:func:`_checkpoint_history`; a run
+    missing: no checkpoint to read). A validation-loss cell shown for a run whose history could not
+    be read is not checked: the reason is appended to ``unchecked``.
+    """
+    histories = {} if histories is None else histories
+    unchecked = [] if unchecked is None else unchecked
     def of(study: str, **match: Any) -> list:
         return [r for r in runs if study in r["studies"] and all(r[k] == v for k, v in match.items())]
 
@@ -3174,20 +3193,12 @@ def _expected_tables(runs: list, evaluations: dict, interpretations: dict, commo
                      cell_check(_values(cell_runs, evaluations, "alpha"))])
     tables["reproduction"] = rows
     rows = []
-    for d in sorted({r["d"] for r in of("baseline-k0")}):
-        with_attention, baseline = of("reproduction", d=d), of("baseline-k0", d=d)
-        a_values, b_values = _values(with_attention, evaluations, "hardmax_accuracy"), _values(baseline, evaluations,
-                                                                                              "hardmax_accuracy")
-        a, b = _cell_of(a_values), _cell_of(b_values)
-        complete = a.n == len(with_attention) and b.n == len(baseline) and a.n > 1 and b.n > 1
+    for c in _comparisons(runs, evaluations):
         difference_check, verdict_check = equal(""), equal("incomplete")
-        if complete:
-            assert a.mean is not None and b.mean is not None and a.variance is not None and b.variance is not None
-            difference = a.mean - b.mean
-            four_se2 = 4 * (a.variance / a.n + b.variance / b.n)  # (2 se)^2, exactly
-            difference_check = _difference_check(difference, _sqrt(four_se2))
-            verdict_check = _verdict_check(difference, four_se2)
-        rows.append([equal(str(d)), cell_check(a_values, len(with_attention)), cell_check(b_values, len(baseline)),
+        if c.difference is not None and c.four_se2 is not None:
+            difference_check = _difference_check(c.difference, _sqrt(c.four_se2))
+            verdict_check = _verdict_check(c.difference, c.four_se2)
+        rows.append([equal(str(c.d)), _cell_check(c.with_attention, c.planned[0]), _cell_check(c.baseline, c.planned[1]),
                      difference_check, verdict_check])
     tables["baselines"] = rows
     for study in ("depth-d2", "depth-d16"):
@@ -3226,10 +3237,167 @@ def _expected_tables(runs: list, evaluations: dict, interpretations: dict, commo
             continue
         how = (f"reached the {cap}-epoch cap, still improving" if ran >= cap and ran - selected < patience
                else f"early stop ({patience} epochs without a better validation accuracy)")
-        rows.append([equal(run["name"]), equal(str(ran)), equal(str(selected)), equal(how)])
+        history = histories.get(run["name"])
+        if history is None or history.unchecked:
+            reason = history.unchecked if history is not None else "no checkpoint history was found"
+            loss_checks: list = [_unchecked_unless_empty(f"run {run['name']}'s validation losses: {reason}", unchecked)] * 2
+        elif history.problem:
+            loss_checks = [lambda text, problem=history.problem: problem] * 2
+        else:
+            loss_checks = [_lowest_loss_check(history), _loss_at_selected_check(history)]
+        rows.append([equal(run["name"]), equal(str(ran)), equal(str(selected)), equal(how)] + loss_checks)
     if rows:
         tables["training-length"] = rows
     return tables
+
+
+def _cell_check(cell: _Cell, planned: int | None) -> Callable[[Any], str | None]:
+    return lambda text: _cell_problem(text, cell, planned)
+
+
+class _Comparison(NamedTuple):
+    """K = 8 against the trained K = 0 baseline at one d (the protocol's ``baseline-k0`` study)."""
+    d: int
+    with_attention: _Cell
+    baseline: _Cell
+    planned: tuple[int, int]
+    difference: Fraction | None  # K = 8 mean minus K = 0 mean; None until both cells are complete
+    four_se2: Fraction | None    # (2 se)^2 = 4 (var8/n8 + var0/n0), exactly
+
+
+def _comparisons(runs: list, evaluations: dict) -> list[_Comparison]:
+    """Per d of the baseline study, in increasing d: the two cells and, once both are complete (every
+    planned seed finished, at least two each), the difference of their means and (2 se)^2."""
+    def of(study: str, d: int) -> list:
+        return [r for r in runs if study in r["studies"] and r["d"] == d]
+
+    out = []
+    for d in sorted({r["d"] for r in runs if "baseline-k0" in r["studies"]}):
+        with_attention, baseline = of("reproduction", d), of("baseline-k0", d)
+        a = _cell_of(_values(with_attention, evaluations, "hardmax_accuracy"))
+        b = _cell_of(_values(baseline, evaluations, "hardmax_accuracy"))
+        difference = four_se2 = None
+        if a.n == len(with_attention) and b.n == len(baseline) and a.n > 1 and b.n > 1:
+            assert a.mean is not None and b.mean is not None and a.variance is not None and b.variance is not None
+            difference = a.mean - b.mean
+            four_se2 = 4 * (a.variance / a.n + b.variance / b.n)
+        out.append(_Comparison(d, a, b, (len(with_attention), len(baseline)), difference, four_se2))
+    return out
+
+
+def _verdicts(difference: Fraction, four_se2: Fraction) -> tuple[str, frozenset]:
+    """(the protocol's verdict decided exactly, the verdicts accepted): helps when the difference exceeds
+    2 se, hurts below -2 se, else no difference resolved. Within float noise of the boundary the
+    summary's float arithmetic may fall either side, so both are accepted there."""
+    squared = difference * difference
+    exact = "no difference resolved" if squared <= four_se2 else "helps" if difference > 0 else "hurts"
+    near = abs(squared - four_se2) <= _ROUNDING_NOISE * max(four_se2, Fraction(1, 10 ** 12))
+    return exact, frozenset({exact, "no difference resolved", "helps" if difference > 0 else "hurts"} if near else {exact})
+
+
+class _History(NamedTuple):
+    """What the training-length table and its notes use of one run's checkpoint history."""
+    lowest: Fraction | None      # the lowest validation loss (None: the history has none)
+    lowest_epoch: int | None     # its epoch (the earliest, on a tie)
+    at_selected: Any             # the validation loss at the selected epoch, as read (None: none recorded)
+    problem: str | None = None   # the history is malformed (rejected)
+    unchecked: str | None = None  # the history could not be read within the limits (not checked)
+
+
+_LOWEST_LOSS = re.compile(r"\A(-?[0-9]+\.[0-9]{4}) \(([0-9]+)\)\Z")
+
+
+def _checkpoint_history(path: str, selected: int, budget: list) -> _History | None:
+    """The validation losses of ``path`` (a checkpoint.json; None: there is none), as
+    verify/experiments/sentiment/summary.py's training_lengths uses them: entries of ``history`` with
+    a numeric ``val_loss``; a file that is not a JSON object with a list ``history`` has none.
+    ``budget``: [bytes still to read of CHECKPOINT_HISTORY_BYTES]."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return _History(None, None, None, problem=f"{path} is not a regular file")
+    budget[0] -= info.st_size
+    if info.st_size > SECTION_READ_BYTES or budget[0] < 0:
+        return _History(None, None, None, unchecked=f"the checkpoint histories are more than certcheck reads "
+                                                    f"({SECTION_READ_BYTES} bytes a file, {CHECKPOINT_HISTORY_BYTES} in all)")
+    try:
+        with open(path, "rb") as handle:
+            meta = json.loads(handle.read(SECTION_READ_BYTES + 1).decode("utf-8"), parse_float=DecimalText)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        meta = None  # the summary reads no history from it either
+    except OSError as error:
+        return _History(None, None, None, unchecked=f"{path} cannot be read ({error.strerror or error})")
+    history = meta.get("history") if isinstance(meta, dict) else None
+    losses: list[tuple[Fraction, int, Any]] = []
+    for entry in history if isinstance(history, list) else []:
+        value = entry.get("val_loss") if isinstance(entry, dict) else None
+        if not isinstance(value, (int, float, DecimalText)):
+            continue  # the summary skips it too (a boolean, which it would not, is rejected below)
+        if isinstance(value, float) and not math.isfinite(value):
+            return _History(None, None, None, unchecked=f"{path} holds a validation loss that is not finite")
+        epoch = entry.get("epoch")
+        if isinstance(value, bool) or _count(epoch) is None:
+            return _History(None, None, None, problem=f"{path}: a history entry's val_loss {str(value)[:20]} or epoch "
+                                                      f"{str(epoch)[:20]} is not a number")
+        losses.append((Fraction(str.__str__(value)) if isinstance(value, DecimalText) else Fraction(value), epoch, value))
+    if not losses:
+        return _History(None, None, None)
+    lowest, lowest_epoch, _ = min(losses, key=lambda e: (e[0], e[1]))
+    return _History(lowest, lowest_epoch, next((raw for _, epoch, raw in losses if epoch == selected), None))
+
+
+def _checkpoint_histories(models: str, runs: list, evaluations: dict) -> dict[str, _History]:
+    """Per finished run with a published checkpoint under ``models``: its history's validation losses
+    (read one file at a time; only these few numbers are kept)."""
+    budget = [CHECKPOINT_HISTORY_BYTES]
+    histories: dict[str, _History] = {}
+    if not os.path.isdir(models):
+        return histories
+    for run in runs:
+        record = evaluations.get(run["name"])
+        selected = _count(record.get("epoch")) if record else None
+        if selected is None:
+            continue
+        found = _checkpoint_history(os.path.join(models, run["name"], "checkpoint.json"), selected, budget)
+        if found is not None:
+            histories[run["name"]] = found
+    return histories
+
+
+def _unchecked_unless_empty(reason: str, unchecked: list) -> Callable[[Any], str | None]:
+    """A cell whose source could not be read: empty is what the summary shows then; anything else is not checked."""
+    def check(text: Any) -> str | None:
+        if text != "":
+            unchecked.append(reason)
+        return None
+    return check
+
+
+def _lowest_loss_check(history: _History) -> Callable[[Any], str | None]:
+    def check(text: Any) -> str | None:
+        if history.lowest is None:
+            return None if text == "" else f"{str(text)[:60]!r} where the checkpoint history has no validation loss"
+        match = _LOWEST_LOSS.match(text) if isinstance(text, str) else None
+        if match and _rounded(match.group(1), history.lowest, 4) and match.group(2) == str(history.lowest_epoch):
+            return None
+        return (f"{str(text)[:60]!r} where the checkpoint history gives {float(history.lowest):.6f} at epoch "
+                f"{history.lowest_epoch}")
+    return check
+
+
+def _loss_at_selected_check(history: _History) -> Callable[[Any], str | None]:
+    value = history.at_selected
+    exact = None if value is None else Fraction(str.__str__(value)) if isinstance(value, DecimalText) else Fraction(value)
+
+    def check(text: Any) -> str | None:
+        if exact is None:
+            return None if text == "" else f"{str(text)[:60]!r} where the checkpoint history has no loss at that epoch"
+        if isinstance(text, str) and re.fullmatch(r"-?[0-9]+\.[0-9]{4}", text) and _rounded(text, exact, 4):
+            return None
+        return f"{str(text)[:60]!r} where the checkpoint history gives {float(exact):.6f}"
+    return check
 
 
 def _difference_check(difference: Fraction, two_se: Fraction) -> Callable[[Any], str | None]:
@@ -3242,12 +3410,8 @@ def _difference_check(difference: Fraction, two_se: Fraction) -> Callable[[Any],
 
 
 def _verdict_check(difference: Fraction, four_se2: Fraction) -> Callable[[Any], str | None]:
-    """The protocol's rule: helps when the difference exceeds 2 se, hurts below -2 se (decided exactly; at float
-    noise from the boundary either side is accepted)."""
-    squared = difference * difference
-    near = abs(squared - four_se2) <= _ROUNDING_NOISE * max(four_se2, Fraction(1, 10 ** 12))
-    exact = "no difference resolved" if squared <= four_se2 else "helps" if difference > 0 else "hurts"
-    accepted = {exact, "no difference resolved", "helps" if difference > 0 else "hurts"} if near else {exact}
+    """The protocol's rule (:func:`_verdicts`) applied to the table's verdict column."""
+    exact, accepted = _verdicts(difference, four_se2)
     return lambda text: None if text in accepted else f"{str(text)[:60]!r} where the protocol's rule gives {exact!r}"
 
 
@@ -3263,10 +3427,16 @@ def _decimal_check(value: Any, places: int, missing: str) -> Callable[[Any], str
                                                                  f"{float(exact):.{places + 2}f}")
 
 
-def _reproduction_problem(data: dict, base: str) -> str | None:
-    """Why summary.json's tables, run counts or protocol are not what the per-run records and the
-    protocol file give (None: they are). The protocol file is looked for beside the runs folder."""
-    protocol = data.get("protocol") if isinstance(data.get("protocol"), dict) else {}
+def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -> str | None:
+    """Why summary.json's tables, run counts, protocol, conclusion sentence or notes are not what the
+    per-run records, the protocol file and the checkpoint histories give (None: they are).
+
+    The protocol file is looked for beside the runs folder; the checkpoints under ``models``
+    (default: ``models/reproduction`` beside the runs folder). A validation loss shown for a run
+    whose checkpoint history is not there makes the section not checked (_SectionLimit), raised
+    only when nothing else is wrong.
+    """
+    protocol: dict = data["protocol"] if isinstance(data.get("protocol"), dict) else {}
     name = protocol.get("file")
     if not (isinstance(name, str) and name and not os.path.isabs(name)
             and all(p not in ("", ".", "..") for p in name.split("/"))):
@@ -3283,8 +3453,6 @@ def _reproduction_problem(data: dict, base: str) -> str | None:
     if protocol.get("sha256") != digest:
         return f"summary.json gives the protocol sha256 {str(protocol.get('sha256'))[:64]}, the file {path} has {digest}"
     try:
-        import tomllib
-
         document = tomllib.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
         return f"the protocol file {path} is not TOML"
@@ -3299,9 +3467,13 @@ def _reproduction_problem(data: dict, base: str) -> str | None:
     if not _same_json(data.get("runs"), {**(data["runs"] if isinstance(data.get("runs"), dict) else {}),
                                          "finished": finished, "planned": len(runs)}):
         return f"summary.json says {_brief_json(data.get('runs'))}, the records give {finished} of {len(runs)} runs"
+    common: dict = document["common"] if isinstance(document.get("common"), dict) else {}
+    folder = models if models is not None else os.path.join(os.path.dirname(os.path.abspath(base)), *DEFAULT_MODELS)
+    histories = _checkpoint_histories(folder, runs, evaluations)
+    unchecked: list[str] = []
     try:
-        expected = _expected_tables(runs, evaluations, interpretations,
-                                    document.get("common") if isinstance(document.get("common"), dict) else {})
+        expected = _expected_tables(runs, evaluations, interpretations, common, histories, unchecked)
+        comparisons = _comparisons(runs, evaluations)
     except _NotANumber as error:
         return f"a per-run record's {error} is not a number"
     tables = [t for t in data.get("tables") or [] if isinstance(t, dict)]
@@ -3312,13 +3484,147 @@ def _reproduction_problem(data: dict, base: str) -> str | None:
         if not isinstance(rows, list) or len(rows) != len(checks):
             return f"table {table.get('name')!r}: {len(rows) if isinstance(rows, list) else 'no'} rows, the records give {len(checks)}"
         for row, row_checks in zip(rows, checks):
-            if not isinstance(row, list) or len(row) < len(row_checks):
-                return f"table {table.get('name')!r}: a row is shorter than the records give"
+            if not isinstance(row, list) or len(row) != len(row_checks):
+                return f"table {table.get('name')!r}: a row does not have the {len(row_checks)} columns the records give"
             for column, (text, check) in enumerate(zip(row, row_checks)):
                 problem = check(text)
                 if problem:
                     return f"table {table.get('name')!r}, row {str(row[0])[:20]}, column {column}: {problem}"
+    problem = _sentence_problem(data.get("summary"), comparisons, finished, len(runs))
+    if problem:
+        return problem
+    problem = _notes_problem(data.get("notes"), runs, evaluations, common, histories)
+    if problem and not problem.startswith(_NOT_CHECKED_NOTES):
+        return problem
+    if problem or unchecked:
+        raise _SectionLimit((unchecked[0] if unchecked else str(problem)) + f" (the checkpoints looked for: {folder}; give them with "
+                                                        "--models DIR)")
     return None
+
+
+# The conclusion sentence (verify/experiments/sentiment/summary.py's conclusion_sentence and
+# comparison_numbers, docs/sentiment.md), derived here from the per-d verdicts this module decides:
+# a phrase per verdict naming its dimensions, a task-level sentence only when no d is pending, then
+# the means ± sd of both cells at each d. The wording is mirrored; its numbers are checked as the
+# tables' cells are (the exact value, rounded to the 4 decimals shown).
+_VERDICT_PHRASES = (
+    ("helps", "the K = 8 attention layers beat the trained mean-of-embeddings baseline (K = 0)"),
+    ("hurts", "the trained mean-of-embeddings baseline (K = 0) beats the K = 8 attention layers"),
+    ("no difference resolved", "the K = 8 attention layers and the trained K = 0 baseline do not differ by more "
+                               "than two standard errors"),
+)
+_CELL_TEXT = r"(not run yet|-?[0-9]+\.[0-9]{4}(?: ± [0-9]+\.[0-9]{4})?(?: \([0-9]+ of [0-9]+ seeds\))?)"
+_MAX_BOUNDARY_VERDICTS = 6  # dimensions whose verdict sits within float noise of the boundary (2^6 sentences tried)
+
+
+def _sentence_parts(verdicts: dict[int, str], comparisons: list[_Comparison], finished: int,
+                    planned: int) -> list:
+    """The sentence as literal text and cell slots ((cell, planned seeds or None)), for these verdicts per d."""
+    parts: list = []
+    if not verdicts:
+        parts.append(f"No conclusion yet: the reproduction and baseline cells are not complete ({finished} of "
+                     f"{planned} runs finished).")
+    else:
+        phrases = []
+        for verdict, phrase in _VERDICT_PHRASES:
+            dims = sorted(d for d, v in verdicts.items() if v == verdict)
+            if dims:
+                phrases.append(f"at d = {', '.join(map(str, dims))} {phrase}")
+        text = "On IMDb, under the paper's protocol with validation-selected epochs, " + "; ".join(phrases) + "."
+        pending = [c.d for c in comparisons if c.d not in verdicts]
+        given = set(verdicts.values())
+        if pending:
+            text += (f" At d = {', '.join(map(str, pending))} the compared cells are not complete yet ({finished} of "
+                     f"{planned} runs finished), so there is no conclusion for the task as a whole.")
+        elif given <= {"hurts", "no difference resolved"}:
+            text += " Clustering by the attention layers does not help this task."
+        elif given == {"helps"}:
+            text += " Clustering by the attention layers helps this task."
+        parts.append(text)
+    shown = [c for c in comparisons if c.with_attention.n or c.baseline.n]
+    if shown:
+        parts.append(" Certified hardmax test accuracy, mean ± sd over seeds, K = 8 against the trained K = 0 "
+                     "baseline: ")
+        for index, c in enumerate(shown):
+            parts += ["; " if index else "", f"d = {c.d}: ", (c.with_attention, c.planned[0]), " against ",
+                      (c.baseline, c.planned[1])]
+            if c.d in AUTHORS_SOFTMAX_TEST_ACCURACY:
+                parts.append(f" (authors' softmax {AUTHORS_SOFTMAX_TEST_ACCURACY[c.d]})")
+        parts.append(".")
+    return parts
+
+
+def _sentence_problem(shown: Any, comparisons: list[_Comparison], finished: int, planned: int) -> str | None:
+    """Why summary.json's sentence is not the conclusion the per-run records give (None: it is)."""
+    choices = []
+    for c in comparisons:
+        if c.difference is not None and c.four_se2 is not None:
+            exact, accepted = _verdicts(c.difference, c.four_se2)
+            choices.append([(c.d, exact)] + [(c.d, v) for v in sorted(accepted - {exact})])
+    if sum(len(options) > 1 for options in choices) > _MAX_BOUNDARY_VERDICTS:
+        raise _SectionLimit(f"more than {_MAX_BOUNDARY_VERDICTS} verdicts sit within float noise of the protocol's "
+                            "boundary; the conclusion sentence is not checked")
+    wanted = ""
+    for assignment in itertools.product(*choices):
+        parts = _sentence_parts(dict(assignment), comparisons, finished, planned)
+        if not wanted:  # the exact verdicts, numbers at 4 decimals: what the message shows
+            wanted = "".join(p if isinstance(p, str) else _cell_text(*p) for p in parts)
+        pattern = "".join(re.escape(p) if isinstance(p, str) else _CELL_TEXT for p in parts)
+        match = re.fullmatch(pattern, shown) if isinstance(shown, str) else None
+        if match and not any(_cell_problem(text, *slot) for text, slot in zip(match.groups(), [
+                p for p in parts if not isinstance(p, str)])):
+            return None
+    if not isinstance(shown, str):
+        return "summary.json has no conclusion sentence"
+    at = next((i for i, (x, y) in enumerate(zip(shown, wanted)) if x != y), min(len(shown), len(wanted)))
+    return (f"its conclusion sentence is not the one the per-run records give under the protocol's rule: from "
+            f"character {at}, it says {shown[at:at + 100]!r}, the records give {wanted[at:at + 100]!r}")
+
+
+def _cell_text(cell: _Cell, planned: int | None) -> str:
+    """A cell as the summary writes it (for messages: the check itself compares exact values)."""
+    if not cell.n or cell.mean is None:
+        return "not run yet"
+    text = f"{float(cell.mean):.4f}" + (f" ± {float(_sqrt(cell.variance)):.4f}" if cell.variance is not None else "")
+    return text + (f" ({cell.n} of {planned} seeds)" if planned is not None and cell.n < planned else "")
+
+
+_NOT_CHECKED_NOTES = "the notes name the validation loss of"
+
+
+def _notes_problem(shown: Any, runs: list, evaluations: dict, common: dict, histories: dict) -> str | None:
+    """Why summary.json's notes are not what the records and checkpoint histories give (None: they are).
+
+    The notes name the runs that reached the protocol's epoch cap while still improving on validation
+    and, where the checkpoint history shows it, the earlier epoch of their lowest validation loss.
+    A message starting with _NOT_CHECKED_NOTES: a capped run's history could not be read, and the
+    notes are not what they would be without it.
+    """
+    cap, patience = _count(common.get("epochs")), _count(common.get("patience"))
+    described, unknown = [], []
+    for run in runs:
+        record = evaluations.get(run["name"])
+        ran, selected = (_count(record.get("epochs_completed")), _count(record.get("epoch"))) if record else (None, None)
+        if ran is None or selected is None or cap is None or patience is None or not (ran >= cap and ran - selected < patience):
+            continue
+        text = f"{run['name']} (selected epoch {selected}"
+        history = histories.get(run["name"])
+        if history is None or history.unchecked or history.problem:
+            unknown.append(run["name"])
+        elif history.lowest_epoch is not None and history.lowest_epoch < selected:
+            text += (f"; validation loss lowest at epoch {history.lowest_epoch} and higher since, while validation "
+                     "accuracy still crept up")
+        described.append(text + ")")
+    wanted = [] if not described else [
+        f"{len(described)} run(s) reached the protocol's {cap}-epoch cap while still improving on validation: "
+        f"{', '.join(described)}. Their accuracy may be limited by the cap. Training longer would be a new "
+        "preregistered protocol, run after this one; it does not change these numbers."]
+    if _same_json(shown, wanted):
+        return None
+    if unknown:
+        return f"{_NOT_CHECKED_NOTES} {', '.join(unknown[:3])}, whose checkpoint history was not read"
+    return (f"its notes are not what the records and checkpoint histories give: it says {_brief_json(shown)[:200]}, "
+            f"they give {_brief_json(wanted)[:200]}")
 
 
 def _num(value: Any) -> float | int | None:
@@ -3628,11 +3934,14 @@ def _record_run(record: Any, where: str, campaign: dict) -> Run:
 
 
 def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
-                  max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
+                  max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+                  models: str | None = None) -> CheckResult:
     """Re-verify a verification report's ``results.json``: every record as a run, each record's own
     certcheck block, the campaign and its plan (one record per planned task, the planned
     configurations), the summary (counts per claim, overall status and exit status), and the
-    optional sections against their saved files (``runs``: the folder; None: see :func:`runs_folder`)."""
+    optional sections against their saved files (``runs``: the folder; None: see :func:`runs_folder`;
+    ``models``: the reproduction's published checkpoints, whose histories give the training-length
+    table's validation losses; None: ``models/reproduction`` beside the runs folder)."""
     if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
         raise BadInput("schema", f"expected {RESULTS_SCHEMA!r}")
     examples, summary = data.get("examples"), data.get("summary")
@@ -3651,12 +3960,13 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None, 
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
     _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
     with _metered(total) as meter:
-        result = _check_results(data, source, examples, records, runs)
+        result = _check_results(data, source, examples, records, runs, models)
         result.work = meter[1] - meter[0]
         return result
 
 
-def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None) -> CheckResult:
+def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None,
+                   models: str | None = None) -> CheckResult:
     result = CheckResult()
     verified: dict[int, list] = {}
     for i in range(len(examples)):
@@ -3680,7 +3990,7 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
         result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
-    result.outcomes += _section_outcomes(data, source, runs)
+    result.outcomes += _section_outcomes(data, source, runs, models)
     return result
 
 
@@ -4020,8 +4330,6 @@ _SIBLINGS: dict[str, dict] = {}
 def _sibling(kind: str) -> dict | None:
     """The namespace of the standard-library checker of ``kind`` beside this file (None: not there)."""
     if kind not in _SIBLINGS:
-        import runpy
-
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), SIBLING_CHECKERS[kind])
         if not os.path.isfile(path):
             return None
@@ -4058,20 +4366,23 @@ def _check_control(data: dict, source: str) -> CheckResult:
 
 
 def check_data(data: Any, *, source: str = "file", max_work: int = None,  # type: ignore[assignment]
-               max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
+               max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+               models: str | None = None) -> CheckResult:
     """Re-verify a decoded file of any of the four kinds (:func:`file_kind` decides which)."""
     kind = file_kind(data, source)
     if kind == "claims":
         return check_report(data, source=source, max_work=max_work, max_total_work=max_total_work)
     if kind == "results":
-        return check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs)
+        return check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs,
+                             models=models)
     if kind == "softmax":
         return _check_softmax(data, source, max_work)
     return _check_control(data, source)
 
 
 def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
-               max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
+               max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+               models: str | None = None) -> CheckResult:
     """Re-verify a claims report, a ``results.json`` (every record, each record's certcheck block,
     the campaign and its plan, the summary, and with ``runs`` or a runs folder found by
     :func:`runs_folder` the optional sections), a softmax record or a control result: the one
@@ -4086,7 +4397,7 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
         Reading failed after the file was opened (exit status 4).
     """
     return check_data(read_json(path, max_bytes), source=str(path), max_work=max_work, max_total_work=max_total_work,
-                      runs=runs)
+                      runs=runs, models=models)
 
 
 def _positive_int(text: str) -> int:
@@ -4146,6 +4457,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="the saved results a results.json's optional sections were built from (default: the "
                              "folder their paths name, from the current folder; see docs/certcheck.md)")
+    parser.add_argument("--models", default=None, metavar="DIR",
+                        help="the reproduction's published checkpoints, whose training histories give the "
+                             "training-length table's validation losses (default: models/reproduction beside the "
+                             "runs folder)")
     parser.add_argument("--debug", action="store_true", help="print the traceback when the check cannot complete")
     try:
         args = parser.parse_args(argv)
@@ -4153,7 +4468,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_.code or 0)
     try:
         result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes,
-                            max_total_work=args.max_total_work, runs=args.runs)
+                            max_total_work=args.max_total_work, runs=args.runs, models=args.models)
         text = json.dumps(result.to_json_dict(), indent=1) + "\n"
         if args.json != "-":
             print("\n".join(result.lines(verbose=args.verbose)))

@@ -92,6 +92,7 @@ LOCAL_IMPORTS: dict[str, str] = {
     "torch": "optional extra (sentiment training); seconds to import",
     "numba": "the float kernel's compiler: seconds to import, and only a float layer needs it",
     "cvxpy": "the T4 cross-check's solver: about a second to import, never deciding",
+    "clarabel": "leader control's solver (it only proposes A; exact checks decide): imported when a program is solved",
     "dask": "optional extra (distributed campaigns)",
     "distributed": "optional extra (distributed campaigns)",
     "matplotlib": "figures only: seconds to import",

@@ -58,6 +58,7 @@ CHECKER: dict[str, int | float] = {
     "SECTION_READ_BYTES": 16 << 20,         # a saved file read as JSON
     "SECTION_PARSE_BYTES": 256 << 20,       # saved files parsed as JSON for one results.json, one at a time
     "REPRODUCTION_RECORD_BYTES": 64 << 20,  # the reproduction's per-run records read
+    "CHECKPOINT_HISTORY_BYTES": 64 << 20,   # the reproduction's checkpoint histories read, one at a time
 }
 
 

@@ -40,9 +40,13 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
                    "numbers of the first screen are recomputed from them). Default: the folder the sections' paths "
                    "name (runs/ for the project's), from the current folder, then the repository the checker runs "
                    "from; without it the sections are reported not checked.")
+@click.option("--models", "models", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="The reproduction's published checkpoints, whose training histories give the training-length "
+                   "table's validation losses and the notes' epochs. Default: models/reproduction beside the runs "
+                   "folder; without them those numbers, when shown, are reported not checked.")
 @click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
 def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_total_work: int, max_bytes: int,
-              runs: Path | None, debug: bool) -> int:
+              runs: Path | None, models: Path | None, debug: bool) -> int:
     """Re-verify the certificates of a claims report, a verification report's results.json, a softmax record or a
     control result.
 
@@ -60,7 +64,8 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     """
     try:
         result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes, max_total_work=max_total_work,
-                                    runs=None if runs is None else str(runs))
+                                    runs=None if runs is None else str(runs),
+                                    models=None if models is None else str(models))
     except checker.BadInput as error:
         click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
         return checker.BAD_INPUT
