@@ -4346,7 +4346,8 @@ def _check_softmax(data: dict, source: str, max_work: int | None) -> CheckResult
         check = module["check_record"](data, **({} if max_work is None else {"max_work": max_work}))
     except module["BadInput"] as error:
         raise BadInput(source, str(error)) from None
-    status = "verified" if check.status == "verified" else "rejected"
+    # "unsupported": its work allowance ran out while checking (exit 3), never a rejection.
+    status = check.status if check.status in ("verified", "unsupported") else "rejected"
     result = CheckResult([Outcome(source, "§6", status, "; ".join(check.lines()))])
     result.notes = list(check.lines())
     return result
