@@ -368,6 +368,36 @@ def _check_infeasibility(block: Any, tokens: list[tuple], leaders: set[int], tar
     return {m for m, _t, _k, y in weights if y > 0}
 
 
+# What each outcome proves and what it does not, as a result must state it: the checker's own copy
+# of the statements of docs/theory.md D10 (a test compares it with the command's), so that a file
+# cannot claim more than its certificate shows.
+STATEMENTS: dict[str, tuple[str, str]] = {
+    "realised": ("under A, exactly the listed tokens lead from layer 0 on and every other token attends only to its "
+                 "target leader at every layer, converging to it geometrically; so for every alpha > 0 the leader set "
+                 "is exactly L and every limit is its target's position (docs/theory.md D10)",
+                 "anything about the dynamics under another A, the configuration's own included"),
+    "impossible": ("no symmetric positive definite A makes every listed token lead at layer 0",
+                   "a listed token may still emerge as a leader at a later layer under some A, so L may still be the "
+                   "final leader set (docs/theory.md D10, 'What it does not say')"),
+    "inconclusive": ("nothing beyond the certificates included (an A under which L leads at layer 0, when given)",
+                     "neither that L can be realised nor that it cannot"),
+    "leader_sets": ("each realisable subset leads at layer 0 under the design named (every subset of the tokens "
+                    "leading under an A leads under it); each impossible subset contains the tokens of a certificate "
+                    "that no symmetric positive definite A makes them all lead at layer 0",
+                    "a token outside a realisable set may also lead under that design; nothing about leaders "
+                    "that emerge after layer 0"),
+}
+
+
+def _check_statements(data: dict, key: str, requested: dict[int, int]) -> None:
+    proves, not_proved = STATEMENTS[key]
+    if key == "impossible" and requested:
+        proves += (" with the requested tokens attending only to their targets at layer 0 ("
+                   + ",".join(f"{m}:{t}" for m, t in sorted(requested.items())) + ")")
+    _need(data.get("proves") == proves, "proves: not what this outcome proves (docs/theory.md D10)")
+    _need(data.get("does_not_prove") == not_proved, "does_not_prove: not what this outcome leaves unproved")
+
+
 def _leaders_and_targets(data: dict, n: int) -> tuple[list[int], dict[int, int]]:
     leaders = [_index(x, n, "leaders[]") for x in _list(_get(data, "leaders", "result"), "leaders", limit=n)]
     _need(bool(leaders), "leaders: empty")
@@ -397,6 +427,7 @@ def _check_one(data: dict, tokens: list[tuple]) -> list[Item]:
     expected = {"realised": {"design", "targets", "limits"}, "impossible": {"infeasibility"},
                 "inconclusive": present & {"leading"}}[outcome]
     _need(present == expected, f"outcome {outcome}: expected the blocks {sorted(expected)}, found {sorted(present)}")
+    _check_statements(data, outcome, requested)
     if outcome == "realised":
         targets: dict[int, int] = {}
         for e, entry in enumerate(_list(data["targets"], "targets", limit=n)):
@@ -453,6 +484,7 @@ def _closures(tops: list[int], bottoms: list[int], h: int) -> tuple[bytearray, b
 
 def _check_sets(data: dict, tokens: list[tuple]) -> list[Item]:
     n, d = len(tokens), len(tokens[0])
+    _check_statements(data, "leader_sets", {})
     hull = _get(data, "hull", "result")
     listed = _list(_get(hull, "vertices", "hull"), "hull.vertices", limit=n)
     # The number of subsets before anything else: all 2^h - 1 must be listed (h > 16 never fits).

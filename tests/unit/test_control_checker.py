@@ -111,6 +111,7 @@ REALISED_TAMPERING: dict[str, Callable[[dict], None]] = {
     "an entry of A": lambda d: _set(("design", "A", 0, 0), str(F(d["design"]["A"][0][0]) + 1))(d),
     "A made non-symmetric": lambda d: _set(("design", "A", 0, 1), str(F(d["design"]["A"][0][1]) + 1))(d),
     "a pivot": lambda d: _set(("design", "pivots", 0), "1/3")(d),
+    "what it proves": lambda d: _set(("proves",), "these tokens lead under every A")(d),
     "a margin": lambda d: _set(("design", "margins", 0, "margin"), "1000")(d),
     "a closest rival": lambda d: _set(("design", "margins", 0, "closest_rival"), 7)(d),
     "a target only": _swap_first_target,
@@ -143,6 +144,8 @@ IMPOSSIBLE_TAMPERING: dict[str, Callable[[dict], None]] = {
     "a constraint outside the system": lambda d: _set(("infeasibility", "weights", 0, "attends_to"), 1)(d),
     "the requested target": lambda d: _set(("requested_targets", 0, "target"), 0)(d),
     "the outcome": lambda d: _set(("outcome",), "realised")(d),
+    "what it proves": lambda d: _set(("proves",), "no A, at any layer, makes these tokens the final leader set")(d),
+    "what it does not prove": lambda d: _set(("does_not_prove",), "")(d),
 }
 
 
@@ -167,6 +170,7 @@ SETS_TAMPERING: dict[str, Callable[[dict], None]] = {
     "a subset dropped": lambda d: d["subsets"].pop(),
     "the counts": lambda d: _set(("counts", "impossible"), 0)(d),
     "a certificate weight": lambda d: _set(("certificates", 0, "weights", 0, "y"), "-1")(d),
+    "what it proves": lambda d: _set(("proves",), "every subset of the hull vertices is realisable")(d),
 }
 
 
@@ -282,3 +286,22 @@ def test_repeated_designs_and_certificates_change_nothing(leader_sets: dict) -> 
     downgraded["minimal_impossible"] = minimal
     check = checker.check_control(downgraded)
     assert check.status == "rejected" and "downgraded" in check.reasons[0]
+
+
+def test_the_checkers_statements_are_the_commands_own() -> None:
+    """The checker keeps its own copy of what each outcome proves (docs/theory.md D10); it must be the command's."""
+    from verify.experiments.control import result
+
+    assert {k: v for k, v in checker.STATEMENTS.items() if k != "leader_sets"} == result.STATEMENTS
+    sets = leader_sets_json(VERTEX_THAT_CANNOT_LEAD, decide_leader_sets(VERTEX_THAT_CANNOT_LEAD.tokens,
+                                                                        max_subsets=2 ** 16))
+    assert (sets["proves"], sets["does_not_prove"]) == checker.STATEMENTS["leader_sets"]
+
+
+def test_certcheck_counts_a_verified_impossibility_certificate_as_verified(impossible: dict) -> None:
+    from verify.certcheck import check_data
+
+    result = check_data(impossible, source="impossible.json")
+    assert result.exit_status == 1
+    assert result.verdict_line() == ("certcheck: 1 certificate(s) verified; nothing rejected; a verified certificate "
+                                     "shows the file's statement FALSE")
