@@ -42,9 +42,11 @@ import json
 import math
 import operator
 import os
+import runpy
 import stat
 import sys
 import traceback
+import types
 from fractions import Fraction
 from typing import Any
 
@@ -69,27 +71,22 @@ VERIFIED, REJECTED, BAD_INPUT, NOT_CHECKED, COULD_NOT_COMPLETE = 0, 1, 2, 3, 4
 _CHUNK_DIGITS = 4000
 
 
+# The claims checker (verify/certcheck.py, standard library only), for its work units and meter. In
+# the package it is imported; run by path beside a lone copy of certcheck.py (as certcheck's own
+# dispatcher runs this file), that copy is run by path too. certcheck loads this module only when
+# a softmax record is checked, so importing it here makes no cycle.
+try:
+    from verify import certcheck as _CLAIMS_MODULE
+
+    _CLAIMS: Any = _CLAIMS_MODULE
+except ImportError:
+    _CLAIMS = types.SimpleNamespace(**runpy.run_path(
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "certcheck.py"), run_name="certcheck_work_units"))
+
+
 def _claims() -> Any:
-    """The claims checker (verify/certcheck.py, standard library only), for its work units and meter.
-
-    Imported when first needed: the claims checker may itself import this module.
-    """
-    global _CLAIMS
-    if _CLAIMS is None:
-        try:
-            from verify import certcheck
-
-            _CLAIMS = certcheck
-        except ImportError:  # run by path beside a lone copy of certcheck.py (its own dispatcher does that)
-            import runpy
-            import types
-
-            beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), "certcheck.py")
-            _CLAIMS = types.SimpleNamespace(**runpy.run_path(beside, run_name="certcheck_work_units"))
+    """The claims checker loaded above."""
     return _CLAIMS
-
-
-_CLAIMS: Any = None
 
 
 class BadInput(Exception):
