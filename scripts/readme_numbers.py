@@ -8,7 +8,7 @@
     python scripts/readme_numbers.py --check --quick  # the same, without running the report
 
 A number lives between ``<!-- generated: NAME -->`` and ``<!-- end -->`` in README.md,
-reports/README.md or docs/*.md; NAME says where it comes from (:data:`SOURCES`):
+reports/README.md, tests/README.md or docs/*.md; NAME says where it comes from (:data:`SOURCES`):
 
 * **derived** blocks are computed from committed files and the code (the default campaign's
   plan, the documented limits, the self-test's variants, the saved sentiment evaluations):
@@ -89,6 +89,7 @@ def pages(repo: Path | None = None) -> list[Path]:
     """The user docs that may hold generated blocks."""
     repo = REPO if repo is None else repo
     return [repo / "README.md", repo / "reports" / "README.md",
+            *[page for page in (repo / "tests" / "README.md",) if page.is_file()],
             *sorted(p for p in (repo / "docs").glob("*.md") if p.name != "theory.md")]
 
 
@@ -524,6 +525,9 @@ SOURCES: dict[str, Source] = {
     "bench_campaign": CommandOutput("python bench/campaign.py", (
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),
+    "bench_test_suite": CommandOutput("python bench/test_suite.py", (
+        r"^test suite: pytest -n \d+; cores: \d+", r"^fast lane .* wall +[\d.]+ s +CPU +[\d.]+ s",
+        r"^full suite +wall +[\d.]+ s +CPU +[\d.]+ s", r"^load average before: [\d.]+ ")),
 }
 
 OUTPUT_HEADER = re.compile(r"^Printed by `(?P<command>[^`]+)` on (?P<date>\d{4}-\d{2}-\d{2}) \((?P<cores>\d+) cores, "

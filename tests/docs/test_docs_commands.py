@@ -6,7 +6,9 @@ of the same page. The cheap ones (check, simulate, certcheck, the conjecture lab
 check, help texts, a documented error) are run as written, page by page in order, in a
 folder of their own holding a copy of examples/, with ``hardmax-verify`` running this
 checkout; they must not end in a usage error or a crash (exit 2 or 4), unless the page
-shows that error.
+shows that error. A plain ``hardmax-verify ...`` line (no shell syntax) runs in this process
+through ``verify.app.cli.main``, the function the console script calls; the rest (``python``,
+redirections) in a shell.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from verify.app.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", REPO / "reports" / "README.md", REPO / "tests" / "README.md",
@@ -150,6 +154,18 @@ def _plan(page: Path) -> list[tuple[Command, bool]]:
     return plan
 
 
+# Shell syntax: a line with any of these runs in bash, not in-process.
+SHELL_SYNTAX = set("|&;<>$`*?(){}'\"\\")
+
+
+def _in_process_words(text: str) -> list[str] | None:
+    """The arguments of a plain ``hardmax-verify`` line (None: it needs a shell or another program)."""
+    if SHELL_SYNTAX & set(text):
+        return None
+    words = shlex.split(text)
+    return words[1:] if words[0] == "hardmax-verify" else None
+
+
 RUNNABLE_PAGES = [page for page in PAGES if any(run for _, run in _plan(page))]
 
 
@@ -159,7 +175,7 @@ def test_most_pages_have_commands_that_run():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", RUNNABLE_PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
-def test_cheap_commands_run_as_written(page, tmp_path):
+def test_cheap_commands_run_as_written(page, tmp_path, monkeypatch, capsys):
     work = tmp_path / "work"
     work.mkdir()
     shutil.copytree(REPO / "examples", work / "examples")
@@ -171,16 +187,36 @@ def test_cheap_commands_run_as_written(page, tmp_path):
     (bin_dir / "python").symlink_to(sys.executable)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(REPO), COLUMNS="120")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("COLUMNS", "120")
+    ran_in_process = 0
     for command, run in _plan(page):
         if not run:
             continue
-        completed = subprocess.run(["bash", "-c", command.text], cwd=work, env=env, capture_output=True,
-                                   text=True, timeout=600)
+        words = _in_process_words(command.text)
+        if words is not None:
+            capsys.readouterr()
+            returncode = main(words)
+            stderr = capsys.readouterr().err
+            ran_in_process += 1
+        else:
+            completed = subprocess.run(["bash", "-c", command.text], cwd=work, env=env, capture_output=True,
+                                       text=True, timeout=600)
+            returncode, stderr = completed.returncode, completed.stderr
         if command.shown_error is not None:
             # The page quotes the whole message: it must be the one the command prints.
-            assert completed.returncode == 2, (command.text, completed.stderr)
-            assert completed.stderr.strip().splitlines()[0] == command.shown_error, (command.text, completed.stderr)
+            assert returncode == 2, (command.text, stderr)
+            assert stderr.strip().splitlines()[0] == command.shown_error, (command.text, stderr)
         else:
-            assert completed.returncode in (0, 1, 3), (command.text, completed.returncode, completed.stderr)
+            assert returncode in (0, 1, 3), (command.text, returncode, stderr)
             for written in command.writes:
                 assert (work / written).exists() or Path(written).is_absolute(), (command.text, written)
+    assert ran_in_process or all(_in_process_words(c.text) is None for c, run in _plan(page) if run)
+
+
+def test_plain_command_lines_run_in_process_and_shell_lines_in_a_shell():
+    assert _in_process_words("hardmax-verify check examples/CONFIG.json --json claims.json") == [
+        "check", "examples/CONFIG.json", "--json", "claims.json"]
+    for shell_line in ("python -m verify.certcheck claims.json", "hardmax-verify check x.json > out.txt",
+                       "hardmax-verify check $FILE", 'python -c "print(1)" > ties.json'):
+        assert _in_process_words(shell_line) is None, shell_line

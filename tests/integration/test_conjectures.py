@@ -298,25 +298,28 @@ def test_run_all_exits_0_when_every_builtin_behaves_as_expected(tmp_path, capsys
     assert not any(r["surprise"] for r in results)
 
 
-@pytest.mark.slow  # three commands in fresh interpreters
-def test_the_printed_reproduce_command_for_a_user_file_works(tmp_path):
+@pytest.mark.slow
+def test_the_printed_reproduce_command_for_a_user_file_works(tmp_path, monkeypatch, capsys):
     # Run as a user would, from the file's folder; then run the command the output prints, as printed.
+    # In this process (verify.app.cli.main, what the console script calls): fresh interpreters are
+    # shown to give the same results by test_a_budget_in_examples_gives_the_same_result_in_a_fresh_interpreter.
     (tmp_path / "user_conj.py").write_text(USER_FILE)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, "-m", "verify", "conjecture", "run", "user_conj.py", "--examples", "25",
-                          "--results-dir", "out"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    status = main(["conjecture", "run", "user_conj.py", "--examples", "25", "--results-dir", "out"])
+    run = capsys.readouterr()
     # No expectation stated: a counterexample is reported as one (exit 1), neither expected nor a surprise.
-    assert run.returncode == 1 and "only_one_leader: COUNTEREXAMPLE — refuted" in run.stdout, run.stdout + run.stderr
-    printed = run.stdout.split("(reproduce: ", 1)[1].split(")\n", 1)[0]
+    assert status == 1 and "only_one_leader: COUNTEREXAMPLE — refuted" in run.out, run.out + run.err
+    printed = run.out.split("(reproduce: ", 1)[1].split(")\n", 1)[0]
     words = shlex.split(printed)
     assert words[:4] == ["hardmax-verify", "conjecture", "check", "user_conj.py"]  # the file, not the name
-    again = subprocess.run([sys.executable, "-m", "verify", *words[1:]], cwd=tmp_path, env=env, capture_output=True,
-                           text=True, timeout=600)
-    assert again.returncode == 1 and again.stdout.startswith("only_one_leader: failed"), again.stdout + again.stderr
+    status = main(words[1:])
+    again = capsys.readouterr()
+    assert status == 1 and again.out.startswith("only_one_leader: failed"), again.out + again.err
     # Two tokens, nonzero and distinct, A = I: inside the hypotheses, so `check` shows no banner.
-    checked = subprocess.run([sys.executable, "-m", "verify", "check", words[4], "--no-cross-check"], cwd=tmp_path,
-                             env=env, capture_output=True, text=True, timeout=600)
-    assert checked.returncode == 0 and "OUTSIDE HYPOTHESES" not in checked.stdout, checked.stdout + checked.stderr
+    status = main(["check", words[4], "--no-cross-check"])
+    checked = capsys.readouterr()
+    assert status == 0 and "OUTSIDE HYPOTHESES" not in checked.out, checked.out + checked.err
 
 
 @pytest.mark.slow

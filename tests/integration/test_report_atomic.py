@@ -26,10 +26,9 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture()
-def previous(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
-    out = tmp_path / "reports" / "latest"
-    build_report(out=out, seed=1, spec=SPEC, runs_dir=None)
-    return out, _snapshot(out)
+def previous(small_report_copy: Path) -> tuple[Path, dict[str, bytes]]:
+    """An earlier report (a copy of the shared small one) in reports/latest, and its bytes."""
+    return small_report_copy, _snapshot(small_report_copy)
 
 
 def _assert_untouched(out: Path, before: dict[str, bytes]) -> None:
@@ -98,21 +97,28 @@ def _processes_mentioning(marker: str) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to look for surviving workers")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_stopping_a_pool_run_leaves_nothing(tmp_path: Path, signum: int) -> None:
+def test_stopping_a_pool_run_leaves_nothing(previous: tuple[Path, dict[str, bytes]], tmp_path: Path,
+                                            signum: int) -> None:
     """A signal mid-campaign on the process pool: exit 130, previous report intact, no worker survives."""
-    out = tmp_path / "reports" / "latest"
-    build_report(out=out, seed=1, spec=SPEC, runs_dir=None)
-    before = _snapshot(out)
+    out, before = previous
     command = [sys.executable, "-m", "verify", "report", "--out", str(out), "--jobs", "2", "--examples", "5000",
                "--runs", str(tmp_path / "none")]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(6)  # imports and the first tasks
+    assert process.stderr is not None
+    # Ready marker: with standard error piped, report prints a stage line once the campaign is
+    # planned and its tasks go to the pool (5000 examples: far longer than the test waits).
+    seen = []
+    while not (line := process.stderr.readline()).startswith("report: checking "):
+        assert line, f"the report ended before its campaign started: {''.join(seen)}"
+        seen.append(line)
     assert process.poll() is None, "the campaign finished before it could be interrupted"
     process.send_signal(signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "nothing half-written" in err
     _assert_untouched(out, before)
-    time.sleep(0.5)
-    assert _processes_mentioning(str(out)) == []
+    deadline = time.monotonic() + 30  # workers exit on their own once the pool is shut down
+    while (survivors := _processes_mentioning(str(out))) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert survivors == []

@@ -13,22 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from verify.app.report.build import build_report
 from verify.claims import registry
-from verify.app.campaign import CampaignSpec, FamilySpec
 from verify.app.report.schema import (ENVIRONMENT_KEY, SCHEMA_NAME, SCHEMA_VERSION, deterministic_part, dumps_results,
                                   validate_results)
 
-SMALL = CampaignSpec(examples=3, layer_budget=50, worked=True, float_check=True, shrink=True,
-                     families=(FamilySpec("generic", n=(3, 6), d=(2, 3)), FamilySpec("mirror_ties", n=(4, 6), d=(2,))))
-
 
 @pytest.fixture(scope="module")
-def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("report") / "latest"
-    outcome = build_report(out=out, seed=3, spec=SMALL, runs_dir=None, command_line="test")
-    assert outcome.exit_status == 0, outcome.results["summary"]
-    return out
+def report_dir(small_report: Path) -> Path:
+    """The shared small report (tests/common/reports.py: the worked configurations and 3 generated ones)."""
+    return small_report
 
 
 @pytest.fixture()

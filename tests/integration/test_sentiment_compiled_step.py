@@ -96,7 +96,8 @@ def zipf_batches(vocabulary: int, *, seed: int, positions: int = 128) -> list[tu
             (zipf_batch(vocabulary, seed=[seed, b], positions=positions) for b in range(BATCHES))]
 
 
-@pytest.mark.parametrize("d", [2, 16])
+# d = 16 in the full suite only: d = 2 and the sabotaged kernels keep a broken kernel failing the fast lane.
+@pytest.mark.parametrize("d", [2, pytest.param(16, marks=pytest.mark.slow)])
 def test_compiled_step_matches_the_reference_at_initial_weights(d):
     model = build_model(3000, TrainingSettings(d=d, layers=8, merged_tokens=True, seed=d))
     assert yardstick_failures(model, zipf_batches(3000, seed=d)) == []
@@ -109,7 +110,7 @@ def _trained(run: str):
     return model_from_weights(checkpoint.weights, settings), checkpoint.weights.embedding.shape[0]
 
 
-@pytest.mark.parametrize("run", ["d2-K8-s0", "d16-K8-s0"])
+@pytest.mark.parametrize("run", ["d2-K8-s0", pytest.param("d16-K8-s0", marks=pytest.mark.slow)])
 def test_compiled_step_matches_the_reference_at_trained_weights(run):
     model, vocabulary = _trained(run)
     assert yardstick_failures(model, zipf_batches(vocabulary, seed=0)) == []

@@ -2,13 +2,12 @@
 the independent checker (verify/_checker_control.py) accepts; inconclusive is undecided; minimal subsets."""
 
 import json
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import pytest
 
 from verify._checker_control import check_control, is_positive_semidefinite
+from verify._checker_control import main as checker_main
 from verify.core.config import make_configuration
 from verify.core.geometry import convex_hull_vertices
 from verify.core.worked import WORKED_CONFIGURATIONS
@@ -32,7 +31,8 @@ PREDICATES = [leader_control.hull_vertex_subsets_realisable, leader_control.hull
 
 
 @pytest.mark.parametrize("predicate", PREDICATES)
-def test_a_known_impossible_configuration_refutes_with_a_certificate_the_independent_checker_accepts(predicate, tmp_path):
+def test_a_known_impossible_configuration_refutes_with_a_certificate_the_independent_checker_accepts(predicate, tmp_path,
+                                                                                                   capsys):
     observation = predicate(D1)
     assert observation.status == "failed" and observation.evidence["impossible_subset"] == [0]
     result = observation.evidence["control_result"]
@@ -48,8 +48,9 @@ def test_a_known_impossible_configuration_refutes_with_a_certificate_the_indepen
     # ... and from a file, as `hardmax-verify certcheck` reads it: exit 1 = a verified certificate that it is false.
     path = tmp_path / "impossible.json"
     path.write_text(json.dumps(result))
-    run = subprocess.run([sys.executable, "-m", "verify._checker_control", str(path)], capture_output=True, text=True)
-    assert run.returncode == 1 and "verified (impossible)" in run.stdout
+    capsys.readouterr()
+    assert checker_main([str(path)]) == 1  # the checker's command line, in this process
+    assert "verified (impossible)" in capsys.readouterr().out
 
 
 def test_a_tampered_certificate_is_rejected_by_the_checker_and_reported_as_an_internal_error():

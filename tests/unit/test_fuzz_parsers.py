@@ -108,7 +108,6 @@ def test_arbitrary_json_values_are_a_configuration_or_an_input_error(value: Any)
     parse_config_text(json.dumps(value, cls=_AsText))
 
 
-@pytest.mark.slow
 @given(data=configuration_like(), outside=st.booleans())
 @example(data={"tokens": [["1e999999999"]], "alpha": "1/2"}, outside=False)
 @example(data={"tokens": [[1]], "alpha": "1" * 5000}, outside=False)

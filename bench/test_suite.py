@@ -1,0 +1,101 @@
+"""How long the test suite takes: the fast lane and the full suite, as tests/README.md runs them.
+
+    python bench/test_suite.py [--workers 2] [--lane fast|full|both] [--log FOLDER]
+
+Each lane runs once in a fresh pytest (``python -m pytest -n WORKERS -p no:cacheprovider``, the
+fast lane with ``-m "not slow"``) from the repository's root. Printed for each: the wall
+seconds, the CPU seconds of pytest and everything it started (its workers and their
+commands, read from ``getrusage(RUSAGE_CHILDREN)`` once the run is over), the outcome line
+pytest ends with (a failing test is shown there, the timings stand), and the load average
+before and after.
+
+On a shared machine the wall time says more about the other processes than about the suite:
+a load average above the core count means they took CPU time from it. CPU seconds do not
+depend on the load (much), so ``CPU / WORKERS`` is printed as the estimate of the wall time on
+an idle machine with that many cores (a lower bound: the suite's serial parts - start-up,
+collection, the last long test - come on top). When the load average before or after the run
+was above the core count, a line says that the wall times were measured on a loaded machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUTCOME = re.compile(r"^=* ?(?P<line>\d+ (passed|failed).*?) in [\d.]+s")
+LANES = {"fast": ["-m", "not slow"], "full": []}
+
+
+def _load() -> tuple[float, float, float]:
+    return os.getloadavg()
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_lane(lane: str, workers: int, log: Path | None = None) -> dict[str, object]:
+    """Run one lane; return its wall and CPU seconds, pytest's outcome line and exit status, the loads.
+
+    ``log``: a folder where pytest's output (with every test's durations) is written as ``LANE.txt``.
+    """
+    command = [sys.executable, "-m", "pytest", "-n", str(workers), "-p", "no:cacheprovider", "-q", "--durations=0",
+               *LANES[lane]]
+    load_before = _load()
+    cpu_before = _children_cpu()
+    start = time.monotonic()
+    completed = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    cpu = _children_cpu() - cpu_before
+    outcome = next((m.group("line") for line in reversed(completed.stdout.splitlines())
+                    if (m := OUTCOME.match(line.strip("= ")))), "no outcome line (see pytest's output)")
+    if log is not None:
+        log.mkdir(parents=True, exist_ok=True)
+        (log / f"{lane}.txt").write_text(completed.stdout + completed.stderr, encoding="utf-8")
+    return {"lane": lane, "wall": wall, "cpu": cpu, "outcome": outcome, "status": completed.returncode,
+            "load_before": load_before, "load_after": _load()}
+
+
+def _loads(values: tuple[float, float, float]) -> str:
+    return " ".join(f"{x:.2f}" for x in values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (-n), default 2")
+    parser.add_argument("--lane", choices=("fast", "full", "both"), default="both")
+    parser.add_argument("--log", type=Path, default=Path(tempfile.gettempdir()) / "hardmax-verify-test-suite",
+                        help="where pytest's output of each lane is written, as LANE.txt (default: a folder in the "
+                             "system's temporary folder)")
+    args = parser.parse_args(argv)
+    lanes = ["fast", "full"] if args.lane == "both" else [args.lane]
+    cores = os.cpu_count() or 1
+    print(f"test suite: pytest -n {args.workers}; cores: {cores}")
+    print(f"pytest's output of each lane goes to {args.log}", file=sys.stderr)
+    loaded = False
+    for lane in lanes:
+        result = run_lane(lane, args.workers, args.log)
+        wall, cpu = float(result["wall"]), float(result["cpu"])  # type: ignore[arg-type]
+        name = "fast lane (-m \"not slow\")" if lane == "fast" else "full suite"
+        print(f"{name:28s} wall {wall:7.1f} s   CPU {cpu:7.1f} s   idle {args.workers}-core estimate "
+              f"(CPU / {args.workers}) {cpu / args.workers:6.1f} s   {result['outcome']}")
+        print(f"  load average before: {_loads(result['load_before'])}; after: "  # type: ignore[arg-type]
+              f"{_loads(result['load_after'])}")  # type: ignore[arg-type]
+        loaded = loaded or max(result["load_before"][0], result["load_after"][0]) > cores  # type: ignore[index]
+    if loaded:
+        print(f"measured on a loaded machine (load average above {cores} cores): the wall times are upper "
+              "bounds; the CPU-based estimates are the better guide")
+    return 0  # the outcome lines say whether the suite passed; the timings stand either way
+
+
+if __name__ == "__main__":
+    sys.exit(main())
