@@ -3,6 +3,7 @@
     python bench/conjecture_power.py                              # every statement, 5 seeds, print the table
     python bench/conjecture_power.py --json runs/conjectures/power/power.json   # what the docs and the report show
     python bench/conjecture_power.py --only at_most_d_plus_one_leaders --seeds 2
+    python bench/conjecture_power.py --only NAME --merge runs/conjectures/power/power.json   # measure one, keep the rest
 
 The statements are the catalogue of known-false statements (verify.experiments.conjectures.catalogue) and
 the built-in conjectures expected to be refuted (verify.experiments.conjectures.builtin). Each is run as
@@ -18,7 +19,11 @@ Times are those of one process on the machine that ran it; the file records the 
 load average before and after (a shared machine stretches wall time, CPU time much less).
 ``--json FILE`` writes format hardmax-verify/conjecture-power-v1, which
 scripts/readme_numbers.py turns into the table of docs/conjectures.md and the report's
-conjecture section shows.
+conjecture section shows. ``--merge FILE`` measures only the statements named with ``--only``
+and writes them into an existing power file of the same seeds and budget, replacing their old
+entries and keeping every other one; the file's top-level fields still describe the run that
+wrote it whole, and each merge is recorded in its ``updates`` list (date, command, load, cores,
+statements).
 """
 
 from __future__ import annotations
@@ -90,6 +95,20 @@ def summarise(name: str, group: str, conjecture: Any, runs: list[dict[str, Any]]
     return entry
 
 
+def merged(base: dict[str, Any], entries: list[dict[str, Any]], *, order: list[str], command: str,
+           load: tuple[list[float], list[float]]) -> dict[str, Any]:
+    """``base`` with ``entries`` in place of its entries of the same names (new names added), in ``order``
+    (names outside it last, as they were), and the merge recorded in ``updates``."""
+    by_name = {entry["name"]: entry for entry in base["statements"]}
+    by_name.update({entry["name"]: entry for entry in entries})
+    rank = {name: i for i, name in enumerate(order)}
+    ordered = sorted(by_name.values(), key=lambda e: rank.get(e["name"], len(rank)))  # stable: unknown names keep their order
+    update = {"date": datetime.date.today().isoformat(), "command": command, "cores": os.cpu_count(),
+              "load_average_before": load[0], "load_average_after": load[1],
+              "statements": [entry["name"] for entry in entries]}
+    return {**base, "statements": ordered, "updates": [*base.get("updates", []), update]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=SEEDS, help=f"seeds 0..N-1 per statement (default {SEEDS})")
@@ -97,13 +116,23 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"budget of each run in seconds (default {DEFAULT_SECONDS:g}: the command's default)")
     parser.add_argument("--only", action="append", default=[], help="measure only this statement (repeatable)")
     parser.add_argument("--json", type=Path, default=None, help="write the measurements to this file (atomically)")
+    parser.add_argument("--merge", type=Path, default=None,
+                        help="measure the --only statements and write them into this existing power file (same seeds "
+                             "and budget), keeping its other statements")
     args = parser.parse_args(argv)
+    if args.merge is not None and (args.json is not None or not args.only):
+        parser.error("--merge FILE needs --only NAME (one or more) and replaces --json")
     chosen = statements()
     unknown = [name for name in args.only if name not in chosen]
     if unknown:
         parser.error(f"unknown statement {unknown[0]!r}; known: {', '.join(chosen)}")
     if args.only:
         chosen = {name: chosen[name] for name in args.only}
+    base = None
+    if args.merge is not None:
+        base = json.loads(args.merge.read_text(encoding="utf-8"))
+        if base.get("format") != POWER_FORMAT or base.get("seeds") != args.seeds or base.get("budget_seconds") != args.time:
+            parser.error(f"--merge: {args.merge} is not a power file of {args.seeds} seeds and {args.time:g} s each")
     load_before = _load()
     print(f"conjecture power: {len(chosen)} statements x {args.seeds} seeds, budget {args.time:g} s each; "
           f"cores: {os.cpu_count()}; load average before: {' '.join(map(str, load_before))}", flush=True)
@@ -116,6 +145,18 @@ def main(argv: list[str] | None = None) -> int:
                   f"{runs[-1]['cpu_seconds']:.1f} CPU s", file=sys.stderr, flush=True)
         entries.append(summarise(name, group, conjecture, runs))
     load_after = _load()
+    if base is not None:
+        data = merged(base, entries, order=list(statements()), command="python bench/conjecture_power.py "
+                      + " ".join(f"--only {name}" for name in args.only) + f" --merge {args.merge}",
+                      load=(load_before, load_after))
+        atomic_write_text(args.merge, json.dumps(data, indent=1) + "\n")
+        print(f"wrote {args.merge} ({len(entries)} statements measured, {len(data['statements'])} in the file)",
+              file=sys.stderr)
+        headers, rows = power_rows(data)
+        print("| " + " | ".join(headers) + " |")
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return 0 if all(entry["refuted"] == entry["seeds"] for entry in entries) else 1
     data = {"format": POWER_FORMAT, "date": datetime.date.today().isoformat(),
             "command": "python bench/conjecture_power.py" + (f" --seeds {args.seeds}" if args.seeds != SEEDS else "")
             + (f" --time {args.time:g}" if args.time != DEFAULT_SECONDS else ""),

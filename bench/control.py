@@ -9,8 +9,8 @@ Workload: tokens with coordinates p/64 drawn uniformly in [-1, 1]^d (``numpy.ran
 distinct and nonzero), L three hull vertices drawn with the same generator (all of them when
 there are fewer). Times are CPU seconds of this process (on a shared machine wall-clock time
 would also measure the other jobs); the solver's share is the CPU time spent building and solving
-the cvxpy programs, the rest is the exact work (rounding, LDL^T pivots, margins, certificates,
-hulls) and Python around it. cvxpy's import and first solve are done before timing.
+the programs (Clarabel called directly, cvxpy for the rest), the rest is the exact work (rounding, LDL^T pivots, margins, certificates,
+hulls) and Python around it. The solvers' import and first solve are done before timing.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ from verify.core.config import load_configuration  # noqa: E402
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.app.commands.conjecture import PLAIN_PROGRESS_EVERY, SHARED_MIN_SECONDS, SHARED_SECONDS  # noqa: E402
 from verify.experiments.conjectures.base import SHRINK_CALLS, SHRINK_MIN_SECONDS, SHRINK_SHARE  # noqa: E402
-from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, read_power  # noqa: E402
+from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, power_updates_text, read_power  # noqa: E402
 from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
 from verify.core import formatting as fmt  # noqa: E402
@@ -449,7 +449,7 @@ def conjecture_power_table() -> str:
     load = " ".join(str(x) for x in power["load_average_before"])
     lines = [f"From `{power['command']}` on {power['date']} ({power['cores']} cores, load average {load} before the "
              f"run; each statement searched as `conjecture run NAME` searches by default, {power['budget_seconds']:g} s, "
-             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`):", "",
+             f"seeds 0-{power['seeds'] - 1}; the file is `runs/conjectures/{POWER_FILE}`).{power_updates_text(power)}", "",
              "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n" + "\n".join(lines) + "\n"
@@ -514,6 +514,13 @@ SOURCES: dict[str, Source] = {
     "bench_certcheck": CommandOutput("python bench/certcheck_limits.py", (
         r"^certcheck at the corners of its default limits", r"^leaders d=64 n=\d+ .* exit 0 ",
         r"^chain power 10\^18 .* exit 1 ", r"^load average after:")),
+    "bench_control": CommandOutput("python bench/control.py", (
+        r"^cores: \d+, load average", r"^one control call \(CPU seconds",
+        r"^50 +8 +[\d.]+ \[[\d.]+\]", r"^largest: [\d.]+ s \((within|ABOVE) the target\)",
+        r"^--all-leader-sets, n = 12, d = 3")),
+    "bench_control_rates": CommandOutput("python bench/control_rates.py", (
+        r"^cores: \d+, load average", r"^[\d,]+ cases, seed 0 \(",
+        r"^solver found a design: [\d,]+; exact A: ", r"^decided exactly either way: ")),
     "bench_campaign": CommandOutput("python bench/campaign.py", (
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),

@@ -52,11 +52,13 @@ import math
 import os
 import pathlib
 import re
+import runpy
 import stat
 import statistics
 import sys
 import tempfile
 import threading
+import tomllib
 import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, cast
@@ -124,6 +126,11 @@ CHECKER_LIMITS: tuple[Limit, ...] = (
     Limit("MAX_SECTION_BYTES", MAX_SECTION_BYTES, "bytes of saved files hashed for one results.json", NOT_CHECKED_BEYOND),
     Limit("SECTION_READ_BYTES", SECTION_READ_BYTES, "a saved file read as JSON (larger: listed as unreadable)",
           NOT_CHECKED_BEYOND),
+    Limit("SECTION_PARSE_BYTES", 256 << 20, "bytes of saved files parsed as JSON for one results.json (one file "
+                                            "held at a time)", NOT_CHECKED_BEYOND),
+    Limit("REPRODUCTION_RECORD_BYTES", 64 << 20, "bytes of the reproduction's per-run records read", NOT_CHECKED_BEYOND),
+    Limit("CHECKPOINT_HISTORY_BYTES", 64 << 20, "bytes of the reproduction's checkpoint histories read (one file held "
+                                                "at a time)", NOT_CHECKED_BEYOND),
 )
 
 FORMAT = "hardmax-verify/claims-v1"
@@ -173,6 +180,7 @@ class CheckResult:
     def __init__(self, outcomes: list[Outcome] | None = None) -> None:
         self.outcomes: list[Outcome] = list(outcomes or [])
         self.work = 0.0  # work units the checks were charged (see CHECKER_LIMITS)
+        self.notes: list[str] = []  # lines a sibling checker prints (a softmax record's)
 
     def counts(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = {}
@@ -208,6 +216,7 @@ class CheckResult:
     def lines(self, *, verbose: bool = False) -> list[str]:
         out = [f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else "")
                for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
+        out += self.notes
         for claim, row in sorted(self.counts().items()):
             out.append(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v))
         out.append(self.verdict_line())
@@ -232,10 +241,33 @@ def _number(x: Any, where: str) -> Fraction:
     if isinstance(x, str) and len(x) <= MAX_DIGITS and _plain(x):
         _charge(NUMBER_COST - 1 + _gcd_cost(1, int(len(x) * 1.67)))
         try:
-            return Fraction(x)
-        except (ZeroDivisionError, ValueError):  # ValueError: more digits than int() converts
+            return Fraction(x) if len(x) <= _CF_CHUNK else _long_number(x)
+        except (ZeroDivisionError, ValueError):
             pass
     raise Rejected(f"{where}: not an exact number: {x!r}"[:300])
+
+
+def _long_number(text: str) -> Fraction:
+    """A plain number ("p", "p/q" or a decimal, checked by :func:`_plain`) of more digits than int() converts
+    (Python refuses more than 4300), read in chunks: within MAX_DIGITS a long number is read, never rejected."""
+    sign = -1 if text[:1] == "-" else 1
+    body = text[1:] if text[:1] in "+-" else text
+    head, slash, tail = body.partition("/")
+    if slash:
+        return sign * Fraction(_cf_digits(head), _cf_digits(tail))  # ZeroDivisionError for q = 0
+    whole, _, fraction = head.partition(".")
+    return sign * Fraction(_cf_digits(whole + fraction), _power_of_ten(len(fraction)))
+
+
+def _int_text(n: int) -> str:
+    """str(n) for an integer of any size (str() refuses more than 4300 digits): halves, each padded."""
+    if n < 0:
+        return "-" + _int_text(-n)
+    if n.bit_length() <= 13_000:
+        return str(n)
+    half = max(1, int(n.bit_length() * 0.30103) // 2)
+    high, low = divmod(n, _power_of_ten(half))
+    return _int_text(high) + _int_text(low).rjust(half, "0")
 
 
 def _plain(text: str) -> bool:
@@ -490,7 +522,7 @@ class Model:
         """What the replay through layer ``last`` says (fates, settled layer, leaders), with the run's
         verified closed-form ``chain`` if any, computed once."""
         key = (last, None if chain is None else json.dumps([chain.start, [sorted(s) for s in chain.sets],
-                                                            [[str(x) for x in p] for p in chain.limits]]))
+                                                            [[_text(x) for x in p] for p in chain.limits]]))
         if key not in self._facts:
             self._facts[key] = Facts(self, last, chain)
         return self._facts[key]
@@ -2026,6 +2058,7 @@ def _chain(start: int, sets: list, limits: list, leaders: dict) -> Chain | str:
 
 RUN = "(run)"  # outcomes about a run as a whole: status, fates, layers
 SUMMARY = "(summary)"  # outcomes about a results.json's summary
+HORIZON = 30  # a record's exact run is shown to layer max(HORIZON, layers_run) (verify/app/campaign/measure.py)
 
 
 def _fate_entry(f: Fate | None, m: Model, token: int) -> dict:
@@ -2039,7 +2072,7 @@ def _fate_entry(f: Fate | None, m: Model, token: int) -> dict:
 
 
 def _text(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    return _int_text(x.numerator) if x.denominator == 1 else f"{_int_text(x.numerator)}/{_int_text(x.denominator)}"
 
 
 def _hypothesis_violations(config: dict, m: Model) -> list[str]:
@@ -2111,6 +2144,7 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
     statuses = [v.get("status") for v in run.verdicts.values() if isinstance(v, dict)]
     if run.status is not None and run.status != _combine(statuses):
         problems.append(f"status is {str(run.status)[:30]!r}, its verdicts combine to {_combine(statuses)!r}")
+    problems += _evidence_problems(run, facts)
     if run.fates is not None:
         expected = [_fate_entry(facts.fates.get(t), m, t) for t in range(m.n)]
         if not (isinstance(run.fates, list) and len(run.fates) == m.n):
@@ -2123,6 +2157,36 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
     return problems
 
 
+def _evidence_problems(run: Run, facts: Facts) -> list[str]:
+    """The replay facts a certified verdict's ``evidence`` states (layers, leaders, vertices, kinds of fate),
+    against the replay. Its ``summary`` sentence is the engine's prose: reports do not show it, and
+    certcheck does not read it (docs/certcheck.md)."""
+    m = facts.model
+    leading = [[i for i in range(m.n) if m.attention(k)[i] == {i}] for k in range(facts.last + 1)]
+    first = next((k for k, found in enumerate(leading) if found), None)
+    leader_fates = {t: f for t, f in facts.fates.items() if _is_leader(t, f)}
+    kinds: dict = {}
+    for f in facts.fates.values():
+        kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    wanted_by_claim: dict[str, dict] = {
+        "T0": {"first_layer": first, "leaders": leading[first] if first is not None else []},
+        "T1": {"leaders": {str(t): f.layer for t, f in sorted(facts.fates.items()) if f.kind == "leader"}},
+        "T2": {"vertices": len({f.limit for f in leader_fates.values()})},
+        "T3": {"kinds": {kind: kinds.get(kind, 0) for kind in ("leader", "fixed", "locked", "path")}},
+    }
+    problems = []
+    for claim, verdict in run.verdicts.items():
+        evidence = verdict.get("evidence") if isinstance(verdict, dict) else None
+        if not isinstance(evidence, dict) or verdict.get("status") != "certified":
+            continue
+        wanted = {"last_layer": run.last_layer, "settled_layer": facts.settled, **wanted_by_claim.get(claim, {})}
+        for key, value in wanted.items():
+            if key in evidence and not _same_json(evidence[key], value):
+                problems.append(f"verdicts.{str(claim)[:40]}.evidence.{key} is {_brief_json(evidence[key])}, the replay "
+                                f"gives {_brief_json(value)}")
+    return problems[:3]
+
+
 def _same_fate(given: Any, wanted: dict) -> bool:
     if not isinstance(given, dict) or set(given) - {"token", "kind", "layer", "set", "limit", "value"}:
         return False
@@ -2133,9 +2197,9 @@ def _same_fate(given: Any, wanted: dict) -> bool:
     try:
         limit = given.get("limit")
         same_limit = isinstance(limit, list) and len(limit) == len(wanted["limit"]) and all(
-            _number(a, "limit") == Fraction(b) for a, b in zip(limit, wanted["limit"]))
+            _number(a, "limit") == _number(b, "limit") for a, b in zip(limit, wanted["limit"]))
         same_value = ("value" not in wanted and "value" not in given) or (
-            "value" in wanted and "value" in given and _number(given["value"], "value") == Fraction(wanted["value"]))
+            "value" in wanted and "value" in given and _number(given["value"], "value") == _number(wanted["value"], "value"))
     except Rejected:
         return False
     return same_limit and same_value
@@ -2498,7 +2562,47 @@ CONJECTURE_DECIDED = ("held", "not refuted", "counterexample")
 CONJECTURE_POWER_FORMAT = "hardmax-verify/conjecture-power-v1"
 SENTIMENT_EVALUATION_FIELDS = ("checkpoint", "d", "protocol", "epoch", "reviews", "hardmax_accuracy",
                                "softmax_accuracy", "exact_path", "hardmax_seconds", "validation_accuracy")
+SENTIMENT_SOFTMAX_KIND = "sentiment-softmax-certificate"  # runs/sentiment/softmax-certificate.json
 SUMMARY_FIELDS, SUMMARY_LINES, SUMMARY_TEXT = 16, 200, 200  # a file's scalar summary, as the report keeps it
+
+
+# The keys a section's block, a saved file's item and a figure may have (verify/app/report/build.py
+# and each provider's item_fields); any other key is refused before checking, so that nothing a
+# renderer might show rides along unchecked.
+SECTION_BLOCK_KEYS = frozenset({"directory", "files", "skipped", "figures", "glance"})
+SECTION_ITEM_KEYS = frozenset({"path", "sha256", "summary"})
+SECTION_ITEM_FIELDS: dict[str, frozenset] = {
+    "sentiment": frozenset({"analysis_rows", "evaluation", "softmax_certificate"}),
+    "reproduction": frozenset({"reproduction_tables", "sentence", "runs", "notes", "protocol"}),
+    "conjectures": frozenset({"power"}),
+    "classify": frozenset({"imdb", "scaling"}),
+    "control": frozenset({"study"}),
+}
+SECTION_FIGURE_KEYS = frozenset({"path", "sha256", "file"})
+SECTION_PARSE_BYTES = 256 << 20  # bytes of saved files parsed as JSON for one results.json, in all
+
+
+def _section_keys(sections: Any, source: str) -> None:
+    """Refuse (BadInput, exit 2) a key that a section's block, item or figure does not have."""
+    if not isinstance(sections, dict):
+        return  # rejected with the sections' outcomes
+    for key, block in sections.items():
+        where = f"{source}.optional_sections.{str(key)[:40]}"
+        if not isinstance(block, dict):
+            continue
+        unknown = sorted(str(k) for k in block if k not in SECTION_BLOCK_KEYS)
+        if unknown:
+            raise BadInput(f"{where}.{unknown[0][:40]}", "not a key of a section (a block holds "
+                                                         f"{', '.join(sorted(SECTION_BLOCK_KEYS))})")
+        allowed = SECTION_ITEM_KEYS | SECTION_ITEM_FIELDS.get(key, frozenset())
+        for name, listed, keys in (("files", block.get("files"), allowed), ("figures", block.get("figures"),
+                                                                            SECTION_FIGURE_KEYS)):
+            for index, item in enumerate(listed if isinstance(listed, list) else []):
+                if isinstance(item, dict):
+                    unknown = sorted(str(k) for k in item if k not in keys)
+                    if unknown:
+                        raise BadInput(f"{where}.{name}[{index}].{unknown[0][:40]}",
+                                       f"not a key of a saved file's entry in this section ({', '.join(sorted(keys))})")
 
 
 class _SectionLimit(Exception):
@@ -2520,13 +2624,14 @@ def runs_folder(runs: str | None, root: str) -> str | None:
     return next((c for c in candidates if os.path.isdir(c)), None)
 
 
-def _section_outcomes(data: dict, source: str, runs: str | None) -> list[Outcome]:
-    """One outcome per optional section with files: verified, rejected or not checked."""
+def _section_outcomes(data: dict, source: str, runs: str | None, models: str | None = None) -> list[Outcome]:
+    """One outcome per optional section with files: verified, rejected or not checked (``models``: the
+    reproduction's published checkpoints; None: ``models/reproduction`` beside the runs folder)."""
     sections = data.get("optional_sections")
     if not isinstance(sections, dict):
         return [Outcome(f"{source}.optional_sections", SECTIONS, "rejected", "expected an object of sections")]
     outcomes = []
-    budget = [MAX_SECTION_BYTES]  # bytes still to hash, shared by the sections of one file
+    budget = [MAX_SECTION_BYTES, SECTION_PARSE_BYTES]  # bytes still to hash and to parse, shared by the sections of one file
     for key, block in sections.items():
         where = f"{source}.optional_sections.{str(key)[:40]}"
         if not isinstance(block, dict) or not isinstance(block.get("files"), list):
@@ -2553,7 +2658,7 @@ def _section_outcomes(data: dict, source: str, runs: str | None) -> list[Outcome
                 "give the folder the report was built from with --runs DIR")))
             continue
         try:
-            problems = _section_problems(key, block, base, root, data.get("inputs"), budget)
+            problems = _section_problems(key, block, base, root, data.get("inputs"), budget, models=models)
         except _SectionLimit as error:
             outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, str(error)))
             continue
@@ -2620,8 +2725,16 @@ def _section_listing(base: str, folder: str, patterns: tuple) -> list[str]:
     return sorted(found)
 
 
-def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, budget: list) -> list[str]:
-    """What does not hold between a section's block and the saved files under ``base``."""
+def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, budget: list, *,
+                      models: str | None = None) -> list[str]:
+    """What does not hold between a section's block and the saved files under ``base``.
+
+    Each file is hashed, parsed (within the bytes left of SECTION_PARSE_BYTES), its item compared
+    with it, and what the first screen needs of it kept (:class:`_GlanceParts`); its parsed content
+    is then dropped, so that memory holds one saved file at a time.
+    """
+    if len(budget) < 2:
+        budget.append(SECTION_PARSE_BYTES)
     folder, patterns = SECTION_FILES[key]
     items, figures = block["files"], block.get("figures") or []
     if len(items) > MAX_SECTION_FILES or not isinstance(figures, list) or len(figures) > MAX_SECTION_FILES:
@@ -2635,18 +2748,27 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
         return [f"it lists {len(listed)} file(s), the folder {base}/{folder} holds {len(present)} matching "
                 f"{', '.join(patterns)}" + (f"; not listed: {', '.join(extra[:3])}" if extra else "")
                 + (f"; not there: {', '.join(gone[:3])}" if gone else "")]
-    files: dict[str, Any] = {}
+    parts = _GlanceParts(key, len(items))
     for index, item in enumerate(items):
         where = f"files[{index}] ({str(item.get('path'))[:80]})"
         try:
             digest, raw = _hash_file(_resolve(item["path"], root, base), budget)
             _require(item.get("sha256") == digest, lambda: f"sha256 is {str(item.get('sha256'))[:64]}, the file's is {digest}")
-            files[item["path"]] = _section_file_problem(key, item, raw)
+            if raw is not None:
+                budget[1] -= len(raw)
+                if budget[1] < 0:
+                    raise _SectionLimit(f"the saved results are more than {SECTION_PARSE_BYTES} bytes to parse in all, "
+                                        "beyond what certcheck reads")
+            problem, data = _section_file_problem(key, item, raw, base, models=models)
+            del raw
         except Rejected as error:
             problems.append(f"{where}: {error}")
             continue
-        if isinstance(files[item["path"]], str):
-            problems.append(f"{where}: {files[item['path']]}")
+        if problem:
+            problems.append(f"{where}: {problem}")
+        elif data is not _UNREADABLE:
+            parts.add(item["path"], data)
+        del data
     for index, figure in enumerate(figures):
         try:
             _require(isinstance(figure, dict), "expected an object")
@@ -2657,10 +2779,8 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
     problems += _inputs_problems(key, items, figures, inputs)
     if problems:
         return problems
-    readable = {path: data for path, data in files.items() if not isinstance(data, _Unreadable)}
-    try:
-        expected = _glance_numbers(key, readable, len(items))
-    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError):
+    expected = parts.numbers()
+    if isinstance(expected, _NoNumbers):
         return ["the saved files do not give the numbers the section's first-screen line prints"]
     if expected is not None and not _same_json(block.get("glance"), expected):
         problems.append(f"glance is {_brief_json(block.get('glance'))}, the files give {_brief_json(expected)}")
@@ -2671,8 +2791,12 @@ class _Unreadable(str):
     """A saved file the report could not read (its item then carries only path, sha256 and the reason)."""
 
 
-def _section_file_problem(key: str, item: dict, raw: bytes | None) -> Any:
-    """The file's parsed content (or _Unreadable) when the item's copied fields are the file's; else why not."""
+_UNREADABLE = _Unreadable()
+
+
+def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str, *,
+                          models: str | None = None) -> tuple[str | None, Any]:
+    """(why the item's copied fields are not the file's, or None; the file's parsed content, or _UNREADABLE)."""
     data: Any = None
     try:
         data = None if raw is None else json.loads(raw.decode("utf-8"), parse_float=DecimalText)
@@ -2682,15 +2806,14 @@ def _section_file_problem(key: str, item: dict, raw: bytes | None) -> Any:
     if isinstance(summary, dict) and set(summary) == {"unreadable"}:
         # The report could not read it: too big, not JSON, or (classification, the search-power file) not the format expected.
         if data is not None and key not in ("classify", "conjectures"):
-            return "the item says the file is unreadable, but it reads as JSON"
+            return "the item says the file is unreadable, but it reads as JSON", _UNREADABLE
         extra = set(item) - {"path", "sha256", "summary"}
-        return f"an unreadable file's item carries {sorted(extra)}" if extra else _Unreadable()
+        return (f"an unreadable file's item carries {sorted(extra)}" if extra else None), _UNREADABLE
     if data is None:
-        return "the file is not readable JSON, but the item holds fields read from it"
+        return "the file is not readable JSON, but the item holds fields read from it", _UNREADABLE
     if not _same_json(summary, _scalar_summary(data)):
-        return "its summary fields are not the file's"
-    copied = _copied_fields(key, item, data)
-    return copied if isinstance(copied, str) else data
+        return "its summary fields are not the file's", data
+    return _copied_fields(key, item, data, base, models=models), data
 
 
 def _scalar(value: Any) -> bool:
@@ -2720,7 +2843,7 @@ def _scalar_summary(data: Any) -> dict:
     return summary
 
 
-def _copied_fields(key: str, item: dict, data: Any) -> str | None:
+def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: str | None = None) -> str | None:
     """Why a field the report copied from the file into the item is not the file's (None: all are)."""
     def get(obj: Any, *keys: str) -> Any:
         for k in keys:
@@ -2740,23 +2863,24 @@ def _copied_fields(key: str, item: dict, data: Any) -> str | None:
         rows = item.get("analysis_rows")
         if (rows is not None) != str(item.get("path", "")).endswith("/analysis.json"):
             return "analysis rows on a file that is not an analysis.json, or none on one"
-        if rows is not None:
-            entries = [e for e in (get(data, "checkpoints") or []) if isinstance(e, dict)]
-            if not isinstance(rows, list) or len(rows) < len(entries):
-                return "its analysis rows do not cover the file's checkpoints"
-            for row, entry in zip(rows, entries):
-                wanted = {"model": entry.get("path"), "d": entry.get("d"), "epoch": entry.get("epoch"),
-                          "without_attention": entry.get("without_attention")}
-                if not isinstance(row, dict) or not _same_json({k: row.get(k) for k in wanted}, wanted):
-                    return f"its analysis row of {str(entry.get('path'))[:60]} is not the file's"
+        if rows is not None and not _same_json(rows, _analysis_rows(data)):
+            return "its analysis rows are not the file's"
+        is_certificate = isinstance(data, dict) and data.get("kind") == SENTIMENT_SOFTMAX_KIND
+        if is_certificate != ("softmax_certificate" in item):
+            return "softmax agreement counts on a file that is not a softmax certificate, or none on one"
+        if is_certificate:
+            by_d = data.get("by_d") if isinstance(data.get("by_d"), list) else []
+            wanted = {"by_d": [g for g in by_d if isinstance(g, dict)], "summary": data.get("summary")}
+            if not _same_json(item["softmax_certificate"], wanted):
+                return "its softmax agreement counts or sentence are not the file's"
     elif key == "reproduction":
-        expected: dict = {}
-        if isinstance(data, dict) and isinstance(data.get("summary"), str):
-            expected["sentence"] = data["summary"]
-        if isinstance(get(data, "runs"), dict):
-            expected["runs"] = {"finished": get(data, "runs", "finished"), "planned": get(data, "runs", "planned")}
-        if not _same_json({k: item.get(k) for k in ("sentence", "runs") if k in item}, expected):
-            return "its sentence or run counts are not the file's"
+        wanted_item = _reproduction_item(data)
+        shown = {k: item[k] for k in SECTION_ITEM_FIELDS["reproduction"] if k in item}
+        if not _same_json(shown, wanted_item):
+            differing = sorted(k for k in set(shown) | set(wanted_item) if not _same_json(shown.get(k), wanted_item.get(k)))
+            return f"its {', '.join(differing)} are not the file's"
+        if "reproduction_tables" in wanted_item:
+            return _reproduction_problem(data, base, models=models)
     elif key == "control":
         study = item.get("study")
         if study is not None:
@@ -2795,6 +2919,712 @@ def _copied_fields(key: str, item: dict, data: Any) -> str | None:
                     and _same_json(scaling.get("cpus"), data.get("cpus") if _count(data.get("cpus"), -10**9) is not None else None)):
                 return "its scaling baseline sizes or cores are not the file's"
     return None
+
+
+def _get_in(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _analysis_rows(data: Any) -> list[dict]:
+    """The report's rows of an analysis.json (verify/experiments/sentiment/report_section.py's
+    analysis_rows), rebuilt here: one per analysed model, then the authors' d = 2 embeddings."""
+    rows: list[dict] = []
+    entries = _get_in(data, "checkpoints") or []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        top = _get_in(entry, "leader_words", "top") or []
+        rows.append({
+            "model": entry.get("path"), "d": entry.get("d"), "epoch": entry.get("epoch"),
+            "leaders": _get_in(entry, "leader_statistics"),
+            "top_words": [w for w in (top if isinstance(top, list) else []) if isinstance(w, list) and len(w) == 2][:5],
+            "reviews_selected": _get_in(entry, "leader_words", "reviews_selected"),
+            "leader_polar_share": _get_in(entry, "lexicon", "leader_polar_share"),
+            "all_polar_share": _get_in(entry, "lexicon", "all_polar_share"),
+            "K_vs_converged": _get_in(entry, "K_vs_converged"),
+            "unseen_words": _get_in(entry, "unseen_words"),
+            "without_attention": _get_in(entry, "without_attention"),
+            "T0": _get_in(entry, "hypotheses", "T0_leader_within_K"),
+            "T2": _get_in(entry, "hypotheses", "T2_leader_limits_are_hull_vertices"),
+            "T3": _get_in(entry, "hypotheses", "T3_limits_on_boundary_of_K"),
+            "within_hypotheses": _get_in(entry, "hypotheses", "within_hypotheses"),
+            "reviews": _get_in(entry, "hypotheses", "reviews"),
+        })
+    authors = _get_in(data, "authors_d2")
+    for family in ("distinct", "padded"):
+        part = _get_in(authors, family)
+        if isinstance(part, dict):
+            rows.append({
+                "model": f"authors' d=2 embeddings, {family} samples", "d": 2, "epoch": 100,
+                "leaders": part.get("leaders"), "top_words": [], "reviews_selected": None,
+                "leader_polar_share": None, "all_polar_share": None,
+                "K_vs_converged": part.get("K_vs_converged"), "T0": part.get("T0_leader_within_K"),
+                "T2": part.get("T2_leader_limits_are_hull_vertices"), "T3": part.get("T3_limits_on_boundary_of_K"),
+                "within_hypotheses": _get_in(authors, "samples") if family == "distinct" else 0,
+                "reviews": _get_in(authors, "samples"), "certified_limits": part.get("certified_limits"),
+            })
+    return rows
+
+
+def _display(value: Any) -> str:
+    """A JSON scalar as Python's str() shows it after json.loads (a decimal's text is the float's repr)."""
+    if isinstance(value, DecimalText):
+        return repr(float(value))
+    if value is None or isinstance(value, bool):
+        return str(value)
+    return str(value)
+
+
+def _reproduction_item(data: Any) -> dict:
+    """The fields the report copies from summary.json (reproduction_section.py's item_fields), rebuilt here."""
+    if not isinstance(data, dict):
+        return {}
+    tables = []
+    listed = data.get("tables") or []
+    for table in listed if isinstance(listed, list) else []:
+        if isinstance(table, dict) and isinstance(table.get("columns"), list) and isinstance(table.get("rows"), list):
+            tables.append({"title": _display(table.get("title", "")), "columns": [_display(c) for c in table["columns"]],
+                           "rows": [[_display(v) for v in row] for row in table["rows"] if isinstance(row, list)]})
+    fields: dict = {"reproduction_tables": tables}
+    if isinstance(data.get("summary"), str):
+        fields["sentence"] = data["summary"]
+    runs = data.get("runs")
+    if isinstance(runs, dict):
+        fields["runs"] = {"finished": runs.get("finished"), "planned": runs.get("planned")}
+    notes = data.get("notes")
+    if isinstance(notes, list):
+        fields["notes"] = [_display(note) for note in notes]
+    protocol = data.get("protocol")
+    if isinstance(protocol, dict):
+        fields["protocol"] = {"file": protocol.get("file"), "sha256": protocol.get("sha256")}
+    return fields
+
+
+# The reproduction's tables (verify/experiments/sentiment/summary.py) recomputed from the per-run
+# records, not read from summary.json: each cell is the mean ± sample sd over a cell's finished
+# seeds, computed here exactly (fractions) and compared with the text shown at its 4 decimals.
+REPRODUCTION_RECORDS = ("sentiment", "protocol")  # the per-run records under the runs folder
+REPRODUCTION_RECORD_BYTES = 64 << 20  # bytes of per-run records read, in all
+# The published checkpoints (``sentiment protocol collect --models``), whose training histories give the
+# training-length table's validation-loss columns and the notes' "validation loss lowest at epoch N".
+DEFAULT_MODELS = ("models", "reproduction")  # beside the runs folder
+CHECKPOINT_HISTORY_BYTES = 64 << 20  # bytes of checkpoint.json files read, in all (one held at a time)
+PROTOCOL_FILE_BYTES = 1 << 20
+# The authors' softmax test accuracies (docs/theory.md §5), shown next to the reproduction.
+AUTHORS_SOFTMAX_TEST_ACCURACY = {2: "0.7914", 4: "0.8228", 8: "0.8505", 16: "0.8821"}
+_ROUNDING_NOISE = Fraction(1, 10 ** 12)  # a float mean or sd may sit this close to a rounding boundary
+_CELL = re.compile(r"\A(-?[0-9]+\.[0-9]{4})(?: ± ([0-9]+\.[0-9]{4}))?(?: \(([0-9]+) of ([0-9]+) seeds\))?\Z")
+_DIFFERENCE = re.compile(r"\A([+-][0-9]+\.[0-9]{4}) ± ([0-9]+\.[0-9]{4})\Z")
+
+
+class _Cell(NamedTuple):
+    n: int
+    mean: Fraction | None
+    variance: Fraction | None  # sample variance (n - 1 in the denominator); None below two values
+
+
+def _cell_of(values: list) -> _Cell:
+    exact = [Fraction(str.__str__(v)) if isinstance(v, DecimalText) else Fraction(v) for v in values if v is not None]
+    if not exact:
+        return _Cell(0, None, None)
+    mean = sum(exact, Fraction(0)) / len(exact)
+    variance = sum(((x - mean) ** 2 for x in exact), Fraction(0)) / (len(exact) - 1) if len(exact) > 1 else None
+    return _Cell(len(exact), mean, variance)
+
+
+def _sqrt(x: Fraction) -> Fraction:
+    """sqrt(x) to within 10^-20 (x >= 0)."""
+    scale = 10 ** 20
+    return Fraction(math.isqrt(x.numerator * scale * scale // x.denominator), scale)
+
+
+def _rounded(text: str, value: Fraction, places: int) -> bool:
+    """``text`` is ``value`` rounded to ``places`` decimals (up to float noise at the boundary)."""
+    try:
+        shown = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return False
+    return abs(shown - value) <= Fraction(1, 2 * 10 ** places) + _ROUNDING_NOISE
+
+
+def _cell_problem(text: Any, cell: _Cell, planned: int | None) -> str | None:
+    if cell.n == 0:
+        return None if text == "not run yet" else f"{str(text)[:60]!r} where no seed has finished"
+    match = _CELL.match(text) if isinstance(text, str) else None
+    if match is None:
+        return f"{str(text)[:60]!r} is not a mean ± sd"
+    mean, sd, finished, of = match.groups()
+    assert cell.mean is not None
+    if not _rounded(mean, cell.mean, 4):
+        return f"{text!r}: the mean of its {cell.n} seed(s) is {float(cell.mean):.6f}"
+    if (sd is None) != (cell.variance is None) or (sd is not None and cell.variance is not None
+                                                   and not _rounded(sd, _sqrt(cell.variance), 4)):
+        return f"{text!r}: the sd of its {cell.n} seed(s) is " + (
+            "undefined" if cell.variance is None else f"{float(_sqrt(cell.variance)):.6f}")
+    wanted = (str(cell.n), str(planned)) if planned is not None and cell.n < planned else (None, None)
+    if (finished, of) != wanted:
+        return f"{text!r}: {cell.n} of {planned} planned seeds finished"
+    return None
+
+
+def _protocol_runs(document: Any) -> list[dict] | str:
+    """The protocol's runs in queue order (verify/experiments/sentiment/protocol.py's expand), or why not."""
+    studies = document.get("study") if isinstance(document, dict) else None
+    if not isinstance(studies, list) or not studies or len(studies) > 100:
+        return "the protocol file has no [[study]] tables"
+    runs: dict[str, dict] = {}
+    for study in studies:
+        lists: list[Any] = [study.get(k) if isinstance(study, dict) else None for k in ("d", "layers", "seeds")]
+        alphas: Any = study.get("fixed_alpha", [None]) if isinstance(study, dict) else None
+        if not (all(isinstance(x, list) and x and all(_count(v) is not None for v in x) for x in lists)
+                and isinstance(alphas, list) and isinstance(study.get("name"), str)
+                and isinstance(study.get("phase", 1), int)):
+            return "a study of the protocol file is not one the suite reads"
+        if math.prod(len(x) for x in lists) * len(alphas) > 1000:
+            return "the protocol plans more than 1000 runs"
+        for d in lists[0]:
+            for k in lists[1]:
+                for seed in lists[2]:
+                    for alpha in alphas:
+                        if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))):
+                            return "a fixed_alpha of the protocol file is not a number"
+                        alpha = None if alpha is None else float(alpha)
+                        name = f"d{d}-K{k}" + ("" if alpha is None else f"-alpha{alpha:g}") + f"-s{seed}"
+                        previous = runs.get(name)
+                        runs[name] = {"name": name, "d": d, "layers": k, "seed": seed, "fixed_alpha": alpha,
+                                      "phase": min(study.get("phase", 1), previous["phase"]) if previous else study.get("phase", 1),
+                                      "studies": (previous["studies"] if previous else ()) + (study["name"],)}
+    return sorted(runs.values(), key=lambda r: (r["phase"], r["seed"], r["d"], -r["layers"],
+                                                 -1.0 if r["fixed_alpha"] is None else r["fixed_alpha"]))
+
+
+_RECORD_FIELDS = ("hardmax_accuracy", "softmax_accuracy", "validation_accuracy", "alpha", "epochs_completed", "epoch")
+
+
+def _run_records(folder: str) -> tuple[dict, dict] | str:
+    """(evaluations, interpretations) by run name: the fields the tables use of each per-run record."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.name.endswith(".json") and entry.is_file())
+    except OSError as error:
+        raise _SectionLimit(f"the per-run records {folder} cannot be listed ({error.strerror or error})") from None
+    if len(names) > MAX_SECTION_FILES:
+        raise _SectionLimit(f"{folder} holds more than {MAX_SECTION_FILES} records, beyond what certcheck reads")
+    evaluations: dict = {}
+    interpretations: dict = {}
+    left = REPRODUCTION_RECORD_BYTES
+    for name in names:
+        path = os.path.join(folder, name)
+        size = os.path.getsize(path)
+        left -= size
+        if size > SECTION_READ_BYTES or left < 0:
+            raise _SectionLimit(f"the per-run records in {folder} are more than certcheck reads "
+                                f"({SECTION_READ_BYTES} bytes a file, {REPRODUCTION_RECORD_BYTES} in all)")
+        try:
+            with open(path, "rb") as handle:
+                record = json.loads(handle.read(SECTION_READ_BYTES + 1).decode("utf-8"), parse_float=DecimalText)
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            return f"the per-run record {name} is not readable JSON"
+        if not isinstance(record, dict):
+            return f"the per-run record {name} is not an object"
+        if name.endswith(".interpret.json"):
+            interpretations[name[:-len(".interpret.json")]] = {
+                "clustering": (_get_in(record, "clustering", "leaders_per_review", "mean"),
+                               _get_in(record, "clustering", "converged", "distance_K_to_converged_mean"),
+                               _get_in(record, "clustering", "converged", "share_of_tokens_settled_by_K")),
+                "flips": (_get_in(record, "deletion", "leaders_deleted", "flip_rate"),
+                          _get_in(record, "deletion", "random_deleted", "flip_rate")),
+                "polarity": (_get_in(record, "matched_polarity", "leader_polar_share"),
+                             _get_in(record, "matched_polarity", "matched_non_leader_polar_share")),
+                "vote": (_get_in(record, "leader_vote", "weighted_vote_accuracy"),
+                         _get_in(record, "leader_vote", "model_accuracy_same_reviews")),
+                "has_polarity_share": isinstance(record.get("matched_polarity"), dict)
+                and "leader_polar_share" in record["matched_polarity"]}
+        else:
+            kept = {k: record.get(k) for k in _RECORD_FIELDS}
+            kept["like_for_like"] = _get_in(record, "softmax_best_test_epoch", "test_acc")
+            evaluations[name[:-len(".json")]] = kept
+    return evaluations, interpretations
+
+
+def _values(runs: list, evaluations: dict, key: str) -> list:
+    values = [evaluations[r["name"]][key] for r in runs if r["name"] in evaluations]
+    if any(v is not None and _num(v) is None for v in values):
+        raise _NotANumber(key)
+    return values
+
+
+class _NotANumber(Exception):
+    pass
+
+
+def _expected_tables(runs: list, evaluations: dict, interpretations: dict, common: dict,
+                     histories: dict | None = None, unchecked: list | None = None) -> dict[str, list]:
+    """Per table name, its rows as (text, check) pairs: ``check(text)`` gives why the text is wrong, or None.
+
+    ``histories``: per run, its checkpoint's validation losses (:func:`_checkpoint_history`; a run
+    missing: no checkpoint to read). A validation-loss cell shown for a run whose history could not
+    be read is not checked: the reason is appended to ``unchecked``.
+    """
+    histories = {} if histories is None else histories
+    unchecked = [] if unchecked is None else unchecked
+    def of(study: str, **match: Any) -> list:
+        return [r for r in runs if study in r["studies"] and all(r[k] == v for k, v in match.items())]
+
+    def cell_check(values: list, planned: int | None = None) -> Callable[[Any], str | None]:
+        cell = _cell_of(values)
+        return lambda text: _cell_problem(text, cell, planned)
+
+    def equal(wanted: str) -> Callable[[Any], str | None]:
+        return lambda text: None if text == wanted else f"{str(text)[:60]!r} where the records give {wanted!r}"
+
+    tables: dict[str, list] = {}
+    rows = []
+    for d in sorted({r["d"] for r in of("reproduction")}):
+        cell_runs = of("reproduction", d=d)
+        authors = AUTHORS_SOFTMAX_TEST_ACCURACY.get(d, "")
+        rows.append([equal(str(d)), cell_check(_values(cell_runs, evaluations, "hardmax_accuracy"), len(cell_runs)),
+                     cell_check(_values(cell_runs, evaluations, "softmax_accuracy")),
+                     cell_check(_values(cell_runs, evaluations, "like_for_like")), equal(authors),
+                     cell_check(_values(cell_runs, evaluations, "validation_accuracy")),
+                     cell_check(_values(cell_runs, evaluations, "alpha"))])
+    tables["reproduction"] = rows
+    rows = []
+    for c in _comparisons(runs, evaluations):
+        difference_check, verdict_check = equal(""), equal("incomplete")
+        if c.difference is not None and c.four_se2 is not None:
+            difference_check = _difference_check(c.difference, _sqrt(c.four_se2))
+            verdict_check = _verdict_check(c.difference, c.four_se2)
+        rows.append([equal(str(c.d)), _cell_check(c.with_attention, c.planned[0]), _cell_check(c.baseline, c.planned[1]),
+                     difference_check, verdict_check])
+    tables["baselines"] = rows
+    for study in ("depth-d2", "depth-d16"):
+        study_runs = of(study)
+        if study_runs:
+            tables[study] = [[equal(str(k)), cell_check(_values([r for r in study_runs if r["layers"] == k], evaluations,
+                                                                "hardmax_accuracy"), sum(r["layers"] == k for r in study_runs)),
+                              cell_check(_values([r for r in study_runs if r["layers"] == k], evaluations,
+                                                 "validation_accuracy"))]
+                             for k in sorted({r["layers"] for r in study_runs})]
+    study_runs = of("alpha-d2")
+    if study_runs:
+        rows = []
+        for alpha in sorted({r["fixed_alpha"] for r in study_runs}):
+            cell_runs = [r for r in study_runs if r["fixed_alpha"] == alpha]
+            measures = [interpretations[r["name"]]["clustering"] for r in cell_runs if r["name"] in interpretations]
+            rows.append([equal(f"{alpha:g}"), cell_check(_values(cell_runs, evaluations, "hardmax_accuracy"), len(cell_runs))]
+                        + [cell_check([m[i] for m in measures]) for i in range(3)])
+        tables["alpha-d2"] = rows
+    rows = []
+    for run in runs:
+        found = interpretations.get(run["name"])
+        if found is None or run["layers"] == 0:
+            continue
+        rows.append([equal(run["name"])] + [_decimal_check(v, 3, "") for v in found["flips"]]
+                    + [_decimal_check(found["polarity"][0] if found["has_polarity_share"] else None, 3, "nan")]
+                    + [_decimal_check(v if _num(v) else None, 3, "nan") for v in (found["polarity"][1], *found["vote"])])
+    if rows:
+        tables["interpretability"] = rows
+    cap, patience = _count(common.get("epochs")), _count(common.get("patience"))
+    rows = []
+    for run in runs:
+        record = evaluations.get(run["name"])
+        ran, selected = (_count(record.get("epochs_completed")), _count(record.get("epoch"))) if record else (None, None)
+        if ran is None or selected is None or cap is None or patience is None:
+            continue
+        how = (f"reached the {cap}-epoch cap, still improving" if ran >= cap and ran - selected < patience
+               else f"early stop ({patience} epochs without a better validation accuracy)")
+        history = histories.get(run["name"])
+        if history is None or history.unchecked:
+            reason = history.unchecked if history is not None else "no checkpoint history was found"
+            loss_checks: list = [_unchecked_unless_empty(f"run {run['name']}'s validation losses: {reason}", unchecked)] * 2
+        elif history.problem:
+            loss_checks = [lambda text, problem=history.problem: problem] * 2
+        else:
+            loss_checks = [_lowest_loss_check(history), _loss_at_selected_check(history)]
+        rows.append([equal(run["name"]), equal(str(ran)), equal(str(selected)), equal(how)] + loss_checks)
+    if rows:
+        tables["training-length"] = rows
+    return tables
+
+
+def _cell_check(cell: _Cell, planned: int | None) -> Callable[[Any], str | None]:
+    return lambda text: _cell_problem(text, cell, planned)
+
+
+class _Comparison(NamedTuple):
+    """K = 8 against the trained K = 0 baseline at one d (the protocol's ``baseline-k0`` study)."""
+    d: int
+    with_attention: _Cell
+    baseline: _Cell
+    planned: tuple[int, int]
+    difference: Fraction | None  # K = 8 mean minus K = 0 mean; None until both cells are complete
+    four_se2: Fraction | None    # (2 se)^2 = 4 (var8/n8 + var0/n0), exactly
+
+
+def _comparisons(runs: list, evaluations: dict) -> list[_Comparison]:
+    """Per d of the baseline study, in increasing d: the two cells and, once both are complete (every
+    planned seed finished, at least two each), the difference of their means and (2 se)^2."""
+    def of(study: str, d: int) -> list:
+        return [r for r in runs if study in r["studies"] and r["d"] == d]
+
+    out = []
+    for d in sorted({r["d"] for r in runs if "baseline-k0" in r["studies"]}):
+        with_attention, baseline = of("reproduction", d), of("baseline-k0", d)
+        a = _cell_of(_values(with_attention, evaluations, "hardmax_accuracy"))
+        b = _cell_of(_values(baseline, evaluations, "hardmax_accuracy"))
+        difference = four_se2 = None
+        if a.n == len(with_attention) and b.n == len(baseline) and a.n > 1 and b.n > 1:
+            assert a.mean is not None and b.mean is not None and a.variance is not None and b.variance is not None
+            difference = a.mean - b.mean
+            four_se2 = 4 * (a.variance / a.n + b.variance / b.n)
+        out.append(_Comparison(d, a, b, (len(with_attention), len(baseline)), difference, four_se2))
+    return out
+
+
+def _verdicts(difference: Fraction, four_se2: Fraction) -> tuple[str, frozenset]:
+    """(the protocol's verdict decided exactly, the verdicts accepted): helps when the difference exceeds
+    2 se, hurts below -2 se, else no difference resolved. Within float noise of the boundary the
+    summary's float arithmetic may fall either side, so both are accepted there."""
+    squared = difference * difference
+    exact = "no difference resolved" if squared <= four_se2 else "helps" if difference > 0 else "hurts"
+    near = abs(squared - four_se2) <= _ROUNDING_NOISE * max(four_se2, Fraction(1, 10 ** 12))
+    return exact, frozenset({exact, "no difference resolved", "helps" if difference > 0 else "hurts"} if near else {exact})
+
+
+class _History(NamedTuple):
+    """What the training-length table and its notes use of one run's checkpoint history."""
+    lowest: Fraction | None      # the lowest validation loss (None: the history has none)
+    lowest_epoch: int | None     # its epoch (the earliest, on a tie)
+    at_selected: Any             # the validation loss at the selected epoch, as read (None: none recorded)
+    problem: str | None = None   # the history is malformed (rejected)
+    unchecked: str | None = None  # the history could not be read within the limits (not checked)
+
+
+_LOWEST_LOSS = re.compile(r"\A(-?[0-9]+\.[0-9]{4}) \(([0-9]+)\)\Z")
+
+
+def _checkpoint_history(path: str, selected: int, budget: list) -> _History | None:
+    """The validation losses of ``path`` (a checkpoint.json; None: there is none), as
+    verify/experiments/sentiment/summary.py's training_lengths uses them: entries of ``history`` with
+    a numeric ``val_loss``; a file that is not a JSON object with a list ``history`` has none.
+    ``budget``: [bytes still to read of CHECKPOINT_HISTORY_BYTES]."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return _History(None, None, None, problem=f"{path} is not a regular file")
+    budget[0] -= info.st_size
+    if info.st_size > SECTION_READ_BYTES or budget[0] < 0:
+        return _History(None, None, None, unchecked=f"the checkpoint histories are more than certcheck reads "
+                                                    f"({SECTION_READ_BYTES} bytes a file, {CHECKPOINT_HISTORY_BYTES} in all)")
+    try:
+        with open(path, "rb") as handle:
+            meta = json.loads(handle.read(SECTION_READ_BYTES + 1).decode("utf-8"), parse_float=DecimalText)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        meta = None  # the summary reads no history from it either
+    except OSError as error:
+        return _History(None, None, None, unchecked=f"{path} cannot be read ({error.strerror or error})")
+    history = meta.get("history") if isinstance(meta, dict) else None
+    losses: list[tuple[Fraction, int, Any]] = []
+    for entry in history if isinstance(history, list) else []:
+        value = entry.get("val_loss") if isinstance(entry, dict) else None
+        if not isinstance(value, (int, float, DecimalText)):
+            continue  # the summary skips it too (a boolean, which it would not, is rejected below)
+        if isinstance(value, float) and not math.isfinite(value):
+            return _History(None, None, None, unchecked=f"{path} holds a validation loss that is not finite")
+        epoch = entry.get("epoch")
+        if isinstance(value, bool) or _count(epoch) is None:
+            return _History(None, None, None, problem=f"{path}: a history entry's val_loss {str(value)[:20]} or epoch "
+                                                      f"{str(epoch)[:20]} is not a number")
+        losses.append((Fraction(str.__str__(value)) if isinstance(value, DecimalText) else Fraction(value), epoch, value))
+    if not losses:
+        return _History(None, None, None)
+    lowest, lowest_epoch, _ = min(losses, key=lambda e: (e[0], e[1]))
+    return _History(lowest, lowest_epoch, next((raw for _, epoch, raw in losses if epoch == selected), None))
+
+
+def _checkpoint_histories(models: str, runs: list, evaluations: dict) -> dict[str, _History]:
+    """Per finished run with a published checkpoint under ``models``: its history's validation losses
+    (read one file at a time; only these few numbers are kept)."""
+    budget = [CHECKPOINT_HISTORY_BYTES]
+    histories: dict[str, _History] = {}
+    if not os.path.isdir(models):
+        return histories
+    for run in runs:
+        record = evaluations.get(run["name"])
+        selected = _count(record.get("epoch")) if record else None
+        if selected is None:
+            continue
+        found = _checkpoint_history(os.path.join(models, run["name"], "checkpoint.json"), selected, budget)
+        if found is not None:
+            histories[run["name"]] = found
+    return histories
+
+
+def _unchecked_unless_empty(reason: str, unchecked: list) -> Callable[[Any], str | None]:
+    """A cell whose source could not be read: empty is what the summary shows then; anything else is not checked."""
+    def check(text: Any) -> str | None:
+        if text != "":
+            unchecked.append(reason)
+        return None
+    return check
+
+
+def _lowest_loss_check(history: _History) -> Callable[[Any], str | None]:
+    def check(text: Any) -> str | None:
+        if history.lowest is None:
+            return None if text == "" else f"{str(text)[:60]!r} where the checkpoint history has no validation loss"
+        match = _LOWEST_LOSS.match(text) if isinstance(text, str) else None
+        if match and _rounded(match.group(1), history.lowest, 4) and match.group(2) == str(history.lowest_epoch):
+            return None
+        return (f"{str(text)[:60]!r} where the checkpoint history gives {float(history.lowest):.6f} at epoch "
+                f"{history.lowest_epoch}")
+    return check
+
+
+def _loss_at_selected_check(history: _History) -> Callable[[Any], str | None]:
+    value = history.at_selected
+    exact = None if value is None else Fraction(str.__str__(value)) if isinstance(value, DecimalText) else Fraction(value)
+
+    def check(text: Any) -> str | None:
+        if exact is None:
+            return None if text == "" else f"{str(text)[:60]!r} where the checkpoint history has no loss at that epoch"
+        if isinstance(text, str) and re.fullmatch(r"-?[0-9]+\.[0-9]{4}", text) and _rounded(text, exact, 4):
+            return None
+        return f"{str(text)[:60]!r} where the checkpoint history gives {float(exact):.6f}"
+    return check
+
+
+def _difference_check(difference: Fraction, two_se: Fraction) -> Callable[[Any], str | None]:
+    def check(text: Any) -> str | None:
+        match = _DIFFERENCE.match(text) if isinstance(text, str) else None
+        if match and _rounded(match.group(1), difference, 4) and _rounded(match.group(2), two_se, 4):
+            return None
+        return f"{str(text)[:60]!r} where the records give {float(difference):+.6f} ± {float(two_se):.6f}"
+    return check
+
+
+def _verdict_check(difference: Fraction, four_se2: Fraction) -> Callable[[Any], str | None]:
+    """The protocol's rule (:func:`_verdicts`) applied to the table's verdict column."""
+    exact, accepted = _verdicts(difference, four_se2)
+    return lambda text: None if text in accepted else f"{str(text)[:60]!r} where the protocol's rule gives {exact!r}"
+
+
+def _decimal_check(value: Any, places: int, missing: str) -> Callable[[Any], str | None]:
+    if value is None:
+        return lambda text: None if text == missing else f"{str(text)[:60]!r} where the records give no value"
+    number = _num(value)
+    if number is None:
+        raise _NotANumber("an interpretability value")
+    exact = Fraction(str.__str__(value)) if isinstance(value, DecimalText) else Fraction(number)
+    return lambda text: (None if isinstance(text, str) and re.fullmatch(rf"-?[0-9]+\.[0-9]{{{places}}}", text)
+                         and _rounded(text, exact, places) else f"{str(text)[:60]!r} where the records give "
+                                                                 f"{float(exact):.{places + 2}f}")
+
+
+def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -> str | None:
+    """Why summary.json's tables, run counts, protocol, conclusion sentence or notes are not what the
+    per-run records, the protocol file and the checkpoint histories give (None: they are).
+
+    The protocol file is looked for beside the runs folder; the checkpoints under ``models``
+    (default: ``models/reproduction`` beside the runs folder). A validation loss shown for a run
+    whose checkpoint history is not there makes the section not checked (_SectionLimit), raised
+    only when nothing else is wrong.
+    """
+    protocol: dict = data["protocol"] if isinstance(data.get("protocol"), dict) else {}
+    name = protocol.get("file")
+    if not (isinstance(name, str) and name and not os.path.isabs(name)
+            and all(p not in ("", ".", "..") for p in name.split("/"))):
+        return f"summary.json names the protocol file {str(name)[:80]!r}, not a plain relative path"
+    path = os.path.join(os.path.dirname(os.path.abspath(base)), *name.split("/"))
+    if not os.path.isfile(path):
+        raise _SectionLimit(f"the protocol file {name} was not found beside the runs folder {base}, so the reproduction "
+                            "tables are not recomputed")
+    with open(path, "rb") as handle:
+        raw = handle.read(PROTOCOL_FILE_BYTES + 1)
+    if len(raw) > PROTOCOL_FILE_BYTES:
+        return f"the protocol file {path} is more than {PROTOCOL_FILE_BYTES} bytes"
+    digest = hashlib.sha256(raw).hexdigest()
+    if protocol.get("sha256") != digest:
+        return f"summary.json gives the protocol sha256 {str(protocol.get('sha256'))[:64]}, the file {path} has {digest}"
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return f"the protocol file {path} is not TOML"
+    runs = _protocol_runs(document)
+    if isinstance(runs, str):
+        return runs
+    found = _run_records(os.path.join(base, *REPRODUCTION_RECORDS))
+    if isinstance(found, str):
+        return found
+    evaluations, interpretations = found
+    finished = sum(r["name"] in evaluations for r in runs)
+    if not _same_json(data.get("runs"), {**(data["runs"] if isinstance(data.get("runs"), dict) else {}),
+                                         "finished": finished, "planned": len(runs)}):
+        return f"summary.json says {_brief_json(data.get('runs'))}, the records give {finished} of {len(runs)} runs"
+    common: dict = document["common"] if isinstance(document.get("common"), dict) else {}
+    folder = models if models is not None else os.path.join(os.path.dirname(os.path.abspath(base)), *DEFAULT_MODELS)
+    histories = _checkpoint_histories(folder, runs, evaluations)
+    unchecked: list[str] = []
+    try:
+        expected = _expected_tables(runs, evaluations, interpretations, common, histories, unchecked)
+        comparisons = _comparisons(runs, evaluations)
+    except _NotANumber as error:
+        return f"a per-run record's {error} is not a number"
+    tables = [t for t in data.get("tables") or [] if isinstance(t, dict)]
+    if sorted(str(t.get("name")) for t in tables) != sorted(expected):
+        return f"summary.json has the tables {sorted(str(t.get('name')) for t in tables)}, the records give {sorted(expected)}"
+    for table in tables:
+        rows, checks = table.get("rows"), expected[str(table.get("name"))]
+        if not isinstance(rows, list) or len(rows) != len(checks):
+            return f"table {table.get('name')!r}: {len(rows) if isinstance(rows, list) else 'no'} rows, the records give {len(checks)}"
+        for row, row_checks in zip(rows, checks):
+            if not isinstance(row, list) or len(row) != len(row_checks):
+                return f"table {table.get('name')!r}: a row does not have the {len(row_checks)} columns the records give"
+            for column, (text, check) in enumerate(zip(row, row_checks)):
+                problem = check(text)
+                if problem:
+                    return f"table {table.get('name')!r}, row {str(row[0])[:20]}, column {column}: {problem}"
+    problem = _sentence_problem(data.get("summary"), comparisons, finished, len(runs))
+    if problem:
+        return problem
+    problem = _notes_problem(data.get("notes"), runs, evaluations, common, histories)
+    if problem and not problem.startswith(_NOT_CHECKED_NOTES):
+        return problem
+    if problem or unchecked:
+        raise _SectionLimit((unchecked[0] if unchecked else str(problem)) + f" (the checkpoints looked for: {folder}; give them with "
+                                                        "--models DIR)")
+    return None
+
+
+# The conclusion sentence (verify/experiments/sentiment/summary.py's conclusion_sentence and
+# comparison_numbers, docs/sentiment.md), derived here from the per-d verdicts this module decides:
+# a phrase per verdict naming its dimensions, a task-level sentence only when no d is pending, then
+# the means ± sd of both cells at each d. The wording is mirrored; its numbers are checked as the
+# tables' cells are (the exact value, rounded to the 4 decimals shown).
+_VERDICT_PHRASES = (
+    ("helps", "the K = 8 attention layers beat the trained mean-of-embeddings baseline (K = 0)"),
+    ("hurts", "the trained mean-of-embeddings baseline (K = 0) beats the K = 8 attention layers"),
+    ("no difference resolved", "the K = 8 attention layers and the trained K = 0 baseline do not differ by more "
+                               "than two standard errors"),
+)
+_CELL_TEXT = r"(not run yet|-?[0-9]+\.[0-9]{4}(?: ± [0-9]+\.[0-9]{4})?(?: \([0-9]+ of [0-9]+ seeds\))?)"
+_MAX_BOUNDARY_VERDICTS = 6  # dimensions whose verdict sits within float noise of the boundary (2^6 sentences tried)
+
+
+def _sentence_parts(verdicts: dict[int, str], comparisons: list[_Comparison], finished: int,
+                    planned: int) -> list:
+    """The sentence as literal text and cell slots ((cell, planned seeds or None)), for these verdicts per d."""
+    parts: list = []
+    if not verdicts:
+        parts.append(f"No conclusion yet: the reproduction and baseline cells are not complete ({finished} of "
+                     f"{planned} runs finished).")
+    else:
+        phrases = []
+        for verdict, phrase in _VERDICT_PHRASES:
+            dims = sorted(d for d, v in verdicts.items() if v == verdict)
+            if dims:
+                phrases.append(f"at d = {', '.join(map(str, dims))} {phrase}")
+        text = "On IMDb, under the paper's protocol with validation-selected epochs, " + "; ".join(phrases) + "."
+        pending = [c.d for c in comparisons if c.d not in verdicts]
+        given = set(verdicts.values())
+        if pending:
+            text += (f" At d = {', '.join(map(str, pending))} the compared cells are not complete yet ({finished} of "
+                     f"{planned} runs finished), so there is no conclusion for the task as a whole.")
+        elif given <= {"hurts", "no difference resolved"}:
+            text += " Clustering by the attention layers does not help this task."
+        elif given == {"helps"}:
+            text += " Clustering by the attention layers helps this task."
+        parts.append(text)
+    shown = [c for c in comparisons if c.with_attention.n or c.baseline.n]
+    if shown:
+        parts.append(" Certified hardmax test accuracy, mean ± sd over seeds, K = 8 against the trained K = 0 "
+                     "baseline: ")
+        for index, c in enumerate(shown):
+            parts += ["; " if index else "", f"d = {c.d}: ", (c.with_attention, c.planned[0]), " against ",
+                      (c.baseline, c.planned[1])]
+            if c.d in AUTHORS_SOFTMAX_TEST_ACCURACY:
+                parts.append(f" (authors' softmax {AUTHORS_SOFTMAX_TEST_ACCURACY[c.d]})")
+        parts.append(".")
+    return parts
+
+
+def _sentence_problem(shown: Any, comparisons: list[_Comparison], finished: int, planned: int) -> str | None:
+    """Why summary.json's sentence is not the conclusion the per-run records give (None: it is)."""
+    choices = []
+    for c in comparisons:
+        if c.difference is not None and c.four_se2 is not None:
+            exact, accepted = _verdicts(c.difference, c.four_se2)
+            choices.append([(c.d, exact)] + [(c.d, v) for v in sorted(accepted - {exact})])
+    if sum(len(options) > 1 for options in choices) > _MAX_BOUNDARY_VERDICTS:
+        raise _SectionLimit(f"more than {_MAX_BOUNDARY_VERDICTS} verdicts sit within float noise of the protocol's "
+                            "boundary; the conclusion sentence is not checked")
+    wanted = ""
+    for assignment in itertools.product(*choices):
+        parts = _sentence_parts(dict(assignment), comparisons, finished, planned)
+        if not wanted:  # the exact verdicts, numbers at 4 decimals: what the message shows
+            wanted = "".join(p if isinstance(p, str) else _cell_text(*p) for p in parts)
+        pattern = "".join(re.escape(p) if isinstance(p, str) else _CELL_TEXT for p in parts)
+        match = re.fullmatch(pattern, shown) if isinstance(shown, str) else None
+        if match and not any(_cell_problem(text, *slot) for text, slot in zip(match.groups(), [
+                p for p in parts if not isinstance(p, str)])):
+            return None
+    if not isinstance(shown, str):
+        return "summary.json has no conclusion sentence"
+    at = next((i for i, (x, y) in enumerate(zip(shown, wanted)) if x != y), min(len(shown), len(wanted)))
+    return (f"its conclusion sentence is not the one the per-run records give under the protocol's rule: from "
+            f"character {at}, it says {shown[at:at + 100]!r}, the records give {wanted[at:at + 100]!r}")
+
+
+def _cell_text(cell: _Cell, planned: int | None) -> str:
+    """A cell as the summary writes it (for messages: the check itself compares exact values)."""
+    if not cell.n or cell.mean is None:
+        return "not run yet"
+    text = f"{float(cell.mean):.4f}" + (f" ± {float(_sqrt(cell.variance)):.4f}" if cell.variance is not None else "")
+    return text + (f" ({cell.n} of {planned} seeds)" if planned is not None and cell.n < planned else "")
+
+
+_NOT_CHECKED_NOTES = "the notes name the validation loss of"
+
+
+def _notes_problem(shown: Any, runs: list, evaluations: dict, common: dict, histories: dict) -> str | None:
+    """Why summary.json's notes are not what the records and checkpoint histories give (None: they are).
+
+    The notes name the runs that reached the protocol's epoch cap while still improving on validation
+    and, where the checkpoint history shows it, the earlier epoch of their lowest validation loss.
+    A message starting with _NOT_CHECKED_NOTES: a capped run's history could not be read, and the
+    notes are not what they would be without it.
+    """
+    cap, patience = _count(common.get("epochs")), _count(common.get("patience"))
+    described, unknown = [], []
+    for run in runs:
+        record = evaluations.get(run["name"])
+        ran, selected = (_count(record.get("epochs_completed")), _count(record.get("epoch"))) if record else (None, None)
+        if ran is None or selected is None or cap is None or patience is None or not (ran >= cap and ran - selected < patience):
+            continue
+        text = f"{run['name']} (selected epoch {selected}"
+        history = histories.get(run["name"])
+        if history is None or history.unchecked or history.problem:
+            unknown.append(run["name"])
+        elif history.lowest_epoch is not None and history.lowest_epoch < selected:
+            text += (f"; validation loss lowest at epoch {history.lowest_epoch} and higher since, while validation "
+                     "accuracy still crept up")
+        described.append(text + ")")
+    wanted = [] if not described else [
+        f"{len(described)} run(s) reached the protocol's {cap}-epoch cap while still improving on validation: "
+        f"{', '.join(described)}. Their accuracy may be limited by the cap. Training longer would be a new "
+        "preregistered protocol, run after this one; it does not change these numbers."]
+    if _same_json(shown, wanted):
+        return None
+    if unknown:
+        return f"{_NOT_CHECKED_NOTES} {', '.join(unknown[:3])}, whose checkpoint history was not read"
+    return (f"its notes are not what the records and checkpoint histories give: it says {_brief_json(shown)[:200]}, "
+            f"they give {_brief_json(wanted)[:200]}")
 
 
 def _num(value: Any) -> float | int | None:
@@ -2853,30 +3683,95 @@ def _inputs_problems(key: str, items: list, figures: list, inputs: Any) -> list[
     return []
 
 
-def _glance_numbers(key: str, files: dict, count: int) -> dict | None:
-    """The numbers the section's first-screen line prints, from the saved files (path -> parsed JSON)."""
-    if key == "sentiment":
-        return _sentiment_glance(files, count)
-    if key == "conjectures":
-        return _conjecture_glance(files, count)
-    if key == "reproduction":
-        data = next((d for d in files.values() if isinstance(d, dict)), {})  # the first summary read
-        runs = data.get("runs")
-        return {"sentence": data.get("summary") if isinstance(data.get("summary"), str) else None,
-                "finished": runs.get("finished") if isinstance(runs, dict) else None,
-                "planned": runs.get("planned") if isinstance(runs, dict) else None}
-    if key == "classify":
-        return _classify_glance(files)
-    if key == "control":
-        return _control_glance(files)
-    return None
+class _NoNumbers:
+    """The saved files do not give the first screen's numbers (a field of the wrong type)."""
 
 
-def _control_glance(files: dict) -> dict | None:
-    """From study.json (docs/theory.md D10's study): the counts its first-screen sentence prints."""
-    study = next((d for p, d in files.items() if p.endswith("/study.json") and isinstance(d, dict)), None)
-    if study is None:
+_GLANCE_ERRORS = (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError)
+
+
+class _GlanceParts:
+    """What a section's first-screen numbers need from its saved files, kept while they are read one at a
+    time (a file's parsed content is dropped after its item is checked; only these small parts stay)."""
+
+    def __init__(self, key: str, count: int) -> None:
+        self.key, self.count = key, count
+        self.evaluations: list = []   # sentiment: the fields of each evaluation the choice reads
+        self.ablations: dict = {}     # sentiment: per analysed checkpoint, its accuracy without attention and at K
+        self.summaries: list = []     # conjectures: the scalar summary of each run
+        self.power_files = 0          # conjectures: search-power files (not runs)
+        self.first: Any = None        # reproduction: the first summary; control: the study's numbers
+        self.classify: dict = {"imdb": None, "scaling": None}
+        self.seen: set = set()
+        self.failed = False
+
+    def add(self, path: str, data: Any) -> None:
+        try:
+            self._add(path, data)
+        except _GLANCE_ERRORS:
+            self.failed = True
+
+    def _add(self, path: str, data: Any) -> None:
+        if self.key == "sentiment":
+            if isinstance(data, dict) and _num(data.get("hardmax_accuracy")) is not None:
+                self.evaluations.append({k: data.get(k) for k in ("checkpoint", "d", "protocol", "hardmax_accuracy",
+                                                                   "validation_accuracy")})
+            if path.endswith("/analysis.json") and isinstance(data, dict) and isinstance(data.get("checkpoints"), list):
+                for entry in data["checkpoints"]:
+                    if isinstance(entry, dict):
+                        without = entry.get("without_attention")
+                        self.ablations[entry.get("path")] = {k: without.get(k) for k in (
+                            "accuracy_without_attention", "accuracy_at_K")} if isinstance(without, dict) else {}
+        elif self.key == "conjectures":
+            if _is_power_file(data):
+                self.power_files += 1
+            else:
+                self.summaries.append(_scalar_summary(data))
+        elif self.key == "reproduction":
+            if self.first is None and isinstance(data, dict):
+                runs = data.get("runs")
+                self.first = {"sentence": data.get("summary") if isinstance(data.get("summary"), str) else None,
+                              "finished": runs.get("finished") if isinstance(runs, dict) else None,
+                              "planned": runs.get("planned") if isinstance(runs, dict) else None}
+        elif self.key == "classify":
+            for name, glance in (("imdb", _imdb_glance), ("scaling", _scaling_glance)):
+                if path.endswith(f"/{name}.json") and name not in self.seen:  # the first file of each name
+                    self.seen.add(name)
+                    self.classify[name] = glance(data) if isinstance(data, dict) else None
+        elif self.key == "control":
+            if "study" not in self.seen and path.endswith("/study.json") and isinstance(data, dict):
+                self.seen.add("study")
+                self.first = _study_glance(data)
+
+    def numbers(self) -> dict | None | _NoNumbers:
+        if self.failed:
+            return _NoNumbers()
+        try:
+            if self.key == "sentiment":
+                return _sentiment_glance(self.evaluations, self.ablations, self.count)
+            if self.key == "conjectures":
+                return _conjecture_glance(self.summaries, self.count - self.power_files)
+            if self.key == "reproduction":
+                return self.first or {"sentence": None, "finished": None, "planned": None}
+            if self.key == "classify":
+                return dict(self.classify)
+            if self.key == "control":
+                return self.first
+        except _GLANCE_ERRORS:
+            return _NoNumbers()
         return None
+
+
+def _glance_numbers(key: str, files: dict, count: int) -> dict | None | _NoNumbers:
+    """The numbers the section's first-screen line prints, from the saved files (path -> parsed JSON)."""
+    parts = _GlanceParts(key, count)
+    for path, data in files.items():
+        parts.add(path, data)
+    return parts.numbers()
+
+
+def _study_glance(study: dict) -> dict:
+    """From study.json (docs/theory.md D10's study): the counts its first-screen sentence prints."""
     rows = [r for name in ("against_n_and_d", "families", "worked") for r in study.get(name) or [] if isinstance(r, dict)]
     rounding: dict = study["rounding"] if isinstance(study.get("rounding"), dict) else {}
     return {"seed": study.get("seed"), "configurations": len(rows),
@@ -2891,17 +3786,9 @@ def _control_glance(files: dict) -> dict | None:
             "cases": rounding.get("cases")}
 
 
-def _sentiment_glance(files: dict, count: int) -> dict:
+def _sentiment_glance(evaluations: list, ablations: dict, count: int) -> dict:
     """Per (d, protocol) the evaluation with the highest validation accuracy (ties: the first by checkpoint
     name), its test accuracy, and the analyses' accuracy of the same weights without attention and at K."""
-    evaluations = [d for d in files.values() if isinstance(d, dict) and _num(d.get("hardmax_accuracy")) is not None]
-    ablations: dict = {}
-    for path, data in files.items():
-        if path.endswith("/analysis.json") and isinstance(data, dict) and isinstance(data.get("checkpoints"), list):
-            for entry in data["checkpoints"]:
-                if isinstance(entry, dict):
-                    without = entry.get("without_attention")
-                    ablations[entry.get("path")] = without if isinstance(without, dict) else {}
     best: dict = {}
     for e in sorted(evaluations, key=lambda e: str(e.get("checkpoint"))):
         value = _num(e.get("validation_accuracy"))
@@ -2925,12 +3812,11 @@ def _is_power_file(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == CONJECTURE_POWER_FORMAT
 
 
-def _conjecture_glance(files: dict, count: int) -> dict:
-    """The saved runs (not the search-power file), their outcomes counted, whether any states an
-    expectation, and those whose decided outcome is not one the expectation predicts."""
-    runs = [d for d in files.values() if not _is_power_file(d)]
-    count -= len(files) - len(runs)
-    summaries = [_scalar_summary(d) for d in runs] + [{}] * (count - len(runs))
+def _conjecture_glance(summaries: list, count: int) -> dict:
+    """The saved runs (not the search-power file; ``count`` of them, ``summaries`` of those readable), their
+    outcomes counted, whether any states an expectation, and those whose decided outcome is not one the
+    expectation predicts."""
+    summaries = summaries + [{}] * (count - len(summaries))
     outcomes: dict = {}
     for s in summaries:
         outcome = str(s.get("outcome", "unreadable")) if s else "unreadable"
@@ -2943,44 +3829,42 @@ def _conjecture_glance(files: dict, count: int) -> dict:
             "not_as_expected": surprises}
 
 
-def _classify_glance(files: dict) -> dict:
+def _imdb_glance(imdb: dict) -> dict:
     """From imdb.json: sizes, reviews removed, networks built and those not certified, test accuracies at the
-    largest N and its majority rate; from scaling.json: the largest N's blocks, parameters, build and check
-    seconds per variant, and the smallest speed-ups over the baseline."""
-    imdb = next((d for p, d in files.items() if p.endswith("/imdb.json")), None)
-    scaling = next((d for p, d in files.items() if p.endswith("/scaling.json")), None)
-    out: dict = {"imdb": None, "scaling": None}
-    if isinstance(imdb, dict):
-        samples: dict[Any, dict] = {s.get("N"): s for s in imdb.get("samples") or [] if isinstance(s, dict)}
-        runs = [r for r in imdb.get("runs") or [] if isinstance(r, dict)]
-        sizes: list[Any] = list(samples)
-        largest = max(sizes) if sizes else None  # keys of mixed kinds: a TypeError, caught by the caller
-        accuracies = [_number_of(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
-        out["imdb"] = {
-            "sizes": sorted(samples), "removed": sum(s.get("removed") for s in samples.values()), "networks": len(runs),
-            "not_certified": [{"N": r.get("N"), "variant": r.get("variant"), "seed": r.get("seed")} for r in runs
-                              if r.get("checker_status") != "certified" or r.get("certified_by_checker") != r.get("sequences")],
-            "largest_N": largest, "test_accuracy_min": min(accuracies) if accuracies else None,
-            "test_accuracy_max": max(accuracies) if accuracies else None,
-            "majority_test": samples[largest].get("majority_test") if accuracies else None}
-    if isinstance(scaling, dict):
-        rows = [r for r in scaling.get("by_size") or [] if isinstance(r, dict)]
-        lengths = [r for r in scaling.get("by_length") or [] if isinstance(r, dict)]
-        pairs: dict = {}
-        for r in rows:
-            pairs.setdefault(r.get("N"), {})[r.get("variant")] = r
-        largest = max(pairs) if pairs else None
-        variants = {} if largest is None else {
-            v: {k: pairs[largest][v].get(k) for k in ("blocks", "parameters", "build_s", "check_s")}
-            for v in ("wide", "narrow") if v in pairs[largest]}
-        timed = [r for r in rows + lengths if "baseline_s" in r]
-        out["scaling"] = {
-            "largest_N": largest, "variants": variants,
-            "engine_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("engine_s")), 1e-9)
-                                       for r in timed), default=None),
-            "check_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("check_s")), 1e-9)
-                                      for r in timed), default=None)}
-    return out
+    largest N and its majority rate."""
+    samples: dict[Any, dict] = {s.get("N"): s for s in imdb.get("samples") or [] if isinstance(s, dict)}
+    runs = [r for r in imdb.get("runs") or [] if isinstance(r, dict)]
+    sizes: list[Any] = list(samples)
+    largest = max(sizes) if sizes else None  # keys of mixed kinds: a TypeError, caught by the caller
+    accuracies = [_number_of(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
+    return {
+        "sizes": sorted(samples), "removed": sum(s.get("removed") for s in samples.values()), "networks": len(runs),
+        "not_certified": [{"N": r.get("N"), "variant": r.get("variant"), "seed": r.get("seed")} for r in runs
+                          if r.get("checker_status") != "certified" or r.get("certified_by_checker") != r.get("sequences")],
+        "largest_N": largest, "test_accuracy_min": min(accuracies) if accuracies else None,
+        "test_accuracy_max": max(accuracies) if accuracies else None,
+        "majority_test": samples[largest].get("majority_test") if accuracies else None}
+
+
+def _scaling_glance(scaling: dict) -> dict:
+    """From scaling.json: the largest N's blocks, parameters, build and check seconds per variant, and the
+    smallest speed-ups over the baseline."""
+    rows = [r for r in scaling.get("by_size") or [] if isinstance(r, dict)]
+    lengths = [r for r in scaling.get("by_length") or [] if isinstance(r, dict)]
+    pairs: dict = {}
+    for r in rows:
+        pairs.setdefault(r.get("N"), {})[r.get("variant")] = r
+    largest = max(pairs) if pairs else None
+    variants = {} if largest is None else {
+        v: {k: pairs[largest][v].get(k) for k in ("blocks", "parameters", "build_s", "check_s")}
+        for v in ("wide", "narrow") if v in pairs[largest]}
+    timed = [r for r in rows + lengths if "baseline_s" in r]
+    return {
+        "largest_N": largest, "variants": variants,
+        "engine_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("engine_s")), 1e-9)
+                                   for r in timed), default=None),
+        "check_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("check_s")), 1e-9)
+                                  for r in timed), default=None)}
 
 
 def _brief_json(value: Any) -> str:
@@ -3050,11 +3934,14 @@ def _record_run(record: Any, where: str, campaign: dict) -> Run:
 
 
 def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
-                  max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
+                  max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+                  models: str | None = None) -> CheckResult:
     """Re-verify a verification report's ``results.json``: every record as a run, each record's own
     certcheck block, the campaign and its plan (one record per planned task, the planned
     configurations), the summary (counts per claim, overall status and exit status), and the
-    optional sections against their saved files (``runs``: the folder; None: see :func:`runs_folder`)."""
+    optional sections against their saved files (``runs``: the folder; None: see :func:`runs_folder`;
+    ``models``: the reproduction's published checkpoints, whose histories give the training-length
+    table's validation losses; None: ``models/reproduction`` beside the runs folder)."""
     if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
         raise BadInput("schema", f"expected {RESULTS_SCHEMA!r}")
     examples, summary = data.get("examples"), data.get("summary")
@@ -3064,6 +3951,7 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None, 
         raise BadInput(f"{source}.examples", "expected a list of records")
     if not isinstance(summary, dict) or not isinstance(summary.get("claims"), dict):
         raise BadInput(f"{source}.summary", "expected an object with per-claim counts")
+    _section_keys(data.get("optional_sections"), source)
     records = {}
     for i, record in enumerate(examples):
         if isinstance(record, dict) and record.get("status") == "error":
@@ -3072,12 +3960,13 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None, 
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
     _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
     with _metered(total) as meter:
-        result = _check_results(data, source, examples, records, runs)
+        result = _check_results(data, source, examples, records, runs, models)
         result.work = meter[1] - meter[0]
         return result
 
 
-def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None) -> CheckResult:
+def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None,
+                   models: str | None = None) -> CheckResult:
     result = CheckResult()
     verified: dict[int, list] = {}
     for i in range(len(examples)):
@@ -3091,11 +3980,17 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
         problem = _certcheck_block_problem(records[i].certcheck, outcomes)
         if problem:
             result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
+        horizon, layers = examples[i].get("horizon"), records[i].last_layer
+        if isinstance(layers, int) and "horizon" in examples[i] and not (
+                _count(horizon) is not None and horizon == max(HORIZON, layers)):
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", f"horizon is {str(horizon)[:20]}, a "
+                                           f"record's exact run is shown to layer max({HORIZON}, layers_run) = "
+                                           f"{max(HORIZON, layers)}"))
     for where, problem in _campaign_problems(data, examples):
         result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
-    result.outcomes += _section_outcomes(data, source, runs)
+    result.outcomes += _section_outcomes(data, source, runs, models)
     return result
 
 
@@ -3324,17 +4219,85 @@ def _refuse_constant(name: str) -> Any:
     raise _Ambiguous(f"{name} is not a JSON number")
 
 
-def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
-               max_total_work: int = None, runs: str | None = None) -> CheckResult:  # type: ignore[assignment]
-    """Re-verify a claims report, or a ``results.json`` (every record, each record's certcheck block,
-    the campaign and its plan, the summary, and with ``runs`` or a runs folder found by
-    :func:`runs_folder` the optional sections).
+# --------------------------------------------------------------------------- kinds of file
+#
+# One dispatcher for both entry points (``python -m verify.certcheck`` and ``hardmax-verify
+# certcheck``). A file's kind is decided by its exact marker, never by what else it happens to
+# contain: a file that carries the markers of two kinds is refused, and each kind's top-level
+# keys are exact, so that no key of another kind can ride along unchecked.
+
+SOFTMAX_MARKER = "softmax_certificate"  # the key of a ``hardmax-verify softmax --json`` record (docs/theory.md §6)
+CONTROL_FORMAT = "hardmax-verify/control-v1"  # the ``format`` of a ``hardmax-verify control --json`` result (D10)
+CLAIMS_KEYS = frozenset({"format", "config", "outside_hypotheses", "hypothesis_violations", "layer_budget", "time_budget",
+                         "stopped_by", "last_layer", "settled_layer", "status", "fates", "verdicts"})
+RESULTS_KEYS = frozenset({"schema", "schema_version", "campaign", "plan", "inputs", "summary", "examples",
+                          "counterexamples", "optional_sections", "environment"})
+SOFTMAX_KEYS = frozenset({"command", "config", SOFTMAX_MARKER, "status"})
+CONTROL_KEYS = {
+    "control": frozenset({"format", "kind", "configuration", "replaced_A", "leaders", "requested_targets", "outcome",
+                          "exit_status", "proves", "does_not_prove", "reason", "targets", "design", "limits",
+                          "infeasibility", "leading", "tried", "search", "solver_runs"}),
+    "leader_sets": frozenset({"format", "kind", "configuration", "replaced_A", "hull", "designs", "certificates",
+                              "subsets", "counts", "maximal_realisable", "minimal_impossible", "programs", "exit_status",
+                              "proves", "does_not_prove"}),
+}
+KINDS = ("claims", "results", "softmax", "control")
+KIND_NAMES = {"claims": "claims report", "results": "verification report", "softmax": "softmax record",
+              "control": "control result"}
+# The standard-library checkers of the other two kinds, beside this file (run by path: this
+# module imports nothing from the package, and they import nothing either).
+SIBLING_CHECKERS = {"softmax": "_checker_softmax.py", "control": "_checker_control.py"}
+
+
+def file_kind(data: Any, source: str = "file") -> str:
+    """The kind of a decoded file (one of :data:`KINDS`), from its exact marker.
 
     Raises
     ------
     BadInput
-        Not a regular readable file within ``max_bytes``, not JSON, not one of the two kinds,
-        malformed, or beyond ``max_work`` (exit status 2).
+        Not an object, no marker, the markers of more than one kind, or a top-level key the kind
+        does not have (exit status 2).
+    """
+    if not isinstance(data, dict):
+        raise BadInput(source, f"neither a claims report, a verification report, a softmax record nor a control result "
+                               f"(expected a JSON object, got a {type(data).__name__})")
+    markers = []
+    if data.get("format") == FORMAT:
+        markers.append(("claims", "format"))
+    if data.get("schema") == RESULTS_SCHEMA:
+        markers.append(("results", "schema"))
+    if SOFTMAX_MARKER in data:
+        markers.append(("softmax", SOFTMAX_MARKER))
+    if data.get("format") == CONTROL_FORMAT:
+        markers.append(("control", "format"))
+    if not markers:
+        raise BadInput(source, f"neither a claims report ({FORMAT!r}), a verification report ({RESULTS_SCHEMA!r}), a "
+                               f"softmax record (a {SOFTMAX_MARKER!r} object) nor a control result ({CONTROL_FORMAT!r})")
+    if len(markers) > 1:
+        fields = " and ".join(f"{field} ({kind})" for kind, field in markers)
+        raise BadInput(f"{source}.{markers[1][1]}", f"the file carries the markers of more than one kind: {fields}")
+    kind = markers[0][0]
+    if kind == "control":
+        allowed = CONTROL_KEYS.get(data.get("kind"))  # type: ignore[arg-type]
+        if allowed is None:
+            raise BadInput(f"{source}.kind", f"expected one of {sorted(CONTROL_KEYS)} in a control result")
+    else:
+        allowed = {"claims": CLAIMS_KEYS, "results": RESULTS_KEYS, "softmax": SOFTMAX_KEYS}[kind]
+    unknown = sorted(str(key) for key in data if key not in allowed)
+    if unknown:
+        more = f" (and {len(unknown) - 1} more unknown keys)" if len(unknown) > 1 else ""
+        raise BadInput(f"{source}.{unknown[0][:60]}", f"not a key of a {KIND_NAMES[kind]}{more}")
+    return kind
+
+
+def read_json(path: str, max_bytes: int | None = None) -> Any:
+    """The decoded JSON of a regular file of at most ``max_bytes``: a repeated key, NaN or Infinity
+    refused, decimals kept as their text (:class:`DecimalText`).
+
+    Raises
+    ------
+    BadInput
+        Not a regular readable file within ``max_bytes``, not UTF-8, not JSON (exit status 2).
     OSError
         Reading failed after the file was opened (exit status 4).
     """
@@ -3351,7 +4314,7 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
         # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
         # A repeated key or NaN/Infinity makes the file mean different things to different
         # readers (json.loads keeps the last of two keys), so neither is read at all.
-        data = json.loads(raw.decode("utf-8"), parse_float=DecimalText, parse_constant=_refuse_constant,
+        return json.loads(raw.decode("utf-8"), parse_float=DecimalText, parse_constant=_refuse_constant,
                           object_pairs_hook=_unique_keys)
     except UnicodeDecodeError:
         raise BadInput(str(path), "not UTF-8 text") from None
@@ -3359,11 +4322,81 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
         raise BadInput(str(path), f"not read: {error}") from None
     except (ValueError, RecursionError) as error:
         raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        return check_report(data, source=str(path), max_work=max_work, max_total_work=max_total_work)
-    if isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA:
-        return check_results(data, source=str(path), max_work=max_work, max_total_work=max_total_work, runs=runs)
-    raise BadInput(str(path), f"neither a claims report ({FORMAT!r}) nor a verification report ({RESULTS_SCHEMA!r})")
+
+
+_SIBLINGS: dict[str, dict] = {}
+
+
+def _sibling(kind: str) -> dict | None:
+    """The namespace of the standard-library checker of ``kind`` beside this file (None: not there)."""
+    if kind not in _SIBLINGS:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), SIBLING_CHECKERS[kind])
+        if not os.path.isfile(path):
+            return None
+        _SIBLINGS[kind] = runpy.run_path(path, run_name=f"certcheck_{kind}_checker")
+    return _SIBLINGS[kind]
+
+
+def _check_softmax(data: dict, source: str, max_work: int | None) -> CheckResult:
+    """A softmax record (docs/theory.md §6), re-derived by _checker_softmax.py."""
+    module = _sibling("softmax")
+    if module is None:
+        return CheckResult([Outcome(source, "§6", NOT_CHECKED, f"{SIBLING_CHECKERS['softmax']} is not beside this checker")])
+    try:
+        check = module["check_record"](data, **({} if max_work is None else {"max_work": max_work}))
+    except module["BadInput"] as error:
+        raise BadInput(source, str(error)) from None
+    status = "verified" if check.status == "verified" else "rejected"
+    result = CheckResult([Outcome(source, "§6", status, "; ".join(check.lines()))])
+    result.notes = list(check.lines())
+    return result
+
+
+def _check_control(data: dict, source: str) -> CheckResult:
+    """A control result (docs/theory.md D10), re-verified by _checker_control.py."""
+    module = _sibling("control")
+    if module is None:
+        return CheckResult([Outcome(source, "D10", NOT_CHECKED, f"{SIBLING_CHECKERS['control']} is not beside this checker")])
+    try:
+        check = module["check_control"](data)
+    except module["BadInput"] as error:
+        raise BadInput(source, str(error)) from None
+    return CheckResult([Outcome(source, item.what, item.status, item.reason) for item in check.items])
+
+
+def check_data(data: Any, *, source: str = "file", max_work: int = None,  # type: ignore[assignment]
+               max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+               models: str | None = None) -> CheckResult:
+    """Re-verify a decoded file of any of the four kinds (:func:`file_kind` decides which)."""
+    kind = file_kind(data, source)
+    if kind == "claims":
+        return check_report(data, source=source, max_work=max_work, max_total_work=max_total_work)
+    if kind == "results":
+        return check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs,
+                             models=models)
+    if kind == "softmax":
+        return _check_softmax(data, source, max_work)
+    return _check_control(data, source)
+
+
+def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
+               max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+               models: str | None = None) -> CheckResult:
+    """Re-verify a claims report, a ``results.json`` (every record, each record's certcheck block,
+    the campaign and its plan, the summary, and with ``runs`` or a runs folder found by
+    :func:`runs_folder` the optional sections), a softmax record or a control result: the one
+    dispatcher of both entry points.
+
+    Raises
+    ------
+    BadInput
+        Not a regular readable file within ``max_bytes``, not JSON, not exactly one of the four
+        kinds, malformed, or beyond ``max_work`` (exit status 2).
+    OSError
+        Reading failed after the file was opened (exit status 4).
+    """
+    return check_data(read_json(path, max_bytes), source=str(path), max_work=max_work, max_total_work=max_total_work,
+                      runs=runs, models=models)
 
 
 def _positive_int(text: str) -> int:
@@ -3408,7 +4441,8 @@ def write_json(text: str, destination: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verify.certcheck", description=__doc__.split("\n\n")[0])
-    parser.add_argument("file", help="a claims report (hardmax-verify check --json) or a results.json")
+    parser.add_argument("file", help="a claims report (hardmax-verify check --json), a results.json, a softmax record "
+                                        "(hardmax-verify softmax --json) or a control result (hardmax-verify control --json)")
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE|-",
                         help="write the outcomes as JSON to FILE (or standard output with - or no value)")
     parser.add_argument("--verbose", action="store_true", help="print every outcome, not only rejections")
@@ -3422,6 +4456,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="the saved results a results.json's optional sections were built from (default: the "
                              "folder their paths name, from the current folder; see docs/certcheck.md)")
+    parser.add_argument("--models", default=None, metavar="DIR",
+                        help="the reproduction's published checkpoints, whose training histories give the "
+                             "training-length table's validation losses (default: models/reproduction beside the "
+                             "runs folder)")
     parser.add_argument("--debug", action="store_true", help="print the traceback when the check cannot complete")
     try:
         args = parser.parse_args(argv)
@@ -3429,7 +4467,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_.code or 0)
     try:
         result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes,
-                            max_total_work=args.max_total_work, runs=args.runs)
+                            max_total_work=args.max_total_work, runs=args.runs, models=args.models)
         text = json.dumps(result.to_json_dict(), indent=1) + "\n"
         if args.json != "-":
             print("\n".join(result.lines(verbose=args.verbose)))

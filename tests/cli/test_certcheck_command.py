@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from verify import certcheck
 from verify.claims import check_configuration
 from verify.app.cli import main
 from verify.core.config import parse_configuration
@@ -113,3 +114,18 @@ def test_a_file_asking_for_too_much_work_exits_2_and_the_limit_can_be_raised(tmp
     assert "--max-work" in capsys.readouterr().err
     assert main(["certcheck", str(path), "--max-work", str(10 ** 9)]) == 0
 
+
+
+def test_a_check_with_numbers_beyond_pythons_digit_limit_verifies(tmp_path: Path) -> None:
+    """Within the README's number limits (4,001-digit denominators here) `check` writes norms of 8,000+
+    digits; certcheck reads them (Python's int() stops at 4,300 digits), never rejecting for its own limit."""
+    p, q = 10 ** 4000 + 7, 10 ** 4000 + 9
+    config = tmp_path / "big.json"
+    config.write_text(json.dumps({"tokens": [["1", "0"], ["0", "1"], [f"1/{p}", f"-1/{q}"], ["-1", "-1"]],
+                                  "alpha": "1/2"}), encoding="utf-8")
+    report = tmp_path / "claims.json"
+    assert main(["check", str(config), "--json", str(report)]) == 0
+    assert max(len(x) for row in json.loads(report.read_text())["verdicts"]["D2"]["certificate"]["norms"]
+               for x in row) > 8000
+    assert main(["certcheck", str(report)]) == 0
+    assert certcheck.main([str(report)]) == 0

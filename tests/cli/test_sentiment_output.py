@@ -144,3 +144,50 @@ def test_softmax_certificate_counts_reviews_of_a_trained_checkpoint(tmp_path, ca
                  "--no-softmax", "--softmax-certificate", "--quiet", "--json", "-"]) == 0
     evaluation = json.loads(capsys.readouterr().out)
     assert evaluation["softmax_certified_agreement"] == row["certified"]
+
+
+def _fake_certificate_record(directory, **_options) -> dict:
+    """What evaluate_checkpoint(..., softmax_certificate=True) returns, with counts from the folder's name."""
+    certified = int(Path(directory).name.rsplit("-", 1)[1])
+    return {"d": 2, "layers": 8, "alpha": 0.5, "softmax_beta": 1000.0, "epoch": 3, "reviews": 10,
+            "softmax_certified_agreement": certified, "softmax_not_certified": {"margin": 10 - certified},
+            "softmax_stop_layers": {}, "softmax_bound_holds": certified, "softmax_bound_median": 0.1,
+            "exact_path": 0, "hardmax_accuracy": 0.8, "hardmax_softmax_agreement": 0.9}
+
+
+def test_softmax_certificate_update_evaluates_only_the_checkpoints_it_does_not_hold(tmp_path, monkeypatch, capsys):
+    """--update keeps earlier rows, evaluates the missing checkpoints, and rewrites the file after each one."""
+    import verify.app.commands.sentiment as command
+
+    evaluated: list[str] = []
+
+    def fake(directory, **options):
+        evaluated.append(str(directory))
+        if Path(directory).name == "run-9":
+            raise KeyboardInterrupt  # stopped during the third checkpoint
+        return _fake_certificate_record(directory, **options)
+
+    monkeypatch.setattr(command, "evaluate_checkpoint", fake)
+    record = tmp_path / "certificate.json"
+    first, second, third = (str(tmp_path / name) for name in ("run-3", "run-7", "run-9"))
+    assert main(["sentiment", "softmax-certificate", "--checkpoint", first, "--update", str(record), "--quiet"]) == 0
+    assert evaluated == [first]
+    status = main(["sentiment", "softmax-certificate", "--checkpoint", first, "--checkpoint", second,
+                   "--checkpoint", third, "--update", str(record), "--quiet"])
+    assert status == 130 and evaluated == [first, second, third]
+    kept = json.loads(record.read_text())
+    assert [row["checkpoint"] for row in kept["rows"]] == [first, second]  # the finished one survived the stop
+    assert kept["by_d"][0]["certified"] == 3 + 7 and kept["by_d"][0]["runs"] == 2
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("content", ["not json", '{"kind": "something else", "rows": []}', '{"kind": '
+                                     '"sentiment-softmax-certificate", "rows": [{"run": "x"}]}'])
+def test_softmax_certificate_update_refuses_a_file_it_did_not_write(tmp_path, content, capsys):
+    record = tmp_path / "other.json"
+    record.write_text(content)
+    assert main(["sentiment", "softmax-certificate", "--checkpoint", str(tmp_path / "run-1"), "--update",
+                 str(record), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--update" in err and len([line for line in err.splitlines() if line.strip()]) == 1
+    assert record.read_text() == content

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import pytest
 
+from tests.common.saved_results import copy_saved_results
 from verify import certcheck
 from verify.core import exitcodes
 from verify.app.campaign import CampaignSpec, FamilySpec, claim_counts, closed_form_summary, overall_statuses
@@ -41,8 +42,7 @@ SPEC = CampaignSpec(examples=3, layer_budget=50, worked=True, float_check=True, 
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
     """(the results, the runs folder they were built from: a copy of the project's saved results)."""
     root = tmp_path_factory.mktemp("tamper")
-    runs = root / "runs"
-    shutil.copytree(REPO / "runs", runs)
+    runs = copy_saved_results(root)  # with the reproduction's protocol and checkpoint histories beside
     outcome = build_report(out=root / "report", seed=5, spec=SPEC, runs_dir=runs, runs_label="runs", command_line="test")
     assert outcome.exit_status == 0, outcome.results["summary"]
     return json.loads((root / "report" / "results.json").read_text(encoding="utf-8")), runs

@@ -89,6 +89,43 @@ def test_softmax_counterexample_keeps_beta_and_layers(tmp_path):
     assert main(["conjecture", "check", "softmax_tracks_hardmax", str(result.counterexample_path)]) == 1
 
 
+@pytest.mark.parametrize("name", ["hull_vertex_subsets_realisable", "all_hull_vertices_lead_together"])
+def test_d10_counterexample_rests_on_a_certificate_the_independent_checker_verifies(name, tmp_path, capsys):
+    # docs/theory.md D10: the lab refutes it with an exact impossibility certificate, saved in the result.
+    result = run_conjecture(BUILTIN_CONJECTURES[name], examples=100, seed=0, results_dir=tmp_path)
+    assert result.outcome == "counterexample" and result.verdict == "as expected"
+    confirmation = result.counterexample["confirmation"]
+    assert confirmation["status"] == "failed"
+    certificate = tmp_path / "certificate.json"
+    certificate.write_text(json.dumps(confirmation["evidence"]["control_result"]))
+    # `certcheck` reads it with the independent checker: exit 1 = the certificate verifies, the statement is false.
+    assert main(["certcheck", str(certificate)]) == 1
+    assert "nothing rejected, but the file reports a claim FALSE" in capsys.readouterr().out
+    # The saved counterexample is an ordinary configuration: `conjecture check` decides it again from the file.
+    assert not load_configuration(result.counterexample_path).outside_hypotheses
+    assert main(["conjecture", "check", name, str(result.counterexample_path)]) == 1
+
+
+def test_a_softmax_measurement_above_its_certified_bound_exits_4_as_an_internal_error(tmp_path, monkeypatch, capsys):
+    from dataclasses import replace
+
+    from verify.core.softmax_bound import LayerBound, softmax_certificate
+    from verify.experiments.conjectures import builtin
+
+    # A bound every layer claims to be 0 (a bug in the bound): any softmax deviation measured is above it.
+    def zero_bound(*args, **kwargs):
+        real = softmax_certificate(*args, **kwargs)
+        return replace(real, stop=None, records=tuple(LayerBound(k, Fraction(0)) for k in range(real.layers + 1)))
+
+    monkeypatch.setattr(builtin, "softmax_certificate", zero_bound)
+    assert main(["conjecture", "run", "softmax_tracks_hardmax", "--examples", "20",
+                 "--results-dir", str(tmp_path)]) == 4
+    assert "INTERNAL ERROR (a bug of the suite, not a counterexample)" in capsys.readouterr().err
+    assert not list(tmp_path.rglob("*.json"))  # no result, no counterexample
+    saved = ROOT / "runs" / "conjectures" / "counterexamples" / "softmax_tracks_hardmax.json"
+    assert main(["conjecture", "check", "softmax_tracks_hardmax", str(saved)]) == 4
+
+
 def test_believed_true_is_not_refuted_with_its_coverage(tmp_path, capsys):
     status = main(["conjecture", "run", "every_token_settles", "--examples", "20", "--results-dir", str(tmp_path)])
     result = json.loads((tmp_path / "every_token_settles.json").read_text())

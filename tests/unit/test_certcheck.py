@@ -1193,7 +1193,11 @@ def test_missing_key_is_a_rejection_not_a_crash() -> None:
     del report["verdicts"]["T3"]["certificate"]["fates"][0]["limit"]
     assert "missing 'limit'" in _reason(report, "T3")
     report = copy.deepcopy(reports()["triangle"])
-    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * 5000  # more digits than int() converts
+    # More digits than int() converts: read in chunks (a limit of Python is not a rejection), then
+    # rejected because it is not the norm.
+    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * 5000
+    assert "norms[0][0] is 1111" in _reason(report, "D2")
+    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * (certcheck.MAX_DIGITS + 1)  # beyond the cap
     assert "not an exact number" in _reason(report, "D2")
 
 

@@ -145,6 +145,14 @@ def test_the_checker_reads_the_sections_files_the_report_reads() -> None:
     assert (certcheck.SUMMARY_FIELDS, certcheck.SUMMARY_LINES) == (build.MAX_SUMMARY_FIELDS, build.MAX_SUMMARY_LINES)
     from verify.core import io
     assert certcheck.SECTION_READ_BYTES == io.MAX_INPUT_BYTES
+    from verify.app.campaign.measure import HORIZON
+    from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY
+    assert certcheck.HORIZON == HORIZON
+    assert {d: float(v) for d, v in certcheck.AUTHORS_SOFTMAX_TEST_ACCURACY.items()} == AUTHORS_SOFTMAX_TEST_ACCURACY
+    assert {key: set(fields) for key, fields in certcheck.SECTION_ITEM_FIELDS.items()} == {
+        "sentiment": {"analysis_rows", "evaluation", "softmax_certificate"},
+        "reproduction": {"reproduction_tables", "sentence", "runs", "notes", "protocol"},
+        "conjectures": {"power"}, "classify": {"imdb", "scaling"}, "control": {"study"}}
 
 
 def test_the_first_screen_numbers_agree_on_the_projects_saved_results() -> None:

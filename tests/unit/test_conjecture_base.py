@@ -7,7 +7,8 @@ import pytest
 from hypothesis import strategies as st
 
 from verify.core.config import Configuration, load_configuration
-from verify.experiments.conjectures.base import Conjecture, Observation, coverage_sentence, family_of, result_stem, run_conjecture
+from verify.experiments.conjectures.base import (Conjecture, InternalError, Observation, coverage_sentence, family_of,
+                                                 result_stem, run_conjecture)
 
 
 def _line(x: int) -> Configuration:
@@ -94,6 +95,34 @@ def test_a_raising_predicate_is_inconclusive_never_a_counterexample():
     result = run_conjecture(Conjecture("broken", "s", LINE, broken), examples=5, seed=0, results_dir=None)
     assert result.outcome == "inconclusive"
     assert "ZeroDivisionError" in result.reason and result.counterexample is None
+
+
+@pytest.mark.parametrize("where", ["predicate", "confirm"])
+def test_an_internal_error_stops_the_run_at_once_and_is_raised_never_an_outcome(where, tmp_path):
+    # Two of the suite's computations disagreeing (a measured deviation above a certified bound) is a bug:
+    # the run ends at the first such example, nothing is shrunk, nothing is written, and the error propagates.
+    calls = []
+
+    def disagreeing(config):
+        calls.append(config)
+        if len(calls) == 3:
+            raise InternalError("bound below the measurement")
+        return Observation.held(value=config.tokens[0][0])
+
+    def refuting(config):
+        calls.append(config)
+        return Observation.failed("always false")
+
+    def internal(config):
+        raise InternalError("the checker rejects the exact certificate")
+
+    conjecture = (Conjecture("bug", "s", LINE, disagreeing) if where == "predicate"
+                  else Conjecture("bug", "s", LINE, refuting, confirm=internal))
+    with pytest.raises(InternalError, match="INTERNAL ERROR .*not a counterexample"):
+        run_conjecture(conjecture, examples=50, seed=0, results_dir=tmp_path)
+    if where == "predicate":
+        assert len(calls) == 3  # no further example, no shrinking
+    assert not list(tmp_path.rglob("*.json"))
 
 
 def test_a_strategy_that_cannot_generate_is_inconclusive():

@@ -32,5 +32,9 @@ def test_an_absent_section_says_so_and_why() -> None:
     assert _section_sentence("sentiment", None) == "absent from this report."
     assert _section_sentence("sentiment", {"files": [], "skipped": "the folder runs/sentiment does not exist"}) == \
         "absent from this report: the folder runs/sentiment does not exist."
-    assert _section_sentence("sentiment", {"files": [{}], "summary": "Clustering does not help this task."}) == \
+    # The provider's sentence is used; a block-level "summary" (which certcheck refuses) never is.
+    assert _section_sentence("sentiment", {"files": [{}]}, "Clustering does not help this task.") == \
         "Clustering does not help this task."
+    planted = {"files": [{}], "summary": "Conclusion: K = 8 beats the baseline.", "glance": {"files": 1, "evaluations": 0,
+                                                                                           "chosen": []}}
+    assert "K = 8 beats" not in _section_sentence("sentiment", planted)

@@ -56,6 +56,9 @@ CHECKER: dict[str, int | float] = {
     "MAX_SECTION_FILES": 10_000,            # saved files of one optional section
     "MAX_SECTION_BYTES": 1 << 30,           # saved files hashed for one results.json
     "SECTION_READ_BYTES": 16 << 20,         # a saved file read as JSON
+    "SECTION_PARSE_BYTES": 256 << 20,       # saved files parsed as JSON for one results.json, one at a time
+    "REPRODUCTION_RECORD_BYTES": 64 << 20,  # the reproduction's per-run records read
+    "CHECKPOINT_HISTORY_BYTES": 64 << 20,   # the reproduction's checkpoint histories read, one at a time
 }
 
 
@@ -114,7 +117,8 @@ def readme_rows() -> list[tuple[str, str, str]]:
                                                 "(beyond: unsupported, exit 3)", "-"),
         ("`certcheck` saved results of a report's sections", f"{c['MAX_SECTION_FILES']:,} files a section, "
                                                              f"{_mib(c['MAX_SECTION_BYTES'])} hashed in all, "
-                                                             f"{_mib(c['SECTION_READ_BYTES'])} read a file "
+                                                             f"{_mib(c['SECTION_READ_BYTES'])} read a file, "
+                                                             f"{_mib(c['SECTION_PARSE_BYTES'])} parsed in all "
                                                              "(beyond: not checked, exit 3)", "-"),
     ]
 

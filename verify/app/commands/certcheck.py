@@ -2,10 +2,10 @@
 
 A thin wrapper around :mod:`verify.certcheck` (standard library only, imports nothing from the
 package): this module adds the rich table and maps the checker's outcomes to the shared exit
-statuses. Reading and writing go through the checker's own functions, so both entry points
-(``hardmax-verify certcheck`` and ``python -m verify.certcheck``) fail the same way: exit 2 for
-a file refused before checking, 4 when the check could not complete (``--debug`` for the
-traceback).
+statuses. Reading, deciding the file's kind and checking go through the checker's one dispatcher
+(:func:`verify.certcheck.check_file`), so both entry points (``hardmax-verify certcheck`` and
+``python -m verify.certcheck``) give the same verdict and fail the same way: exit 2 for a file
+refused before checking, 4 when the check could not complete (``--debug`` for the traceback).
 """
 
 from __future__ import annotations
@@ -15,23 +15,11 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from verify import _checker_control as control_checker
-from verify import _checker_softmax as softmax_checker
 from verify import certcheck as checker
 from .output import emit_json, json_option, summary_console
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
           "unsupported": "yellow", checker.NOT_CHECKED: "yellow"}
-
-
-def _control_result(path: Path, max_bytes: int) -> checker.CheckResult | None:
-    """A leader-control result (docs/control.md) re-verified by its own independent routine, or None when the file
-    is not one (then the claims checker reads it)."""
-    data = control_checker.load_if_control(str(path), max_bytes=min(max_bytes, control_checker.MAX_BYTES))
-    if data is None:
-        return None
-    check = control_checker.check_control(data)
-    return checker.CheckResult([checker.Outcome(path.name, item.what, item.status, item.reason) for item in check.items])
 
 
 @click.command("certcheck")
@@ -52,9 +40,13 @@ def _control_result(path: Path, max_bytes: int) -> checker.CheckResult | None:
                    "numbers of the first screen are recomputed from them). Default: the folder the sections' paths "
                    "name (runs/ for the project's), from the current folder, then the repository the checker runs "
                    "from; without it the sections are reported not checked.")
+@click.option("--models", "models", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="The reproduction's published checkpoints, whose training histories give the training-length "
+                   "table's validation losses and the notes' epochs. Default: models/reproduction beside the runs "
+                   "folder; without them those numbers, when shown, are reported not checked.")
 @click.option("--debug", is_flag=True, help="Print the traceback when the check cannot complete (exit 4).")
 def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max_total_work: int, max_bytes: int,
-              runs: Path | None, debug: bool) -> int:
+              runs: Path | None, models: Path | None, debug: bool) -> int:
     """Re-verify the certificates of a claims report, a verification report's results.json, a softmax record or a
     control result.
 
@@ -67,27 +59,14 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     beyond its limits, saved results of a section that were not found); 4 could not complete.
     A record of 'hardmax-verify softmax --json' is re-derived by its own standard-library checker
     (verify/_checker_softmax.py): 0 verified, 1 rejected. A result of 'hardmax-verify control
-    --json' likewise (verify/_checker_control.py).
+    --json' likewise (verify/_checker_control.py). The kind is decided by the file's marker; a
+    file with the markers of two kinds, or a key its kind does not have, is refused (exit 2).
     """
     try:
-        # A record of `hardmax-verify softmax --json` has its own standard-library checker.
-        softmax_result = softmax_checker.check_path(str(path), max_bytes=max_bytes, max_work=max_work)
-    except softmax_checker.BadInput as error:
-        click.echo(f"error: {checker.one_line(str(error))}", err=True)
-        return checker.BAD_INPUT
-    except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
-        return checker.could_not_complete(error, debug=debug, prefix="error: ")
-    if softmax_result is not None:
-        console = summary_console(json_to)
-        for line in softmax_result.lines():
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
-        emit_json(softmax_result.to_json_dict(), json_to)
-        return softmax_result.exit_status
-    try:
-        result = _control_result(path, max_bytes) or checker.check_file(
-            str(path), max_work=max_work, max_bytes=max_bytes, max_total_work=max_total_work,
-            runs=None if runs is None else str(runs))
-    except (checker.BadInput, control_checker.BadInput) as error:
+        result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes, max_total_work=max_total_work,
+                                    runs=None if runs is None else str(runs),
+                                    models=None if models is None else str(models))
+    except checker.BadInput as error:
         click.echo(f"error: {checker.one_line(str(error))}", err=True)  # the command line's one-line form
         return checker.BAD_INPUT
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
@@ -97,6 +76,8 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
         if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
             console.print(f"{o.source}: {o.claim} [{_STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
                           markup=True, highlight=False, soft_wrap=True)  # one line per outcome, for grep
+    for line in result.notes:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     table = Table(title=f"independent check of {path.name}")
     table.add_column("claim")
     for status in checker.OUTCOME_STATUSES:

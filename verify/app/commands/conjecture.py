@@ -215,7 +215,9 @@ def run_command(target: str, seconds: float | None, examples: int | None, seed: 
     measured. Each result of a conjecture that states an expected outcome (held or refuted;
     `conjecture list` shows them) is marked "as expected" or "SURPRISE". Exit status 0 when every
     outcome is as expected (or not refuted, without an expectation), 1 on a surprise or a
-    counterexample nobody expected, 3 when nothing is false but something is inconclusive.
+    counterexample nobody expected, 3 when nothing is false but something is inconclusive, 4 at
+    once on an internal error (two of the suite's own computations disagree, such as a measured
+    softmax deviation above its certified bound: a bug, never a counterexample).
 
     A counterexample is shrunk by Hypothesis, saved as CONFIG.json (with "outside_hypotheses":
     true when it is outside the theorem's hypotheses, and V / beta / layers when the conjecture
@@ -281,7 +283,8 @@ def check_command(target: str, config_path: Path, name: str | None, json_to: str
     """Re-check one configuration against a conjecture rigorously (exact, or arb for softmax).
 
     Exit 1 if the configuration is a counterexample, 0 if the statement holds on it, 3 if
-    undecided (whatever the conjecture's expected outcome: this checks one configuration).
+    undecided (whatever the conjecture's expected outcome: this checks one configuration), 4 on
+    an internal error (two of the suite's own computations disagree: a bug, not a verdict).
     """
     if target in ("all", "catalogue"):
         raise InputError(target, "`conjecture check` takes one conjecture: a name or a FILE.py")

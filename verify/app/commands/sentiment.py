@@ -9,7 +9,7 @@ from typing import Callable, ContextManager
 import click
 
 from verify.core import exitcodes
-from verify.core.io import atomic_directory
+from verify.core.io import atomic_directory, atomic_write_text
 from verify.core.numbers import InputError
 from verify.experiments.imdb.data import load_reviews
 from verify.experiments.imdb.preprocess import PreprocessOptions, build_vocabulary, tokenize
@@ -21,7 +21,7 @@ from verify.experiments.sentiment.protocol import collect, load_protocol, queue_
 from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, resolve_data, resolve_reference
 from verify.experiments.sentiment.steps import corpus_cache, evaluate_checkpoint, train_run
 from verify.experiments.sentiment.summary import load_results, summarize, write_summary
-from .output import ProgressReporter, echo_summary, emit_json, json_option, progress_reporter
+from .output import ProgressReporter, echo_summary, emit_json, json_option, json_text, progress_reporter
 
 
 def _progress(enabled: bool) -> ContextManager[ProgressReporter]:
@@ -244,10 +244,13 @@ SOFTMAX_CERTIFICATE_KIND = "sentiment-softmax-certificate"
 @_cache_option
 @click.option("--no-softmax", is_flag=True,
               help="Skip the measured (float) agreement of the softmax model (then torch is not needed).")
+@click.option("--update", "update_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A record this command wrote before: keep its rows, evaluate only the checkpoints it does not "
+                   "hold yet, and rewrite it (atomically) after each one, so a stopped run resumes where it stopped.")
 @json_option("the counts per checkpoint and per (d, K)")
 @_quiet_option
 def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | None, cache_dir: Path | None,
-                                no_softmax: bool, json_to: str | None, quiet: bool) -> int:
+                                no_softmax: bool, update_file: Path | None, json_to: str | None, quiet: bool) -> int:
     """Test reviews on which softmax is certified to predict what certified hardmax predicts, per checkpoint and d.
 
     For each checkpoint (its own test split, its training temperature beta): the number of
@@ -255,18 +258,40 @@ def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | 
     weights, is proven to predict the certified hardmax prediction (docs/theory.md §6,
     docs/softmax.md), beside the measured agreement of the float softmax model (evidence).
     """
-    rows = []
+    rows = _earlier_softmax_rows(update_file) if update_file is not None else []
+    held = {row["checkpoint"] for row in rows}
     for directory in checkpoint_dirs:
+        if str(directory) in held:
+            continue
         with _progress(not quiet) as update:
             record = evaluate_checkpoint(directory, data=data, cache_dir=cache_dir, softmax=not no_softmax,
                                          progress=update, softmax_certificate=True)
         rows.append(softmax_certificate_row(directory, record))
+        held.add(str(directory))
         if not quiet:
             click.echo(_softmax_line(rows[-1]), err=True)
+        if update_file is not None:  # each finished checkpoint is kept, whatever happens to the next one
+            atomic_write_text(update_file, json_text(softmax_certificate_summary(rows)))
     result = softmax_certificate_summary(rows)
     echo_summary("\n".join([_softmax_line(row) for row in result["by_d"]] + [result["summary"]]), json_to)
     emit_json(result, json_to)
     return exitcodes.SUCCESS
+
+
+def _earlier_softmax_rows(path: Path) -> list[dict]:
+    """The rows of a record ``sentiment softmax-certificate`` wrote (none if the file does not exist yet)."""
+    if not path.exists():
+        return []
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError("--update", f"{path} cannot be read as JSON: {error}") from None
+    if not isinstance(earlier, dict) or earlier.get("kind") != SOFTMAX_CERTIFICATE_KIND \
+            or not isinstance(earlier.get("rows"), list) \
+            or not all(isinstance(row, dict) and isinstance(row.get("checkpoint"), str) for row in earlier["rows"]):
+        raise InputError("--update", f"{path} is not a record of `sentiment softmax-certificate` "
+                         f"(kind {SOFTMAX_CERTIFICATE_KIND!r} with rows naming their checkpoints)")
+    return list(earlier["rows"])
 
 
 def softmax_certificate_row(directory: Path, record: dict) -> dict:

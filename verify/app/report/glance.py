@@ -4,10 +4,13 @@ Per claim the certified / failed / inconclusive counts, how many certificates th
 checker re-verified, and one sentence per experiment stating its conclusion with its numbers.
 Everything is computed from ``results.json``; nothing here decides a verdict.
 
-An experiment section states its own conclusion when it provides one (a ``summary`` sentence,
-as the sentiment protocol's summary does); otherwise its provider (:mod:`verify.experiments.registry`)
-builds the sentence from the saved numbers the section holds, or the files are counted, and an
-absent section says that it is absent and why.
+An experiment section states its own conclusion when its provider gives one (the summary
+sentence the provider reads from its saved files, as the sentiment protocol's summary does);
+otherwise its provider (:mod:`verify.experiments.registry`) builds the sentence from the
+section's ``glance`` numbers, which the independent checker recomputes from the saved files, or
+the files are counted, and an absent section says that it is absent and why. A section block
+carries no sentence of its own: no text of results.json that certcheck does not check is printed
+here.
 """
 
 from __future__ import annotations
@@ -102,8 +105,6 @@ def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
 def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str = "") -> str:
     if not section:
         return "absent from this report."
-    if isinstance(section.get("summary"), str) and section["summary"].strip():
-        return section["summary"].strip()     # the experiment's own conclusion
     if not section.get("files"):
         return f"absent from this report: {section.get('skipped') or 'no saved results'}."
     if provided.strip():

@@ -292,7 +292,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                               sorted(_tally(r.get("status", "error") for r in records).items())))
     blocks.append(table)
     blocks.append(_p("C = certified, F = failed, I = inconclusive, — = not checked. Each example's configuration, "
-                     "verdicts, evidence and certificates are in results.json."))
+                     "verdicts, evidence and certificates are in results.json ('hardmax-verify certcheck' re-checks each verdict's "
+                     "status, certificate and the replay facts its evidence states; a verdict's summary sentence is the engine's description)."))
 
     optional = results["optional_sections"]
     for key, shown in sections.items():

@@ -19,6 +19,11 @@ the families drawn from in rotation and the sizes growing with the budget,
 * ``"inconclusive"``: nothing false was found but something was not decided (a layer budget ran
   out, intervals overlapped, a health check fired...), with the reason.
 
+A predicate that finds two of the suite's own computations disagreeing where a proof says they
+cannot (a measured softmax deviation above its certified bound, an exact certificate the
+independent checker rejects) raises :class:`InternalError`: the search stops at once and the
+error propagates (exit status 4). It is a bug to report, never a counterexample.
+
 ``"held"`` is reserved for a statement the lab proves; no search outcome is ever ``"held"``.
 
 A conjecture may declare what its author expects (``expected``: ``"held"`` or ``"refuted"``);
@@ -47,6 +52,7 @@ from hypothesis.errors import FailedHealthCheck, Flaky, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from verify.core import exitcodes
+from verify.core.exitcodes import CouldNotComplete
 from verify.core.config import Configuration, hypothesis_violations, load_configuration, parse_configuration
 from verify.core.io import atomic_write_text, safe_name
 from verify.core.numbers import rational_to_str
@@ -65,6 +71,7 @@ __all__ = [
     "EXPECTATIONS",
     "result_stem",
     "coverage_sentence",
+    "InternalError",
 ]
 
 Status = Literal["held", "failed", "undecided"]
@@ -94,6 +101,18 @@ def result_stem(name: str) -> str:
         return name
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"{cleaned}~{digest}"
+
+
+class InternalError(CouldNotComplete):
+    """Two of the suite's own computations disagree where a proof says they cannot: a bug, never a counterexample.
+
+    Raised by a predicate (for example: a measured softmax deviation above the certified bound
+    of docs/theory.md §6, or an exact D10 certificate that the independent checker rejects). The
+    search stops at once and :func:`run_conjecture` raises it again (the command line exits 4).
+    """
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"INTERNAL ERROR (a bug of the suite, not a counterexample): {what}")
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -345,12 +364,18 @@ class _Refuted(AssertionError):
     """Raised inside the Hypothesis test so that Hypothesis shrinks the failing example."""
 
 
+class _Aborted(BaseException):
+    """Raised from the test body after an :class:`InternalError`: a BaseException, so Hypothesis neither shrinks
+    nor retries it; the search stops and :func:`run_conjecture` raises the internal error."""
+
+
 def _call(predicate: Predicate, config: Configuration) -> Observation:
     # A predicate that raises is a defect of the conjecture, not a counterexample to it:
-    # it becomes an undecided example with the exception named, never a "failed" one.
+    # it becomes an undecided example with the exception named, never a "failed" one. An
+    # InternalError (two of the suite's computations disagree) is raised on: it ends the run.
     try:
         observation = predicate(config)
-    except (KeyboardInterrupt, _Refuted):
+    except (KeyboardInterrupt, _Refuted, InternalError):
         raise
     except Exception as error:  # noqa: BLE001 - reported, not hidden
         where = traceback.extract_tb(error.__traceback__)[-1]
@@ -532,6 +557,7 @@ class _Search:
         self.shrink_calls = 0
         self.problems: dict[str, str] = {}     # branch label -> why it was dropped
         self.problem: str | None = None        # a problem that ends the search (a non-deterministic predicate)
+        self.internal_error: InternalError | None = None  # raised again by run_conjecture once the search stops
         self.rounds_run = 0
         self.stopped_by = ""
         self.current: Round | None = None
@@ -545,7 +571,11 @@ class _Search:
         key = _config_key(config)
         observation = self.memo.get(key)
         if observation is None:
-            observation = _call(self.conjecture.predicate, config)
+            try:
+                observation = _call(self.conjecture.predicate, config)
+            except InternalError as error:
+                self.internal_error = error
+                raise _Aborted from None
             self.memo[key] = observation
         return observation
 
@@ -606,6 +636,9 @@ class _Search:
             except _OutOfTime:
                 self.stopped_by = "time"
                 return
+            except _Aborted:
+                self.stopped_by = "internal error"
+                return
         dropped: set[str] = set()
         new_in_rotation, rotation, level = 0, 0, 0
         for rnd in rounds(self.branches, seed=self.seed, focus=self._focus if self.conjecture.target else None):
@@ -625,6 +658,9 @@ class _Search:
             before = len(self.memo)
             outcome = self._round(rnd)
             new_in_rotation += len(self.memo) - before
+            if outcome == "internal error":
+                self.stopped_by = outcome
+                return
             if outcome in ("counterexample", "time"):
                 self.stopped_by = outcome
                 return
@@ -668,7 +704,7 @@ class _Search:
         return self.strategies[key]
 
     def _round(self, rnd: Round) -> str | None:
-        """Run one round; returns "counterexample", "time", a problem (the branch is dropped) or None."""
+        """Run one round; returns "counterexample", "time", "internal error", a problem (the branch is dropped) or None."""
         self.current = rnd
         self.rounds_run += 1
         remaining = rnd.examples if self.budget.examples is None else min(rnd.examples,
@@ -686,6 +722,8 @@ class _Search:
             return "counterexample"
         except _OutOfTime:
             return "counterexample" if self.failing is not None else "time"
+        except _Aborted:
+            return "internal error"
         except Unsatisfiable as error:
             return f"Hypothesis could not generate enough valid examples ({str(error).splitlines()[0]})"
         except FailedHealthCheck as error:
@@ -735,10 +773,18 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
     provenance
         Extra fields recorded in the result's ``settings`` (the CLI records its command line
         and, for a user file, the file's sha256).
+
+    Raises
+    ------
+    InternalError
+        When the predicate or the re-check raised it: the search stops at once and nothing is
+        written (a bug of the suite, never an outcome).
     """
     budget = Budget(examples=examples, seconds=DEFAULT_SECONDS if examples is None and seconds is None else seconds)
     search = _Search(conjecture, budget, seed, progress)
     search.run()
+    if search.internal_error is not None:
+        raise search.internal_error
     search_records = search.records
     status_counts = Counter(obs.status for _, obs in search_records)
     undecided_reasons = Counter(obs.detail for _, obs in search_records if obs.status == "undecided")
@@ -838,7 +884,12 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
         reloaded = load_configuration(path)
     else:
         reloaded = parse_configuration(json.loads(json.dumps(data)))
-    confirmation = conjecture.check(reloaded)
+    try:
+        confirmation = conjecture.check(reloaded)
+    except InternalError:
+        if path is not None:  # no counterexample file without a confirmed counterexample
+            path.unlink(missing_ok=True)
+        raise
     report = {"config": data, "detail": observation.detail, "evidence": dict(observation.evidence),
               "confirmation": {"status": confirmation.status, "detail": confirmation.detail,
                                "evidence": dict(confirmation.evidence),

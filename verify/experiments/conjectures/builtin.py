@@ -1,4 +1,4 @@
-"""The built-in conjectures of the lab (docs/theory.md §3 D4, D5, D8 and §6).
+"""The built-in conjectures of the lab (docs/theory.md §3 D4, D5, D8, D10 and §6).
 
 Each conjecture draws :class:`~verify.core.config.Configuration` objects from a Hypothesis strategy
 (family label in ``Configuration.name``) and decides them exactly:
@@ -8,11 +8,15 @@ Each conjecture draws :class:`~verify.core.config.Configuration` objects from a 
   :func:`verify.claims.check_configuration` (its float cross-checks are switched off: they never decide);
 * whether the attention pattern is eventually constant is decided by the D9 jump search
   (:func:`verify.core.closed_form.certify`);
-* softmax uses :mod:`verify.experiments.conjectures.softmax` (arb balls, a different rule).
+* softmax uses :mod:`verify.experiments.conjectures.softmax` (arb balls, a different rule), beside
+  the certified bound of docs/theory.md §6 (:func:`verify.core.softmax_bound.softmax_certificate`);
+* leader control (D10) uses :mod:`verify.experiments.conjectures.leader_control`: a solver
+  proposes, exact certificates decide, and an impossibility certificate is re-verified by the
+  independent checker before it refutes anything.
 
 Every predicate is exact, so the runner's re-check of a counterexample from its saved file is
 the same exact computation on the reloaded numbers (the softmax one re-checks at a higher
-arb precision).
+arb precision; the D10 subset one also shrinks the impossible subset to a minimal one).
 """
 
 from __future__ import annotations
@@ -37,10 +41,12 @@ from verify.core.linalg import rank as matrix_rank
 from verify.strategies import (alphas, configurations, indefinite_matrices, nonsymmetric_pd_matrices,
                           outside_configurations, spd_matrices, token_configurations)
 from verify.core.numbers import InputError, rational_to_str
+from verify.core.softmax_bound import SoftmaxCertificate, decimal_text, softmax_certificate
 from verify.core.worked import WORKED_CONFIGURATIONS
 from .base import Conjecture, Expectation, Observation, StrategyInput
+from .leader_control import all_hull_vertices_lead_together, hull_vertex_subsets_confirm, hull_vertex_subsets_realisable
 from .search import Branch
-from .softmax import deviation_from_hardmax
+from .softmax import Enclosure, compare_resolved, layer_deviations, overall_deviation
 
 __all__ = ["BUILTIN_CONJECTURES", "get_conjecture", "claims_report"]
 
@@ -454,13 +460,41 @@ def _float_above(x: Fraction) -> float:
     return value if Fraction(value) >= x else math.nextafter(value, math.inf)
 
 
-def _softmax_decision(config: Configuration, layers: int, precision: int) -> Observation:
-    enclosures = [deviation_from_hardmax(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers,
-                                         precision=precision) for b in SOFTMAX_BETAS]
-    measurements = {f"deviation_upper_beta_{b}": _float_above(e.upper) for b, e in zip(SOFTMAX_BETAS, enclosures)}
-    evidence: dict[str, Any] = {f"beta={b}": e.to_json_dict() for b, e in zip(SOFTMAX_BETAS, enclosures)}
+def _certificates(config: Configuration, layers: int) -> dict[Fraction, SoftmaxCertificate]:
+    """The certified bound of docs/theory.md §6 for each beta of the grid (exact hardmax margins; no softmax run)."""
+    return {b: softmax_certificate(config.tokens, alpha=config.alpha, beta=b, layers=layers, A=config.A)
+            for b in SOFTMAX_BETAS}
+
+
+def _certified(config: Configuration, layers: int, precision: int,
+               certificates: Mapping[Fraction, SoftmaxCertificate]
+               ) -> tuple[dict[Fraction, Enclosure], dict[str, Any], dict[str, Any]]:
+    """Per beta: the measured deviation over layers 0..K, checked against the certified bound at every layer the
+    bound reaches (a measured deviation above it raises InternalError; where the balls at ``precision`` straddle
+    eps_k the comparison is redone finer, up to 8192 bits); the measurements and evidence of both."""
+    enclosures: dict[Fraction, Enclosure] = {}
+    measurements: dict[str, Any] = {}
+    evidence: dict[str, Any] = {}
+    for b in SOFTMAX_BETAS:
+        deviations = layer_deviations(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers,
+                                      precision=precision)
+        comparison = compare_resolved(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers,
+                                      certificate=certificates[b], deviations=deviations, precision=precision)
+        enclosures[b] = overall_deviation(deviations)
+        measurements[f"deviation_upper_beta_{b}"] = _float_above(enclosures[b].upper)
+        measurements[f"certified_bound_beta_{b}"] = (_float_above(comparison.bound) if comparison.certificate.holds
+                                                     else None)
+        measurements[f"certified_through_beta_{b}"] = comparison.certificate.certified_through
+        evidence[f"beta={b}"] = {**enclosures[b].to_json_dict(), "certified_bound": comparison.to_json_dict()}
+    return enclosures, measurements, evidence
+
+
+def _softmax_decision(config: Configuration, layers: int, precision: int,
+                      certificates: Mapping[Fraction, SoftmaxCertificate]) -> Observation:
+    enclosures, measurements, evidence = _certified(config, layers, precision, certificates)
     evidence["precision_bits"] = precision
-    for (b1, e1), (b2, e2) in zip(zip(SOFTMAX_BETAS, enclosures), zip(SOFTMAX_BETAS[1:], enclosures[1:])):
+    for b1, b2 in zip(SOFTMAX_BETAS, SOFTMAX_BETAS[1:]):
+        e1, e2 = enclosures[b1], enclosures[b2]
         if e2.certainly_greater(e1):
             return Observation("failed",
                                f"the deviation over {layers} layers grows from at most {float(e1.upper):.6g} "
@@ -475,13 +509,16 @@ def _softmax_check(precision: int, max_precision: int = 8192) -> Callable[[Confi
     """Decide with arb balls, raising the precision while two enclosures overlap.
 
     The softmax deviation at beta = 1000 can be as small as exp(-1000 * gap); resolving it
-    against the positions needs about beta * gap / ln 2 bits, so the precision adapts.
+    against the positions needs about beta * gap / ln 2 bits, so the precision adapts. At every
+    precision the measured deviation is checked against the certified bound of docs/theory.md §6
+    wherever that bound holds (the evidence quotes it per beta, or says where it stops).
     """
     def predicate(config: Configuration) -> Observation:
         layers = int(config.extra.get("layers", SOFTMAX_LAYERS))
+        certificates = _certificates(config, layers)
         bits = precision
         while True:
-            observation = _softmax_decision(config, layers, bits)
+            observation = _softmax_decision(config, layers, bits, certificates)
             if observation.status != "undecided" or bits >= max_precision:
                 return observation
             bits *= 4
@@ -489,13 +526,15 @@ def _softmax_check(precision: int, max_precision: int = 8192) -> Callable[[Confi
 
 
 def _softmax_measure(config: Configuration) -> Observation:
-    """Rigorous upper bounds of the largest deviation, one per beta of the grid (a measurement)."""
+    """Rigorous upper bounds of the largest deviation, one per beta of the grid (a measurement), beside the certified
+    bound eps_K(beta) of docs/theory.md §6 where it holds (and the layer it reaches)."""
     layers = int(config.extra.get("layers", SOFTMAX_LAYERS))
-    bounds = {}
-    for b in SOFTMAX_BETAS:
-        e = deviation_from_hardmax(config.tokens, alpha=config.alpha, beta=b, A=config.A, layers=layers, precision=256)
-        bounds[f"deviation_upper_beta_{b}"] = _float_above(e.upper)
-    return Observation.held(f"deviation bounds over {layers} layers", **bounds)
+    certificates = _certificates(config, layers)
+    _, measurements, _ = _certified(config, layers, 256, certificates)
+    reached = ", ".join(f"beta={b}: " + (f"eps_{layers} <= {decimal_text(c.records[-1].bound)}" if c.holds
+                                         else f"stops at layer {c.certified_through}")
+                        for b, c in certificates.items())
+    return Observation.held(f"deviation bounds over {layers} layers; certified bound {reached}", **measurements)
 
 
 SOFTMAX_MAX_N, SOFTMAX_MAX_D = 4, 2
@@ -535,6 +574,10 @@ def _worked() -> tuple[Configuration, ...]:
 
     return tuple(replace(c, name=f"worked_{name}") for name, c in WORKED_CONFIGURATIONS.items())
 
+
+# Leader control (D10): one semidefinite program per example (about 0.05-2 s); n <= 8 keeps a search of
+# a thousand examples within minutes.
+D10_MAX_N = 8
 
 # Two tokens attending to each other merge exactly when alpha = 1 ((z + w)/2 both), so the D8
 # search weights alpha = 1 alongside two other values.
@@ -626,22 +669,57 @@ def _build() -> dict[str, Conjecture]:
                   "alpha in {1, 1/2, 2}.",
         ),
         Conjecture(
+            name="hull_vertex_subsets_realisable",
+            statement="Every subset of the vertices of the tokens' convex hull is realisable at layer 0: for each "
+                      "set L of hull vertices some symmetric positive definite A makes every token of L lead at "
+                      "layer 0 (docs/theory.md D10).",
+            strategy=_inside(max_n=D10_MAX_N), predicate=hull_vertex_subsets_realisable,
+            confirm=hull_vertex_subsets_confirm,
+            families=("every family of verify.core.families inside the hypotheses",), expected="refuted",
+            scope=f"Inside the hypotheses, n <= {D10_MAX_N}, d <= 3; the configuration's own A plays no part. One "
+                  "layer-0 system per configuration decides every subset at once (the realisable sets are closed "
+                  "under subsets; a certificate for a subset is one for every superset): all hull vertices "
+                  "(verify.experiments.control.realisable, a solver proposing and exact checks deciding). Refuted "
+                  "only by an exact impossibility certificate that the independent checker "
+                  "(verify/_checker_control.py) re-verifies; the re-check shrinks the impossible subset to a minimal "
+                  "one (one system per vertex). Neither certificate found: undecided.",
+        ),
+        Conjecture(
+            name="all_hull_vertices_lead_together",
+            statement="All the vertices of the tokens' convex hull can lead together: some symmetric positive "
+                      "definite A makes every hull vertex lead at layer 0 (docs/theory.md D10).",
+            strategy=_inside(max_n=D10_MAX_N), predicate=all_hull_vertices_lead_together,
+            families=("every family of verify.core.families inside the hypotheses",), expected="refuted",
+            scope=f"Inside the hypotheses, n <= {D10_MAX_N}, d <= 3; the configuration's own A plays no part. One "
+                  "layer-0 system per configuration (verify.experiments.control.realisable on the hull vertices); "
+                  "refuted only by an exact impossibility certificate that the independent checker "
+                  "(verify/_checker_control.py) re-verifies. For one configuration this says the same as "
+                  "hull_vertex_subsets_realisable. Neither certificate found: undecided.",
+        ),
+        Conjecture(
             name="softmax_tracks_hardmax",
             statement="Softmax attention at inverse temperature beta tracks the hardmax trajectory better as beta "
                       "grows: the largest deviation over K layers does not increase along beta = 1, 10, 100, 1000.",
             strategy=_softmax_family(), predicate=_softmax_check(128), confirm=_softmax_check(512, 32768),
             families=("every family of verify.core.families inside the hypotheses",), kind="claim", expected="refuted",
             scope=f"K = {SOFTMAX_LAYERS} layers, d <= 2, n <= 4; softmax in arb balls (128 bits raised up to 8192 while "
-                  "enclosures overlap; re-checked from 512 bits), hardmax exact; a comparison whose enclosures overlap is undecided.",
+                  "enclosures overlap; re-checked from 512 bits), hardmax exact; a comparison whose enclosures overlap is "
+                  "undecided. Per beta, the evidence quotes the certified bound of docs/theory.md §6 "
+                  "(verify.core.softmax_bound: deviation <= eps_k through layer k) or where it stops; a measured "
+                  "deviation certainly above a certified bound is an internal error (exit 4), never a counterexample.",
         ),
         Conjecture(
             name="softmax_deviation_vs_beta",
             statement="Measurement: the largest deviation between softmax attention at inverse temperature beta and "
-                      f"the hardmax trajectory over K = {SOFTMAX_LAYERS} layers, for beta = 1, 10, 100, 1000.",
+                      f"the hardmax trajectory over K = {SOFTMAX_LAYERS} layers, for beta = 1, 10, 100, 1000, beside the "
+                      "certified bound eps_K(beta) of docs/theory.md §6 where it holds and the layer it reaches.",
             strategy=_softmax_family(), predicate=_softmax_measure, kind="measurement",
             target=f"deviation_upper_beta_{SOFTMAX_BETAS[-1]}",
             families=("every family of verify.core.families inside the hypotheses",), expected="held",
-            scope="Upper ends of arb enclosures (256 bits) rounded up to a float; hardmax exact; d <= 2, n <= 4.",
+            scope="Upper ends of arb enclosures (256 bits) rounded up to a float; hardmax exact; d <= 2, n <= 4. "
+                  "certified_bound_beta_B: eps_K of verify.core.softmax_bound rounded up to a float, where the bound "
+                  "reaches layer K; certified_through_beta_B: the layer it reaches. Every measured deviation is "
+                  "checked against it (one above it is an internal error, exit 4).",
         ),
     ]
     return {c.name: c for c in conjectures}

@@ -27,7 +27,8 @@ from ..sections import Section, Table
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
            "section", "glance_sentence",
-           "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence", "runs_sentence",
+           "POWER_FORMAT", "POWER_FILE", "POWER_COMMAND", "read_power", "power_rows", "power_sentence",
+           "power_updates_text", "runs_sentence",
            "is_surprise", "glance_numbers"]
 
 key = "conjectures"
@@ -94,6 +95,16 @@ def read_power(data: Any, where: str = "power.json") -> dict[str, Any]:
             item["counterexample_n"] = {k: _need(sizes, k, int, f"{at}.counterexample_n") for k in ("min", "max")}
         statements.append(item)
     kept["statements"] = statements
+    if isinstance(data, Mapping) and "updates" in data:
+        updates = []
+        for index, entry in enumerate(_need(data, "updates", list, where)):
+            at = f"{where}.updates[{index}]"
+            names = _need(entry, "statements", list, at)
+            if not all(isinstance(name, str) for name in names):
+                raise InputError(f"{at}.statements", "expected a list of statement names")
+            updates.append({"date": _need(entry, "date", str, at), "command": _need(entry, "command", str, at),
+                            "statements": names})
+        kept["updates"] = updates
     return kept
 
 
@@ -140,6 +151,12 @@ def power_rows(data: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         else:
             rows.append([name, refuted, "-", "-", "-", "-"])
     return POWER_HEADERS, rows
+
+
+def power_updates_text(power: Mapping[str, Any]) -> str:
+    """`` Measured again later: `COMMAND` on DATE (names).`` for each merge into the file (``--merge``), or nothing."""
+    return "".join(f" Measured again later: `{u['command']}` on {u['date']} ({', '.join(u['statements'])})."
+                   for u in power.get("updates", []))
 
 
 def power_sentence(power: Mapping[str, Any]) -> str:
@@ -230,5 +247,5 @@ def section(block: Mapping[str, Any]) -> Section:
                                   f"statement searched with the default budget of {power['budget_seconds']:g} s, seeds "
                                   f"0-{power['seeds'] - 1}. Examples to the first counterexample are the same on every "
                                   "machine; CPU seconds are this machine's. Built-in conjectures expected to be refuted "
-                                  "are marked.")))
+                                  "are marked." + power_updates_text(power))))
     return Section(TITLE, summary=" ".join(sentences), tables=tables, list_files=False)

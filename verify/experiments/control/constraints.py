@@ -28,11 +28,11 @@ from typing import Mapping, Sequence
 import numpy as np
 from flint import fmpz_mat
 
-from verify.core.linalg import is_positive_semidefinite, is_symmetric, ldl_decomposition
+from verify.core.linalg import is_positive_semidefinite, is_symmetric, ldl_pivots
 
 __all__ = ["Constraint", "Matrix", "Point", "system", "constraint_matrix", "is_zero_constraint", "DesignCheck",
-           "integer_scores", "check_design", "leaders_under", "combination", "certificate_matrix", "check_certificate",
-           "solver_rows", "svec"]
+           "integer_tokens", "integer_scores", "check_design", "margins_positive", "leaders_under", "combination",
+           "certificate_matrix", "check_certificate", "solver_rows", "svec"]
 
 Point = tuple[Fraction, ...]
 Matrix = list[list[Fraction]]
@@ -57,11 +57,16 @@ def system(n: int, leaders: Sequence[int], targets: Mapping[int, int]) -> list[C
     Leaders first (in increasing order), then the targeted tokens (in increasing order); rivals
     in increasing order. There are (n - 1) per token named.
     """
-    found = [Constraint(i, i, j) for i in sorted(leaders) for j in range(n) if j != i]
+    found = [c for i in sorted(leaders) for c in _token_constraints(n, i, i)]
     for m in sorted(targets):
-        t = targets[m]
-        found += [Constraint(m, t, k) for k in range(n) if k != t]
+        found += _token_constraints(n, m, targets[m])
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _token_constraints(n: int, token: int, attends_to: int) -> tuple[Constraint, ...]:
+    """The n - 1 constraints of ``token`` attending only to ``attends_to`` (the target search builds many systems)."""
+    return tuple(Constraint(token, attends_to, k) for k in range(n) if k != attends_to)
 
 
 def constraint_matrix(tokens: Sequence[Point], c: Constraint) -> Matrix:
@@ -113,12 +118,40 @@ class DesignCheck:
         return self.positive_definite and self.margins_positive
 
 
-@functools.lru_cache(maxsize=64)
-def _token_integers(tokens: tuple[Point, ...]) -> tuple[fmpz_mat, fmpz_mat, int]:
-    """N (tokens over one common denominator q, as integers), N^T and q."""
-    common = lcm(*(x.denominator for z in tokens for x in z))
-    N = fmpz_mat([[int(x * common) for x in z] for z in tokens])
-    return N, N.transpose(), common
+def _integers(rows: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
+    """The rows over one common denominator q, as integers, and q."""
+    common = lcm(*(x.denominator for row in rows for x in row))
+    return [[x.numerator * (common // x.denominator) for x in row] for row in rows], common
+
+
+_TOKEN_CACHE: list[tuple[tuple[Point, ...], tuple[list[list[int]], int, fmpz_mat, fmpz_mat]]] = []
+_TOKEN_CACHE_SIZE = 8
+
+
+def _token_integers(tokens: Sequence[Point]) -> tuple[list[list[int]], int, fmpz_mat, fmpz_mat]:
+    """N (the tokens over one common denominator q, as integers), q, and N and N^T as flint matrices.
+
+    Remembered for the last few token lists seen, recognised by identity of their points: a point
+    is an immutable tuple of Fractions, so the same point objects mean the same numbers (hashing
+    Fractions would cost more than the products they save; lists as points are not remembered).
+    """
+    if all(type(z) is tuple for z in tokens):
+        for points, found in _TOKEN_CACHE:
+            if len(points) == len(tokens) and all(a is b for a, b in zip(points, tokens)):
+                return found
+    N, common = _integers(tokens)
+    matrix = fmpz_mat(N) if N else fmpz_mat(0, 0)
+    found = (N, common, matrix, matrix.transpose())
+    if all(type(z) is tuple for z in tokens):
+        _TOKEN_CACHE.insert(0, (tuple(tokens), found))
+        del _TOKEN_CACHE[_TOKEN_CACHE_SIZE:]
+    return found
+
+
+def integer_tokens(tokens: Sequence[Point]) -> tuple[list[list[int]], int]:
+    """The tokens over one common denominator q, as integers (do not modify: remembered), and q."""
+    N, common, _, _ = _token_integers(tokens)
+    return N, common
 
 
 def integer_scores(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
@@ -127,10 +160,10 @@ def integer_scores(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]]) -> 
     The same numbers as :func:`verify.core.oracle.scores`, kept as integers over one positive scale so
     that a margin is one integer subtraction (the target search compares thousands of them).
     """
-    N, N_transposed, common = _token_integers(tuple(tuple(z) for z in tokens))
-    a_common = lcm(*(x.denominator for row in A for x in row))
+    _, common, N, N_transposed = _token_integers(tokens)
+    integers, a_common = _integers(A)
     # <A z_i, z_j> = z_i^T A^T z_j
-    A_transposed = fmpz_mat([[int(A[c][r] * a_common) for c in range(len(A))] for r in range(len(A))])
+    A_transposed = fmpz_mat([list(column) for column in zip(*integers)])
     product = N * A_transposed * N_transposed
     n = len(tokens)
     entries = [int(x) for x in product.entries()]
@@ -141,8 +174,8 @@ def check_design(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]], const
                  ) -> DesignCheck:
     """Decide exactly whether A is symmetric positive definite and satisfies every constraint strictly."""
     symmetric = is_symmetric(A)
-    decomposition = ldl_decomposition(A) if symmetric else None
-    pivots = tuple(decomposition[1]) if decomposition is not None else None
+    found = ldl_pivots(A) if symmetric else None  # the LDL^T pivots, in integer arithmetic
+    pivots = tuple(found) if found is not None else None
     s, scale = integer_scores(tokens, A)
     closest: dict[int, tuple[int, int]] = {}
     for c in constraints:
@@ -151,6 +184,15 @@ def check_design(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]], const
         if best is None or margin < best[1] or (margin == best[1] and c.rival < best[0]):
             closest[c.token] = (c.rival, margin)
     return DesignCheck(symmetric, pivots, {m: (k, Fraction(v, scale)) for m, (k, v) in closest.items()})
+
+
+def margins_positive(s: Sequence[Sequence[int]], constraints: Sequence[Constraint]) -> bool:
+    """Every margin of ``constraints`` positive, from A's exact scores ``s`` (:func:`integer_scores`).
+
+    The same decision as ``check_design(...).margins_positive``, stopping at the first margin that
+    is not positive and leaving out A's pivots (the target search asks it of one A many times).
+    """
+    return all(s[c.token][c.attends_to] > s[c.token][c.rival] for c in constraints)
 
 
 def leaders_under(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]]) -> frozenset[int]:
@@ -204,12 +246,6 @@ def check_certificate(tokens: Sequence[Point], weights: Mapping[Constraint, Frac
 # --------------------------------------------------------------------------- what a solver sees (floats)
 
 
-def _integer_rows(tokens: Sequence[Point]) -> list[list[int]]:
-    """The tokens over one common denominator, as integers (a positive scale changes no constraint's sign)."""
-    common = lcm(*(x.denominator for z in tokens for x in z))
-    return [[int(x * common) for x in z] for z in tokens]
-
-
 def solver_rows(tokens: Sequence[Point], constraints: Sequence[Constraint]) -> tuple[np.ndarray, list[int]]:
     """Float matrices Mhat_c = 2^(-e_c) sym(N_m (N_t - N_k)^T) (C x d x d) and the exponents e_c.
 
@@ -220,18 +256,22 @@ def solver_rows(tokens: Sequence[Point], constraints: Sequence[Constraint]) -> t
     certificate for the exact rows with y_c = yhat_c 2^(-e_c) (the common factor q^2 2^(-2s) is
     dropped: a positive multiple of a certificate is one). A zero row gets e_c = 0. Evidence only.
     """
-    N = _integer_rows(tokens)
+    N = _token_integers(tokens)[0]  # a positive scale changes no constraint's sign
     bits = max((abs(x).bit_length() for z in N for x in z), default=0)
     shift = max(0, bits - 500)  # products of two entries stay below 2^1000, inside float64
     Z = np.array([[float(x >> shift) for x in z] for z in N], dtype=float)
     d = Z.shape[1]
     count = len(constraints)
-    diffs = np.empty((count, d))
-    left = np.empty((count, d))
-    for row, c in enumerate(constraints):
-        # Differences in integers first: close tokens keep every bit of their difference.
-        diffs[row] = [float((a - b) >> shift) for a, b in zip(N[c.attends_to], N[c.rival])]
-        left[row] = Z[c.token]
+    index = np.array([(c.token, c.attends_to, c.rival) for c in constraints], dtype=np.int64).reshape(count, 3)
+    left = Z[index[:, 0]]
+    if bits <= 52:
+        # Entries below 2^52 are exact floats, and so are their differences: the same numbers as below, at once.
+        diffs = Z[index[:, 1]] - Z[index[:, 2]]
+    else:
+        diffs = np.empty((count, d))
+        for row, c in enumerate(constraints):
+            # Differences in integers first: close tokens keep every bit of their difference.
+            diffs[row] = [float((a - b) >> shift) for a, b in zip(N[c.attends_to], N[c.rival])]
     outer = left[:, :, None] * diffs[:, None, :]
     sym = (outer + outer.transpose(0, 2, 1)) / 2
     largest = np.abs(sym).reshape(count, -1).max(axis=1) if count else np.zeros(0)

@@ -36,7 +36,8 @@ from verify.core.config import Configuration
 from verify.core.geometry import convex_hull_vertices, origin_in_hull_weights
 from verify.core.linalg import mat_vec, matmul, nullspace, row_basis, solve, transpose
 from .constraints import (Constraint, DesignCheck, Matrix, Point, certificate_matrix, check_certificate, check_design,
-                          constraint_matrix, integer_scores, is_zero_constraint, solver_rows, svec, system)
+                          constraint_matrix, integer_scores, integer_tokens, is_zero_constraint, margins_positive, solver_rows, svec,
+                          system)
 from .solver import SOLVERS, SolverRun, design_program, lambda_min_program
 
 __all__ = ["DENOMINATORS", "DEFAULT_TRIES", "DEFAULT_PROGRAMS", "Design", "Infeasibility", "SystemDecision", "Outcome", "decide_system",
@@ -155,11 +156,12 @@ def equal_norm_pairs(tokens: Sequence[Point], leaders: Sequence[int]) -> list[tu
     """
     found = []
     ordered = sorted(leaders)
+    N, _ = integer_tokens(tokens)  # one positive common scale: the same comparisons, in integers
     for a, i in enumerate(ordered):
         for j in ordered[a + 1:]:
-            gap = max(abs(x - y) for x, y in zip(tokens[i], tokens[j]))
-            size = max(max(abs(x) for x in tokens[i]), max(abs(x) for x in tokens[j]))
-            if gap <= CLOSE_RATIO * size:
+            gap = max(abs(x - y) for x, y in zip(N[i], N[j]))
+            size = max(max(abs(x) for x in N[i]), max(abs(x) for x in N[j]))
+            if gap * CLOSE_RATIO.denominator <= CLOSE_RATIO.numerator * size:
                 found.append((i, j))
     return found
 
@@ -390,13 +392,14 @@ def _lp_certificate(tokens: Sequence[Point], constraints: Sequence[Constraint]) 
 
 def decide_system(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapping[int, int], *,
                   vertices: frozenset[int] | None = None, certify: bool = True,
-                  objective: np.ndarray | None = None) -> SystemDecision:
+                  objective: np.ndarray | None = None, reference: np.ndarray | None = None) -> SystemDecision:
     """Decide "some SPD A makes every token of ``leaders`` lead and every token of ``targets`` attend only to its
     target, at layer 0", exactly.
 
     ``certify=False`` skips the infeasibility steps (the target search only wants designs);
     ``objective`` replaces trace A by <objective, A> in the design program (the search's perturbation);
-    ``vertices`` are the hull vertices when the caller knows them.
+    ``vertices`` are the hull vertices when the caller knows them; ``reference`` is an A near which
+    the design program first looks (the rows tightest there are given to the solver first).
     """
     constraints = system(len(tokens), leaders, targets)
     tried: list[str] = []
@@ -422,7 +425,9 @@ def decide_system(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapp
     # The target search asks many systems: Clarabel alone there (SCS is slower and rarely rescues a design).
     design_runs = design_program(rows[kept], objective=objective,
                                  equalities=_float_normals(normals) if normals else None,
-                                 solvers=SOLVERS if certify else SOLVERS[:1])
+                                 solvers=SOLVERS if certify else SOLVERS[:1],
+                                 groups=np.array([constraints[r].token for r in kept], dtype=np.int64),
+                                 reference=reference)
     for run in design_runs:
         runs.append(run)
         if run.answer is not None:
@@ -516,20 +521,26 @@ class Outcome:
 def assignment(tokens: Sequence[Point], A: Sequence[Sequence[Fraction]], leaders: Sequence[int],
                fixed: Mapping[int, int]) -> dict[int, int]:
     """Each token outside L to the leader it scores highest under A (exact; ties to the smallest index); ``fixed`` kept."""
-    s, _ = integer_scores(tokens, A)
+    return _assignment(integer_scores(tokens, A)[0], leaders, fixed)
+
+
+def _assignment(s: Sequence[Sequence[int]], leaders: Sequence[int], fixed: Mapping[int, int]) -> dict[int, int]:
+    """:func:`assignment` from A's exact scores."""
     ordered = sorted(leaders)
     chosen = dict(fixed)
-    for m in range(len(tokens)):
+    for m in range(len(s)):
         if m not in chosen and m not in leaders:
             chosen[m] = max(ordered, key=lambda leader: (s[m][leader], -leader))
     return dict(sorted(chosen.items()))
 
 
-def _locks_everything(tokens: Sequence[Point], A: Matrix, L: tuple[int, ...], partial: Mapping[int, int]
-                      ) -> tuple[dict[int, int], DesignCheck]:
-    """The argmax map under A (``partial`` kept) and A's exact check against the full system it gives."""
-    chosen = assignment(tokens, A, L, partial)
-    return chosen, check_design(tokens, A, system(len(tokens), L, chosen))
+def _locks_everything(tokens: Sequence[Point], A: Matrix, s: Sequence[Sequence[int]], L: tuple[int, ...],
+                      partial: Mapping[int, int]) -> tuple[dict[int, int], DesignCheck | None]:
+    """The argmax map under A (``partial`` kept; ``s``: A's exact scores) and, when every margin of the full system
+    it gives is positive, A's exact check against that system (None otherwise: most maps fail at an early token)."""
+    chosen = _assignment(s, L, partial)
+    full = system(len(tokens), L, chosen)
+    return chosen, check_design(tokens, A, full) if margins_positive(s, full) else None
 
 
 def control(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapping[int, int] | None = None, *,
@@ -566,19 +577,20 @@ def control(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapping[in
     seen: list[dict[int, int]] = []
     programs = 0
 
-    def solve(partial: Mapping[int, int]) -> Design | None:
+    def solve(partial: Mapping[int, int], near: Matrix) -> Design | None:
         nonlocal programs
         programs += 1
-        decision = decide_system(tokens, L, partial, certify=False)
+        reference = np.array([[float(x) for x in row] for row in near])
+        decision = decide_system(tokens, L, partial, certify=False, reference=reference)
         runs.extend(decision.runs)
         return decision.design
 
-    chosen, check = _locks_everything(tokens, base.design.A, L, requested)
+    chosen, check = _locks_everything(tokens, base.design.A, integer_scores(tokens, base.design.A)[0], L, requested)
     seen.append(chosen)
-    if check.holds:  # the leader set's own A already locks every other token onto a leader
+    if check is not None and check.holds:  # the leader set's own A already locks every other token onto a leader
         return _realised(L, requested, chosen, Design(base.design.A, check, base.design.denominator,
                                                        base.design.source), base.design, tried, runs, seen)
-    design = solve(chosen)
+    design = solve(chosen, base.design.A)
     if design is not None:
         return _realised(L, requested, chosen, design, base.design, tried, runs, seen)
     tried.append(f"the map to each token's highest-scoring leader ({_map_text(chosen)}): no exact design")
@@ -592,29 +604,32 @@ def control(tokens: Sequence[Point], leaders: Sequence[int], targets: Mapping[in
     for attempt in range(max_tries):
         order = free if attempt == 0 else [free[i] for i in rng.permutation(len(free))]
         say(f"target search, order {attempt + 1} of at most {max_tries}")
+        # Invariant: ``current`` is an exact design of the system (L, ``partial``): SPD with every margin positive.
         current, partial = base.design.A, dict(requested)
+        scores = integer_scores(tokens, current)[0]
         stuck = None
         for m in order:
             if m in partial:
                 continue
-            row = integer_scores(tokens, current)[0][m]
-            ranking = sorted(L, key=lambda leader: (-row[leader], leader))
+            ranking = sorted(L, key=lambda leader: (-scores[m][leader], leader))
             for leader in ranking:
                 trial = {**partial, m: leader}
-                if check_design(tokens, current, system(n, L, trial)).holds:
+                # By the invariant, current is a design of the trial system iff m's own margins are positive.
+                if margins_positive(scores, system(n, (), {m: leader})):
                     partial = trial
                     break
                 if programs >= max_programs:
                     break
-                design = solve(trial)
+                design = solve(trial, current)
                 if design is not None:
                     current, partial = design.A, trial
+                    scores = integer_scores(tokens, current)[0]
                     break
             if m not in partial:
                 stuck = m
                 break
-            chosen, check = _locks_everything(tokens, current, L, partial)
-            if check.holds:  # the current A locks the rest too
+            chosen, check = _locks_everything(tokens, current, scores, L, partial)
+            if check is not None and check.holds:  # the current A locks the rest too
                 seen.append(chosen)
                 return _realised(L, requested, chosen, Design(current, check, 0, "search"), base.design, tried, runs,
                                  seen)
