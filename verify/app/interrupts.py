@@ -6,6 +6,7 @@ their temporaries, process pools are stopped, earlier output stays intact.
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import sys
@@ -72,8 +73,9 @@ def _would_be_lost(frame: Any) -> bool:
 def _deliver_again(signum: int) -> None:
     """Send ``signum`` to this process again after :data:`_RETRY_SECONDS`, from the redelivery thread.
 
-    The handler only writes a byte to a pipe: starting a thread here would wait for it to start,
-    and the redelivered signal could then land inside that wait, back where it was.
+    The handler only writes a byte to a pipe and never waits: a wait here (``threading.Timer``'s
+    start waits for its thread to run) is where the redelivered signal could land, back in the
+    place it was sent away from.
     """
     writer = _redelivery_writer if _redelivery_writer is not None else _start_redelivery()
     try:
@@ -90,8 +92,9 @@ def _start_redelivery() -> int:
     reader, writer = os.pipe()
     os.set_blocking(writer, False)
     _redelivery_writer = writer  # before the thread starts: a signal during the start queues its byte
-    main = threading.main_thread().ident
-    threading.Thread(target=_redeliver, args=(reader, main), name="interrupt-redelivery", daemon=True).start()
+    # The low-level call returns without waiting for the thread to run (threading's start waits:
+    # at a command's start, under load, long enough for a signal to find no handler installed).
+    _thread.start_new_thread(_redeliver, (reader, threading.main_thread().ident))
     return writer
 
 
@@ -143,7 +146,7 @@ def install() -> None:
     as ignored (raised inside a finaliser) is sent again.
     """
     global _previous_unraisablehook
-    _start_redelivery()  # now, not inside a handler (see _deliver_again)
+    _start_redelivery()
     if sys.unraisablehook is not _redeliver_when_swallowed:
         _previous_unraisablehook, sys.unraisablehook = sys.unraisablehook, _redeliver_when_swallowed
     signal.signal(signal.SIGTERM, raise_interrupt)
