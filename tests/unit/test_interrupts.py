@@ -151,3 +151,32 @@ print(signal.getsignal(signal.SIGTERM) is interrupts.raise_interrupt,
 def test_install_handles_sigterm_and_keeps_an_ignored_ctrl_c_ignored(sigint: str, expected: str) -> None:
     done = _run(_INSTALLED.format(sigint=sigint))
     assert done.stdout.strip() == expected, done.stdout + done.stderr
+
+
+# An interrupt that passed through ``exec`` of a string (dataclasses build their methods so while a
+# module is imported) leaves CPython's "unhandled KeyboardInterrupt" flag set although the command
+# caught it: under ``python -m`` the interpreter then killed itself with SIGINT after the clean stop.
+_MAIN_INTERRUPTED_IN_EXEC = """
+import verify.app.cli as cli
+
+def main():
+    try:
+        exec("import signal; signal.raise_signal(signal.SIGINT)")
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+cli.main = main
+cli.run()
+"""
+
+
+def test_an_interrupt_caught_after_passing_through_exec_exits_130_under_python_m(tmp_path: Path) -> None:
+    package = tmp_path / "interrupted_in_exec"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(_MAIN_INTERRUPTED_IN_EXEC)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    done = subprocess.run([sys.executable, "-m", "interrupted_in_exec"], env=env, capture_output=True, text=True,
+                          timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert done.returncode == 130, (done.returncode, done.stderr)

@@ -15,7 +15,7 @@ import time
 from types import FrameType
 from typing import Any, Callable
 
-__all__ = ["raise_interrupt", "install"]
+__all__ = ["raise_interrupt", "install", "forget_unhandled"]
 
 # Frames of importlib's own code carry this file name (frozen modules).
 _IMPORT_MACHINERY = "<frozen importlib"
@@ -152,3 +152,14 @@ def install() -> None:
     signal.signal(signal.SIGTERM, raise_interrupt)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, raise_interrupt)
+
+
+def forget_unhandled() -> None:
+    """Tell CPython that the interrupt was handled, so that the exit status stays 130.
+
+    An interrupt that passed through ``exec`` of a string (dataclasses make their methods so, as
+    modules are imported) sets CPython's "unhandled KeyboardInterrupt" flag even when it is caught
+    further up. Under ``python -m`` the interpreter then ends by killing itself with SIGINT (status
+    -2, not 130) after a clean stop. Executing a string clears the flag.
+    """
+    exec("pass")
