@@ -16,6 +16,15 @@ machine may be shared, so wall time is not used). The corners:
   purpose: the time is the replay's, the verdict a rejection);
 * ``chain power 10^18``: a closed-form chain (D9) whose term has power 10^18 (rejected: no
   solution of the update rule has it);
+* ``softmax d=64 n=N`` and ``softmax d=1 n=3 L=K``: records of ``hardmax-verify softmax --json``
+  (built by the engine) with the most tokens, and the most layers, within the softmax checker's
+  default work (verify/_checker_softmax.py, in the same units), beta large enough to hold;
+* ``control sets n=256 d=32 h=16``: a leader-sets result of 256 tokens in d = 32 with 16 hull
+  vertices, all 65,535 subsets realisable, and as many designs as the control checker's work
+  limit admits (verify/_checker_control.py); ``control sets h=16 65535 designs``: 65,535
+  identical designs of 16 tokens in the plane, every other subset inconclusive (each compared
+  with every design); ``control sets h=256``: 256 hull vertices and 60 designs in d = 32 (no
+  such file can list its 2^256 - 1 subsets: rejected before any design).
 
 Target: every corner under 60 CPU seconds (docs/certcheck.md, Limits).
 """
@@ -23,6 +32,7 @@ Target: every corner under 60 CPU seconds (docs/certcheck.md, Limits).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -34,7 +44,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify import certcheck  # noqa: E402
+from verify import _checker_control, _checker_softmax, certcheck  # noqa: E402
 
 
 def _text(x: Fraction) -> str:
@@ -115,6 +125,149 @@ def chain_report() -> dict:
                                 "certificate": certificate}}}
 
 
+def softmax_record(tokens: list[list[str]], *, alpha: str, beta: int, layers: int) -> dict:
+    """A record of ``hardmax-verify softmax --json``, built by the engine (the bench is not the checker)."""
+    from verify.app.commands.softmax import certificate_record
+    from verify.core.config import parse_configuration
+    from verify.core.softmax_bound import softmax_certificate
+
+    config = parse_configuration({"tokens": tokens, "alpha": alpha, "outside_hypotheses": True})
+    certificate = softmax_certificate(config.tokens, alpha=config.alpha, beta=beta, layers=layers)
+    assert certificate.holds, certificate.stop
+    return json.loads(json.dumps(certificate_record(config, certificate)))
+
+
+def _softmax_fits(n: int, d: int, layers: int, numbers: list[Fraction], alpha: Fraction) -> bool:
+    bits = certcheck.input_bits(numbers + [alpha])
+    growth = certcheck.replay_growth(alpha)
+    return _checker_softmax.estimated_work(n, d, layers, bits=bits, growth=growth) <= _checker_softmax.DEFAULT_MAX_WORK
+
+
+def softmax_wide(d: int) -> tuple[str, dict]:
+    """The most tokens in dimension d (entries p/97) whose 8 layers fit the softmax checker's default work."""
+    rng = __import__("random").Random(0)
+    n = max(n for n in range(2, _checker_softmax.MAX_TOKENS + 1)
+            if _softmax_fits(n, d, 8, [Fraction(1, 97), Fraction(50)], Fraction(1, 2)))
+    tokens = [[f"{rng.randint(-50, 50)}/97" for _ in range(d)] for _ in range(n)]
+    return f"softmax d={d} n={n}", softmax_record(tokens, alpha="1/2", beta=1000, layers=8)
+
+
+def softmax_long() -> tuple[str, dict]:
+    """Three tokens on a line, one moving towards a leader every layer (its numbers grow), the most layers
+    (beta = 10^1000: the margin halves each layer and must stay far above 1/beta)."""
+    tokens = [["1"], ["-1"], ["1/2"]]
+    layers = max(k for k in range(0, 20000, 10) if _softmax_fits(3, 1, k, [Fraction(1, 2)], Fraction(999, 1000)))
+    # The stated bounds' sizes count too: the longest prefix of this record whose estimate fits, built again.
+    data = softmax_record(tokens, alpha="999/1000", beta=10 ** 1000, layers=layers)
+    records = data["softmax_certificate"]["records"]
+    layers = max(k for k in range(len(records)) if _checker_softmax.record_work(
+        {**data, "softmax_certificate": {**data["softmax_certificate"], "records": records[:k + 1]}})
+        <= _checker_softmax.DEFAULT_MAX_WORK)
+    return f"softmax d=1 n=3 L={layers}", softmax_record(tokens, alpha="999/1000", beta=10 ** 1000, layers=layers)
+
+
+def _control_sets(tokens: list[list[Fraction]], vertices: int, designs: int, *, realisable: bool,
+                  combinations: list[tuple[int, ...]] = ()) -> dict:
+    """A leader-sets result: the first ``vertices`` tokens (equal norms) lead under A = I, token vertices + j is the
+    mean of the vertices ``combinations[j]``; every subset realisable by design 0, or every one inconclusive."""
+    text = [[_text(x) for x in t] for t in tokens]
+    leaders = list(range(vertices))
+    subsets, kinds = [], {"realisable": 0, "impossible": 0, "inconclusive": 0}
+    for mask in range(1, 2 ** vertices):
+        members = [v for v in leaders if mask >> v & 1]
+        if realisable:
+            subsets.append({"leaders": members, "outcome": "realisable", "by": 0})
+        else:
+            subsets.append({"leaders": members, "outcome": "inconclusive"})
+        kinds["realisable" if realisable else "inconclusive"] += 1
+    identity = [["1" if r == c else "0" for c in range(len(tokens[0]))] for r in range(len(tokens[0]))]
+    design = {"A": identity, "pivots": ["1"] * len(tokens[0]), "leaders": leaders}
+    inside = [{"token": j, "weights": [{"token": v, "weight": f"1/{len(combination)}"} for v in combination]}
+              for j, combination in enumerate(combinations, start=vertices)]
+    return {"format": _checker_control.FORMAT, "kind": "leader_sets",
+            "configuration": {"tokens": text, "alpha": "1"},
+            "hull": {"vertices": [{"token": v, "direction": text[v]} for v in range(vertices)], "inside": inside},
+            "designs": [design] * designs, "certificates": [], "subsets": subsets,
+            "counts": {"subsets": 2 ** vertices - 1, **kinds},
+            "maximal_realisable": [leaders] if realisable else [], "minimal_impossible": [],
+            "exit_status": 0 if realisable else 3}
+
+
+def control_dense() -> tuple[str, dict]:
+    """256 tokens in d = 32: 16 vertices of equal norm (rotations of (1, ..., 32)) and 240 means of two or three
+    of them (inside, never leading under A = I); the most designs (A = I) that fit the control checker's work."""
+    d, h = 32, 16
+    vertices = [[Fraction((c + i) % d + 1) for c in range(d)] for i in range(h)]
+    combinations = list(itertools.combinations(range(h), 2)) + list(itertools.combinations(range(h), 3))[:120]
+    inside = [[sum((vertices[v][c] for v in combination), Fraction(0)) / len(combination) for c in range(d)]
+              for combination in combinations]
+    tokens = vertices + inside
+    assert len({tuple(t) for t in tokens}) == 256
+    one = _control_sets(tokens, h, 1, realisable=True, combinations=combinations)
+    fixed = _checker_control.sized_work({**one, "designs": []}, "leader_sets", tokens)
+    per_design = _checker_control.sized_work(one, "leader_sets", tokens) - fixed
+    designs = int((_checker_control.MAX_WORK - fixed) // per_design)
+    return (f"control sets n=256 d=32 h=16 ({designs} designs)",
+            _control_sets(tokens, h, designs, realisable=True, combinations=combinations))
+
+
+def control_repeated_designs() -> tuple[str, dict]:
+    """16 tokens on a parabola (all hull vertices), 65,535 identical designs (A = I); the subsets inside the design's
+    leader set realisable, every other one inconclusive (each must be shown undecided by every design)."""
+    tokens = [[Fraction(x), Fraction(x * x + 1)] for x in range(-8, 8)]
+    led = [i for i, t in enumerate(tokens)
+           if all(t[0] * t[0] + t[1] * t[1] > t[0] * u[0] + t[1] * u[1] for j, u in enumerate(tokens) if j != i)]
+    data = _control_sets(tokens, 16, 65535, realisable=False)
+    data["hull"]["vertices"] = [{"token": i, "direction": [str(2 * (i - 8)), "-1"]} for i in range(16)]
+    for design in data["designs"][:1]:
+        design["leaders"] = led
+    realisable = []
+    for entry in data["subsets"]:
+        if set(entry["leaders"]) <= set(led):
+            entry.update(outcome="realisable", by=0)
+            realisable.append(entry["leaders"])
+    data["counts"].update(realisable=len(realisable), inconclusive=2 ** 16 - 1 - len(realisable))
+    data["maximal_realisable"] = [led]
+    return "control sets h=16 65535 designs", data
+
+
+def control_wide_hull() -> tuple[str, dict]:
+    """256 tokens in d = 32, every one a hull vertex, 92 designs: 2^256 - 1 subsets can never be listed."""
+    data = control_dense()[1]
+    data["hull"]["vertices"] = [{"token": v, "direction": data["configuration"]["tokens"][v]} for v in range(256)]
+    data["hull"]["inside"] = []
+    data["designs"] = data["designs"][:1] * 60
+    return "control sets h=256 (60 designs)", data
+
+
+def measure_other(name: str, data: dict, folder: Path, kind: str) -> None:
+    """A softmax record or a control result, checked by its own checker under its default limits."""
+    path = folder / f"{name.split(' (')[0].replace(' ', '_').replace('/', '-')}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    started = time.process_time()
+    charged: float | str = "-"
+    try:
+        if kind == "softmax":
+            estimate = f"{_checker_softmax.record_work(data):.3g}"
+            result = _checker_softmax.check_path(str(path))
+            assert result is not None
+            status, charged = result.exit_status, result.work
+        else:
+            tokens = [tuple(Fraction(x) for x in t) for t in data["configuration"]["tokens"]]
+            estimate = f"{_checker_control.sized_work(data, data['kind'], tokens):.3g}"
+            check = _checker_control.check_control_file(str(path))
+            status = check.exit_status if check.status != "rejected" else 1
+            if check.status == "rejected":
+                print(f"  ({check.reasons[0][:160]})")
+    except (_checker_softmax.BadInput, _checker_control.BadInput) as error:
+        status, estimate = 2, "-"
+        print(f"  ({str(error)[:160]})")
+    seconds = time.process_time() - started
+    charged_text = charged if isinstance(charged, str) else f"{charged:.3g}"
+    print(f"{name:32s} {path.stat().st_size / 2**20:6.1f} MiB  estimated {estimate:>9s}  charged {charged_text:>9s} units  "
+          f"exit {status}  {seconds:6.1f} CPU s", flush=True)
+
+
 def measure(name: str, data: dict, folder: Path) -> None:
     path = folder / f"{name.replace(' ', '_').replace('/', '-')}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -154,10 +307,18 @@ def main() -> None:
         "replay n=2 d=1 alpha=999/1000": lambda: replay_report(2, 1, "999/1000"),
         "chain power 10^18": chain_report,
     }
+    others = {"softmax d=64": ("softmax", lambda: softmax_wide(64)), "softmax d=1": ("softmax", softmax_long),
+              "control sets n=256": ("control", control_dense),
+              "control sets h=16 65535": ("control", control_repeated_designs),
+              "control sets h=256": ("control", control_wide_hull)}
     with tempfile.TemporaryDirectory() as folder:
         for name, build in corners.items():
             if args.only is None or args.only in name:
                 measure(name, build(), Path(folder))
+        for key, (kind, make) in others.items():
+            if args.only is None or args.only in key:
+                name, data = make()
+                measure_other(name, data, Path(folder), kind)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -125,3 +125,31 @@ def test_a_halved_bound_is_caught_where_the_bound_is_nearly_attained(tokens, A):
     assert certificate.holds
     assert deviation_violations(config, certificate) == []
     assert deviation_violations(config, certificate, scale=Fraction(1, 2)) != []
+
+
+def _printed(text: str) -> Fraction:
+    """The number a decimal_text string states, exactly."""
+    mantissa, _, exponent = text.partition("e")
+    return Fraction(mantissa) * Fraction(10) ** int(exponent or 0)
+
+
+@given(configurations(family=("generic", "dense_spd", "close_pairs"), max_n=6, max_d=3),
+       st.integers(10, 2000))
+@settings(deadline=None, max_examples=60)
+def test_printed_bounds_are_on_the_safe_side(config, beta):
+    """The softmax command's numbers (table, verdict line, JSON *_approx): eps and 2 eta never below the proven
+    value, delta never above it (rounded from the exact fraction, docs/theory.md §6)."""
+    from verify.core.softmax_bound import decimal_text
+
+    certificate = softmax_certificate(config.tokens, alpha=config.alpha, beta=beta, layers=LAYERS,
+                                      A=config.A_matrix if config.A is not None else None)
+    for record in certificate.records:
+        entry = record.to_json_dict()
+        assert _printed(entry["bound_approx"]) >= record.bound
+        assert _printed(decimal_text(record.bound, rounding="up")) >= record.bound
+        if record.margin is not None:
+            assert _printed(entry["margin_approx"]) <= record.margin
+        if record.eta is not None:
+            assert _printed(decimal_text(2 * record.eta, rounding="up")) >= 2 * record.eta
+    assert _printed(decimal_text(certificate.radius, rounding="up")) >= certificate.radius
+    assert certificate.to_json_dict()["approx_rounding"] == {"bound_approx": "up", "margin_approx": "down"}

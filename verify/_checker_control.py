@@ -26,13 +26,25 @@ Entry point: :func:`check_control` (a decoded JSON result -> :class:`ControlChec
 :func:`check_control_file` for a path. ``python -m verify._checker_control FILE`` exits 0 when
 the result verifies (realised, inconclusive, or every subset's answer), 1 when something is
 rejected or when the verified result says the statement is false (impossible), 2 when the file
-is not a readable control result or exceeds a limit (checked before any loop), 4 when the
-check could not complete.
+is not a readable control result or exceeds a limit (checked before any loop: a number longer
+than MAX_DIGITS is refused, never rejected), 4 when the check could not complete.
+
+Work is bounded before the loops, in the claims checker's units (verify/certcheck.py: one unit a
+multiply-add of integers of up to 512 bits, a product of b-bit integers (b/512)^1.6 units beyond
+that): per matrix n d^2 + n^2 d products for its scores (computed once per design) and d^3 for its
+pivots, per certificate weight d^2, at the sizes of the tokens' and the matrix's integers over
+their common denominators. The hull's size is checked (2^h - 1 <= MAX_SUBSETS subsets, all
+listed) before any design; designs are reduced to their distinct leader sets and certificates to
+their distinct cores, and the subsets are compared with them through their downward and upward
+closures over the h vertices (h 2^h steps), not pair by pair.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import operator
 import os
 import re
 import stat
@@ -49,11 +61,16 @@ MAX_TOKENS = 256
 MAX_DIMENSION = 32
 MAX_DIGITS = 10_000        # longest integer in a number string
 MAX_SUBSETS = 2 ** 16
-MAX_WORK = 200_000_000     # score-table and elimination work of one file (integer products), checked before the loops
+MAX_WORK = 200_000_000     # score-table and elimination work of one file (work units), checked before the loops
 MAX_BYTES = 256 * 2 ** 20  # the largest file read
 OUTCOMES = ("realised", "impossible", "inconclusive")
 STEPS = ("zero_constraint", "hull", "lambda_min", "facial", "lp")
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
+FRACTION_OPERATION = 8     # work units of one Fraction operation (a reduction by gcd) on numbers of WORK_BITS bits
+WORK_BITS = 512            # a work unit: a multiply-add of integers of up to WORK_BITS bits (verify/certcheck.py)
+# Python refuses int <-> decimal text conversions of more than about 4300 digits; numbers are read
+# in chunks below it, up to MAX_DIGITS.
+_CHUNK_DIGITS = 4000
 
 
 class BadInput(Exception):
@@ -103,18 +120,47 @@ def _get(obj: Any, key: str, where: str) -> Any:
     return obj[key]
 
 
+@functools.lru_cache(maxsize=64)
+def _power_of_ten(k: int) -> int:
+    return 10 ** k
+
+
+def _digits_to_int(digits: str) -> int:
+    """ASCII decimal digits to an int, in chunks below the interpreter's int-string limit (halving: fast)."""
+    if len(digits) <= _CHUNK_DIGITS:
+        return int(digits)
+    low = len(digits) // 2
+    return _digits_to_int(digits[:-low]) * _power_of_ten(low) + _digits_to_int(digits[-low:])
+
+
+def _beyond_digits(where: str) -> BadInput:
+    # Beyond the checker's limit is not wrong: refused (exit 2), never rejected.
+    return BadInput(f"{where}: a number of more than {MAX_DIGITS} digits, beyond the checker's limit")
+
+
 def _number(x: Any, where: str) -> Fraction:
     if isinstance(x, bool):
         raise Rejected(f"{where}: expected a number, got a boolean")
     if isinstance(x, int):
-        _need(len(str(abs(x))) <= MAX_DIGITS, f"{where}: more than {MAX_DIGITS} digits")
+        if x.bit_length() > MAX_DIGITS * 3.33:
+            raise _beyond_digits(where)
         return Fraction(x)
-    _need(isinstance(x, str) and len(x) <= 2 * MAX_DIGITS + 2 and bool(_NUMBER.match(x)),
-          f"{where}: expected an integer or 'p/q' string, got {str(x)[:40]!r}")
+    _need(isinstance(x, str) and bool(_NUMBER.match(x)), f"{where}: expected an integer or 'p/q' string, got "
+                                                        f"{str(x)[:40]!r}")
     top, _, bottom = x.partition("/")
-    _need(len(top.lstrip("-")) <= MAX_DIGITS and len(bottom) <= MAX_DIGITS, f"{where}: more than {MAX_DIGITS} digits")
-    _need(not bottom or int(bottom) != 0, f"{where}: zero denominator")
-    return Fraction(int(top), int(bottom) if bottom else 1)
+    if len(top.lstrip("-")) > MAX_DIGITS or len(bottom) > MAX_DIGITS:
+        raise _beyond_digits(where)
+    denominator = _digits_to_int(bottom) if bottom else 1
+    _need(denominator != 0, f"{where}: zero denominator")
+    numerator = _digits_to_int(top.lstrip("-"))
+    return Fraction(-numerator if top.startswith("-") else numerator, denominator)
+
+
+def _short(x: Fraction) -> str:
+    """A fraction for a message: exact when short, else its size (printing a long one is slow, and refused)."""
+    if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= 256:
+        return str(x)
+    return f"about 10^{math.log10(abs(x.numerator)) - math.log10(x.denominator):.4f}" if x else "0"
 
 
 def _index(x: Any, n: int, where: str) -> int:
@@ -163,28 +209,47 @@ def _tokens(raw: list, d: int) -> list[tuple]:
 # --------------------------------------------------------------------------- exact linear algebra of its own
 
 
-def _scores(tokens: list[tuple], A: list) -> list[list[Fraction]]:
-    """s[i][j] = z_i^T A z_j, with integers over one common denominator."""
-    d = len(A)
-    den = 1
-    for t in tokens:
-        for x in t:
-            den = den * x.denominator // _gcd(den, x.denominator)
-    a_den = 1
-    for row in A:
-        for x in row:
-            a_den = a_den * x.denominator // _gcd(a_den, x.denominator)
-    Z = [[int(x * den) for x in t] for t in tokens]
-    Ai = [[int(x * a_den) for x in row] for row in A]
-    AZ = [[sum(Ai[r][c] * z[c] for c in range(d)) for r in range(d)] for z in Z]
-    scale = Fraction(1, den * den * a_den)
-    return [[sum(a * b for a, b in zip(z, w)) * scale for w in AZ] for z in Z]
+def _common_bits(numbers: Any) -> int:
+    """At least the bits of the common denominator of ``numbers`` plus their largest numerator: the size of the
+    integers they become over it. Exact while the denominator is below 2^16 bits; past that, each further
+    denominator's bits are added (an upper bound, without the gcds that would cost more than the scores)."""
+    denominator, extra, numerator = 1, 0, 0
+    for x in numbers:
+        if extra or denominator.bit_length() > 1 << 16:
+            extra += x.denominator.bit_length()
+        else:
+            denominator = math.lcm(denominator, x.denominator)
+        numerator = max(numerator, abs(x.numerator).bit_length())
+        if denominator.bit_length() + extra + numerator > 1 << 24:
+            break
+    return denominator.bit_length() + extra + numerator
 
 
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
+def _cost(count: int, bits_a: int, bits_b: int) -> float:
+    """Work units of ``count`` products of a ``bits_a``-bit by a ``bits_b``-bit integer: the claims checker's
+    rule (verify/certcheck.py ``_cost``): one unit up to WORK_BITS bits, then Karatsuba's exponent."""
+    a, b = max(1.0, bits_a / WORK_BITS), max(1.0, bits_b / WORK_BITS)
+    return count * max(a, b) * min(a, b) ** 0.6
+
+
+class _Scores(NamedTuple):
+    """s[i][j] = z_i^T A z_j = rows[i][j] / scale: integers over one positive scale."""
+
+    rows: list[list[int]]
+    scale: int
+
+    def at(self, i: int, j: int) -> Fraction:
+        return Fraction(self.rows[i][j], self.scale)
+
+
+def _scores(tokens: list[tuple], A: list) -> _Scores:
+    """Every score z_i^T A z_j, as integers over one common denominator: A z once per token, then dot products."""
+    den = math.lcm(*(x.denominator for t in tokens for x in t))
+    a_den = math.lcm(*(x.denominator for row in A for x in row))
+    Z = [[x.numerator * (den // x.denominator) for x in t] for t in tokens]
+    Ai = [[x.numerator * (a_den // x.denominator) for x in row] for row in A]
+    AZ = [[sum(map(operator.mul, row, z)) for row in Ai] for z in Z]
+    return _Scores([[sum(map(operator.mul, z, w)) for w in AZ] for z in Z], den * den * a_den)
 
 
 def _pivots(A: list) -> list[Fraction] | None:
@@ -238,9 +303,9 @@ def _combination(tokens: list[tuple], weights: list[tuple[int, int, int, Fractio
 # --------------------------------------------------------------------------- the certificates
 
 
-def _check_design(block: Any, tokens: list[tuple], roles: dict[int, int], where: str) -> list:
+def _check_design(block: Any, tokens: list[tuple], roles: dict[int, int], where: str) -> _Scores:
     """A design: symmetric, pivots positive and as stated, every token of ``roles`` with its stated closest rival and
-    positive margin, recomputed. Returns A."""
+    positive margin, recomputed. Returns its scores (computed once)."""
     n, d = len(tokens), len(tokens[0])
     A = _matrix(_get(block, "A", where), d, f"{where}.A")
     _need(all(A[i][j] == A[j][i] for i in range(d) for j in range(i)), f"{where}.A: not symmetric")
@@ -260,13 +325,14 @@ def _check_design(block: Any, tokens: list[tuple], roles: dict[int, int], where:
         t = _index(_get(entry, "attends_to", at), n, f"{at}.attends_to")
         _need(roles.get(m) == t, f"{at}: token {m} attends to {t}, but the result's leaders and targets say "
                                  f"{roles.get(m)}")
-        rivals = [(s[m][t] - s[m][k], k) for k in range(n) if k != t]
-        margin, rival = min(rivals)
-        _need(margin > 0, f"{at}: token {m} scores token {rival} at least as high as {t} (margin {margin})")
+        row = s.rows[m]
+        gap, rival = min((row[t] - row[k], k) for k in range(n) if k != t)
+        margin = Fraction(gap, s.scale)
+        _need(margin > 0, f"{at}: token {m} scores token {rival} at least as high as {t} (margin {_short(margin)})")
         _need(_get(entry, "closest_rival", at) == rival, f"{at}.closest_rival: the closest rival is token {rival}")
-        _need(_number(_get(entry, "margin", at), f"{at}.margin") == margin, f"{at}.margin: the margin is {margin}")
+        _need(_number(_get(entry, "margin", at), f"{at}.margin") == margin, f"{at}.margin: the margin is {_short(margin)}")
     _need(seen == set(roles), f"{where}.margins: expected exactly the tokens {sorted(roles)}")
-    return A
+    return s
 
 
 def _check_infeasibility(block: Any, tokens: list[tuple], leaders: set[int], targets: dict[int, int], where: str
@@ -302,6 +368,36 @@ def _check_infeasibility(block: Any, tokens: list[tuple], leaders: set[int], tar
     return {m for m, _t, _k, y in weights if y > 0}
 
 
+# What each outcome proves and what it does not, as a result must state it: the checker's own copy
+# of the statements of docs/theory.md D10 (a test compares it with the command's), so that a file
+# cannot claim more than its certificate shows.
+STATEMENTS: dict[str, tuple[str, str]] = {
+    "realised": ("under A, exactly the listed tokens lead from layer 0 on and every other token attends only to its "
+                 "target leader at every layer, converging to it geometrically; so for every alpha > 0 the leader set "
+                 "is exactly L and every limit is its target's position (docs/theory.md D10)",
+                 "anything about the dynamics under another A, the configuration's own included"),
+    "impossible": ("no symmetric positive definite A makes every listed token lead at layer 0",
+                   "a listed token may still emerge as a leader at a later layer under some A, so L may still be the "
+                   "final leader set (docs/theory.md D10, 'What it does not say')"),
+    "inconclusive": ("nothing beyond the certificates included (an A under which L leads at layer 0, when given)",
+                     "neither that L can be realised nor that it cannot"),
+    "leader_sets": ("each realisable subset leads at layer 0 under the design named (every subset of the tokens "
+                    "leading under an A leads under it); each impossible subset contains the tokens of a certificate "
+                    "that no symmetric positive definite A makes them all lead at layer 0",
+                    "a token outside a realisable set may also lead under that design; nothing about leaders "
+                    "that emerge after layer 0"),
+}
+
+
+def _check_statements(data: dict, key: str, requested: dict[int, int]) -> None:
+    proves, not_proved = STATEMENTS[key]
+    if key == "impossible" and requested:
+        proves += (" with the requested tokens attending only to their targets at layer 0 ("
+                   + ",".join(f"{m}:{t}" for m, t in sorted(requested.items())) + ")")
+    _need(data.get("proves") == proves, "proves: not what this outcome proves (docs/theory.md D10)")
+    _need(data.get("does_not_prove") == not_proved, "does_not_prove: not what this outcome leaves unproved")
+
+
 def _leaders_and_targets(data: dict, n: int) -> tuple[list[int], dict[int, int]]:
     leaders = [_index(x, n, "leaders[]") for x in _list(_get(data, "leaders", "result"), "leaders", limit=n)]
     _need(bool(leaders), "leaders: empty")
@@ -331,6 +427,7 @@ def _check_one(data: dict, tokens: list[tuple]) -> list[Item]:
     expected = {"realised": {"design", "targets", "limits"}, "impossible": {"infeasibility"},
                 "inconclusive": present & {"leading"}}[outcome]
     _need(present == expected, f"outcome {outcome}: expected the blocks {sorted(expected)}, found {sorted(present)}")
+    _check_statements(data, outcome, requested)
     if outcome == "realised":
         targets: dict[int, int] = {}
         for e, entry in enumerate(_list(data["targets"], "targets", limit=n)):
@@ -358,15 +455,47 @@ def _check_one(data: dict, tokens: list[tuple]) -> list[Item]:
     return [Item("D10", "inconclusive", "no certificate is claimed")]
 
 
-def _leaders_under(s: list[list[Fraction]]) -> set[int]:
-    return {i for i, row in enumerate(s) if all(row[i] > x for j, x in enumerate(row) if j != i)}
+def _leaders_under(s: _Scores) -> set[int]:
+    return {i for i, row in enumerate(s.rows) if all(row[i] > x for j, x in enumerate(row) if j != i)}
+
+
+def _mask(members: Any, bit: dict[int, int]) -> int:
+    return sum(bit[v] for v in members)
+
+
+def _closures(tops: list[int], bottoms: list[int], h: int) -> tuple[bytearray, bytearray]:
+    """(below, above) over the 2^h bitmasks: below[m] when m lies inside one of ``tops``, above[m] when m contains
+    one of ``bottoms``; h 2^h steps whatever the numbers of sets."""
+    below, above = bytearray(1 << h), bytearray(1 << h)
+    for top in tops:
+        below[top] = 1
+    for bottom in bottoms:
+        above[bottom] = 1
+    for b in range(h):
+        flag = 1 << b
+        for m in range(1 << h):
+            if m & flag:
+                if below[m]:
+                    below[m ^ flag] = 1
+                if above[m ^ flag]:
+                    above[m] = 1
+    return below, above
 
 
 def _check_sets(data: dict, tokens: list[tuple]) -> list[Item]:
     n, d = len(tokens), len(tokens[0])
+    _check_statements(data, "leader_sets", {})
     hull = _get(data, "hull", "result")
+    listed = _list(_get(hull, "vertices", "hull"), "hull.vertices", limit=n)
+    # The number of subsets before anything else: all 2^h - 1 must be listed (h > 16 never fits).
+    h = len(listed)
+    _need(2 ** h - 1 <= MAX_SUBSETS, f"hull: {h} vertices have 2^{h} - 1 nonempty subsets, more than the limit of "
+                                     f"{MAX_SUBSETS} a leader-sets result may list")
+    expected_count = 2 ** h - 1
+    subsets = _list(_get(data, "subsets", "result"), "subsets", limit=MAX_SUBSETS)
+    _need(len(subsets) == expected_count, f"subsets: expected {expected_count} nonempty subsets of {h} vertices")
     vertices = []
-    for e, entry in enumerate(_list(_get(hull, "vertices", "hull"), "hull.vertices", limit=n)):
+    for e, entry in enumerate(listed):
         at = f"hull.vertices[{e}]"
         v = _index(_get(entry, "token", at), n, f"{at}.token")
         c = _vector(_get(entry, "direction", at), d, f"{at}.direction")
@@ -391,9 +520,9 @@ def _check_sets(data: dict, tokens: list[tuple]) -> list[Item]:
     certificates = _list(_get(data, "certificates", "result"), "certificates", limit=MAX_SUBSETS)
     led: list[frozenset] = []
     for e, block in enumerate(designs):
-        A = _check_design({**block, "margins": []}, tokens, {}, f"designs[{e}]") if isinstance(block, dict) else None
-        _need(A is not None, f"designs[{e}]: expected an object")
-        lead = frozenset(_leaders_under(_scores(tokens, A)))  # type: ignore[arg-type]
+        _need(isinstance(block, dict), f"designs[{e}]: expected an object")
+        scores = _check_design({**block, "margins": []}, tokens, {}, f"designs[{e}]")
+        lead = frozenset(_leaders_under(scores))
         stated = _list(_get(block, "leaders", f"designs[{e}]"), f"designs[{e}].leaders", limit=n)
         _need(sorted(lead) == stated, f"designs[{e}].leaders: the tokens leading under A are {sorted(lead)}")
         led.append(lead)
@@ -401,17 +530,18 @@ def _check_sets(data: dict, tokens: list[tuple]) -> list[Item]:
     vertex_set = set(vertices)
     for e, block in enumerate(certificates):
         cores.append(frozenset(_check_infeasibility(block, tokens, vertex_set, {}, f"certificates[{e}]")))
-    h = len(vertices)
-    expected_count = 2 ** h - 1
-    subsets = _list(_get(data, "subsets", "result"), "subsets", limit=MAX_SUBSETS)
-    _need(len(subsets) == expected_count, f"subsets: expected {expected_count} nonempty subsets of {h} vertices")
+    # Every subset a design decides lies below one of the designs' leader sets, and every subset a
+    # certificate decides lies above one of the cores: closures over the vertices' bitmasks.
+    bit = {v: 1 << b for b, v in enumerate(vertices)}
+    below, above = _closures([_mask(lead & vertex_set, bit) for lead in set(led)],
+                             [_mask(core, bit) for core in set(cores) if core <= vertex_set], h)
     seen: set[frozenset] = set()
     items = []
     kinds = {"realisable": 0, "impossible": 0, "inconclusive": 0}
     by_kind: dict[str, list[frozenset]] = {"realisable": [], "impossible": []}
     for e, entry in enumerate(subsets):
         at = f"subsets[{e}]"
-        members = frozenset(_index(x, n, f"{at}.leaders") for x in _list(_get(entry, "leaders", at), at, limit=n))
+        members = frozenset(_index(x, n, f"{at}.leaders") for x in _list(_get(entry, "leaders", at), at, limit=h))
         _need(bool(members) and members <= vertex_set and members not in seen,
               f"{at}: not a new nonempty subset of the hull vertices")
         seen.add(members)
@@ -431,19 +561,80 @@ def _check_sets(data: dict, tokens: list[tuple]) -> list[Item]:
             by_kind["impossible"].append(members)
             items.append(Item("D10", "verified", ""))
         else:
-            _need(not any(members <= lead for lead in led) and not any(core <= members for core in cores),
+            mask = _mask(members, bit)
+            _need(not below[mask] and not above[mask],
                   f"{at}: inconclusive, but a certificate of the file decides it (a downgraded answer)")
             items.append(Item("D10", "inconclusive", "no certificate"))
     counts = _get(data, "counts", "result")
     _need(counts == {"subsets": expected_count, **kinds}, "counts: not the subsets' outcomes")
-    maximal = sorted((sorted(s) for s in by_kind["realisable"] if not any(s < t for t in by_kind["realisable"])),
+    # Maximal and minimal through the same closures (h 2^h steps, not a comparison of every pair):
+    # m lies strictly inside a realisable t iff m lies inside t minus one of its vertices, and
+    # strictly contains an impossible t iff it contains t plus one vertex outside t.
+    realisable = [_mask(x, bit) for x in by_kind["realisable"]]
+    impossible = [_mask(x, bit) for x in by_kind["impossible"]]
+    strictly_inside, strictly_containing = _closures(
+        [m ^ b for m in realisable for b in bit.values() if m & b],
+        [m | b for m in impossible for b in bit.values() if not m & b], h)
+    maximal = sorted((sorted(x) for x, m in zip(by_kind["realisable"], realisable) if not strictly_inside[m]),
                      key=lambda s: (-len(s), s))
-    minimal = sorted((sorted(s) for s in by_kind["impossible"] if not any(t < s for t in by_kind["impossible"])),
+    minimal = sorted((sorted(x) for x, m in zip(by_kind["impossible"], impossible) if not strictly_containing[m]),
                      key=lambda s: (len(s), s))
     _need(data.get("maximal_realisable") == maximal, "maximal_realisable: not the maximal realisable subsets")
     _need(data.get("minimal_impossible") == minimal, "minimal_impossible: not the minimal impossible subsets")
     _need(data.get("exit_status") == (3 if kinds["inconclusive"] else 0), "exit_status: not the subsets' status")
     return [Item("hull", "verified", f"{h} vertices, {n - h} tokens inside")] + items
+
+
+def _string_bits(x: Any) -> int:
+    return int(len(x) * 3.33) + 1 if isinstance(x, str) else 64
+
+
+def sized_work(data: dict, kind: str, tokens: list[tuple]) -> float:
+    """The work of checking ``data`` in work units, at the sizes of its integers (read before any loop).
+
+    Per matrix (a design's A): n d^2 + n^2 d products for its scores, at the sizes of the tokens'
+    and A's integers over their common denominators, and d^3 fraction operations for its pivots;
+    per infeasibility certificate: d^2 per weight for S and d^3 for the PSD test; for leader sets
+    also the hull (n^2 d) and the subsets (h 2^h closure steps, each subset read).
+    """
+    n, d = len(tokens), len(tokens[0])
+    token_bits = _common_bits(x for t in tokens for x in t)
+    blocks: list[Any]
+    certificates: list[Any]
+    if kind == "control":
+        blocks = [data.get(key) for key in ("design", "leading")]
+        certificates = [data.get("infeasibility")]
+    else:
+        blocks = data["designs"] if isinstance(data.get("designs"), list) else []
+        certificates = data["certificates"] if isinstance(data.get("certificates"), list) else []
+    work = 0.0
+    for e, block in enumerate(blocks):
+        if isinstance(block, dict) and "A" in block:
+            A = _matrix(block["A"], d, f"designs[{e}].A" if kind != "control" else "A")
+            a_bits = _common_bits(x for row in A for x in row)
+            work += (_cost(n * d * d, token_bits, a_bits) + _cost(n * n * d, token_bits + a_bits, token_bits)
+                     + FRACTION_OPERATION * _cost(d ** 3, a_bits, a_bits))
+            if work > MAX_WORK:
+                break
+    for block in certificates:
+        weights = block.get("weights") if isinstance(block, dict) else None
+        if isinstance(weights, list):
+            y_bits = max((_string_bits(w.get("y")) for w in weights if isinstance(w, dict)), default=1)
+            entry_bits = 2 * token_bits + y_bits
+            work += FRACTION_OPERATION * (_cost(len(weights) * d * d, entry_bits, entry_bits)
+                                          + _cost(d ** 3, d * entry_bits, d * entry_bits))
+    if kind != "control":
+        subsets = data.get("subsets")
+        work += FRACTION_OPERATION * _cost(n * n * d, token_bits, token_bits)
+        work += 17 * (len(subsets) if isinstance(subsets, list) else 0)
+    return work
+
+
+def _admit_sizes(data: dict, kind: str, tokens: list[tuple]) -> None:
+    work = sized_work(data, kind, tokens)
+    if work > MAX_WORK:
+        raise BadInput(f"the check would take {work:.3g} units of work at the sizes of the file's numbers, more than "
+                       f"the limit of {MAX_WORK:,} (n = {len(tokens)}, d = {len(tokens[0])})")
 
 
 def check_control(data: Any) -> ControlCheck:
@@ -472,6 +663,7 @@ def check_control(data: Any) -> ControlCheck:
                        f"{blocks} matrices, {weights} weights)")
     try:
         tokens = _tokens(raw, d)
+        _admit_sizes(data, kind, tokens)
         items = _check_one(data, tokens) if kind == "control" else _check_sets(data, tokens)
     except Rejected as error:
         return ControlCheck("rejected", str(data.get("outcome", kind)), (Item("D10", "rejected", str(error)),))

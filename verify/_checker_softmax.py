@@ -2,9 +2,11 @@
 
 ``hardmax-verify softmax CONFIG.json --beta B --layers K --json FILE`` writes the configuration
 and a certificate: per layer k the bound eps_k, the margin delta_k and eta_k, and where and why
-it stops. This module trusts none of it. It imports nothing from the package and nothing
-outside the standard library, replays the hardmax dynamics of docs/theory.md §1 itself with
-:class:`fractions.Fraction` (its own update, on groups of equal positions), and verifies:
+it stops. This module trusts none of it. It imports nothing outside the standard library and
+nothing from the package but the claims checker (verify/certcheck.py, itself standard library
+only, for its work units and meter), replays the hardmax dynamics of docs/theory.md §1 itself
+in exact integers over each layer's common denominator (its own update, on groups of equal
+positions), and verifies:
 
 * the constants: gamma = alpha / (1 + alpha), R^2 >= max ||z_i^0||^2, ||A||^2 >= min(||A||_F^2,
   ||A||_1 ||A||_inf) (both bound the squared spectral norm), exactly, without square roots;
@@ -20,15 +22,25 @@ Usage::
     python -m verify._checker_softmax softmax-result.json
 
 Exit status: 0 the certificate verifies (also one that honestly stops early); 1 it does not (a
-tampered margin or bound, a wrong stop); 2 not a readable softmax record, or beyond a limit
-(refused before any replay); 4 could not complete.
+tampered margin or bound, a wrong stop); 2 not a readable softmax record (a key repeated within
+an object included), or beyond a limit (refused before any replay); 3 not checked: the work the
+file needs ran past its allowance while checking (its numbers grew faster than estimated); 4
+could not complete.
+
+Work is estimated before the replay and metered while it runs in the claims checker's units and
+with its rules (verify/certcheck.py, also standard library only: one work unit is a multiply-add
+of integers of up to 512 bits, larger integers cost more, the replay's integers grow each layer
+by the bits of alpha's update): a layer costs n d^2 + n^2 (d + 2) products (A z once per
+position, then one dot product per pair), plus the recursion's own arithmetic.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
+import operator
 import os
 import stat
 import sys
@@ -36,23 +48,56 @@ import traceback
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["KIND", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "BadInput", "SoftmaxCheck", "is_softmax_record",
-           "check_record", "check_path", "exp_lower", "main"]
+__all__ = ["KIND", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "BadInput", "SoftmaxCheck",
+           "is_softmax_record", "check_record", "check_path", "estimated_work", "record_work", "exp_lower", "main"]
 
 KIND = "softmax-certificate"
 MAX_TOKENS = 4096
 MAX_DIMENSION = 64
 MAX_LAYERS = 100_000
-MAX_DIGITS = 200_000          # longest number string read
-DEFAULT_MAX_WORK = 20_000_000  # n^2 d (L + 1)(1 + L/100) through layer L, checked before the replay
+MAX_DIGITS = 200_000          # longest number string read (longer: refused, exit 2)
+DEFAULT_MAX_WORK = 40_000_000  # estimated work units (verify/certcheck.py's DEFAULT_MAX_WORK), checked before the replay
 DEFAULT_MAX_BYTES = 1 << 28
 BITS = 160                    # the checker's own rounding precision (the certificate's slack is 2^-32)
 SERIES_TERMS = 30
-VERIFIED, REJECTED, BAD_INPUT, COULD_NOT_COMPLETE = 0, 1, 2, 4
+# Work units of one layer's recursion check (a few dozen fraction operations, exp_lower's squarings
+# at BITS bits), charged at the size of its largest number.
+STEP_OPERATIONS = 64
+VERIFIED, REJECTED, BAD_INPUT, NOT_CHECKED, COULD_NOT_COMPLETE = 0, 1, 2, 3, 4
+# Python refuses int <-> decimal text conversions of more than about 4300 digits (a guard against
+# quadratic conversions); numbers are read in chunks below it, up to MAX_DIGITS.
+_CHUNK_DIGITS = 4000
+
+
+def _claims() -> Any:
+    """The claims checker (verify/certcheck.py, standard library only), for its work units and meter.
+
+    Imported when first needed: the claims checker may itself import this module.
+    """
+    global _CLAIMS
+    if _CLAIMS is None:
+        try:
+            from verify import certcheck
+
+            _CLAIMS = certcheck
+        except ImportError:  # run by path beside a lone copy of certcheck.py (its own dispatcher does that)
+            import runpy
+            import types
+
+            beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), "certcheck.py")
+            _CLAIMS = types.SimpleNamespace(**runpy.run_path(beside, run_name="certcheck_work_units"))
+    return _CLAIMS
+
+
+_CLAIMS: Any = None
 
 
 class BadInput(Exception):
     """Nothing can be checked: not a softmax record, malformed, or beyond a limit (exit status 2)."""
+
+
+class _RepeatedKey(BadInput):
+    """A key given twice in one JSON object: the file says different things to different readers."""
 
 
 class _Rejected(Exception):
@@ -60,18 +105,22 @@ class _Rejected(Exception):
 
 
 class SoftmaxCheck:
-    """Outcome of one check: ``status`` "verified" or "rejected", with the reason and what was verified."""
+    """Outcome of one check: ``status`` "verified", "rejected" or "unsupported" (the work allowance ran out while
+    checking: nothing verified, nothing rejected), with the reason and what was verified."""
 
     def __init__(self, status: str, reason: str, *, layers: int, certified_through: int | None,
-                 stop: str | None) -> None:
+                 stop: str | None, work: float = 0.0) -> None:
         self.status, self.reason = status, reason
         self.layers, self.certified_through, self.stop = layers, certified_through, stop
+        self.work = work  # work units charged to the meter
 
     @property
     def exit_status(self) -> int:
-        return VERIFIED if self.status == "verified" else REJECTED
+        return {"verified": VERIFIED, "unsupported": NOT_CHECKED}.get(self.status, REJECTED)
 
     def lines(self) -> list[str]:
+        if self.status == "unsupported":
+            return [f"softmax certificate not checked (unsupported): {self.reason}"]
         if self.status != "verified":
             return [f"softmax certificate rejected: {self.reason}"]
         if self.stop is None:
@@ -93,19 +142,52 @@ def _require(condition: bool, message: str) -> None:
         raise _Rejected(message)
 
 
+@functools.lru_cache(maxsize=64)
+def _power_of_ten(k: int) -> int:
+    return 10 ** k
+
+
+def _digits_to_int(digits: str) -> int:
+    """ASCII decimal digits to an int, in chunks below the interpreter's int-string limit (halving: fast)."""
+    if len(digits) <= _CHUNK_DIGITS:
+        return int(digits)
+    low = len(digits) // 2
+    return _digits_to_int(digits[:-low]) * _power_of_ten(low) + _digits_to_int(digits[-low:])
+
+
+def _parse_exact(text: str) -> Fraction | None:
+    """``p``, ``p/q`` or a plain decimal ``a.b`` (optional sign) exactly; None for anything else."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isascii():
+        return None
+    head, slash, tail = body.partition("/")
+    if slash:
+        if not (head.isdigit() and tail.isdigit()):
+            return None
+        denominator = _digits_to_int(tail)
+        if denominator == 0:
+            return None
+        value = Fraction(_digits_to_int(head), denominator)
+    else:
+        whole, _, fraction = head.partition(".")
+        if not (whole + fraction).isdigit():
+            return None
+        value = Fraction(_digits_to_int(whole + fraction), _power_of_ten(len(fraction)))
+    return -value if text[:1] == "-" else value
+
+
 def _exact(x: Any, where: str) -> Fraction:
     if isinstance(x, int) and not isinstance(x, bool):
         return Fraction(x)
-    if isinstance(x, str) and 0 < len(x) <= MAX_DIGITS:
-        body = x[1:] if x[:1] in "+-" else x
-        head, slash, tail = body.partition("/")
-        whole, dot, fraction = head.partition(".")
-        plain = (head.isdigit() and tail.isdigit()) if slash else (whole + fraction).isdigit()
-        if plain and body.isascii():
-            try:
-                return Fraction(x)
-            except (ValueError, ZeroDivisionError):
-                pass
+    if isinstance(x, str) and len(x) > MAX_DIGITS:
+        # Beyond the checker's limit, not wrong: refused (exit 2), never rejected.
+        raise BadInput(f"{where}: a number of {len(x)} characters, beyond the checker's limit of {MAX_DIGITS}")
+    if isinstance(x, str) and x:
+        bits = int(len(x) * 3.33) + 1
+        _claims()._charge(_claims()._cost(1, bits, bits) + _claims()._gcd_cost(1, bits))  # conversion, reduction
+        value = _parse_exact(x)
+        if value is not None:
+            return value
     raise _Rejected(f"{where}: not an exact number: {str(x)[:60]!r}")
 
 
@@ -122,6 +204,22 @@ def is_softmax_record(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("softmax_certificate"), dict)
 
 
+def _unique_keys(pairs: list) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise _RepeatedKey(f"the key {str(repeated)[:40]!r} appears twice in one object (not JSON: a file must say "
+                           "one thing to every reader)")
+    return data
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_DIGITS:
+        raise BadInput(f"an integer of {len(text)} digits, beyond the checker's limit of {MAX_DIGITS}")
+    return -_digits_to_int(text[1:]) if text[:1] == "-" else _digits_to_int(text)
+
+
 def _read(path: str, max_bytes: int) -> Any:
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
@@ -131,7 +229,12 @@ def _read(path: str, max_bytes: int) -> Any:
     if len(raw) > max_bytes:
         raise BadInput(f"{path}: more than the limit of {max_bytes} bytes")
     try:
-        return json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant)
+        return json.loads(raw.decode("utf-8"), parse_float=str, parse_int=_json_int, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
+    except _RepeatedKey as error:
+        raise _RepeatedKey(f"{path}: {error}") from None
+    except BadInput as error:
+        raise BadInput(f"{path}: {error}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise BadInput(f"{path}: not JSON ({str(error)[:100]})") from None
 
@@ -192,44 +295,120 @@ def _exp_neg_at_most(x: Fraction, q: Fraction) -> bool:
 # The hardmax replay
 
 
-def _score(A: list, p: tuple, q: tuple) -> Fraction:
-    d = len(p)
-    return sum((sum((A[r][c] * p[c] for c in range(d)), Fraction(0)) * q[r] for r in range(d)), Fraction(0))
+def _bits(rows: Any) -> int:
+    return max((abs(x).bit_length() for row in rows for x in row), default=1)
+
+
+def _integer_rows(points: list) -> tuple[list[list[int]], int]:
+    """(N, D): the points as integer numerators over their common denominator D > 0."""
+    D = math.lcm(*(x.denominator for p in points for x in p))
+    return [[x.numerator * (D // x.denominator) for x in p] for p in points], D
 
 
 class _Layer:
-    """One replayed layer: positions, and per token its top positions and margin."""
+    """One replayed layer: positions, and per distinct position its top positions and the layer's margin.
 
-    def __init__(self, positions: list, A: list) -> None:
+    Scores <A p, q> in integers over one scale: A z once per distinct position (d^2 products), then
+    one dot product per pair (d products), charged to the claims checker's meter by their sizes.
+    Positions are referred to by their index in ``points`` (hashing a tuple of fractions is slow).
+    """
+
+    def __init__(self, positions: list, A_integer: list, A_scale: int) -> None:
+        claims = _claims()
         self.positions = positions
-        distinct: dict[tuple, list[int]] = {}
-        for i, p in enumerate(positions):
-            distinct.setdefault(p, []).append(i)
-        self.points = list(distinct)
-        self.members = distinct
-        self.top: dict[tuple, list[tuple]] = {}
+        index: dict[tuple, int] = {}
+        self.token_point = [index.setdefault(p, len(index)) for p in positions]
+        self.points = list(index)
+        m, d = len(self.points), len(A_integer)
+        self.counts = [0] * m
+        for u in self.token_point:
+            self.counts[u] += 1
+        self.top: list[list[int]] = []
         self.margin: Fraction | None = None
-        self.tie: tuple[tuple, list[tuple]] | None = None
-        for p in self.points:
-            scores = {q: _score(A, p, q) for q in self.points}
-            best = max(scores.values())
-            top = [q for q in self.points if scores[q] == best]
-            self.top[p] = top
+        self.tie: tuple[int, list[int]] | None = None
+        N, D = _integer_rows(self.points)
+        self.integers, self.denominator = N, D
+        size, a_bits = _bits(N), _bits(A_integer)
+        claims._charge(claims._cost(m * d * d, size, a_bits)
+                       + claims._cost(m * m * (d + claims.SCORE_OVERHEAD), size + a_bits, size))
+        smallest: int | None = None
+        for u in range(m):
+            Az = [sum(map(operator.mul, row, N[u])) for row in A_integer]
+            scores = [sum(map(operator.mul, Az, other)) for other in N]
+            best = max(scores)
+            top = [v for v in range(m) if scores[v] == best]
+            self.top.append(top)
             if len(top) > 1 and self.tie is None:
-                self.tie = (p, top)
-            rest = [s for q, s in scores.items() if s != best]
+                self.tie = (u, top)
+            rest = [x for x in scores if x != best]
             if rest:
                 gap = best - max(rest)
-                self.margin = gap if self.margin is None or gap < self.margin else self.margin
+                smallest = gap if smallest is None or gap < smallest else smallest
+        if smallest is not None:
+            self.margin = Fraction(smallest, D * D * A_scale)
 
     def following(self, alpha: Fraction) -> list:
-        new = {}
-        for p in self.points:
-            tokens = [i for q in self.top[p] for i in self.members[q]]
-            mean = tuple(sum((self.positions[i][r] for i in tokens), Fraction(0)) / len(tokens)
-                         for r in range(len(p)))
-            new[p] = tuple((p[r] + alpha * mean[r]) / (1 + alpha) for r in range(len(p)))
-        return [new[p] for p in self.positions]
+        """The next layer: z' = (z + alpha mean(top)) / (1 + alpha), from the integer numerators."""
+        claims = _claims()
+        N, D, d = self.integers, self.denominator, len(self.integers[0])
+        a, b = alpha.numerator, alpha.denominator
+        size = _bits(N)
+        claims._charge(claims._cost(sum(map(len, self.top)) * d, size) + claims._cost(len(self.points) * d, size, size))
+        new = []
+        for u, top in enumerate(self.top):
+            count = sum(self.counts[v] for v in top)
+            total = [sum(self.counts[v] * N[v][r] for v in top) for r in range(d)]
+            # (z + alpha m)/(1 + alpha) = (b count N_u + a total) / (count D (a + b)) for alpha = a/b.
+            scale = count * D * (a + b)
+            new.append(tuple(Fraction(b * count * N[u][r] + a * total[r], scale) for r in range(d)))
+        return [new[u] for u in self.token_point]
+
+
+def estimated_work(n: int, d: int, last: int, *, bits: int, growth: int, record_bits: list[int] | None = None) -> int:
+    """Work units of replaying n tokens in d dimensions through layer ``last`` and checking each step.
+
+    Per layer: n d^2 products for A z, n^2 (d + 2) for the scores, n d for the update, and the
+    recursion's STEP_OPERATIONS; integers of ``bits`` bits growing by ``growth`` a layer (the claims
+    checker's :func:`verify.certcheck.input_bits` and :func:`verify.certcheck.replay_growth`), a
+    product of b-bit integers costing (b/512)^1.6 units beyond 512 bits. ``record_bits[k]``: the
+    size of layer k's stated numbers (from their text), when larger than the replay's.
+    """
+    claims = _claims()
+    total = 0.0
+    for k in range(last + 1):
+        size = bits + k * growth
+        stated = record_bits[k] if record_bits is not None and k < len(record_bits) else 0
+        step = max(2 * size, stated)
+        total += (claims._cost(n * d * d + n * n * (d + claims.SCORE_OVERHEAD) + n * d, size, size)
+                  + claims._cost(STEP_OPERATIONS, step, step)
+                  + (3 * (claims._cost(1, stated, stated) + claims._gcd_cost(1, stated)) if stated else 0))  # reading
+        if total > 1 << 62:
+            break
+    return int(total)
+
+
+def _text_bits(record: Any) -> int:
+    """Bits of the longest number stated in a layer record, from its text (before any is read)."""
+    if not isinstance(record, dict):
+        return 0
+    return max((int(len(x) * 3.33) + 1 for key in ("bound", "margin", "eta") if isinstance(x := record.get(key), str)),
+               default=0)
+
+
+def record_work(data: Any) -> int:
+    """The estimated work of checking a softmax record (what :func:`check_record` compares with ``max_work``)."""
+    if not is_softmax_record(data) or not isinstance(data.get("config"), dict):
+        raise BadInput("not a softmax certificate record")
+    config, records = data["config"], data["softmax_certificate"].get("records")
+    tokens = config.get("tokens")
+    if not (isinstance(tokens, list) and tokens and isinstance(tokens[0], list) and isinstance(records, list)):
+        raise BadInput("not a softmax certificate record")
+    alpha = _config_number(config.get("alpha"), "config.alpha")
+    numbers = [_config_number(x, "config.tokens") for t in tokens for x in t] + [alpha]
+    if config.get("A") is not None:
+        numbers += [_config_number(x, "config.A") for row in config["A"] for x in row]
+    return estimated_work(len(tokens), len(tokens[0]), len(records) - 1, bits=_claims().input_bits(numbers),
+                          growth=_claims().replay_growth(alpha), record_bits=[_text_bits(r) for r in records])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,28 +436,47 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
     records = cert.get("records")
     if not isinstance(records, list) or not 0 < len(records) <= layers + 1:
         raise BadInput("softmax_certificate.records: expected 1..layers+1 layer records")
-    # Exact numbers grow with the layers replayed: the same measure as verify/certcheck.py's replay.
-    work = n * n * d * len(records) * (1 + len(records) // 100)
-    if work > max_work:
-        raise BadInput(f"replay work n^2 d (L + 1)(1 + L/100) = {work} exceeds the limit of {max_work} "
-                       "(raise it with --max-work)")
-    Z0 = [tuple(_config_number(x, f"config.tokens[{i}][{c}]") for c, x in enumerate(t)) for i, t in enumerate(tokens)]
-    alpha = _config_number(config.get("alpha"), "config.alpha")
-    if alpha <= 0:
-        raise BadInput("config.alpha: expected alpha > 0")
-    if config.get("V") is not None:
-        raise BadInput("config.V: the softmax bound is for the alpha update only")
-    raw_A = config.get("A")
-    if raw_A is None:
-        A = [[Fraction(int(r == c)) for c in range(d)] for r in range(d)]
-    else:
-        if not (isinstance(raw_A, list) and len(raw_A) == d and all(isinstance(r, list) and len(r) == d for r in raw_A)):
-            raise BadInput(f"config.A: expected a {d} x {d} matrix")
-        A = [[_config_number(x, f"config.A[{r}][{c}]") for c, x in enumerate(row)] for r, row in enumerate(raw_A)]
+    claims = _claims()
+    # Refused from the shape alone (the smallest numbers, no growth) before a number is read.
+    _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=1, growth=0), n, d, len(records) - 1, max_work)
+    meter: list = [0.0, 0.0]
     try:
-        return _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"))
+        with claims._metered(max_work) as meter:
+            Z0 = [tuple(_config_number(x, f"config.tokens[{i}][{c}]") for c, x in enumerate(t))
+                  for i, t in enumerate(tokens)]
+            alpha = _config_number(config.get("alpha"), "config.alpha")
+            if alpha <= 0:
+                raise BadInput("config.alpha: expected alpha > 0")
+            if config.get("V") is not None:
+                raise BadInput("config.V: the softmax bound is for the alpha update only")
+            raw_A = config.get("A")
+            if raw_A is None:
+                A = [[Fraction(int(r == c)) for c in range(d)] for r in range(d)]
+            else:
+                if not (isinstance(raw_A, list) and len(raw_A) == d
+                        and all(isinstance(r, list) and len(r) == d for r in raw_A)):
+                    raise BadInput(f"config.A: expected a {d} x {d} matrix")
+                A = [[_config_number(x, f"config.A[{r}][{c}]") for c, x in enumerate(row)]
+                     for r, row in enumerate(raw_A)]
+            # The claims checker's estimate (verify/certcheck.py): integers as large as the inputs,
+            # growing by alpha's update each layer; refused before the replay when beyond the limit.
+            bits = claims.input_bits([x for z in Z0 for x in z] + [x for row in A for x in row] + [alpha])
+            _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=bits, growth=claims.replay_growth(alpha),
+                                          record_bits=[_text_bits(r) for r in records]),
+                           n, d, len(records) - 1, max_work)
+            result = _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"))
     except _Rejected as error:
-        return SoftmaxCheck("rejected", str(error), layers=layers, certified_through=None, stop=None)
+        result = SoftmaxCheck("rejected", str(error), layers=layers, certified_through=None, stop=None)
+    except claims.WorkLimit as error:
+        result = SoftmaxCheck("unsupported", str(error), layers=layers, certified_through=None, stop=None)
+    result.work = meter[1] - meter[0]
+    return result
+
+
+def _refuse_beyond(work: int, n: int, d: int, last: int, max_work: int) -> None:
+    if work > max_work:
+        raise BadInput(f"replaying {n} tokens in d = {d} through layer {last} and checking each step is {work:.3g} "
+                       f"units of work, more than the limit of {max_work:.3g} (raise it with --max-work)")
 
 
 def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, records: list, *,
@@ -321,12 +519,17 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
         etas.append(None if record.get("eta") is None else _exact(record["eta"], f"records[{k}].eta"))
     _require(bounds[0] == 0, "records[0].bound: eps_0 must be 0")
 
+    claims = _claims()
+    A_scale = math.lcm(*(x.denominator for row in A for x in row))
+    A_integer = [[x.numerator * (A_scale // x.denominator) for x in row] for row in A]
     positions = Z0
     for k in range(last + 1):
         if k == last and stop is None:
             break  # the bound at layer K needs no analysis of layer K
-        layer = _Layer(positions, A)
+        layer = _Layer(positions, A_integer, A_scale)
         eps = bounds[k]
+        size = max(_size(x) for x in (eps, margins[k], etas[k], beta, R, norm, gamma))
+        claims._charge(claims._cost(STEP_OPERATIONS, size, size))
         _require(eps >= 0, f"layer {k}: negative bound")
         if k == last and stop is not None:  # the stated stop
             if stop["reason"] == "tie":
@@ -373,16 +576,22 @@ def _check_tie_tokens(stop: dict, layer: _Layer, n: int) -> None:
     if not (isinstance(token, int) and 0 <= token < n and isinstance(pair, list) and len(pair) == 2
             and all(isinstance(j, int) and 0 <= j < n for j in pair)):
         raise _Rejected("stop: expected the token and the tied pair")
-    top = layer.top[layer.positions[token]]
-    a, b = (layer.positions[j] for j in pair)
+    top = layer.top[layer.token_point[token]]
+    a, b = (layer.token_point[j] for j in pair)
     _require(a != b and a in top and b in top, "stop: the stated tokens do not tie at distinct positions for the token")
+
+
+def _size(x: Fraction | None) -> int:
+    return 0 if x is None else max(abs(x.numerator).bit_length(), x.denominator.bit_length())
 
 
 def _short(x: Fraction | None) -> str:
     if x is None:
         return "none"
-    text = str(x)
-    return text if len(text) <= 40 else f"≈{float(x):.6g}"
+    if _size(x) <= 128:
+        return str(x)
+    exponent = math.log10(abs(x.numerator)) - math.log10(x.denominator)
+    return f"≈{'-' if x < 0 else ''}10^{exponent:.4f}"
 
 
 def check_path(path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck | None:
@@ -395,6 +604,8 @@ def check_path(path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, max_work: int =
         return None
     try:
         data = _read(path, max_bytes)
+    except _RepeatedKey:
+        raise  # not JSON whatever its kind: refused (exit 2), as every checker refuses it
     except BadInput:
         return None
     if not is_softmax_record(data):

@@ -181,6 +181,9 @@ class CheckResult:
         self.outcomes: list[Outcome] = list(outcomes or [])
         self.work = 0.0  # work units the checks were charged (see CHECKER_LIMITS)
         self.notes: list[str] = []  # lines a sibling checker prints (a softmax record's)
+        # Verified certificates that a statement is false (a control result's impossibility
+        # certificate): "failed" outcomes, but certificates that were checked.
+        self.certificates_of_falsity = 0
 
     def counts(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = {}
@@ -199,10 +202,13 @@ class CheckResult:
                 "outcomes": [o._asdict() for o in self.outcomes]}
 
     def verdict_line(self) -> str:
-        verified = sum(o.status == "verified" and not o.claim.startswith("(") for o in self.outcomes)
+        verified = sum(o.status == "verified" and not o.claim.startswith("(") for o in self.outcomes) \
+            + self.certificates_of_falsity
         statuses = {o.status for o in self.outcomes}
         if "rejected" in statuses:
             verdict = "something in the file was REJECTED"
+        elif "failed" in statuses and self.certificates_of_falsity:
+            verdict = "nothing rejected; a verified certificate shows the file's statement FALSE"
         elif "failed" in statuses:
             verdict = "nothing rejected, but the file reports a claim FALSE"
         elif "unsupported" in statuses:
@@ -4346,7 +4352,8 @@ def _check_softmax(data: dict, source: str, max_work: int | None) -> CheckResult
         check = module["check_record"](data, **({} if max_work is None else {"max_work": max_work}))
     except module["BadInput"] as error:
         raise BadInput(source, str(error)) from None
-    status = "verified" if check.status == "verified" else "rejected"
+    # "unsupported": its work allowance ran out while checking (exit 3), never a rejection.
+    status = check.status if check.status in ("verified", "unsupported") else "rejected"
     result = CheckResult([Outcome(source, "§6", status, "; ".join(check.lines()))])
     result.notes = list(check.lines())
     return result
@@ -4361,7 +4368,10 @@ def _check_control(data: dict, source: str) -> CheckResult:
         check = module["check_control"](data)
     except module["BadInput"] as error:
         raise BadInput(source, str(error)) from None
-    return CheckResult([Outcome(source, item.what, item.status, item.reason) for item in check.items])
+    result = CheckResult([Outcome(source, item.what, item.status, item.reason) for item in check.items])
+    # The control checker's "failed" is a verified impossibility certificate (_checker_control.Item).
+    result.certificates_of_falsity = sum(item.status == "failed" for item in check.items)
+    return result
 
 
 def check_data(data: Any, *, source: str = "file", max_work: int = None,  # type: ignore[assignment]

@@ -261,3 +261,46 @@ def test_a_saved_file_changed_after_the_report(results: dict[str, Any], runs: Pa
     summary.write_text(json.dumps(data), encoding="utf-8")
     result = check(results, copied, tmp_path)
     assert result.exit_status == 1 and any("sha256" in r for r in rejections(result, "(sections)"))
+
+
+# --------------------------------------------------------------------------- softmax records and control results
+#
+# `hardmax-verify certcheck` hands these to their own standard-library checkers: a softmax record read two ways
+# (a repeated key) is refused, a valid one with numbers beyond Python's 4300-digit int limit verifies, and a number
+# beyond a checker's own limit is refused (exit 2), never rejected.
+
+
+def _softmax_record(tmp_path: Path, beta: str) -> Path:
+    config = tmp_path / "softmax.json"
+    config.write_text(json.dumps({"tokens": [["1", "0"], ["0", "1"], ["-1", "-1"]], "alpha": "1", "layers": 3}),
+                      encoding="utf-8")
+    out = tmp_path / "softmax-out.json"
+    assert cli_main(["softmax", str(config), "--beta", beta, "--json", str(out)]) == 0
+    return out
+
+
+def test_a_softmax_bound_stated_twice(tmp_path: Path) -> None:
+    out = _softmax_record(tmp_path, "1000")
+    text = out.read_text(encoding="utf-8")
+    data = json.loads(text)
+    last = data["softmax_certificate"]["records"][-1]["bound"]
+    out.write_text(text.replace(f'"bound": "{last}"', f'"bound": "0", "bound": "{last}"', 1), encoding="utf-8")
+    assert cli_main(["certcheck", str(out)]) == exitcodes.BAD_INPUT
+
+
+def test_a_softmax_record_with_long_numbers_and_one_beyond_the_limit(tmp_path: Path) -> None:
+    out = _softmax_record(tmp_path, "1000000")
+    assert cli_main(["certcheck", str(out)]) == exitcodes.SUCCESS
+    data = json.loads(out.read_text(encoding="utf-8"))
+    data["softmax_certificate"]["records"][1]["bound"] = "9" * 200_001
+    out.write_text(json.dumps(data), encoding="utf-8")
+    assert cli_main(["certcheck", str(out)]) == exitcodes.BAD_INPUT
+
+
+def test_a_control_margin_beyond_the_checkers_digit_limit(tmp_path: Path) -> None:
+    out = tmp_path / "control.json"
+    assert cli_main(["control", str(REPO / "examples" / "control.json"), "--leaders", "0,2,5", "--json", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    data["design"]["margins"][0]["margin"] = "1" + "0" * 10_001
+    out.write_text(json.dumps(data), encoding="utf-8")
+    assert cli_main(["certcheck", str(out)]) == exitcodes.BAD_INPUT

@@ -111,6 +111,7 @@ REALISED_TAMPERING: dict[str, Callable[[dict], None]] = {
     "an entry of A": lambda d: _set(("design", "A", 0, 0), str(F(d["design"]["A"][0][0]) + 1))(d),
     "A made non-symmetric": lambda d: _set(("design", "A", 0, 1), str(F(d["design"]["A"][0][1]) + 1))(d),
     "a pivot": lambda d: _set(("design", "pivots", 0), "1/3")(d),
+    "what it proves": lambda d: _set(("proves",), "these tokens lead under every A")(d),
     "a margin": lambda d: _set(("design", "margins", 0, "margin"), "1000")(d),
     "a closest rival": lambda d: _set(("design", "margins", 0, "closest_rival"), 7)(d),
     "a target only": _swap_first_target,
@@ -143,6 +144,8 @@ IMPOSSIBLE_TAMPERING: dict[str, Callable[[dict], None]] = {
     "a constraint outside the system": lambda d: _set(("infeasibility", "weights", 0, "attends_to"), 1)(d),
     "the requested target": lambda d: _set(("requested_targets", 0, "target"), 0)(d),
     "the outcome": lambda d: _set(("outcome",), "realised")(d),
+    "what it proves": lambda d: _set(("proves",), "no A, at any layer, makes these tokens the final leader set")(d),
+    "what it does not prove": lambda d: _set(("does_not_prove",), "")(d),
 }
 
 
@@ -167,6 +170,7 @@ SETS_TAMPERING: dict[str, Callable[[dict], None]] = {
     "a subset dropped": lambda d: d["subsets"].pop(),
     "the counts": lambda d: _set(("counts", "impossible"), 0)(d),
     "a certificate weight": lambda d: _set(("certificates", 0, "weights", 0, "y"), "-1")(d),
+    "what it proves": lambda d: _set(("proves",), "every subset of the hull vertices is realisable")(d),
 }
 
 
@@ -201,3 +205,103 @@ def test_what_is_not_a_control_result_or_beyond_a_limit_is_bad_input(realised: d
                                          ([[1, 0], [0, -1]], False), ([[2, -1], [-1, 2]], True)])
 def test_the_checkers_own_psd_test(matrix: list, psd: bool) -> None:
     assert checker.is_positive_semidefinite([[F(x) for x in row] for row in matrix]) is psd
+
+
+# --------------------------------------------------------------------------- long numbers and bounded work
+
+
+def test_a_result_with_numbers_beyond_4300_digits_is_decided_and_reverifies(tmp_path: Path) -> None:
+    """Tokens with 4001-digit denominators: the exact LP's weights (pycddlib) have about 8000 digits."""
+    from verify.app.cli import main as cli_main
+    p, q = 10 ** 4000 + 7, 10 ** 4000 + 9
+    config = tmp_path / "long.json"
+    config.write_text(json.dumps({"tokens": [["1", "0"], ["0", "1"], ["-1", "-1"], [f"1/{p}", f"1/{q}"]],
+                                  "alpha": "1/2"}), encoding="utf-8")
+    out = tmp_path / "long-out.json"
+    assert cli_main(["control", str(config), "--leaders", "3", "--json", str(out)]) == 1  # impossible, decided
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["outcome"] == "impossible"
+    assert max(len(w["y"]) for w in data["infeasibility"]["weights"]) > 4300
+    check = checker.check_control_file(str(out))
+    assert check.status == "verified" and [i.status for i in check.items] == ["failed"]
+    assert cli_main(["certcheck", str(out)]) == 1  # the verified certificate says the statement is false
+
+
+def test_a_number_beyond_the_digit_limit_is_refused_not_rejected(realised: dict) -> None:
+    data = copy.deepcopy(realised)
+    data["design"]["margins"][0]["margin"] = "1" + "0" * checker.MAX_DIGITS
+    with pytest.raises(checker.BadInput, match="digits"):
+        checker.check_control(data)
+    data = copy.deepcopy(realised)
+    data["design"]["margins"][0]["margin"] = "7/" + "3" * (checker.MAX_DIGITS - 10)  # long, within the limit: wrong
+    check = checker.check_control(data)
+    assert check.status == "rejected" and "margin" in check.reasons[0]
+
+
+def test_the_work_is_priced_by_the_sizes_of_the_numbers(realised: dict) -> None:
+    """Many distinct long denominators make one common denominator of millions of bits: refused before any score."""
+    data = copy.deepcopy(realised)
+    long = "1" + "0" * 9990
+    data["configuration"]["tokens"] = [[f"{1 + i}/{long}{i:04d}1", f"{2 + i}/{long}{i:04d}3"] for i in range(60)]
+    with pytest.raises(checker.BadInput, match="units of work"):
+        checker.check_control(data)
+    # Short tokens, the same count: within the limit, checked (and rejected on its merits: the design is for 8).
+    data["configuration"]["tokens"] = [[str(1 + i), str(2 + i * i)] for i in range(60)]
+    assert checker.check_control(data).status == "rejected"
+    from verify import certcheck
+    for bits in ((1, 1), (600, 100), (5000, 70000)):
+        assert checker._cost(7, *bits) == certcheck._cost(7, *bits)
+
+
+def test_the_subset_count_is_checked_before_any_design(leader_sets: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """17 hull vertices can never list their 2^17 - 1 subsets: rejected before a design is looked at."""
+    data = copy.deepcopy(leader_sets)
+    data["configuration"]["tokens"] += [[str(k), str(k * k)] for k in range(10, 30)]
+    data["hull"]["vertices"] = [data["hull"]["vertices"][0]] * 17
+    calls: list = []
+    monkeypatch.setattr(checker, "_check_design", lambda *a: calls.append(a))
+    check = checker.check_control(data)
+    assert check.status == "rejected" and "2^17 - 1" in check.reasons[0] and calls == []
+    data = copy.deepcopy(leader_sets)
+    data["subsets"].pop()
+    check = checker.check_control(data)
+    assert check.status == "rejected" and "subsets: expected" in check.reasons[0] and calls == []
+
+
+def test_repeated_designs_and_certificates_change_nothing(leader_sets: dict) -> None:
+    """Designs reduce to their leader sets and certificates to their cores: duplicates verify, and a downgraded
+    subset is still caught through the closures."""
+    data = copy.deepcopy(leader_sets)
+    data["designs"] = data["designs"] * 50
+    data["certificates"] = data["certificates"] * 50
+    assert checker.check_control(data).status == "verified"
+    downgraded = copy.deepcopy(data)
+    entry = next(s for s in downgraded["subsets"] if s["outcome"] == "impossible")
+    entry["outcome"] = "inconclusive"
+    del entry["by"]
+    downgraded["counts"]["impossible"] -= 1
+    downgraded["counts"]["inconclusive"] += 1
+    downgraded["exit_status"] = 3
+    minimal = [s for s in downgraded["minimal_impossible"] if s != sorted(entry["leaders"])]
+    downgraded["minimal_impossible"] = minimal
+    check = checker.check_control(downgraded)
+    assert check.status == "rejected" and "downgraded" in check.reasons[0]
+
+
+def test_the_checkers_statements_are_the_commands_own() -> None:
+    """The checker keeps its own copy of what each outcome proves (docs/theory.md D10); it must be the command's."""
+    from verify.experiments.control import result
+
+    assert {k: v for k, v in checker.STATEMENTS.items() if k != "leader_sets"} == result.STATEMENTS
+    sets = leader_sets_json(VERTEX_THAT_CANNOT_LEAD, decide_leader_sets(VERTEX_THAT_CANNOT_LEAD.tokens,
+                                                                        max_subsets=2 ** 16))
+    assert (sets["proves"], sets["does_not_prove"]) == checker.STATEMENTS["leader_sets"]
+
+
+def test_certcheck_counts_a_verified_impossibility_certificate_as_verified(impossible: dict) -> None:
+    from verify.certcheck import check_data
+
+    result = check_data(impossible, source="impossible.json")
+    assert result.exit_status == 1
+    assert result.verdict_line() == ("certcheck: 1 certificate(s) verified; nothing rejected; a verified certificate "
+                                     "shows the file's statement FALSE")

@@ -125,3 +125,85 @@ def test_exp_lower_is_a_lower_bound(y):
     true = mpmath.exp(mpmath.mpf(y.numerator) / y.denominator)
     assert mpmath.mpf(value.numerator) / value.denominator <= true
     assert mpmath.mpf(value.numerator) / value.denominator >= true * (1 - mpmath.mpf(2) ** -80)  # slack 2^-32 needed
+
+
+# ---------------------------------------------------------------------------------------------
+# Repeated keys, long numbers and bounded work
+
+
+def _write(tmp_path, data, name="record.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_a_repeated_key_is_refused_not_read(tmp_path):
+    """A first-wins reader would see eps_K = 0 where the checker (last wins) sees the true bound: refused, exit 2."""
+    data = record(**HOLDS)
+    text = json.dumps(data)
+    last = data["softmax_certificate"]["records"][-1]["bound"]
+    text = text.replace(f'"bound": "{last}"', f'"bound": "0", "bound": "{last}"')
+    assert text.count('"bound": "0", "bound"') == 1
+    path = tmp_path / "dup.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(checker.BadInput, match="twice"):
+        checker.check_path(str(path))
+    assert checker.main([str(path)]) == 2
+    from verify.app.cli import main as cli_main
+    assert cli_main(["certcheck", str(path)]) == 2
+
+
+def test_a_certificate_with_numbers_beyond_4300_digits_verifies(tmp_path):
+    """beta = 10^6 gives bounds near exp(-65536) (about 10^-28462): denominators of about 28,000 digits."""
+    from verify.app.cli import main as cli_main
+    config = _write(tmp_path, {"tokens": [["1", "0"], ["0", "1"], ["-1", "-1"]], "alpha": "1", "layers": 3},
+                    "big.json")
+    out = tmp_path / "big-out.json"
+    assert cli_main(["softmax", str(config), "--beta", "1000000", "--json", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert max(len(r["bound"]) for r in data["softmax_certificate"]["records"]) > 20_000
+    assert checker.check_path(str(out)).status == "verified"
+    assert cli_main(["certcheck", str(out)]) == 0
+    # The same record with a bound below the previous layer's is still rejected on its merits.
+    data["softmax_certificate"]["records"][3]["bound"] = data["softmax_certificate"]["records"][1]["bound"]
+    assert checker.check_record(data).status == "rejected"
+
+
+def test_a_number_beyond_the_checkers_digit_limit_is_refused_not_rejected():
+    data = record(**HOLDS)
+    data["softmax_certificate"]["records"][1]["bound"] = "1" + "0" * checker.MAX_DIGITS + "/3"
+    with pytest.raises(checker.BadInput, match="limit"):
+        checker.check_record(data)
+
+
+def test_work_beyond_the_limit_is_refused_before_the_replay(monkeypatch):
+    data = record(tokens=[[str(i), str(i * i % 7)] for i in range(1, 40)], beta=10, layers=2)
+    estimate = checker.record_work(data)
+    assert 0 < estimate
+    calls = []
+    monkeypatch.setattr(checker, "_Layer", lambda *a: calls.append(a))
+    with pytest.raises(checker.BadInput, match="units of work"):
+        checker.check_record(data, max_work=estimate - 1)
+    assert calls == []  # nothing replayed
+
+
+def test_work_beyond_the_estimate_is_unsupported_not_rejected(monkeypatch):
+    """The meter (the claims checker's) stops a check that needs more than it estimated: exit 3."""
+    data = record(**HOLDS)
+    monkeypatch.setattr(checker, "estimated_work", lambda *a, **k: 0)
+    result = checker.check_record(data, max_work=50)
+    assert result.status == "unsupported" and result.exit_status == 3
+    assert "work units" in result.reason
+    assert result.lines()[0].startswith("softmax certificate not checked")
+
+
+def test_the_work_units_are_the_claims_checkers():
+    """Same units: one layer of n tokens in d costs the claims checker's price of its products."""
+    from verify import certcheck
+    n, d = 5, 3
+    one = checker.estimated_work(n, d, 0, bits=10, growth=0)
+    assert one == int(certcheck._cost(n * d * d + n * n * (d + certcheck.SCORE_OVERHEAD) + n * d, 10, 10)
+                      + certcheck._cost(checker.STEP_OPERATIONS, 20, 20))
+    assert checker.DEFAULT_MAX_WORK == certcheck.DEFAULT_MAX_WORK
+    # Numbers that grow cost more per layer (Karatsuba beyond 512 bits).
+    assert checker.estimated_work(n, d, 50, bits=10, growth=100) > 51 * one * 2

@@ -17,7 +17,9 @@ Float Qhull is not used: it drops points on edges and fails on flat input.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 
 from dataclasses import dataclass
 from fractions import Fraction
@@ -85,14 +87,31 @@ def affine_dimension(points: Sequence[Sequence[Fraction]]) -> int:
 # Hulls and faces (cdd, exact)
 
 
+@contextlib.contextmanager
+def _long_integer_text() -> Iterator[None]:
+    """Lift Python's int <-> decimal text limit (about 4300 digits) while pycddlib runs.
+
+    pycddlib hands exact numbers to and from GMP through their decimal text, and exact inputs
+    within this suite's limits give longer numbers than that (products of long denominators):
+    without this the LP's answer could not be read back. Restored on the way out.
+    """
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
 def convex_hull_vertices(points: Sequence[Sequence[Fraction]]) -> list[int]:
     """Indices of the points that are vertices of conv(points) (first index of duplicates), sorted."""
     idx = _distinct(points)
     if len(idx) <= 1:
         return idx
-    mat = cdd_gmp.matrix_from_array([[Fraction(1)] + [Fraction(x) for x in points[i]] for i in idx],
-                                    rep_type=cdd.RepType.GENERATOR)
-    redundant = cdd_gmp.redundant_rows(mat)
+    with _long_integer_text():
+        mat = cdd_gmp.matrix_from_array([[Fraction(1)] + [Fraction(x) for x in points[i]] for i in idx],
+                                        rep_type=cdd.RepType.GENERATOR)
+        redundant = cdd_gmp.redundant_rows(mat)
     return [i for r, i in enumerate(idx) if r not in redundant]
 
 
@@ -101,13 +120,15 @@ def facets(points: Sequence[Sequence[Fraction]]) -> tuple[list[tuple[Fraction, l
     """H-representation of conv(points): (inequalities, equalities), each row (b, a) meaning b + a.x >= 0
     (inequalities) or b + a.x = 0 (equalities: the affine hull when it is not the whole space)."""
     idx = _distinct(points)
-    mat = cdd_gmp.matrix_from_array([[Fraction(1)] + [Fraction(x) for x in points[i]] for i in idx],
-                                    rep_type=cdd.RepType.GENERATOR)
-    poly = cdd_gmp.polyhedron_from_matrix(mat)
-    h = cdd_gmp.copy_inequalities(poly)
+    with _long_integer_text():
+        mat = cdd_gmp.matrix_from_array([[Fraction(1)] + [Fraction(x) for x in points[i]] for i in idx],
+                                        rep_type=cdd.RepType.GENERATOR)
+        poly = cdd_gmp.polyhedron_from_matrix(mat)
+        h = cdd_gmp.copy_inequalities(poly)
+        rows = [list(row) for row in h.array]
     ineq: list[tuple[Fraction, list[Fraction]]] = []
     eq: list[tuple[Fraction, list[Fraction]]] = []
-    for r, row in enumerate(h.array):
+    for r, row in enumerate(rows):
         entry = (Fraction(row[0]), [Fraction(x) for x in row[1:]])
         if all(x == 0 for x in entry[1]):
             continue  # the trivial row 1 >= 0 that cdd emits for a single point
@@ -296,13 +317,16 @@ def origin_in_hull_weights(vectors: Sequence[Sequence[Fraction]]) -> dict[int, F
         rows.append([Fraction(1)] + [Fraction(int(r == i)) for r in range(p)] + [Fraction(0)])
     rows.append([Fraction(1)] + [Fraction(0)] * p + [Fraction(-1)])
     rows.append([Fraction(0)] + [Fraction(0)] * p + [Fraction(1)])  # the objective: s
-    lp = cdd_gmp.linprog_from_array(rows, obj_type=cdd.LPObjType.MAX)
-    cdd_gmp.linprog_solve(lp)
-    if lp.status != cdd.LPStatusType.OPTIMAL:  # pragma: no cover - the LP is feasible (w = 0) and bounded
-        raise RuntimeError(f"exact LP ended with status {lp.status}")
-    if Fraction(lp.obj_value) > 0:
+    with _long_integer_text():
+        lp = cdd_gmp.linprog_from_array(rows, obj_type=cdd.LPObjType.MAX)
+        cdd_gmp.linprog_solve(lp)
+        if lp.status != cdd.LPStatusType.OPTIMAL:  # pragma: no cover - the LP is feasible (w = 0) and bounded
+            raise RuntimeError(f"exact LP ended with status {lp.status}")
+        objective = Fraction(lp.obj_value)
+        dual = list(lp.dual_solution)
+    if objective > 0:
         return None
-    weights = {int(j): Fraction(y) for j, y in lp.dual_solution if j < len(points) and Fraction(y) != 0}
+    weights = {int(j): Fraction(y) for j, y in dual if j < len(points) and Fraction(y) != 0}
     combined = [sum((w * points[j][c] for j, w in weights.items()), Fraction(0)) for c in range(p)]
     if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) != 1 or any(combined):
         raise RuntimeError("exact LP: the dual multipliers are not convex weights of the origin")

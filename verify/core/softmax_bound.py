@@ -352,9 +352,10 @@ class LayerBound:
     eta: Fraction | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {"layer": self.layer, "bound": rational_to_str(self.bound), "bound_approx": decimal_text(self.bound),
+        return {"layer": self.layer, "bound": rational_to_str(self.bound),
+                "bound_approx": decimal_text(self.bound, rounding="up"),
                 "margin": None if self.margin is None else rational_to_str(self.margin),
-                "margin_approx": None if self.margin is None else decimal_text(self.margin),
+                "margin_approx": None if self.margin is None else decimal_text(self.margin, rounding="down"),
                 "eta": None if self.eta is None else rational_to_str(self.eta)}
 
 
@@ -423,6 +424,8 @@ class SoftmaxCertificate:
             "layers": self.layers, "gamma": rational_to_str(self.gamma), "radius": rational_to_str(self.radius),
             "norm_bound": rational_to_str(self.norm), "norm_method": self.norm_method,
             "check_slack": rational_to_str(CHECK_SLACK),
+            # The records' decimal texts are on the safe side of the exact numbers beside them.
+            "approx_rounding": {"bound_approx": "up", "margin_approx": "down"},
             "holds": self.holds, "certified_through": self.certified_through,
             "stop": None if self.stop is None else self.stop.to_json_dict(),
             "records": [r.to_json_dict() for r in self.records],
@@ -597,17 +600,34 @@ def float_bounds(margins: np.ndarray, *, radius: np.ndarray, alpha: float, n: in
     return FloatBounds(eps, stop_layer, stop_reason)
 
 
-def decimal_text(x: Fraction, digits: int = 3) -> str:
-    """A positive or zero rational in scientific notation, also far outside float64's range."""
+def decimal_text(x: Fraction, digits: int = 3, *, rounding: str) -> str:
+    """``x`` in scientific notation with ``digits`` significant digits, rounded ``"up"`` (towards +inf: for
+    upper bounds) or ``"down"`` (towards -inf: for lower bounds such as margins), also far outside
+    float64's range.
+
+    Computed from the exact rational (no float is involved), so the printed number is on the
+    stated side of ``x``: a printed upper bound is never below the proven one.
+    """
+    if rounding not in ("up", "down"):
+        raise ValueError(f"rounding: expected 'up' or 'down', got {rounding!r}")
+    if digits < 1:
+        raise ValueError("digits: expected at least 1")
+    x = Fraction(x)
     if x == 0:
         return "0"
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    exponent = math.floor(math.log10(x.numerator) - math.log10(x.denominator))
-    mantissa = x / Fraction(10) ** exponent
-    if mantissa >= 10:
-        mantissa, exponent = mantissa / 10, exponent + 1
-    elif mantissa < 1:
-        mantissa, exponent = mantissa * 10, exponent - 1
-    return f"{sign}{float(mantissa):.{digits - 1}f}e{exponent:+d}"
-
+    magnitude = abs(x)
+    # floor(log10 |x|), estimated in floats and then corrected exactly.
+    exponent = math.floor(math.log10(magnitude.numerator) - math.log10(magnitude.denominator))
+    while magnitude >= Fraction(10) ** (exponent + 1):
+        exponent += 1
+    while magnitude < Fraction(10) ** exponent:
+        exponent -= 1
+    scaled = x / Fraction(10) ** (exponent - digits + 1)  # |scaled| in [10^(digits-1), 10^digits)
+    mantissa = math.ceil(scaled) if rounding == "up" else math.floor(scaled)
+    if abs(mantissa) == 10 ** digits:  # rounded across a power of ten: 9.995 -> 10.0 -> 1.00e+1
+        mantissa //= 10
+        exponent += 1
+    sign = "-" if mantissa < 0 else ""
+    text = str(abs(mantissa))
+    body = text[0] + ("." + text[1:] if digits > 1 else "")
+    return f"{sign}{body}e{exponent:+d}"

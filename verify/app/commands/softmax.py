@@ -72,20 +72,22 @@ def summary_lines(config: Configuration, certificate: SoftmaxCertificate, *, sou
         status = "holds"
         if stop is not None and record.layer == stop.layer:
             status = "holds; stops here (" + ("tie" if stop.reason == "tie" else "delta <= 2 eta") + ")"
-        margin = "-" if record.margin is None else decimal_text(record.margin)
-        eta = "-" if record.eta is None else decimal_text(2 * record.eta)
-        table.add_row(str(record.layer), decimal_text(record.bound), margin, eta, status)
-    lines = [f"R <= {decimal_text(certificate.radius)}, ||A|| <= {decimal_text(certificate.norm)} "
+        # Upper bounds (eps, 2 eta) are printed rounded up, the margin delta rounded down.
+        margin = "-" if record.margin is None else decimal_text(record.margin, rounding="down")
+        eta = "-" if record.eta is None else decimal_text(2 * record.eta, rounding="up")
+        table.add_row(str(record.layer), decimal_text(record.bound, rounding="up"), margin, eta, status)
+    lines = [f"R <= {decimal_text(certificate.radius, rounding='up')}, "
+             f"||A|| <= {decimal_text(certificate.norm, rounding='up')} "
              f"({certificate.norm_method}), gamma = {short_number(certificate.gamma)}"]
     if certificate.holds:
         lines.append(f"certified: the softmax trajectory (exact real arithmetic) stays within eps_k of the exact "
                      f"hardmax one at every layer 0..{certificate.layers}; eps_{certificate.layers} <= "
-                     f"{decimal_text(certificate.records[-1].bound)}")
+                     f"{decimal_text(certificate.records[-1].bound, rounding='up')}")
     elif stop is not None:
         lines.append(f"inconclusive: the certificate stops at {stop.describe()}; the bound holds through layer "
                      f"{certificate.certified_through} of {certificate.layers}")
     lines.append("every bound is rounded upward in rational arithmetic and re-checked independently by "
-                 "'hardmax-verify certcheck' on the --json record")
+                 "'hardmax-verify certcheck' on the --json record; printed bounds are rounded up, margins down")
     return heading, table, lines
 
 

@@ -531,7 +531,7 @@ def _softmax_measure(config: Configuration) -> Observation:
     layers = int(config.extra.get("layers", SOFTMAX_LAYERS))
     certificates = _certificates(config, layers)
     _, measurements, _ = _certified(config, layers, 256, certificates)
-    reached = ", ".join(f"beta={b}: " + (f"eps_{layers} <= {decimal_text(c.records[-1].bound)}" if c.holds
+    reached = ", ".join(f"beta={b}: " + (f"eps_{layers} <= {decimal_text(c.records[-1].bound, rounding='up')}" if c.holds
                                          else f"stops at layer {c.certified_through}")
                         for b, c in certificates.items())
     return Observation.held(f"deviation bounds over {layers} layers; certified bound {reached}", **measurements)

@@ -207,11 +207,11 @@ class CertifiedComparison:
         c = self.certificate
         k = c.certified_through
         if c.holds:
-            return f"certified: deviation <= eps_{k} = {decimal_text(self.bound)} through layer {k}"
+            return f"certified: deviation <= eps_{k} = {decimal_text(self.bound, rounding='up')} through layer {k}"
         assert c.stop is not None
         if k == 0:
             return f"not certified beyond layer 0: the bound stops at {c.stop.describe()}"
-        return (f"certified: deviation <= eps_{k} = {decimal_text(self.bound)} through layer {k} only; "
+        return (f"certified: deviation <= eps_{k} = {decimal_text(self.bound, rounding='up')} through layer {k} only; "
                 f"the bound stops at {c.stop.describe()}")
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -221,8 +221,8 @@ class CertifiedComparison:
             "holds": c.holds,
             "certified_through": c.certified_through,
             "bound": rational_to_str(self.bound),
-            "bound_approx": decimal_text(self.bound),
-            "bounds_by_layer_approx": [decimal_text(r.bound) for r in c.records],
+            "bound_approx": decimal_text(self.bound, rounding="up"),
+            "bounds_by_layer_approx": [decimal_text(r.bound, rounding="up") for r in c.records],
             "stop": None if c.stop is None else c.stop.to_json_dict(),
             "measured_within_bound": (
                 "yes: at every certified layer the measured deviation is certainly at most eps_k" if not self.unresolved
@@ -252,8 +252,8 @@ def compare_with_certificate(deviations: Sequence[LayerDeviation], certificate: 
             low = measured.squared.lower
             raise InternalError(
                 f"at beta = {rational_to_str(certificate.beta)}, layer {record.layer}, the measured softmax-hardmax "
-                f"deviation (arb) is at least sqrt({decimal_text(low)}) but the certified bound of docs/theory.md §6 "
-                f"(verify.core.softmax_bound) is eps_{record.layer} = {decimal_text(record.bound)}: "
+                f"deviation (arb) is at least sqrt({decimal_text(low, rounding='down')}) but the certified bound of docs/theory.md §6 "
+                f"(verify.core.softmax_bound) is eps_{record.layer} = {decimal_text(record.bound, rounding='up')}: "
                 "verify/experiments/conjectures/softmax.py or verify/core/softmax_bound.py is wrong")
         # Layer 0 is the input itself (eps_0 = 0): an arb ball around 0 there says nothing.
         if record.layer > 0 and measured.squared.upper > limit:
