@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -202,7 +203,7 @@ def _tree_digest(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def _start_report(args: list[str], cwd: Path, logs: Path) -> tuple[subprocess.Popen, float]:
+def _start_report(args: list[str], cwd: Path, logs: Path, *, child: str = CHILD) -> tuple[subprocess.Popen, float]:
     """Start ``hardmax-verify report ARGS``; return the process and the moment it was ready.
 
     Output goes to files, not pipes: an orphaned worker holding a pipe open would make reading
@@ -213,7 +214,7 @@ def _start_report(args: list[str], cwd: Path, logs: Path) -> tuple[subprocess.Po
     err_path = logs / f"stderr-{time.monotonic_ns()}.txt"
     with open(logs / "stdout.txt", "ab") as out, open(err_path, "wb") as err:
         # SIGINT restored: a shell's background job (and so this test run) may have it ignored.
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, "report", *args], cwd=cwd, env=env,
+        proc = subprocess.Popen([sys.executable, "-c", child, "report", *args], cwd=cwd, env=env,
                                 stdout=out, stderr=err, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.err_path = err_path  # type: ignore[attr-defined]
     deadline = time.monotonic() + 120
@@ -235,7 +236,7 @@ def _finish(proc: subprocess.Popen, timeout: float) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def earlier_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], Path]:
+def finished_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """A finished small report and its digest; big.toml is a campaign far longer than any signal delay."""
     work = tmp_path_factory.mktemp("interrupt")
     logs = tmp_path_factory.mktemp("interrupt-logs")
@@ -244,7 +245,16 @@ def earlier_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict
     proc, _ = _start_report(["--config", "small.toml", "--out", "out", "--jobs", "1", "--runs", "none"], work, logs)
     status, err = _finish(proc, 300)
     assert status == 0, err
-    return work, _tree_digest(work / "out"), logs
+    return work, _tree_digest(work / "out")
+
+
+@pytest.fixture
+def earlier_report(finished_report: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    """A copy of the finished report in a folder of this test's own: a run that fails cannot spoil the next test's."""
+    template, digest = finished_report
+    work = tmp_path / "work"
+    shutil.copytree(template, work)
+    return work, digest, tmp_path / "logs"
 
 
 def _leftovers(work: Path) -> list[str]:
@@ -296,6 +306,44 @@ def test_a_report_stopped_halfway_leaves_the_earlier_report_intact(earlier_repor
     # forkserver), and stopped workers release their semaphores before exiting.
     assert "Traceback" not in err, err
     assert "leaked semaphore" not in err, err
+    assert "interrupted" in err
+    assert _tree_digest(work / "out") == digest
+    assert _leftovers(work) == []
+
+
+# The moment of the hang seen under load, made exact: the signal lands while a compiled module
+# (Cython's memoryview type, in numpy.random and scipy, both loaded by the report command) registers
+# a type with collections.abc as it loads, under a bare ``except: pass``. Raised there, the interrupt
+# was swallowed and the command ran its whole campaign; it must wait for the import to end instead.
+CHILD_LANDING_IN_A_COMPILED_MODULE = """
+import signal, sys, verify.app.cli
+def land(frame, event, arg):
+    if (event == "call" and frame.f_code.co_name == "register" and frame.f_back is not None
+            and frame.f_back.f_code.co_name == "_call_with_frames_removed"
+            and getattr(frame.f_locals.get("subclass"), "__name__", "") == "_memoryviewslice"):
+        sys.setprofile(None)
+        sys.stderr.write("landed in " + frame.f_locals["subclass"].__module__ + "\\n")
+        sys.stderr.flush()
+        signal.raise_signal(signal.SIG{name})
+sys.stderr.write("ready\\n")
+sys.stderr.flush()
+sys.setprofile(land)
+verify.app.cli.run()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["INT", "TERM"])
+def test_an_interrupt_swallowed_by_a_module_being_imported_still_stops_the_report(
+        earlier_report: tuple[Path, dict[str, str], Path], name: str) -> None:
+    work, digest, logs = earlier_report
+    proc, _ = _start_report(["--config", "small.toml", "--out", "out", "--jobs", "2", "--runs", "none"], work, logs,
+                            child=CHILD_LANDING_IN_A_COMPILED_MODULE.format(name=name))
+    status, err = _finish(proc, 120)
+    assert err.startswith("landed in "), ("no compiled module registered _memoryviewslice while the command "
+                                          "loaded: the fixture needs another landing point", err)
+    assert status == 130, (status, err)
+    assert "Traceback" not in err, err
     assert "interrupted" in err
     assert _tree_digest(work / "out") == digest
     assert _leftovers(work) == []

@@ -34,7 +34,8 @@ _LANDED_IN_AN_IMPORT = """
 import signal, sys, time, types
 from verify.app import interrupts
 interrupts.install()
-inside_importlib = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="<frozen importlib._bootstrap>"))
+inside_importlib = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="<frozen importlib._bootstrap>"),
+                                         f_back=None)
 interrupts.raise_interrupt(signal.SIG{name}, inside_importlib)
 print("returned", flush=True)
 try:
@@ -50,6 +51,88 @@ def test_an_interrupt_inside_the_import_machinery_is_delivered_again(name: str) 
     done = _run(_LANDED_IN_AN_IMPORT.format(name=name))
     assert done.stdout.split() == ["returned", "raised", "again"], done.stdout + done.stderr
     assert done.returncode == 0, done.stderr
+
+
+# A signal that lands while a compiled module initialises, inside code that swallows every
+# exception: numpy.random's Cython modules register their memoryview type with collections.abc
+# under a bare ``except: pass`` as they load. Raised there, the stop was lost and the command ran
+# to its end; it is raised once the module has loaded instead.
+_LANDED_IN_A_COMPILED_MODULE = """
+import signal, sys, time
+from verify.app import interrupts
+interrupts.install()
+def land(frame, event, arg):
+    if (event == "call" and frame.f_code.co_name == "register"
+            and getattr(frame.f_locals.get("subclass"), "__name__", "") == "_memoryviewslice"):
+        sys.setprofile(None)
+        print("landed", flush=True)
+        signal.raise_signal(signal.SIG{name})
+sys.setprofile(land)
+try:
+    import numpy.random
+    # Short sleeps: a signal that arrives just as a blocking call starts is handled when the call
+    # returns (Python's own behaviour, not what this test is about).
+    for _ in range(2000):
+        time.sleep(0.01)
+    print("lost")
+except KeyboardInterrupt:
+    # An interrupt raised inside the import would have removed the half-loaded module.
+    print("raised", "after" if hasattr(sys.modules.get("numpy.random"), "default_rng") else "inside", "the import")
+"""
+
+
+@pytest.mark.parametrize("name", ["INT", "TERM"])
+def test_an_interrupt_in_a_compiled_module_that_swallows_it_is_raised_after_the_import(name: str) -> None:
+    done = _run(_LANDED_IN_A_COMPILED_MODULE.format(name=name))
+    assert done.stdout.split() == ["landed", "raised", "after", "the", "import"], done.stdout + done.stderr
+    assert done.returncode == 0, done.stderr
+
+
+# A signal that lands in a finaliser: Python cannot raise from there ("Exception ignored in").
+_LANDED_IN_A_FINALISER = """
+import signal, time
+from verify.app import interrupts
+interrupts.install()
+class Finalised:
+    def __del__(self):
+        signal.raise_signal(signal.SIG{name})
+finalised = False
+try:
+    Finalised()
+    finalised = True
+    time.sleep(20)
+    print("lost")
+except KeyboardInterrupt:
+    print("raised", "after" if finalised else "inside", "the finaliser")
+"""
+
+
+@pytest.mark.parametrize("name", ["INT", "TERM"])
+def test_an_interrupt_in_a_finaliser_is_raised_again_outside_it(name: str) -> None:
+    done = _run(_LANDED_IN_A_FINALISER.format(name=name))
+    assert done.stdout.split() == ["raised", "after", "the", "finaliser"], done.stdout + done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_import_that_never_ends_is_interrupted_after_the_patience(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from verify.app import interrupts
+
+    # A deadlocked import must stay stoppable: past the patience the interrupt is raised inside it.
+    monkeypatch.setattr(interrupts, "_IMPORT_PATIENCE_SECONDS", 0.0)
+    monkeypatch.setattr(interrupts, "_deferred_since", None)
+    loader = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="<frozen importlib._bootstrap_external>",
+                                                                co_qualname="ExtensionFileLoader.exec_module"),
+                                   f_back=None)
+    called_by_the_module = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="<frozen abc>",
+                                                                              co_qualname="ABCMeta.register"),
+                                                 f_back=loader)
+    assert interrupts._would_be_lost(called_by_the_module)
+    with pytest.raises(KeyboardInterrupt):
+        raise_interrupt(signal.SIGTERM, called_by_the_module)  # type: ignore[arg-type]
+    assert interrupts._deferred_since is None
 
 
 _INSTALLED = """
@@ -68,3 +151,32 @@ print(signal.getsignal(signal.SIGTERM) is interrupts.raise_interrupt,
 def test_install_handles_sigterm_and_keeps_an_ignored_ctrl_c_ignored(sigint: str, expected: str) -> None:
     done = _run(_INSTALLED.format(sigint=sigint))
     assert done.stdout.strip() == expected, done.stdout + done.stderr
+
+
+# An interrupt that passed through ``exec`` of a string (dataclasses build their methods so while a
+# module is imported) leaves CPython's "unhandled KeyboardInterrupt" flag set although the command
+# caught it: under ``python -m`` the interpreter then killed itself with SIGINT after the clean stop.
+_MAIN_INTERRUPTED_IN_EXEC = """
+import verify.app.cli as cli
+
+def main():
+    try:
+        exec("import signal; signal.raise_signal(signal.SIGINT)")
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+cli.main = main
+cli.run()
+"""
+
+
+def test_an_interrupt_caught_after_passing_through_exec_exits_130_under_python_m(tmp_path: Path) -> None:
+    package = tmp_path / "interrupted_in_exec"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(_MAIN_INTERRUPTED_IN_EXEC)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    done = subprocess.run([sys.executable, "-m", "interrupted_in_exec"], env=env, capture_output=True, text=True,
+                          timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert done.returncode == 130, (done.returncode, done.stderr)

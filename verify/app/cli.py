@@ -228,6 +228,8 @@ def run() -> None:
         status = main()
     except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled
         status = exitcodes.INTERRUPTED
+    if status == exitcodes.INTERRUPTED:
+        interrupts.forget_unhandled()
     sys.exit(status)
 
 
