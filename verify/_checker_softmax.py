@@ -461,7 +461,8 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
             _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=bits, growth=claims.replay_growth(alpha),
                                           record_bits=[_text_bits(r) for r in records]),
                            n, d, len(records) - 1, max_work)
-            result = _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"))
+            result = _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"),
+                            identity=raw_A is None)
     except _Rejected as error:
         result = SoftmaxCheck("rejected", str(error), layers=layers, certified_through=None, stop=None)
     except claims.WorkLimit as error:
@@ -477,7 +478,7 @@ def _refuse_beyond(work: int, n: int, d: int, last: int, max_work: int) -> None:
 
 
 def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, records: list, *,
-           status: Any) -> SoftmaxCheck:
+           status: Any, identity: bool) -> SoftmaxCheck:
     _require(cert.get("kind") == KIND, f"kind: expected {KIND!r}")
     _require(cert.get("n") == n, "n: not the configuration's number of tokens")
     _require(_exact(cert.get("alpha"), "alpha") == alpha, "alpha: not the configuration's")
@@ -495,6 +496,12 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
               * max(sum((abs(x) for x in row), Fraction(0)) for row in A))
     _require(norm >= 0 and norm * norm >= min(frobenius, holder),
              "norm_bound: its square is below both ||A||_F^2 and ||A||_1 ||A||_inf")
+    # The label says which bound the record used; the checker knows which one it is from the numbers.
+    expected_method = ("identity" if identity else "sqrt(||A||_1 ||A||_inf)"
+                       if holder <= frobenius else "Frobenius norm")
+    _require(cert.get("norm_method") == expected_method, f"norm_method: expected {expected_method!r}")
+    _require(cert.get("approx_rounding") == {"bound_approx": "up", "margin_approx": "down"},
+             "approx_rounding: expected bound_approx rounded up and margin_approx rounded down")
 
     last = len(records) - 1
     stop = cert.get("stop")
@@ -514,6 +521,12 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
         bounds.append(_exact(record.get("bound"), f"records[{k}].bound"))
         margins.append(None if record.get("margin") is None else _exact(record["margin"], f"records[{k}].margin"))
         etas.append(None if record.get("eta") is None else _exact(record["eta"], f"records[{k}].eta"))
+        # What a reader reads: the approximations must be on the safe side of the exact numbers.
+        _require(record.get("bound_approx") == _decimal(bounds[k], upward=True),
+                 f"records[{k}].bound_approx: not eps_{k} rounded up to 3 digits")
+        margin_k = margins[k]
+        _require(record.get("margin_approx") == (None if margin_k is None else _decimal(margin_k, upward=False)),
+                 f"records[{k}].margin_approx: not delta_{k} rounded down to 3 digits")
     _require(bounds[0] == 0, "records[0].bound: eps_0 must be 0")
 
     claims = _claims()
@@ -566,6 +579,27 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
     stop_text = None if stop is None else ("a tie between distinct positions" if stop["reason"] == "tie"
                                            else "delta <= 2 eta")
     return SoftmaxCheck("verified", "", layers=layers, certified_through=last, stop=stop_text)
+
+
+def _decimal(x: Fraction, *, upward: bool, digits: int = 3) -> str:
+    """``x`` in scientific notation with ``digits`` significant digits, rounded up or down exactly (the
+    checker's own rule for the records' ``*_approx`` texts)."""
+    if x == 0:
+        return "0"
+    magnitude = abs(x)
+    # floor(log10 |x|) from the bit lengths (no decimal text of a long number), then corrected exactly.
+    exponent = math.floor((magnitude.numerator.bit_length() - magnitude.denominator.bit_length()) * math.log10(2))
+    while magnitude >= Fraction(10) ** (exponent + 1):
+        exponent += 1
+    while magnitude < Fraction(10) ** exponent:
+        exponent -= 1
+    scaled = x / Fraction(10) ** (exponent - digits + 1)
+    mantissa = math.ceil(scaled) if upward else math.floor(scaled)
+    if abs(mantissa) == 10 ** digits:
+        mantissa //= 10
+        exponent += 1
+    text = str(abs(mantissa))
+    return ("-" if mantissa < 0 else "") + text[0] + ("." + text[1:] if digits > 1 else "") + f"e{exponent:+d}"
 
 
 def _check_tie_tokens(stop: dict, layer: _Layer, n: int) -> None:

@@ -88,6 +88,13 @@ TAMPERINGS = {
     "token moved out of the radius": (HOLDS, lambda c, d: d["config"]["tokens"][0].__setitem__(0, "3/2")),
     "token moved onto a tie": (HOLDS, lambda c, d: d["config"]["tokens"][2].__setitem__(1, "1/2")),
     "eps_0 not zero": (HOLDS, lambda c, d: c["records"][0].__setitem__("bound", "-1")),
+    "the printed bound below the proven one": (HOLDS, lambda c, d: c["records"][-1].__setitem__("bound_approx",
+                                                                                               "1.00e-300")),
+    "the printed margin above the proven one": (HOLDS, lambda c, d: c["records"][2].__setitem__("margin_approx",
+                                                                                               "9.99e+9")),
+    "the norm's method misnamed": (DENSE, lambda c, d: c.__setitem__("norm_method", "exact spectral norm")),
+    "the approximations' rounding misstated": (HOLDS, lambda c, d: c.__setitem__(
+        "approx_rounding", {"bound_approx": "nearest", "margin_approx": "nearest"})),
 }
 
 

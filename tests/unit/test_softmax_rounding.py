@@ -61,3 +61,17 @@ def test_the_printed_certified_bound_is_not_below_the_proven_one(tmp_path: Path,
         assert _printed(layer["bound_approx"]) >= Fraction(layer["bound"])
         if layer["margin"] is not None:
             assert _printed(layer["margin_approx"]) <= Fraction(layer["margin"])
+
+
+def test_the_checkers_own_rounding_agrees_with_the_commands() -> None:
+    """The checker rounds the records' approximations itself; both rules must give the same text."""
+    from fractions import Fraction
+
+    from verify import _checker_softmax
+    from verify.core.softmax_bound import decimal_text
+
+    samples = [Fraction(27331, 10 ** 15), Fraction(9995, 1000), Fraction(-9995, 1000), Fraction(1, 3),
+               Fraction(10) ** 5000 + 1, Fraction(1, 10 ** 5000 + 7), Fraction(123456789, 1000), Fraction(1)]
+    for x in samples:
+        assert _checker_softmax._decimal(x, upward=True) == decimal_text(x, rounding="up"), x
+        assert _checker_softmax._decimal(x, upward=False) == decimal_text(x, rounding="down"), x
