@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -67,13 +69,16 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def test_a_stale_saved_result_at_a_glance_fails_the_check_and_a_refresh_mends_it(tmp_path, monkeypatch, capsys):
-    """A README that still says an older count of reproduction runs than runs/ holds is refused (exit 1)."""
+    """A README that still says an older reproduction mean than runs/ gives is refused (exit 1)."""
     repo = _copy_of_the_docs(tmp_path)
-    finished = numbers.json.loads((REPO / "runs/sentiment/summary/summary.json").read_text())["runs"]["finished"]
-    _edit(repo / "README.md", f"({finished} of ", f"({finished - 5} of ")
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    line = next(text for text in readme.splitlines() if text.startswith("- Sentiment reproduction:"))
+    mean = re.search(r"\d\.\d{4} ±", line).group(0)
+    older = f"{float(mean[:-2]) - 0.01:.4f} ±"
+    _edit(repo / "README.md", line, line.replace(mean, older, 1))
     problems = numbers.check(repo, quick=True)
     assert len(problems) == 1 and "glance: its lines of saved results are stale" in problems[0]
-    assert f"({finished - 5} of " in problems[0] and f"({finished} of " in problems[0]
+    assert older in problems[0] and mean in problems[0]
     monkeypatch.setattr(numbers, "REPO", repo)
     assert numbers.main(["--check", "--quick"]) == 1
     assert "stale" in capsys.readouterr().out
