@@ -79,7 +79,9 @@ def test_every_array_load_refuses_pickles() -> None:
                 offenders.append(f"{where} without weights_only=True")
             if name.endswith(("read_pickle", "yaml.load", "yaml.unsafe_load")):
                 offenders.append(where)
-            if name in ("eval", "exec"):
+            # A literal string cannot carry input (the interrupt handler runs exec("pass") for a CPython flag).
+            literal = len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+            if name in ("eval", "exec") and not literal:
                 offenders.append(where)
     assert not offenders, offenders
 
