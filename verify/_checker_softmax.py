@@ -37,7 +37,6 @@ position, then one dot product per pair), plus the recursion's own arithmetic.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import math
 import operator
@@ -67,8 +66,8 @@ SERIES_TERMS = 30
 STEP_OPERATIONS = 64
 VERIFIED, REJECTED, BAD_INPUT, NOT_CHECKED, COULD_NOT_COMPLETE = 0, 1, 2, 3, 4
 # Python refuses int <-> decimal text conversions of more than about 4300 digits (a guard against
-# quadratic conversions); numbers are read in chunks below it, up to MAX_DIGITS.
-_CHUNK_DIGITS = 4000
+# quadratic conversions); numbers are read in chunks below it, up to MAX_DIGITS, by the claims
+# checker's reader (_cf_digits).
 
 
 # The claims checker (verify/certcheck.py, standard library only), for its work units and meter. In
@@ -139,19 +138,6 @@ def _require(condition: bool, message: str) -> None:
         raise _Rejected(message)
 
 
-@functools.lru_cache(maxsize=64)
-def _power_of_ten(k: int) -> int:
-    return 10 ** k
-
-
-def _digits_to_int(digits: str) -> int:
-    """ASCII decimal digits to an int, in chunks below the interpreter's int-string limit (halving: fast)."""
-    if len(digits) <= _CHUNK_DIGITS:
-        return int(digits)
-    low = len(digits) // 2
-    return _digits_to_int(digits[:-low]) * _power_of_ten(low) + _digits_to_int(digits[-low:])
-
-
 def _parse_exact(text: str) -> Fraction | None:
     """``p``, ``p/q`` or a plain decimal ``a.b`` (optional sign) exactly; None for anything else."""
     body = text[1:] if text[:1] in "+-" else text
@@ -161,15 +147,15 @@ def _parse_exact(text: str) -> Fraction | None:
     if slash:
         if not (head.isdigit() and tail.isdigit()):
             return None
-        denominator = _digits_to_int(tail)
+        denominator = _CLAIMS._cf_digits(tail)
         if denominator == 0:
             return None
-        value = Fraction(_digits_to_int(head), denominator)
+        value = Fraction(_CLAIMS._cf_digits(head), denominator)
     else:
         whole, _, fraction = head.partition(".")
         if not (whole + fraction).isdigit():
             return None
-        value = Fraction(_digits_to_int(whole + fraction), _power_of_ten(len(fraction)))
+        value = Fraction(_CLAIMS._cf_digits(whole + fraction), _CLAIMS._power_of_ten(len(fraction)))
     return -value if text[:1] == "-" else value
 
 
@@ -214,7 +200,7 @@ def _unique_keys(pairs: list) -> dict:
 def _json_int(text: str) -> int:
     if len(text) > MAX_DIGITS:
         raise BadInput(f"an integer of {len(text)} digits, beyond the checker's limit of {MAX_DIGITS}")
-    return -_digits_to_int(text[1:]) if text[:1] == "-" else _digits_to_int(text)
+    return -_CLAIMS._cf_digits(text[1:]) if text[:1] == "-" else _CLAIMS._cf_digits(text)
 
 
 def _read(path: str, max_bytes: int) -> Any:
