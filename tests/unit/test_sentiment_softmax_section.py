@@ -29,8 +29,8 @@ def test_totals_per_d_and_the_report_table():
     assert by_d[(2, 8)]["not_certified"] == {"margin": 187, "decoder": 5}
     assert abs(by_d[(2, 8)]["measured_agreement"] - 0.998) < 1e-12
     assert by_d[(16, 8)]["measured_agreement"] is None
-    assert "d = 2: 8 of 200 (4.00%) certified vs 99.80% measured" in summary["summary"]
-    assert "d = 16: 60 of 100 (60.00%) certified" in summary["summary"]
+    assert "d = 2, K = 8: 8 of 200 (4.00%) certified vs 99.80% measured" in summary["summary"]
+    assert "d = 16, K = 8: 60 of 100 (60.00%) certified" in summary["summary"]
 
     fields = report_section.item_fields(Path("softmax-certificate.json"), summary)
     section = report_section.section({"files": [{**fields, "path": "runs/sentiment/softmax-certificate.json"}],
@@ -38,3 +38,10 @@ def test_totals_per_d_and_the_report_table():
     table = next(t for t in section.tables if t.heading.startswith("Softmax certified"))
     assert ["2", "8", "2", "8 of 200 (4.00%)", "99.80%", "187", "0", "5"] in [list(r) for r in table.rows]
     assert "runs/sentiment/softmax-certificate.json" in table.note
+
+
+def test_the_sentence_names_k_when_one_d_has_several_depths():
+    rows = [softmax_certificate_row(Path("models/x/d2-K8-s0"), _record(2, 8, 3, {"margin": 97}, 0.999)),
+            softmax_certificate_row(Path("models/x/d2-K1-s0"), _record(2, 1, 40, {"decoder": 60}, 0.999))]
+    sentence = softmax_certificate_summary(rows)["summary"]
+    assert "d = 2, K = 1: 40 of 100 (40.00%)" in sentence and "d = 2, K = 8: 3 of 100 (3.00%)" in sentence

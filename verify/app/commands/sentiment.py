@@ -326,7 +326,7 @@ def softmax_certificate_summary(rows: list[dict]) -> dict:
                      "certified_share": certified / reviews if reviews else None, "not_certified": reasons,
                      "measured_agreement": sum(measured) / len(measured) if measured else None})
     attention = [g for g in by_d if g["K"] > 0]
-    sentence = "; ".join(f"d = {g['d']}: {g['certified']:,} of {g['reviews']:,} ({100 * g['certified_share']:.2f}%) certified"
+    sentence = "; ".join(f"d = {g['d']}, K = {g['K']}: {g['certified']:,} of {g['reviews']:,} ({100 * g['certified_share']:.2f}%) certified"
                          + (f" vs {100 * g['measured_agreement']:.2f}% measured" if g["measured_agreement"] is not None
                             else "") for g in attention)
     return {"kind": SOFTMAX_CERTIFICATE_KIND, "rows": rows, "by_d": by_d,
