@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,9 @@ from test_sentiment_training import write_fixture_csv  # noqa: E402
 
 from verify.app.cli import main  # noqa: E402
 from verify.core.numbers import InputError  # noqa: E402
-from verify.experiments.sentiment.protocol import load_protocol, queue_status, run_queue  # noqa: E402
+from verify.core.io import sha256_file  # noqa: E402
+from verify.experiments.sentiment.protocol import (MODELS_BUDGET_BYTES, collect, load_protocol,  # noqa: E402
+                                                  published_bytes, queue_status, run_queue)
 
 PROTOCOL = """
 name = "tiny"
@@ -75,6 +78,50 @@ def test_grid_expands_in_phase_order_and_shared_runs_appear_once(tmp_path):
     assert [r.name for r in protocol.runs] == ["d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0"]
     assert protocol.runs[0].studies == ("main", "baseline")
     assert protocol.runs[2].fixed_alpha == 0.5 and protocol.runs[2].phase == 2
+
+
+def _finished_run(runs, protocol, name: str, weight_bytes: int) -> None:
+    """A run folder as the queue leaves it: checkpoint files and an evaluation that records their sha256."""
+    checkpoint = runs / name / "checkpoint"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "best.safetensors").write_bytes(name.encode() * (weight_bytes // len(name)))
+    (checkpoint / "checkpoint.json").write_text(json.dumps({"run": name}), encoding="utf-8")
+    (checkpoint / "vocab.txt.gz").write_bytes(b"the same vocabulary for every run" * 100)
+    evaluation = {"run": name, "protocol_sha256": protocol.sha256, "command": f"... --only {name}",
+                  "checkpoint_sha256": {p.name: sha256_file(p) for p in checkpoint.iterdir()}}
+    (runs / name / "evaluation.json").write_text(json.dumps(evaluation), encoding="utf-8")
+
+
+def test_collect_publishes_in_protocol_order_while_the_checkpoints_fit_their_budget(tmp_path):
+    protocol = load_protocol(_protocol(tmp_path))
+    runs, results, models = tmp_path / "runs", tmp_path / "results", tmp_path / "models"
+    for name in ("d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0"):
+        _finished_run(runs, protocol, name, 10_000)
+    shared = len(b"the same vocabulary for every run" * 100)
+    # Room for two runs: their weights and records, the shared vocabulary once.
+    budget = 2 * 10_000 + 2 * 40 + shared
+    collect(protocol, runs, results_dir=results, models_dir=models, budget_bytes=budget)
+    records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in results.glob("*.json")}
+    assert [records[n]["published"] for n in ("d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0")] == [True, True, False]
+    assert "exceed their budget" in records["d2-K1-alpha0.5-s0"]["checkpoint"]
+    assert "--only d2-K1-alpha0.5-s0" in records["d2-K1-alpha0.5-s0"]["checkpoint"]
+    assert sum(published_bytes(models).values()) <= budget
+    assert sorted(p.name for p in models.iterdir()) == ["d2-K0-s0", "d2-K1-s0"]
+    # Collected again (as after every session): what is published stays, nothing more fits.
+    collect(protocol, runs, results_dir=results, models_dir=models, budget_bytes=budget)
+    assert json.loads((results / "d2-K0-s0.json").read_text(encoding="utf-8"))["published"]
+    assert not json.loads((results / "d2-K1-alpha0.5-s0.json").read_text(encoding="utf-8"))["published"]
+    # A study left out on purpose says so, without a budget reason.
+    collect(protocol, runs, results_dir=tmp_path / "r2", models_dir=tmp_path / "m2", publish=("main",))
+    left_out = json.loads((tmp_path / "r2" / "d2-K0-s0.json").read_text(encoding="utf-8"))
+    assert not left_out["published"] and "budget" not in left_out["checkpoint"]
+
+
+def test_the_published_checkpoints_stay_within_their_budget():
+    # The repository's own models/reproduction (git stores identical files once, as counted here).
+    models = Path(__file__).resolve().parents[2] / "models" / "reproduction"
+    assert models.is_dir()
+    assert 0 < sum(published_bytes(models).values()) <= MODELS_BUDGET_BYTES
 
 
 @pytest.mark.parametrize("edit, field", [

@@ -116,3 +116,27 @@ def test_the_checker_sees_a_legend_over_the_data_or_over_a_label() -> None:
     problems = legends_over_content(fig)
     assert any("lies over the axes" in p for p in problems)
     assert any("a label under the legend" in p for p in problems), problems
+
+
+def _two_designs() -> dict[str, Any]:
+    """A figure's worth of leader control: four tokens, two matrices A with different leaders (docs/theory.md D10)."""
+    return {"configuration": "square", "tokens": [["1", "0"], ["0", "1"], ["-1", "0"], ["0", "-1"]],
+            "designs": [{"leaders": [0, 2], "A": [["2", "0"], ["0", "1"]],
+                         "targets": [{"token": 1, "target": 0}, {"token": 3, "target": 2}]},
+                        {"leaders": [1, 3], "A": [["1", "0"], ["0", "2"]],
+                         "targets": [{"token": 0, "target": 1}, {"token": 2, "target": 3}]}]}
+
+
+@pytest.mark.slow  # matplotlib draws for seconds
+def test_the_leader_control_figure_names_its_axes_and_its_marks(tmp_path) -> None:
+    from verify.experiments.control.study import draw_two_clusterings
+
+    with saved_figures() as saved:
+        draw_two_clusterings(_two_designs(), tmp_path / "two.png")
+    fig = saved[0]
+    assert text_outside(fig) == []
+    assert legends_over_content(fig) == []
+    for ax in fig.axes:
+        assert ax.get_xlabel() and ax.get_ylabel()
+    legend_texts = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert any("leader" in t for t in legend_texts) and any("A-norm" in t for t in legend_texts)

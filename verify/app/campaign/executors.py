@@ -207,7 +207,28 @@ def _exit_worker(status: int) -> None:
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
+    # A second SIGTERM comes when the pool, seeing this worker's sibling gone, stops the rest: if
+    # this worker is already running its finalizers, ending it now would leave one half-done.
+    if multiprocessing.util.is_exiting():
+        return
+    if _in_finalizer(frame):  # one finalizer cut short is never run again: exit once it is done
+        threading.Timer(_FINALIZER_GRACE_SECONDS, os.kill, (os.getpid(), signum)).start()
+        return
     _exit_worker(128 + signum)
+
+
+# How soon a SIGTERM that arrived during a finalizer is acted on (a finalizer takes microseconds).
+_FINALIZER_GRACE_SECONDS = 0.05
+
+
+def _in_finalizer(frame: Any) -> bool:
+    """True when ``frame`` runs under one of multiprocessing's finalizers (a semaphore's release, for one)."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_qualname == "Finalize.__call__" and code.co_filename == multiprocessing.util.__file__:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _watch_parent(parent: int) -> None:

@@ -17,7 +17,8 @@ from verify.experiments.sentiment import DEFAULT_RUNS_DIR, sources
 from verify.experiments.sentiment.analyze import run_analyses
 from verify.experiments.sentiment.interpret import interpret_checkpoint
 from verify.experiments.sentiment.model import DEFAULT_STEP, STEPS, TrainingSettings, running_train, selection_accuracy
-from verify.experiments.sentiment.protocol import collect, load_protocol, queue_status, run_queue
+from verify.experiments.sentiment.protocol import (MODELS_BUDGET_BYTES, collect, load_protocol, queue_status,
+                                                  run_queue)
 from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, resolve_data, resolve_reference
 from verify.experiments.sentiment.steps import corpus_cache, evaluate_checkpoint, train_run
 from verify.experiments.sentiment.summary import load_results, summarize, write_summary
@@ -572,15 +573,20 @@ def _scalar_lines(record: dict, prefix: str = "", depth: int = 0) -> list[str]:
 @click.option("--models", "models_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("models/reproduction"), show_default=True,
               help="Where the selected weights of the published studies' runs are copied.")
-@click.option("--publish", "publish", multiple=True, default=("reproduction", "baseline-k0"), show_default=True,
-              help="Studies whose checkpoints are published (the others: evaluation records with the sha256).")
+@click.option("--publish", "publish", multiple=True,
+              help="A study whose checkpoints are published (repeatable; default: every study, within the budget). "
+                   "The others: evaluation records with the sha256 and the command that regenerates them.")
+@click.option("--budget-mb", type=click.FloatRange(min=0), default=MODELS_BUDGET_BYTES / 1e6, show_default=True,
+              help="The published checkpoints in all, in MB (identical files counted once): a run that would "
+                   "exceed it is not published.")
 @json_option("the runs collected and where they went")
 def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, models_dir: Path,
-                     publish: tuple[str, ...], json_to: str | None) -> int:
-    """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the checkpoints
-    behind the headline tables (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS."""
+                     publish: tuple[str, ...], budget_mb: float, json_to: str | None) -> int:
+    """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the selected
+    checkpoints (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS, in the protocol's order,
+    while they fit the budget."""
     copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
-                     publish=publish)
+                     publish=publish or None, budget_bytes=int(budget_mb * 1e6))
     echo_summary(f"{len(copied)} finished runs in {results_dir}", json_to)
     emit_json({"results": str(results_dir), "models": str(models_dir), "runs": copied}, json_to)
     return exitcodes.SUCCESS

@@ -245,6 +245,16 @@ def draw_two_clusterings(data: dict[str, Any], path: Any) -> None:
         cells = ", ".join(str(Fraction(x)) for row in design["A"] for x in row)
         ax.set_title(f"leaders {{{', '.join(map(str, leaders))}}}\nA = [{cells}]", fontsize=9)
         ax.set_aspect("equal")
+        ax.set_xlabel("first coordinate of the token")
+        ax.set_ylabel("second coordinate of the token")
+    # What the marks mean, once for both panels.
+    handles = [plt.Line2D([], [], marker="*", linestyle="", markersize=12, color="0.6", markeredgecolor="black",
+                          label="leader (locked at layer 0)"),
+               plt.Line2D([], [], marker="o", linestyle="", markersize=6, color="0.6",
+                          label="other token, arrow to the leader it attends to"),
+               plt.Line2D([], [], color="0.8", label="unit ball of the A-norm, scaled")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.get_layout_engine().set(rect=(0, 0.07, 1, 0.93))
     fig.suptitle(f"{data['configuration']}: the same tokens, two choices of A (docs/theory.md D10)", fontsize=10)
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -395,16 +395,31 @@ def _checkpoint_digest(folder: Path) -> dict:
 
 
 PUBLISHED_FILES = ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
+# The published checkpoints, in all: identical files (every run's vocabulary is the same) count
+# once, as git stores them once.
+MODELS_BUDGET_BYTES = 100_000_000
+
+
+def published_bytes(models_dir: Path) -> dict[str, int]:
+    """Size of each distinct published file under ``models_dir`` (``<run>/<file>``), by its sha256."""
+    sizes: dict[str, int] = {}
+    for path in sorted(Path(models_dir).glob("*/*")):
+        if path.name in PUBLISHED_FILES and path.is_file():
+            sizes[sha256_file(path)] = path.stat().st_size
+    return sizes
 
 
 def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir: Path,
-            publish: tuple[str, ...] = ("reproduction", "baseline-k0")) -> list[str]:
+            publish: tuple[str, ...] | None = None, budget_bytes: int = MODELS_BUDGET_BYTES) -> list[str]:
     """Copy finished runs' records into ``results_dir``; publish the checkpoints of the ``publish`` studies.
 
     A published checkpoint holds the selected weights only (enough to evaluate and analyse, not
-    to resume); its files are checked against the sha256 the evaluation recorded. Each record's
-    ``checkpoint`` then names the published folder, else it keeps the sha256 and the command
-    that regenerates the checkpoint. Existing files are replaced atomically.
+    to resume); its files are checked against the sha256 the evaluation recorded. ``publish``:
+    the studies whose runs are published (None: every study), in the protocol's order, as long as
+    the published files stay within ``budget_bytes`` (distinct files counted once). Each record's
+    ``checkpoint`` then names the published folder, else it keeps the sha256, says why it was not
+    published and gives the command that regenerates the checkpoint. Existing files are replaced
+    atomically.
     """
 
     records = {run.name: json.loads(evaluation.read_text(encoding="utf-8")) for run in protocol.runs
@@ -415,24 +430,37 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
             raise InputError(str(protocol.path), f"its sha256 {protocol.sha256[:16]} differs from the "
                              f"{str(recorded.get('protocol_sha256'))[:16]} that run {name} recorded")
     copied = []
+    held = published_bytes(models_dir)
     for run in protocol.runs:
         if run.name not in records:
             continue
         folder = Path(runs_dir) / run.name
         record = records[run.name]
-        if any(study in publish for study in run.studies):
+        chosen = publish is None or any(study in publish for study in run.studies)
+        adds = {}
+        if chosen:
+            for name in PUBLISHED_FILES:
+                source = folder / "checkpoint" / name
+                digest = sha256_file(source)
+                if digest != record["checkpoint_sha256"].get(name):
+                    raise InputError(str(source), "differs from the file the evaluation recorded (sha256)")
+                if digest not in held:
+                    adds[digest] = source.stat().st_size
+        fits = sum(held.values()) + sum(adds.values()) <= budget_bytes
+        if chosen and fits:
+            held.update(adds)
             target = Path(models_dir) / run.name
             for name in PUBLISHED_FILES:
                 source = folder / "checkpoint" / name
-                if sha256_file(source) != record["checkpoint_sha256"].get(name):
-                    raise InputError(str(source), "differs from the file the evaluation recorded (sha256)")
                 target.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, target / f".{name}.tmp")
                 os.replace(target / f".{name}.tmp", target / name)
             record["checkpoint"] = target.as_posix()
             record["published"] = True
         else:
-            record["checkpoint"] = f"not published; regenerate with: {record.get('command')}"
+            why = "" if not chosen else (f" (the published checkpoints would exceed their budget of "
+                                         f"{budget_bytes / 1e6:g} MB)")
+            record["checkpoint"] = f"not published{why}; regenerate with: {record.get('command')}"
             record["published"] = False
         atomic_write_bytes(Path(results_dir) / f"{run.name}.json",
                            (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
