@@ -2,7 +2,7 @@
 
     python bench/certcheck_limits.py [--only NAME]
 
-Each workload is a claims report at a corner of verify/certcheck.py's CHECKER_LIMITS, built here
+Each workload is a claims report at a corner of verify/certcheck/limits.py's CHECKER_LIMITS, built here
 (never read from elsewhere), and checked in this process with ``certcheck.check_file`` under the
 default limits; printed per corner: the checker's estimate of the replay work (work units), the
 units its meter charged, the exit status and the CPU seconds of this process (one core; the
@@ -18,10 +18,10 @@ machine may be shared, so wall time is not used). The corners:
   solution of the update rule has it);
 * ``softmax d=64 n=N`` and ``softmax d=1 n=3 L=K``: records of ``hardmax-verify softmax --json``
   (built by the engine) with the most tokens, and the most layers, within the softmax checker's
-  default work (verify/_checker_softmax.py, in the same units), beta large enough to hold;
+  default work (verify/certcheck/softmax/, in the same units), beta large enough to hold;
 * ``control sets n=256 d=32 h=16``: a leader-sets result of 256 tokens in d = 32 with 16 hull
   vertices, all 65,535 subsets realisable, and as many designs as the control checker's work
-  limit admits (verify/_checker_control.py); ``control sets h=16 65535 designs``: 65,535
+  limit admits (verify/certcheck/control/); ``control sets h=16 65535 designs``: 65,535
   identical designs of 16 tokens in the plane, every other subset inconclusive (each compared
   with every design); ``control sets h=256``: 256 hull vertices and 60 designs in d = 32 (no
   such file can list its 2^256 - 1 subsets: rejected before any design).
@@ -44,7 +44,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify import _checker_control, _checker_softmax, certcheck  # noqa: E402
+from verify import certcheck  # noqa: E402
+from verify.certcheck import control as control_checker  # noqa: E402
+from verify.certcheck import model as checker_model  # noqa: E402
+from verify.certcheck import softmax as softmax_checker  # noqa: E402
 
 
 def _text(x: Fraction) -> str:
@@ -140,13 +143,13 @@ def softmax_record(tokens: list[list[str]], *, alpha: str, beta: int, layers: in
 def _softmax_fits(n: int, d: int, layers: int, numbers: list[Fraction], alpha: Fraction) -> bool:
     bits = certcheck.input_bits(numbers + [alpha])
     growth = certcheck.replay_growth(alpha)
-    return _checker_softmax.estimated_work(n, d, layers, bits=bits, growth=growth) <= _checker_softmax.DEFAULT_MAX_WORK
+    return softmax_checker.estimated_work(n, d, layers, bits=bits, growth=growth) <= softmax_checker.DEFAULT_MAX_WORK
 
 
 def softmax_wide(d: int) -> tuple[str, dict]:
     """The most tokens in dimension d (entries p/97) whose 8 layers fit the softmax checker's default work."""
     rng = __import__("random").Random(0)
-    n = max(n for n in range(2, _checker_softmax.MAX_TOKENS + 1)
+    n = max(n for n in range(2, softmax_checker.MAX_TOKENS + 1)
             if _softmax_fits(n, d, 8, [Fraction(1, 97), Fraction(50)], Fraction(1, 2)))
     tokens = [[f"{rng.randint(-50, 50)}/97" for _ in range(d)] for _ in range(n)]
     return f"softmax d={d} n={n}", softmax_record(tokens, alpha="1/2", beta=1000, layers=8)
@@ -160,9 +163,9 @@ def softmax_long() -> tuple[str, dict]:
     # The stated bounds' sizes count too: the longest prefix of this record whose estimate fits, built again.
     data = softmax_record(tokens, alpha="999/1000", beta=10 ** 1000, layers=layers)
     records = data["softmax_certificate"]["records"]
-    layers = max(k for k in range(len(records)) if _checker_softmax.record_work(
+    layers = max(k for k in range(len(records)) if softmax_checker.record_work(
         {**data, "softmax_certificate": {**data["softmax_certificate"], "records": records[:k + 1]}})
-        <= _checker_softmax.DEFAULT_MAX_WORK)
+        <= softmax_checker.DEFAULT_MAX_WORK)
     return f"softmax d=1 n=3 L={layers}", softmax_record(tokens, alpha="999/1000", beta=10 ** 1000, layers=layers)
 
 
@@ -184,7 +187,7 @@ def _control_sets(tokens: list[list[Fraction]], vertices: int, designs: int, *, 
     design = {"A": identity, "pivots": ["1"] * len(tokens[0]), "leaders": leaders}
     inside = [{"token": j, "weights": [{"token": v, "weight": f"1/{len(combination)}"} for v in combination]}
               for j, combination in enumerate(combinations, start=vertices)]
-    return {"format": _checker_control.FORMAT, "kind": "leader_sets",
+    return {"format": control_checker.FORMAT, "kind": "leader_sets",
             "configuration": {"tokens": text, "alpha": "1"},
             "hull": {"vertices": [{"token": v, "direction": text[v]} for v in range(vertices)], "inside": inside},
             "designs": [design] * designs, "certificates": [], "subsets": subsets,
@@ -204,9 +207,9 @@ def control_dense() -> tuple[str, dict]:
     tokens = vertices + inside
     assert len({tuple(t) for t in tokens}) == 256
     one = _control_sets(tokens, h, 1, realisable=True, combinations=combinations)
-    fixed = _checker_control.sized_work({**one, "designs": []}, "leader_sets", tokens)
-    per_design = _checker_control.sized_work(one, "leader_sets", tokens) - fixed
-    designs = int((_checker_control.MAX_WORK - fixed) // per_design)
+    fixed = control_checker.sized_work({**one, "designs": []}, "leader_sets", tokens)
+    per_design = control_checker.sized_work(one, "leader_sets", tokens) - fixed
+    designs = int((control_checker.MAX_WORK - fixed) // per_design)
     return (f"control sets n=256 d=32 h=16 ({designs} designs)",
             _control_sets(tokens, h, designs, realisable=True, combinations=combinations))
 
@@ -248,18 +251,18 @@ def measure_other(name: str, data: dict, folder: Path, kind: str) -> None:
     charged: float | str = "-"
     try:
         if kind == "softmax":
-            estimate = f"{_checker_softmax.record_work(data):.3g}"
-            result = _checker_softmax.check_path(str(path))
+            estimate = f"{softmax_checker.record_work(data):.3g}"
+            result = softmax_checker.check_path(str(path))
             assert result is not None
             status, charged = result.exit_status, result.work
         else:
             tokens = [tuple(Fraction(x) for x in t) for t in data["configuration"]["tokens"]]
-            estimate = f"{_checker_control.sized_work(data, data['kind'], tokens):.3g}"
-            check = _checker_control.check_control_file(str(path))
+            estimate = f"{control_checker.sized_work(data, data['kind'], tokens):.3g}"
+            check = control_checker.check_control_file(str(path))
             status = check.exit_status if check.status != "rejected" else 1
             if check.status == "rejected":
                 print(f"  ({check.reasons[0][:160]})")
-    except (_checker_softmax.BadInput, _checker_control.BadInput) as error:
+    except (softmax_checker.BadInput, control_checker.BadInput) as error:
         status, estimate = 2, "-"
         print(f"  ({str(error)[:160]})")
     seconds = time.process_time() - started
@@ -275,7 +278,7 @@ def measure(name: str, data: dict, folder: Path) -> None:
     estimate = sum(certcheck.replay_work(len(r["config"]["tokens"]), len(r["config"]["tokens"][0]), r["last_layer"],
                                          certcheck.Model(r["config"]).bits, certcheck.Model(r["config"]).growth)
                    for r in runs)
-    certcheck._MODELS.clear()
+    checker_model._MODELS.clear()
     started = time.process_time()
     charged = 0.0
     try:

@@ -4,7 +4,7 @@ z_m^k = z_t + (1+alpha)^{-k} (z_m - z_t) for m not in L. [...] (P_L) has no solu
 y_c >= 0, not all zero, with S = - sum_c y_c M_c positive semidefinite."
 
 Checked three ways, each result also re-verified by the independent checker
-(verify/_checker_control.py):
+(verify/certcheck/control/):
 
 * a realised design, simulated exactly (:func:`verify.simulate`), has at every layer checked
   exactly the requested leaders, every other token attending only to its target, on the
@@ -26,7 +26,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verify import _checker_control as checker
+from verify.certcheck import control as checker
 from verify import simulate
 from verify.core.config import Configuration
 from verify.experiments.control.constraints import leaders_under

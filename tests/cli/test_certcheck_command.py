@@ -80,21 +80,21 @@ def test_unwritable_json_destination_exits_4_and_leaves_nothing(tmp_path: Path, 
 
 def test_internal_error_exits_4_and_debug_prints_the_traceback(tmp_path: Path, capsys: Any,
                                                                monkeypatch: Any) -> None:
-    import verify.certcheck as checker
+    from verify.certcheck import run as one_run
 
     path, _ = _claims(tmp_path)
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ZeroDivisionError("a bug in the checker")
 
-    monkeypatch.setattr(checker, "_check_run", broken)
+    monkeypatch.setattr(one_run, "_check_run", broken)  # what check_report calls
     for argv in (["certcheck", str(path)], ["certcheck", str(path), "--debug"]):
         assert main(argv) == 4
         err = capsys.readouterr().err
         assert "could not complete: internal error: ZeroDivisionError: a bug in the checker" in err
         assert ("Traceback" in err) == ("--debug" in argv)
-    assert checker.main([str(path)]) == 4
-    assert checker.main([str(path), "--debug"]) == 4
+    assert certcheck.main([str(path)]) == 4
+    assert certcheck.main([str(path), "--debug"]) == 4
     assert "Traceback" in capsys.readouterr().err
 
 

@@ -28,6 +28,7 @@ import pytest
 
 from tests.common.saved_results import copy_saved_results
 from verify import certcheck
+from verify.certcheck import reproduction
 from verify.app.cli import main as cli_main
 from verify.app.report.build import build_report, collect_optional_sections
 from verify.app.report.glance import experiment_sentences
@@ -454,7 +455,7 @@ def test_checkpoint_histories_past_the_byte_limit_are_not_checked(results: dict[
     """CHECKPOINT_HISTORY_BYTES bounds what is read of the histories; past it the losses are not checked."""
     runs = _saved_copy(built, tmp_path)
     largest = max(p.stat().st_size for p in (tmp_path / "models" / "reproduction").glob("*/checkpoint.json"))
-    monkeypatch.setattr(certcheck, "CHECKPOINT_HISTORY_BYTES", largest)  # room for one file, not two
+    monkeypatch.setattr(reproduction, "CHECKPOINT_HISTORY_BYTES", largest)  # room for one file, not two
     result = _check(results, runs, tmp_path)
     outcome = _section(result)
     assert result.exit_status == 3 and outcome.status == certcheck.NOT_CHECKED, outcome

@@ -1,4 +1,4 @@
-"""Adding a claim: a toy claim reaches the campaign, the report and the checker, and touches four files only.
+"""Adding a claim: a toy claim reaches the campaign, the report and the checker, and touches its own files only.
 
 The toy claim "X1" says every configuration has at least one token; its certificate names the
 token count, which a routine can recount from the configuration.
@@ -7,7 +7,8 @@ token count, which a routine can recount from the configuration.
   report, and the independent checker reports it unsupported (never verified) until it has a
   routine; with one, it is re-verified.
 * Added as a project would add it, in a copy of the package: its module ``verify/claims/X1.py``
-  (record and check), its routine in ``verify/certcheck.py``, its property module
+  (record and check), its checker module ``verify/certcheck/claims/X1.py`` (the routine) with its
+  line in the checker's table (``verify/certcheck/claims/__init__.py``), its property module
   ``properties/test_X1.py`` and its row in ``docs/claims.md``, and nothing else. In a fresh
   interpreter it is then registered, decided, re-verified, passes the claim conformance kit, and
   its property passes.
@@ -142,16 +143,22 @@ def check_X1(run: ClaimRun) -> Verdict:
 CLAIM = registry.register(registry.Claim("X1", "{STATEMENT}", "check", assumption="none (toy)", certificate="X1",
                                          check=check_X1))
 '''
-CHECKER_ROUTINE = '''
+CHECKER_MODULE = '''"""X1 (toy): a configuration has at least one token; the certificate's token count is the configuration's."""
 
-def _check_X1(cert: dict, ctx: Context) -> None:
+from __future__ import annotations
+
+from ..common import Rejected
+from ..model import Context
+
+
+def check_X1(cert: dict, ctx: Context) -> None:
     """X1 (toy): the certificate's token count is the configuration's."""
     if cert.get("tokens") != ctx.model.n or ctx.model.n < 1:
         raise Rejected(f"tokens is {cert.get('tokens')!r}, the configuration has {ctx.model.n}")
-
-
-CHECKS["X1"] = _check_X1
 '''
+# Its line in the checker's table (verify/certcheck/claims/__init__.py): the import and the entry.
+TABLE_EDITS = (("from .T4 import check_T4\n", "from .T4 import check_T4\nfrom .X1 import check_X1\n"),
+               ('"replay": check_replay}', '"replay": check_replay, "X1": check_X1}'))
 PROPERTY_MODULE = f'''"""X1 (toy): "{STATEMENT}"."""
 
 from hypothesis import given
@@ -197,8 +204,13 @@ def test_adding_a_claim_touches_its_module_checker_routine_property_and_docs(tmp
     before = _snapshot(copy)
 
     (copy / "verify" / "claims" / "X1.py").write_text(CLAIM_MODULE, encoding="utf-8")
-    with (copy / "verify" / "certcheck.py").open("a", encoding="utf-8") as checker:
-        checker.write(CHECKER_ROUTINE)
+    (copy / "verify" / "certcheck" / "claims" / "X1.py").write_text(CHECKER_MODULE, encoding="utf-8")
+    table_path = copy / "verify" / "certcheck" / "claims" / "__init__.py"
+    table = table_path.read_text(encoding="utf-8")
+    for old, new in TABLE_EDITS:
+        assert table.count(old) == 1, old
+        table = table.replace(old, new)
+    table_path.write_text(table, encoding="utf-8")
     (copy / "properties" / "test_X1.py").write_text(PROPERTY_MODULE, encoding="utf-8")
     docs = (copy / "docs" / "claims.md").read_text(encoding="utf-8")
     replay_row = next(line for line in docs.splitlines(keepends=True) if line.startswith("| replay |"))
@@ -206,7 +218,8 @@ def test_adding_a_claim_touches_its_module_checker_routine_property_and_docs(tmp
 
     after = _snapshot(copy)
     touched = sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
-    assert touched == ["docs/claims.md", "properties/test_X1.py", "verify/certcheck.py", "verify/claims/X1.py"]
+    assert touched == ["docs/claims.md", "properties/test_X1.py", "verify/certcheck/claims/X1.py",
+                       "verify/certcheck/claims/__init__.py", "verify/claims/X1.py"]
 
     env = {**os.environ, "PYTHONPATH": str(copy), "HYPOTHESIS_PROFILE": "ci"}
     probe = subprocess.run([sys.executable, "-c", PROBE], cwd=copy, env=env, capture_output=True, text=True,

@@ -1,9 +1,11 @@
 """The certificate checker is independent of the suite it checks (docs/certcheck.md).
 
-verify/certcheck.py may import only the standard library and nothing from the package. Shown
-two ways: its AST names no other import, and run as a lone file in a fresh interpreter where
-``verify`` (and every third-party package) is made unimportable, it still verifies a claims
-report, rejects a tampered one, and loads no module outside the standard library.
+The package verify/certcheck/ may import only the standard library and its own modules (relative
+imports that stay inside its folder), nothing else of ``verify``. Shown two ways: the AST of every
+one of its modules names no other import, and its folder copied on its own and run as
+``python -m certcheck`` in a fresh interpreter where ``verify`` (and every third-party package)
+is made unimportable still verifies a claims report, rejects a tampered one, and loads no module
+outside the standard library and itself.
 """
 
 from __future__ import annotations
@@ -19,33 +21,54 @@ import verify
 from verify.claims import check_configuration
 from verify.core.config import parse_configuration
 from tests.common.import_blocker import (PACKAGE_IMPORT, blocked, dynamic_import_words, imports_of,
-                                         outside_standard_library, run_alone)
+                                         outside_the_package, run_package_alone)
 
-CHECKER = Path(verify.__file__).parent / "certcheck.py"
-
-
-def test_checker_imports_only_the_standard_library() -> None:
-    imports = imports_of(CHECKER.read_text())
-    assert imports, "the AST walk found no import at all"
-    bad = outside_standard_library(imports)
-    assert bad == [], f"verify/certcheck.py imports outside the standard library: {bad}"
+PACKAGE = Path(verify.__file__).parent / "certcheck"
 
 
-def test_checker_has_no_dynamic_imports() -> None:
-    assert dynamic_import_words(CHECKER.read_text()) == []
+def _modules() -> list[tuple[str, bool, Path]]:
+    """(dotted name with the package as ``certcheck``, is a package, path) of every module of the checker."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        parts = ("certcheck",) + path.relative_to(PACKAGE).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        found.append((".".join(parts[:-1] if is_package else parts), is_package, path))
+    return found
 
 
-def test_the_ast_check_would_see_a_package_import() -> None:
-    """The AST test above can fail: a relative or package import is detected."""
-    for line in ("from . import numbers", "from verify.core.config import Configuration", "import numpy",
-                 "def f():\n    from .claims import check_configuration"):
-        assert outside_standard_library(imports_of(line)) != [], line
+def test_every_module_imports_only_the_standard_library_and_its_own_package() -> None:
+    modules = _modules()
+    assert {name for name, _, _ in modules} >= {"certcheck", "certcheck.claims", "certcheck.claims.T0",
+                                                 "certcheck.softmax", "certcheck.control", "certcheck.cli"}
+    for name, is_package, path in modules:
+        imports = imports_of(path.read_text(encoding="utf-8"))
+        assert imports, f"the AST walk found no import at all in {path}"
+        bad = outside_the_package(name, is_package, imports)
+        assert bad == [], f"{path} imports outside the standard library and its package: {bad}"
+
+
+def test_no_module_imports_by_name() -> None:
+    for _, _, path in _modules():
+        assert dynamic_import_words(path.read_text(encoding="utf-8")) == [], path
+
+
+def test_the_ast_check_would_see_an_import_that_leaves_the_package() -> None:
+    """The AST test above can fail: an import of the project, a third party, or a relative one climbing out."""
+    for module, is_package, line in (("certcheck.numbers", False, "from verify.core.config import Configuration"),
+                                     ("certcheck.numbers", False, "import numpy"),
+                                     ("certcheck.numbers", False, "from .. import core"),
+                                     ("certcheck.claims.T0", False, "def f():\n    from ...claims import check_configuration"),
+                                     ("certcheck", True, "from .. import verify")):
+        assert outside_the_package(module, is_package, imports_of(line)) != [], line
+    assert outside_the_package("certcheck.claims.T0", False, imports_of("from ..model import Context")) == []
 
 
 def _run_alone(tmp_path: Path, report: dict) -> subprocess.CompletedProcess:
     path = tmp_path / "claims.json"
     path.write_text(json.dumps(report))
-    return run_alone(CHECKER.read_text(), str(path), cwd=tmp_path, name="certcheck.py")
+    return run_package_alone(PACKAGE, str(path), cwd=tmp_path, name="certcheck")
 
 
 def test_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
@@ -55,6 +78,7 @@ def test_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
     assert good.returncode == 0, good.stdout + good.stderr
     assert "everything verified" in good.stdout
     assert "OUTSIDE []" in good.stderr
+    assert "'certcheck.claims.T0'" in good.stderr.partition("OWN")[2]  # its own modules, loaded from the copy
     report["verdicts"]["replay"]["certificate"]["final_positions"][3][0] = "7"
     bad = _run_alone(tmp_path, report)
     assert bad.returncode == 1, bad.stdout + bad.stderr
@@ -62,8 +86,12 @@ def test_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
 
 
 def test_the_blocker_really_blocks(tmp_path: Path) -> None:
-    """The subprocess test can fail: a checker that imports the package dies under the same driver."""
-    result = run_alone(PACKAGE_IMPORT, "x.json", cwd=tmp_path, name="certcheck.py")
+    """The subprocess test can fail: a checker package that imports the project dies under the same driver."""
+    package = tmp_path / "broken"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(PACKAGE_IMPORT)
+    result = run_package_alone(package, "x.json", cwd=tmp_path, name="certcheck")
     assert blocked(result), result.stderr
 
 

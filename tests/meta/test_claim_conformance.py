@@ -1,9 +1,10 @@
 """Every registered claim passes the claim conformance kit (tests/common/claim_conformance.py), and the kit can fail.
 
 The kit is what adding a claim must satisfy (docs/claims.md): a complete record in its own module
-``verify/claims/<id>.py``, a property module, a checker routine, a row in docs/claims.md, and a
-check that keeps the verdict contract and issues certificates the independent checker
-re-verifies. The second half shows each rule catching a toy claim that breaks it.
+``verify/claims/<id>.py``, a property module, a checker routine in its own module
+``verify/certcheck/claims/<key>.py``, a row in docs/claims.md, and a check that keeps the verdict
+contract and issues certificates the independent checker re-verifies. The second half shows each
+rule catching a toy claim that breaks it.
 """
 
 from __future__ import annotations
@@ -63,6 +64,18 @@ def test_a_claim_without_its_module_property_routine_or_docs_is_found() -> None:
     t0 = registry.get("T0")
     assert any("CLAIM" in p for p in kit.module_problems(replace(t0, statement="another")))
     assert any("never names claim T0" in p for p in kit.property_problems(replace(t0, property_module="test_T1")))
+
+
+def test_a_checker_routine_outside_its_own_module_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The routine must be check_<key> of verify/certcheck/claims/<key>.py, the module the checker's table imports."""
+    from verify import certcheck
+
+    t0 = registry.get("T0")
+    assert kit.checker_problems(t0) == []
+    monkeypatch.setitem(certcheck.CHECKS, "T0", lambda cert, ctx: None)
+    assert any("is not check_T0 of verify/certcheck/claims/T0.py" in p for p in kit.checker_problems(t0))
+    monkeypatch.setitem(certcheck.CHECKS, "X9", lambda cert, ctx: None)
+    assert any("no checker module verify/certcheck/claims/X9.py" in p for p in kit.checker_problems(_toy(_certified)))
 
 
 @pytest.mark.parametrize("check, expected", [

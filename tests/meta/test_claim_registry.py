@@ -3,8 +3,8 @@
 * the claims of docs/theory.md are registered, in its order, with the roles and facts the
   consumers read (what each claim must provide is the conformance kit's,
   tests/meta/test_claim_conformance.py);
-* the independent checker's own table (verify/certcheck.py keeps it, importing nothing from the
-  package) has the registry's claim checks under their keys, in the same order, and no other.
+* the independent checker's own table (verify/certcheck/claims/ keeps it, importing nothing from
+  the package) has the registry's claim checks under their keys, in the same order, and no other.
 
 The import structure around it is tests/meta/test_import_directions.py's.
 """

@@ -43,8 +43,9 @@ class Part:
 
 # Bottom to top: a part may import the parts it names (within a part, anything, without a cycle).
 PARTS: tuple[Part, ...] = (
-    Part("certcheck", ("verify.certcheck", "verify._checker_control", "verify._checker_softmax"), (),
-         "the independent certificate checkers: the standard library only, never the engines they check"),
+    Part("certcheck", ("verify.certcheck",), (),
+         "the independent certificate checker (claims, results, softmax records, control results): the standard "
+         "library only, never the engines it checks"),
     Part("oracles", ("verify.core.oracle", "verify.experiments.classify.checker", "verify.experiments.classify.oracle"), (),
          "the other independent oracles (the replay's one-step oracle, exact classification's checker and "
          "oracle): the standard library only"),

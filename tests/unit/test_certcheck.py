@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from verify import certcheck
+from verify.certcheck import numbers as checker_numbers
+from verify.certcheck.claims import T4 as T4_routine
 from verify.claims import check_configuration
 from verify.core.config import parse_configuration
 from verify.core.exact_dynamics import exact_layers
@@ -166,9 +169,9 @@ def test_certified_without_certificate_unknown_claim_and_downgraded_claim() -> N
 
 
 def test_positive_definite_known_answers() -> None:
-    assert certcheck._positive_definite([[F(2), F(1)], [F(1), F(2)]])
-    assert not certcheck._positive_definite([[F(1), F(2)], [F(2), F(1)]])
-    assert not certcheck._positive_definite([[F(1), F(0)], [F(0), F(0)]])
+    assert checker_numbers._positive_definite([[F(2), F(1)], [F(1), F(2)]])
+    assert not checker_numbers._positive_definite([[F(1), F(2)], [F(2), F(1)]])
+    assert not checker_numbers._positive_definite([[F(1), F(0)], [F(0), F(0)]])
 
 
 # --------------------------------------------------------------------------- bad input
@@ -521,12 +524,21 @@ def test_max_checkable_layer_is_the_largest_within_the_limit() -> None:
     assert certcheck.max_checkable_layer(5000, 2) == -1
 
 
+def _set_the_checkers_default_work(monkeypatch: Any, limit: int) -> None:
+    """DEFAULT_MAX_WORK in every module of the checker that reads it (the estimate, a run's checks, the readers)."""
+    modules = [module for name, module in sys.modules.items()
+               if (name == "verify.certcheck" or name.startswith("verify.certcheck.")) and hasattr(module, "DEFAULT_MAX_WORK")]
+    assert {"verify.certcheck.estimate", "verify.certcheck.run"} <= {module.__name__ for module in modules}
+    for module in modules:
+        monkeypatch.setattr(module, "DEFAULT_MAX_WORK", limit)
+
+
 def test_the_producer_never_runs_past_the_checkers_default_limit(monkeypatch: Any) -> None:
     # With a limit small enough to bind: the claim checks stop at the last checkable layer and
     # say so, and the checker (same default) accepts the report without --max-work.
     config = WORKED_CONFIGURATIONS["emerging_leader"]  # settles at layer 1
     limit = certcheck.replay_work(config.n, config.d, 0)
-    monkeypatch.setattr(certcheck, "DEFAULT_MAX_WORK", limit)
+    _set_the_checkers_default_work(monkeypatch, limit)
     report = json.loads(json.dumps(check_configuration(config, cross_check=False, closed_form_search=False).to_json_dict()))
     assert report["last_layer"] == 0 and report["stopped_by"] == "work limit"
     assert "work limit" in report["verdicts"]["T2"]["summary"]
@@ -536,7 +548,7 @@ def test_the_producer_never_runs_past_the_checkers_default_limit(monkeypatch: An
     assert report["last_layer"] == 0 and report["stopped_by"] == "settled"
     assert {report["verdicts"][c]["status"] for c in ("T1", "T2", "T3", "T4")} == {"certified"}
     assert certcheck.check_report(report).exit_status == 0
-    monkeypatch.setattr(certcheck, "DEFAULT_MAX_WORK", limit - 1)
+    _set_the_checkers_default_work(monkeypatch, limit - 1)
     from verify.core.numbers import InputError
     with pytest.raises(InputError, match="tokens: .* more work than the independent checker allows"):
         check_configuration(config)
@@ -1229,7 +1241,7 @@ def test_D1_missing_a_token() -> None:
 
 def test_T4_needs_a_positive_definite_symmetric_part(monkeypatch: Any) -> None:
     """The KKT values prove an A-projection only for (A + A^T)/2 positive definite (known answers above)."""
-    monkeypatch.setattr(certcheck, "_positive_definite", lambda S: False)
+    monkeypatch.setattr(T4_routine, "_positive_definite", lambda S: False)
     report = copy.deepcopy(reports()["non_leader_clusters"])
     assert "not positive definite" in _reason(report, "T4")
     vacuous = copy.deepcopy(reports()["square"])

@@ -1,6 +1,6 @@
 """What the independent checker holds about a campaign, kept apart from the suite's code: each copy agrees.
 
-The checker (verify/certcheck.py) imports nothing from the package, so the few facts it needs about
+The checker (verify/certcheck/) imports nothing from the package, so the few facts it needs about
 a campaign and a report are typed into it a second time: the canonical JSON behind the plan's
 hashes, the worked configurations of docs/theory.md §4, how a campaign splits into tasks, which saved
 files each optional section reads, and how the first screen's numbers are computed from them. These
@@ -21,6 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verify import certcheck
+from verify.certcheck import campaign as checker_campaign
+from verify.certcheck import glance as checker_glance
+from verify.certcheck import jsonvalues as checker_json
+from verify.certcheck import meter as checker_meter
+from verify.certcheck import model as checker_model
+from verify.certcheck import sections as checker_sections
 from verify.core import limits
 from verify.app.campaign import CampaignSpec, FamilySpec, plan_tasks
 from verify.app.campaign import tasks as campaign_tasks
@@ -103,14 +109,14 @@ def test_the_checker_implies_the_task_list_the_suite_plans(examples: int, shares
                                                      for name, s in zip(names, shares)))
     tasks = plan_tasks(spec, seed=seed)
     block = json.loads(json.dumps(campaign_block(spec, seed=seed, tasks=len(tasks))))
-    implied = certcheck._implied_tasks(block, len(tasks))
+    implied = checker_campaign._implied_tasks(block, len(tasks))
     assert not isinstance(implied, str), implied
     assert [(t["kind"], t["family"], t["seed"], t["name"], t.get("d")) for t in implied] == [
         (t.kind, t.family, t.seed, t.name, t.d if t.kind == "generated" else None) for t in tasks]
     plan = json.loads(json.dumps({"tasks": [{**t.describe(), "configuration_sha256": "0" * 64} for t in tasks]}))
-    assert all(certcheck._plan_entry_problem(e, t) is None for e, t in zip(plan["tasks"], implied))
+    assert all(checker_campaign._plan_entry_problem(e, t) is None for e, t in zip(plan["tasks"], implied))
     if len(tasks):
-        assert isinstance(certcheck._implied_tasks(block, len(tasks) + 1), str)
+        assert isinstance(checker_campaign._implied_tasks(block, len(tasks) + 1), str)
 
 
 def test_the_plan_is_made_before_any_task_and_hashes_what_the_records_hold() -> None:
@@ -162,11 +168,11 @@ def test_the_first_screen_numbers_agree_on_the_projects_saved_results() -> None:
         files = {item["path"]: json.loads((REPO / item["path"]).read_text(encoding="utf-8"),
                                           parse_float=certcheck.DecimalText)
                  for item in block["files"] if "unreadable" not in item["summary"]}
-        expected = certcheck._glance_numbers(key, files, len(block["files"]))
+        expected = checker_glance._glance_numbers(key, files, len(block["files"]))
         stored = json.loads(json.dumps(block["glance"]), parse_float=certcheck.DecimalText)
-        assert certcheck._same_json(stored, expected), key
-        assert certcheck._section_problems(key, json.loads(json.dumps(block)), str(REPO / "runs"), "runs",
-                                           json.loads(json.dumps(_inputs(sections))), [1 << 30]) == []
+        assert checker_json._same_json(stored, expected), key
+        assert checker_sections._section_problems(key, json.loads(json.dumps(block)), str(REPO / "runs"), "runs",
+                                                  json.loads(json.dumps(_inputs(sections))), [1 << 30]) == []
 
 
 def _inputs(sections: dict[str, Any]) -> list[dict[str, str]]:
@@ -182,7 +188,7 @@ def test_a_conjecture_refuted_where_it_was_expected_to_hold_is_not_as_expected()
     numbers = section_glance("conjectures", block)
     assert numbers is not None and numbers["not_as_expected"] == ["a"]
     files = {item["path"]: item["summary"] for item in block["files"]}
-    assert certcheck._glance_numbers("conjectures", files, 2) == numbers
+    assert checker_glance._glance_numbers("conjectures", files, 2) == numbers
 
 
 def test_the_limits_table_mirrors_the_checkers() -> None:
@@ -202,8 +208,8 @@ def test_the_meter_stops_a_file_that_needs_more_work_than_it_may(monkeypatch: py
                                                                                              "final_positions": []}}}}
     result = certcheck.check_report(json.loads(json.dumps(report)))
     assert result.exit_status == 1 and result.work > 0  # a wrong certificate, checked within the allowance
-    monkeypatch.setattr(certcheck, "WORK_SLACK", result.work / certcheck.DEFAULT_MAX_TOTAL_WORK / 2)
-    certcheck._MODELS.clear()  # the replay is kept per configuration: start it again
+    monkeypatch.setattr(checker_meter, "WORK_SLACK", result.work / certcheck.DEFAULT_MAX_TOTAL_WORK / 2)
+    checker_model._MODELS.clear()  # the replay is kept per configuration: start it again
     stopped = certcheck.check_report(json.loads(json.dumps(report)))
     assert stopped.exit_status == 3 and {o.status for o in stopped.outcomes} == {"unsupported"}
     assert "raise --max-total-work" in stopped.outcomes[0].reason

@@ -1,8 +1,9 @@
-"""The independent checker's verification of closed-form certificates (docs/theory.md D9, verify/certcheck.py).
+"""The independent checker's verification of closed-form certificates (docs/theory.md D9, verify/certcheck/closed_form.py).
 
 It must accept every certificate the builder makes, reject every tampered one (a coefficient, a
 base, a power, a segment boundary, a set, a claimed limit or leader, a final segment that fails
-beyond its threshold hint), and stay independent: standard library only, nothing from the package.
+beyond its threshold hint), and stay independent: standard library only and the checker's own
+modules, nothing else of the package.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,11 +22,13 @@ import pytest
 
 import verify
 from verify import certcheck as checker
+from verify.certcheck import closed_form
 from verify.core.closed_form import ExpPoly, certify, chain_to_json, exppoly_to_json, solve_recurrence
 from verify.core.families import generate
 from verify.core.families import generate_face_mean_ties
 
-CHECKER = Path(verify.__file__).parent / "certcheck.py"
+PACKAGE = Path(verify.__file__).parent / "certcheck"
+CHECKER = PACKAGE / "closed_form.py"
 C = F(-7, 8)
 D9_EXAMPLE = [(C, F(-1, 2)), (C, F(1, 2)), (C, F(0)), (C, F(1, 4)), (C, F(-1, 4))]
 OVERSHOOT = [(F(1, 2), F(1)), (F(1, 2), F(-1)), (F(3, 5), F(3, 4)), (F(3, 5), F(-3, 4)), (F(2, 5), F(0))]
@@ -55,33 +59,38 @@ def test_imports_only_the_standard_library():
             imports.append((node.module or "", node.level))
     assert imports
     for module, level in imports:
-        assert level == 0, f"relative import of {module!r}"
-        assert module.partition(".")[0] in sys.stdlib_module_names or module == "__future__", module
+        if level:  # the checker's own modules, beside it in verify/certcheck/
+            assert level == 1 and (PACKAGE / f"{module}.py").is_file(), f"relative import of {module!r}"
+        else:
+            assert module.partition(".")[0] in sys.stdlib_module_names or module == "__future__", module
 
 
 def test_runs_with_the_package_and_every_other_library_blocked(tmp_path):
     path = tmp_path / "certificate.json"
     path.write_text(json.dumps(certificate(D9_EXAMPLE, F(1, 2))))
+    lone = tmp_path / "lone"
+    shutil.copytree(PACKAGE, lone / "certcheck", ignore=shutil.ignore_patterns("__pycache__"))
     driver = r"""
-import runpy, sys
+import sys
 from fractions import Fraction
 class Block:
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] not in sys.stdlib_module_names:
+        if name.partition(".")[0] not in sys.stdlib_module_names and name.partition(".")[0] != "certcheck":
             raise ImportError(f"blocked non-stdlib import {name!r}")
         return None
 sys.meta_path.insert(0, Block())
 sys.modules["verify"] = None
-module = runpy.run_path(sys.argv[1])
+sys.path.insert(0, sys.argv[1])
+from certcheck.closed_form import verify_closed_form
 c = Fraction(-7, 8)
 tokens = [(c, Fraction(-1, 2)), (c, Fraction(1, 2)), (c, Fraction(0)), (c, Fraction(1, 4)), (c, Fraction(-1, 4))]
 import json
 with open(sys.argv[2], encoding="utf-8") as handle:
-    summary = module["verify_closed_form"](json.load(handle), positions=tokens, alpha=Fraction(1, 2))
+    summary = verify_closed_form(json.load(handle), positions=tokens, alpha=Fraction(1, 2))
 print(sorted(summary["leaders"].items()))
 """
-    result = subprocess.run([sys.executable, "-c", driver, str(CHECKER), str(path)], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", driver, str(lone), str(path)], capture_output=True,
+                            text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[(0, 0), (1, 0)]"
 
@@ -253,7 +262,7 @@ def test_a_sign_beyond_the_scan_limit_is_neither_verified_nor_rejected(monkeypat
     # With bases close to 1 the final segment's thresholds grow; below them the checker will not go.
     tokens = [(F(1), F(0)), (F(3, 5), F(2, 5)), (F(0), F(1, 4))]
     data = certificate(tokens, F(1, 1000))
-    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", 10)
+    monkeypatch.setattr(closed_form, "MAX_CHAIN_THRESHOLD", 10)
     with pytest.raises(checker.TooExpensive):
         check(data, tokens, F(1, 1000))
 
@@ -384,7 +393,7 @@ def _outcomes(report):
 
 def test_a_chain_beyond_the_limits_is_unsupported_not_rejected(tmp_path, monkeypatch, capsys, overshoot_report):
     assert _run_file_exit(tmp_path, overshoot_report) == 0
-    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
+    monkeypatch.setattr(closed_form, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
     result, by_claim = _outcomes(overshoot_report)
     assert result.exit_status == 3, result.lines()
     for claim in ("T1", "T2", "T3", "T4"):
@@ -401,7 +410,7 @@ def test_a_chain_beyond_the_limits_is_unsupported_not_rejected(tmp_path, monkeyp
 
 @pytest.mark.parametrize("where", ["chain coefficient", "chain set", "vertex direction", "settled layer"])
 def test_tampering_beyond_the_limits_is_still_rejected(tmp_path, monkeypatch, overshoot_report, where):
-    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
+    monkeypatch.setattr(closed_form, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
     report = copy.deepcopy(overshoot_report)
     if where == "chain coefficient":  # (ii) fails in the first segment, before any limit is reached
         _tamper_every_chain(report, lambda chain: chain["segments"][0]["paths"][4][0]["coefficient"].__setitem__(
@@ -426,7 +435,7 @@ def test_a_downgrade_that_only_an_unchecked_chain_would_show_is_inconclusive(mon
     verdict.update(status="inconclusive", certificate=None)
     report["status"] = "inconclusive"
     assert _outcomes(report)[1]["T2"][0] == "rejected"
-    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
+    monkeypatch.setattr(closed_form, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
     result, by_claim = _outcomes(report)
     assert by_claim["T2"][0] == "inconclusive" and result.exit_status == 3
 
@@ -438,7 +447,7 @@ def test_a_final_segment_beyond_the_limits_is_checked_everywhere_else(monkeypatc
     tokens, alpha, A = config.tokens, config.alpha, config.A
     data = certificate(tokens, alpha, A)
     assert len(data["segments"]) == 1 and check(data, tokens, alpha, A)["largest_threshold"] == 2
-    monkeypatch.setattr(checker, "MAX_CHAIN_THRESHOLD", 1)
+    monkeypatch.setattr(closed_form, "MAX_CHAIN_THRESHOLD", 1)
     with pytest.raises(checker.TooExpensive, match=r"segments\[0\]: \(iii\).*beyond t = 1"):
         check(data, tokens, alpha, A)
     data["limits"][-1][0] += "1"

@@ -1,13 +1,13 @@
 """The lab's D10 conjectures (verify.experiments.conjectures.leader_control): refuted only by exact certificates that
-the independent checker (verify/_checker_control.py) accepts; inconclusive is undecided; minimal subsets."""
+the independent checker (verify/certcheck/control/) accepts; inconclusive is undecided; minimal subsets."""
 
 import json
 from fractions import Fraction as F
 
 import pytest
 
-from verify._checker_control import check_control, is_positive_semidefinite
-from verify._checker_control import main as checker_main
+from verify.certcheck.control import check_control, is_positive_semidefinite
+from verify.certcheck.control import main as checker_main
 from verify.core.config import make_configuration
 from verify.core.geometry import convex_hull_vertices
 from verify.core.worked import WORKED_CONFIGURATIONS

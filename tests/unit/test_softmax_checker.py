@@ -1,4 +1,4 @@
-"""verify/_checker_softmax.py, the independent checker of softmax certificates: it verifies what the
+"""verify/certcheck/softmax/, the independent checker of softmax certificates: it verifies what the
 engine writes, rejects every tampered margin, bound, stop or summary, refuses what is beyond its
 limits before any replay, and its exponential lower bound is one (against mpmath)."""
 
@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from verify import _checker_softmax as checker
+from verify.certcheck import softmax as checker
 from verify.app.commands.softmax import certificate_record
 from verify.core.config import parse_configuration
 from verify.core.softmax_bound import softmax_certificate
@@ -207,10 +207,11 @@ def test_work_beyond_the_estimate_is_unsupported_not_rejected(monkeypatch):
 def test_the_work_units_are_the_claims_checkers():
     """Same units: one layer of n tokens in d costs the claims checker's price of its products."""
     from verify import certcheck
+    from verify.certcheck import meter
     n, d = 5, 3
     one = checker.estimated_work(n, d, 0, bits=10, growth=0)
-    assert one == int(certcheck._cost(n * d * d + n * n * (d + certcheck.SCORE_OVERHEAD) + n * d, 10, 10)
-                      + certcheck._cost(checker.STEP_OPERATIONS, 20, 20))
+    assert one == int(meter._cost(n * d * d + n * n * (d + certcheck.SCORE_OVERHEAD) + n * d, 10, 10)
+                      + meter._cost(checker.STEP_OPERATIONS, 20, 20))
     assert checker.DEFAULT_MAX_WORK == certcheck.DEFAULT_MAX_WORK
     # Numbers that grow cost more per layer (Karatsuba beyond 512 bits).
     assert checker.estimated_work(n, d, 50, bits=10, growth=100) > 51 * one * 2

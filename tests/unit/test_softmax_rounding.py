@@ -67,11 +67,11 @@ def test_the_checkers_own_rounding_agrees_with_the_commands() -> None:
     """The checker rounds the records' approximations itself; both rules must give the same text."""
     from fractions import Fraction
 
-    from verify import _checker_softmax
+    from verify.certcheck import softmax as softmax_checker
     from verify.core.softmax_bound import decimal_text
 
     samples = [Fraction(27331, 10 ** 15), Fraction(9995, 1000), Fraction(-9995, 1000), Fraction(1, 3),
                Fraction(10) ** 5000 + 1, Fraction(1, 10 ** 5000 + 7), Fraction(123456789, 1000), Fraction(1)]
     for x in samples:
-        assert _checker_softmax._decimal(x, upward=True) == decimal_text(x, rounding="up"), x
-        assert _checker_softmax._decimal(x, upward=False) == decimal_text(x, rounding="down"), x
+        assert softmax_checker._decimal(x, upward=True) == decimal_text(x, rounding="up"), x
+        assert softmax_checker._decimal(x, upward=False) == decimal_text(x, rounding="down"), x

@@ -5,7 +5,7 @@ A value beyond a limit is refused when it is parsed, before any work, with exit 
 line naming the option and the way to raise the limit where there is one. A limit reached while
 running (memory, for instance) ends the command with exit status 4.
 
-The independent checker (verify/certcheck.py) imports nothing from the package, so its limits are
+The independent checker (verify/certcheck/) imports nothing from the package, so its limits are
 defined there (``CHECKER_LIMITS``) and mirrored here (:data:`CHECKER`) for the tables;
 tests/unit/test_limits.py checks that the two agree.
 """
@@ -42,7 +42,7 @@ CONTROL_MAX_TRIES = 64               # --max-tries: orders of the target search
 CONTROL_MAX_PROGRAMS = 4096          # --max-programs: design programs of the target search
 
 
-# The independent checker's limits (verify/certcheck.py, CHECKER_LIMITS), by name.
+# The independent checker's limits (verify/certcheck/limits.py, CHECKER_LIMITS), by name.
 CHECKER: dict[str, int | float] = {
     "DEFAULT_MAX_BYTES": 64 << 20,          # the file read (--max-bytes)
     "MAX_DIGITS": 100_000,                  # characters of a number

@@ -47,7 +47,7 @@ on float64 arrays with every operation stepped one unit in the last place outwar
 (``numpy.nextafter``): IEEE 754 rounds +, -, *, / and sqrt to nearest, so the stepped result is
 on the safe side; the exponential uses the same series and squarings, and never underflows to 0.
 Every term carries a relative slack :data:`CHECK_SLACK` so that the independent checker
-(:mod:`verify._checker_softmax`), with its own rounding, confirms each step.
+(:mod:`verify.certcheck.softmax`), with its own rounding, confirms each step.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ EXP_ARGUMENT_CAP = 1 << 16
 # Float64 arguments above this bound exp(-x) by the smallest subnormal after the squarings anyway.
 _FLOAT_EXP_CAP = 2048.0
 # Each step's increment is inflated by this relative amount before rounding, so that an
-# independent re-check with different rounding confirms it (verify/_checker_softmax.py).
+# independent re-check with different rounding confirms it (verify/certcheck/softmax/).
 CHECK_SLACK = Fraction(1, 1 << 32)
 
 

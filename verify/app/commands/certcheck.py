@@ -58,8 +58,8 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     something not checked (a model variant the checker does not implement, a closed-form chain
     beyond its limits, saved results of a section that were not found); 4 could not complete.
     A record of 'hardmax-verify softmax --json' is re-derived by its own standard-library checker
-    (verify/_checker_softmax.py): 0 verified, 1 rejected. A result of 'hardmax-verify control
-    --json' likewise (verify/_checker_control.py). The kind is decided by the file's marker; a
+    (verify/certcheck/softmax/): 0 verified, 1 rejected. A result of 'hardmax-verify control
+    --json' likewise (verify/certcheck/control/). The kind is decided by the file's marker; a
     file with the markers of two kinds, or a key its kind does not have, is refused (exit 2).
     """
     try:

@@ -681,7 +681,7 @@ def _build() -> dict[str, Conjecture]:
                   "under subsets; a certificate for a subset is one for every superset): all hull vertices "
                   "(verify.experiments.control.realisable, a solver proposing and exact checks deciding). Refuted "
                   "only by an exact impossibility certificate that the independent checker "
-                  "(verify/_checker_control.py) re-verifies; the re-check shrinks the impossible subset to a minimal "
+                  "(verify/certcheck/control/) re-verifies; the re-check shrinks the impossible subset to a minimal "
                   "one (one system per vertex). Neither certificate found: undecided.",
         ),
         Conjecture(
@@ -693,7 +693,7 @@ def _build() -> dict[str, Conjecture]:
             scope=f"Inside the hypotheses, n <= {D10_MAX_N}, d <= 3; the configuration's own A plays no part. One "
                   "layer-0 system per configuration (verify.experiments.control.realisable on the hull vertices); "
                   "refuted only by an exact impossibility certificate that the independent checker "
-                  "(verify/_checker_control.py) re-verifies. For one configuration this says the same as "
+                  "(verify/certcheck/control/) re-verifies. For one configuration this says the same as "
                   "hull_vertex_subsets_realisable. Neither certificate found: undecided.",
         ),
         Conjecture(

@@ -20,7 +20,7 @@ design: a minimal impossible subset.
 The predicate fails only on ``impossible``, an exact certificate y >= 0 with
 S = -sum_c y_c M_c positive semidefinite; before it is reported, the certificate is written as a
 ``hardmax-verify/control-v1`` result and re-verified by the independent checker
-(:mod:`verify._checker_control`, standard library only). A certificate the exact check accepted
+(:mod:`verify.certcheck.control`, standard library only). A certificate the exact check accepted
 and the independent checker rejects is a bug (:class:`~verify.experiments.conjectures.base.InternalError`).
 ``inconclusive`` (neither certificate found) is undecided, never either answer.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from verify._checker_control import check_control
+from verify.certcheck.control import check_control
 from verify.core.config import Configuration
 from verify.core.geometry import convex_hull_vertices
 from verify.core.numbers import rational_to_str
@@ -47,7 +47,7 @@ def impossibility_result(config: Configuration, leaders: Sequence[int], certific
     """The ``hardmax-verify/control-v1`` result "no SPD A makes ``leaders`` lead at layer 0" with its certificate.
 
     The same format as ``hardmax-verify control --json``, so ``hardmax-verify certcheck`` (and
-    ``python -m verify._checker_control``) re-verify it from a file.
+    ``python -m verify.certcheck.control``) re-verify it from a file.
     """
     proves, not_proved = STATEMENTS["impossible"]
     return {
@@ -97,7 +97,7 @@ def _refuted(config: Configuration, vertices: list[int], leaders: Sequence[int],
     data = independently_checked(config, leaders, certificate)
     evidence = {"hull_vertices": vertices, "impossible_subset": sorted(leaders),
                 "certificate_step": certificate.step,
-                "independent_check": "verify._checker_control: the certificate verifies (S recomputed from the tokens "
+                "independent_check": "verify.certcheck.control: the certificate verifies (S recomputed from the tokens "
                                      "and the weights, positive semidefinite by its own exact elimination)",
                 "control_result": data, **extra}
     return Observation.failed(detail, evidence=evidence, hull_vertices=len(vertices),

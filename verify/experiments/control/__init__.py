@@ -15,7 +15,7 @@ A solver (cvxpy: Clarabel, SCS as fallback) only proposes; exact checks decide. 
 :mod:`.constraints` (the matrices M(m; t, k), margins, the exact checks), :mod:`.solver` (the
 semidefinite and linear programs, float evidence), :mod:`.design` (rounding, certificates, the
 target-map search and the outcome), :mod:`.leader_sets` (every subset of the hull vertices),
-:mod:`.result` (the JSON form the independent checker ``verify._checker_control`` re-verifies),
+:mod:`.result` (the JSON form the independent checker ``verify.certcheck.control`` re-verifies),
 :mod:`.study` and :mod:`.report_section` (the report's study). Functions for the conjecture
 lab: :func:`realisable`, :func:`all_hull_vertices_lead`.
 """

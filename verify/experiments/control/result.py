@@ -1,5 +1,5 @@
 """The JSON form of leader-control results (format ``hardmax-verify/control-v1``), which the independent checker
-``verify/_checker_control.py`` re-verifies.
+``verify/certcheck/control/`` re-verifies.
 
 Two kinds share the format:
 

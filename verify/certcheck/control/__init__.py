@@ -1,9 +1,10 @@
 """Independent checker of leader-control results (docs/theory.md D10): the standard library and Fractions only.
 
 It re-verifies a ``hardmax-verify control --json`` result (format ``hardmax-verify/control-v1``)
-without trusting any of the suite's code: it imports nothing from the package, recomputes every
-score, margin, pivot and matrix from the tokens and the certificate, and compares them with
-what the file states.
+without trusting any of the suite's code: like the rest of the checker package it imports nothing
+from the code it checks (from the package it shares only the number reader and the work units,
+:mod:`.numbers` and :mod:`.meter`), recomputes every score, margin, pivot and matrix from the
+tokens and the certificate, and compares them with what the file states.
 
 * **realised**: A symmetric with every LDL^T pivot positive (and equal to the stated pivots);
   for every token, its stated target (itself for a leader), closest rival and margin equal to the
@@ -23,13 +24,13 @@ what the file states.
   recomputed.
 
 Entry point: :func:`check_control` (a decoded JSON result -> :class:`ControlCheck`), and
-:func:`check_control_file` for a path. ``python -m verify._checker_control FILE`` exits 0 when
+:func:`check_control_file` for a path. ``python -m verify.certcheck.control FILE`` exits 0 when
 the result verifies (realised, inconclusive, or every subset's answer), 1 when something is
 rejected or when the verified result says the statement is false (impossible), 2 when the file
 is not a readable control result or exceeds a limit (checked before any loop: a number longer
 than MAX_DIGITS is refused, never rejected), 4 when the check could not complete.
 
-Work is bounded before the loops, in the claims checker's units (verify/certcheck.py: one unit a
+Work is bounded before the loops, in the claims checker's units (:mod:`.meter`: one unit a
 multiply-add of integers of up to 512 bits, a product of b-bit integers (b/512)^1.6 units beyond
 that): per matrix n d^2 + n^2 d products for its scores (computed once per design) and d^3 for its
 pivots, per certificate weight d^2, at the sizes of the tokens' and the matrix's integers over
@@ -41,7 +42,6 @@ closures over the h vertices (h 2^h steps), not pair by pair.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import operator
@@ -51,6 +51,9 @@ import stat
 import sys
 from fractions import Fraction
 from typing import Any, NamedTuple
+
+from ..meter import _cost
+from ..numbers import _cf_digits
 
 __all__ = ["FORMAT", "MAX_TOKENS", "MAX_DIMENSION", "MAX_DIGITS", "MAX_SUBSETS", "MAX_WORK", "MAX_BYTES",
            "BadInput", "ControlCheck", "Item", "check_control", "check_control_file", "read_control_file", "load_if_control", "is_control_result",
@@ -67,10 +70,8 @@ OUTCOMES = ("realised", "impossible", "inconclusive")
 STEPS = ("zero_constraint", "hull", "lambda_min", "facial", "lp")
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 FRACTION_OPERATION = 8     # work units of one Fraction operation (a reduction by gcd) on numbers of WORK_BITS bits
-WORK_BITS = 512            # a work unit: a multiply-add of integers of up to WORK_BITS bits (verify/certcheck.py)
 # Python refuses int <-> decimal text conversions of more than about 4300 digits; numbers are read
-# in chunks below it, up to MAX_DIGITS.
-_CHUNK_DIGITS = 4000
+# in chunks below it, up to MAX_DIGITS, by the claims checker's reader (.numbers._cf_digits).
 
 
 class BadInput(Exception):
@@ -120,19 +121,6 @@ def _get(obj: Any, key: str, where: str) -> Any:
     return obj[key]
 
 
-@functools.lru_cache(maxsize=64)
-def _power_of_ten(k: int) -> int:
-    return 10 ** k
-
-
-def _digits_to_int(digits: str) -> int:
-    """ASCII decimal digits to an int, in chunks below the interpreter's int-string limit (halving: fast)."""
-    if len(digits) <= _CHUNK_DIGITS:
-        return int(digits)
-    low = len(digits) // 2
-    return _digits_to_int(digits[:-low]) * _power_of_ten(low) + _digits_to_int(digits[-low:])
-
-
 def _beyond_digits(where: str) -> BadInput:
     # Beyond the checker's limit is not wrong: refused (exit 2), never rejected.
     return BadInput(f"{where}: a number of more than {MAX_DIGITS} digits, beyond the checker's limit")
@@ -150,9 +138,9 @@ def _number(x: Any, where: str) -> Fraction:
     top, _, bottom = x.partition("/")
     if len(top.lstrip("-")) > MAX_DIGITS or len(bottom) > MAX_DIGITS:
         raise _beyond_digits(where)
-    denominator = _digits_to_int(bottom) if bottom else 1
+    denominator = _cf_digits(bottom) if bottom else 1
     _need(denominator != 0, f"{where}: zero denominator")
-    numerator = _digits_to_int(top.lstrip("-"))
+    numerator = _cf_digits(top.lstrip("-"))
     return Fraction(-numerator if top.startswith("-") else numerator, denominator)
 
 
@@ -223,13 +211,6 @@ def _common_bits(numbers: Any) -> int:
         if denominator.bit_length() + extra + numerator > 1 << 24:
             break
     return denominator.bit_length() + extra + numerator
-
-
-def _cost(count: int, bits_a: int, bits_b: int) -> float:
-    """Work units of ``count`` products of a ``bits_a``-bit by a ``bits_b``-bit integer: the claims checker's
-    rule (verify/certcheck.py ``_cost``): one unit up to WORK_BITS bits, then Karatsuba's exponent."""
-    a, b = max(1.0, bits_a / WORK_BITS), max(1.0, bits_b / WORK_BITS)
-    return count * max(a, b) * min(a, b) ** 0.6
 
 
 class _Scores(NamedTuple):
@@ -736,7 +717,7 @@ def check_control_file(path: str, *, max_bytes: int = MAX_BYTES) -> ControlCheck
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or args[0].startswith("-"):
-        print("usage: python -m verify._checker_control RESULT.json", file=sys.stderr)
+        print("usage: python -m verify.certcheck.control RESULT.json", file=sys.stderr)
         return 2
     try:
         result = check_control_file(args[0])
@@ -754,6 +735,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args[0]}: {result.status} ({result.outcome}): " + ", ".join(f"{k} x{v}" for k, v in sorted(counts.items())))
     return result.exit_status
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,11 +2,12 @@
 
 ``hardmax-verify softmax CONFIG.json --beta B --layers K --json FILE`` writes the configuration
 and a certificate: per layer k the bound eps_k, the margin delta_k and eta_k, and where and why
-it stops. This module trusts none of it. It imports nothing outside the standard library and
-nothing from the package but the claims checker (verify/certcheck.py, itself standard library
-only, for its work units and meter), replays the hardmax dynamics of docs/theory.md §1 itself
-in exact integers over each layer's common denominator (its own update, on groups of equal
-positions), and verifies:
+it stops. This module trusts none of it. Like the rest of the checker package it imports nothing
+outside the standard library and nothing from the code it checks (from the package it shares
+only the number readers, the work units and the meter: :mod:`.numbers`, :mod:`.meter`,
+:mod:`.estimate`), replays the hardmax dynamics of docs/theory.md §1 itself in exact integers
+over each layer's common denominator (its own update, on groups of equal positions), and
+verifies:
 
 * the constants: gamma = alpha / (1 + alpha), R^2 >= max ||z_i^0||^2, ||A||^2 >= min(||A||_F^2,
   ||A||_1 ||A||_inf) (both bound the squared spectral norm), exactly, without square roots;
@@ -19,7 +20,7 @@ positions), and verifies:
 
 Usage::
 
-    python -m verify._checker_softmax softmax-result.json
+    python -m verify.certcheck.softmax softmax-result.json
 
 Exit status: 0 the certificate verifies (also one that honestly stops early); 1 it does not (a
 tampered margin or bound, a wrong stop); 2 not a readable softmax record (a key repeated within
@@ -28,7 +29,7 @@ file needs ran past its allowance while checking (its numbers grew faster than e
 could not complete.
 
 Work is estimated before the replay and metered while it runs in the claims checker's units and
-with its rules (verify/certcheck.py, also standard library only: one work unit is a multiply-add
+with its rules (:mod:`.meter`, :mod:`.estimate`: one work unit is a multiply-add
 of integers of up to 512 bits, larger integers cost more, the replay's integers grow each layer
 by the bits of alpha's update): a layer costs n d^2 + n^2 (d + 2) products (A z once per
 position, then one dot product per pair), plus the recursion's own arithmetic.
@@ -41,13 +42,16 @@ import json
 import math
 import operator
 import os
-import runpy
 import stat
 import sys
 import traceback
-import types
 from fractions import Fraction
 from typing import Any
+
+from ..estimate import input_bits, replay_growth
+from ..limits import DEFAULT_MAX_WORK, SCORE_OVERHEAD
+from ..meter import WorkLimit, _charge, _cost, _gcd_cost, _metered
+from ..numbers import _bits, _cf_digits, _integer_rows, _power_of_ten
 
 __all__ = ["KIND", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "BadInput", "SoftmaxCheck",
            "is_softmax_record", "check_record", "check_path", "estimated_work", "record_work", "exp_lower", "main"]
@@ -57,7 +61,6 @@ MAX_TOKENS = 4096
 MAX_DIMENSION = 64
 MAX_LAYERS = 100_000
 MAX_DIGITS = 200_000          # longest number string read (longer: refused, exit 2)
-DEFAULT_MAX_WORK = 40_000_000  # estimated work units (verify/certcheck.py's DEFAULT_MAX_WORK), checked before the replay
 DEFAULT_MAX_BYTES = 1 << 28
 BITS = 160                    # the checker's own rounding precision (the certificate's slack is 2^-32)
 SERIES_TERMS = 30
@@ -67,25 +70,7 @@ STEP_OPERATIONS = 64
 VERIFIED, REJECTED, BAD_INPUT, NOT_CHECKED, COULD_NOT_COMPLETE = 0, 1, 2, 3, 4
 # Python refuses int <-> decimal text conversions of more than about 4300 digits (a guard against
 # quadratic conversions); numbers are read in chunks below it, up to MAX_DIGITS, by the claims
-# checker's reader (_cf_digits).
-
-
-# The claims checker (verify/certcheck.py, standard library only), for its work units and meter. In
-# the package it is imported; run by path beside a lone copy of certcheck.py (as certcheck's own
-# dispatcher runs this file), that copy is run by path too. certcheck loads this module only when
-# a softmax record is checked, so importing it here makes no cycle.
-try:
-    from verify import certcheck as _CLAIMS_MODULE
-
-    _CLAIMS: Any = _CLAIMS_MODULE
-except ImportError:
-    _CLAIMS = types.SimpleNamespace(**runpy.run_path(
-        os.path.join(os.path.dirname(os.path.abspath(__file__)), "certcheck.py"), run_name="certcheck_work_units"))
-
-
-def _claims() -> Any:
-    """The claims checker loaded above."""
-    return _CLAIMS
+# checker's reader (.numbers._cf_digits).
 
 
 class BadInput(Exception):
@@ -147,15 +132,15 @@ def _parse_exact(text: str) -> Fraction | None:
     if slash:
         if not (head.isdigit() and tail.isdigit()):
             return None
-        denominator = _CLAIMS._cf_digits(tail)
+        denominator = _cf_digits(tail)
         if denominator == 0:
             return None
-        value = Fraction(_CLAIMS._cf_digits(head), denominator)
+        value = Fraction(_cf_digits(head), denominator)
     else:
         whole, _, fraction = head.partition(".")
         if not (whole + fraction).isdigit():
             return None
-        value = Fraction(_CLAIMS._cf_digits(whole + fraction), _CLAIMS._power_of_ten(len(fraction)))
+        value = Fraction(_cf_digits(whole + fraction), _power_of_ten(len(fraction)))
     return -value if text[:1] == "-" else value
 
 
@@ -167,7 +152,7 @@ def _exact(x: Any, where: str) -> Fraction:
         raise BadInput(f"{where}: a number of {len(x)} characters, beyond the checker's limit of {MAX_DIGITS}")
     if isinstance(x, str) and x:
         bits = int(len(x) * 3.33) + 1
-        _claims()._charge(_claims()._cost(1, bits, bits) + _claims()._gcd_cost(1, bits))  # conversion, reduction
+        _charge(_cost(1, bits, bits) + _gcd_cost(1, bits))  # conversion, reduction
         value = _parse_exact(x)
         if value is not None:
             return value
@@ -200,7 +185,7 @@ def _unique_keys(pairs: list) -> dict:
 def _json_int(text: str) -> int:
     if len(text) > MAX_DIGITS:
         raise BadInput(f"an integer of {len(text)} digits, beyond the checker's limit of {MAX_DIGITS}")
-    return -_CLAIMS._cf_digits(text[1:]) if text[:1] == "-" else _CLAIMS._cf_digits(text)
+    return -_cf_digits(text[1:]) if text[:1] == "-" else _cf_digits(text)
 
 
 def _read(path: str, max_bytes: int) -> Any:
@@ -278,16 +263,6 @@ def _exp_neg_at_most(x: Fraction, q: Fraction) -> bool:
 # The hardmax replay
 
 
-def _bits(rows: Any) -> int:
-    return max((abs(x).bit_length() for row in rows for x in row), default=1)
-
-
-def _integer_rows(points: list) -> tuple[list[list[int]], int]:
-    """(N, D): the points as integer numerators over their common denominator D > 0."""
-    D = math.lcm(*(x.denominator for p in points for x in p))
-    return [[x.numerator * (D // x.denominator) for x in p] for p in points], D
-
-
 class _Layer:
     """One replayed layer: positions, and per distinct position its top positions and the layer's margin.
 
@@ -297,7 +272,6 @@ class _Layer:
     """
 
     def __init__(self, positions: list, A_integer: list, A_scale: int) -> None:
-        claims = _claims()
         self.positions = positions
         index: dict[tuple, int] = {}
         self.token_point = [index.setdefault(p, len(index)) for p in positions]
@@ -312,8 +286,7 @@ class _Layer:
         N, D = _integer_rows(self.points)
         self.integers, self.denominator = N, D
         size, a_bits = _bits(N), _bits(A_integer)
-        claims._charge(claims._cost(m * d * d, size, a_bits)
-                       + claims._cost(m * m * (d + claims.SCORE_OVERHEAD), size + a_bits, size))
+        _charge(_cost(m * d * d, size, a_bits) + _cost(m * m * (d + SCORE_OVERHEAD), size + a_bits, size))
         smallest: int | None = None
         for u in range(m):
             Az = [sum(map(operator.mul, row, N[u])) for row in A_integer]
@@ -332,11 +305,10 @@ class _Layer:
 
     def following(self, alpha: Fraction) -> list:
         """The next layer: z' = (z + alpha mean(top)) / (1 + alpha), from the integer numerators."""
-        claims = _claims()
         N, D, d = self.integers, self.denominator, len(self.integers[0])
         a, b = alpha.numerator, alpha.denominator
         size = _bits(N)
-        claims._charge(claims._cost(sum(map(len, self.top)) * d, size) + claims._cost(len(self.points) * d, size, size))
+        _charge(_cost(sum(map(len, self.top)) * d, size) + _cost(len(self.points) * d, size, size))
         new = []
         for u, top in enumerate(self.top):
             count = sum(self.counts[v] for v in top)
@@ -356,15 +328,14 @@ def estimated_work(n: int, d: int, last: int, *, bits: int, growth: int, record_
     product of b-bit integers costing (b/512)^1.6 units beyond 512 bits. ``record_bits[k]``: the
     size of layer k's stated numbers (from their text), when larger than the replay's.
     """
-    claims = _claims()
     total = 0.0
     for k in range(last + 1):
         size = bits + k * growth
         stated = record_bits[k] if record_bits is not None and k < len(record_bits) else 0
         step = max(2 * size, stated)
-        total += (claims._cost(n * d * d + n * n * (d + claims.SCORE_OVERHEAD) + n * d, size, size)
-                  + claims._cost(STEP_OPERATIONS, step, step)
-                  + (3 * (claims._cost(1, stated, stated) + claims._gcd_cost(1, stated)) if stated else 0))  # reading
+        total += (_cost(n * d * d + n * n * (d + SCORE_OVERHEAD) + n * d, size, size)
+                  + _cost(STEP_OPERATIONS, step, step)
+                  + (3 * (_cost(1, stated, stated) + _gcd_cost(1, stated)) if stated else 0))  # reading
         if total > 1 << 62:
             break
     return int(total)
@@ -390,8 +361,8 @@ def record_work(data: Any) -> int:
     numbers = [_config_number(x, "config.tokens") for t in tokens for x in t] + [alpha]
     if config.get("A") is not None:
         numbers += [_config_number(x, "config.A") for row in config["A"] for x in row]
-    return estimated_work(len(tokens), len(tokens[0]), len(records) - 1, bits=_claims().input_bits(numbers),
-                          growth=_claims().replay_growth(alpha), record_bits=[_text_bits(r) for r in records])
+    return estimated_work(len(tokens), len(tokens[0]), len(records) - 1, bits=input_bits(numbers),
+                          growth=replay_growth(alpha), record_bits=[_text_bits(r) for r in records])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -419,12 +390,11 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
     records = cert.get("records")
     if not isinstance(records, list) or not 0 < len(records) <= layers + 1:
         raise BadInput("softmax_certificate.records: expected 1..layers+1 layer records")
-    claims = _claims()
     # Refused from the shape alone (the smallest numbers, no growth) before a number is read.
     _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=1, growth=0), n, d, len(records) - 1, max_work)
     meter: list = [0.0, 0.0]
     try:
-        with claims._metered(max_work) as meter:
+        with _metered(max_work) as meter:
             Z0 = [tuple(_config_number(x, f"config.tokens[{i}][{c}]") for c, x in enumerate(t))
                   for i, t in enumerate(tokens)]
             alpha = _config_number(config.get("alpha"), "config.alpha")
@@ -441,17 +411,17 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
                     raise BadInput(f"config.A: expected a {d} x {d} matrix")
                 A = [[_config_number(x, f"config.A[{r}][{c}]") for c, x in enumerate(row)]
                      for r, row in enumerate(raw_A)]
-            # The claims checker's estimate (verify/certcheck.py): integers as large as the inputs,
+            # The claims checker's estimate (.estimate): integers as large as the inputs,
             # growing by alpha's update each layer; refused before the replay when beyond the limit.
-            bits = claims.input_bits([x for z in Z0 for x in z] + [x for row in A for x in row] + [alpha])
-            _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=bits, growth=claims.replay_growth(alpha),
+            bits = input_bits([x for z in Z0 for x in z] + [x for row in A for x in row] + [alpha])
+            _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=bits, growth=replay_growth(alpha),
                                           record_bits=[_text_bits(r) for r in records]),
                            n, d, len(records) - 1, max_work)
             result = _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"),
                             identity=raw_A is None)
     except _Rejected as error:
         result = SoftmaxCheck("rejected", str(error), layers=layers, certified_through=None, stop=None)
-    except claims.WorkLimit as error:
+    except WorkLimit as error:
         result = SoftmaxCheck("unsupported", str(error), layers=layers, certified_through=None, stop=None)
     result.work = meter[1] - meter[0]
     return result
@@ -515,7 +485,6 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
                  f"records[{k}].margin_approx: not delta_{k} rounded down to 3 digits")
     _require(bounds[0] == 0, "records[0].bound: eps_0 must be 0")
 
-    claims = _claims()
     A_scale = math.lcm(*(x.denominator for row in A for x in row))
     A_integer = [[x.numerator * (A_scale // x.denominator) for x in row] for row in A]
     positions = Z0
@@ -525,7 +494,7 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
         layer = _Layer(positions, A_integer, A_scale)
         eps = bounds[k]
         size = max(_size(x) for x in (eps, margins[k], etas[k], beta, R, norm, gamma))
-        claims._charge(claims._cost(STEP_OPERATIONS, size, size))
+        _charge(_cost(STEP_OPERATIONS, size, size))
         _require(eps >= 0, f"layer {k}: negative bound")
         if k == last and stop is not None:  # the stated stop
             if stop["reason"] == "tie":
@@ -631,7 +600,7 @@ def check_path(path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, max_work: int =
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m verify._checker_softmax", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m verify.certcheck.softmax", description=__doc__.split("\n\n")[0])
     parser.add_argument("file", help="a record of hardmax-verify softmax --json")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON instead of a line")
     parser.add_argument("--max-work", type=int, default=DEFAULT_MAX_WORK)
@@ -660,6 +629,3 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(result.lines()))
     return result.exit_status
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The independent certificate checker: re-verifies claim reports with the standard library only.
+
+Every certified verdict of ``hardmax-verify check`` carries a certificate (docs/certificates.md).
+This package re-checks a claims report or a verification report's ``results.json`` without
+trusting any of the suite's code: it replays the hardmax dynamics of docs/theory.md §1 itself
+with :class:`fractions.Fraction`, re-derives every position, attention set, score, norm and layer
+index the certificates name, and verifies every equality and inequality of the schema exactly,
+including that each named layer is the FIRST at which its condition holds.
+
+It also reconciles everything else a reader of the file sees with its own replay: every claim
+of every run is present and none unknown; an inconclusive verdict must be one the replay
+cannot decide (a token without a D7 fate, no leader, a single layer), so a downgraded verdict
+is rejected; each run's combined status, settled and last layer, and its fates (the limits a
+report renders) are the replay's; in a results.json, each record's own certcheck block and the
+summary (counts per claim, overall status, exit status) are recomputed from the records.
+
+**What it may import: the standard library, and its own modules.** Nothing from the rest of
+``verify`` (the code it checks) and nothing outside the standard library; its modules import
+each other relatively, so the folder runs on its own wherever it is copied
+(tests/meta/test_certcheck_independence.py shows both). Its modules, bottom up: ``limits``
+(every limit, documented), ``common`` (markers, exceptions, outcomes), ``meter`` and
+``estimate`` (the work units: charged as checks run, estimated before), ``numbers`` (exact
+readers and arithmetic), ``model`` (its own replay), ``fates`` (D7, D9 fates), ``claims/`` (one
+module per claim, and the table :data:`CHECKS`), ``closed_form`` (D9 chains), ``statuses``,
+``run`` (one run: a claims report or a record), ``jsonvalues``, ``campaign``, ``glance``,
+``reproduction``, ``sections``, ``results`` (a results.json), ``softmax/`` (docs/theory.md §6)
+and ``control/`` (D10), each also runnable on its own, ``files`` (the kinds of file) and ``cli``
+(the command line).
+
+Usage::
+
+    python -m verify.certcheck claims.json          # a claims report (hardmax-verify/claims-v1)
+    python -m verify.certcheck results.json         # a verification report: every record and the summary
+    python -m certcheck claims.json                 # the folder verify/certcheck/ copied on its own
+
+Exit status: 0 everything verified; 1 any content that does not verify (a rejected
+certificate, a missing, unknown, renamed or downgraded claim, a count or status that disagrees)
+or a claim the file itself reports false; 2 not a regular readable file of either kind, or a
+value beyond a documented limit (a layer past MAX_LAYER, replay work past --max-work, a file
+past --max-bytes), refused before any checking; 3 nothing rejected, but something the checker
+cannot check: a variant it does not implement (softmax ``beta``), a claim it has no routine
+for, or a closed-form chain beyond its limits (MAX_CHAIN_THRESHOLD) and what rests on it;
+4 could not complete (I/O error, resource limit, internal error; one line, ``--debug`` for
+the traceback). A limit of the checker is never reported as a rejection.
+
+What a verified certificate proves rests, beyond the layers replayed, on facts proved in
+docs/theory.md: D3 (leaders stay fixed), D7 (fixed tokens, locking) and D9 (closed-form
+chains), for the update z' = (z + alpha m)/(1 + alpha) with any A. With a value matrix V that
+is not a positive multiple of I none is proved, so T1-T4 and D3 certificates are then rejected
+(their finite conditions are still checked and reported).
+"""
+
+from __future__ import annotations
+
+from .campaign import SEED_STRIDE, WORKED_ALPHA, WORKED_FAMILY, WORKED_TOKENS
+from .claims import CHECKS
+from .cli import could_not_complete, main, one_line, write_json
+from .closed_form import CLOSED_FORM_FORMAT, TooExpensive, verify_closed_form
+from .common import (BAD_INPUT, COULD_NOT_COMPLETE, FORMAT, NOT_CHECKED, OUTCOME_STATUSES, RESULTS_SCHEMA, BadInput,
+                     CheckResult, Outcome, Rejected)
+from .estimate import input_bits, max_checkable_layer, replay_growth, replay_work
+from .files import KINDS, check_data, check_file, file_kind, read_json
+from .glance import CONJECTURE_PREDICTS, SUMMARY_FIELDS, SUMMARY_LINES
+from .jsonvalues import DecimalText, canonical_json, canonical_sha256
+from .limits import (CHECKER_LIMITS, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_CHAIN_DIGITS,
+                     MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
+                     SCORE_OVERHEAD, SECTION_READ_BYTES, WORK_SLACK, Limit)
+from .model import Model
+from .reproduction import AUTHORS_SOFTMAX_TEST_ACCURACY, CHECKPOINT_HISTORY_BYTES, REPRODUCTION_RECORD_BYTES
+from .results import check_results
+from .run import HORIZON, RUN, SUMMARY, check_record, check_report
+from .sections import (SECTION_FILES, SECTION_ITEM_FIELDS, SECTION_PARSE_BYTES, SECTIONS, SENTIMENT_EVALUATION_FIELDS,
+                       runs_folder)
+
+__all__ = [
+    # checking a file, a decoded file, a claims report, a results.json, one record
+    "check_file", "check_data", "check_report", "check_results", "check_record", "read_json", "file_kind", "KINDS",
+    "CheckResult", "Outcome", "OUTCOME_STATUSES", "NOT_CHECKED", "BadInput", "Rejected", "Model", "CHECKS",
+    "FORMAT", "RESULTS_SCHEMA", "RUN", "SUMMARY", "HORIZON", "SECTIONS",
+    # closed-form chains (D9)
+    "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT",
+    # the work estimate and the limits (each name of CHECKER_LIMITS; the modules that use one read it from their own
+    # imports, so a test that changes a limit changes it there)
+    "replay_work", "replay_growth", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit", "SCORE_OVERHEAD",
+    "DEFAULT_MAX_BYTES", "MAX_DIGITS", "MAX_LAYER", "DEFAULT_MAX_WORK", "DEFAULT_MAX_TOTAL_WORK", "WORK_SLACK",
+    "MAX_CHAIN_DIGITS", "MAX_CHAIN_SEGMENTS", "MAX_CHAIN_THRESHOLD", "MAX_SECTION_FILES", "MAX_SECTION_BYTES",
+    "SECTION_READ_BYTES", "SECTION_PARSE_BYTES", "REPRODUCTION_RECORD_BYTES", "CHECKPOINT_HISTORY_BYTES",
+    # the facts typed in a second time, which tests compare with the suite's
+    "canonical_json", "canonical_sha256", "DecimalText", "SEED_STRIDE", "WORKED_FAMILY", "WORKED_ALPHA", "WORKED_TOKENS",
+    "SECTION_FILES", "SECTION_ITEM_FIELDS", "SENTIMENT_EVALUATION_FIELDS", "SUMMARY_FIELDS", "SUMMARY_LINES",
+    "CONJECTURE_PREDICTS", "AUTHORS_SOFTMAX_TEST_ACCURACY", "runs_folder",
+    # the command line
+    "main", "write_json", "could_not_complete", "one_line", "BAD_INPUT", "COULD_NOT_COMPLETE",
+]

@@ -1,0 +1,122 @@
+"""What every part of the checker shares: the file markers, the exceptions, one finding and the findings of a file.
+
+:class:`BadInput` is what is refused before any checking (exit status 2), :class:`Rejected` a
+certificate or statement that does not verify, :class:`Outcome` one finding about a claim, a run,
+a summary, a campaign or a section, and :class:`CheckResult` the findings of one file with their
+counts and exit status (0 verified, 1 rejected or false, 3 unsupported or not checked).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, NamedTuple
+
+
+FORMAT = "hardmax-verify/claims-v1"
+RESULTS_SCHEMA = "hardmax-verify/results"
+# A claim id this checker has no routine for: reported unsupported (never verified), not rejected.
+CLAIM_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+NEEDS_D3_D7 = ("T1", "T2", "T3", "T4", "D3")
+BAD_INPUT = 2
+COULD_NOT_COMPLETE = 4
+
+Point = tuple  # tuple of Fractions
+
+
+class BadInput(Exception):
+    """Nothing can be checked: the file or its configuration is malformed (exit status 2)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+
+class Rejected(Exception):
+    """A certificate is malformed or one of its conditions fails."""
+
+
+class Outcome(NamedTuple):
+    """One finding. ``claim`` is a claim id, or "(run)" / "(summary)" / "(campaign)" / "(sections)"
+    for what a run, a results file's summary, its campaign and plan, or its optional sections state
+    besides the verdicts. ``status``: verified (a certificate re-verified, or a section's files and
+    numbers recomputed), inconclusive (an inconclusive verdict the replay confirms cannot be
+    decided), failed (the file reports the claim false), rejected (something that does not
+    verify), unsupported (beyond what the checker implements or its limits) or not checked (a
+    section whose saved files were not given)."""
+
+    source: str
+    claim: str
+    status: str
+    reason: str
+
+
+OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported", "not checked")
+
+
+NOT_CHECKED = "not checked"  # a section whose saved files were not given (an Outcome status)
+
+
+class CheckResult:
+    """All outcomes of one file or report, with counts per claim and the exit status."""
+
+    def __init__(self, outcomes: list[Outcome] | None = None) -> None:
+        self.outcomes: list[Outcome] = list(outcomes or [])
+        self.work = 0.0  # work units the checks were charged (see CHECKER_LIMITS)
+        self.notes: list[str] = []  # lines a sibling checker prints (a softmax record's)
+        # Verified certificates that a statement is false (a control result's impossibility
+        # certificate): "failed" outcomes, but certificates that were checked.
+        self.certificates_of_falsity = 0
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        table: dict[str, dict[str, int]] = {}
+        for o in self.outcomes:
+            row = table.setdefault(o.claim, {s: 0 for s in OUTCOME_STATUSES})
+            row[o.status] += 1
+        return table
+
+    @property
+    def exit_status(self) -> int:
+        statuses = {o.status for o in self.outcomes}
+        return 1 if statuses & {"rejected", "failed"} else 3 if statuses & {"unsupported", "not checked"} else 0
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"exit_status": self.exit_status, "counts": self.counts(),
+                "outcomes": [o._asdict() for o in self.outcomes]}
+
+    def verdict_line(self) -> str:
+        verified = sum(o.status == "verified" and not o.claim.startswith("(") for o in self.outcomes) \
+            + self.certificates_of_falsity
+        statuses = {o.status for o in self.outcomes}
+        if "rejected" in statuses:
+            verdict = "something in the file was REJECTED"
+        elif "failed" in statuses and self.certificates_of_falsity:
+            verdict = "nothing rejected; a verified certificate shows the file's statement FALSE"
+        elif "failed" in statuses:
+            verdict = "nothing rejected, but the file reports a claim FALSE"
+        elif "unsupported" in statuses:
+            verdict = "nothing rejected, but some certificates could not be checked"
+        elif NOT_CHECKED in statuses:
+            verdict = "nothing rejected, but some saved results the report quotes were not checked"
+        else:
+            verdict = "everything verified"
+        return f"certcheck: {verified} certificate(s) verified; {verdict}"
+
+    def lines(self, *, verbose: bool = False) -> list[str]:
+        out = [f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else "")
+               for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
+        out += self.notes
+        for claim, row in sorted(self.counts().items()):
+            out.append(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v))
+        out.append(self.verdict_line())
+        return out
+
+
+def _require(condition: bool, message: "str | Callable[[], str]") -> None:
+    """Reject unless ``condition``; a callable ``message`` is formatted only then (numbers of the replay
+    can be long, and most checks pass)."""
+    if not condition:
+        raise Rejected(message() if callable(message) else message)
+
+
+class _SectionLimit(Exception):
+    """The saved results are beyond the checker's limits for them: the section is not checked."""

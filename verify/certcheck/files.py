@@ -1,0 +1,212 @@
+"""Kinds of file: one dispatcher for both entry points, by each kind's exact marker.
+
+``python -m verify.certcheck`` and ``hardmax-verify certcheck`` read a file with :func:`read_json`
+(a repeated key, NaN or Infinity refused, decimals kept as text) and decide its kind from its
+exact marker, never from what else it happens to contain: a claims report and a results.json are
+checked here (docs/theory.md §2, §3, D9), a softmax record by :mod:`.softmax` (docs/theory.md §6),
+a control result by :mod:`.control` (D10). A file that carries the markers of two kinds is
+refused, and each kind's top-level keys are exact, so that no key of another kind can ride along
+unchecked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from typing import Any
+
+from . import control, softmax
+from .common import BadInput, CheckResult, FORMAT, Outcome, RESULTS_SCHEMA
+from .jsonvalues import DecimalText
+from .limits import DEFAULT_MAX_BYTES
+from .results import check_results
+from .run import check_report
+
+
+def _regular_file(path: str, max_bytes: int) -> None:
+    """Refuse, before reading, what is not a regular file of a sensible size (a FIFO or /dev/zero would hang)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise BadInput(str(path), "file not found") from None
+    except OSError as error:
+        raise BadInput(str(path), error.strerror or str(error)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise BadInput(str(path), "not a regular file (a directory, FIFO or device is not read)")
+    if info.st_size > max_bytes:
+        raise BadInput(str(path), f"{info.st_size} bytes, more than the limit of {max_bytes} (raise it with --max-bytes)")
+
+
+class _Ambiguous(Exception):
+    """JSON that does not say one thing: a key repeated within an object, or NaN / Infinity."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Ambiguous(f"the key {json.dumps(key)[:60]} appears twice in one object")
+            seen.add(key)
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Ambiguous(f"{name} is not a JSON number")
+
+
+SOFTMAX_MARKER = "softmax_certificate"  # the key of a ``hardmax-verify softmax --json`` record (docs/theory.md §6)
+CONTROL_FORMAT = "hardmax-verify/control-v1"  # the ``format`` of a ``hardmax-verify control --json`` result (D10)
+CLAIMS_KEYS = frozenset({"format", "config", "outside_hypotheses", "hypothesis_violations", "layer_budget", "time_budget",
+                         "stopped_by", "last_layer", "settled_layer", "status", "fates", "verdicts"})
+RESULTS_KEYS = frozenset({"schema", "schema_version", "campaign", "plan", "inputs", "summary", "examples",
+                          "counterexamples", "optional_sections", "environment"})
+SOFTMAX_KEYS = frozenset({"command", "config", SOFTMAX_MARKER, "status"})
+CONTROL_KEYS = {
+    "control": frozenset({"format", "kind", "configuration", "replaced_A", "leaders", "requested_targets", "outcome",
+                          "exit_status", "proves", "does_not_prove", "reason", "targets", "design", "limits",
+                          "infeasibility", "leading", "tried", "search", "solver_runs"}),
+    "leader_sets": frozenset({"format", "kind", "configuration", "replaced_A", "hull", "designs", "certificates",
+                              "subsets", "counts", "maximal_realisable", "minimal_impossible", "programs", "exit_status",
+                              "proves", "does_not_prove"}),
+}
+KINDS = ("claims", "results", "softmax", "control")
+KIND_NAMES = {"claims": "claims report", "results": "verification report", "softmax": "softmax record",
+              "control": "control result"}
+
+
+def file_kind(data: Any, source: str = "file") -> str:
+    """The kind of a decoded file (one of :data:`KINDS`), from its exact marker.
+
+    Raises
+    ------
+    BadInput
+        Not an object, no marker, the markers of more than one kind, or a top-level key the kind
+        does not have (exit status 2).
+    """
+    if not isinstance(data, dict):
+        raise BadInput(source, f"neither a claims report, a verification report, a softmax record nor a control result "
+                               f"(expected a JSON object, got a {type(data).__name__})")
+    markers = []
+    if data.get("format") == FORMAT:
+        markers.append(("claims", "format"))
+    if data.get("schema") == RESULTS_SCHEMA:
+        markers.append(("results", "schema"))
+    if SOFTMAX_MARKER in data:
+        markers.append(("softmax", SOFTMAX_MARKER))
+    if data.get("format") == CONTROL_FORMAT:
+        markers.append(("control", "format"))
+    if not markers:
+        raise BadInput(source, f"neither a claims report ({FORMAT!r}), a verification report ({RESULTS_SCHEMA!r}), a "
+                               f"softmax record (a {SOFTMAX_MARKER!r} object) nor a control result ({CONTROL_FORMAT!r})")
+    if len(markers) > 1:
+        fields = " and ".join(f"{field} ({kind})" for kind, field in markers)
+        raise BadInput(f"{source}.{markers[1][1]}", f"the file carries the markers of more than one kind: {fields}")
+    kind = markers[0][0]
+    if kind == "control":
+        allowed = CONTROL_KEYS.get(data.get("kind"))  # type: ignore[arg-type]
+        if allowed is None:
+            raise BadInput(f"{source}.kind", f"expected one of {sorted(CONTROL_KEYS)} in a control result")
+    else:
+        allowed = {"claims": CLAIMS_KEYS, "results": RESULTS_KEYS, "softmax": SOFTMAX_KEYS}[kind]
+    unknown = sorted(str(key) for key in data if key not in allowed)
+    if unknown:
+        more = f" (and {len(unknown) - 1} more unknown keys)" if len(unknown) > 1 else ""
+        raise BadInput(f"{source}.{unknown[0][:60]}", f"not a key of a {KIND_NAMES[kind]}{more}")
+    return kind
+
+
+def read_json(path: str, max_bytes: int | None = None) -> Any:
+    """The decoded JSON of a regular file of at most ``max_bytes``: a repeated key, NaN or Infinity
+    refused, decimals kept as their text (:class:`DecimalText`).
+
+    Raises
+    ------
+    BadInput
+        Not a regular readable file within ``max_bytes``, not UTF-8, not JSON (exit status 2).
+    OSError
+        Reading failed after the file was opened (exit status 4).
+    """
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    _regular_file(path, limit)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)  # bounded even if the file grows after the check above
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
+        raise BadInput(str(path), error.strerror or str(error)) from None
+    if len(raw) > limit:
+        raise BadInput(str(path), f"more than the limit of {limit} bytes (raise it with --max-bytes)")
+    try:
+        # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
+        # A repeated key or NaN/Infinity makes the file mean different things to different
+        # readers (json.loads keeps the last of two keys), so neither is read at all.
+        return json.loads(raw.decode("utf-8"), parse_float=DecimalText, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
+    except UnicodeDecodeError:
+        raise BadInput(str(path), "not UTF-8 text") from None
+    except _Ambiguous as error:
+        raise BadInput(str(path), f"not read: {error}") from None
+    except (ValueError, RecursionError) as error:
+        raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
+
+
+def _check_softmax(data: dict, source: str, max_work: int | None) -> CheckResult:
+    """A softmax record (docs/theory.md §6), re-derived by the softmax checker (:mod:`.softmax`)."""
+    try:
+        check = softmax.check_record(data, **({} if max_work is None else {"max_work": max_work}))
+    except softmax.BadInput as error:
+        raise BadInput(source, str(error)) from None
+    # "unsupported": its work allowance ran out while checking (exit 3), never a rejection.
+    status = check.status if check.status in ("verified", "unsupported") else "rejected"
+    result = CheckResult([Outcome(source, "§6", status, "; ".join(check.lines()))])
+    result.notes = list(check.lines())
+    return result
+
+
+def _check_control(data: dict, source: str) -> CheckResult:
+    """A control result (docs/theory.md D10), re-verified by the control checker (:mod:`.control`)."""
+    try:
+        check = control.check_control(data)
+    except control.BadInput as error:
+        raise BadInput(source, str(error)) from None
+    result = CheckResult([Outcome(source, item.what, item.status, item.reason) for item in check.items])
+    # The control checker's "failed" is a verified impossibility certificate (control.Item).
+    result.certificates_of_falsity = sum(item.status == "failed" for item in check.items)
+    return result
+
+
+def check_data(data: Any, *, source: str = "file", max_work: int = None,  # type: ignore[assignment]
+               max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+               models: str | None = None) -> CheckResult:
+    """Re-verify a decoded file of any of the four kinds (:func:`file_kind` decides which)."""
+    kind = file_kind(data, source)
+    if kind == "claims":
+        return check_report(data, source=source, max_work=max_work, max_total_work=max_total_work)
+    if kind == "results":
+        return check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs,
+                             models=models)
+    if kind == "softmax":
+        return _check_softmax(data, source, max_work)
+    return _check_control(data, source)
+
+
+def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
+               max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+               models: str | None = None) -> CheckResult:
+    """Re-verify a claims report, a ``results.json`` (every record, each record's certcheck block,
+    the campaign and its plan, the summary, and with ``runs`` or a runs folder found by
+    :func:`runs_folder` the optional sections), a softmax record or a control result: the one
+    dispatcher of both entry points.
+
+    Raises
+    ------
+    BadInput
+        Not a regular readable file within ``max_bytes``, not JSON, not exactly one of the four
+        kinds, malformed, or beyond ``max_work`` (exit status 2).
+    OSError
+        Reading failed after the file was opened (exit status 4).
+    """
+    return check_data(read_json(path, max_bytes), source=str(path), max_work=max_work, max_total_work=max_total_work,
+                      runs=runs, models=models)

@@ -1,0 +1,257 @@
+"""The checker's own replay of the hardmax dynamics (docs/theory.md §1), and what the claim routines share.
+
+:class:`Model` reads a configuration (tokens, ``alpha``, ``A`` and a value matrix ``V``) exactly
+and replays it layer by layer on demand in integer arithmetic over each layer's common
+denominator: positions, attention sets C_i (the maximisers of <A z_i, z_j>), norms and scores.
+Nothing a file states about the dynamics is believed; it is compared with this replay.
+:class:`Fate` and :class:`Chain` are the D7 fates and the verified D9 chain a run's certificates
+are checked against, and :class:`Context` is the replay with what the enclosing report says.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from typing import Any, NamedTuple, cast
+
+from .common import BadInput, Point, Rejected, _require
+from .estimate import input_bits, replay_growth
+from .limits import SCORE_OVERHEAD
+from .meter import _charge, _cost
+from .numbers import _bits, _dot, _get, _int, _integer_rows, _inverse, _matvec, _number
+
+
+class Model:
+    """The configuration and its exact replay (docs/theory.md §1), layer by layer on demand."""
+
+    def __init__(self, config: Any) -> None:
+        def number(x: Any, where: str) -> Fraction:
+            if isinstance(x, float):  # a JSON decimal in a hand-written file: its decimal text, as the suite reads it
+                x = repr(x)
+            try:
+                return _number(x, where)
+            except Rejected as error:
+                raise BadInput(where, str(error).partition(": ")[2]) from None
+
+        def matrix(x: Any, where: str) -> list:
+            if not (isinstance(x, list) and len(x) == self.d and all(isinstance(r, list) and len(r) == self.d for r in x)):
+                raise BadInput(where, f"expected a {self.d} x {self.d} matrix")
+            return [[number(v, f"{where}[{r}][{c}]") for c, v in enumerate(row)] for r, row in enumerate(x)]
+
+        if not isinstance(config, dict):
+            raise BadInput("config", "expected a JSON object")
+        tokens = config.get("tokens")
+        if not (isinstance(tokens, list) and tokens and all(isinstance(t, list) and t for t in tokens)
+                and len({len(t) for t in tokens}) == 1):
+            raise BadInput("config.tokens", "expected a nonempty list of points of one dimension")
+        self.n, self.d = len(tokens), len(tokens[0])
+        self.unsupported = None if config.get("beta") is None else (
+            "softmax attention (beta) is not implemented by the checker; no certificate can be re-derived")
+        layer0 = [tuple(number(c, f"config.tokens[{i}][{r}]") for r, c in enumerate(t)) for i, t in enumerate(tokens)]
+        identity = [[Fraction(int(r == c)) for c in range(self.d)] for r in range(self.d)]
+        self.A = identity if config.get("A") is None else matrix(config["A"], "config.A")
+        self.V = None if config.get("V") is None else matrix(config["V"], "config.V")
+        self.alpha = None
+        if self.V is None:
+            self.alpha = number(config.get("alpha"), "config.alpha")
+            if self.alpha <= 0:
+                raise BadInput("config.alpha", f"expected alpha > 0, got {self.alpha}")
+        else:
+            # z' = (I + V)^{-1} (z + V m) (docs/theory.md §6): keep = (I + V)^{-1}, move = (I + V)^{-1} V.
+            self.keep = _inverse([[identity[r][c] + self.V[r][c] for c in range(self.d)] for r in range(self.d)])
+            if self.keep is None:
+                raise BadInput("config.V", "I + V is singular, so the update is undefined")
+            self.move = [[_dot(row, col) for col in zip(*self.V)] for row in self.keep]
+        # D3 and D7 are proved for z' = (z + alpha m)/(1 + alpha), which V = c I (c > 0) is, with alpha = c.
+        self.proved_model = self.V is None or (self.V[0][0] > 0 and all(
+            self.V[r][c] == (self.V[0][0] if r == c else 0) for r in range(self.d) for c in range(self.d)))
+        self.Asym = [[(self.A[r][c] + self.A[c][r]) / 2 for c in range(self.d)] for r in range(self.d)]
+        self._layers = [layer0]
+        self._attention: list = []
+        self.bits = input_bits([x for z in layer0 for x in z] + [x for row in self.A for x in row]
+                               + ([self.alpha] if self.alpha is not None else [])
+                               + ([x for row in self.V for x in row] if self.V is not None else []))
+        self.growth = replay_growth(self.alpha, self.V)
+        self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
+        self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
+        self._diagonals: dict[int, tuple[list, int]] = {}
+        self._integers: dict[int, tuple[list, int]] = {}
+        self._locks: dict[tuple, list] = {}
+        self._Asym_integer: tuple[list, int] | None = None
+        self._rows: tuple[int, Rows] | None = None
+        self._facts: dict[tuple, Any] = {}  # the run's Facts by last layer and chain (statuses.facts_of)
+        # The replay never goes past the run's last layer (set by the caller, checked against the
+        # work limit before any checking): a certificate naming a later layer is rejected.
+        self.last = 0
+
+    def layer(self, k: int) -> list:
+        _require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")
+        while len(self._layers) <= k:
+            previous = len(self._layers) - 1
+            Z, C = self._layers[-1], self.attention(previous)
+            N, D = self.integer_layer(previous)
+            size = _bits(N)
+            # The sums over every C_i, then one reduced fraction (a gcd) per coordinate.
+            _charge(_cost(sum(map(len, C)) * self.d, size) + _cost(self.n * self.d, size, size))
+            new = []
+            for i, Ci in enumerate(C):
+                # The mean over C_i from the layer's integer numerators: sum / (|C_i| D).
+                total = [sum(col) for col in zip(*(N[j] for j in Ci))]
+                members = len(Ci)
+                if self.V is None:  # then alpha = p/q is set (checked > 0 on input)
+                    alpha = cast(Fraction, self.alpha)
+                    p, q = alpha.numerator, alpha.denominator
+                    # z' = (z + alpha m)/(1 + alpha) = (q |C_i| N_i + p sum) / (|C_i| D (p + q))
+                    scale = members * D * (p + q)
+                    new.append(tuple(Fraction(q * members * x + p * t, scale) for x, t in zip(N[i], total)))
+                else:  # then keep and move are set (I + V checked invertible on input)
+                    keep, move = cast(list, self.keep), cast(list, self.move)
+                    m = tuple(Fraction(t, members * D) for t in total)
+                    new.append(tuple(a + b for a, b in zip(_matvec(keep, Z[i]), _matvec(move, m))))
+            self._layers.append(new)
+        return self._layers[k]
+
+    def rows(self, k: int) -> "Rows":
+        """Layer k's positions as :class:`Rows` (keyed by token), for exact combinations of them."""
+        if self._rows is None or self._rows[0] != k:
+            self._rows = (k, Rows(dict(enumerate(self.layer(k)))))
+        return self._rows[1]
+
+    def integer_layer(self, k: int) -> tuple[list[list[int]], int]:
+        """(N, D): the positions of layer k as integer numerators over their common denominator D > 0."""
+        if k not in self._integers:
+            if len(self._integers) >= 8:
+                self._integers.pop(next(iter(self._integers)))
+            self._integers[k] = _integer_rows(self.layer(k))
+        return self._integers[k]
+
+    def norm(self, k: int, i: int) -> Fraction:
+        """<A z_i^k, z_i^k>, the squared A-norm (D2)."""
+        diagonal, scale = self._scored(k)
+        return Fraction(diagonal[i], scale)
+
+    def score(self, x: Point, y: Point) -> Fraction:
+        """<A x, y> (docs/theory.md §1: C_i maximises <A z_i, z_j> over j)."""
+        return _dot(_matvec(self.A, x), y)
+
+    def scale(self, k: int) -> int:
+        """The positive scale of layer k's integer scores: scale <A z_i, z_j> = <A_int N_i, N_j>."""
+        return self._scored(k)[1]
+
+    def _scored(self, k: int) -> tuple[list, int]:
+        """(the diagonal <A_int N_i, N_i>, scale) of layer k; scoring a layer also records its attention sets.
+
+        Over one common denominator D of layer k, scale = D^2 a (a the denominator of A): a
+        positive scale changes no comparison, and integers make this the fast part of the
+        replay. Each row of scores is reduced to its attention set and its diagonal entry as it is
+        computed (memory n per layer, not n^2); identical sets are kept once.
+        """
+        if k not in self._diagonals:
+            N, D = self.integer_layer(k)
+            size = _bits(N)
+            a_bits = _bits(self._A_integer)
+            _charge(_cost(self.n * self.d * self.d, size, a_bits)
+                    + _cost(self.n * self.n * (self.d + SCORE_OVERHEAD), size + a_bits, size))
+            sets: list[frozenset] = []
+            diagonal: list[int] = []
+            interned: dict[frozenset, frozenset] = {}
+            for i, row in enumerate(N):
+                Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
+                values = [sum(a * y for a, y in zip(Az, other)) for other in N]
+                top = max(values)
+                members = frozenset(j for j, v in enumerate(values) if v == top)
+                sets.append(interned.setdefault(members, members))
+                diagonal.append(values[i])
+            if len(self._attention) == k:
+                self._attention.append(sets)
+            if len(self._diagonals) >= 8:
+                self._diagonals.pop(next(iter(self._diagonals)))
+            self._diagonals[k] = (diagonal, D * D * self._A_scale)
+        return self._diagonals[k]
+
+    def attention(self, k: int) -> list:
+        while len(self._attention) <= k:
+            self._scored(len(self._attention))
+        return self._attention[k]
+
+
+class Rows:
+    """Points keyed by token as integer rows over one common denominator: inner products with a
+    direction and convex combinations in integer arithmetic (paid for with _charge)."""
+
+    def __init__(self, points: dict) -> None:
+        self.keys = list(points)
+        rows, self.denominator = _integer_rows([points[u] for u in self.keys])
+        self.rows = dict(zip(self.keys, rows))
+        self.d = len(rows[0]) if rows else 0
+        self.size = _bits(rows)
+
+    def products(self, direction: Point) -> tuple[dict, int]:
+        """({u: <c, u> * scale}, scale) for every point, with scale > 0 (c scaled to integers)."""
+        c, c_scale = _integer_rows([direction])
+        _charge(_cost(len(self.keys) * self.d, self.size, _bits(c)))
+        return ({u: sum(a * b for a, b in zip(c[0], row)) for u, row in self.rows.items()},
+                c_scale * self.denominator)
+
+    def combination(self, weights: dict) -> Point:
+        """sum_u weights[u] * point_u, exactly."""
+        if not weights:
+            return tuple(Fraction(0) for _ in range(self.d))
+        w, w_scale = _integer_rows([[weights[u] for u in weights]])
+        _charge(_cost(len(weights) * self.d, self.size, _bits(w)) + _cost(self.d, self.size, self.size))
+        return tuple(Fraction(sum(x * self.rows[u][r] for x, u in zip(w[0], weights)), w_scale * self.denominator)
+                     for r in range(self.d))
+
+
+class Fate(NamedTuple):
+    kind: str  # leader | fixed | locked (D7), or path (a verified closed-form chain, D9)
+    layer: int
+    set: frozenset
+    limit: Point
+
+
+class Chain(NamedTuple):
+    """A verified, certified closed-form chain (docs/theory.md D9) of a run: what it proves about every token."""
+
+    start: int                # the layer its first segment starts from (a replayed layer)
+    sets: list                # the final segment's sets: C_j for every layer from the final segment on
+    limits: list              # the constant terms of the final paths: every token's limit
+    leaders: dict             # token -> first layer with C_j = {j}, from the chain's start on
+
+
+class Context:
+    """The replay plus what the enclosing report says (last_layer, settled_layer), to compare with."""
+
+    def __init__(self, model: Model, *, last_layer: Any = None, settled_layer: Any = None,
+                 chain: Chain | None = None, unverified_chain: str | None = None) -> None:
+        self.model, self.report = model, {"last_layer": last_layer, "settled_layer": settled_layer}
+        self.verified_fates: dict[str, dict[int, Fate]] = {}
+        # The run's certified closed-form chain (docs/theory.md D9), if any: verified, or, with
+        # ``unverified_chain`` (why it is beyond the checker's limits), only what it states.
+        self.chain = chain
+        self.unverified_chain = unverified_chain
+
+    def same(self, key: str, value: Any) -> None:
+        expected = self.report[key]
+        _require(expected is None or value == expected, lambda: f"{key} is {value!r}, the report says {expected!r}")
+
+
+def _last_layer(cert: dict, ctx: Context) -> int:
+    last = _int(_get(cert, "last_layer", "certificate"), "last_layer")
+    ctx.same("last_layer", last)
+    return last
+
+
+_MODELS: dict[str, Model] = {}
+
+
+def _model(config: Any) -> Model:
+    """The replay of ``config``, kept for a few configurations (it depends on the configuration only)."""
+    key = json.dumps(config, sort_keys=True, default=str)
+    if key not in _MODELS:
+        model = Model(config)
+        if len(_MODELS) >= 16:
+            _MODELS.pop(next(iter(_MODELS)))
+        _MODELS[key] = model
+    return _MODELS[key]

@@ -1,0 +1,293 @@
+"""A verification report's results.json: every record as a run, its certcheck block, the campaign and the summary.
+
+Each record is checked as a run (:mod:`.run`) and its own ``certcheck`` block (what the report's
+run of this checker found) must be what this run finds; the campaign and its plan are checked by
+:mod:`.campaign`, the optional sections by :mod:`.sections`; and the summary a reader sees first
+is recomputed from the records: counts per claim, the overall status and exit status, and what
+the closed-form chains (docs/theory.md D9) did.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from fractions import Fraction
+from typing import Any
+
+from .campaign import CAMPAIGN, _campaign_problems
+from .claims import CHECKS
+from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected
+from .estimate import max_checkable_layer
+from .jsonvalues import _count
+from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
+from .meter import _metered
+from .model import _model
+from .numbers import _number
+from .run import HORIZON, RUN, Run, SUMMARY, _admit, _check_run, _shape
+from .sections import _section_keys, _section_outcomes
+from .statuses import _combine
+
+
+def _record_run(record: Any, where: str, campaign: dict) -> Run:
+    if not isinstance(record, dict):
+        raise BadInput(where, "expected a record object")
+    task = record.get("task")
+    name = task.get("name") if isinstance(task, dict) else None
+    source = f"{where} ({str(name)[:60]})" if name else where
+    return Run(source, record.get("configuration"), record.get("verdicts"), record.get("layers_run"),
+               record.get("settled_layer"), fates=record.get("fates"), status=record.get("status"),
+               stopped_by=record.get("stopped_by"), layer_budget=campaign.get("layer_budget"),
+               time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"))
+
+
+def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
+                  max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
+                  models: str | None = None) -> CheckResult:
+    """Re-verify a verification report's ``results.json``: every record as a run, each record's own
+    certcheck block, the campaign and its plan (one record per planned task, the planned
+    configurations), the summary (counts per claim, overall status and exit status), and the
+    optional sections against their saved files (``runs``: the folder; None: see :func:`runs_folder`;
+    ``models``: the reproduction's published checkpoints, whose histories give the training-length
+    table's validation losses; None: ``models/reproduction`` beside the runs folder)."""
+    if not (isinstance(data, dict) and data.get("schema") == RESULTS_SCHEMA):
+        raise BadInput("schema", f"expected {RESULTS_SCHEMA!r}")
+    examples, summary = data.get("examples"), data.get("summary")
+    stated_campaign = data.get("campaign")
+    campaign = stated_campaign if isinstance(stated_campaign, dict) else {}
+    if not isinstance(examples, list):
+        raise BadInput(f"{source}.examples", "expected a list of records")
+    if not isinstance(summary, dict) or not isinstance(summary.get("claims"), dict):
+        raise BadInput(f"{source}.summary", "expected an object with per-claim counts")
+    _section_keys(data.get("optional_sections"), source)
+    records = {}
+    for i, record in enumerate(examples):
+        if isinstance(record, dict) and record.get("status") == "error":
+            continue
+        records[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
+    total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
+    _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
+    with _metered(total) as meter:
+        result = _check_results(data, source, examples, records, runs, models)
+        result.work = meter[1] - meter[0]
+        return result
+
+
+def _check_results(data: dict, source: str, examples: list, records: dict, runs: str | None,
+                   models: str | None = None) -> CheckResult:
+    result = CheckResult()
+    verified: dict[int, list] = {}
+    for i in range(len(examples)):
+        if i not in records:
+            result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
+                                           "the task raised an error and was not checked"))
+            continue
+        outcomes = _check_run(records[i])
+        result.outcomes += outcomes
+        verified[i] = sorted(o.claim for o in outcomes if o.status == "verified")
+        problem = _certcheck_block_problem(records[i].certcheck, outcomes)
+        if problem:
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
+        horizon, layers = examples[i].get("horizon"), records[i].last_layer
+        if isinstance(layers, int) and "horizon" in examples[i] and not (
+                _count(horizon) is not None and horizon == max(HORIZON, layers)):
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", f"horizon is {str(horizon)[:20]}, a "
+                                           f"record's exact run is shown to layer max({HORIZON}, layers_run) = "
+                                           f"{max(HORIZON, layers)}"))
+    for where, problem in _campaign_problems(data, examples):
+        result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
+    for problem in _summary_problems(data, examples, verified, result):
+        result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
+    result.outcomes += _section_outcomes(data, source, runs, models)
+    return result
+
+
+def _certcheck_block_problem(block: Any, outcomes: list) -> str | None:
+    """A record's "certcheck" block (what the report's own run of this checker found) must be what this run finds."""
+    expected_verified = sorted(o.claim for o in outcomes if o.status == "verified")
+    expected_unsupported = sorted(o.claim for o in outcomes if o.status == "unsupported")
+    if not isinstance(block, dict) or block.get("available") is not True:
+        return "the record's certcheck block is missing or says the checker was not available"
+    if sorted(block.get("verified") or []) != expected_verified:
+        return (f"the record says certcheck verified {sorted(block.get('verified') or [])}, "
+                f"this run verifies {expected_verified}")
+    rejected = block.get("rejected")
+    expected_rejected = sorted({o.claim for o in outcomes if o.status == "rejected"})
+    if not isinstance(rejected, dict) or sorted(rejected) != expected_rejected:
+        return (f"the record says certcheck rejected {sorted(rejected) if isinstance(rejected, dict) else rejected!r}"[:200]
+                + f", this run rejects {expected_rejected}")
+    if sorted(block.get("unsupported") or []) != expected_unsupported:
+        return "the record's unsupported certificates differ from this run's"
+    return None
+
+
+def _summary_problems(data: dict, examples: list, verified: dict, result: CheckResult) -> list[str]:
+    """The summary a reader sees first, recomputed from the records (after each record was checked)."""
+    summary = data["summary"]
+    problems = []
+    errors = [r for r in examples if isinstance(r, dict) and r.get("status") == "error"]
+    if summary.get("examples") != len(examples):
+        problems.append(f"summary says {str(summary.get('examples'))[:20]} examples, the file holds {len(examples)}")
+    if summary.get("errors") != len(errors):
+        problems.append(f"summary says {str(summary.get('errors'))[:20]} task errors, the file holds {len(errors)}")
+    claims = summary["claims"]
+    # The claims this checker decides, plus those the records hold without a routine here (unsupported).
+    expected_claims = list(CHECKS) + sorted({o.claim for o in result.outcomes if o.status == "unsupported"} - set(CHECKS))
+    if set(claims) != set(expected_claims):
+        problems.append(f"summary counts claims {sorted(map(str, claims))[:12]}, expected {expected_claims[:12]}")
+    for claim in expected_claims:
+        row = claims.get(claim)
+        expected = _claim_counts(examples, claim, verified)
+        if not isinstance(row, dict):
+            continue
+        for key, value in expected.items():
+            if row.get(key) != value or isinstance(row.get(key), bool):
+                problems.append(f"summary.claims.{claim}.{key} is {str(row.get(key))[:20]}, the records give {value}")
+                break
+    statuses: list[Any] = []  # as the records state them: any value, compared with the known ones
+    for record in examples:
+        if not isinstance(record, dict) or record.get("status") == "error":
+            statuses.append("inconclusive")
+            continue
+        statuses += [v.get("status") for v in (record.get("verdicts") or {}).values() if isinstance(v, dict)]
+        block = record.get("certcheck")
+        if isinstance(block, dict) and block.get("rejected"):
+            statuses.append("failed")
+        comparison = record.get("float_comparison")
+        if isinstance(comparison, dict) and comparison.get("silent_disagreements"):
+            statuses.append("failed")
+    overall = _combine(statuses)
+    exit_status = {"certified": 0, "failed": 1, "inconclusive": 3}[overall]
+    if not examples:
+        overall, exit_status = "inconclusive", 3  # nothing was checked: nothing is certified
+    if summary.get("overall") != overall or summary.get("exit_status") != exit_status:
+        problems.append(f"summary says overall {str(summary.get('overall'))[:20]} (exit {str(summary.get('exit_status'))[:5]}), "
+                        f"the records give {overall} (exit {exit_status})")
+    if "closed_form" in summary:  # absent from files written before it existed
+        problem = _closed_form_problem(summary["closed_form"], examples, data.get("campaign"))
+        if problem:
+            problems.append(problem)
+    claims_certified = any(isinstance(r, dict) and r.get("certified") for r in claims.values()) \
+        or summary.get("overall") == "certified"
+    if claims_certified and not any(o.status == "verified" for o in result.outcomes):
+        problems.append("the file claims certified results, but not one certificate in it verifies")
+    by_name = {}
+    for record in examples:
+        task = record.get("task") if isinstance(record, dict) else None
+        if isinstance(task, dict):
+            by_name[task.get("name")] = record
+    counterexamples = data.get("counterexamples")
+    for c in counterexamples if isinstance(counterexamples, list) else []:
+        record = by_name.get(c.get("example")) if isinstance(c, dict) else None
+        verdict = ((record or {}).get("verdicts") or {}).get(c.get("claim")) if isinstance(c, dict) else None
+        if not (isinstance(verdict, dict) and verdict.get("status") == "failed"):
+            problems.append(f"counterexample {str(c.get('example') if isinstance(c, dict) else c)[:60]}: "
+                            "no record with that claim failed")
+            break
+    return problems
+
+
+def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | None:
+    """The summary of what the closed-form chains (D9) did, recomputed from the records: the
+    configurations with a path fate, their settled layers, their chains' final-segment layers,
+    the layers they ran against the layer budget (capped by the default work limit, as the suite
+    caps its runs), and the configurations left with an unsettled token."""
+    budget = campaign.get("layer_budget") if isinstance(campaign, dict) else None
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        return "summary.closed_form: the campaign states no layer budget to compare with"
+    checked = [r for r in examples if isinstance(r, dict) and r.get("status") != "error"]
+
+    def fates(record: dict) -> list:  # a record's fates as stated (a malformed list is rejected elsewhere)
+        stated = record.get("fates")
+        return [f for f in stated if isinstance(f, dict)] if isinstance(stated, list) else []
+
+    def name(record: dict) -> str:
+        task = record.get("task")
+        return str(task.get("name") if isinstance(task, dict) else None)
+
+    settled = [r for r in checked if any(f.get("kind") == "path" for f in fates(r))]
+    budget_layers = 0
+    for record in settled:
+        n, d = _shape(record.get("configuration"), "configuration")
+        model = _model(record["configuration"])
+        budget_layers += min(budget, max_checkable_layer(n, d, bits=model.bits, growth=model.growth))
+    run = sum(r["layers_run"] if isinstance(r.get("layers_run"), int) else 0 for r in settled)
+    expected: dict[str, Any] = {
+        "configurations": len(settled),
+        "examples": sorted(name(r) for r in settled),
+        "found_at_layer": _spread([r.get("settled_layer") for r in settled]),
+        "constant_from_layer": _spread([x for x in map(_final_segment_layer, settled) if x is not None]),
+        "layers_run": run, "budget_layers": budget_layers, "layers_saved": budget_layers - run,
+        "unsettled": sum(any(f.get("kind") == "unsettled" for f in fates(r)) for r in checked),
+    }
+    if not isinstance(stated, dict) or set(stated) != set(expected):
+        return f"summary.closed_form: expected the keys {sorted(expected)}"
+    for key, value in expected.items():
+        given = stated[key]
+        if key.endswith("_layer") and value is not None and isinstance(given, dict) and set(given) == set(value):
+            same = all(_exact(given[k]) == _exact(value[k]) for k in value)
+        else:
+            same = given == value and not isinstance(given, bool)
+        if not same:
+            return f"summary.closed_form.{key} is {str(given)[:80]}, the records give {str(value)[:80]}"
+    return None
+
+
+def _spread(values: list) -> dict | None:
+    if not values:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return {"min": None, "median": None, "max": None}  # a record without its layer: never equal
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def _exact(x: Any) -> Fraction | None:
+    """A number as the file states it (a float from a parsed dict, a decimal string from a file)."""
+    if isinstance(x, float) and math.isfinite(x):
+        return Fraction(x)
+    try:
+        return _number(x, "median")
+    except Rejected:
+        return None
+
+
+def _final_segment_layer(record: dict) -> int | None:
+    verdicts = record.get("verdicts")
+    if not isinstance(verdicts, dict):
+        return None
+    for claim in sorted(verdicts, key=str):
+        verdict = verdicts[claim]
+        for part in ("certificate", "evidence"):
+            holder = verdict.get(part) if isinstance(verdict, dict) else None
+            chain = holder.get("closed_form") if isinstance(holder, dict) else None
+            if isinstance(chain, dict) and chain.get("status") == "certified":
+                segments = chain.get("segments")
+                last = segments[-1] if isinstance(segments, list) and segments else None
+                layer = last.get("layer") if isinstance(last, dict) else None
+                return layer if isinstance(layer, int) and not isinstance(layer, bool) else None
+    return None
+
+
+def _claim_counts(examples: list, claim: str, verified: dict) -> dict[str, int]:
+    """The report's per-claim counts (results.json summary.claims), from the records."""
+    row = {"certified": 0, "failed": 0, "inconclusive": 0, "unchecked": 0, "exact": 0, "measured": 0, "vacuous": 0,
+           "recertified": 0, "rejected_by_checker": 0}
+    for i, record in enumerate(examples):
+        verdict = ((record.get("verdicts") or {}) if isinstance(record, dict) else {}).get(claim)
+        if not isinstance(verdict, dict):
+            row["unchecked"] += 1
+            continue
+        status = verdict.get("status")
+        if status in ("certified", "failed", "inconclusive"):
+            row[status] += 1
+        if status in ("certified", "failed"):
+            row["exact"] += 1
+        if isinstance(verdict.get("certificate"), dict) and verdict["certificate"].get("vacuous") is True:
+            row["vacuous"] += 1
+        elif any(str(key).startswith("measured") for key in (verdict.get("evidence") or {})):
+            row["measured"] += 1
+        if claim in verified.get(i, []):
+            row["recertified"] += 1
+        block = record.get("certcheck")
+        if isinstance(block, dict) and claim in (block.get("rejected") or {}):
+            row["rejected_by_checker"] += 1
+    return row
