@@ -7,7 +7,7 @@ running (memory, for instance) ends the command with exit status 4.
 
 The independent checker (verify/certcheck/) imports nothing from the package, so its limits are
 defined there (``CHECKER_LIMITS``) and mirrored here (:data:`CHECKER`) for the tables;
-tests/unit/test_limits.py checks that the two agree.
+tests/unit/test_certcheck_campaign.py checks that the two agree.
 """
 
 from __future__ import annotations

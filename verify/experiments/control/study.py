@@ -218,7 +218,10 @@ def draw_two_clusterings(data: dict[str, Any], path: Any) -> None:
     import matplotlib.pyplot as plt
 
     tokens = [[float(Fraction(x)) for x in t] for t in data["tokens"]]
-    fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), constrained_layout=True)
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    # The bottom strip is left to the legend of the marks.
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), layout=ConstrainedLayoutEngine(rect=(0, 0.07, 1, 0.93)))
     palette = plt.get_cmap("tab10")
     for ax, design in zip(axes, data["designs"]):
         leaders = design["leaders"]
@@ -254,7 +257,6 @@ def draw_two_clusterings(data: dict[str, Any], path: Any) -> None:
                           label="other token, arrow to the leader it attends to"),
                plt.Line2D([], [], color="0.8", label="unit ball of the A-norm, scaled")]
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.get_layout_engine().set(rect=(0, 0.07, 1, 0.93))
     fig.suptitle(f"{data['configuration']}: the same tokens, two choices of A (docs/theory.md D10)", fontsize=10)
     fig.savefig(path, dpi=110)
     plt.close(fig)
