@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+from fractions import Fraction
 import shutil
 import subprocess
 import sys
@@ -210,7 +211,18 @@ def test_the_first_screen_prints_no_block_level_sentence(results: dict[str, Any]
     lambda r: r["verdicts"]["T3"]["evidence"]["kinds"].update(leader=0),
     lambda r: r["verdicts"]["D1"]["evidence"].update(last_layer=r["verdicts"]["D1"]["evidence"]["last_layer"] + 1),
     lambda r: r.update(horizon=3),
-], ids=["T0 leaders", "T2 vertices", "T3 kinds", "D1 last layer", "horizon"])
+    lambda r: r["verdicts"]["T0"]["evidence"].update(largest_A_norm_tokens=[]),
+    lambda r: r["verdicts"]["T0"]["evidence"].update(
+        largest_A_norm_squared=str(Fraction(r["verdicts"]["T0"]["evidence"]["largest_A_norm_squared"]) + 1)),
+    lambda r: r["verdicts"]["T1"]["evidence"].update(rests_on=[]),
+    lambda r: r["verdicts"]["T4"]["evidence"].update(
+        non_vertex_limits=r["verdicts"]["T4"]["evidence"]["non_vertex_limits"] + 1),
+    lambda r: r["verdicts"]["T4"]["evidence"].update(faces=[*r["verdicts"]["T4"]["evidence"].get("faces", []), [0]]),
+    lambda r: r["verdicts"]["D2"]["evidence"].update(
+        A_symmetric_positive_definite=not r["verdicts"]["D2"]["evidence"]["A_symmetric_positive_definite"]),
+    lambda r: r["verdicts"]["T2"]["evidence"].update(outside_hypotheses=True),
+], ids=["T0 leaders", "T2 vertices", "T3 kinds", "D1 last layer", "horizon", "T0 largest A-norm tokens",
+        "T0 largest A-norm", "T1 rests on", "T4 non-vertex limits", "T4 faces", "D2 A spd", "T2 outside hypotheses"])
 def test_evidence_and_horizon_are_the_replays(results: dict[str, Any], built: tuple[dict[str, Any], Path, Path],
                                                tmp_path: Path, change: Callable[[dict[str, Any]], Any]) -> None:
     record = next(r for r in results["examples"] if r["task"]["name"] == "emerging_leader")

@@ -64,3 +64,9 @@ def test_certcheck_routines_are_the_registry_claims() -> None:
     """The checker's own table and the registry's keys are the same list, in the same order."""
     keys = [c.certificate for c in registry.claims("check") if c.certificate is not None]
     assert list(certcheck.CHECKS) == keys
+
+
+def test_certcheck_rests_on_is_the_registry_s() -> None:
+    """The facts each claim may rest on, in the checker's own copy and in the registry, are the same."""
+    wanted = {c.id: c.rests_on for c in registry.claims("check") if c.rests_on}
+    assert certcheck.RESTS_ON == wanted

@@ -53,7 +53,7 @@ is not a positive multiple of I none is proved, so T1-T4 and D3 certificates are
 from __future__ import annotations
 
 from .campaign import SEED_STRIDE, WORKED_ALPHA, WORKED_FAMILY, WORKED_TOKENS
-from .claims import CHECKS
+from .claims import CHECKS, RESTS_ON
 from .cli import could_not_complete, main, one_line, write_json
 from .closed_form import CLOSED_FORM_FORMAT, TooExpensive, verify_closed_form
 from .common import (BAD_INPUT, COULD_NOT_COMPLETE, FORMAT, NOT_CHECKED, OUTCOME_STATUSES, RESULTS_SCHEMA, BadInput,
@@ -75,7 +75,7 @@ from .sections import (SECTION_FILES, SECTION_ITEM_FIELDS, SECTION_PARSE_BYTES, 
 __all__ = [
     # checking a file, a decoded file, a claims report, a results.json, one record
     "check_file", "check_data", "check_report", "check_results", "check_record", "read_json", "file_kind", "KINDS",
-    "CheckResult", "Outcome", "OUTCOME_STATUSES", "NOT_CHECKED", "BadInput", "Rejected", "Model", "CHECKS",
+    "CheckResult", "Outcome", "OUTCOME_STATUSES", "NOT_CHECKED", "BadInput", "Rejected", "Model", "CHECKS", "RESTS_ON",
     "FORMAT", "RESULTS_SCHEMA", "RUN", "SUMMARY", "HORIZON", "SECTIONS",
     # closed-form chains (D9)
     "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT",

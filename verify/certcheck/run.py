@@ -12,9 +12,10 @@ builder's hook for one record.
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .claims import CHECKS
+from .claims import CHECKS, RESTS_ON
 from .closed_form import _run_chain
 from .common import BadInput, CLAIM_ID, CheckResult, FORMAT, Outcome, Point, Rejected
 from .estimate import replay_work
@@ -233,9 +234,10 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
 
 
 def _evidence_problems(run: Run, facts: Facts) -> list[str]:
-    """The replay facts a certified verdict's ``evidence`` states (layers, leaders, vertices, kinds of fate),
-    against the replay. Its ``summary`` sentence is the engine's prose: reports do not show it, and
-    certcheck does not read it (docs/certcheck.md)."""
+    """Everything a certified verdict's ``evidence`` states, against the replay: layers, leaders, the
+    largest A-norm at layer 0, vertices, kinds of fate, non-vertex limits and their faces, whether A is
+    symmetric positive definite, the hypotheses flag, and the facts the verdict rests on. Its ``summary``
+    sentence is the engine's prose: reports do not show it, and certcheck does not read it (docs/certcheck.md)."""
     m = facts.model
     leading = [[i for i in range(m.n) if m.attention(k)[i] == {i}] for k in range(facts.last + 1)]
     first = next((k for k, found in enumerate(leading) if found), None)
@@ -243,23 +245,50 @@ def _evidence_problems(run: Run, facts: Facts) -> list[str]:
     kinds: dict = {}
     for f in facts.fates.values():
         kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    norms = [m.norm(0, i) for i in range(m.n)]
+    leader_limits = {f.limit for f in leader_fates.values()}
+    # D3 when some token leads, D7 for the fates it settles, D9 for the paths of a closed-form chain.
+    used = ({"D3"} if leader_fates else set()) | ({"D7"} if set(kinds) & {"leader", "fixed", "locked"} else set()) | (
+        {"D9"} if "path" in kinds else set())
     wanted_by_claim: dict[str, dict] = {
-        "T0": {"first_layer": first, "leaders": leading[first] if first is not None else []},
+        "T0": {"first_layer": first, "leaders": leading[first] if first is not None else [],
+               "largest_A_norm_tokens": [i for i in range(m.n) if norms[i] == max(norms)],
+               "largest_A_norm_squared": max(norms)},
         "T1": {"leaders": {str(t): f.layer for t, f in sorted(facts.fates.items()) if f.kind == "leader"}},
-        "T2": {"vertices": len({f.limit for f in leader_fates.values()})},
+        "T2": {"vertices": len(leader_limits)},
         "T3": {"kinds": {kind: kinds.get(kind, 0) for kind in ("leader", "fixed", "locked", "path")}},
+        "T4": {"non_vertex_limits": len({f.limit for f in facts.fates.values() if f.limit not in leader_limits})},
+        "D2": {"A_symmetric_positive_definite": all(m.A[r][c] == m.A[c][r] for r in range(m.d) for c in range(m.d))
+               and _positive_definite(m.A)},
     }
+    outside = run.config.get("outside_hypotheses") is True
     problems = []
     for claim, verdict in run.verdicts.items():
         evidence = verdict.get("evidence") if isinstance(verdict, dict) else None
         if not isinstance(evidence, dict) or verdict.get("status") != "certified":
             continue
-        wanted = {"last_layer": run.last_layer, "settled_layer": facts.settled, **wanted_by_claim.get(claim, {})}
+        wanted = {"last_layer": run.last_layer, "settled_layer": facts.settled, "outside_hypotheses": outside,
+                  "rests_on": [fact for fact in RESTS_ON.get(claim, ()) if fact in used],
+                  **wanted_by_claim.get(claim, {})}
+        certificate = verdict.get("certificate")
+        if claim == "T4" and isinstance(certificate, dict) and isinstance(certificate.get("projections"), list):
+            # The faces the evidence names are those of the projections its (verified) certificate holds.
+            wanted["faces"] = [e.get("face") if isinstance(e, dict) else None for e in certificate["projections"]]
         for key, value in wanted.items():
-            if key in evidence and not _same_json(evidence[key], value):
+            if key in evidence and not _same_value(evidence[key], value):
                 problems.append(f"verdicts.{str(claim)[:40]}.evidence.{key} is {_brief_json(evidence[key])}, the replay "
-                                f"gives {_brief_json(value)}")
+                                f"gives {_brief_json(_text(value) if isinstance(value, Fraction) else value)}")
     return problems[:3]
+
+
+def _same_value(given: Any, wanted: Any) -> bool:
+    """JSON equality, and for an exact number the same rational however it is written."""
+    if isinstance(wanted, Fraction):
+        try:
+            return isinstance(given, str) and _number(given, "evidence") == wanted
+        except Rejected:
+            return False
+    return _same_json(given, wanted)
 
 
 def _same_fate(given: Any, wanted: dict) -> bool:

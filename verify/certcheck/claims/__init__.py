@@ -36,6 +36,13 @@ CHECKS: dict[str, Callable[[dict, Context], None]] = {
     "T0": check_T0, "T1": check_T1, "T2": check_T2, "T3": check_T3, "T4": check_T4,
     "D1": check_D1, "D2": check_D2, "D3": check_D3, "replay": check_replay}
 
+# The proved facts a certified verdict of each claim may rest on beyond the layers computed
+# (docs/theory.md §3); its evidence names those its run used. A meta test compares this with the
+# suite's registry.
+RESTS_ON: dict[str, tuple[str, ...]] = {
+    "T1": ("D3", "D7", "D9"), "T2": ("D3", "D7", "D9"), "T3": ("D3", "D7", "D9"), "T4": ("D3", "D7", "D9"),
+    "D3": ("D3",)}
+
 
 def _check_layer_positions(cert: dict, m: Model) -> None:
     """The positions a certificate states under ``layer_positions`` (any claim's) are the replay's."""
