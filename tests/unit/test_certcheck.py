@@ -419,6 +419,19 @@ def test_what_a_claims_report_states_besides_its_verdicts_is_the_replay(change: 
     assert len(run) == 1 and fragment in run[0].reason and result.exit_status == 1
 
 
+def test_T1_evidence_names_a_path_leader_that_first_leads_after_the_chain_starts() -> None:
+    # A = S + K (not symmetric): token 6 has a closed-form path from layer 4 and first leads at layer 5,
+    # the last layer run. T1's evidence lists it, as its certificate does; the checker once compared
+    # the evidence with the D7 leader fates only and rejected the suite's own report.
+    report = _report(generate("nonsymmetric_pd", 159948548, n=11, d=2, alpha=F(1, 50)))
+    assert report["verdicts"]["T1"]["status"] == "certified"
+    assert report["verdicts"]["T1"]["evidence"]["leaders"] == {"6": 5, "10": 0}
+    assert next(f for f in report["fates"] if f["token"] == 6)["kind"] == "path"
+    assert not _rejections(certcheck.check_report(copy.deepcopy(report)))
+    report["verdicts"]["T1"]["evidence"]["leaders"] = {"6": 4, "10": 0}
+    assert any("evidence.leaders" in o.reason for o in _rejections(certcheck.check_report(report)))
+
+
 # Outside the theorem's hypotheses (docs/theory.md §2): a duplicated token, and an indefinite A.
 OUTSIDE = {"duplicate": {"tokens": [["1", "0"], ["0", "1"], ["0", "1"], ["1/2", "1/4"]], "alpha": "1/2",
                          "outside_hypotheses": True},

@@ -254,7 +254,10 @@ def _evidence_problems(run: Run, facts: Facts) -> list[str]:
         "T0": {"first_layer": first, "leaders": leading[first] if first is not None else [],
                "largest_A_norm_tokens": [i for i in range(m.n) if norms[i] == max(norms)],
                "largest_A_norm_squared": max(norms)},
-        "T1": {"leaders": {str(t): f.layer for t, f in sorted(facts.fates.items()) if f.kind == "leader"}},
+        # Every token that leads within the layers run, from its first leading layer (the T1 certificate's
+        # list): also one whose closed-form path first leads after the chain's first layer.
+        "T1": {"leaders": {str(i): next(k for k, found in enumerate(leading) if i in found)
+                           for i in range(m.n) if any(i in found for found in leading)}},
         "T2": {"vertices": len(leader_limits)},
         "T3": {"kinds": {kind: kinds.get(kind, 0) for kind in ("leader", "fixed", "locked", "path")}},
         "T4": {"non_vertex_limits": len({f.limit for f in facts.fates.values() if f.limit not in leader_limits})},
@@ -274,11 +277,23 @@ def _evidence_problems(run: Run, facts: Facts) -> list[str]:
         if claim == "T4" and isinstance(certificate, dict) and isinstance(certificate.get("projections"), list):
             # The faces the evidence names are those of the projections its (verified) certificate holds.
             wanted["faces"] = [e.get("face") if isinstance(e, dict) else None for e in certificate["projections"]]
+        if claim in CHECKS:
+            # A field of no certified verdict of this claim would state what nothing here checks.
+            known = set(wanted) | {"faces"} if claim == "T4" else set(wanted)
+            unknown = sorted(str(key) for key in evidence if key not in known and key != SEARCH_LOG)
+            if unknown:
+                problems.append(f"verdicts.{claim}.evidence.{unknown[0][:40]}: not a field of a certified {claim} "
+                                f"verdict's evidence ({', '.join(sorted(known | {SEARCH_LOG}))})")
         for key, value in wanted.items():
             if key in evidence and not _same_value(evidence[key], value):
                 problems.append(f"verdicts.{str(claim)[:40]}.evidence.{key} is {_brief_json(evidence[key])}, the replay "
                                 f"gives {_brief_json(_text(value) if isinstance(value, Fraction) else value)}")
     return problems[:3]
+
+
+# The producer's log of its D9 searches (layers tried, outcomes, jumps): its failed searches are not
+# repeated here, so the log is not re-derived; the chain a verdict rests on is in its certificate.
+SEARCH_LOG = "closed_form_searches"
 
 
 def _same_value(given: Any, wanted: Any) -> bool:
