@@ -129,3 +129,23 @@ def test_a_check_with_numbers_beyond_pythons_digit_limit_verifies(tmp_path: Path
                for x in row) > 8000
     assert main(["certcheck", str(report)]) == 0
     assert certcheck.main([str(report)]) == 0
+
+
+def test_bad_usage_of_the_standalone_checker_is_one_line(capsys: Any) -> None:
+    from verify.certcheck.cli import main as standalone  # noqa: PLC0415
+
+    assert standalone(["--max-work", "abc", "file.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--max-work" in err and "'abc'" in err
+
+
+def test_an_inconclusive_verdict_is_accepted_and_said_to_carry_no_certificate(tmp_path: Path, capsys: Any) -> None:
+    # Leader control finds neither a design nor an impossibility certificate for token 2 alone.
+    example = Path(__file__).resolve().parents[2] / "examples" / "control.json"
+    result = tmp_path / "control.json"
+    assert main(["control", str(example), "--leaders", "2", "--json", str(result)]) == 3
+    capsys.readouterr()
+    assert main(["certcheck", str(result)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == ("certcheck: 0 certificate(s) verified; nothing rejected; 1 inconclusive verdict(s) accepted as "
+                    "stated (no certificate to verify)")

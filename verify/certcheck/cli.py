@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 import traceback
+from typing import NoReturn
 
 from .common import BAD_INPUT, BadInput, COULD_NOT_COMPLETE
 from .files import check_file
@@ -26,9 +27,12 @@ DESCRIPTION = "The independent certificate checker: re-verifies claim reports wi
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError("expected a positive integer")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text[:40]!r}")
     return value
 
 
@@ -65,8 +69,17 @@ def write_json(text: str, destination: str) -> None:
         raise
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad usage is one line naming the option (exit status 2), not argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {one_line(message)}", file=sys.stderr)
+        raise SystemExit(BAD_INPUT)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m verify.certcheck", description=DESCRIPTION)
+    # The package runs as verify.certcheck, or copied on its own as certcheck: usage names the one in use.
+    parser = _OneLineParser(prog=f"python -m {__package__ or 'verify.certcheck'}", description=DESCRIPTION)
     parser.add_argument("file", help="a claims report (hardmax-verify check --json), a results.json, a softmax record "
                                         "(hardmax-verify softmax --json) or a control result (hardmax-verify control --json)")
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE|-",

@@ -97,6 +97,11 @@ class CheckResult:
             verdict = "nothing rejected, but some certificates could not be checked"
         elif NOT_CHECKED in statuses:
             verdict = "nothing rejected, but some saved results the report quotes were not checked"
+        elif "inconclusive" in statuses:
+            # An inconclusive verdict states nothing false and carries no certificate: accepted, never proof.
+            undecided = sum(o.status == "inconclusive" and not o.claim.startswith("(") for o in self.outcomes)
+            verdict = (f"{'everything verified' if verified else 'nothing rejected'}; {undecided} inconclusive "
+                       "verdict(s) accepted as stated (no certificate to verify)")
         else:
             verdict = "everything verified"
         return f"certcheck: {verified} certificate(s) verified; {verdict}"
