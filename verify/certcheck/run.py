@@ -267,8 +267,13 @@ def _evidence_problems(run: Run, facts: Facts) -> list[str]:
     outside = run.config.get("outside_hypotheses") is True
     problems = []
     for claim, verdict in run.verdicts.items():
-        evidence = verdict.get("evidence") if isinstance(verdict, dict) else None
-        if not isinstance(evidence, dict) or verdict.get("status") != "certified":
+        if not isinstance(verdict, dict) or verdict.get("status") != "certified":
+            continue
+        evidence = verdict.get("evidence")
+        if not isinstance(evidence, dict) or "outside_hypotheses" not in evidence:
+            # Every verdict states its evidence, the hypotheses flag at least (docs/certificates.md).
+            problems.append(f"verdicts.{str(claim)[:40]}.evidence: expected an object with outside_hypotheses, got "
+                            f"{_brief_json(evidence)}")
             continue
         wanted = {"last_layer": run.last_layer, "settled_layer": facts.settled, "outside_hypotheses": outside,
                   "rests_on": [fact for fact in RESTS_ON.get(claim, ()) if fact in used],
