@@ -22,7 +22,8 @@ from typing import Any
 import click
 import pytest
 
-from hostile_run import assert_bounded, assert_refused, campaign, finish, kill_session, launch, run, slow_except, wait_for_line
+from hostile_run import (PROGRESS_LINE, assert_bounded, assert_refused, campaign, finish, kill_session, launch, run, slow_except,
+                         wait_for_line)
 from verify.core import exitcodes
 from verify.app.cli import _register_commands, cli, main
 from verify.app.commands import simulate as simulate_command
@@ -110,7 +111,8 @@ def test_a_full_disk_keeps_the_previous_output(inputs: Path, tmp_path: Path, mon
     status = main(["simulate", str(inputs / "config.json"), "--layers", "3", "--json", str(target)])
     err = capsys.readouterr().err
     assert status == exitcodes.COULD_NOT_COMPLETE, err
-    assert err.strip() == "error: could not complete: No space left on device (rerun with --debug for the traceback)"
+    assert [line for line in err.splitlines() if not PROGRESS_LINE.match(line)] == [
+        "error: could not complete: No space left on device (rerun with --debug for the traceback)"]
     assert target.read_text() == "previous\n" and sorted(p.name for p in tmp_path.iterdir()) == ["trajectory.json"]
 
 
