@@ -48,12 +48,13 @@ READY = "hostile-ready"
 # The stage lines of a long command whose standard error is not a terminal: "COMMAND: stage".
 PROGRESS_LINE = re.compile(r"^(report|selftest|hardmax-verify [a-z][a-z -]*): ")
 CHILD = f"import sys, verify.app.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.app.cli.run()"
-# The launcher (see the module docstring). Each line it reads is a case (JSON); it forks, says the
-# case's pid, waits for it and says its wait status and peak resident memory (KiB). The forked
-# process leaves the loop and runs the command as CHILD does, at the top level of the program, so
-# that its exit is an interpreter's exit (atexit handlers, flushes).
+# The launcher (see the module docstring). Each line it reads is a case (JSON): it forks it and says
+# "started PID"; when a case ends it says "ended PID WAIT-STATUS PEAK-KIB" (cases may overlap, as
+# a second run beside a first one). The forked process leaves the loop and runs the command as
+# CHILD does, at the top level of the program, so that its exit is an interpreter's exit (atexit
+# handlers, flushes).
 LAUNCHER = f"""
-import gc, importlib, json, os, resource, sys
+import gc, importlib, json, os, resource, select, sys
 import verify.app.cli
 from verify.app.commands import COMMANDS
 for module_name, _ in COMMANDS:
@@ -63,18 +64,33 @@ for module_name, _ in COMMANDS:
 gc.freeze()
 
 
+def say(line):
+    os.write(1, (line + "\\n").encode())
+
+
 def serve():
+    running, buffer = set(), b""
     while True:
-        line = sys.stdin.readline()
-        if not line:
-            sys.exit(0)
+        while running:
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+            if not pid:
+                break
+            running.discard(pid)
+            say(f"ended {{pid}} {{status}} {{usage.ru_maxrss}}")
+        if b"\\n" not in buffer:
+            if select.select([0], [], [], 0.01 if running else None)[0]:
+                chunk = os.read(0, 65536)
+                if not chunk:
+                    sys.exit(0)
+                buffer += chunk
+            continue
+        line, buffer = buffer.split(b"\\n", 1)
         case = json.loads(line)
         pid = os.fork()
         if pid == 0:
             return case
-        print(pid, flush=True)
-        _, status, usage = os.wait4(pid, 0)
-        print(status, usage.ru_maxrss, flush=True)
+        running.add(pid)
+        say(f"started {{pid}}")
 
 
 case = serve()
@@ -194,12 +210,11 @@ class Forked:
     def collect(self, timeout: float | None) -> bool:
         """Wait up to ``timeout`` seconds (None: for ever) for the launcher to report the exit; True once it has."""
         if self.returncode is None:
-            line = self.launcher.read_line(timeout)
-            if line is None:
+            ended = self.launcher.wait_for(self.pid, timeout)
+            if ended is None:
                 return False
-            status, peak_kib = (int(word) for word in line.split())
+            status, peak_kib = ended
             self.returncode, self.peak_bytes = os.waitstatus_to_exitcode(status), peak_kib * 1024
-            self.launcher.pending = None
         return True
 
     def poll(self) -> int | None:
@@ -217,14 +232,14 @@ class _Launcher:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                      start_new_session=True, preexec_fn=_limits({}))
         self.buffer = b""
-        self.pending: Forked | None = None
+        self.running: set[int] = set()
+        self.ended: dict[int, tuple[int, int]] = {}  # pid: (wait status, peak resident KiB)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def read_line(self, timeout: float | None) -> str | None:
-        """The launcher's next line; None if none came within ``timeout`` seconds."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def _line(self, deadline: float | None) -> str | None:
+        """The launcher's next line; None if none came before ``deadline`` (monotonic; None: no deadline)."""
         assert self.proc.stdout is not None
         while b"\n" not in self.buffer:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -238,10 +253,28 @@ class _Launcher:
         line, self.buffer = self.buffer.split(b"\n", 1)
         return line.decode()
 
+    def _next_event(self, deadline: float | None) -> tuple[str, int] | None:
+        """The launcher's next line as ("started" or "ended", pid), an end recorded; None if none came before ``deadline``."""
+        line = self._line(deadline)
+        if line is None:
+            return None
+        word, pid, *rest = line.split()
+        if word == "started":
+            self.running.add(int(pid))
+        else:
+            self.running.discard(int(pid))
+            self.ended[int(pid)] = (int(rest[0]), int(rest[1]))
+        return word, int(pid)
+
+    def wait_for(self, pid: int, timeout: float | None) -> tuple[int, int] | None:
+        """(wait status, peak resident KiB) of case ``pid`` once it has ended; None if not within ``timeout`` s."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while pid not in self.ended:
+            if self._next_event(deadline) is None:
+                return None
+        return self.ended.pop(pid)
+
     def launch(self, args: Sequence[str], cwd: Path, limits: Mapping[int, int]) -> Forked:
-        if self.pending is not None:  # left running by a test that failed before finishing it
-            kill_session(self.pending)
-            self.pending.collect(None)
         out_path, err_path = _log_paths(cwd)
         for path in (out_path, err_path):  # there before the case starts, as wait_ready expects
             path.touch()
@@ -251,14 +284,17 @@ class _Launcher:
         self.proc.stdin.write((json.dumps(case) + "\n").encode())
         self.proc.stdin.flush()
         started = time.monotonic()
-        line = self.read_line(TIME_LIMIT)
-        assert line is not None, "the launcher did not fork the case"
-        self.pending = Forked(self, int(line), args, out_path, err_path, started)
-        return self.pending
+        while (event := self._next_event(started + TIME_LIMIT)) is not None and event[0] != "started":
+            pass  # another case's end, recorded
+        assert event is not None, "the launcher did not fork the case"
+        return Forked(self, event[1], args, out_path, err_path, started)
 
     def stop(self) -> None:
-        if self.pending is not None:
-            kill_session(self.pending)
+        for pid in self.running:  # left running by a test that failed before finishing it
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         assert self.proc.stdin is not None
         self.proc.stdin.close()  # the launcher ends at the end of its input
         try:
