@@ -3,12 +3,19 @@
 import os
 import re
 
-import pytest
-from hypothesis import settings
+# Under pytest-xdist the workers share the machine's cores: each gets its share of threads for
+# torch's and the BLAS's parallel regions (read when they are first imported, so set here),
+# instead of every worker's threads spinning against the others'.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    os.environ.setdefault("OMP_NUM_THREADS",
+                          str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
 
-from verify.app.locations import HOME_VARIABLE
-from verify.core.profiles import load_profile
-from tests.common.xdist_groups import group_of, shares_a_module_fixture
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+from verify.app.locations import HOME_VARIABLE  # noqa: E402
+from verify.core.profiles import load_profile  # noqa: E402
+from tests.common.xdist_groups import group_of, shares_a_module_fixture  # noqa: E402
 
 PROFILE = load_profile()
 

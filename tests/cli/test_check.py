@@ -176,5 +176,15 @@ def test_a_closed_pipe_is_said_as_one_line_not_as_an_internal_error(tmp_path: Pa
     with child.stderr:
         err = child.stderr.read().decode()
     assert child.wait(timeout=120) == 4
-    assert err.strip() == ("error: could not complete: the output was closed before everything was written "
-                           "(broken pipe) (rerun with --debug for the traceback)")
+    *progress, error = err.strip().splitlines()
+    assert progress == ["hardmax-verify check: checking triangle: layer 0 of at most 200"]  # standard error is a pipe
+    assert error == ("error: could not complete: the output was closed before everything was written "
+                     "(broken pipe) (rerun with --debug for the traceback)")
+
+
+def test_piped_standard_error_says_that_the_check_has_started(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """No terminal, no bar: a progress line once layer 0 is done, before the summary (the summary is on standard output)."""
+    config = _write(tmp_path / "c.json", WORKED_CONFIGURATIONS["triangle"].to_json_dict())
+    assert main(["check", str(config), "--no-cross-check"]) == 0
+    assert capsys.readouterr().err.splitlines() == ["hardmax-verify check: checking triangle: layer 0 of at most 200"]

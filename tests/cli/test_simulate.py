@@ -2,10 +2,12 @@
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from verify.app.cli import main
+from verify.app.commands import output
 
 EXAMPLE = {"tokens": [["1", "1/3"], ["-1/12", "1/12"], [-1, -1], [0, 0.25]], "alpha": "1/2",
            "A": [["1", "0"], ["0", "1"]]}
@@ -160,3 +162,12 @@ def test_the_readme_float_sentence_a_decided_float_run_is_certified_and_exits_0(
     assert main(["simulate", str(example), "--layers", "3", "--arithmetic", "float"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         "certified: every float attention set was decided by the proven rounding bound")
+
+
+def test_piped_progress_is_a_line_once_layer_0_is_done_then_one_every_ten_seconds(tmp_path, capsys, monkeypatch):
+    """No terminal, no bar: lines say that the run is working and how far it is, not one line per layer."""
+    ticks = iter(range(0, 1000, 4))  # each layer takes 4 s: a line at 0 s, 12 s, 24 s, ... (layers 0, 3, 6, ...)
+    monkeypatch.setattr(output, "time", SimpleNamespace(monotonic=lambda: next(ticks)))
+    assert main(["simulate", str(write(tmp_path, EXAMPLE)), "--layers", "30"]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"hardmax-verify simulate: simulating config.json: layer {k} of 30"
+                                                    for k in range(0, 31, 3)]

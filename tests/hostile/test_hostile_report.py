@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from hostile_run import (TIME_LIMIT, assert_bounded, assert_refused, campaign, finish, kill_session, processes_in,
-                         run, start, wait_ready)
+from hostile_run import (TIME_LIMIT, assert_bounded, assert_refused, campaign, finish, kill_session, launch,
+                         processes_in, run, start, wait_ready)
 from verify.core import exitcodes, io
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc to find the run's processes")
@@ -78,14 +78,14 @@ def _assert_untouched(work: Path, digest: dict[str, str]) -> None:
 @pytest.mark.slow
 def test_a_second_run_into_the_same_folder_is_refused_at_once(earlier: tuple[Path, dict[str, str]]) -> None:
     work, digest = earlier
-    first = start(_big(1), work)
+    first = launch(_big(1), work)
     try:
         _wait_for(lambda: (work / "reports" / ".latest.lock").exists(), "the first run's lock")
         second = run(_big(1), work)
         line = assert_refused(second, exitcodes.COULD_NOT_COMPLETE, "reports/latest", "another run",
                               f"pid {first.pid}")
         assert "wait for it" in line
-        assert os.waitpid(first.pid, os.WNOHANG) == (0, 0)  # the first run goes on
+        assert first.poll() is None  # the first run goes on
     finally:
         os.kill(first.pid, signal.SIGTERM)
         stopped = finish(first)
@@ -97,7 +97,7 @@ def test_a_second_run_into_the_same_folder_is_refused_at_once(earlier: tuple[Pat
 @pytest.mark.slow
 def test_after_a_sigkill_no_process_survives_and_the_next_run_cleans_up(earlier: tuple[Path, dict[str, str]]) -> None:
     work, digest = earlier
-    killed = start(_big(2), work)
+    killed = launch(_big(2), work)
     try:
         wait_ready(killed)
         # Workers up and checking: the pool's processes share the run's working directory.

@@ -1,33 +1,37 @@
 """Same seed, same versions: the same results.json byte for byte, apart from the environment block (issue 4).
 
-Runs go through the CLI (``verify.app.cli.main``) into different folders, so the command line
-differs (it belongs to the environment block); merging does not depend on completion order.
+The first run is the test run's shared small report (tests/common/reports.py); the second builds
+the same campaign on the same seed again into another folder, with another command line (it
+belongs to the environment block); merging does not depend on completion order.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from verify.app.cli import main
-from verify.app.campaign import default_spec, merge_records, plan_tasks, run_tasks
+from tests.common.reports import SMALL_SEED, SMALL_SPEC
+from verify.app.campaign import CampaignSpec, default_spec, merge_records, plan_tasks, run_tasks
+from verify.app.report.build import build_report
 from verify.app.report.schema import ENVIRONMENT_KEY, deterministic_part
 
 
-def _run(tmp_path: Path, name: str, *args: str) -> str:
-    out = tmp_path / name
-    status = main(["report", "--out", str(out), "--examples", "3", "--jobs", "1", "--runs", str(tmp_path / "none"),
-                   *args])
-    assert status == 0
+def _run(out: Path, seed: int, spec: CampaignSpec, command_line: str) -> str:
+    outcome = build_report(out=out, seed=seed, spec=spec, runs_dir=None, command_line=command_line)
+    assert outcome.exit_status == 0, outcome.results["summary"]
     return (out / "results.json").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def runs(small_report: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """a and b: one campaign on one seed, built twice; c: its generated configurations on another seed."""
     tmp = tmp_path_factory.mktemp("determinism")
-    return {"a": _run(tmp, "a", "--seed", "5"), "b": _run(tmp, "b", "--seed", "5"), "c": _run(tmp, "c", "--seed", "6")}
+    return {"a": (small_report / "results.json").read_text(encoding="utf-8"),
+            "b": _run(tmp / "b", SMALL_SEED, SMALL_SPEC, "test, again"),
+            "c": _run(tmp / "c", SMALL_SEED + 1, replace(SMALL_SPEC, worked=False), "test, another seed")}
 
 
 @pytest.mark.slow
@@ -40,13 +44,13 @@ def test_same_seed_same_bytes_apart_from_environment(runs: dict[str, str]) -> No
     assert env_a["command_line"] != env_b["command_line"]
 
 
-@pytest.mark.slow  # three whole reports (the fixture)
+@pytest.mark.slow  # two whole reports (the fixture)
 def test_other_seed_other_examples(runs: dict[str, str]) -> None:
     a, c = json.loads(runs["a"]), json.loads(runs["c"])
     generated_a = [r["configuration"] for r in a["examples"] if r["task"]["kind"] == "generated"]
     generated_c = [r["configuration"] for r in c["examples"] if r["task"]["kind"] == "generated"]
     assert generated_a != generated_c
-    assert a["campaign"]["seed"] == 5 and c["campaign"]["seed"] == 6
+    assert a["campaign"]["seed"] == SMALL_SEED and c["campaign"]["seed"] == SMALL_SEED + 1
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from verify.app.cli import main  # noqa: E402
+from verify.experiments.sentiment import analyze as analyze_module  # noqa: E402
 from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
 from verify.experiments.sentiment.checkpoints import checkpoint_corpus  # noqa: E402
 from verify.experiments.sentiment.model import (TrainingSettings, _bce_and_accuracy, model_from_weights,  # noqa: E402
@@ -59,6 +60,12 @@ def fixture_csv(tmp_path):
 def _train(data, out, cache, epochs, extra=()):
     return main(["sentiment", "train", "--d", "2", "--epochs", str(epochs), "--data", str(data), "--out", str(out),
                  "--cache-dir", str(cache), "--batch-size", "32", "--hardmax-every", "1", "--quiet", *extra])
+
+
+def _without_review_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sentiment analyze`` without drawing its review figures: seconds each, drawn and checked by
+    test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays and tests/unit/test_sentiment_figures.py."""
+    monkeypatch.setattr(analyze_module, "plot_review_evolution", lambda weights, ids, words, *, layers, **_: {"layers": layers})
 
 
 def _untimed(history: list[dict]) -> list[dict]:
@@ -125,7 +132,8 @@ def test_resume_refuses_a_folder_of_another_run(fixture_csv, tmp_path):
 
 
 @pytest.mark.slow
-def test_min_count_and_split_seed_are_recorded_and_evaluation_rebuilds_them(fixture_csv, tmp_path, capsys):
+def test_min_count_and_split_seed_are_recorded_and_evaluation_rebuilds_them(fixture_csv, tmp_path, capsys, monkeypatch):
+    _without_review_figures(monkeypatch)
     cache = tmp_path / "cache"
     # Cue words occur about 100 times in the training reviews, neutral words about 300 times:
     # --min-count 150 sends every cue word to <UNK> and keeps the neutral ones.
@@ -211,9 +219,11 @@ def test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays(fi
     np.savez(npz, E=rng.normal(size=(300, 2)).astype(np.float32), alpha=np.array([2.35], dtype=np.float32),
              w=np.array([[-7.3, 5.7]], dtype=np.float32), b=np.array([-0.28], dtype=np.float32))
     analysis = tmp_path / "analysis"
+    # One configuration through the exact claim checks (certified_limits is tested on its own in
+    # tests/unit/test_sentiment_analyze.py): here, that the command runs them and records them.
     assert main(["sentiment", "analyze", "--checkpoint", str(out), "--authors-npz", str(npz), "--data",
                  str(fixture_csv), "--cache-dir", str(cache), "--out", str(analysis), "--samples", "6",
-                 "--converge-layers", "30", "--quiet"]) == 0
+                 "--certify-samples", "1", "--converge-layers", "30", "--quiet"]) == 0
     result = json.loads((analysis / "analysis.json").read_text(encoding="utf-8"))
     stats = result["checkpoints"][0]["leader_statistics"]
     assert stats["reviews"] == 90 and 0 <= stats["min"] <= stats["mean"] <= stats["max"]
@@ -232,11 +242,15 @@ def test_analyze_writes_the_analyses_for_a_checkpoint_and_authors_like_arrays(fi
         assert part["T0_leader_within_K"]["holds"] + part["T0_leader_within_K"]["fails"] == 6
     # Distinct nonzero tokens: a max-norm token leads at layer 0 (D0), so T0 holds for all.
     assert result["authors_d2"]["distinct"]["T0_leader_within_K"]["fails"] == 0
+    assert result["authors_d2"]["distinct"]["certified_limits"]["configurations"] == 1
     assert (analysis / "run_training_curves.png").exists()
+    plotted = result["checkpoints"][0]["reviews_plotted"]
+    assert plotted and all((analysis / f"run_review_{name}.{kind}").exists() for name in plotted for kind in ("png", "gif"))
 
 
 @pytest.mark.slow
-def test_analyze_counts_leaders_among_words_never_seen_in_training(tmp_path):
+def test_analyze_counts_leaders_among_words_never_seen_in_training(tmp_path, monkeypatch):
+    _without_review_figures(monkeypatch)
     data = tmp_path / "unseen.csv.gz"
     # "zyzzyva" is in 15 official-test reviews and no training review; "quokka" once in training.
     write_fixture_csv(data, test_only_word="zyzzyva", train_hapax="quokka")

@@ -265,6 +265,12 @@ def import_graph(imports: tuple[Import, ...]) -> dict[str, set[str]]:
 
 # --------------------------------------------------------------------------- the tests
 
+@pytest.fixture(scope="module", autouse=True)
+def _package_read_once() -> None:
+    """Read every import of the package (cached) once: a module fixture keeps these tests on one xdist worker."""
+    package_imports()
+
+
 
 def test_every_module_belongs_to_a_part() -> None:
     modules = {imp.module for imp in package_imports()} | {_module_name(p) for p in PACKAGE.rglob("*.py")}

@@ -9,7 +9,6 @@ that loading refuses it and the marker never appears.
 from __future__ import annotations
 
 import ast
-import functools
 import io
 import os
 import pickle
@@ -29,8 +28,9 @@ PACKAGE = Path(verify.__file__).parent
 UNPICKLING_MODULES = {"pickle", "cPickle", "_pickle", "dill", "cloudpickle", "joblib", "shelve", "marshal", "jsonpickle"}
 
 
-@functools.cache  # parsed once for the tests that walk every source file
-def _sources() -> list[tuple[Path, ast.Module]]:
+@pytest.fixture(scope="module")
+def sources() -> list[tuple[Path, ast.Module]]:
+    """Every source file of the package, parsed once for the tests that walk them all (on one xdist worker)."""
     return [(p, ast.parse(p.read_text(encoding="utf-8"), filename=str(p))) for p in sorted(PACKAGE.rglob("*.py"))]
 
 
@@ -52,9 +52,9 @@ def _keyword(node: ast.Call, name: str) -> object:
     return "<absent>"
 
 
-def test_the_package_never_imports_an_unpickling_module() -> None:
+def test_the_package_never_imports_an_unpickling_module(sources: list[tuple[Path, ast.Module]]) -> None:
     offenders = []
-    for path, tree in _sources():
+    for path, tree in sources:
         for node in ast.walk(tree):
             names = []
             if isinstance(node, ast.Import):
@@ -65,9 +65,9 @@ def test_the_package_never_imports_an_unpickling_module() -> None:
     assert not offenders, offenders
 
 
-def test_every_array_load_refuses_pickles() -> None:
+def test_every_array_load_refuses_pickles(sources: list[tuple[Path, ast.Module]]) -> None:
     offenders = []
-    for path, tree in _sources():
+    for path, tree in sources:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal, Sequence, cast
+from typing import Any, Callable, Literal, Sequence, cast
 
 import numpy as np
 
@@ -78,7 +78,8 @@ class Trajectory:
 
 
 def simulate(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Sequence[Sequence[Any]] | None = None,
-             layers: int, arithmetic: Arithmetic = "exact", V: Sequence[Sequence[Any]] | None = None) -> Trajectory:
+             layers: int, arithmetic: Arithmetic = "exact", V: Sequence[Sequence[Any]] | None = None,
+             progress: Callable[[int], None] | None = None) -> Trajectory:
     """Run the hardmax dynamics (docs/theory.md §1) for ``layers`` layers.
 
     Parameters
@@ -95,6 +96,8 @@ def simulate(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Sequence[Sequenc
         ``"exact"`` (rational, the reference) or ``"float"`` (float64 with a proven error bound).
     V
         Optional value matrix (model variant of docs/theory.md §6), exact arithmetic only.
+    progress
+        Called with each layer's index once that layer is computed.
     """
     if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or layers < 0:
         raise InputError("layers", f"expected a non-negative integer, got {layers!r}")
@@ -105,18 +108,20 @@ def simulate(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Sequence[Sequenc
     A_exact = None if A is None else [[to_rational(x, field=f"A[{r}][{c}]") for c, x in enumerate(row)]
                                       for r, row in enumerate(A)]
     if arithmetic == "exact":
-        return _simulate_exact(exact_tokens, a, A_exact, layers, V)
+        return _simulate_exact(exact_tokens, a, A_exact, layers, V, progress)
     if arithmetic == "float":
         if V is not None:
             raise InputError("V", "the value-matrix variant is available in exact arithmetic only")
-        return _simulate_float(exact_tokens, a, A_exact, layers)
+        return _simulate_float(exact_tokens, a, A_exact, layers, progress)
     raise InputError("arithmetic", f"expected 'exact' or 'float', got {arithmetic!r}")
 
 
-def _simulate_exact(tokens, alpha, A, layers, V) -> Trajectory:
+def _simulate_exact(tokens, alpha, A, layers, V, progress) -> Trajectory:
     recorded: list[ExactLayer] = []
     for layer in exact_layers(tokens, alpha=alpha, A=A, V=V):
         recorded.append(layer)
+        if progress is not None:
+            progress(layer.index)
         if layer.index == layers:
             break
     leaders: dict[int, int] = {}
@@ -139,7 +144,7 @@ def _to_float(x: Fraction, field: str) -> float:
     return value
 
 
-def _simulate_float(tokens, alpha, A, layers) -> Trajectory:
+def _simulate_float(tokens, alpha, A, layers, progress) -> Trajectory:
     Z0 = np.array([[_to_float(x, f"tokens[{i}][{c}]") for c, x in enumerate(t)] for i, t in enumerate(tokens)],
                   dtype=np.float64)
     n, d = Z0.shape
@@ -196,6 +201,8 @@ def _simulate_float(tokens, alpha, A, layers) -> Trajectory:
                     leaders.setdefault(groups.members[u][0], layer.index)
             if flagged:
                 first_undecided = layer.index
+        if progress is not None:
+            progress(layer.index)
         if layer.index == layers:
             break
     return Trajectory("float", alpha, A, layers, positions, attention, leaders, undecided)

@@ -17,7 +17,7 @@ from verify.core.config import load_configuration
 from verify.core.limits import MAX_LAYER_BUDGET
 from verify.core.text import one_line, short_number
 from verify.claims.verdicts import Verdict
-from .output import emit_json, json_option, summary_console, verdict_line
+from .output import LayerLines, emit_json, json_option, summary_console, verdict_line
 
 _STYLE = {"certified": "green", "failed": "bold red", "inconclusive": "yellow"}
 
@@ -89,11 +89,18 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
     config = load_configuration(config_path, outside_hypotheses=outside_hypotheses)
     shown_name = one_line(config.name or config_path.name)  # the file's text, never terminal codes or markup
     console = Console(stderr=True)
+    lines = LayerLines(f"checking {shown_name}", f"at most {layer_budget}", console=console)  # piped: no bar
+
+    def progress(k: int) -> None:
+        bar.update(task, completed=k)
+        lines(k)
+
     with Progress(TextColumn("checking {task.description}", markup=False), BarColumn(),
-                  TextColumn("layer {task.completed}"), console=console, transient=True) as bar:
+                  TextColumn("layer {task.completed}"), console=console, transient=True,
+                  disable=not console.is_terminal) as bar:
         task = bar.add_task(shown_name, total=layer_budget)
         report = check_configuration(config, layer_budget=layer_budget, cross_check=not no_cross_check,
-                                     progress=lambda k: bar.update(task, completed=k), time_budget=time_budget)
+                                     progress=progress, time_budget=time_budget)
 
     title = (f"{shown_name}: n={config.n}, d={config.d}, layers 0..{report.layers_run}"
              f"{'' if report.settled_layer is None else f', settled at layer {report.settled_layer}'}"

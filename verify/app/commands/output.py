@@ -15,6 +15,7 @@ Progress bars and log lines always go to standard error: standard output carries
 from __future__ import annotations
 
 import json
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -27,7 +28,7 @@ from rich.text import Text
 
 from verify.core.io import atomic_write_text
 
-__all__ = ["JSON_TO_STDOUT", "JsonOption", "json_option", "json_took_argument", "verdict_line", "StageLines",
+__all__ = ["JSON_TO_STDOUT", "JsonOption", "json_option", "json_took_argument", "verdict_line", "StageLines", "LayerLines",
            "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter"]
 
 JSON_TO_STDOUT = "-"
@@ -124,6 +125,31 @@ class StageLines:
             return
         self._last = stage
         self.console.print(Text(f"{self.command}: {stage}"), soft_wrap=True, highlight=False)
+
+
+class LayerLines:
+    """Progress of a layer-by-layer computation on standard error, when standard error is not a terminal.
+
+    ``COMMAND: WHAT: layer K of TOTAL``, first once layer 0 is done (the input was read and
+    the work has started), then at most one line every ``interval`` seconds: a piped or
+    redirected run says that it is working and how far it is, without a line per layer. A
+    terminal shows a live bar instead.
+    """
+
+    def __init__(self, what: str, total: str, *, interval: float = 10.0, console: Console | None = None) -> None:
+        context = click.get_current_context(silent=True)
+        self.command = context.command_path if context is not None else "progress"
+        self.what, self.total, self.interval = what, total, interval
+        self.console = console if console is not None else Console(stderr=True)
+        self._printed_at: float | None = None
+
+    def __call__(self, layer: int) -> None:
+        now = time.monotonic()
+        if self.console.is_terminal or (self._printed_at is not None and now - self._printed_at < self.interval):
+            return
+        self._printed_at = now
+        self.console.print(Text(f"{self.command}: {self.what}: layer {layer} of {self.total}"), soft_wrap=True,
+                           highlight=False)
 
 
 class ProgressReporter:

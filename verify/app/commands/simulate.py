@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Sequence
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from verify.core import exitcodes
 from verify.core.config import Configuration, load_configuration
@@ -14,7 +16,7 @@ from verify.core.numbers import InputError
 from verify.core.text import one_line, short_number
 from verify.core.trajectory import Arithmetic, Trajectory
 from verify.core.trajectory import simulate as run_simulation
-from .output import echo_summary, emit_json, json_option
+from .output import LayerLines, echo_summary, emit_json, json_option
 
 # A summary line lists at most this many tokens' attention sets (the JSON has them all).
 MAX_TOKENS_SHOWN = 24
@@ -103,8 +105,19 @@ def simulate(config_path: Path, layers: int | None, arithmetic: Arithmetic, json
         raise InputError(option, refusal)
     if config.beta is not None:
         raise InputError("beta", "softmax attention is simulated by the conjecture lab, not by 'simulate'")
-    trajectory = run_simulation(config.tokens, alpha=config.alpha, A=config.A_matrix if config.A else None,
-                                layers=layers, arithmetic=arithmetic, V=config.V)
+    shown_name = one_line(config.name or config_path.name)
+    console = Console(stderr=True)
+    lines = LayerLines(f"simulating {shown_name}", str(layers), console=console)  # piped: no bar
+
+    def progress(k: int) -> None:
+        bar.update(task, completed=k)
+        lines(k)
+
+    with Progress(TextColumn("simulating {task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task(shown_name, total=layers)
+        trajectory = run_simulation(config.tokens, alpha=config.alpha, A=config.A_matrix if config.A else None,
+                                    layers=layers, arithmetic=arithmetic, V=config.V, progress=progress)
     echo_summary("\n".join(summary_lines(config, trajectory, source=config_path.name)), json_to)
     emit_json({"config": config.to_json_dict(), **trajectory.to_json_dict()}, json_to)
     # A float run with an undecided attention set is not certified: nothing false, inconclusive.
