@@ -144,7 +144,7 @@ def test_an_installed_copy_says_it_has_no_saved_results(tmp_path: Path, monkeypa
     monkeypatch.setattr("verify.app.commands.report.project_runs", lambda: None)
     path = tmp_path / "CAMPAIGN.toml"
     path.write_text(GOOD, encoding="utf-8")  # no worked configurations: the campaign is beside the point
-    assert _report(tmp_path, "--config", str(path), "--examples", "0") == exitcodes.SUCCESS
+    assert _report(tmp_path, "--config", str(path), "--examples", "1") == exitcodes.SUCCESS
     err = capsys.readouterr().out
     for section in ("sentiment", "conjectures"):
         assert f"skipped the optional {section} section: no saved results to read: the package does not run " \
