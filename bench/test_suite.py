@@ -9,12 +9,14 @@ commands, read from ``getrusage(RUSAGE_CHILDREN)`` once the run is over), the ou
 pytest ends with (a failing test is shown there, the timings stand), and the load average
 before and after.
 
-On a shared machine the wall time says more about the other processes than about the suite:
-a load average above the core count means they took CPU time from it. CPU seconds do not
-depend on the load (much), so ``CPU / WORKERS`` is printed as the estimate of the wall time on
-an idle machine with that many cores (a lower bound: the suite's serial parts - start-up,
-collection, the last long test - come on top). When the load average before or after the run
-was above the core count, a line says that the wall times were measured on a loaded machine.
+On a shared machine the wall time says more about the other processes than about the suite,
+so each lane also prints the CPU seconds that other processes used while it ran (the machine's
+busy time from ``/proc/stat`` less the suite's own; the load average cannot tell them apart,
+since the suite's own workers raise it). CPU seconds do not depend on the load (much), so
+``CPU / WORKERS`` is printed as the estimate of the wall time on an idle machine with that many
+cores (a lower bound: the suite's serial parts - start-up, collection, the last long test - come
+on top). When other processes used more than a tenth of the cores during a lane (or that cannot
+be read), a last line says that the wall times were measured on a loaded machine.
 """
 
 from __future__ import annotations
@@ -38,6 +40,17 @@ def _load() -> tuple[float, float, float]:
     return os.getloadavg()
 
 
+def _machine_busy() -> float | None:
+    """CPU seconds all processes have used since boot (Linux ``/proc/stat``); None where it cannot be read."""
+    try:
+        fields = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0].split()
+    except (OSError, IndexError):
+        return None
+    # user nice system idle iowait irq softirq steal: everything but idle and iowait is busy
+    ticks = [int(x) for x in fields[1:9]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -52,17 +65,20 @@ def run_lane(lane: str, workers: int, log: Path | None = None) -> dict[str, obje
                *LANES[lane]]
     load_before = _load()
     cpu_before = _children_cpu()
+    busy_before = _machine_busy()
     start = time.monotonic()
     completed = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     wall = time.monotonic() - start
     cpu = _children_cpu() - cpu_before
+    busy_after = _machine_busy()
+    others = None if busy_before is None or busy_after is None else max(0.0, busy_after - busy_before - cpu)
     outcome = next((m.group("line") for line in reversed(completed.stdout.splitlines())
                     if (m := OUTCOME.match(line.strip("= ")))), "no outcome line (see pytest's output)")
     if log is not None:
         log.mkdir(parents=True, exist_ok=True)
         (log / f"{lane}.txt").write_text(completed.stdout + completed.stderr, encoding="utf-8")
     return {"lane": lane, "wall": wall, "cpu": cpu, "outcome": outcome, "status": completed.returncode,
-            "load_before": load_before, "load_after": _load()}
+            "load_before": load_before, "load_after": _load(), "others": others}
 
 
 def _loads(values: tuple[float, float, float]) -> str:
@@ -90,10 +106,20 @@ def main(argv: list[str] | None = None) -> int:
               f"(CPU / {args.workers}) {cpu / args.workers:6.1f} s   {result['outcome']}")
         print(f"  load average before: {_loads(result['load_before'])}; after: "  # type: ignore[arg-type]
               f"{_loads(result['load_after'])}")  # type: ignore[arg-type]
-        loaded = loaded or max(result["load_before"][0], result["load_after"][0]) > cores  # type: ignore[index]
+        others = result["others"]
+        if others is None:
+            print("  other processes' CPU time: not measured (no /proc/stat)")
+            loaded = True
+        else:
+            share = float(others) / (wall * cores)  # type: ignore[arg-type]
+            print(f"  other processes used {others:.1f} CPU s during the run ({share:.0%} of {cores} cores)")
+            loaded = loaded or share > 0.1
     if loaded:
-        print(f"measured on a loaded machine (load average above {cores} cores): the wall times are upper "
-              "bounds; the CPU-based estimates are the better guide")
+        print(f"measured on a loaded machine (other processes used more than a tenth of the {cores} cores, or "
+              "their use was not measured): the wall times are upper bounds; the CPU-based estimates are the "
+              "better guide")
+    else:
+        print(f"measured on a quiet machine (other processes used less than a tenth of the {cores} cores)")
     return 0  # the outcome lines say whether the suite passed; the timings stand either way
 
 
