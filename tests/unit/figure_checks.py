@@ -3,6 +3,7 @@
 :func:`text_outside` draws the figure and measures every visible text (titles, axis labels,
 tick labels, legend entries, annotations) against the figure's box in pixels;
 :func:`legends_over_content` finds a legend over the data or over another text;
+:func:`annotations_across_axes` finds a note on the data that runs over its axes' frame;
 :func:`saved_figures` records every figure saved while it is active, so that a test can run
 a drawing function as it is (one that saves through ``Figure.savefig`` or ``pyplot``) and then
 measure what it saved.
@@ -50,6 +51,25 @@ def legends_over_content(fig: Figure) -> list[str]:
                      f"titled {ax.get_title()!r}" for ax in fig.axes if box.overlaps(ax.bbox)]
         problems += [f"a legend lies over the text {text.get_text()!r}" for text in _drawn_texts(fig)
                      if id(text) not in own and box.overlaps(text.get_window_extent(renderer))]
+    return problems
+
+
+def annotations_across_axes(fig: Figure) -> list[str]:
+    """Annotations of an axes (notes at data points) whose extent crosses that axes' frame."""
+    renderer = drawn(fig)
+    problems = []
+    for ax in fig.axes:
+        frame = ax.get_window_extent(renderer)
+        for text in ax.texts:
+            if not (text.get_visible() and text.get_text().strip() and _drawn(text)):
+                continue
+            box = text.get_window_extent(renderer)
+            sides = [side for side, beyond in (("left", frame.x0 - box.x0), ("right", box.x1 - frame.x1),
+                                               ("bottom", frame.y0 - box.y0), ("top", box.y1 - frame.y1))
+                     if beyond > TOLERANCE_PX]
+            if sides:
+                problems.append(f"{text.get_text()!r} crosses the {' and '.join(sides)} side of the axes "
+                                f"titled {ax.get_title()!r}")
     return problems
 
 

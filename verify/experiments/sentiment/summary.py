@@ -434,9 +434,12 @@ def _figures(tables: list[dict], folder: Path) -> list[str]:
             ax.set_xscale("log")
             ax.set_xticks([e[key] for e in entries], [f"{e[key]:g}" for e in entries])
             ax.minorticks_off()
+            # room either side so that the foot labels of the end points stay inside the axes
+            ax.set_xlim(min(e[key] for e in entries) / 1.6, max(e[key] for e in entries) * 1.6)
             ax.set_xlabel("alpha (fixed)")
         else:
             ax.set_xticks([e[key] for e in entries])
+            ax.set_xlim(min(e[key] for e in entries) - 0.6, max(e[key] for e in entries) + 0.6)
             ax.set_xlabel("depth K (layers)")
         ax.set_ylim(low, high)
         ax.set_ylabel(_axis_label(low, high))
