@@ -5,7 +5,9 @@
 Each lane runs once in a fresh pytest (``python -m pytest -n WORKERS -p no:cacheprovider``, the
 fast lane with ``-m "not slow"``) from the repository's root. Printed for each: the wall
 seconds, the CPU seconds of pytest and everything it started (its workers and their
-commands, read from ``getrusage(RUSAGE_CHILDREN)`` once the run is over), the outcome line
+commands, read from ``getrusage(RUSAGE_CHILDREN)`` once the run is over; this process adopts
+the descendants whose parent ends first, such as a forkserver's pool workers, and waits for
+them, so that their time is counted too), the outcome line
 pytest ends with (a failing test is shown there, the timings stand), and the load average
 before and after.
 
@@ -22,6 +24,7 @@ be read), a last line says that the wall times were measured on a loaded machine
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import re
 import resource
@@ -34,6 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 OUTCOME = re.compile(r"^=* ?(?P<line>\d+ (passed|failed).*?) in [\d.]+s")
 LANES = {"fast": ["-m", "not slow"], "full": []}
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
 def _load() -> tuple[float, float, float]:
@@ -49,6 +53,41 @@ def _machine_busy() -> float | None:
     # user nice system idle iowait irq softirq steal: everything but idle and iowait is busy
     ticks = [int(x) for x in fields[1:9]]
     return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants whose parent ends first (Linux prctl).
+
+    A multiprocessing forkserver, for one, outlives the test that started it and its pool workers
+    are its children: without this their CPU time would go to init, not to the suite. True if set.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _reap_adopted(grace: float = 30.0) -> int:
+    """Wait for every descendant left over (adopted by :func:`_adopt_orphans`); the number still running after ``grace`` s."""
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        if pid == 0:
+            if time.monotonic() > deadline:
+                return len([p for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(p) == os.getpid()])
+            time.sleep(0.05)
+
+
+def _parent(proc: Path) -> int | None:
+    try:
+        stat = (proc / "stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2:].split()[1])
 
 
 def _children_cpu() -> float:
@@ -69,6 +108,7 @@ def run_lane(lane: str, workers: int, log: Path | None = None) -> dict[str, obje
     start = time.monotonic()
     completed = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     wall = time.monotonic() - start
+    lingering = _reap_adopted()
     cpu = _children_cpu() - cpu_before
     busy_after = _machine_busy()
     others = None if busy_before is None or busy_after is None else max(0.0, busy_after - busy_before - cpu)
@@ -78,7 +118,8 @@ def run_lane(lane: str, workers: int, log: Path | None = None) -> dict[str, obje
         log.mkdir(parents=True, exist_ok=True)
         (log / f"{lane}.txt").write_text(completed.stdout + completed.stderr, encoding="utf-8")
     return {"lane": lane, "wall": wall, "cpu": cpu, "outcome": outcome, "status": completed.returncode,
-            "load_before": load_before, "load_after": _load(), "others": others}
+            "load_before": load_before, "load_after": _load(), "others": others,
+            "lingering": lingering}
 
 
 def _loads(values: tuple[float, float, float]) -> str:
@@ -95,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     lanes = ["fast", "full"] if args.lane == "both" else [args.lane]
     cores = os.cpu_count() or 1
+    adopting = _adopt_orphans()
     print(f"test suite: pytest -n {args.workers}; cores: {cores}")
     print(f"pytest's output of each lane goes to {args.log}", file=sys.stderr)
     loaded = False
@@ -106,9 +148,11 @@ def main(argv: list[str] | None = None) -> int:
               f"(CPU / {args.workers}) {cpu / args.workers:6.1f} s   {result['outcome']}")
         print(f"  load average before: {_loads(result['load_before'])}; after: "  # type: ignore[arg-type]
               f"{_loads(result['load_after'])}")  # type: ignore[arg-type]
-        others = result["others"]
+        if result.get("lingering"):
+            print(f"  {result['lingering']} process(es) the suite started were still running 30 s after it ended")
+        others = result["others"] if adopting else None
         if others is None:
-            print("  other processes' CPU time: not measured (no /proc/stat)")
+            print("  other processes' CPU time: not measured (needs Linux: /proc/stat and prctl)")
             loaded = True
         else:
             share = float(others) / (wall * cores)  # type: ignore[arg-type]

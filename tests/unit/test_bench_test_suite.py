@@ -4,6 +4,8 @@ during a lane, not by the load average (which the suite's own workers raise)."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,7 @@ def test_quiet_or_loaded_by_other_processes_cpu(others: float | None, verdict: s
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     bench = _bench()
     monkeypatch.setattr(bench, "run_lane", _lane(others))
+    monkeypatch.setattr(bench, "_adopt_orphans", lambda: True)  # not this test process: it would adopt for good
     monkeypatch.setattr(bench.os, "cpu_count", lambda: 2)
     assert bench.main(["--lane", "fast"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -52,3 +55,38 @@ def test_machine_busy_time_grows_with_work() -> None:
         total += i * i
     after = bench._machine_busy()
     assert after is not None and after > before
+
+
+# A child that forks a grandchild and ends at once; the grandchild spends about half a second of CPU.
+ORPHAN_MAKER = """
+import os, time
+if os.fork() == 0:
+    end = time.process_time() + 0.5
+    while time.process_time() < end:
+        pass
+    os._exit(0)
+"""
+
+ADOPTER = """
+import importlib.util, subprocess, sys
+spec = importlib.util.spec_from_file_location("bench_test_suite", sys.argv[1])
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+adopt = sys.argv[2] == "adopt"
+assert not adopt or bench._adopt_orphans()
+subprocess.run([sys.executable, "-c", sys.argv[3]], check=True)
+print(bench._reap_adopted(grace=10.0), bench._children_cpu())
+"""
+
+
+@pytest.mark.parametrize("adopt", [True, False])
+def test_a_grandchild_outliving_its_parent_is_counted_once_adopted(adopt: bool) -> None:
+    if not Path("/proc/stat").exists():
+        pytest.skip("adoption is Linux's prctl")
+    printed = subprocess.run([sys.executable, "-c", ADOPTER, str(ROOT / "bench" / "test_suite.py"),
+                              "adopt" if adopt else "leave", ORPHAN_MAKER],
+                             capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    lingering, cpu = int(printed[0]), float(printed[1])
+    assert lingering == 0
+    # the child alone takes well under 0.4 s (an interpreter's start); with the grandchild, more than 0.45 s
+    assert (cpu > 0.45) if adopt else (cpu < 0.4)
