@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import re
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.common.scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("readme_numbers", REPO / "scripts" / "readme_numbers.py")
-assert _spec is not None and _spec.loader is not None
-numbers = importlib.util.module_from_spec(_spec)
-sys.modules["readme_numbers"] = numbers
-_spec.loader.exec_module(numbers)
+numbers = load_script("scripts/readme_numbers.py", "readme_numbers")
 
 GOOD_OUTPUT = """
 Printed by `python bench/dynamics.py` on 2026-11-27 (2 cores, load average 1.00 0.50 0.25 before the run):

@@ -3,11 +3,12 @@ section reads, --baseline-max caps where the baseline is timed, --figure draws t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from tests.common.scripts import load_script
 
 from verify.experiments.classify import SCALING_RESULTS_FORMAT
 from verify.experiments.classify import report_section
@@ -16,11 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_classify", ROOT / "bench" / "classify.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/classify.py", "bench_classify")
 
 
 @pytest.mark.slow

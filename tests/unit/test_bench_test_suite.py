@@ -3,22 +3,19 @@ during a lane, not by the load average (which the suite's own workers raise)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.common.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_test_suite", ROOT / "bench" / "test_suite.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/test_suite.py", "bench_test_suite")
 
 
 def _lane(others: float | None):
