@@ -1,5 +1,6 @@
 """The float engine: agrees with exact where it says it decided, and flags what rounding could change."""
 
+import re
 from fractions import Fraction as F
 
 import numpy as np
@@ -198,12 +199,15 @@ def test_float_underflow_slack_is_absolute_for_tiny_A():
 def test_float_run_refuses_a_coordinate_beyond_float64_naming_it():
     from verify.core.numbers import InputError
 
-    with pytest.raises(InputError, match=r"tokens\[1\]\[0\]: .*does not fit in float64"):
+    with pytest.raises(InputError, match=r"tokens\[1\]\[0\]: .*does not fit in float64") as refused:
         simulate([[1], [10 ** 400]], alpha="1/2", layers=1, arithmetic="float")
+    # The value is written by the rule of every output (about 10^400), not cut to a smaller number.
+    assert re.search(r"≈1(\.0+)?e\+400 does not fit", str(refused.value))
     with pytest.raises(InputError, match=r"A\[0\]\[0\]"):
         simulate([[1], [2]], alpha="1/2", A=[[10 ** 400]], layers=1, arithmetic="float")
-    with pytest.raises(InputError, match="alpha"):
+    with pytest.raises(InputError, match="alpha") as refused:
         simulate([[1], [2]], alpha=F(1, 10 ** 400), layers=1, arithmetic="float")
+    assert re.search(r"≈1(\.0+)?e-400 is below", str(refused.value))
     with pytest.raises(InputError, match="A: every entry is below"):
         simulate([[1], [2]], alpha="1/2", A=[[F(1, 10 ** 400)]], layers=1, arithmetic="float")
 

@@ -12,6 +12,7 @@ import numpy as np
 from .exact_dynamics import ExactLayer, exact_layers, group_tokens
 from .float_dynamics import SMALLEST_NORMAL, UNDERFLOW_SLACK, UNIT_ROUNDOFF, MergedBatch, float_layers
 from .numbers import InputError, rational_to_str, to_rational
+from .text import short_number
 
 __all__ = ["Trajectory", "simulate"]
 
@@ -139,7 +140,7 @@ def _to_float(x: Fraction, field: str) -> float:
     except OverflowError:
         value = math.inf
     if not math.isfinite(value):
-        raise InputError(field, f"{rational_to_str(x)[:40]} does not fit in float64 (largest about 1.8e308); "
+        raise InputError(field, f"{short_number(x)} does not fit in float64 (largest about 1.8e308); "
                          "use --arithmetic exact")
     return value
 
@@ -151,7 +152,7 @@ def _simulate_float(tokens, alpha, A, layers, progress) -> Trajectory:
     alpha_float = _to_float(alpha, "alpha")
     if not alpha_float >= SMALLEST_NORMAL:
         # The update's bound takes fl(alpha) within a relative u of alpha, which needs a normal float.
-        raise InputError("alpha", f"{rational_to_str(alpha)[:40]} is below float64's normal range (2^-1022); "
+        raise InputError("alpha", f"{short_number(alpha)} is below float64's normal range (2^-1022); "
                          "use --arithmetic exact")
     groups = group_tokens([tuple(t) for t in tokens])
     representatives = [g[0] for g in groups.members]
