@@ -48,11 +48,12 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: Any) -> None:
 
 def test_json_to_standard_output_with_a_dash_or_no_value(tmp_path: Path, capsys: Any) -> None:
     path, _ = _claims(tmp_path)
-    for argv in (["--json", "-"], ["--json"]):
-        assert main(["certcheck", str(path), *argv]) == 0
-        captured = capsys.readouterr()
-        assert json.loads(captured.out)["exit_status"] == 0  # only JSON on stdout; the table went to stderr
-        assert "verified" in captured.err
+    for run in (lambda argv: main(["certcheck", str(path), *argv]), lambda argv: certcheck.main([str(path), *argv])):
+        for argv in (["--json", "-"], ["--json"]):
+            assert run(argv) == 0
+            captured = capsys.readouterr()
+            assert json.loads(captured.out)["exit_status"] == 0  # only JSON on stdout; the summary went to stderr
+            assert "everything verified" in captured.err
 
 
 def test_disk_full_while_writing_json_exits_4_with_one_line(tmp_path: Path, capsys: Any) -> None:
