@@ -99,9 +99,31 @@ def test_data_is_found_by_option_then_environment_then_fetched_copy(tmp_path, mo
     fetched.parent.mkdir(parents=True)
     fetched.write_bytes(b"")
     assert sources.resolve_data(None) == fetched
+    (tmp_path / "env.csv").write_bytes(b"")
     monkeypatch.setenv(sources.DATA_ENV, str(tmp_path / "env.csv"))
     assert sources.resolve_data(None) == tmp_path / "env.csv"
     assert sources.resolve_data(tmp_path / "given.csv") == tmp_path / "given.csv"
+
+
+@pytest.mark.parametrize("variable, resolve", [(sources.DATA_ENV, sources.resolve_data),
+                                               (sources.REFERENCE_ENV, sources.resolve_reference)])
+def test_an_environment_variable_naming_nothing_is_refused_naming_the_variable(tmp_path, monkeypatch, variable,
+                                                                               resolve):
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(variable, str(tmp_path / "missing.csv.gz"))
+    with pytest.raises(InputError) as caught:
+        resolve(None)
+    assert str(caught.value).startswith(f"{variable}: ") and "missing.csv.gz" in str(caught.value)
+    assert resolve(tmp_path / "given") == tmp_path / "given"  # an option still wins, unchecked here
+
+
+def test_missing_data_named_by_the_environment_is_one_line_naming_the_variable(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(sources.DATA_ENV, str(tmp_path / "nowhere.csv.gz"))
+    checkpoint = Path(__file__).resolve().parents[2] / "models" / "sentiment-d2-paper"
+    assert main(["sentiment", "evaluate", "--checkpoint", str(checkpoint), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"error: {sources.DATA_ENV}: ") and "nowhere.csv.gz" in err
 
 
 def test_missing_data_is_one_line_saying_how_to_get_it(tmp_path, monkeypatch, capsys):

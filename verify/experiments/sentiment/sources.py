@@ -71,12 +71,21 @@ def fetched_reference_path() -> Path:
     return cache_root() / "reference" / "authors_d2_epoch100.npz"
 
 
+def _from_environment(variable: str, what: str) -> Path:
+    """The path an environment variable names; a missing one is refused naming the variable, which the
+    user set, rather than an option they did not give."""
+    path = Path(os.environ[variable])
+    if not path.exists():
+        raise InputError(variable, f"{path}: no such file or folder (set it to {what}, or unset it)")
+    return path
+
+
 def resolve_data(data: Path | str | None) -> Path:
     """The IMDb data to use (see the module docstring); InputError saying how to get it when there is none."""
     if data is not None:
         return Path(data)
     if os.environ.get(DATA_ENV):
-        return Path(os.environ[DATA_ENV])
+        return _from_environment(DATA_ENV, "the IMDb data")
     if fetched_data_path().exists():
         return fetched_data_path()
     raise InputError("--data", f"no IMDb data found: {GET_DATA}")
@@ -87,7 +96,7 @@ def resolve_reference(reference: Path | str | None, *, required: bool = True) ->
     if reference is not None:
         return Path(reference)
     if os.environ.get(REFERENCE_ENV):
-        return Path(os.environ[REFERENCE_ENV])
+        return _from_environment(REFERENCE_ENV, "the authors' model arrays")
     if fetched_reference_path().exists():
         return fetched_reference_path()
     if required:
