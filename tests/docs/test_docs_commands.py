@@ -39,7 +39,7 @@ INPUT_SUFFIXES = (".json", ".toml", ".py", ".sh", ".csv", ".gz", ".npz", ".txt")
 # Run as written: cheap and self-contained (no campaign, no training, no cluster).
 CHEAP = re.compile(r"^(hardmax-verify (check|simulate|softmax|certcheck|control|conjecture (list|check)|classify (build|check)"
                    r"|examples (list|copy))\b"
-                   r"|hardmax-verify [a-z]+ --help$|python -m verify\.(certcheck|classify\.checker)\b|python -c\b"
+                   r"|hardmax-verify [a-z]+ --help$|python -m verify\.(certcheck|experiments\.classify\.checker)\b|python -c\b"
                    r"|hardmax-verify report --scheduler tcp://127\.0\.0\.1:1\b)")
 
 
@@ -212,6 +212,17 @@ def test_cheap_commands_run_as_written(page, tmp_path, monkeypatch, capsys):
             for written in command.writes:
                 assert (work / written).exists() or Path(written).is_absolute(), (command.text, written)
     assert ran_in_process or all(_in_process_words(c.text) is None for c, run in _plan(page) if run)
+
+
+def test_every_documented_module_exists_and_the_standalone_checkers_run():
+    # A module the docs run with ``python -m`` exists here; the classification checker's line is run.
+    import importlib.util
+
+    modules = {m.group(1) for c in COMMANDS for m in re.finditer(r"python -m (verify[\w.]*)", c.text)}
+    assert "verify.experiments.classify.checker" in modules
+    assert [m for m in sorted(modules) if importlib.util.find_spec(m) is None] == []
+    ran = {c.text.split()[2] for page in PAGES for c, run in _plan(page) if run and c.text.startswith("python -m")}
+    assert {"verify.certcheck", "verify.experiments.classify.checker"} <= ran
 
 
 def test_plain_command_lines_run_in_process_and_shell_lines_in_a_shell():
