@@ -150,3 +150,16 @@ def test_an_inconclusive_verdict_is_accepted_and_said_to_carry_no_certificate(tm
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last == ("certcheck: 0 certificate(s) verified; nothing rejected; 1 inconclusive verdict(s) accepted as "
                     "stated (no certificate to verify)")
+
+
+def test_max_work_help_states_the_estimate_the_checker_makes() -> None:
+    # --help quotes the per-layer work of verify/certcheck/estimate.py, the estimate --max-work bounds.
+    import re
+
+    from verify.app.commands.certcheck import certcheck as command
+    from verify.certcheck import estimate
+
+    formula = re.search(r"costs about (.+?) work units a layer", " ".join((estimate.__doc__ or "").split()))
+    assert formula is not None
+    option = next(p for p in command.params if p.name == "max_work")
+    assert f"about {formula.group(1)} per layer" in (getattr(option, "help", None) or "")
