@@ -202,7 +202,8 @@ class _ProgressLines:
               help="Search seed (same seed and --examples: same result).")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where <name>.json and counterexample CONFIG files are written (default: the user folder's "
-                   f"conjectures/: ${HOME_VARIABLE}/conjectures, else ~/.local/share/hardmax-verify/conjectures).")
+                   f"conjectures/: ${HOME_VARIABLE}/conjectures, else $XDG_DATA_HOME/hardmax-verify/conjectures, else "
+                   "~/.local/share/hardmax-verify/conjectures).")
 @json_option("every result (the contents of the <name>.json files)")
 def run_command(target: str, seconds: float | None, examples: int | None, seed: int, results_dir: Path | None,
                 json_to: str | None) -> int:

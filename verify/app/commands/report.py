@@ -88,10 +88,10 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               show_default=True, help="Seconds to reach the --scheduler before giving up (exit status 2); a service "
                                       "there that is not a Dask scheduler is exit status 4.")
 @click.option("--runs", "runs", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where saved sentiment / conjecture results are looked for (RUNS/sentiment/*.json, "
-                   "RUNS/conjectures/*.json), relative to the current folder. Default: the project's saved "
-                   "results (runs/ of the clone the package runs from, wherever the command is started); "
-                   "an installed copy has none and says so.")
+              help="Where saved sentiment / conjecture / classification results are looked for "
+                   "(RUNS/sentiment/*.json, RUNS/conjectures/*.json, RUNS/classify/*.json), relative to the "
+                   "current folder. Default: the project's saved results (runs/ of the clone the package runs "
+                   "from, wherever the command is started); an installed copy has none and says so.")
 @click.option("--time-budget", "time_budget", type=click.FloatRange(min=0, min_open=True, max=1e9), default=None,
               metavar="SECONDS", help="Wall-clock seconds per configuration (default: the campaign's, none for the "
                                       "embedded one). Runs it stops are inconclusive and say so; results then depend "

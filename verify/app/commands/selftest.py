@@ -65,8 +65,9 @@ def selftest(profile: str, json_to: str | None) -> int:
     """Run the suite's checks against deliberately wrong implementations of the dynamics.
 
     The real engines run first and must pass every check; then each wrong variant (wrong
-    normalisation, ties broken by index, A ignored, in-place update, own term dropped, float
-    ties decided with a loose tolerance) must be flagged by at least one check. Exit status 0
+    normalisation, ties broken by index, A ignored, in-place update, own term dropped; float
+    ties decided with a loose tolerance, no rounding bound, the proven bound shrunk) must be
+    flagged by at least one check. Exit status 0
     when every variant is caught, 1 when one is missed or a check rejects the real engine.
     Progress goes to standard error, one line per variant when that is not a terminal.
     """

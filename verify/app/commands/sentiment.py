@@ -482,7 +482,8 @@ def _status_counts(status: list[dict]) -> str:
 def fetch_command(url: str | None, no_keep_archive: bool, json_to: str | None, quiet: bool) -> int:
     """Download the Large Movie Review Dataset (aclImdb_v1.tar.gz), check its sha256, convert it once.
 
-    The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else ~/.cache/hardmax-verify),
+    The CSV lands in the user cache folder (HARDMAX_VERIFY_CACHE, else
+    $XDG_CACHE_HOME/hardmax-verify, else ~/.cache/hardmax-verify),
     where every sentiment command finds it when no --data is given.
     """
     with _progress(not quiet) as update:
