@@ -48,7 +48,8 @@ def classify() -> None:
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the network file (JSON, exact numbers), atomically.")
 @click.option("--width-cap", type=click.IntRange(min=3), default=None, metavar="H",
-              help="Largest feed-forward width (at least 3). Without it: the wide network of three blocks; "
+              help="Largest feed-forward width (at least 3). Without it: the wide network of three blocks (two "
+                   "when no separation is needed); "
                    "with 4: the narrow network of at most 2N + 1 blocks.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds every genericity draw (directions, coefficients, eps).")
