@@ -128,3 +128,36 @@ def test_a_run_of_hats_is_swept_and_agrees_with_direct_application() -> None:
     cut = dict(network, blocks=[dict(b, attention=b["attention"] or identity) for b in network["blocks"]])
     assert swept == _finals(cut, data)
     assert [{x[0] for x in tokens} for tokens in swept] == [{y} for y in dataset.labels]
+
+
+def test_a_fifo_is_refused_by_build_and_check_without_blocking(tmp_path) -> None:
+    # Reading a named pipe blocks until a writer comes; both readers refuse it at once (exit 2).
+    import os
+    import subprocess
+    import sys
+
+    from verify.experiments.classify.dataset import load_dataset
+
+    fifo = tmp_path / "data.json"
+    os.mkfifo(fifo)
+    network, _ = _files(make_dataset([[0, 1], [1, 2], [3]], [0, 1, 0]))
+    (tmp_path / "net.json").write_text(json.dumps(network))
+    # The commands first, each in a child process, so that a reader that blocks fails by the timeout.
+    for argv in (["-m", "verify", "classify", "build", str(fifo), "--out", str(tmp_path / "out.json")],
+                 ["-m", "verify", "classify", "check", str(tmp_path / "net.json"), str(fifo)],
+                 ["-m", "verify.experiments.classify.checker", str(tmp_path / "net.json"), str(fifo)]):
+        done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and "not a regular file" in done.stderr, (argv, done.stderr)
+        assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "out.json").exists()
+    with pytest.raises(InputError, match="data.json: is not a regular file"):
+        load_dataset(fifo)
+    with pytest.raises(checker.BadInput, match="data.json: not a regular file"):
+        checker.check_files(str(tmp_path / "net.json"), str(fifo))
+
+
+def test_the_checkers_usage_error_is_one_line(capsys) -> None:
+    assert checker.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "required: network, data" in err
+    assert checker.main(["--help"]) == 0

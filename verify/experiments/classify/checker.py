@@ -29,11 +29,13 @@ import argparse
 import bisect
 import hashlib
 import json
+import os
 import re
+import stat
 import sys
 import time
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 __all__ = ["FORMAT", "BadInput", "CheckResult", "check_files", "check_objects", "main"]
 
@@ -87,6 +89,9 @@ def _refuse_constant(name: str) -> Any:
 
 def _read_json(path: str) -> Any:
     try:
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a FIFO would block the read for ever
+            raise BadInput(str(path), "not a regular file (a FIFO, device or socket), expected a JSON file")
         with open(path, encoding="utf-8") as handle:
             # parse_float=str: a JSON number with a fraction or exponent is read from its text.
             return json.load(handle, parse_float=str, parse_constant=_refuse_constant)
@@ -477,12 +482,23 @@ def check_files(network_path: str, data_path: str, *, progress: Progress | None 
     return check_objects(_read_json(str(network_path)), _read_json(str(data_path)), progress=progress)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad usage is one line naming what is wrong (exit status 2), not argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {' '.join(message.split())}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m verify.experiments.classify.checker", description=__doc__.split("\n\n")[0])
+    parser = _OneLineParser(prog="python -m verify.experiments.classify.checker", description=__doc__.split("\n\n")[0])
     parser.add_argument("network", help="the network file written by 'hardmax-verify classify build'")
     parser.add_argument("data", help="DATA.json")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # 0 for --help, 2 for bad usage
+        return int(exit_.code or 0)
     try:
         result = check_files(args.network, args.data)
     except BadInput as error:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import stat
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -99,6 +100,9 @@ def load_dataset(path: Path | str) -> Dataset:
     """Read DATA.json; every problem is an :class:`InputError` naming the field."""
     path = Path(path)
     try:
+        mode = path.stat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a FIFO would block the read for ever
+            raise InputError(str(path), "is not a regular file (a FIFO, device or socket), expected a JSON file")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(str(path), "no such file") from None
