@@ -153,3 +153,14 @@ def test_missing_reference_is_bad_input(fixture, tmp_path: Path, capsys: pytest.
     assert "no such file" in capsys.readouterr().err
     assert main(["classify", "imdb", "--data", str(data), "--reference", str(tmp_path / "none.npz"),
                  "--sizes", "ten", "--quiet"]) == 2
+
+
+def test_a_reference_that_is_not_a_file_is_named_as_such(tmp_path: Path) -> None:
+    from verify.core.numbers import InputError
+    from verify.experiments.classify.imdb import load_embedding
+
+    with pytest.raises(InputError, match="no such file"):
+        load_embedding(tmp_path / "none.npz")
+    with pytest.raises(InputError, match="not a regular file") as caught:  # a folder exists: not "no such file"
+        load_embedding(tmp_path)
+    assert "no such file" not in str(caught.value)

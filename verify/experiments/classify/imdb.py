@@ -50,7 +50,8 @@ def load_embedding(path: Path) -> np.ndarray:
     """The matrix ``E`` (rows = word ids, 2 columns) of an ``.npz`` file."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(str(path), "no such file (give the embedding with --reference)")
+        what = "not a regular file" if path.exists() else "no such file"
+        raise InputError(str(path), f"{what} (give the embedding with --reference)")
     try:
         with np.load(path, allow_pickle=False) as data:
             E = np.asarray(data["E"])
