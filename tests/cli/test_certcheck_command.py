@@ -89,11 +89,16 @@ def test_internal_error_exits_4_and_debug_prints_the_traceback(tmp_path: Path, c
         raise ZeroDivisionError("a bug in the checker")
 
     monkeypatch.setattr(one_run, "_check_run", broken)  # what check_report calls
-    for argv in (["certcheck", str(path)], ["certcheck", str(path), "--debug"]):
+    for argv in (["certcheck", str(path)], ["certcheck", str(path), "--debug"], ["--debug", "certcheck", str(path)]):
         assert main(argv) == 4
         err = capsys.readouterr().err
         assert "could not complete: internal error: ZeroDivisionError: a bug in the checker" in err
         assert ("Traceback" in err) == ("--debug" in argv)
+    # The README: --debug on any command, or HARDMAX_VERIFY_DEBUG=1, adds the traceback.
+    monkeypatch.setenv("HARDMAX_VERIFY_DEBUG", "1")
+    assert main(["certcheck", str(path)]) == 4
+    assert "Traceback" in capsys.readouterr().err
+    monkeypatch.delenv("HARDMAX_VERIFY_DEBUG")
     assert certcheck.main([str(path)]) == 4
     assert certcheck.main([str(path), "--debug"]) == 4
     assert "Traceback" in capsys.readouterr().err

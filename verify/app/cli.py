@@ -43,6 +43,11 @@ _NO_ARGUMENTS: type[click.ClickException] = getattr(click.exceptions, "NoArgsIsH
                                                      type("_Never", (click.ClickException,), {}))
 
 
+def debugging() -> bool:
+    """Whether this run prints tracebacks: the group's or a command's ``--debug``, or ``HARDMAX_VERIFY_DEBUG=1``."""
+    return _debug
+
+
 def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     global _debug
     if value:

@@ -16,6 +16,7 @@ import click
 from rich.table import Table
 
 from verify import certcheck as checker
+from verify.app.cli import debugging
 from .output import emit_json, json_option, summary_console
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
@@ -62,6 +63,7 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     --json' likewise (verify/certcheck/control/). The kind is decided by the file's marker; a
     file with the markers of two kinds, or a key its kind does not have, is refused (exit 2).
     """
+    debug = debug or debugging()  # the group's --debug or HARDMAX_VERIFY_DEBUG=1, as for every command
     try:
         result = checker.check_file(str(path), max_work=max_work, max_bytes=max_bytes, max_total_work=max_total_work,
                                     runs=None if runs is None else str(runs),
