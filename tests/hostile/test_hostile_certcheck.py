@@ -109,7 +109,7 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "chain segment until 10^9": (lambda: _chain(_fixed(), until=10 ** 9, segments=2), 1, "T1 unsupported"),
     "number of 100,001 characters": (lambda: _claims({"tokens": [["1", "0"], ["0", "1"]], "alpha": "1/2"}, {
         "T0": _verdict("T0", {"layer": 0, "leaders": [0, 1], "layer_positions": {"0": [["1" * 100_001, "0"], ["0", "1"]]}})},
-        0), 1, "not an exact number"),
+        0), 1, "more than the 100,000 the checker reads"),
     "last layer 5001": (lambda: _replay(2, 1, "1/2", last=5001), 2, "beyond the checker's limit of 5000 layers"),
     "60 tokens at layer 5000": (lambda: _replay(60, 2, "1/2", last=5000), 2, "raise it with --max-work"),
     "corner: leaders d=64": (lambda: _leaders(64), 0, "everything verified"),

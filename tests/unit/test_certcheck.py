@@ -1223,6 +1223,9 @@ def test_missing_key_is_a_rejection_not_a_crash() -> None:
     report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * 5000
     assert "norms[0][0] is 1111" in _reason(report, "D2")
     report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1" * (certcheck.MAX_DIGITS + 1)  # beyond the cap
+    # Named as too long (the documented limit), not as something that is not a number.
+    assert f"more than the {certcheck.MAX_DIGITS:,} the checker reads" in _reason(report, "D2")
+    report["verdicts"]["D2"]["certificate"]["norms"][0][0] = "1x" * (certcheck.MAX_DIGITS // 2 + 1)
     assert "not an exact number" in _reason(report, "D2")
 
 

@@ -31,6 +31,8 @@ def _number(x: Any, where: str) -> Fraction:
             return Fraction(x) if len(x) <= _CF_CHUNK else _long_number(x)
         except (ZeroDivisionError, ValueError):
             pass
+    if isinstance(x, str) and len(x) > MAX_DIGITS and _plain(x):  # a number, but too long to read
+        raise Rejected(f"{where}: a number of {len(x):,} characters, more than the {MAX_DIGITS:,} the checker reads")
     raise Rejected(f"{where}: not an exact number: {x!r}"[:300])
 
 
