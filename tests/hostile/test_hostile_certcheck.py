@@ -110,6 +110,10 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "number of 100,001 characters": (lambda: _claims({"tokens": [["1", "0"], ["0", "1"]], "alpha": "1/2"}, {
         "T0": _verdict("T0", {"layer": 0, "leaders": [0, 1], "layer_positions": {"0": [["1" * 100_001, "0"], ["0", "1"]]}})},
         0), 1, "more than the 100,000 the checker reads"),
+    # The same number in the configuration: refused before checking (the README's table of limits).
+    "configuration number of 100,001 characters": (lambda: _claims({"tokens": [["1" * 100_001, "0"], ["0", "1"]],
+                                                                   "alpha": "1/2"}, {}, 0), 2,
+                                                   "more than the 100,000 the checker reads"),
     "last layer 5001": (lambda: _replay(2, 1, "1/2", last=5001), 2, "beyond the checker's limit of 5000 layers"),
     "60 tokens at layer 5000": (lambda: _replay(60, 2, "1/2", last=5000), 2, "raise it with --max-work"),
     "corner: leaders d=64": (lambda: _leaders(64), 0, "everything verified"),

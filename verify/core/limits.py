@@ -109,10 +109,11 @@ def readme_rows() -> list[tuple[str, str, str]]:
                                f"per file; the work done is metered, and past {c['WORK_SLACK']} times the file's "
                                "limit the rest is unsupported (exit 3)", "`--max-work N`, `--max-total-work N`"),
         ("`certcheck` numbers", f"at most {c['MAX_DIGITS']:,} characters (`p`, `p/q` or a plain decimal); in a "
-                                f"closed-form chain {c['MAX_CHAIN_DIGITS']:,}", "-"),
+                                f"closed-form chain {c['MAX_CHAIN_DIGITS']:,} (longer: in the configuration refused, "
+                                "exit 2; in a certificate rejected, exit 1)", "-"),
         ("`certcheck` closed-form chains (D9)", f"at most {c['MAX_CHAIN_SEGMENTS']:,} segments, and per segment "
                                                 "powers with sum over the bases of (1 + highest power) at most n "
-                                                "(more is rejected: no solution of the update rule has them); signs "
+                                                "(more is rejected, exit 1: no solution of the update rule has them); signs "
                                                 f"scanned and paths evaluated up to t = {c['MAX_CHAIN_THRESHOLD']:,} "
                                                 "(beyond: unsupported, exit 3)", "-"),
         ("`certcheck` saved results of a report's sections", f"{c['MAX_SECTION_FILES']:,} files a section, "
