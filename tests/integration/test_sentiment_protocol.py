@@ -184,7 +184,7 @@ def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs
                  "--results", str(results), "--models", str(models), "--publish", "baseline", "--json"]) == 0
     collected = capsys.readouterr()
     assert sorted(json.loads(collected.out)["runs"]) == sorted(finished)
-    assert collected.err.strip().endswith(f"3 finished runs in {results}")
+    assert collected.err.strip().endswith(f"3 finished runs copied to {results}")
     assert sorted(p.name for p in results.iterdir()) == sorted([
         "d2-K0-s0.json", "d2-K1-alpha0.5-s0.json", "d2-K1-alpha0.5-s0.interpret.json", "d2-K1-s0.json",
         "d2-K1-s0.interpret.json"])

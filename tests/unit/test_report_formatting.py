@@ -38,3 +38,9 @@ def test_an_absent_section_says_so_and_why() -> None:
     planted = {"files": [{}], "summary": "Conclusion: K = 8 beats the baseline.", "glance": {"files": 1, "evaluations": 0,
                                                                                            "chosen": []}}
     assert "K = 8 beats" not in _section_sentence("sentiment", planted)
+
+
+def test_a_count_takes_its_noun_singular_for_one() -> None:
+    assert fmt.counted(1, "finished run") == "1 finished run"
+    assert fmt.counted(0, "run") == "0 runs" and fmt.counted(1502, "run") == "1,502 runs"
+    assert fmt.counted(2, "study", "studies") == "2 studies" and fmt.counted(1, "study", "studies") == "1 study"

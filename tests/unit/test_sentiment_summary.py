@@ -117,3 +117,14 @@ def test_no_sentence_about_the_whole_task_while_a_dimension_is_incomplete():
     assert "at d = 8, 16 the trained mean-of-embeddings baseline (K = 0) beats" in sentence
     assert "At d = 2, 4 the compared cells are not complete yet" in sentence
     assert "does not help this task" not in sentence
+
+
+def test_the_study_tables_name_their_seeds_and_use_only_those():
+    # the depth studies share their K = 0 and K = 8 cells with phase 1 but only over their own seeds
+    protocol = load_protocol(PROTOCOL)
+    summary = summarize(protocol, _records(protocol, lambda r: 0.80 + 0.01 * r.seed))
+    tables = {t["name"]: t for t in summary["tables"]}
+    assert tables["depth-d2"]["title"] == "Accuracy against depth K at d = 2 (seeds 0, 1)"
+    assert tables["alpha-d2"]["title"].startswith("Alpha fixed at d = 2, K = 8 (seeds 0, 1)")
+    assert tables["depth-d2"]["rows"][0][1] == "0.8050 ± 0.0071"      # K = 0 over seeds 0, 1
+    assert tables["baselines"]["rows"][0][2] == "0.8100 ± 0.0100"     # K = 0 over seeds 0, 1, 2

@@ -19,7 +19,7 @@ from typing import Any
 
 from verify.core.text import short_number
 
-__all__ = ["MISSING", "count", "layer", "probability", "share", "seconds", "fraction", "measured", "exact", "number",
+__all__ = ["MISSING", "count", "counted", "layer", "probability", "share", "seconds", "fraction", "measured", "exact", "number",
            "by_key"]
 
 MISSING = "—"
@@ -40,6 +40,11 @@ def count(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return f"{int(value):,}"
     return measured(value)
+
+
+def counted(value: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun, singular for one: ``1 run``, ``1,502 runs`` (``plural``: when not noun + s)."""
+    return f"{count(value)} {noun if value == 1 else plural or noun + 's'}"
 
 
 def layer(value: Any) -> str:

@@ -9,6 +9,7 @@ from typing import Callable, ContextManager
 import click
 
 from verify.core import exitcodes
+from verify.core import formatting as fmt
 from verify.core.io import atomic_directory, atomic_write_text
 from verify.core.numbers import InputError
 from verify.experiments.imdb.data import load_reviews
@@ -321,7 +322,7 @@ def softmax_certificate_summary(rows: list[dict]) -> dict:
         for r in members:
             for reason, count in r["not_certified"].items():
                 reasons[reason] = reasons.get(reason, 0) + count
-        by_d.append({"run": f"d = {d}, K = {K} ({len(members)} run{'s' if len(members) > 1 else ''})", "d": d, "K": K,
+        by_d.append({"run": f"d = {d}, K = {K} ({fmt.counted(len(members), 'run')})", "d": d, "K": K,
                      "runs": len(members), "reviews": reviews, "certified": certified,
                      "certified_share": certified / reviews if reviews else None, "not_certified": reasons,
                      "measured_agreement": sum(measured) / len(measured) if measured else None})
@@ -588,7 +589,7 @@ def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, mod
     while they fit the budget."""
     copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
                      publish=publish or None, budget_bytes=int(budget_mb * 1e6))
-    echo_summary(f"{len(copied)} finished runs in {results_dir}", json_to)
+    echo_summary(f"{fmt.counted(len(copied), 'finished run')} copied to {results_dir}", json_to)
     emit_json({"results": str(results_dir), "models": str(models_dir), "runs": copied}, json_to)
     return exitcodes.SUCCESS
 

@@ -27,7 +27,7 @@ import numpy as np
 from verify.core.io import atomic_write_text
 from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
-from .protocol import Protocol
+from .protocol import PlannedRun, Protocol
 
 __all__ = ["load_results", "cell", "summarize", "conclusion_sentence", "comparison_numbers",
            "training_lengths", "write_summary"]
@@ -70,6 +70,12 @@ def _show(stats: dict, planned: int | None = None) -> str:
     if planned is not None and stats["n"] < planned:
         text += f" ({stats['n']} of {planned} seeds)"
     return text
+
+
+def _seeds(runs: list[PlannedRun]) -> str:
+    """'seeds 0, 1': a study's seeds, named in its title (its K = 0 and K = 8 cells use fewer seeds than phase 1)."""
+    seeds = sorted({r.seed for r in runs})
+    return f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}"
 
 
 def _runs_of(protocol: Protocol, study: str, **match) -> list:
@@ -268,7 +274,7 @@ def summarize(protocol: Protocol, evaluations: dict[str, dict],
                      "planned": len(cell_runs)}
             data.append(entry)
             rows.append([str(k), _show(entry["hardmax"], len(cell_runs)), _show(entry["validation"])])
-        tables.append({"name": study, "title": f"Accuracy against depth K at d = {d}",
+        tables.append({"name": study, "title": f"Accuracy against depth K at d = {d} ({_seeds(runs)})",
                        "columns": ["K", "certified hardmax test accuracy", "validation"], "rows": rows, "data": data})
 
     runs = _runs_of(protocol, "alpha-d2")
@@ -285,7 +291,8 @@ def summarize(protocol: Protocol, evaluations: dict[str, dict],
             data.append(entry)
             rows.append([f"{alpha:g}", _show(entry["hardmax"], len(cell_runs)), _show(entry["leaders_per_review"]),
                          _show(entry["distance_K_to_converged"]), _show(entry["share_settled_by_K"])])
-        tables.append({"name": "alpha-d2", "title": "Alpha fixed at d = 2, K = 8: accuracy and clustering",
+        tables.append({"name": "alpha-d2", "title": f"Alpha fixed at d = 2, K = 8 ({_seeds(runs)}): accuracy and "
+                                                    "clustering",
                        "columns": ["alpha", "certified hardmax test accuracy", "leaders per review",
                                    "distance of K = 8 from converged", "share of tokens settled by K = 8"],
                        "rows": rows, "data": data})
