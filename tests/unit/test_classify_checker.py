@@ -161,3 +161,23 @@ def test_the_checkers_usage_error_is_one_line(capsys) -> None:
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "required: network, data" in err
     assert checker.main(["--help"]) == 0
+
+
+def test_the_checker_on_its_own_writes_json_as_every_command_does(tmp_path, capsys) -> None:
+    # The README's --json [FILE|-]: to standard output with - or no value (the summary to standard
+    # error), to FILE whole (the summary stays on standard output); a write that fails is exit 4.
+    network, data = _files(make_dataset([[0, 1], [1, 2], [3]], [0, 1, 0]))
+    (tmp_path / "net.json").write_text(json.dumps(network))
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    files = [str(tmp_path / "net.json"), str(tmp_path / "data.json")]
+    for argv in (["--json"], ["--json", "-"]):
+        assert checker.main([*files, *argv]) == 0
+        captured = capsys.readouterr()
+        assert json.loads(captured.out)["status"] == "certified" and "classified exactly" in captured.err
+    assert checker.main([*files, "--json", str(tmp_path / "out.json")]) == 0
+    captured = capsys.readouterr()
+    assert "classified exactly" in captured.out and captured.err == ""
+    assert json.loads((tmp_path / "out.json").read_text())["status"] == "certified"
+    assert checker.main([*files, "--json", "/dev/full"]) == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "could not complete" in err and "No space left" in err

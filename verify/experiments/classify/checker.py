@@ -10,10 +10,11 @@ per-sequence outputs in the network file are only compared with the replay.
 
 Usage::
 
-    python -m verify.experiments.classify.checker NET.json DATA.json
+    python -m verify.experiments.classify.checker NET.json DATA.json [--json [FILE|-]]
 
 Exit status: 0 every sequence classified as its label, 1 some sequence is not (or a recorded
-output disagrees with the replay), 2 bad input (one line naming the field).
+output disagrees with the replay), 2 bad input (one line naming the field), 4 could not complete
+(the JSON could not be written, an internal error; one line).
 
 How it stays fast without trusting anything: a sequence is kept as its distinct token values
 with multiplicities; feed-forward units with one direction are sorted by kink so that the active
@@ -33,6 +34,7 @@ import os
 import re
 import stat
 import sys
+import tempfile
 import time
 from fractions import Fraction
 from typing import Any, Callable, NoReturn
@@ -494,18 +496,52 @@ def main(argv: list[str] | None = None) -> int:
     parser = _OneLineParser(prog="python -m verify.experiments.classify.checker", description=__doc__.split("\n\n")[0])
     parser.add_argument("network", help="the network file written by 'hardmax-verify classify build'")
     parser.add_argument("data", help="DATA.json")
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE|-",
+                        help="write the outcome as JSON to FILE, whole or not at all, or to standard output with - "
+                             "or no value (the summary then goes to standard error)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # 0 for --help, 2 for bad usage
         return int(exit_.code or 0)
     try:
         result = check_files(args.network, args.data)
+        print(result.summary(), file=sys.stderr if args.json == "-" else sys.stdout)
+        if args.json is not None:
+            _write_json(json.dumps(result.to_json_dict(), indent=1) + "\n", args.json)
     except BadInput as error:
         print(f"checker: error: {error}", file=sys.stderr)
         return 2
-    print(json.dumps(result.to_json_dict(), indent=1) if args.json else result.summary())
+    except Exception as error:  # noqa: BLE001 - an I/O error or a bug is "could not complete", never a verdict
+        print(f"checker: could not complete: {type(error).__name__}: {error}"[:500], file=sys.stderr)
+        return 4
     return result.exit_status
+
+
+def _write_json(text: str, destination: str) -> None:
+    """``text`` to standard output ("-") or to the file ``destination``, renamed into place when whole."""
+    if destination == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    if os.path.exists(destination) and not os.path.isfile(destination):  # /dev/stdout, a pipe: written in place
+        with open(destination, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    folder = os.path.dirname(os.path.abspath(destination))
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".checker.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, destination)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
 
 
 if __name__ == "__main__":
