@@ -142,3 +142,26 @@ def test_the_real_engines_in_disguise_are_missed_and_the_command_exits_1(monkeyp
     assert result["baseline_clean"] and not result["ok"]
     assert [v["name"] for v in result["variants"]] == ["disguised_engine", "disguised_float"]
     assert not any(v["caught"] for v in result["variants"])
+
+
+def test_a_check_crashing_on_the_real_engine_is_no_verdict_and_exits_4(monkeypatch: pytest.MonkeyPatch, capsys,
+                                                                        tmp_path) -> None:
+    """A crash is not a finding about the engine: the self-test could not complete (exit 4, one line naming the
+    check), and the JSON, written all the same, marks the detection as a crash."""
+    from verify.app.commands import selftest as command
+    from verify.app.selftest import runner
+
+    def crashing_engine(*args, **kwargs):
+        raise RuntimeError("engine fault")
+
+    real = runner.run_selftest
+    monkeypatch.setattr(runner, "exact_layers", crashing_engine)
+    monkeypatch.setattr(command, "run_selftest", lambda **kwargs: real(mutants=[], **kwargs))
+    out = tmp_path / "selftest.json"
+    assert main(["selftest", "--json", str(out)]) == 4
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "could not complete" in last and "crashed on the real engine" in last and "engine fault" in last
+    result = json.loads(out.read_text())
+    assert result["baseline_crashed"] and not result["ok"]
+    crashes = [d for v in result["baseline"] for d in v["detections"] if d.get("crashed")]
+    assert crashes and all(d["detail"].startswith("crashed: RuntimeError: engine fault") for d in crashes)

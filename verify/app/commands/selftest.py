@@ -68,7 +68,8 @@ def selftest(profile: str, json_to: str | None) -> int:
     normalisation, ties broken by index, A ignored, in-place update, own term dropped; float
     ties decided with a loose tolerance, no rounding bound, the proven bound shrunk) must be
     flagged by at least one check. Exit status 0
-    when every variant is caught, 1 when one is missed or a check rejects the real engine.
+    when every variant is caught, 1 when one is missed or a check rejects the real engine, 4 when
+    a check crashes on the real engine (the self-test could not complete).
     Progress goes to standard error, one line per variant when that is not a terminal.
     """
     console = Console(stderr=True)
@@ -82,4 +83,8 @@ def selftest(profile: str, json_to: str | None) -> int:
         result = run_selftest(profile=profile, progress=progress)
     render(result, summary_console(json_to))
     emit_json(result.to_json_dict(), json_to)
+    if result.baseline_crashes:  # a crash is no verdict on the engine: the self-test did not complete
+        first = result.baseline_crashes[0]
+        raise exitcodes.CouldNotComplete(f"a check crashed on the real engine ({first.check} on "
+                                         f"{first.configuration}: {first.detail}); see --json for every detection")
     return exitcodes.SUCCESS if result.ok else exitcodes.FALSE

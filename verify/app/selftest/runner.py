@@ -72,9 +72,11 @@ class Detection:
     check: str
     configuration: str
     detail: str
+    crashed: bool = False  # the check raised instead of answering
 
-    def to_json_dict(self) -> dict[str, str]:
-        return {"check": self.check, "configuration": self.configuration, "detail": self.detail}
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"check": self.check, "configuration": self.configuration, "detail": self.detail,
+                **({"crashed": True} if self.crashed else {})}
 
 
 @dataclass
@@ -115,6 +117,11 @@ class SelfTestResult:
         return not any(v.caught for v in self.baseline)
 
     @property
+    def baseline_crashes(self) -> list[Detection]:
+        """Checks that raised on a real engine: not a verdict on it, a self-test that could not complete."""
+        return [d for v in self.baseline for d in v.detections if d.crashed]
+
+    @property
     def all_caught(self) -> bool:
         return all(v.caught for v in self.variants)
 
@@ -125,6 +132,7 @@ class SelfTestResult:
     def to_json_dict(self) -> dict[str, Any]:
         return {"format": "hardmax-verify/selftest-v1", "profile": self.profile, "ok": self.ok,
                 "baseline_clean": self.baseline_clean, "all_caught": self.all_caught,
+                **({"baseline_crashed": True} if self.baseline_crashes else {}),
                 "baseline": [v.to_json_dict() for v in self.baseline],
                 "variants": [v.to_json_dict() for v in self.variants]}
 
@@ -186,7 +194,7 @@ def near_tie_configurations(*, count: int, seed: int = 0) -> list[Configuration]
 def _crash(check: str, configuration: str, error: BaseException) -> Detection:
     where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     at = f" at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}" if where else ""
-    return Detection(check, configuration, f"crashed: {type(error).__name__}: {error}{at}")
+    return Detection(check, configuration, f"crashed: {type(error).__name__}: {error}{at}", crashed=True)
 
 
 def check_known_answers(dynamics: ExactDynamics) -> list[Detection]:
