@@ -139,6 +139,17 @@ def test_a_bad_protocol_is_refused_naming_the_field(tmp_path, edit, field):
     assert field in str(caught.value)
 
 
+def test_a_missing_default_protocol_says_where_it_was_looked_for(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # not the repository's root: the default protocols/reproduction.toml is not here
+    assert main(["sentiment", "summarize"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert len(line.splitlines()) == 1 and "protocols/reproduction.toml: no such protocol file" in line
+    assert f"from the current folder {tmp_path}" in line and "run from the repository's root" in line
+    with pytest.raises(InputError) as caught:  # an absolute path needs no such hint
+        load_protocol(tmp_path / "none.toml")
+    assert "current folder" not in str(caught.value)
+
+
 @pytest.mark.slow  # trains and evaluates three small models on a fixture
 def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs(tmp_path, capsys):
     data = tmp_path / "tiny.csv.gz"

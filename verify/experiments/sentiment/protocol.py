@@ -53,6 +53,7 @@ from typing import Callable, Iterator, NoReturn
 
 from verify.core.io import atomic_write_bytes, atomic_write_text, sha256_file
 from verify.core.numbers import InputError
+from verify.core.text import one_line
 from verify.experiments.imdb.preprocess import PreprocessOptions
 from . import steps
 from .interpret import interpret_checkpoint
@@ -108,7 +109,9 @@ def load_protocol(path: Path | str) -> Protocol:
     """Read and check a protocol file; every problem is a one-line InputError naming the field."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(str(path), "no such protocol file")
+        raise InputError(str(path), "no such protocol file" + (
+            f" (a relative path, the default among them, is read from the current folder {one_line(str(Path.cwd()))}: "
+            "run from the repository's root or give the path)" if not path.is_absolute() else ""))
     raw = path.read_bytes()
     if len(raw) > 1 << 20:
         raise InputError(str(path), "more than 1 MiB: not a protocol file")
