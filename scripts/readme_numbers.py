@@ -75,6 +75,7 @@ from verify.core.text import short_number  # noqa: E402
 from verify.core.trajectory import simulate as simulate_trajectory  # noqa: E402
 from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
 from verify.experiments.sentiment import AUTHORS_SOFTMAX_TEST_ACCURACY  # noqa: E402
+from verify.experiments.sentiment import report_section as sentiment_section  # noqa: E402
 from verify.experiments.sentiment.report_section import chosen_on_validation  # noqa: E402
 
 OPEN = re.compile(r"<!-- generated: ([^ ]*) -->")
@@ -415,14 +416,15 @@ def sentiment_hardmax_softmax_sentence() -> str:
 
 
 def softmax_certificate_table(repo: Path = ROOT) -> str:
-    """docs/softmax.md: per (d, K), the test reviews on which softmax is certified to agree with hardmax."""
+    """docs/softmax.md: per model (d, K, alpha), the test reviews on which softmax is certified to agree with hardmax."""
     data = json.loads((repo / "runs" / "sentiment" / "softmax-certificate.json").read_text(encoding="utf-8"))
-    lines = ["| d | K | runs | test reviews certified | measured agreement (float softmax) | stopped: delta <= 2 eta "
-             "| stopped: no proven margin | decoder margin too small |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| d | K | alpha | runs | test reviews certified | measured agreement (float softmax) "
+             "| stopped: delta <= 2 eta | stopped: no proven margin | decoder margin too small |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for g in data["by_d"]:
         reasons = g["not_certified"]
         measured = g["measured_agreement"]
-        lines.append(f"| {g['d']} | {g['K']} | {g['runs']} | {g['certified']:,} of {g['reviews']:,} "
+        lines.append(f"| {g['d']} | {g['K']} | {sentiment_section.alpha_cell(g)} | {g['runs']} | {g['certified']:,} of {g['reviews']:,} "
                      f"({100 * g['certified'] / g['reviews']:.2f}%) | "
                      + (f"{100 * measured:.2f}%" if measured is not None else "-")
                      + f" | {reasons.get('margin', 0):,} | {reasons.get('undecided', 0) + reasons.get('tie', 0):,} "

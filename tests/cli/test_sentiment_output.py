@@ -191,3 +191,30 @@ def test_softmax_certificate_update_refuses_a_file_it_did_not_write(tmp_path, co
     err = capsys.readouterr().err
     assert "--update" in err and len([line for line in err.splitlines() if line.strip()]) == 1
     assert record.read_text() == content
+
+
+@pytest.mark.parametrize("settings", [{"train_alpha": False, "alpha_init": 0.5}, None])
+def test_softmax_certificate_update_asks_the_checkpoint_whether_an_earlier_row_fixed_alpha(tmp_path, monkeypatch,
+                                                                                           capsys, settings):
+    """A row written before rows said whether alpha was trained gets it from its checkpoint.json, or is refused."""
+    import verify.app.commands.sentiment as command
+
+    monkeypatch.setattr(command, "evaluate_checkpoint", _fake_certificate_record)
+    record, earlier, new = tmp_path / "certificate.json", tmp_path / "run-3", str(tmp_path / "run-7")
+    assert main(["sentiment", "softmax-certificate", "--checkpoint", str(earlier), "--update", str(record),
+                 "--quiet"]) == 0
+    data = json.loads(record.read_text())
+    del data["rows"][0]["alpha_fixed"]
+    record.write_text(json.dumps(data))
+    if settings is not None:
+        earlier.mkdir()
+        (earlier / "checkpoint.json").write_text(json.dumps({"settings": settings}))
+    status = main(["sentiment", "softmax-certificate", "--checkpoint", str(earlier), "--checkpoint", new,
+                   "--update", str(record), "--quiet"])
+    if settings is None:
+        assert status == 2 and "does not say whether alpha was trained" in capsys.readouterr().err
+        return
+    assert status == 0
+    by_model = {g["model"]: g["runs"] for g in json.loads(record.read_text())["by_d"]}
+    assert by_model == {"d = 2, K = 8": 1, "d = 2, K = 8, alpha fixed at 0.5": 1}
+    capsys.readouterr()

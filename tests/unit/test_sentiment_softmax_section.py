@@ -36,7 +36,7 @@ def test_totals_per_d_and_the_report_table():
     section = report_section.section({"files": [{**fields, "path": "runs/sentiment/softmax-certificate.json"}],
                                       "figures": []})
     table = next(t for t in section.tables if t.heading.startswith("Softmax certified"))
-    assert ["2", "8", "2", "8 of 200 (4.00%)", "99.80%", "187", "0", "5"] in [list(r) for r in table.rows]
+    assert ["2", "8", "trained", "2", "8 of 200 (4.00%)", "99.80%", "187", "0", "5"] in [list(r) for r in table.rows]
     assert "runs/sentiment/softmax-certificate.json" in table.note
 
 
@@ -45,3 +45,18 @@ def test_the_sentence_names_k_when_one_d_has_several_depths():
             softmax_certificate_row(Path("models/x/d2-K1-s0"), _record(2, 1, 40, {"decoder": 60}, 0.999))]
     sentence = softmax_certificate_summary(rows)["summary"]
     assert "d = 2, K = 1: 40 of 100 (40.00%)" in sentence and "d = 2, K = 8: 3 of 100 (3.00%)" in sentence
+
+
+def test_a_fixed_alpha_is_a_model_of_its_own():
+    # the alpha study's runs (d = 2, K = 8, alpha held fixed) are not pooled with the runs that trained alpha
+    fixed = {**_record(2, 8, 40, {"margin": 60}, 0.999), "alpha": 0.1, "alpha_trained": False}
+    rows = [softmax_certificate_row(Path("models/x/d2-K8-s0"), _record(2, 8, 3, {"margin": 97}, 0.999)),
+            softmax_certificate_row(Path("models/x/d2-K8-alpha0.1-s0"), fixed)]
+    summary = softmax_certificate_summary(rows)
+    assert [(g["d"], g["K"], g["alpha_fixed"], g["runs"]) for g in summary["by_d"]] == [(2, 8, None, 1), (2, 8, 0.1, 1)]
+    assert "d = 2, K = 8: 3 of 100 (3.00%)" in summary["summary"]
+    assert "d = 2, K = 8, alpha fixed at 0.1: 40 of 100 (40.00%)" in summary["summary"]
+    fields = report_section.item_fields(Path("softmax-certificate.json"), json.loads(json.dumps(summary)))
+    section = report_section.section({"files": [{**fields, "path": "softmax-certificate.json"}], "figures": []})
+    table = next(t for t in section.tables if t.heading.startswith("Softmax certified"))
+    assert [list(r)[:4] for r in table.rows] == [["2", "8", "trained", "1"], ["2", "8", "fixed 0.1", "1"]]

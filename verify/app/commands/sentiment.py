@@ -249,7 +249,7 @@ SOFTMAX_CERTIFICATE_KIND = "sentiment-softmax-certificate"
 @click.option("--update", "update_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A record this command wrote before: keep its rows, evaluate only the checkpoints it does not "
                    "hold yet, and rewrite it (atomically) after each one, so a stopped run resumes where it stopped.")
-@json_option("the counts per checkpoint and per (d, K)")
+@json_option("the counts per checkpoint and per model (d, K, alpha trained or fixed)")
 @_quiet_option
 def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | None, cache_dir: Path | None,
                                 no_softmax: bool, update_file: Path | None, json_to: str | None, quiet: bool) -> int:
@@ -293,13 +293,28 @@ def _earlier_softmax_rows(path: Path) -> list[dict]:
             or not all(isinstance(row, dict) and isinstance(row.get("checkpoint"), str) for row in earlier["rows"]):
         raise InputError("--update", f"{path} is not a record of `sentiment softmax-certificate` "
                          f"(kind {SOFTMAX_CERTIFICATE_KIND!r} with rows naming their checkpoints)")
-    return list(earlier["rows"])
+    rows = list(earlier["rows"])
+    for row in rows:
+        if "alpha_fixed" not in row:  # written before rows said whether alpha was trained: the checkpoint says
+            row["alpha_fixed"] = _alpha_fixed(Path(row["checkpoint"]), path)
+    return rows
+
+
+def _alpha_fixed(checkpoint_dir: Path, update_file: Path) -> float | None:
+    """The alpha a checkpoint was trained with held fixed, None if alpha was trained (its checkpoint.json settings)."""
+    try:
+        settings = json.loads((checkpoint_dir / "checkpoint.json").read_text(encoding="utf-8"))["settings"]
+        return None if settings.get("train_alpha", True) else float(settings["alpha_init"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise InputError("--update", f"{update_file}: the row of {checkpoint_dir} does not say whether alpha was "
+                         f"trained, and its checkpoint.json cannot tell ({type(error).__name__})") from None
 
 
 def softmax_certificate_row(directory: Path, record: dict) -> dict:
     """One checkpoint's counts, from its evaluation record (``evaluate_checkpoint(..., softmax_certificate=True)``)."""
     return {"run": Path(directory).name, "checkpoint": str(directory), "d": record["d"], "K": record["layers"],
-            "alpha": record["alpha"], "beta": record["softmax_beta"], "epoch": record["epoch"],
+            "alpha": record["alpha"], "alpha_fixed": None if record.get("alpha_trained", True) else record["alpha"],
+            "beta": record["softmax_beta"], "epoch": record["epoch"],
             "reviews": record["reviews"], "certified": record["softmax_certified_agreement"],
             "not_certified": record["softmax_not_certified"], "stop_layers": record["softmax_stop_layers"],
             "bound_holds": record["softmax_bound_holds"],
@@ -309,12 +324,18 @@ def softmax_certificate_row(directory: Path, record: dict) -> dict:
 
 
 def softmax_certificate_summary(rows: list[dict]) -> dict:
-    """Rows per checkpoint, totals per (d, K), and one sentence: the record of ``sentiment softmax-certificate``."""
+    """Rows per checkpoint, totals per model (d, K, alpha trained or its fixed value), and one sentence.
+
+    The record of ``sentiment softmax-certificate``."""
+    # A study that fixes alpha is a model of its own: its runs are not pooled with those that trained alpha.
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
-        groups.setdefault((row["d"], row["K"]), []).append(row)
+        fixed = row.get("alpha_fixed")
+        groups.setdefault((row["d"], row["K"], fixed is not None, fixed or 0.0), []).append(row)
     by_d = []
-    for (d, K), members in sorted(groups.items()):
+    for (d, K, _, _), members in sorted(groups.items()):
+        fixed = members[0].get("alpha_fixed")
+        model = f"d = {d}, K = {K}" + (f", alpha fixed at {fixed:g}" if fixed is not None else "")
         reviews = sum(r["reviews"] for r in members)
         certified = sum(r["certified"] for r in members)
         measured = [r["measured_agreement"] for r in members if r["measured_agreement"] is not None]
@@ -322,12 +343,12 @@ def softmax_certificate_summary(rows: list[dict]) -> dict:
         for r in members:
             for reason, count in r["not_certified"].items():
                 reasons[reason] = reasons.get(reason, 0) + count
-        by_d.append({"run": f"d = {d}, K = {K} ({fmt.counted(len(members), 'run')})", "d": d, "K": K,
-                     "runs": len(members), "reviews": reviews, "certified": certified,
+        by_d.append({"run": f"{model} ({fmt.counted(len(members), 'run')})", "model": model, "d": d, "K": K,
+                     "alpha_fixed": fixed, "runs": len(members), "reviews": reviews, "certified": certified,
                      "certified_share": certified / reviews if reviews else None, "not_certified": reasons,
                      "measured_agreement": sum(measured) / len(measured) if measured else None})
     attention = [g for g in by_d if g["K"] > 0]
-    sentence = "; ".join(f"d = {g['d']}, K = {g['K']}: {g['certified']:,} of {g['reviews']:,} ({100 * g['certified_share']:.2f}%) certified"
+    sentence = "; ".join(f"{g['model']}: {g['certified']:,} of {g['reviews']:,} ({100 * g['certified_share']:.2f}%) certified"
                          + (f" vs {100 * g['measured_agreement']:.2f}% measured" if g["measured_agreement"] is not None
                             else "") for g in attention)
     return {"kind": SOFTMAX_CERTIFICATE_KIND, "rows": rows, "by_d": by_d,

@@ -195,8 +195,14 @@ def _count_cell(value: Any, total: Any) -> str:
     return f"{value} of {total} ({100 * value / total:.2f}%)"
 
 
+def alpha_cell(group: Mapping[str, Any]) -> str:
+    """How a softmax-certificate group's alpha came about: 'trained', or 'fixed 0.1' for the alpha study's runs."""
+    fixed = group.get("alpha_fixed")
+    return f"fixed {fixed:g}" if isinstance(fixed, (int, float)) and not isinstance(fixed, bool) else "trained"
+
+
 def _softmax_certificate_tables(block: Mapping[str, Any]) -> list[Table]:
-    """Softmax certified to agree with hardmax, per (d, K), from ``sentiment softmax-certificate --json``."""
+    """Softmax certified to agree with hardmax, per model (d, K, alpha), from ``sentiment softmax-certificate --json``."""
     tables = []
     for item in block["files"]:
         found = item.get("softmax_certificate")
@@ -206,14 +212,14 @@ def _softmax_certificate_tables(block: Mapping[str, Any]) -> list[Table]:
         for g in found.get("by_d") or []:
             reasons = g.get("not_certified") or {}
             measured = g.get("measured_agreement")
-            rows.append([str(g.get("d")), str(g.get("K")), str(g.get("runs")),
+            rows.append([str(g.get("d")), str(g.get("K")), alpha_cell(g), str(g.get("runs")),
                          _count_cell(g.get("certified"), g.get("reviews")),
                          f"{100 * measured:.2f}%" if isinstance(measured, (int, float)) else "—",
                          str(reasons.get("margin", 0)), str(reasons.get("undecided", 0) + reasons.get("tie", 0)),
                          str(reasons.get("decoder", 0))])
         tables.append(Table(
             heading="Softmax certified to predict what certified hardmax predicts",
-            headers=["d", "K", "runs", "test reviews certified", "measured agreement (float softmax)",
+            headers=["d", "K", "alpha", "runs", "test reviews certified", "measured agreement (float softmax)",
                      "stopped: delta <= 2 eta", "stopped: no proven margin", "bound holds, decoder margin too small"],
             rows=rows,
             note=(f"{found.get('summary') or ''} A review counts when the per-input bound of docs/theory.md §6 "
