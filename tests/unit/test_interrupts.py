@@ -180,3 +180,33 @@ def test_an_interrupt_caught_after_passing_through_exec_exits_130_under_python_m
     done = subprocess.run([sys.executable, "-m", "interrupted_in_exec"], env=env, capture_output=True, text=True,
                           timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert done.returncode == 130, (done.returncode, done.stderr)
+
+
+# A stop can leave a lock in a process pool held, and the pool's manager thread (joined by the
+# interpreter's exit) waiting for it for ever. Here a thread that never ends stands in for it.
+_EXIT_BLOCKED_BY_A_THREAD = """
+import threading, time
+import verify.app.cli as cli
+from verify.core import exitcodes
+threading.Thread(target=threading.Event().wait).start()    # not a daemon: the exit joins it
+cli.EXIT_GRACE_SECONDS = {grace}
+cli.main = lambda: {status}
+started = time.monotonic()
+try:
+    cli.run()
+finally:
+    print(f"run returned after {{time.monotonic() - started:.1f}} s", flush=True)
+"""
+
+
+@pytest.mark.parametrize("status", [130, 0])
+def test_an_interrupted_command_ends_even_when_its_exit_would_hang(status: int) -> None:
+    if status == 0:  # the guard is for a stop only: a finished command's hang is not cut short (seen here)
+        with pytest.raises(subprocess.TimeoutExpired):
+            subprocess.run([sys.executable, "-c", _EXIT_BLOCKED_BY_A_THREAD.format(grace=1.0, status=status)],
+                           env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, timeout=4)
+        return
+    done = _run(_EXIT_BLOCKED_BY_A_THREAD.format(grace=1.0, status=status))
+    assert done.returncode == 130
+    assert "run returned after" in done.stdout   # sys.exit ran: the cut comes only once the exit hangs
+    assert done.stderr.strip().splitlines()[-1].startswith("interrupted: the exit waited 1 s")

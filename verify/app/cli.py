@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 import traceback
 
 import click
@@ -235,7 +236,33 @@ def run() -> None:
         status = exitcodes.INTERRUPTED
     if status == exitcodes.INTERRUPTED:
         interrupts.forget_unhandled()
+        _bound_the_exit(status)
     sys.exit(status)
+
+
+# How long the interpreter's exit may take after a stop before it is cut short (it takes well under a second).
+EXIT_GRACE_SECONDS = 15.0
+
+
+def _bound_the_exit(status: int) -> None:
+    """End the process within :data:`EXIT_GRACE_SECONDS` with ``status`` even if the interpreter's exit hangs.
+
+    A stop lands at an arbitrary instruction: a lock inside a process pool (a future's condition,
+    the pool's shutdown lock) can be left held, and the pool's manager thread, which the exit
+    joins, then waits for it for ever. Everything the command writes is already complete or
+    removed by now, so cutting the exit short loses nothing; it says so on standard error.
+    """
+    def end() -> None:
+        try:
+            sys.stderr.write(f"interrupted: the exit waited {EXIT_GRACE_SECONDS:g} s for background threads "
+                             "and ended without them\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(status)
+
+    timer = threading.Timer(EXIT_GRACE_SECONDS, end)
+    timer.daemon = True  # never itself a thread the exit waits for
+    timer.start()
 
 
 if __name__ == "__main__":
