@@ -190,6 +190,7 @@ import verify.app.cli as cli
 from verify.core import exitcodes
 threading.Thread(target=threading.Event().wait).start()    # not a daemon: the exit joins it
 cli.EXIT_GRACE_SECONDS = {grace}
+cli._debug = {debug}
 cli.main = lambda: {status}
 started = time.monotonic()
 try:
@@ -203,10 +204,13 @@ finally:
 def test_an_interrupted_command_ends_even_when_its_exit_would_hang(status: int) -> None:
     if status == 0:  # the guard is for a stop only: a finished command's hang is not cut short (seen here)
         with pytest.raises(subprocess.TimeoutExpired):
-            subprocess.run([sys.executable, "-c", _EXIT_BLOCKED_BY_A_THREAD.format(grace=1.0, status=status)],
+            subprocess.run([sys.executable, "-c", _EXIT_BLOCKED_BY_A_THREAD.format(grace=1.0, status=status, debug=False)],
                            env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, timeout=4)
         return
-    done = _run(_EXIT_BLOCKED_BY_A_THREAD.format(grace=1.0, status=status))
+    done = _run(_EXIT_BLOCKED_BY_A_THREAD.format(grace=1.0, status=status, debug=False))
     assert done.returncode == 130
     assert "run returned after" in done.stdout   # sys.exit ran: the cut comes only once the exit hangs
-    assert done.stderr.strip().splitlines()[-1].startswith("interrupted: the exit waited 1 s")
+    assert done.stderr.strip().splitlines() == ["interrupted: the exit waited 1 s for background threads and "
+                                                "ended without them"]
+    debugged = _run(_EXIT_BLOCKED_BY_A_THREAD.format(grace=1.0, status=status, debug=True))
+    assert debugged.returncode == 130 and "in wait" in debugged.stderr   # --debug: where each thread waits

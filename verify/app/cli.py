@@ -18,6 +18,7 @@ Ctrl-C later; this module and ``verify/__init__`` import nothing heavy.
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import os
 import sys
@@ -256,6 +257,8 @@ def _bound_the_exit(status: int) -> None:
         try:
             sys.stderr.write(f"interrupted: the exit waited {EXIT_GRACE_SECONDS:g} s for background threads "
                              "and ended without them\n")
+            if _debug:  # where each thread waits: the report a bug needs
+                faulthandler.dump_traceback(sys.stderr, all_threads=True)
             sys.stderr.flush()
         finally:
             os._exit(status)
