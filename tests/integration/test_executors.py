@@ -290,3 +290,54 @@ def test_a_held_interrupt_is_raised_when_the_launch_ends_and_a_second_one_at_onc
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+# A Ctrl-C while the campaign's results come in. Any wait that first takes the lock of every
+# future in a Python loop (concurrent.futures.as_completed and wait do) gets it at the worst
+# moment here: half the locks taken, never released, the pool's manager thread blocked on them
+# and the interpreter's exit waiting for that thread for ever.
+_INTERRUPTED_WHILE_RESULTS_COME_IN = """
+import os, signal, sys, threading, time
+import concurrent.futures._base as base
+import concurrent.futures.process as futures_process
+import multiprocessing
+import verify.app.campaign.executors as executors
+from verify.app.campaign import CampaignSpec, FamilySpec, plan_tasks
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a background test run may have it ignored
+
+def enter_then_interrupted(self):
+    futures = list(self.futures)
+    for future in futures[: len(futures) // 2]:
+        future._condition.acquire()
+    raise KeyboardInterrupt
+base._AcquireFutures.__enter__ = enter_then_interrupted
+
+spec = CampaignSpec(examples=400, layer_budget=20, worked=False, float_check=False, shrink=False,
+                    families=(FamilySpec("generic", n=(4, 5), d=(2,)),))
+tasks = plan_tasks(spec, seed=0)
+backend = executors.ProcessPoolExecutorBackend(2).start()
+done = []
+def progress(task, record):
+    done.append(record)
+    if len(done) == 3:
+        os.kill(os.getpid(), signal.SIGINT)
+try:
+    backend.run(tasks, progress=progress)
+    print("not interrupted", flush=True)
+except KeyboardInterrupt:
+    print("interrupted after", len(done), "results", flush=True)
+print("pool:", backend._pool, "workers:", len(multiprocessing.active_children()),
+      "managers:", len(futures_process._threads_wakeups), flush=True)
+"""
+
+
+def test_an_interrupt_while_results_come_in_ends_the_run_and_the_process() -> None:
+    done = subprocess.run([sys.executable, "-c", _INTERRUPTED_WHILE_RESULTS_COME_IN],
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+                          capture_output=True, text=True, timeout=90)  # a hang at exit fails here
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "leaked" not in done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("interrupted after") and int(lines[0].split()[2]) >= 3, done.stdout
+    assert lines[1] == "pool: None workers: 0 managers: 0", done.stdout

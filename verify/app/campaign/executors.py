@@ -35,16 +35,17 @@ import multiprocessing.forkserver
 import multiprocessing.resource_tracker
 import multiprocessing.util
 import os
+import queue
 import select
 import signal
 import threading
 import time
 import uuid
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import process as futures_process
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 import numba
 
@@ -351,6 +352,22 @@ def _act_on(signum: int, handler: Any, frame: Any) -> None:
     # SIG_IGN, or None (a handler not installed from Python): nothing to do
 
 
+def _in_completion_order(futures: Collection[Future]) -> Iterator[Future]:
+    """The futures as they finish, each handed over by its own done-callback.
+
+    Not ``concurrent.futures.as_completed``: it first takes the lock of every future in one
+    Python loop, and a Ctrl-C landing inside that loop leaves the locks taken so far held by
+    this thread for good. The pool's manager thread then waits for ever to mark those futures
+    done, and the interpreter's exit waits for it. A callback takes one future's lock at a time,
+    inside a ``with`` block that always releases it.
+    """
+    finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
+    for future in futures:
+        future.add_done_callback(finished.put)
+    for _ in range(len(futures)):
+        yield finished.get()
+
+
 class ProcessPoolExecutorBackend(Executor):
     """A local pool of ``jobs`` worker processes (the default executor: all cores)."""
 
@@ -390,7 +407,7 @@ class ProcessPoolExecutorBackend(Executor):
         try:
             futures: dict[Future, Task] = {pool.submit(attempt_task, task, checker): task
                                            for task in _cost_order(tasks)}
-            for future in as_completed(futures):
+            for future in _in_completion_order(futures):
                 task = futures[future]
                 try:
                     record = future.result()
