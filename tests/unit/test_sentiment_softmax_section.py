@@ -49,14 +49,15 @@ def test_the_sentence_names_k_when_one_d_has_several_depths():
 
 def test_a_fixed_alpha_is_a_model_of_its_own():
     # the alpha study's runs (d = 2, K = 8, alpha held fixed) are not pooled with the runs that trained alpha
-    fixed = {**_record(2, 8, 40, {"margin": 60}, 0.999), "alpha": 0.1, "alpha_trained": False}
+    fixed = {**_record(2, 8, 40, {"margin": 60}, 0.999), "alpha": 0.10000000149011612, "alpha_fixed": 0.1}
     rows = [softmax_certificate_row(Path("models/x/d2-K8-s0"), _record(2, 8, 3, {"margin": 97}, 0.999)),
-            softmax_certificate_row(Path("models/x/d2-K8-alpha0.1-s0"), fixed)]
+            softmax_certificate_row(Path("models/x/d2-K8-alpha0.1-s0"), fixed),
+            softmax_certificate_row(Path("models/x/d2-K8-alpha0.1-s1"), fixed)]
     summary = softmax_certificate_summary(rows)
-    assert [(g["d"], g["K"], g["alpha_fixed"], g["runs"]) for g in summary["by_d"]] == [(2, 8, None, 1), (2, 8, 0.1, 1)]
+    assert [(g["d"], g["K"], g["alpha_fixed"], g["runs"]) for g in summary["by_d"]] == [(2, 8, None, 1), (2, 8, 0.1, 2)]
     assert "d = 2, K = 8: 3 of 100 (3.00%)" in summary["summary"]
-    assert "d = 2, K = 8, alpha fixed at 0.1: 40 of 100 (40.00%)" in summary["summary"]
+    assert "d = 2, K = 8, alpha fixed at 0.1: 80 of 200 (40.00%)" in summary["summary"]
     fields = report_section.item_fields(Path("softmax-certificate.json"), json.loads(json.dumps(summary)))
     section = report_section.section({"files": [{**fields, "path": "softmax-certificate.json"}], "figures": []})
     table = next(t for t in section.tables if t.heading.startswith("Softmax certified"))
-    assert [list(r)[:4] for r in table.rows] == [["2", "8", "trained", "1"], ["2", "8", "fixed 0.1", "1"]]
+    assert [list(r)[:4] for r in table.rows] == [["2", "8", "trained", "1"], ["2", "8", "fixed 0.1", "2"]]

@@ -313,7 +313,7 @@ def _alpha_fixed(checkpoint_dir: Path, update_file: Path) -> float | None:
 def softmax_certificate_row(directory: Path, record: dict) -> dict:
     """One checkpoint's counts, from its evaluation record (``evaluate_checkpoint(..., softmax_certificate=True)``)."""
     return {"run": Path(directory).name, "checkpoint": str(directory), "d": record["d"], "K": record["layers"],
-            "alpha": record["alpha"], "alpha_fixed": None if record.get("alpha_trained", True) else record["alpha"],
+            "alpha": record["alpha"], "alpha_fixed": record.get("alpha_fixed"),
             "beta": record["softmax_beta"], "epoch": record["epoch"],
             "reviews": record["reviews"], "certified": record["softmax_certified_agreement"],
             "not_certified": record["softmax_not_certified"], "stop_layers": record["softmax_stop_layers"],

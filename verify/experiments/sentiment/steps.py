@@ -98,7 +98,9 @@ def evaluate_checkpoint(checkpoint_dir: Path, *, which: str = "best", split_name
         "protocol": split.protocol, "split": split_name, "reviews": int(len(rows)),
         "hardmax_accuracy": result.accuracy, "hardmax_loss_float": result.loss,
         "exact_path": result.exact_path, "undecided_by_float_bound": int(result.undecided_mask.sum()),
-        "hardmax_seconds": result.seconds, "alpha": float(weights.alpha), "alpha_trained": settings.train_alpha,
+        "hardmax_seconds": result.seconds, "alpha": float(weights.alpha),
+        # as configured (0.1), not as stored in float32 (0.10000000149...): the alpha study's cells are named by it
+        "alpha_fixed": None if settings.train_alpha else settings.alpha_init,
         "certified": "hardmax predictions are those of exact rational arithmetic on the float32 weights",
     }
     if result.softmax is not None:
