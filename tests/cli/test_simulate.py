@@ -153,7 +153,7 @@ def test_a_number_beyond_pythons_digit_limit_is_summarised(tmp_path, capsys):
     # alpha = 1e-5000: str() of its denominator is refused by Python; the summary shows it as a decimal.
     path = write(tmp_path, '{"tokens": [["1"], ["-1/2"]], "alpha": "1e-5000"}')
     assert main(["simulate", str(path), "--layers", "1"]) == 0
-    assert "alpha = ≈1e-5000" in capsys.readouterr().out
+    assert "alpha = ≈1.00000e-5000" in capsys.readouterr().out
 
 
 def test_the_readme_float_sentence_a_decided_float_run_is_certified_and_exits_0(capsys):

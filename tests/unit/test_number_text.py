@@ -33,6 +33,8 @@ def test_short_exact_numbers_are_shown_exactly(value: Fraction, shown: str) -> N
     (Fraction(1, 7**30), "≈4.43669e-26"),
     (Fraction(10**400, 3), "≈3.33333e+399"),    # beyond float64: decimal arithmetic, never float()
     (Fraction(2**70 + 1, 2**70), "≈1.00000"),   # a finite decimal too long to show
+    (Fraction(1, 10**400), "≈1.00000e-400"),     # an exact quotient still shows six digits
+    (Fraction(10**400), "≈1.00000e+400"),
 ])
 def test_long_numbers_are_marked_approximate(value: Fraction, shown: str) -> None:
     assert short_number(value) == shown

@@ -139,5 +139,7 @@ def short_number(x: Any) -> str:
         with localcontext() as context:
             context.prec = SHORT_DIGITS
             value = Decimal(x.numerator) / Decimal(x.denominator)
+            # always SHORT_DIGITS digits: an exact quotient (1 / 10^400) would keep only its own one
+            value = value.quantize(Decimal(1).scaleb(value.adjusted() - SHORT_DIGITS + 1))
         return f"≈{value:.{SHORT_DIGITS}g}"
     return f"{float(x):.{SHORT_DIGITS}g}"
