@@ -432,8 +432,9 @@ def _change_history(runs: Path) -> None:
         data["notes"][0].replace("lowest at epoch 55", "lowest at epoch 89")])),
     lambda runs: _rewrite_summary(runs, lambda data: data.update(notes=[])),
     _change_history,
+    lambda runs: _rewrite_summary(runs, lambda data: _row(data, "d8-K8-s0").__setitem__(6, "record only")),
 ], ids=["lowest loss", "its epoch", "loss at the selected epoch", "a loss left out", "an extra column",
-        "the notes' epoch", "the notes left out", "a checkpoint history changed"])
+        "the notes' epoch", "the notes left out", "a checkpoint history changed", "a published checkpoint denied"])
 def test_validation_losses_and_notes_are_the_checkpoint_histories(
         results: dict[str, Any], built: tuple[dict[str, Any], Path, Path], tmp_path: Path,
         change: Callable[[Path], Any]) -> None:
@@ -476,3 +477,29 @@ def test_checkpoint_histories_past_the_byte_limit_are_not_checked(results: dict[
     outcome = _section(result)
     assert result.exit_status == 3 and outcome.status == certcheck.NOT_CHECKED, outcome
     assert "checkpoint histories are more than certcheck reads" in outcome.reason
+
+
+def test_a_run_kept_as_a_record_only_is_checked_in_full(
+        results: dict[str, Any], built: tuple[dict[str, Any], Path, Path], tmp_path: Path) -> None:
+    """A run whose checkpoint is not published (past the budget) has no history: its loss cells are empty and
+    its cap note names no loss, which the checker knows from the record, so a forged value is rejected."""
+    runs = _saved_copy(built, tmp_path)
+    record_path = runs / "sentiment" / "protocol" / "d2-K8-s0.json"   # reached the cap, lowest loss before it
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["published"] = False
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+    shutil.rmtree(tmp_path / "models" / "reproduction" / "d2-K8-s0")
+    _resummarize(runs)
+    assert _row(json.loads(_summary_path(runs).read_text(encoding="utf-8")), "d2-K8-s0")[4:] == ["", "", "record only"]
+    result = _check(_reported(copy.deepcopy(results), runs), runs, tmp_path)
+    assert _section(result).status == "verified", _section(result)
+    for forge in (lambda data: _row(data, "d2-K8-s0").__setitem__(4, "0.5522 (55)"),
+                  lambda data: data.update(notes=[data["notes"][0].replace(
+                      "d2-K8-s0 (selected epoch 90)", "d2-K8-s0 (selected epoch 90; validation loss lowest at epoch "
+                      "55 and higher since, while validation accuracy still crept up)")])):
+        saved = _summary_path(runs).read_text(encoding="utf-8")
+        _rewrite_summary(runs, forge)
+        assert _summary_path(runs).read_text(encoding="utf-8") != saved
+        outcome = _section(_check(_reported(copy.deepcopy(results), runs), runs, tmp_path))
+        assert outcome.status == "rejected", outcome
+        _summary_path(runs).write_text(saved, encoding="utf-8")

@@ -78,7 +78,7 @@ def test_the_sentence_gives_the_means_beside_the_baseline_and_the_authors():
 
 def test_runs_that_reach_the_epoch_cap_still_improving_are_named(tmp_path):
     protocol = load_protocol(PROTOCOL)
-    evaluations = {"d2-K8-s0": {"hardmax_accuracy": 0.79, "epochs_completed": 101, "epoch": 90},
+    evaluations = {"d2-K8-s0": {"hardmax_accuracy": 0.79, "epochs_completed": 101, "epoch": 90, "published": True},
                    "d2-K0-s0": {"hardmax_accuracy": 0.88, "epochs_completed": 52, "epoch": 32},
                    "d4-K8-s0": {"hardmax_accuracy": 0.80, "epochs_completed": 101, "epoch": 81}}
     history = [{"epoch": e, "val_loss": 0.6 - 0.001 * e if e <= 55 else 0.55 + 0.002 * (e - 55), "val_acc": 0.7}
@@ -91,6 +91,8 @@ def test_runs_that_reach_the_epoch_cap_still_improving_are_named(tmp_path):
     assert lengths["d2-K8-s0"]["reached_cap"] and not lengths["d2-K0-s0"]["reached_cap"]
     assert not lengths["d4-K8-s0"]["reached_cap"]
     assert lengths["d2-K8-s0"]["lowest_val_loss_epoch"] == 55 and "lowest_val_loss" not in lengths["d2-K0-s0"]
+    rows = {r[0]: r for r in next(t for t in summary["tables"] if t["name"] == "training-length")["rows"]}
+    assert rows["d2-K8-s0"][-1] == "published" and rows["d2-K0-s0"][-1] == "record only"  # past the budget
     [note] = summary["notes"]
     assert note.startswith("1 run(s) reached the protocol's 101-epoch cap") and "d2-K8-s0 (selected epoch 90; " \
         "validation loss lowest at epoch 55" in note and "d4-K8-s0" not in note

@@ -159,7 +159,8 @@ def _protocol_runs(document: Any) -> list[dict] | str:
                                                  -1.0 if r["fixed_alpha"] is None else r["fixed_alpha"]))
 
 
-_RECORD_FIELDS = ("hardmax_accuracy", "softmax_accuracy", "validation_accuracy", "alpha", "epochs_completed", "epoch")
+_RECORD_FIELDS = ("hardmax_accuracy", "softmax_accuracy", "validation_accuracy", "alpha", "epochs_completed", "epoch",
+                  "published")
 
 
 def _run_records(folder: str) -> tuple[dict, dict] | str:
@@ -295,14 +296,18 @@ def _expected_tables(runs: list, evaluations: dict, interpretations: dict, commo
         how = (f"reached the {cap}-epoch cap, still improving" if ran >= cap and ran - selected < patience
                else f"early stop ({patience} epochs without a better validation accuracy)")
         history = histories.get(run["name"])
-        if history is None or history.unchecked:
+        if history is None and record and record.get("published") is False:  # a record only: no history to show
+            loss_checks: list = [equal("")] * 2
+        elif history is None or history.unchecked:
             reason = history.unchecked if history is not None else "no checkpoint history was found"
-            loss_checks: list = [_unchecked_unless_empty(f"run {run['name']}'s validation losses: {reason}", unchecked)] * 2
+            loss_checks = [_unchecked_unless_empty(f"run {run['name']}'s validation losses: {reason}", unchecked)] * 2
         elif history.problem:
             loss_checks = [lambda text, problem=history.problem: problem] * 2
         else:
             loss_checks = [_lowest_loss_check(history), _loss_at_selected_check(history)]
-        rows.append([equal(run["name"]), equal(str(ran)), equal(str(selected)), equal(how)] + loss_checks)
+        published = "published" if record and record.get("published") is True else "record only"  # in models/ or not
+        rows.append([equal(run["name"]), equal(str(ran)), equal(str(selected)), equal(how)] + loss_checks
+                    + [equal(published)])
     if rows:
         tables["training-length"] = rows
     return tables
@@ -666,7 +671,9 @@ def _notes_problem(shown: Any, runs: list, evaluations: dict, common: dict, hist
             continue
         text = f"{run['name']} (selected epoch {selected}"
         history = histories.get(run["name"])
-        if history is None or history.unchecked or history.problem:
+        if history is None and record and record.get("published") is False:
+            pass  # a record only (no checkpoint published): no history, so no validation loss is named
+        elif history is None or history.unchecked or history.problem:
             unknown.append(run["name"])
         elif history.lowest_epoch is not None and history.lowest_epoch < selected:
             text += (f"; validation loss lowest at epoch {history.lowest_epoch} and higher since, while validation "

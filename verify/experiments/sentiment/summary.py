@@ -177,9 +177,11 @@ def training_lengths(protocol: Protocol, evaluations: dict[str, dict], *,
         how = (f"reached the {cap}-epoch cap, still improving" if reached_cap
                else f"early stop ({patience} epochs without a better validation accuracy)")
         at_selected = entry.get("val_loss_at_selected")
+        entry["published"] = record.get("published") is True
         rows.append([run.name, str(ran), str(selected), how,
                      f"{entry['lowest_val_loss']:.4f} ({entry['lowest_val_loss_epoch']})" if losses else "",
-                     f"{at_selected:.4f}" if at_selected is not None else ""])
+                     f"{at_selected:.4f}" if at_selected is not None else "",
+                     "published" if entry["published"] else "record only"])
     notes = []
     if capped:
         described = []
@@ -326,7 +328,8 @@ def summarize(protocol: Protocol, evaluations: dict[str, dict],
         tables.append({"name": "training-length", "title": "How each run's training ended (protocol: at most "
                                                           f"{lengths['cap']} epochs, patience {lengths['patience']})",
                        "columns": ["run", "epochs run", "selected epoch", "how it ended",
-                                   "lowest validation loss (epoch)", "validation loss at the selected epoch"],
+                                   "lowest validation loss (epoch)", "validation loss at the selected epoch",
+                                   "checkpoint"],
                        "rows": lengths["rows"], "data": lengths["data"]})
 
     figures = _figures(tables, figures_dir) if figures_dir is not None else []
