@@ -111,6 +111,7 @@ def run_lane(lane: str, workers: int, log: Path | None = None) -> dict[str, obje
     lingering = _reap_adopted()
     cpu = _children_cpu() - cpu_before
     busy_after = _machine_busy()
+    window = time.monotonic() - start  # the run and the wait for what it left behind: what busy time spans
     others = None if busy_before is None or busy_after is None else max(0.0, busy_after - busy_before - cpu)
     outcome = next((m.group("line") for line in reversed(completed.stdout.splitlines())
                     if (m := OUTCOME.match(line.strip("= ")))), "no outcome line (see pytest's output)")
@@ -119,7 +120,7 @@ def run_lane(lane: str, workers: int, log: Path | None = None) -> dict[str, obje
         (log / f"{lane}.txt").write_text(completed.stdout + completed.stderr, encoding="utf-8")
     return {"lane": lane, "wall": wall, "cpu": cpu, "outcome": outcome, "status": completed.returncode,
             "load_before": load_before, "load_after": _load(), "others": others,
-            "lingering": lingering}
+            "lingering": lingering, "window": window}
 
 
 def _loads(values: tuple[float, float, float]) -> str:
@@ -148,14 +149,15 @@ def main(argv: list[str] | None = None) -> int:
               f"(CPU / {args.workers}) {cpu / args.workers:6.1f} s   {result['outcome']}")
         print(f"  load average before: {_loads(result['load_before'])}; after: "  # type: ignore[arg-type]
               f"{_loads(result['load_after'])}")  # type: ignore[arg-type]
-        if result.get("lingering"):
+        if result.get("lingering"):  # their CPU time is not the suite's here: the split is not reliable
             print(f"  {result['lingering']} process(es) the suite started were still running 30 s after it ended")
+            loaded = True
         others = result["others"] if adopting else None
         if others is None:
             print("  other processes' CPU time: not measured (needs Linux: /proc/stat and prctl)")
             loaded = True
         else:
-            share = float(others) / (wall * cores)  # type: ignore[arg-type]
+            share = float(others) / (float(result.get("window", wall)) * cores)  # type: ignore[arg-type]
             print(f"  other processes used {others:.1f} CPU s during the run ({share:.0%} of {cores} cores)")
             loaded = loaded or share > 0.1
     if loaded:

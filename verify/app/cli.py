@@ -251,18 +251,27 @@ def _bound_the_exit(status: int) -> None:
     A stop lands at an arbitrary instruction: a lock inside a process pool (a future's condition,
     the pool's shutdown lock) can be left held, and the pool's manager thread, which the exit
     joins, then waits for it for ever. Everything the command writes is already complete or
-    removed by now, so cutting the exit short loses nothing; it says so on standard error.
+    removed by now, and its printed output is flushed first, so cutting the exit short loses
+    nothing; it says so on standard error. (The timer is a Python thread: a hang in C code that
+    holds the GIL is beyond it.)
     """
     def end() -> None:
-        try:
-            sys.stderr.write(f"interrupted: the exit waited {EXIT_GRACE_SECONDS:g} s for background threads "
-                             "and ended without them\n")
+        try:  # never blocking: a full pipe on standard error must not hold the cut itself
+            os.set_blocking(2, False)
+            os.write(2, f"interrupted: the exit waited {EXIT_GRACE_SECONDS:g} s for background threads and ended "
+                        "without them\n".encode())
             if _debug:  # where each thread waits: the report a bug needs
-                faulthandler.dump_traceback(sys.stderr, all_threads=True)
-            sys.stderr.flush()
+                faulthandler.dump_traceback(2, all_threads=True)
+        except OSError:
+            pass
         finally:
             os._exit(status)
 
+    for stream in (sys.stdout, sys.stderr):  # os._exit does not flush: what the command printed goes out now
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
     timer = threading.Timer(EXIT_GRACE_SECONDS, end)
     timer.daemon = True  # never itself a thread the exit waits for
     timer.start()

@@ -359,7 +359,8 @@ def _in_completion_order(futures: Collection[Future]) -> Iterator[Future]:
     Python loop, and a Ctrl-C landing inside that loop leaves the locks taken so far held by
     this thread for good. The pool's manager thread then waits for ever to mark those futures
     done, and the interpreter's exit waits for it. A callback takes one future's lock at a time,
-    inside a ``with`` block that always releases it.
+    inside a ``with`` block: the window in which a stop can leave a lock held is one instruction
+    of one future, not a loop over all of them.
     """
     finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
     for future in futures:

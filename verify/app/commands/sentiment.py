@@ -302,10 +302,11 @@ def _earlier_softmax_rows(path: Path) -> list[dict]:
 
 def _alpha_fixed(checkpoint_dir: Path, update_file: Path) -> float | None:
     """The alpha a checkpoint was trained with held fixed, None if alpha was trained (its checkpoint.json settings)."""
-    try:
-        settings = json.loads((checkpoint_dir / "checkpoint.json").read_text(encoding="utf-8"))["settings"]
-        return None if settings.get("train_alpha", True) else float(settings["alpha_init"])
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+    try:  # read as the evaluation reads them (defaults included)
+        record = json.loads((checkpoint_dir / "checkpoint.json").read_text(encoding="utf-8"))["settings"]
+        settings = TrainingSettings.from_record(record, where=f"{checkpoint_dir}/checkpoint.json: settings")
+        return None if settings.train_alpha else settings.alpha_init
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, InputError) as error:
         raise InputError("--update", f"{update_file}: the row of {checkpoint_dir} does not say whether alpha was "
                          f"trained, and its checkpoint.json cannot tell ({type(error).__name__})") from None
 
