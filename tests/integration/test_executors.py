@@ -139,7 +139,9 @@ def test_interrupt_cancels_and_closes_the_cluster() -> None:
     assert cluster.status.name == "closed"
 
 
-def test_bad_scheduler_address_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_scheduler_address_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default output folder of its own: another test may be writing the clone's
     status = main(["report", "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1", "--examples", "0"])
     assert status == exitcodes.BAD_INPUT
     err = capsys.readouterr().err.strip().splitlines()
@@ -194,7 +196,8 @@ def test_a_service_that_is_not_a_dask_scheduler_could_not_complete_in_one_line(t
 
 
 def test_without_the_extra_dask_options_are_bad_input(monkeypatch: pytest.MonkeyPatch,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+                                                      capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # the default output folder of its own: another test may be writing the clone's
     monkeypatch.setitem(__import__("sys").modules, "distributed", None)  # import distributed -> ImportError
     assert main(["report", "--dask-local", "2", "--examples", "0"]) == exitcodes.BAD_INPUT
     assert "needs Dask distributed" in capsys.readouterr().err
