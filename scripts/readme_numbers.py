@@ -57,7 +57,7 @@ sys.path.insert(0, str(REPO))
 import hypothesis  # noqa: E402
 import verify.claims  # noqa: E402,F401  (registers the built-in claims)
 import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profiles)
-from verify.core import limits, text  # noqa: E402
+from verify.core import formatting, limits, text  # noqa: E402
 from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.app.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
 from verify.core.config import load_configuration  # noqa: E402
@@ -415,6 +415,19 @@ def sentiment_hardmax_softmax_sentence() -> str:
                    "in all")
 
 
+def published_checkpoints_sentence(repo: Path = ROOT) -> str:
+    """docs/sentiment.md: the reproduction's published checkpoints against their budget (models/reproduction)."""
+    from verify.experiments.sentiment.checkpoints import COMPACT_BEST, compact_header
+    from verify.experiments.sentiment.protocol import MODELS_BUDGET_BYTES, published_bytes
+    models = repo / "models" / "reproduction"
+    compact = sorted(models.glob(f"*/{COMPACT_BEST}"))
+    stored = sum(path.stat().st_size for path in compact)
+    plain = sum(int(compact_header(path)["bytes"]) for path in compact)
+    return (f"{formatting.counted(len(compact), 'checkpoint')} published, "
+            f"{sum(published_bytes(models).values()) / 1e6:.1f} MB of the {MODELS_BUDGET_BYTES / 1e6:g} MB budget; "
+            f"their weights take {stored / plain:.0%} of the bytes they have as best.safetensors")
+
+
 def softmax_certificate_table(repo: Path = ROOT) -> str:
     """docs/softmax.md: per model (d, K, alpha), the test reviews on which softmax is certified to agree with hardmax."""
     data = json.loads((repo / "runs" / "sentiment" / "softmax-certificate.json").read_text(encoding="utf-8"))
@@ -505,6 +518,7 @@ SOURCES: dict[str, Source] = {
     "sentiment_authors_float": Derived(sentiment_authors_float_sentence),
     "sentiment_hardmax_softmax": Derived(sentiment_hardmax_softmax_sentence),
     "softmax_certificate_table": Derived(softmax_certificate_table),
+    "published_checkpoints": Derived(published_checkpoints_sentence),
     "conjecture_power": Derived(conjecture_power_table),
     "conjecture_budget": Derived(conjecture_budget_sentence),
     "conjecture_shrink": Derived(conjecture_shrink_sentence),

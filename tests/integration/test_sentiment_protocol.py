@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
+from dataclasses import asdict
 from pathlib import Path
+
+import numpy as np
 
 import pytest
 
@@ -15,8 +19,11 @@ from test_sentiment_training import write_fixture_csv  # noqa: E402
 from verify.app.cli import main  # noqa: E402
 from verify.core.numbers import InputError  # noqa: E402
 from verify.core.io import sha256_file  # noqa: E402
-from verify.experiments.sentiment.protocol import (MODELS_BUDGET_BYTES, collect, load_protocol,  # noqa: E402
-                                                  published_bytes, queue_status, run_queue)
+from verify.experiments.sentiment.checkpoints import (ModelWeights, expand_best_weights, read_checkpoint,  # noqa: E402
+                                                     write_weights)
+from verify.experiments.sentiment.network import TrainingSettings, initial_embedding  # noqa: E402
+from verify.experiments.sentiment.protocol import (MODELS_BUDGET_BYTES, PUBLISHED_FILES, collect,  # noqa: E402
+                                                  load_protocol, published_bytes, queue_status, run_queue)
 
 PROTOCOL = """
 name = "tiny"
@@ -80,12 +87,19 @@ def test_grid_expands_in_phase_order_and_shared_runs_appear_once(tmp_path):
     assert protocol.runs[2].fixed_alpha == 0.5 and protocol.runs[2].phase == 2
 
 
-def _finished_run(runs, protocol, name: str, weight_bytes: int) -> None:
-    """A run folder as the queue leaves it: checkpoint files and an evaluation that records their sha256."""
+def _finished_run(runs, protocol, name: str, rows: int) -> None:
+    """A run folder as the queue leaves it: checkpoint files and an evaluation that records their sha256.
+
+    Its weights: the seeded initial embedding with every other row moved, as training moves them."""
     checkpoint = runs / name / "checkpoint"
     checkpoint.mkdir(parents=True)
-    (checkpoint / "best.safetensors").write_bytes(name.encode() * (weight_bytes // len(name)))
-    (checkpoint / "checkpoint.json").write_text(json.dumps({"run": name}), encoding="utf-8")
+    settings = TrainingSettings(d=2, layers=1, seed=len(name))
+    embedding = initial_embedding(rows, settings)
+    embedding[::2] += np.random.default_rng(len(name)).normal(0, 0.1, embedding[::2].shape).astype(np.float32)
+    one = np.ones((), np.float32)
+    write_weights(checkpoint / "best.safetensors", ModelWeights(embedding, one, one, np.ones(2, np.float32), one))
+    (checkpoint / "checkpoint.json").write_text(json.dumps({"run": name, "settings": asdict(settings)}),
+                                                encoding="utf-8")
     (checkpoint / "vocab.txt.gz").write_bytes(b"the same vocabulary for every run" * 100)
     evaluation = {"run": name, "protocol_sha256": protocol.sha256, "command": f"... --only {name}",
                   "checkpoint_sha256": {p.name: sha256_file(p) for p in checkpoint.iterdir()}}
@@ -95,11 +109,19 @@ def _finished_run(runs, protocol, name: str, weight_bytes: int) -> None:
 def test_collect_publishes_in_protocol_order_while_the_checkpoints_fit_their_budget(tmp_path):
     protocol = load_protocol(_protocol(tmp_path))
     runs, results, models = tmp_path / "runs", tmp_path / "results", tmp_path / "models"
-    for name in ("d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0"):
-        _finished_run(runs, protocol, name, 10_000)
-    shared = len(b"the same vocabulary for every run" * 100)
+    names = ("d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0")
+    for name in names:
+        _finished_run(runs, protocol, name, 5_000)
+    # Every run published, without a budget: each one's files in their published form.
+    collect(protocol, runs, results_dir=tmp_path / "r0", models_dir=tmp_path / "m0", budget_bytes=10**9)
+    each = {name: {p.name: p.stat().st_size for p in (tmp_path / "m0" / name).iterdir()} for name in names}
+    assert all(set(files) == {"best.from-init.xz", "checkpoint.json", "vocab.txt.gz"} for files in each.values())
+    assert all(files["best.from-init.xz"] < (runs / name / "checkpoint" / "best.safetensors").stat().st_size
+               for name, files in each.items())
+    shared = each["d2-K1-s0"]["vocab.txt.gz"]
     # Room for two runs: their weights and records, the shared vocabulary once.
-    budget = 2 * 10_000 + 2 * 40 + shared
+    budget = sum(size for name in names[:2] for size in each[name].values()) - shared
+    assert sum(published_bytes(tmp_path / "m0").values()) > budget  # all three would not fit
     collect(protocol, runs, results_dir=results, models_dir=models, budget_bytes=budget)
     records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in results.glob("*.json")}
     assert [records[n]["published"] for n in ("d2-K1-s0", "d2-K0-s0", "d2-K1-alpha0.5-s0")] == [True, True, False]
@@ -111,17 +133,53 @@ def test_collect_publishes_in_protocol_order_while_the_checkpoints_fit_their_bud
     collect(protocol, runs, results_dir=results, models_dir=models, budget_bytes=budget)
     assert json.loads((results / "d2-K0-s0.json").read_text(encoding="utf-8"))["published"]
     assert not json.loads((results / "d2-K1-alpha0.5-s0.json").read_text(encoding="utf-8"))["published"]
+    # A folder published in the plain form (best.safetensors) is rewritten in the compact one;
+    # a damaged compact file is made again.
+    plain = models / "d2-K0-s0"
+    (plain / "best.from-init.xz").unlink()
+    (plain / "best.safetensors").write_bytes((runs / "d2-K0-s0" / "checkpoint" / "best.safetensors").read_bytes())
+    (models / "d2-K1-s0" / "best.from-init.xz").write_bytes(b"damaged")
+    collect(protocol, runs, results_dir=results, models_dir=models, budget_bytes=budget)
+    assert sorted(p.name for p in plain.iterdir()) == ["best.from-init.xz", "checkpoint.json", "vocab.txt.gz"]
+    for name in names[:2]:
+        assert (models / name / "best.from-init.xz").read_bytes() == (tmp_path / "m0" / name / "best.from-init.xz").read_bytes()
     # A study left out on purpose says so, without a budget reason.
     collect(protocol, runs, results_dir=tmp_path / "r2", models_dir=tmp_path / "m2", publish=("main",))
     left_out = json.loads((tmp_path / "r2" / "d2-K0-s0.json").read_text(encoding="utf-8"))
     assert not left_out["published"] and "budget" not in left_out["checkpoint"]
 
 
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def _published_records() -> dict[str, dict]:
+    results = REPOSITORY / "runs" / "sentiment" / "protocol"
+    records = {p.name[:-len(".json")]: json.loads(p.read_text(encoding="utf-8"))
+               for p in results.glob("*.json") if not p.name.endswith(".interpret.json")}
+    return {name: record for name, record in records.items() if record.get("published")}
+
+
 def test_the_published_checkpoints_stay_within_their_budget():
-    # The repository's own models/reproduction (git stores identical files once, as counted here).
-    models = Path(__file__).resolve().parents[2] / "models" / "reproduction"
-    assert models.is_dir()
+    # The repository's own models/reproduction (git stores identical files once, as counted here):
+    # every published record's folder, in the published form, and nothing else.
+    models = REPOSITORY / "models" / "reproduction"
+    published = _published_records()
+    assert published and sorted(p.name for p in models.iterdir()) == sorted(published)
+    for name, record in published.items():
+        assert record["checkpoint"] == f"models/reproduction/{name}"
+        assert sorted(p.name for p in (models / name).iterdir()) == sorted(PUBLISHED_FILES)
     assert 0 < sum(published_bytes(models).values()) <= MODELS_BUDGET_BYTES
+
+
+@pytest.mark.slow  # regenerates each run's initial embedding and expands its weights (about 10 s)
+def test_every_published_checkpoint_gives_back_the_weights_its_evaluation_recorded():
+    for name, record in _published_records().items():
+        folder = REPOSITORY / record["checkpoint"]
+        meta = json.loads((folder / "checkpoint.json").read_text(encoding="utf-8"))
+        weights = expand_best_weights(folder / "best.from-init.xz", meta)
+        assert hashlib.sha256(weights).hexdigest() == record["checkpoint_sha256"]["best.safetensors"], name
+        for other in ("checkpoint.json", "vocab.txt.gz"):
+            assert sha256_file(folder / other) == record["checkpoint_sha256"][other], name
 
 
 @pytest.mark.parametrize("edit, field", [
@@ -201,7 +259,10 @@ def test_queue_trains_evaluates_once_skips_finished_and_resumes_interrupted_runs
         "d2-K1-s0.interpret.json"])
     published = json.loads((results / "d2-K1-s0.json").read_text(encoding="utf-8"))
     assert published["published"] and sorted(p.name for p in (models / "d2-K1-s0").iterdir()) == [
-        "best.safetensors", "checkpoint.json", "vocab.txt.gz"]
+        "best.from-init.xz", "checkpoint.json", "vocab.txt.gz"]
+    # The compact form gives back the very weights the evaluation recorded.
+    assert (read_checkpoint(models / "d2-K1-s0").best.to_arrays()["embedding"]
+            == read_checkpoint(runs / "d2-K1-s0" / "checkpoint").best.embedding).all()
     alpha_record = json.loads((results / "d2-K1-alpha0.5-s0.json").read_text(encoding="utf-8"))
     assert not alpha_record["published"] and "--only d2-K1-alpha0.5-s0" in alpha_record["checkpoint"]
     capsys.readouterr()

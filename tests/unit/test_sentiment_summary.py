@@ -94,7 +94,7 @@ def test_runs_that_reach_the_epoch_cap_still_improving_are_named(tmp_path):
     rows = {r[0]: r for r in next(t for t in summary["tables"] if t["name"] == "training-length")["rows"]}
     assert rows["d2-K8-s0"][-1] == "published" and rows["d2-K0-s0"][-1] == "record only"  # past the budget
     [note] = summary["notes"]
-    assert note.startswith("1 run(s) reached the protocol's 101-epoch cap") and "d2-K8-s0 (selected epoch 90; " \
+    assert note.startswith("1 run reached the protocol's 101-epoch cap") and "d2-K8-s0 (selected epoch 90; " \
         "validation loss lowest at epoch 55" in note and "d4-K8-s0" not in note
 
 

@@ -680,7 +680,7 @@ def _notes_problem(shown: Any, runs: list, evaluations: dict, common: dict, hist
                      "accuracy still crept up")
         described.append(text + ")")
     wanted = [] if not described else [
-        f"{len(described)} run(s) reached the protocol's {cap}-epoch cap while still improving on validation: "
+        f"{len(described)} run{'' if len(described) == 1 else 's'} reached the protocol's {cap}-epoch cap while still improving on validation: "
         f"{', '.join(described)}. Their accuracy may be limited by the cap. Training longer would be a new "
         "preregistered protocol, run after this one; it does not change these numbers."]
     if _same_json(shown, wanted):

@@ -9,18 +9,23 @@ A checkpoint is a folder:
 ``best.safetensors``        the weights of the epoch with the best validation accuracy
 ``optimizer.safetensors``   Adam's moments and step counts (only needed to resume training)
 ``vocab.txt.gz``            the vocabulary, one word per line, id = line number (0 = padding)
+``best.from-init.xz``       in a published folder, instead of ``best.safetensors``: the same file,
+                            stored about 40% smaller (:func:`compact_best_weights`)
 ==========================  =====================================================================
 
 Weights are float32: ``embedding`` (V, d), ``alpha_raw`` (), ``alpha`` () = softplus(alpha_raw)
 as torch computed it in float32 (the value the hardmax evaluation uses, exactly), ``decoder_weight``
 (d,), ``decoder_bias`` (). The whole folder is replaced atomically (:func:`verify.core.io.atomic_directory`),
 so Ctrl-C during a save leaves the previous checkpoint intact. Only numpy and safetensors are
-needed to read one (no torch).
+needed to read one (no torch), except a published ``best.from-init.xz``, whose initial embedding
+torch regenerates from the run's seed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import lzma
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +38,12 @@ from verify.core.numbers import InputError
 from verify.experiments.imdb.corpus import (Corpus, Split, data_identity_matches, load_corpus, make_split, read_vocabulary,
                                             restrict_vocabulary, write_vocabulary)
 from verify.experiments.imdb.preprocess import PreprocessOptions, Vocabulary
+from .network import TrainingSettings, initial_embedding
 
-__all__ = ["FORMAT", "ModelWeights", "Checkpoint", "read_checkpoint", "write_checkpoint", "WEIGHT_NAMES",
-           "write_weights", "read_weights", "required_field", "checkpoint_corpus", "MAX_META_BYTES", "MAX_WEIGHTS_BYTES"]
+__all__ = ["FORMAT", "COMPACT_BEST", "compact_best_weights", "compact_header", "expand_best_weights",
+           "ModelWeights", "Checkpoint", "read_checkpoint", "write_checkpoint", "WEIGHT_NAMES",
+           "write_weights", "read_weights", "required_field", "checkpoint_corpus", "MAX_META_BYTES",
+           "MAX_WEIGHTS_BYTES"]
 
 FORMAT = "hardmax-verify/sentiment-checkpoint/1"
 # Limits on what a checkpoint folder may make this package read (a real checkpoint.json has
@@ -120,12 +128,131 @@ def _read_limited(path: Path, limit: int) -> bytes:
 
 
 def _load_arrays(path: Path) -> dict[str, np.ndarray]:
+    return _arrays_from_bytes(_read_limited(path, MAX_WEIGHTS_BYTES), where=str(path))
+
+
+def _arrays_from_bytes(data: bytes, *, where: str) -> dict[str, np.ndarray]:
     from safetensors.numpy import load
-    data = _read_limited(path, MAX_WEIGHTS_BYTES)
     try:
         return load(data)
     except Exception as error:  # safetensors raises its own error types for corrupt files
-        raise InputError(str(path), f"not a readable safetensors file ({error})") from None
+        raise InputError(where, f"not a readable safetensors file ({error})") from None
+
+
+# The published form of best.safetensors. Trained float32 weights barely compress (xz keeps 84%),
+# but about 30% of the embedding's rows (words seen only outside the training reviews) never move
+# from their seeded initial values, and the rest keep their sign, exponent and leading mantissa
+# bits. So the embedding is stored XOR its initial value, byte planes apart, then xz: about 60%.
+COMPACT_BEST = "best.from-init.xz"
+_COMPACT_MAGIC = b"hardmax-verify/weights-from-init/1\n"
+
+
+def _embedding_bytes_range(data: bytes, *, where: str) -> tuple[int, int]:
+    """Where a safetensors file's float32 ``embedding`` lies, in bytes from the file's start."""
+    try:
+        size = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8:8 + size].decode("utf-8"))
+        entry = header["embedding"]
+        start, end = (8 + size + int(offset) for offset in entry["data_offsets"])
+        ok = entry["dtype"] == "F32" and 8 + size <= start <= end <= len(data) and (end - start) % 4 == 0
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
+        ok = False
+    if not ok:
+        raise InputError(where, "not a safetensors file with a float32 embedding")
+    return start, end
+
+
+def _initial_embedding_words(meta: dict, rows: int, *, where: str) -> np.ndarray:
+    """The run's seeded initial embedding (torch regenerates it), as uint32 words."""
+    settings = TrainingSettings.from_record(meta.get("settings"), where=f"{where}: settings")
+    return initial_embedding(rows, settings).reshape(-1).view(np.uint32)
+
+
+def _byte_planes(words: np.ndarray) -> bytes:
+    return words.view(np.uint8).reshape(-1, 4).T.tobytes()
+
+
+def _from_byte_planes(planes: bytes) -> np.ndarray:
+    return np.frombuffer(planes, dtype=np.uint8).reshape(4, -1).T.copy().view(np.uint32).reshape(-1)
+
+
+def compact_best_weights(data: bytes, meta: dict, *, where: str = "best.safetensors") -> bytes:
+    """The published form of a ``best.safetensors`` file (its bytes ``data``) of the run ``meta`` describes.
+
+    :func:`expand_best_weights` gives back exactly ``data``; this is checked here before anything is returned.
+    """
+    import torch
+    start, end = _embedding_bytes_range(data, where=where)
+    d = int((meta.get("settings") or {}).get("d", 0))
+    if d <= 0 or (end - start) % (4 * d):
+        raise InputError(where, f"the embedding's {end - start} bytes are not rows of d = {d} float32 numbers")
+    rows = (end - start) // (4 * d)
+    initial = _initial_embedding_words(meta, rows, where=where)
+    delta = np.frombuffer(data[start:end], dtype=np.uint32) ^ initial
+    header = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "embedding": [start, end],
+              "rows": rows, "d": d, "torch": torch.__version__}
+    body = data[:start] + _byte_planes(delta) + data[end:]
+    compact = lzma.compress(_COMPACT_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body,
+                            preset=9)
+    if _expand(compact, meta, where=where) != data:
+        raise InputError(where, "the compact form does not give the weights back (torch's generator?)")
+    return compact
+
+
+def compact_header(path: Path) -> dict:
+    """What a ``best.from-init.xz`` says of the file it holds (sha256, bytes, embedding's place and shape),
+    read from its first bytes only: nothing is checked until :func:`expand_best_weights`."""
+    decompressor = lzma.LZMADecompressor()
+    try:
+        with Path(path).open("rb") as file:
+            start = decompressor.decompress(file.read(1 << 16), max_length=len(_COMPACT_MAGIC) + 4096)
+        header = json.loads(start[len(_COMPACT_MAGIC):].split(b"\n", 1)[0].decode("utf-8"))
+    except (OSError, lzma.LZMAError, ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise InputError(str(path), f"no readable header ({error})") from None
+    if not start.startswith(_COMPACT_MAGIC) or not isinstance(header, dict):
+        raise InputError(str(path), f"does not start with {_COMPACT_MAGIC.decode().strip()!r}")
+    return header
+
+
+def expand_best_weights(path: Path, meta: dict) -> bytes:
+    """The ``best.safetensors`` bytes a published ``best.from-init.xz`` holds (``meta``: its checkpoint.json).
+
+    Raises InputError naming the file when it is malformed, too large, or does not give back the
+    file whose sha256 it records (e.g. another torch version regenerated another initial embedding).
+    """
+    return _expand(_read_limited(Path(path), MAX_WEIGHTS_BYTES), meta, where=str(path))
+
+
+def _expand(compact: bytes, meta: dict, *, where: str) -> bytes:
+    decompressor = lzma.LZMADecompressor()
+    limit = MAX_WEIGHTS_BYTES + len(_COMPACT_MAGIC) + 4096
+    try:
+        raw = decompressor.decompress(compact, max_length=limit)
+    except lzma.LZMAError as error:
+        raise InputError(where, f"not an xz file ({error})") from None
+    if not decompressor.eof or decompressor.unused_data:
+        raise InputError(where, f"more than {limit:,} bytes uncompressed, or trailing data: refused")
+    if not raw.startswith(_COMPACT_MAGIC) or b"\n" not in raw[len(_COMPACT_MAGIC):len(_COMPACT_MAGIC) + 4096]:
+        raise InputError(where, f"does not start with {_COMPACT_MAGIC.decode().strip()!r}")
+    line, body = raw[len(_COMPACT_MAGIC):].split(b"\n", 1)
+    try:
+        header = json.loads(line.decode("utf-8"))
+        start, end = (int(x) for x in header["embedding"])
+        rows, d, size, digest = int(header["rows"]), int(header["d"]), int(header["bytes"]), str(header["sha256"])
+        made_by = str(header.get("torch"))
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
+        raise InputError(where, "its header is not the expected JSON line") from None
+    if not (size == len(body) and 0 <= start <= end <= size and end - start == 4 * rows * d
+            and d == int((meta.get("settings") or {}).get("d", -1))):
+        raise InputError(where, f"its header ({size} bytes, embedding {rows} x {d} at {start}) does not fit "
+                                f"the file or the checkpoint's settings")
+    initial = _initial_embedding_words(meta, rows, where=where)
+    data = body[:start] + (_from_byte_planes(body[start:end]) ^ initial).tobytes() + body[end:]
+    if hashlib.sha256(data).hexdigest() != digest:
+        import torch
+        raise InputError(where, f"does not give back the weights whose sha256 it records (made with torch "
+                                f"{made_by}, this is torch {torch.__version__}: another initial embedding?)")
+    return data
 
 
 def write_weights(path: Path, weights: ModelWeights) -> None:
@@ -241,8 +368,14 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
     except RecursionError:
         raise InputError(str(meta_path), "not valid JSON (nested too deeply)") from None
     validate_meta(meta, str(meta_path))
-    best_path = directory / "best.safetensors"
-    best = ModelWeights.from_arrays(_load_arrays(best_path), where=str(best_path)) if best_path.exists() else None
+    best_path, compact_path = directory / "best.safetensors", directory / COMPACT_BEST
+    if best_path.exists():
+        best = ModelWeights.from_arrays(_load_arrays(best_path), where=str(best_path))
+    elif compact_path.exists():
+        arrays = _arrays_from_bytes(expand_best_weights(compact_path, meta), where=str(compact_path))
+        best = ModelWeights.from_arrays(arrays, where=str(compact_path))
+    else:
+        best = None
     if best is not None and not (directory / "weights.safetensors").exists():
         weights, selected_only = best, True
     else:

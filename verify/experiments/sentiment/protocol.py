@@ -44,7 +44,6 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import time
 import tomllib
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ from verify.core.numbers import InputError
 from verify.core.text import one_line
 from verify.experiments.imdb.preprocess import PreprocessOptions
 from . import steps
+from .checkpoints import COMPACT_BEST, compact_best_weights, expand_best_weights
 from .interpret import interpret_checkpoint
 from .model import DEFAULT_STEP, TrainingSettings, training_record
 
@@ -397,7 +397,7 @@ def _checkpoint_digest(folder: Path) -> dict:
             if (folder / name).exists()}
 
 
-PUBLISHED_FILES = ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
+PUBLISHED_FILES = (COMPACT_BEST, "checkpoint.json", "vocab.txt.gz")
 # The published checkpoints, in all: identical files (every run's vocabulary is the same) count
 # once, as git stores them once.
 MODELS_BUDGET_BYTES = 100_000_000
@@ -412,12 +412,34 @@ def published_bytes(models_dir: Path) -> dict[str, int]:
     return sizes
 
 
+def _published_files(run_name: str, source: Path, target: Path, record: dict) -> dict[str, bytes]:
+    """The files that publish a finished run: its checkpoint.json and vocabulary as they are, its
+    selected weights in their compact form (reused from ``target`` when that still gives them back)."""
+    files = {}
+    for name in ("checkpoint.json", "vocab.txt.gz", "best.safetensors"):
+        data = (source / name).read_bytes()
+        if hashlib.sha256(data).hexdigest() != record["checkpoint_sha256"].get(name):
+            raise InputError(str(source / name), "differs from the file the evaluation recorded (sha256)")
+        files[name] = data
+    meta = json.loads(files["checkpoint.json"])
+    try:
+        if expand_best_weights(target / COMPACT_BEST, meta) == files["best.safetensors"]:
+            files[COMPACT_BEST] = (target / COMPACT_BEST).read_bytes()
+    except InputError:  # not published yet, or not as it should be: made again
+        pass
+    if COMPACT_BEST not in files:
+        files[COMPACT_BEST] = compact_best_weights(files["best.safetensors"], meta,
+                                                   where=f"{run_name}: best.safetensors")
+    return {name: files[name] for name in PUBLISHED_FILES}
+
+
 def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir: Path,
             publish: tuple[str, ...] | None = None, budget_bytes: int = MODELS_BUDGET_BYTES) -> list[str]:
     """Copy finished runs' records into ``results_dir``; publish the checkpoints of the ``publish`` studies.
 
     A published checkpoint holds the selected weights only (enough to evaluate and analyse, not
-    to resume); its files are checked against the sha256 the evaluation recorded. ``publish``:
+    to resume), in their compact form (``best.from-init.xz``, checked to give back the file whose
+    sha256 the evaluation recorded), beside the run's checkpoint.json and vocabulary. ``publish``:
     the studies whose runs are published (None: every study), in the protocol's order, as long as
     the published files stay within ``budget_bytes`` (distinct files counted once). Each record's
     ``checkpoint`` then names the published folder, else it keeps the sha256, says why it was not
@@ -438,26 +460,19 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
         if run.name not in records:
             continue
         folder = Path(runs_dir) / run.name
+        target = Path(models_dir) / run.name
         record = records[run.name]
         chosen = publish is None or any(study in publish for study in run.studies)
-        adds = {}
-        if chosen:
-            for name in PUBLISHED_FILES:
-                source = folder / "checkpoint" / name
-                digest = sha256_file(source)
-                if digest != record["checkpoint_sha256"].get(name):
-                    raise InputError(str(source), "differs from the file the evaluation recorded (sha256)")
-                if digest not in held:
-                    adds[digest] = source.stat().st_size
+        files = _published_files(run.name, folder / "checkpoint", target, record) if chosen else {}
+        adds = {digest: len(data) for data in files.values()
+                if (digest := hashlib.sha256(data).hexdigest()) not in held}
         fits = sum(held.values()) + sum(adds.values()) <= budget_bytes
         if chosen and fits:
             held.update(adds)
-            target = Path(models_dir) / run.name
-            for name in PUBLISHED_FILES:
-                source = folder / "checkpoint" / name
-                target.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, target / f".{name}.tmp")
-                os.replace(target / f".{name}.tmp", target / name)
+            target.mkdir(parents=True, exist_ok=True)
+            for name, data in files.items():
+                atomic_write_bytes(target / name, data)
+            (target / "best.safetensors").unlink(missing_ok=True)  # the plain form, from before the compact one
             record["checkpoint"] = target.as_posix()
             record["published"] = True
         else:

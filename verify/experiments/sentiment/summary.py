@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from verify.core.formatting import counted
 from verify.core.io import atomic_write_text
 from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
@@ -191,7 +192,7 @@ def training_lengths(protocol: Protocol, evaluations: dict[str, dict], *,
                 text += (f"; validation loss lowest at epoch {entry['lowest_val_loss_epoch']} and higher since, "
                          "while validation accuracy still crept up")
             described.append(text + ")")
-        notes.append(f"{len(capped)} run(s) reached the protocol's {cap}-epoch cap while still improving on "
+        notes.append(f"{counted(len(capped), 'run')} reached the protocol's {cap}-epoch cap while still improving on "
                      f"validation: {', '.join(described)}. Their accuracy may be limited by the cap. Training "
                      "longer would be a new preregistered protocol, run after this one; it does not change "
                      "these numbers.")
