@@ -191,6 +191,22 @@ def test_a_finished_run_missing_a_checkpoint_file_is_an_input_error_naming_it(tm
     assert str(missing) in str(caught.value)
 
 
+@pytest.mark.parametrize("content, expected", [
+    (b"{not json", "not a readable evaluation record"),
+    (b"[1, 2]", "checkpoint_sha256"),
+    (json.dumps({"checkpoint_sha256": {"best.safetensors": 5}}).encode(), "checkpoint_sha256"),
+])
+def test_collect_refuses_an_unreadable_evaluation_record_naming_it(tmp_path, content, expected):
+    protocol = load_protocol(_protocol(tmp_path))
+    runs = tmp_path / "runs"
+    _finished_run(runs, protocol, "d2-K0-s0", 100)
+    (runs / "d2-K0-s0" / "evaluation.json").write_bytes(content)
+    with pytest.raises(InputError, match=expected) as caught:
+        collect(protocol, runs, results_dir=tmp_path / "results", models_dir=tmp_path / "models")
+    assert "d2-K0-s0/evaluation.json" in str(caught.value)
+    assert not (tmp_path / "results").exists() and not (tmp_path / "models").exists()  # nothing written
+
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 

@@ -214,3 +214,28 @@ def test_both_forms_in_one_folder_are_read_only_when_they_hold_the_same_weights(
     with pytest.raises(InputError, match="differs from the weights") as caught:
         read_checkpoint(folder)
     assert str(folder / "best.safetensors") in str(caught.value)
+
+
+def _declaring_a_huge_dictionary(stream: bytes) -> bytes:
+    """An xz stream whose LZMA2 filter claims a 4 GiB dictionary (its block header's CRC32 made right again)."""
+    import struct
+    import zlib
+    size = (stream[12] + 1) * 4
+    header = bytearray(stream[12:12 + size])
+    assert header[1] == 0 and header[2:4] == b"\x21\x01"  # no size fields; filter LZMA2 with one property byte
+    header[4] = 40  # the dictionary size code of 4 GiB - 1
+    header[-4:] = struct.pack("<I", zlib.crc32(bytes(header[:-4])))
+    return stream[:12] + bytes(header) + stream[12 + size:]
+
+
+def test_an_xz_stream_declaring_a_huge_dictionary_is_refused_not_allocated(tmp_path):
+    data = _best_bytes()
+    honest = lzma.compress(lzma.decompress(compact_best_weights(data, META)), format=lzma.FORMAT_XZ,
+                           filters=[{"id": lzma.FILTER_LZMA2, "dict_size": 1 << 20}])
+    path = tmp_path / COMPACT_BEST
+    path.write_bytes(honest)
+    assert expand_best_weights(path, META) == data  # the same content with a small dictionary reads
+    path.write_bytes(_declaring_a_huge_dictionary(honest))
+    with pytest.raises(InputError, match="Memory usage limit") as caught:
+        expand_best_weights(path, META)
+    assert str(path) in str(caught.value)

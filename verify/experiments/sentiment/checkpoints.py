@@ -147,6 +147,9 @@ def _arrays_from_bytes(data: bytes, *, where: str) -> dict[str, np.ndarray]:
 # bits. So the embedding is stored XOR its initial value, byte planes apart, then xz: about 60%.
 COMPACT_BEST = "best.from-init.xz"
 _COMPACT_MAGIC = b"hardmax-verify/weights-from-init/1\n"
+# What xz may reserve to decompress one (preset 9, which writes these files, needs about 65 MiB):
+# a crafted stream that declares a larger dictionary is refused, not allocated.
+_XZ_MEMORY_LIMIT = 128 << 20
 
 
 # A weights file's safetensors header lists five arrays in a few hundred bytes; safetensors itself
@@ -249,7 +252,7 @@ def compact_header(path: Path) -> dict:
     """What a ``best.from-init.xz`` says of the file it holds (sha256, bytes, embedding's place and shape,
     torch version), read from its first bytes only and checked for its types; whether the file gives
     those weights back is checked by :func:`expand_best_weights`."""
-    decompressor = lzma.LZMADecompressor()
+    decompressor = lzma.LZMADecompressor(memlimit=_XZ_MEMORY_LIMIT)
     try:
         with Path(path).open("rb") as file:
             start = decompressor.decompress(file.read(1 << 16), max_length=len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX)
@@ -273,7 +276,7 @@ def expand_best_weights(path: Path, meta: dict, *, meta_where: str = "checkpoint
 
 
 def _expand(compact: bytes, settings: TrainingSettings, *, where: str) -> bytes:
-    decompressor = lzma.LZMADecompressor()
+    decompressor = lzma.LZMADecompressor(memlimit=_XZ_MEMORY_LIMIT)
     limit = MAX_WEIGHTS_BYTES + len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX
     try:
         raw = decompressor.decompress(compact, max_length=limit)

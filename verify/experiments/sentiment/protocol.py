@@ -436,6 +436,20 @@ def _published_files(run_name: str, source: Path, target: Path, record: dict) ->
     return {name: files[name] for name in PUBLISHED_FILES}
 
 
+def _evaluation_record(path: Path) -> dict:
+    """A finished run's evaluation.json, with the fields collect relies on checked."""
+    try:
+        record = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise InputError(str(path), f"not a readable evaluation record ({str(error)[:120]})") from None
+    digests = record.get("checkpoint_sha256") if isinstance(record, dict) else None
+    if not isinstance(digests, dict) or not all(isinstance(digests.get(name), str) for name in
+                                                ("best.safetensors", "checkpoint.json", "vocab.txt.gz")):
+        raise InputError(str(path), "expected an object whose checkpoint_sha256 gives the sha256 of "
+                                    "best.safetensors, checkpoint.json and vocab.txt.gz")
+    return record
+
+
 def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir: Path,
             publish: tuple[str, ...] | None = None, budget_bytes: int = MODELS_BUDGET_BYTES) -> list[str]:
     """Copy finished runs' records into ``results_dir``; publish the checkpoints of the ``publish`` studies.
@@ -450,7 +464,7 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
     whole, atomically, and holds these three files only.
     """
 
-    records = {run.name: json.loads(evaluation.read_text(encoding="utf-8")) for run in protocol.runs
+    records = {run.name: _evaluation_record(evaluation) for run in protocol.runs
                if (evaluation := Path(runs_dir) / run.name / "evaluation.json").exists()}
     for name, recorded in records.items():  # all checked before anything is written
         if recorded.get("protocol_sha256") != protocol.sha256:
