@@ -1,6 +1,6 @@
 """What a reader sees is checked, and a file is of one kind (docs/certcheck.md).
 
-Two parts, on one small report built from the project's saved results (as in
+Three parts, on one small report built from the project's saved results (as in
 test_certcheck_tamper.py):
 
 * The file's kind comes from its exact marker. A results.json that also carries a softmax
@@ -12,6 +12,9 @@ test_certcheck_tamper.py):
   the sentiment softmax agreement counts, the reproduction tables (their means and sds from the
   per-run records), analysis rows, a section's first-screen sentence (no block-level text is
   accepted), the replay facts of a verdict's evidence and a record's horizon.
+* A per-run record, checkpoint history or saved file with a key repeated within one object is
+  not read with its last value (as json.loads, and the product, read it): the record and the
+  saved file are rejected, the history's losses not checked.
 """
 
 from __future__ import annotations
@@ -503,3 +506,57 @@ def test_a_run_kept_as_a_record_only_is_checked_in_full(
         outcome = _section(_check(_reported(copy.deepcopy(results), runs), runs, tmp_path))
         assert outcome.status == "rejected", outcome
         _summary_path(runs).write_text(saved, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- a file that says two things
+
+
+def _repeat_first(text: str, key: str, first: str) -> str:
+    """``text`` with ``key`` given twice in its object: ``first`` before the value json.loads keeps (the last)."""
+    marker = f'"{key}": '
+    assert text.count(marker) >= 1
+    repeated = text.replace(marker, f"{marker}{first}, {marker}", 1)
+    assert json.loads(repeated) == json.loads(text)  # json.loads, and so the product, reads the file unchanged
+    return repeated
+
+
+def test_a_per_run_record_with_a_repeated_key_is_rejected_not_read_with_its_last_value(
+        results: dict[str, Any], built: tuple[dict[str, Any], Path, Path], tmp_path: Path) -> None:
+    runs = _saved_copy(built, tmp_path)
+    record = runs / "sentiment" / "protocol" / "d8-K8-s0.json"
+    record.write_text(_repeat_first(record.read_text(encoding="utf-8"), "hardmax_accuracy", "0.99"), encoding="utf-8")
+    outcome = _section(_check(results, runs, tmp_path))
+    assert outcome.status == "rejected", outcome
+    assert "the per-run record d8-K8-s0.json is not readable JSON" in outcome.reason
+    assert '"hardmax_accuracy" appears twice' in outcome.reason
+
+
+def test_a_checkpoint_history_with_a_repeated_key_leaves_its_losses_not_checked(
+        results: dict[str, Any], built: tuple[dict[str, Any], Path, Path], tmp_path: Path) -> None:
+    runs = _saved_copy(built, tmp_path)
+    checkpoint = tmp_path / "models" / "reproduction" / "d8-K8-s0" / "checkpoint.json"
+    checkpoint.write_text(_repeat_first(checkpoint.read_text(encoding="utf-8"), "val_loss", "0.001"), encoding="utf-8")
+    result = _check(results, runs, tmp_path)
+    outcome = _section(result)
+    assert result.exit_status == 3 and outcome.status == certcheck.NOT_CHECKED, outcome
+    assert "not readable as strict JSON" in outcome.reason and '"val_loss" appears twice' in outcome.reason
+
+
+def test_a_saved_file_with_a_repeated_key_is_rejected_not_read_with_its_last_value(
+        results: dict[str, Any], built: tuple[dict[str, Any], Path, Path], tmp_path: Path) -> None:
+    """The report (json.loads) reads such a file with its last value and copies fields from it; the checker
+    does not read it at all, so the fields it holds are not the file's."""
+    runs = _saved_copy(built, tmp_path)
+    saved = next(p for p in sorted((runs / "sentiment").glob("*.json"))
+                 if "hardmax_accuracy" in json.loads(p.read_text(encoding="utf-8")))
+    saved.write_text(_repeat_first(saved.read_text(encoding="utf-8"), "hardmax_accuracy", "0.99"), encoding="utf-8")
+    sections, inputs = collect_optional_sections(runs, label="runs")
+    block = results["optional_sections"]["sentiment"]  # its entries as the report rebuilt would hold them
+    block.update(files=sections["sentiment"]["files"], glance=sections["sentiment"]["glance"])
+    stated = {e["path"]: e["sha256"] for e in inputs}
+    for entry in results["inputs"]:
+        entry["sha256"] = stated.get(entry["path"], entry["sha256"])
+    result = _check(results, runs, tmp_path)
+    outcome = next(o for o in result.outcomes if o.source.endswith("optional_sections.sentiment"))
+    assert result.exit_status == 1 and outcome.status == "rejected", outcome
+    assert f"runs/sentiment/{saved.name}" in outcome.reason and '"hardmax_accuracy" appears twice' in outcome.reason

@@ -78,7 +78,8 @@ def test_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
     assert good.returncode == 0, good.stdout + good.stderr
     assert "everything verified" in good.stdout
     assert "OUTSIDE []" in good.stderr
-    assert "'certcheck.claims.T0'" in good.stderr.partition("OWN")[2]  # its own modules, loaded from the copy
+    own = good.stderr.partition("OWN")[2]
+    assert "'certcheck.claims.T0'" in own and "'certcheck.jsontext'" in own  # its own modules, loaded from the copy
     report["verdicts"]["replay"]["certificate"]["final_positions"][3][0] = "7"
     bad = _run_alone(tmp_path, report)
     assert bad.returncode == 1, bad.stdout + bad.stderr

@@ -1,10 +1,10 @@
 """The leader-control checker (verify/certcheck/control/) is independent of the code it checks.
 
-It may import only the standard library and the checker package's shared reader and work units:
-its AST names no other import, and run from the checker's folder copied on its own, in a fresh
-interpreter where ``verify`` and every third-party package are unimportable, it verifies a
-control result, rejects a tampered one, and loads no module outside the standard library and the
-checker's own.
+It may import only the standard library and the checker package's shared JSON reader, number
+reader and work units: its AST names no other import, and run from the checker's folder copied on
+its own, in a fresh interpreter where ``verify`` and every third-party package are unimportable,
+it verifies a control result, rejects a tampered one, and loads no module outside the standard
+library and the checker's own.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def test_the_checker_imports_only_the_standard_library() -> None:
     imports = imports_of(source)
     assert imports, "the AST walk found no import at all"
     assert outside_the_package("certcheck.control", True, imports) == []
-    assert {name for name, level in imports if level} == {"meter", "numbers"}
+    assert {name for name, level in imports if level} == {"jsontext", "meter", "numbers"}
     assert dynamic_import_words(source) == []
 
 
@@ -46,6 +46,7 @@ def test_the_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
     good = _run_alone(tmp_path, result)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "verified (realised)" in good.stdout and "OUTSIDE []" in good.stderr
+    assert "'certcheck.jsontext'" in good.stderr.partition("OWN")[2]  # the shared reader, from the copy
     assert "RuntimeWarning" not in good.stderr  # run as its package's __main__, never imported twice
     result["design"]["margins"][0]["margin"] = "7"
     bad = _run_alone(tmp_path, result)

@@ -1,9 +1,9 @@
 """The softmax checker (verify/certcheck/softmax/) is independent of the engine it checks: its AST
-imports only the standard library and the checker package's own modules (the number readers, the
-work units and the meter), and run from the checker's folder copied on its own, in a fresh
-interpreter where ``verify`` and every third-party module are unimportable, it verifies a
-certificate and rejects a tampered one, alone (``python -m certcheck.softmax``) and through the
-checker's dispatcher (``python -m certcheck``)."""
+imports only the standard library and the checker package's own modules (the JSON reader, the
+number readers, the work units and the meter), and run from the checker's folder copied on its
+own, in a fresh interpreter where ``verify`` and every third-party module are unimportable, it
+verifies a certificate and rejects a tampered one, alone (``python -m certcheck.softmax``) and
+through the checker's dispatcher (``python -m certcheck``)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def test_checker_imports_only_the_standard_library_and_the_checker_package():
     imports = imports_of(CHECKER.read_text())
     assert ("json", 0) in imports
     assert outside_the_package("certcheck.softmax", True, imports) == []
-    # From the package: the shared readers and work units, nothing of the claims' checks.
-    assert {name for name, level in imports if level} == {"estimate", "limits", "meter", "numbers"}
+    # From the package: the shared readers (JSON, numbers) and work units, nothing of the claims' checks.
+    assert {name for name, level in imports if level} == {"estimate", "jsontext", "limits", "meter", "numbers"}
 
 
 def test_the_import_check_would_see_an_engine_import():
@@ -53,7 +53,8 @@ def test_checker_runs_alone(tmp_path):
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "softmax certificate verified" in verified.stdout and "OUTSIDE []" in verified.stderr
     assert "RuntimeWarning" not in verified.stderr  # run as its package's __main__, never imported twice
-    assert "'certcheck.softmax'" in verified.stderr.partition("OWN ")[2]  # loaded from the copy
+    own = verified.stderr.partition("OWN ")[2]
+    assert "'certcheck.softmax'" in own and "'certcheck.jsontext'" in own  # loaded from the copy
     rejected = run_package_alone(PACKAGE, str(bad), cwd=tmp_path, name="certcheck", module="softmax")
     assert rejected.returncode == 1 and "rejected" in rejected.stdout, rejected.stdout + rejected.stderr
 

@@ -18,14 +18,14 @@ summary (counts per claim, overall status, exit status) are recomputed from the 
 ``verify`` (the code it checks) and nothing outside the standard library; its modules import
 each other relatively, so the folder runs on its own wherever it is copied
 (tests/meta/test_certcheck_independence.py shows both). Its modules, bottom up: ``limits``
-(every limit, documented), ``common`` (markers, exceptions, outcomes), ``meter`` and
-``estimate`` (the work units: charged as checks run, estimated before), ``numbers`` (exact
-readers and arithmetic), ``model`` (its own replay), ``fates`` (D7, D9 fates), ``claims/`` (one
-module per claim, and the table :data:`CHECKS`), ``closed_form`` (D9 chains), ``statuses``,
-``run`` (one run: a claims report or a record), ``jsonvalues``, ``campaign``, ``glance``,
-``reproduction``, ``sections``, ``results`` (a results.json), ``softmax/`` (docs/theory.md §6)
-and ``control/`` (D10), each also runnable on its own, ``files`` (the kinds of file) and ``cli``
-(the command line).
+(every limit, documented), ``jsontext`` (the one strict JSON reader of every file it opens),
+``common`` (markers, exceptions, outcomes), ``meter`` and ``estimate`` (the work units: charged
+as checks run, estimated before), ``numbers`` (exact readers and arithmetic), ``model`` (its own
+replay), ``fates`` (D7, D9 fates), ``claims/`` (one module per claim, and the table
+:data:`CHECKS`), ``closed_form`` (D9 chains), ``statuses``, ``run`` (one run: a claims report or
+a record), ``jsonvalues``, ``campaign``, ``glance``, ``reproduction``, ``sections``, ``results``
+(a results.json), ``softmax/`` (docs/theory.md §6) and ``control/`` (D10), each also runnable on
+its own, ``files`` (the kinds of file) and ``cli`` (the command line).
 
 Usage::
 

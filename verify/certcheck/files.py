@@ -11,50 +11,14 @@ unchecked.
 
 from __future__ import annotations
 
-import json
-import os
-import stat
 from typing import Any
 
-from . import control, softmax
+from . import control, jsontext, softmax
 from .common import BadInput, CheckResult, FORMAT, Outcome, RESULTS_SCHEMA
 from .jsonvalues import DecimalText
 from .limits import DEFAULT_MAX_BYTES
 from .results import check_results
 from .run import check_report
-
-
-def _regular_file(path: str, max_bytes: int) -> None:
-    """Refuse, before reading, what is not a regular file of a sensible size (a FIFO or /dev/zero would hang)."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise BadInput(str(path), "file not found") from None
-    except OSError as error:
-        raise BadInput(str(path), error.strerror or str(error)) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise BadInput(str(path), "not a regular file (a directory, FIFO or device is not read)")
-    if info.st_size > max_bytes:
-        raise BadInput(str(path), f"{info.st_size} bytes, more than the limit of {max_bytes} (raise it with --max-bytes)")
-
-
-class _Ambiguous(Exception):
-    """JSON that does not say one thing: a key repeated within an object, or NaN / Infinity."""
-
-
-def _unique_keys(pairs: list) -> dict:
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        seen: set = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Ambiguous(f"the key {json.dumps(key)[:60]} appears twice in one object")
-            seen.add(key)
-    return data
-
-
-def _refuse_constant(name: str) -> Any:
-    raise _Ambiguous(f"{name} is not a JSON number")
 
 
 SOFTMAX_MARKER = "softmax_certificate"  # the key of a ``hardmax-verify softmax --json`` record (docs/theory.md §6)
@@ -120,7 +84,8 @@ def file_kind(data: Any, source: str = "file") -> str:
 
 def read_json(path: str, max_bytes: int | None = None) -> Any:
     """The decoded JSON of a regular file of at most ``max_bytes``: a repeated key, NaN or Infinity
-    refused, decimals kept as their text (:class:`DecimalText`).
+    refused, decimals kept as their text (:class:`DecimalText`), by the checker's one reader
+    (:mod:`.jsontext`).
 
     Raises
     ------
@@ -130,26 +95,17 @@ def read_json(path: str, max_bytes: int | None = None) -> Any:
         Reading failed after the file was opened (exit status 4).
     """
     limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    _regular_file(path, limit)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(limit + 1)  # bounded even if the file grows after the check above
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
-        raise BadInput(str(path), error.strerror or str(error)) from None
-    if len(raw) > limit:
-        raise BadInput(str(path), f"more than the limit of {limit} bytes (raise it with --max-bytes)")
-    try:
-        # parse_float=str: a decimal is kept as its text (read exactly later, exponents refused).
-        # A repeated key or NaN/Infinity makes the file mean different things to different
-        # readers (json.loads keeps the last of two keys), so neither is read at all.
-        return json.loads(raw.decode("utf-8"), parse_float=DecimalText, parse_constant=_refuse_constant,
-                          object_pairs_hook=_unique_keys)
-    except UnicodeDecodeError:
-        raise BadInput(str(path), "not UTF-8 text") from None
-    except _Ambiguous as error:
-        raise BadInput(str(path), f"not read: {error}") from None
-    except (ValueError, RecursionError) as error:
-        raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
+        # parse_float=DecimalText: a decimal is kept as its text (read exactly later, exponents
+        # refused). A repeated key or NaN/Infinity makes the file mean different things to
+        # different readers (json.loads keeps the last of two keys), so neither is read at all.
+        return jsontext.read_json_file(path, max_bytes=limit, parse_float=DecimalText)
+    except jsontext.UnreadableJSON as error:
+        if error.kind == jsontext.TOO_LARGE:
+            raise BadInput(error.path, f"{error.reason} (raise it with --max-bytes)") from None
+        if error.kind in jsontext.AMBIGUOUS:
+            raise BadInput(error.path, f"not read: {error.reason}") from None
+        raise BadInput(error.path, error.reason) from None
 
 
 def _check_softmax(data: dict, source: str, max_work: int | None) -> CheckResult:

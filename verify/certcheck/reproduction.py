@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import math
 import os
 import re
@@ -23,6 +22,7 @@ from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
 from .common import _SectionLimit
+from .jsontext import NOT_JSON, NOT_UTF8, UnreadableJSON, read_json_file
 from .jsonvalues import DecimalText, _brief_json, _count, _get_in, _num, _same_json
 from .limits import MAX_SECTION_FILES, SECTION_READ_BYTES
 
@@ -182,9 +182,12 @@ def _run_records(folder: str) -> tuple[dict, dict] | str:
             raise _SectionLimit(f"the per-run records in {folder} are more than certcheck reads "
                                 f"({SECTION_READ_BYTES} bytes a file, {REPRODUCTION_RECORD_BYTES} in all)")
         try:
-            with open(path, "rb") as handle:
-                record = json.loads(handle.read(SECTION_READ_BYTES + 1).decode("utf-8"), parse_float=DecimalText)
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            # Strict (:mod:`.jsontext`): a repeated key or NaN is not read, so that no value a
+            # first-wins reader would see differently is taken from the record.
+            record = read_json_file(path, max_bytes=SECTION_READ_BYTES, parse_float=DecimalText)
+        except UnreadableJSON as error:
+            return f"the per-run record {name} is not readable JSON ({error.reason})"
+        except OSError:
             return f"the per-run record {name} is not readable JSON"
         if not isinstance(record, dict):
             return f"the per-run record {name} is not an object"
@@ -385,10 +388,13 @@ def _checkpoint_history(path: str, selected: int, budget: list) -> _History | No
         return _History(None, None, None, unchecked=f"the checkpoint histories are more than certcheck reads "
                                                     f"({SECTION_READ_BYTES} bytes a file, {CHECKPOINT_HISTORY_BYTES} in all)")
     try:
-        with open(path, "rb") as handle:
-            meta = json.loads(handle.read(SECTION_READ_BYTES + 1).decode("utf-8"), parse_float=DecimalText)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        meta = None  # the summary reads no history from it either
+        meta = read_json_file(path, max_bytes=SECTION_READ_BYTES, parse_float=DecimalText)
+    except UnreadableJSON as error:
+        if error.kind not in (NOT_JSON, NOT_UTF8):
+            # A repeated key or NaN (the summary reads a value from it, this checker does not), or
+            # the file changed since it was looked at: the losses shown are not checked.
+            return _History(None, None, None, unchecked=f"{path} is not readable as strict JSON ({error.reason})")
+        meta = None  # not JSON at all: the summary reads no history from it either
     except OSError as error:
         return _History(None, None, None, unchecked=f"{path} cannot be read ({error.strerror or error})")
     history = meta.get("history") if isinstance(meta, dict) else None

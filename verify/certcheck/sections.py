@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import os
 import pathlib
 import stat
@@ -27,6 +26,7 @@ from typing import Any
 
 from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _require
 from .glance import _GlanceParts, _NoNumbers, _is_power_file, _scalar_summary
+from .jsontext import UnreadableJSON, decode_json
 from .jsonvalues import DecimalText, _UNREADABLE, _brief_json, _count, _get_in, _num, _projection, _same_json
 from .limits import MAX_SECTION_BYTES, MAX_SECTION_FILES, SECTION_READ_BYTES
 from .reproduction import _reproduction_item, _reproduction_problem
@@ -275,10 +275,13 @@ def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str, *,
                           models: str | None = None) -> tuple[str | None, Any]:
     """(why the item's copied fields are not the file's, or None; the file's parsed content, or _UNREADABLE)."""
     data: Any = None
+    why = f" (more than the {SECTION_READ_BYTES} bytes certcheck parses)" if raw is None else ""
     try:
-        data = None if raw is None else json.loads(raw.decode("utf-8"), parse_float=DecimalText)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        data = None
+        # Strict (:mod:`.jsontext`): a repeated key or NaN makes the file not readable here, so that
+        # no field is compared with a value another reader of the same file would not see.
+        data = None if raw is None else decode_json(raw, str(item.get("path")), parse_float=DecimalText)
+    except UnreadableJSON as error:
+        why = f" ({error.reason})"
     summary = item.get("summary")
     if isinstance(summary, dict) and set(summary) == {"unreadable"}:
         # The report could not read it: too big, not JSON, or (classification, the search-power file) not the format expected.
@@ -287,7 +290,7 @@ def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str, *,
         extra = set(item) - {"path", "sha256", "summary"}
         return (f"an unreadable file's item carries {sorted(extra)}" if extra else None), _UNREADABLE
     if data is None:
-        return "the file is not readable JSON, but the item holds fields read from it", _UNREADABLE
+        return f"the file is not readable JSON{why}, but the item holds fields read from it", _UNREADABLE
     if not _same_json(summary, _scalar_summary(data)):
         return "its summary fields are not the file's", data
     return _copied_fields(key, item, data, base, models=models), data

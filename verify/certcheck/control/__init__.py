@@ -2,9 +2,10 @@
 
 It re-verifies a ``hardmax-verify control --json`` result (format ``hardmax-verify/control-v1``)
 without trusting any of the suite's code: like the rest of the checker package it imports nothing
-from the code it checks (from the package it shares only the number reader and the work units,
-:mod:`.numbers` and :mod:`.meter`), recomputes every score, margin, pivot and matrix from the
-tokens and the certificate, and compares them with what the file states.
+from the code it checks (from the package it shares only the JSON reader, the number reader and
+the work units, :mod:`.jsontext`, :mod:`.numbers` and :mod:`.meter`), recomputes every score,
+margin, pivot and matrix from the tokens and the certificate, and compares them with what the
+file states.
 
 * **realised**: A symmetric with every LDL^T pivot positive (and equal to the stated pivots);
   for every token, its stated target (itself for a leader), closest rival and margin equal to the
@@ -42,16 +43,14 @@ closures over the h vertices (h 2^h steps), not pair by pair.
 
 from __future__ import annotations
 
-import json
 import math
 import operator
-import os
 import re
-import stat
 import sys
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from ..jsontext import UnreadableJSON, decode_json, read_bounded, read_json_file
 from ..meter import _cost
 from ..numbers import _cf_digits
 
@@ -654,37 +653,18 @@ def check_control(data: Any) -> ControlCheck:
 # --------------------------------------------------------------------------- files
 
 
-def _unique(pairs: list) -> dict:
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        raise BadInput("a key appears twice in one object")
-    return data
-
-
-def _refuse_constant(name: str) -> Any:
-    raise BadInput(f"{name} is not a JSON number")
+def _bad_input(error: UnreadableJSON) -> BadInput:
+    return BadInput(f"{error.path}: {error.reason}")
 
 
 def read_control_file(path: str, *, max_bytes: int = MAX_BYTES) -> Any:
-    """The decoded JSON of a regular file of at most ``max_bytes`` (repeated keys and NaN refused), or BadInput."""
-    try:
-        info = os.stat(path)
-    except OSError as error:
-        raise BadInput(f"{path}: {error.strerror or error}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise BadInput(f"{path}: not a regular file")
-    if info.st_size > max_bytes:
-        raise BadInput(f"{path}: {info.st_size} bytes, more than the limit of {max_bytes}")
-    with open(path, "rb") as handle:
-        raw = handle.read(max_bytes + 1)
-    if len(raw) > max_bytes:
-        raise BadInput(f"{path}: more than the limit of {max_bytes} bytes")
+    """The decoded JSON of a regular file of at most ``max_bytes`` (repeated keys and NaN refused), or BadInput:
+    the checker's one reader (:mod:`.jsontext`)."""
     try:
         # parse_float=str: a decimal (solver evidence) is kept as its text; certificates hold exact strings.
-        return json.loads(raw.decode("utf-8"), object_pairs_hook=_unique, parse_constant=_refuse_constant,
-                          parse_float=str)
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise BadInput(f"{path}: not valid UTF-8 JSON ({str(error)[:120]})") from None
+        return read_json_file(path, max_bytes=max_bytes, parse_float=str)
+    except UnreadableJSON as error:
+        raise _bad_input(error) from None
 
 
 def load_if_control(path: str, *, max_bytes: int = MAX_BYTES) -> Any | None:
@@ -692,16 +672,15 @@ def load_if_control(path: str, *, max_bytes: int = MAX_BYTES) -> Any | None:
     a file that does not even contain the format's name is not decoded). A control result that cannot be read
     raises BadInput."""
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return None
-        with open(path, "rb") as handle:
-            head = handle.read(max_bytes + 1)
-    except OSError:
+        raw = read_bounded(path, max_bytes)
+    except (UnreadableJSON, OSError):
         return None
-    if FORMAT.encode() not in head:
+    if FORMAT.encode() not in raw:
         return None
-    data = read_control_file(path, max_bytes=max_bytes)
+    try:
+        data = decode_json(raw, path, parse_float=str)
+    except UnreadableJSON as error:
+        raise _bad_input(error) from None
     return data if is_control_result(data) else None
 
 

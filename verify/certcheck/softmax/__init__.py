@@ -4,10 +4,10 @@
 and a certificate: per layer k the bound eps_k, the margin delta_k and eta_k, and where and why
 it stops. This module trusts none of it. Like the rest of the checker package it imports nothing
 outside the standard library and nothing from the code it checks (from the package it shares
-only the number readers, the work units and the meter: :mod:`.numbers`, :mod:`.meter`,
-:mod:`.estimate`), replays the hardmax dynamics of docs/theory.md §1 itself in exact integers
-over each layer's common denominator (its own update, on groups of equal positions), and
-verifies:
+only the JSON reader, the number readers, the work units and the meter: :mod:`.jsontext`,
+:mod:`.numbers`, :mod:`.meter`, :mod:`.estimate`), replays the hardmax dynamics of
+docs/theory.md §1 itself in exact integers over each layer's common denominator (its own
+update, on groups of equal positions), and verifies:
 
 * the constants: gamma = alpha / (1 + alpha), R^2 >= max ||z_i^0||^2, ||A||^2 >= min(||A||_F^2,
   ||A||_1 ||A||_inf) (both bound the squared spectral norm), exactly, without square roots;
@@ -49,6 +49,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..estimate import input_bits, replay_growth
+from ..jsontext import REPEATED_KEY, Refused, UnreadableJSON, read_json_file
 from ..limits import DEFAULT_MAX_WORK, SCORE_OVERHEAD
 from ..meter import WorkLimit, _charge, _cost, _gcd_cost, _metered
 from ..numbers import _bits, _cf_digits, _integer_rows, _power_of_ten
@@ -172,43 +173,22 @@ def is_softmax_record(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("softmax_certificate"), dict)
 
 
-def _unique_keys(pairs: list) -> dict:
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        seen: set = set()
-        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-        raise _RepeatedKey(f"the key {str(repeated)[:40]!r} appears twice in one object (not JSON: a file must say "
-                           "one thing to every reader)")
-    return data
-
-
 def _json_int(text: str) -> int:
     if len(text) > MAX_DIGITS:
-        raise BadInput(f"an integer of {len(text)} digits, beyond the checker's limit of {MAX_DIGITS}")
+        raise Refused(f"an integer of {len(text)} digits, beyond the checker's limit of {MAX_DIGITS}")
     return -_cf_digits(text[1:]) if text[:1] == "-" else _cf_digits(text)
 
 
 def _read(path: str, max_bytes: int) -> Any:
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):
-        raise BadInput(f"{path}: not a regular file")
-    with open(path, "rb") as handle:
-        raw = handle.read(max_bytes + 1)
-    if len(raw) > max_bytes:
-        raise BadInput(f"{path}: more than the limit of {max_bytes} bytes")
+    """The record's strict JSON by the checker's one reader (:mod:`.jsontext`): decimals kept as their
+    text, integers of up to MAX_DIGITS digits read exactly."""
     try:
-        return json.loads(raw.decode("utf-8"), parse_float=str, parse_int=_json_int, parse_constant=_refuse_constant,
-                          object_pairs_hook=_unique_keys)
-    except _RepeatedKey as error:
-        raise _RepeatedKey(f"{path}: {error}") from None
-    except BadInput as error:
-        raise BadInput(f"{path}: {error}") from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise BadInput(f"{path}: not JSON ({str(error)[:100]})") from None
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
+        return read_json_file(path, max_bytes=max_bytes, parse_float=str, parse_int=_json_int)
+    except UnreadableJSON as error:
+        if error.kind == REPEATED_KEY:
+            raise _RepeatedKey(f"{error.path}: {error.reason} (not JSON: a file must say one thing to every "
+                               "reader)") from None
+        raise BadInput(f"{error.path}: {error.reason}") from None
 
 
 # ---------------------------------------------------------------------------------------------

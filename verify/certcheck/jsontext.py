@@ -1,0 +1,166 @@
+"""Strict JSON from a bounded regular file: the one reader behind every part of the checker.
+
+A file must say one thing to every reader. ``json.loads`` keeps the last of two equal keys in one
+object where another reader keeps the first, and it accepts ``NaN`` and ``Infinity``, which are
+not JSON numbers: both are refused here, never read. Only a regular file is read (a FIFO or a
+device would hang, a directory is not a file), and never more than its byte limit, even when it
+grows after it was looked at. Text that is not UTF-8, not JSON, or nested more deeply than the
+interpreter can decode is refused the same way, as an :class:`UnreadableJSON` naming the path,
+why, and which of the :data:`KINDS` of refusal it is; no traceback of the decoder escapes.
+
+The callers differ only in how numbers are kept (``parse_float``: a decimal as its text;
+``parse_int``: a reader of long integers, which may refuse one by raising :class:`Refused`) and in
+the byte limit. Each translates :class:`UnreadableJSON` into its own error and wording.
+:func:`read_json_file` reads a path; :func:`decode_json` decodes bytes already read (a saved file
+that is hashed and parsed from the same bytes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from typing import Any, Callable
+
+__all__ = ["UnreadableJSON", "Refused", "read_json_file", "read_bounded", "decode_json", "KINDS",
+           "NOT_FOUND", "CANNOT_OPEN", "NOT_REGULAR", "TOO_LARGE", "NOT_UTF8", "REPEATED_KEY", "NOT_A_NUMBER",
+           "REFUSED", "NOT_JSON"]
+
+# The kinds of refusal (UnreadableJSON.kind): how a caller tells them apart without parsing a message.
+NOT_FOUND = "not found"
+CANNOT_OPEN = "cannot open"          # stat or open failed otherwise (permission, a name too long, ...)
+NOT_REGULAR = "not a regular file"   # a directory, FIFO, socket or device
+TOO_LARGE = "too large"              # more than the byte limit
+NOT_UTF8 = "not UTF-8"
+REPEATED_KEY = "repeated key"        # a key twice in one object
+NOT_A_NUMBER = "not a number"        # NaN, Infinity or -Infinity
+REFUSED = "refused"                  # a number parse_int or parse_float refused (Refused)
+NOT_JSON = "not JSON"                # a syntax error, or nesting too deep to decode
+KINDS = (NOT_FOUND, CANNOT_OPEN, NOT_REGULAR, TOO_LARGE, NOT_UTF8, REPEATED_KEY, NOT_A_NUMBER, REFUSED, NOT_JSON)
+AMBIGUOUS = frozenset({REPEATED_KEY, NOT_A_NUMBER})  # JSON that does not say one thing to every reader
+
+
+class UnreadableJSON(Exception):
+    """A file, or its text, that is not read as JSON: ``path``, ``reason`` (for a message) and ``kind`` (:data:`KINDS`)."""
+
+    def __init__(self, path: str, reason: str, kind: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason, self.kind = str(path), reason, kind
+
+
+class Refused(Exception):
+    """Raised by a ``parse_int`` or ``parse_float`` for a number it does not read (a digit limit): the
+    file is refused with this message as the reason (kind :data:`REFUSED`)."""
+
+
+class _Ambiguous(Exception):
+    def __init__(self, reason: str, kind: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+
+
+def _unique_keys(pairs: list) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Ambiguous(f"the key {json.dumps(key)[:60]} appears twice in one object", REPEATED_KEY)
+            seen.add(key)
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Ambiguous(f"{name} is not a JSON number", NOT_A_NUMBER)
+
+
+def _stat_error(path: str, error: OSError) -> UnreadableJSON:
+    if isinstance(error, FileNotFoundError):
+        return UnreadableJSON(path, "file not found", NOT_FOUND)
+    return UnreadableJSON(path, error.strerror or str(error), CANNOT_OPEN)
+
+
+def _not_regular(path: str) -> UnreadableJSON:
+    return UnreadableJSON(path, "not a regular file (a directory, FIFO or device is not read)", NOT_REGULAR)
+
+
+def read_bounded(path: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
+
+    Looked at before it is opened (a FIFO or a device is never opened, a file larger than the limit
+    never read), and again once open, without blocking, in case it was replaced in between.
+
+    Raises
+    ------
+    UnreadableJSON
+        Not found, not a regular file, more than ``max_bytes`` bytes, or it could not be opened.
+    OSError
+        Reading failed after the file was opened.
+    """
+    path = str(path)
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise _stat_error(path, error) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _not_regular(path)
+    if info.st_size > max_bytes:
+        raise UnreadableJSON(path, f"{info.st_size} bytes, more than the limit of {max_bytes}", TOO_LARGE)
+    try:
+        # O_NONBLOCK: a FIFO put in its place since the stat above is opened without waiting for a writer.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as error:
+        if isinstance(error, IsADirectoryError):
+            raise _not_regular(path) from None
+        raise _stat_error(path, error) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise _not_regular(path)
+        raw = handle.read(max_bytes + 1)  # bounded even if the file grew after the stat above
+    if len(raw) > max_bytes:
+        raise UnreadableJSON(path, f"more than the limit of {max_bytes} bytes", TOO_LARGE)
+    return raw
+
+
+def decode_json(raw: bytes, path: str, *, parse_float: Callable[[str], Any] = str,
+                parse_int: Callable[[str], Any] | None = None) -> Any:
+    """The strict JSON of ``raw`` (UTF-8): a repeated key, NaN or Infinity refused; decimals read by
+    ``parse_float`` (by default kept as their text), integers by ``parse_int`` (by default int).
+
+    Raises
+    ------
+    UnreadableJSON
+        Not UTF-8, not JSON, nested too deeply, ambiguous (:data:`AMBIGUOUS`), or a number the
+        parsers refused; ``path`` names the file in the error.
+    """
+    path = str(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UnreadableJSON(path, "not UTF-8 text", NOT_UTF8) from None
+    try:
+        return json.loads(text, parse_float=parse_float, parse_int=parse_int, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
+    except _Ambiguous as error:
+        raise UnreadableJSON(path, str(error), error.kind) from None
+    except Refused as error:
+        raise UnreadableJSON(path, str(error), REFUSED) from None
+    except RecursionError:
+        raise UnreadableJSON(path, "not valid JSON (nested more deeply than the reader can decode)", NOT_JSON) from None
+    except ValueError as error:
+        raise UnreadableJSON(path, f"not valid JSON ({str(error)[:200]})", NOT_JSON) from None
+
+
+def read_json_file(path: str, *, max_bytes: int, parse_float: Callable[[str], Any] = str,
+                   parse_int: Callable[[str], Any] | None = None) -> Any:
+    """The strict JSON of the regular file ``path`` of at most ``max_bytes`` bytes
+    (:func:`read_bounded`, then :func:`decode_json`).
+
+    Raises
+    ------
+    UnreadableJSON
+        Not a regular file within ``max_bytes``, not UTF-8, not strict JSON, or a refused number.
+    OSError
+        Reading failed after the file was opened.
+    """
+    return decode_json(read_bounded(path, max_bytes), path, parse_float=parse_float, parse_int=parse_int)
