@@ -6,11 +6,13 @@ not JSON, or nested too deeply to decode (never a RecursionError traceback). Eac
 the refusal into its own error with its own wording: the dispatcher (files.read_json), the control
 checker, the softmax checker; the reproduction's per-run records and checkpoint histories and a
 section's saved files, which used to read such a file with the last of its values, now treat it as
-not readable.
+not readable. Files read for their bytes rather than as JSON (a saved file hashed, the protocol
+file) are opened the same way, so that a FIFO put in their place is never waited on.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -316,3 +318,63 @@ def test_a_saved_file_with_a_repeated_key_is_not_readable(tmp_path: Path) -> Non
     nan = b'{"seed": NaN}'
     problem, _ = checker_sections._section_file_problem("sentiment", _section_item({"seed": None}), nan, str(tmp_path))
     assert problem is not None and "NaN is not a JSON number" in problem
+
+
+# --------------------------------------------------------------------------- files read for their bytes
+
+
+def _fifo_looking_regular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fifo: Path) -> None:
+    """A FIFO at ``fifo`` that os.stat (and so os.path.isfile) sees as the regular file it replaced."""
+    os.mkfifo(fifo)
+    _pretend_stat(monkeypatch, fifo, os.stat(_write(tmp_path, "{}", "was-regular.json")))
+
+
+def test_a_saved_file_is_hashed_with_its_bytes_kept_within_the_budget(tmp_path: Path) -> None:
+    content = b'{"seed": 1}'
+    budget = [1000]
+    digest, raw = checker_sections._hash_file(str(_write(tmp_path, content)), budget)
+    assert (digest, raw, budget) == (hashlib.sha256(content).hexdigest(), content, [1000 - len(content)])
+    with pytest.raises(checker_sections._SectionLimit, match="more than .* bytes in all"):
+        checker_sections._hash_file(str(_write(tmp_path, content)), [len(content) - 1])
+    for target, reason in ((tmp_path, "not a regular file"), (tmp_path / "absent.json", "absent.json: ")):
+        with pytest.raises(checker_sections.Rejected, match=reason):
+            checker_sections._hash_file(str(target), [1000])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_saved_file_replaced_by_a_fifo_after_it_was_looked_at_is_not_waited_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fifo = tmp_path / "pipe.json"
+    _fifo_looking_regular(tmp_path, monkeypatch, fifo)
+    error = _within_seconds(checker_sections._hash_file, str(fifo), [1000])
+    assert isinstance(error, checker_sections.Rejected) and "not a regular file" in str(error), error
+
+
+def _protocol_summary(tmp_path: Path) -> tuple[dict, str, Path]:
+    """summary.json's content naming protocols/reproduction.toml, the runs folder, and where that file belongs."""
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "protocols").mkdir()
+    return {"protocol": {"file": "protocols/reproduction.toml", "sha256": "0" * 64}}, str(tmp_path / "runs"), \
+        tmp_path / "protocols" / "reproduction.toml"
+
+
+def test_the_protocol_file_is_read_within_its_limit(tmp_path: Path) -> None:
+    data, base, path = _protocol_summary(tmp_path)
+    with pytest.raises(checker_sections._SectionLimit, match="was not found beside the runs folder"):
+        reproduction._reproduction_problem(data, base)
+    path.write_bytes(b"# " + b"x" * reproduction.PROTOCOL_FILE_BYTES)
+    assert reproduction._reproduction_problem(data, base) == \
+        f"the protocol file {path} is more than {reproduction.PROTOCOL_FILE_BYTES} bytes"
+    path.write_bytes(b"[common]\n")
+    digest = hashlib.sha256(b"[common]\n").hexdigest()
+    assert reproduction._reproduction_problem(data, base) == \
+        f"summary.json gives the protocol sha256 {'0' * 64}, the file {path} has {digest}"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_protocol_file_replaced_by_a_fifo_after_it_was_looked_at_is_not_waited_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, base, path = _protocol_summary(tmp_path)
+    _fifo_looking_regular(tmp_path, monkeypatch, path)
+    error = _within_seconds(reproduction._reproduction_problem, data, base)
+    assert isinstance(error, checker_sections._SectionLimit) and "not a regular file" in str(error), error

@@ -12,7 +12,9 @@ The callers differ only in how numbers are kept (``parse_float``: a decimal as i
 ``parse_int``: a reader of long integers, which may refuse one by raising :class:`Refused`) and in
 the byte limit. Each translates :class:`UnreadableJSON` into its own error and wording.
 :func:`read_json_file` reads a path; :func:`decode_json` decodes bytes already read (a saved file
-that is hashed and parsed from the same bytes).
+that is hashed and parsed from the same bytes). :func:`read_bounded` gives a file's bytes, and
+:func:`open_bounded` the file itself, opened the same way, for a reader that goes through it in
+pieces (a file hashed without being kept) or reads a file that is not JSON.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
-__all__ = ["UnreadableJSON", "Refused", "read_json_file", "read_bounded", "decode_json", "KINDS",
+__all__ = ["UnreadableJSON", "Refused", "read_json_file", "read_bounded", "open_bounded", "decode_json", "KINDS",
            "NOT_FOUND", "CANNOT_OPEN", "NOT_REGULAR", "TOO_LARGE", "NOT_UTF8", "REPEATED_KEY", "NOT_A_NUMBER",
            "REFUSED", "NOT_JSON"]
 
@@ -84,18 +86,18 @@ def _not_regular(path: str) -> UnreadableJSON:
     return UnreadableJSON(path, "not a regular file (a directory, FIFO or device is not read)", NOT_REGULAR)
 
 
-def read_bounded(path: str, max_bytes: int) -> bytes:
-    """The bytes of the regular file ``path``, at most ``max_bytes`` of them.
+def open_bounded(path: str, max_bytes: int) -> BinaryIO:
+    """The regular file ``path`` of at most ``max_bytes`` bytes, open for reading in binary.
 
     Looked at before it is opened (a FIFO or a device is never opened, a file larger than the limit
-    never read), and again once open, without blocking, in case it was replaced in between.
+    never opened), and again once open, without blocking, in case it was replaced in between. The
+    caller reads it in a ``with`` block and bounds what it reads (the file may grow once open):
+    :func:`read_bounded` reads at most one byte beyond the limit.
 
     Raises
     ------
     UnreadableJSON
         Not found, not a regular file, more than ``max_bytes`` bytes, or it could not be opened.
-    OSError
-        Reading failed after the file was opened.
     """
     path = str(path)
     try:
@@ -113,12 +115,32 @@ def read_bounded(path: str, max_bytes: int) -> bytes:
         if isinstance(error, IsADirectoryError):
             raise _not_regular(path) from None
         raise _stat_error(path, error) from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise _not_regular(path)
-        raw = handle.read(max_bytes + 1)  # bounded even if the file grew after the stat above
+    handle = os.fdopen(fd, "rb")
+    try:
+        regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    except BaseException:
+        handle.close()
+        raise
+    if not regular:
+        handle.close()
+        raise _not_regular(path)
+    return handle
+
+
+def read_bounded(path: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path``, at most ``max_bytes`` of them (:func:`open_bounded`).
+
+    Raises
+    ------
+    UnreadableJSON
+        Not found, not a regular file, more than ``max_bytes`` bytes, or it could not be opened.
+    OSError
+        Reading failed after the file was opened.
+    """
+    with open_bounded(path, max_bytes) as handle:
+        raw = handle.read(max_bytes + 1)  # bounded even if the file grew after it was looked at
     if len(raw) > max_bytes:
-        raise UnreadableJSON(path, f"more than the limit of {max_bytes} bytes", TOO_LARGE)
+        raise UnreadableJSON(str(path), f"more than the limit of {max_bytes} bytes", TOO_LARGE)
     return raw
 
 

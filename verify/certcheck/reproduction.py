@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
 from .common import _SectionLimit
-from .jsontext import NOT_JSON, NOT_UTF8, UnreadableJSON, read_json_file
+from .jsontext import NOT_FOUND, NOT_JSON, NOT_UTF8, TOO_LARGE, UnreadableJSON, read_bounded, read_json_file
 from .jsonvalues import DecimalText, _brief_json, _count, _get_in, _num, _same_json
 from .limits import MAX_SECTION_FILES, SECTION_READ_BYTES
 
@@ -510,13 +510,17 @@ def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -
             and all(p not in ("", ".", "..") for p in name.split("/"))):
         return f"summary.json names the protocol file {str(name)[:80]!r}, not a plain relative path"
     path = os.path.join(os.path.dirname(os.path.abspath(base)), *name.split("/"))
-    if not os.path.isfile(path):
-        raise _SectionLimit(f"the protocol file {name} was not found beside the runs folder {base}, so the reproduction "
-                            "tables are not recomputed")
-    with open(path, "rb") as handle:
-        raw = handle.read(PROTOCOL_FILE_BYTES + 1)
-    if len(raw) > PROTOCOL_FILE_BYTES:
-        return f"the protocol file {path} is more than {PROTOCOL_FILE_BYTES} bytes"
+    try:
+        # Read as every file the checker reads (jsontext.read_bounded): a FIFO put there is never waited on.
+        raw = read_bounded(path, PROTOCOL_FILE_BYTES)
+    except UnreadableJSON as error:
+        if error.kind == TOO_LARGE:
+            return f"the protocol file {path} is more than {PROTOCOL_FILE_BYTES} bytes"
+        if error.kind == NOT_FOUND:
+            raise _SectionLimit(f"the protocol file {name} was not found beside the runs folder {base}, so the "
+                                "reproduction tables are not recomputed") from None
+        raise _SectionLimit(f"the protocol file {path} cannot be read ({error.reason}), so the reproduction "
+                            "tables are not recomputed") from None
     digest = hashlib.sha256(raw).hexdigest()
     if protocol.get("sha256") != digest:
         return f"summary.json gives the protocol sha256 {str(protocol.get('sha256'))[:64]}, the file {path} has {digest}"

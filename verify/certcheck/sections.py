@@ -21,12 +21,11 @@ import hashlib
 import itertools
 import os
 import pathlib
-import stat
 from typing import Any
 
 from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _require
 from .glance import _GlanceParts, _NoNumbers, _is_power_file, _scalar_summary
-from .jsontext import UnreadableJSON, decode_json
+from .jsontext import TOO_LARGE, UnreadableJSON, decode_json, open_bounded
 from .jsonvalues import DecimalText, _UNREADABLE, _brief_json, _count, _get_in, _num, _projection, _same_json
 from .limits import MAX_SECTION_BYTES, MAX_SECTION_FILES, SECTION_READ_BYTES
 from .reproduction import _reproduction_item, _reproduction_problem
@@ -166,25 +165,28 @@ def _resolve(path: Any, root: str, base: str) -> str:
 
 
 def _hash_file(path: str, budget: list) -> tuple[str, bytes | None]:
-    """(sha256, the bytes when at most SECTION_READ_BYTES) of a regular file; Rejected if not one."""
+    """(sha256, the bytes when at most SECTION_READ_BYTES) of a regular file; Rejected if not one.
+
+    Opened as every file the checker reads (:func:`.jsontext.open_bounded`): a FIFO or a device put
+    at ``path`` is never waited on, and no more than the bytes left of ``budget[0]`` are read.
+    """
+    too_many = f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what certcheck hashes"
     try:
-        info = os.stat(path)
-    except OSError as error:
-        raise Rejected(f"{path}: {error.strerror or error}") from None
-    _require(stat.S_ISREG(info.st_mode), lambda: f"{path}: not a regular file")
-    if info.st_size > budget[0]:
-        raise _SectionLimit(f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what certcheck hashes")
+        opened = open_bounded(path, max(budget[0], 0))
+    except UnreadableJSON as error:
+        if error.kind == TOO_LARGE:
+            raise _SectionLimit(too_many) from None
+        raise Rejected(f"{path}: {error.reason}") from None
     digest = hashlib.sha256()
-    kept = bytearray() if info.st_size <= SECTION_READ_BYTES else None
-    with open(path, "rb") as handle:
+    kept: bytearray | None = bytearray()
+    with opened as handle:
         while True:
             chunk = handle.read(1 << 20)
             if not chunk:
                 break
             budget[0] -= len(chunk)
             if budget[0] < 0:
-                raise _SectionLimit(f"the saved results are more than {MAX_SECTION_BYTES} bytes in all, beyond what "
-                                    "certcheck hashes")
+                raise _SectionLimit(too_many)
             digest.update(chunk)
             if kept is not None:
                 kept += chunk
