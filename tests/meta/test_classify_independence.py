@@ -51,6 +51,11 @@ def test_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
     bad = run_alone(source, "net.json", "data.json", cwd=tmp_path)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "misclassified" in bad.stdout
+    # Its strict JSON reading is its own too: labels stated twice are refused, not read as the last.
+    text = json.dumps(dataset_to_json(dataset))
+    (tmp_path / "data.json").write_text(text.replace('"labels": ', '"labels": [5, 5, 5, 5], "labels": ', 1))
+    twice = run_alone(source, "net.json", "data.json", cwd=tmp_path)
+    assert twice.returncode == 2 and 'the key "labels" appears twice in one object' in twice.stderr, twice.stderr
 
 
 def test_the_blocker_really_blocks(tmp_path: Path) -> None:

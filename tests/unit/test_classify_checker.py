@@ -181,3 +181,60 @@ def test_the_checker_on_its_own_writes_json_as_every_command_does(tmp_path, caps
     assert checker.main([*files, "--json", "/dev/full"]) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "could not complete" in err and "No space left" in err
+
+
+# The texts a file must not say in two ways (tests/unit/test_certcheck_jsontext.py refuses the same in
+# certcheck's reader): the checker imports nothing from the package, so it carries the rule itself.
+AMBIGUOUS = {
+    "repeated key": '{"sequences": [[0]], "labels": [0], "labels": [1]}',
+    "repeated key at depth": '{"sequences": [[0]], "labels": [0], "name": [{"a": 1, "b": 2, "a": 1}]}',
+    "the same key written two ways": '{"sequences": [[0]], "labels": [0], "name": {"\\u00e9": 1, "é": 2}}',
+    "NaN": '{"sequences": [[NaN]], "labels": [0]}',
+    "Infinity": '{"sequences": [[0]], "labels": [-Infinity]}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(AMBIGUOUS))
+def test_json_that_says_two_things_is_refused_as_certchecks_reader_refuses_it(tmp_path, case: str) -> None:
+    from verify.certcheck import jsontext
+
+    path = tmp_path / "data.json"
+    path.write_text(AMBIGUOUS[case], encoding="utf-8")
+    with pytest.raises(jsontext.UnreadableJSON) as shared:
+        jsontext.read_json_file(str(path), max_bytes=1 << 20)
+    assert shared.value.kind in jsontext.AMBIGUOUS
+    with pytest.raises(checker.BadInput) as caught:
+        checker._read_json(str(path))
+    assert caught.value.field == str(path) and shared.value.reason in caught.value.message
+
+
+def test_a_repeated_key_in_either_file_is_bad_input_naming_the_file(tmp_path, capsys) -> None:
+    network, data = _files(make_dataset([[0, 1], [1, 2], [3]], [0, 1, 0]))
+    (tmp_path / "net.json").write_text(json.dumps(network))
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    files = [str(tmp_path / "net.json"), str(tmp_path / "data.json")]
+    assert checker.main(files) == 0
+    capsys.readouterr()
+    # Labels stated twice: json.loads keeps the second list, which the network classifies; another
+    # reader keeps the first. The file is refused, never certified for one of its readings.
+    (tmp_path / "data.json").write_text(json.dumps(data).replace('"labels": ', '"labels": [5, 5, 5], "labels": ', 1))
+    assert json.loads((tmp_path / "data.json").read_text())["labels"] == data["labels"]
+    assert checker.main(files) == 2
+    assert f"{tmp_path / 'data.json'}: not valid JSON (the key \"labels\" appears twice" in capsys.readouterr().err
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    block = json.dumps(network["blocks"][0])
+    (tmp_path / "net.json").write_text(json.dumps(network).replace(block, block[:-1] + ', "attention": null}', 1))
+    assert checker.main(files) == 2
+    assert f"{tmp_path / 'net.json'}: not valid JSON (the key \"attention\" appears twice" in capsys.readouterr().err
+
+
+def test_a_file_larger_than_the_limit_is_refused_before_it_is_read(tmp_path) -> None:
+    path = tmp_path / "data.json"
+    path.write_text('{"sequences": [[0]], "labels": [0]}')
+    assert checker._read_json(str(path), max_bytes=path.stat().st_size) == {"sequences": [[0]], "labels": [0]}
+    with pytest.raises(checker.BadInput, match=r"data.json: 35 bytes, more than the limit of 34$"):
+        checker._read_json(str(path), max_bytes=34)
+    with open(path, "wb") as handle:
+        handle.truncate(checker.MAX_BYTES + 1)  # sparse: nothing is written, and nothing may be read
+    with pytest.raises(checker.BadInput, match=f"more than the limit of {checker.MAX_BYTES}"):
+        checker.check_files(str(path), str(path))

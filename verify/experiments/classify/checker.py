@@ -1,7 +1,9 @@
 """The independent check of a classification network: replay it on every sequence, exactly.
 
 This module imports nothing from the package and nothing outside the standard library. It reads
-the network file and DATA.json itself, replays every block with :class:`fractions.Fraction`
+the network file and DATA.json itself, as strictly as every other checker of the suite (a key
+repeated in one object, NaN and Infinity are refused, as is a file that is not regular or larger
+than :data:`MAX_BYTES`), replays every block with :class:`fractions.Fraction`
 (feed-forward x + W relu(U x + b); hardmax attention x_i -> rho x_i + V mean_{C_i} x_j with
 C_i = argmax_j (query . x_i)(key . x_j), ties averaged over positions, B = 0 meaning every token
 attends to the whole sequence; docs/theory.md §7), and says for every sequence whether all its final
@@ -39,12 +41,13 @@ import time
 from fractions import Fraction
 from typing import Any, Callable, NoReturn
 
-__all__ = ["FORMAT", "BadInput", "CheckResult", "check_files", "check_objects", "main"]
+__all__ = ["FORMAT", "MAX_BYTES", "BadInput", "CheckResult", "check_files", "check_objects", "main"]
 
 FORMAT = "hardmax-verify/classify-network"
 VERSION = 1
 MAX_DIGITS = 100_000     # longest number text read
 MAX_EXPONENT = 10_000    # |exponent| of a decimal such as "1e-3"
+MAX_BYTES = 1 << 28      # largest file read (a network of 10,000 sequences is about 5 MB)
 SHOWN = 10               # misclassified sequences listed by name
 
 _FRACTION = re.compile(r"^\s*([+-]?\d+)\s*/\s*([+-]?\d+)\s*$", re.ASCII)
@@ -86,19 +89,47 @@ def _number(x: Any, where: str) -> Fraction:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
+    raise ValueError(f"{name} is not a JSON number")
 
 
-def _read_json(path: str) -> Any:
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object; a key given twice is refused: readers differ on which of the two values they keep."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {json.dumps(key)[:60]} appears twice in one object")
+            seen.add(key)
+    return data
+
+
+def _read_json(path: str, max_bytes: int = MAX_BYTES) -> Any:
+    """The JSON of the regular file ``path`` of at most ``max_bytes`` bytes; a repeated key, NaN or
+    Infinity refused, decimals kept as their text. Opened without waiting (a FIFO would block a read
+    for ever) and looked at once open; never read beyond the limit, even if it grows."""
+    not_regular = "not a regular file (a directory, FIFO, device or socket), expected a JSON file"
     try:
-        mode = os.stat(path).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a FIFO would block the read for ever
-            raise BadInput(str(path), "not a regular file (a FIFO, device or socket), expected a JSON file")
-        with open(path, encoding="utf-8") as handle:
-            # parse_float=str: a JSON number with a fraction or exponent is read from its text.
-            return json.load(handle, parse_float=str, parse_constant=_refuse_constant)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise BadInput(str(path), not_regular)
+            if info.st_size > max_bytes:
+                raise BadInput(str(path), f"{info.st_size} bytes, more than the limit of {max_bytes}")
+            raw = handle.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise BadInput(str(path), not_regular) from None
     except OSError as error:
         raise BadInput(str(path), error.strerror or str(error)) from None
+    if len(raw) > max_bytes:
+        raise BadInput(str(path), f"more than the limit of {max_bytes} bytes")
+    try:
+        # parse_float=str: a JSON number with a fraction or exponent is read from its text.
+        return json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
+    except UnicodeDecodeError:
+        raise BadInput(str(path), "not UTF-8 text") from None
     except (ValueError, RecursionError) as error:
         raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
 
