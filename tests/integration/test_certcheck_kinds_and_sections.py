@@ -13,8 +13,9 @@ test_certcheck_tamper.py):
   per-run records), analysis rows, a section's first-screen sentence (no block-level text is
   accepted), the replay facts of a verdict's evidence and a record's horizon.
 * A per-run record, checkpoint history or saved file with a key repeated within one object is
-  not read with its last value (as json.loads, and the product, read it): the record and the
-  saved file are rejected, the history's losses not checked.
+  not read with its last value (as json.loads reads it): the record is rejected, the history's
+  losses not checked, and a saved file is unreadable, to the report (which reads it as strictly)
+  as to the checker; a report item holding fields read from it is rejected.
 """
 
 from __future__ import annotations
@@ -542,21 +543,30 @@ def test_a_checkpoint_history_with_a_repeated_key_leaves_its_losses_not_checked(
     assert "not readable as strict JSON" in outcome.reason and '"val_loss" appears twice' in outcome.reason
 
 
-def test_a_saved_file_with_a_repeated_key_is_rejected_not_read_with_its_last_value(
+def test_a_saved_file_with_a_repeated_key_is_unreadable_to_the_report_and_the_checker(
         results: dict[str, Any], built: tuple[dict[str, Any], Path, Path], tmp_path: Path) -> None:
-    """The report (json.loads) reads such a file with its last value and copies fields from it; the checker
-    does not read it at all, so the fields it holds are not the file's."""
+    """The report reads a saved file as strictly as the checker (verify.core.io.read_json): it lists a
+    file with a repeated key as unreadable, which the checker accepts; an item holding fields read
+    from it with its last value (as json.loads reads it) is rejected."""
     runs = _saved_copy(built, tmp_path)
     saved = next(p for p in sorted((runs / "sentiment").glob("*.json"))
                  if "hardmax_accuracy" in json.loads(p.read_text(encoding="utf-8")))
+    shown = f"runs/sentiment/{saved.name}"
+    block = results["optional_sections"]["sentiment"]
+    [read_leniently] = [dict(item) for item in block["files"] if item["path"] == shown]  # fields read from the file
     saved.write_text(_repeat_first(saved.read_text(encoding="utf-8"), "hardmax_accuracy", "0.99"), encoding="utf-8")
     sections, inputs = collect_optional_sections(runs, label="runs")
-    block = results["optional_sections"]["sentiment"]  # its entries as the report rebuilt would hold them
-    block.update(files=sections["sentiment"]["files"], glance=sections["sentiment"]["glance"])
+    [item] = [item for item in sections["sentiment"]["files"] if item["path"] == shown]
+    assert set(item) == {"path", "sha256", "summary"} and '"hardmax_accuracy" appears twice' in item["summary"]["unreadable"]
+    block.update(files=sections["sentiment"]["files"], glance=sections["sentiment"]["glance"])  # the report rebuilt
     stated = {e["path"]: e["sha256"] for e in inputs}
     for entry in results["inputs"]:
         entry["sha256"] = stated.get(entry["path"], entry["sha256"])
     result = _check(results, runs, tmp_path)
     outcome = next(o for o in result.outcomes if o.source.endswith("optional_sections.sentiment"))
+    assert outcome.status == "verified", outcome
+    block["files"] = [dict(read_leniently, sha256=item["sha256"]) if i is item else i for i in block["files"]]
+    result = _check(results, runs, tmp_path)
+    outcome = next(o for o in result.outcomes if o.source.endswith("optional_sections.sentiment"))
     assert result.exit_status == 1 and outcome.status == "rejected", outcome
-    assert f"runs/sentiment/{saved.name}" in outcome.reason and '"hardmax_accuracy" appears twice' in outcome.reason
+    assert shown in outcome.reason and '"hardmax_accuracy" appears twice' in outcome.reason

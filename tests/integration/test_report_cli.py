@@ -91,7 +91,8 @@ def test_campaign_file_drives_the_run_and_is_hashed(tmp_path: Path) -> None:
     assert digests["sentiment results"] == hashlib.sha256((runs / "sentiment" / "d2.json").read_bytes()).hexdigest()
     sentiment = results["optional_sections"]["sentiment"]["files"][0]
     assert sentiment["summary"] == {"d": 2, "test_accuracy": 0.79}
-    assert results["optional_sections"]["conjectures"]["files"][0]["summary"] == {"unreadable": "not valid UTF-8 JSON"}
+    assert results["optional_sections"]["conjectures"]["files"][0]["summary"] == {
+        "unreadable": "malformed JSON at line 1, column 2: Expecting property name enclosed in double quotes"}
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "## Sentiment: the earlier tuned study (single runs, saved results)" in markdown and "test_accuracy = 0.79" in markdown
     assert "## Conjecture runs (saved results)" in markdown

@@ -187,9 +187,10 @@ def test_read_imdb_names_the_field_directly() -> None:
 
 def test_not_json_is_unreadable_not_a_crash(tmp_path: Path) -> None:
     block = _block(_runs_folder(tmp_path, {"imdb.json": "{not json"}))
-    assert block["files"][0]["summary"] == {"unreadable": "not valid UTF-8 JSON"}
+    reason = "malformed JSON at line 1, column 2: Expecting property name enclosed in double quotes"
+    assert block["files"][0]["summary"] == {"unreadable": reason}
     section = classify.section(block)
-    assert "could not be read: not valid UTF-8 JSON" in section.summary and not section.tables
+    assert f"could not be read: {reason}" in section.summary and not section.tables
 
 
 def test_absent_results_skip_the_section_with_the_commands_that_write_them(tmp_path: Path) -> None:

@@ -391,10 +391,10 @@ def _checkpoint_history(path: str, selected: int, budget: list) -> _History | No
         meta = read_json_file(path, max_bytes=SECTION_READ_BYTES, parse_float=DecimalText)
     except UnreadableJSON as error:
         if error.kind not in (NOT_JSON, NOT_UTF8):
-            # A repeated key or NaN (the summary reads a value from it, this checker does not), or
-            # the file changed since it was looked at: the losses shown are not checked.
+            # A repeated key or NaN (the summary refuses such a file, so a loss shown was read from
+            # another version of it), or the file changed since it was looked at: the losses shown are not checked.
             return _History(None, None, None, unchecked=f"{path} is not readable as strict JSON ({error.reason})")
-        meta = None  # not JSON at all: the summary reads no history from it either
+        meta = None  # not JSON at all: no history (the summary refuses the file and shows none from it)
     except OSError as error:
         return _History(None, None, None, unchecked=f"{path} cannot be read ({error.strerror or error})")
     history = meta.get("history") if isinstance(meta, dict) else None

@@ -3,6 +3,7 @@
 Inputs (:func:`read_input`): only regular files are read (a FIFO, a device such as
 ``/dev/zero`` or a socket is refused before it is opened for a blocking read), and at most
 :data:`MAX_INPUT_BYTES`; anything else is an :class:`~verify.core.numbers.InputError` (exit 2).
+:func:`read_json` reads a JSON file so, strictly (a repeated key, NaN and Infinity refused).
 
 Outputs: a file is written to a temporary beside it and renamed into place
 (:func:`atomic_write_bytes`); a folder is assembled beside its target and swapped in with a
@@ -25,18 +26,18 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from .exitcodes import CouldNotComplete, OutputBusy
-from .numbers import InputError
+from .numbers import InputError, parse_json
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: folders are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "atomic_write_text", "atomic_write_bytes", "atomic_directory",
-           "directory_lock", "safe_name", "sha256_file"]
+__all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "read_json", "json_from_bytes", "atomic_write_text",
+           "atomic_write_bytes", "atomic_directory", "directory_lock", "safe_name", "sha256_file"]
 
 # Input files (configurations, campaigns, conjecture files) are at most this large. The largest
 # real ones are a few hundred kilobytes (128 tokens of 16 coordinates); 16 MiB of JSON parses in
@@ -102,6 +103,31 @@ def read_text(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_I
         return read_input(path, expected=expected, limit=limit).decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(os.fsdecode(path), f"is not UTF-8 text, expected {expected}") from None
+
+
+def read_json(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_INPUT_BYTES,
+              parse_float: Callable[[str], Any] = float) -> Any:
+    """The JSON of the regular file ``path`` (:func:`read_input`, then :func:`json_from_bytes`).
+
+    The reader of the files the suite saved and reads back (evaluation records, checkpoint.json,
+    results files): a key repeated within one object, NaN and Infinity are refused, as the
+    independent checker (``certcheck``) refuses them, so that the two never read one file two
+    ways. Every refusal is an :class:`InputError` naming the file (exit status 2). Numbers with a
+    fraction or an exponent are read by ``parse_float`` (floats by default, as they were written).
+    """
+    return json_from_bytes(read_input(path, expected=expected, limit=limit), source=os.fsdecode(path),
+                           expected=expected, parse_float=parse_float)
+
+
+def json_from_bytes(raw: bytes, *, source: str, expected: str, parse_float: Callable[[str], Any] = float) -> Any:
+    """The JSON of ``raw``, the bytes of the file ``source`` already read (to be hashed too), as
+    :func:`read_json` reads it: UTF-8, strict (:func:`~verify.core.numbers.parse_json`), or an
+    :class:`InputError` naming ``source``."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(source, f"is not UTF-8 text, expected {expected}") from None
+    return parse_json(text, source=source, parse_float=parse_float)
 
 
 # --------------------------------------------------------------------------- files

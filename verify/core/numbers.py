@@ -19,7 +19,7 @@ import re
 import sys
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 # rational_to_str lives with the other text forms of numbers (verify.core.text) and is public here too.
 from .text import describe_value, one_line, rational_to_str, shorten
@@ -146,14 +146,17 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
-def parse_json(text: str, *, source: str = "input") -> Any:
+def parse_json(text: str, *, source: str = "input", parse_float: Callable[[str], Any] = Decimal) -> Any:
     """Parse JSON, reading every non-integer number from its decimal text (0.1 is 1/10).
 
-    NaN and Infinity are refused, and so is a key repeated within one object; malformed JSON
-    raises :class:`InputError` with line and column.
+    NaN and Infinity are refused, and so is a key repeated within one object: a file says one
+    thing to every reader (the independent checkers refuse the same). Malformed JSON raises
+    :class:`InputError` with line and column. ``parse_float``: how a number with a fraction or an
+    exponent is read, by default exactly (:class:`~decimal.Decimal`); ``float`` for saved results,
+    which were written from floats (:func:`verify.core.io.read_json`).
     """
     try:
-        return json.loads(text, parse_float=Decimal, parse_int=_parse_json_int, parse_constant=_refuse_constant,
+        return json.loads(text, parse_float=parse_float, parse_int=_parse_json_int, parse_constant=_refuse_constant,
                           object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         raise InputError(source, f"malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None

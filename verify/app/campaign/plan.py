@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from verify.core.io import read_input
+from verify.core.io import read_json
 from verify.core.numbers import InputError
 from .spec import CampaignSpec, parse_campaign
 from .tasks import Task, build_configuration, plan_tasks
@@ -131,15 +131,7 @@ def _first_difference(field: str, stated: Any, regenerated: Any) -> PlanDifferen
 
 def parse_results_file(path: Any) -> Any:
     """A results.json, parsed (InputError: not a regular file within MAX_RESULTS_BYTES, or not JSON)."""
-    raw = read_input(path, expected="a results.json", limit=MAX_RESULTS_BYTES)
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(str(path), "not UTF-8 text") from None
-    except RecursionError:
-        raise InputError(str(path), "JSON nested too deeply") from None
-    except ValueError as error:
-        raise InputError(str(path), f"not valid JSON ({str(error)[:200]})") from None
+    return read_json(path, expected="a results.json", limit=MAX_RESULTS_BYTES)
 
 
 def recheck_plan(results: Any) -> PlanDifference | None:

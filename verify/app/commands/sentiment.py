@@ -10,12 +10,13 @@ import click
 
 from verify.core import exitcodes
 from verify.core import formatting as fmt
-from verify.core.io import atomic_directory, atomic_write_text
+from verify.core.io import atomic_directory, atomic_write_text, read_json
 from verify.core.numbers import InputError
 from verify.experiments.imdb.data import load_reviews
 from verify.experiments.imdb.preprocess import PreprocessOptions, build_vocabulary, tokenize
 from verify.experiments.sentiment import DEFAULT_RUNS_DIR, sources
 from verify.experiments.sentiment.analyze import run_analyses
+from verify.experiments.sentiment.checkpoints import MAX_META_BYTES
 from verify.experiments.sentiment.interpret import interpret_checkpoint
 from verify.experiments.sentiment.model import DEFAULT_STEP, STEPS, TrainingSettings, running_train, selection_accuracy
 from verify.experiments.sentiment.protocol import (MODELS_BUDGET_BYTES, collect, load_protocol, queue_status,
@@ -285,9 +286,9 @@ def _earlier_softmax_rows(path: Path) -> list[dict]:
     if not path.exists():
         return []
     try:
-        earlier = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError("--update", f"{path} cannot be read as JSON: {error}") from None
+        earlier = read_json(path, expected="a record of `sentiment softmax-certificate`")
+    except InputError as error:
+        raise InputError("--update", f"{path} cannot be read as JSON: {error.message}") from None
     if not isinstance(earlier, dict) or earlier.get("kind") != SOFTMAX_CERTIFICATE_KIND \
             or not isinstance(earlier.get("rows"), list) \
             or not all(isinstance(row, dict) and isinstance(row.get("checkpoint"), str) for row in earlier["rows"]):
@@ -303,7 +304,7 @@ def _earlier_softmax_rows(path: Path) -> list[dict]:
 def _alpha_fixed(checkpoint_dir: Path, update_file: Path) -> float | None:
     """The alpha a checkpoint was trained with held fixed, None if alpha was trained (its checkpoint.json settings)."""
     try:  # read as the evaluation reads them (defaults included)
-        record = json.loads((checkpoint_dir / "checkpoint.json").read_text(encoding="utf-8"))["settings"]
+        record = read_json(checkpoint_dir / "checkpoint.json", expected="a checkpoint.json", limit=MAX_META_BYTES)["settings"]
         settings = TrainingSettings.from_record(record, where=f"{checkpoint_dir}/checkpoint.json: settings")
         return None if settings.train_alpha else settings.alpha_init
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, InputError) as error:

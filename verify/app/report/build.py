@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from verify.core import exitcodes
-from verify.core.io import atomic_directory, directory_lock, read_text, safe_name
+from verify.core.io import atomic_directory, directory_lock, read_json, safe_name
 from verify.core.numbers import InputError
 from verify.experiments.registry import SECTION_PROVIDERS
 from verify.experiments.sections import SectionProvider
@@ -126,12 +126,11 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
             digest = sha256_file(path)
             item: dict[str, Any] = {"path": shown, "sha256": digest}
             try:
-                data = json.loads(read_text(path, expected="a JSON results file"))
+                # Strict, as certcheck reads it: a repeated key or NaN makes the file unreadable here too.
+                data = read_json(path, expected="a JSON results file")
                 item["summary"] = _scalar_summary(data)
-            except InputError as error:  # too large, or gone since it was listed
+            except InputError as error:  # not JSON, ambiguous, too large, or gone since it was listed
                 item["summary"] = {"unreadable": error.message}
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                item["summary"] = {"unreadable": "not valid UTF-8 JSON"}
             else:
                 try:
                     item.update(provider.item_fields(path, data))

@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from verify.core.io import atomic_write_text
+from verify.core.io import atomic_write_text, read_json
 from verify.core.numbers import InputError
 from . import IMDB_RESULTS_FORMAT, checker
 from .construction import NARROW_WIDTH, build_network
@@ -72,9 +72,9 @@ def previous_results(out: Path, *, test_size: int | None) -> dict | None:
     if not out.exists():
         return None
     try:
-        data = json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InputError(str(out), f"cannot resume: not a readable JSON results file ({error})") from None
+        data = read_json(out, expected="a JSON results file")
+    except InputError as error:
+        raise InputError(str(out), f"cannot resume: not a readable JSON results file ({error.message})") from None
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
         raise InputError(f"{out}:format", f"cannot resume: expected {RESULTS_FORMAT!r}")
     if data.get("test_size") != test_size:

@@ -34,7 +34,7 @@ from typing import Callable, NoReturn
 
 import numpy as np
 
-from verify.core.io import atomic_directory, atomic_write_bytes
+from verify.core.io import atomic_directory, atomic_write_bytes, json_from_bytes
 from verify.core.numbers import InputError
 from verify.experiments.imdb.corpus import (Corpus, Split, data_identity_matches, load_corpus, make_split, read_vocabulary,
                                             restrict_vocabulary, write_vocabulary)
@@ -416,12 +416,12 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
         raise InputError(str(directory), "no such checkpoint folder")
     if not meta_path.exists():
         raise InputError(str(meta_path), "missing: not a checkpoint folder")
+    raw = _read_limited(meta_path, MAX_META_BYTES)
     try:
-        meta = json.loads(_read_limited(meta_path, MAX_META_BYTES).decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputError(str(meta_path), f"not valid JSON ({error})") from None
-    except RecursionError:
-        raise InputError(str(meta_path), "not valid JSON (nested too deeply)") from None
+        # Strict (a repeated key or NaN refused), as the independent checker reads a published checkpoint.json.
+        meta = json_from_bytes(raw, source=str(meta_path), expected="a checkpoint.json")
+    except InputError as error:
+        raise InputError(str(meta_path), f"not valid JSON ({error.message})") from None
     validate_meta(meta, str(meta_path))
     best_path, compact_path = directory / "best.safetensors", directory / COMPACT_BEST
     if best_path.exists():

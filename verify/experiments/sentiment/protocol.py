@@ -50,12 +50,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn
 
-from verify.core.io import atomic_directory, atomic_write_bytes, atomic_write_text, sha256_file
+from verify.core.io import atomic_directory, atomic_write_bytes, atomic_write_text, json_from_bytes, read_json, sha256_file
 from verify.core.numbers import InputError
 from verify.core.text import one_line
 from verify.experiments.imdb.preprocess import PreprocessOptions
 from . import steps
-from .checkpoints import COMPACT_BEST, compact_best_weights, expand_best_weights
+from .checkpoints import COMPACT_BEST, MAX_META_BYTES, compact_best_weights, expand_best_weights
 from .interpret import interpret_checkpoint
 from .model import DEFAULT_STEP, TrainingSettings, training_record
 
@@ -236,12 +236,9 @@ def collected_record(protocol: Protocol, results_dir: Path | None, name: str) ->
     if results_dir is None:
         return False
     path = Path(results_dir) / f"{name}.json"
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         return False
-    except (OSError, ValueError, RecursionError) as error:
-        raise InputError(str(path), f"not a readable evaluation record ({str(error)[:200]})") from None
+    record = read_json(path, expected="an evaluation record")
     return isinstance(record, dict) and record.get("protocol_sha256") == protocol.sha256
 
 
@@ -266,13 +263,13 @@ def queue_status(protocol: Protocol, runs_dir: Path, *, results_dir: Path | None
             record["state"] = "not started"
         if checkpoint.exists():
             try:
-                meta = json.loads(checkpoint.read_text(encoding="utf-8"))
+                meta = read_json(checkpoint, expected="a checkpoint.json", limit=MAX_META_BYTES)
                 best = meta.get("best") or {}
                 record.update(epochs=meta.get("epochs_completed"), best_epoch=best.get("epoch"),
                               validation_accuracy=best.get("val_acc"),
                               alpha=(meta.get("history") or [{}])[-1].get("alpha"))
                 record.update(_training_summary(meta.get("history") or []))
-            except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            except (InputError, AttributeError, KeyError, TypeError):
                 record["note"] = "checkpoint.json unreadable"
         status.append(record)
     return status
@@ -424,7 +421,7 @@ def _published_files(run_name: str, source: Path, target: Path, record: dict) ->
         if hashlib.sha256(data).hexdigest() != record["checkpoint_sha256"].get(name):
             raise InputError(str(source / name), "differs from the file the evaluation recorded (sha256)")
         files[name] = data
-    meta = json.loads(files["checkpoint.json"])
+    meta = json_from_bytes(files["checkpoint.json"], source=str(source / "checkpoint.json"), expected="a checkpoint.json")
     try:
         if expand_best_weights(target / COMPACT_BEST, meta) == files["best.safetensors"]:
             files[COMPACT_BEST] = (target / COMPACT_BEST).read_bytes()
@@ -439,9 +436,9 @@ def _published_files(run_name: str, source: Path, target: Path, record: dict) ->
 def _evaluation_record(path: Path) -> dict:
     """A finished run's evaluation.json, with the fields collect relies on checked."""
     try:
-        record = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as error:
-        raise InputError(str(path), f"not a readable evaluation record ({str(error)[:120]})") from None
+        record = read_json(path, expected="an evaluation record")
+    except InputError as error:
+        raise InputError(str(path), f"not a readable evaluation record ({error.message[:200]})") from None
     digests = record.get("checkpoint_sha256") if isinstance(record, dict) else None
     if not isinstance(digests, dict) or not all(isinstance(digests.get(name), str) for name in
                                                 ("best.safetensors", "checkpoint.json", "vocab.txt.gz")):

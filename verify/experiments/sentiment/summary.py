@@ -25,9 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from verify.core.formatting import counted
-from verify.core.io import atomic_write_text
+from verify.core.io import atomic_write_text, read_json
 from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
+from .checkpoints import MAX_META_BYTES
 from .protocol import PlannedRun, Protocol
 
 __all__ = ["load_results", "cell", "summarize", "conclusion_sentence", "comparison_numbers",
@@ -42,10 +43,7 @@ def load_results(folder: Path | str) -> tuple[dict[str, dict], dict[str, dict]]:
     if not folder.is_dir():
         return evaluations, interpretations
     for path in sorted(folder.glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as error:
-            raise InputError(str(path), f"not a readable JSON result ({error})") from None
+        record = read_json(path, expected="a JSON result")  # strict: a repeated key or NaN is refused, naming the file
         if not isinstance(record, dict):
             raise InputError(str(path), "expected a JSON object")
         if path.name.endswith(".interpret.json"):
@@ -200,13 +198,15 @@ def training_lengths(protocol: Protocol, evaluations: dict[str, dict], *,
 
 
 def _history(models_dir: Path | None, name: str) -> list[dict]:
-    """A published checkpoint's training history (empty when there is none to read)."""
-    if models_dir is None:
+    """A published checkpoint's training history (empty when the run has no published checkpoint).
+
+    Raises :class:`InputError` naming the file when its checkpoint.json cannot be read as JSON
+    (a repeated key or NaN included: the independent checker would not read its losses).
+    """
+    path = None if models_dir is None else Path(models_dir) / name / "checkpoint.json"
+    if path is None or not path.exists():
         return []
-    try:
-        meta = json.loads((Path(models_dir) / name / "checkpoint.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return []
+    meta = read_json(path, expected="a checkpoint.json", limit=MAX_META_BYTES)
     history = meta.get("history") if isinstance(meta, dict) else None
     return [e for e in history if isinstance(e, dict)] if isinstance(history, list) else []
 
