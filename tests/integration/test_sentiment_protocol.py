@@ -149,6 +149,64 @@ def test_collect_publishes_in_protocol_order_while_the_checkpoints_fit_their_bud
     assert not left_out["published"] and "budget" not in left_out["checkpoint"]
 
 
+def test_an_interrupted_collect_leaves_each_published_folder_as_it_was(tmp_path, monkeypatch):
+    import verify.experiments.sentiment.protocol as protocol_module
+    protocol = load_protocol(_protocol(tmp_path))
+    runs, models = tmp_path / "runs", tmp_path / "models"
+    _finished_run(runs, protocol, "d2-K1-s0", 500)
+    # Published earlier in the plain form, from weights the run has since replaced.
+    old = models / "d2-K1-s0"
+    old.mkdir(parents=True)
+    before = {"best.safetensors": b"earlier weights", "checkpoint.json": b"{}", "vocab.txt.gz": b"earlier"}
+    for name, data in before.items():
+        (old / name).write_bytes(data)
+    writes = protocol_module.atomic_write_bytes
+
+    def interrupted(path, data):
+        if Path(path).name == "checkpoint.json":
+            raise KeyboardInterrupt
+        writes(path, data)
+
+    monkeypatch.setattr(protocol_module, "atomic_write_bytes", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        collect(protocol, runs, results_dir=tmp_path / "results", models_dir=models, budget_bytes=10**9)
+    assert {p.name: p.read_bytes() for p in old.iterdir()} == before
+    assert [p.name for p in models.iterdir()] == ["d2-K1-s0"]  # nothing half-written beside it
+    monkeypatch.setattr(protocol_module, "atomic_write_bytes", writes)
+    collect(protocol, runs, results_dir=tmp_path / "results", models_dir=models, budget_bytes=10**9)
+    assert sorted(p.name for p in old.iterdir()) == sorted(PUBLISHED_FILES)
+    meta = json.loads((old / "checkpoint.json").read_text(encoding="utf-8"))
+    assert expand_best_weights(old / "best.from-init.xz", meta) == (
+        runs / "d2-K1-s0" / "checkpoint" / "best.safetensors").read_bytes()
+
+
+def test_a_finished_run_missing_a_checkpoint_file_is_an_input_error_naming_it(tmp_path):
+    protocol = load_protocol(_protocol(tmp_path))
+    runs = tmp_path / "runs"
+    _finished_run(runs, protocol, "d2-K1-s0", 500)
+    missing = runs / "d2-K1-s0" / "checkpoint" / "vocab.txt.gz"
+    missing.unlink()
+    with pytest.raises(InputError) as caught:
+        collect(protocol, runs, results_dir=tmp_path / "results", models_dir=tmp_path / "models")
+    assert str(missing) in str(caught.value)
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"{not json", "not a readable evaluation record"),
+    (b"[1, 2]", "checkpoint_sha256"),
+    (json.dumps({"checkpoint_sha256": {"best.safetensors": 5}}).encode(), "checkpoint_sha256"),
+])
+def test_collect_refuses_an_unreadable_evaluation_record_naming_it(tmp_path, content, expected):
+    protocol = load_protocol(_protocol(tmp_path))
+    runs = tmp_path / "runs"
+    _finished_run(runs, protocol, "d2-K0-s0", 100)
+    (runs / "d2-K0-s0" / "evaluation.json").write_bytes(content)
+    with pytest.raises(InputError, match=expected) as caught:
+        collect(protocol, runs, results_dir=tmp_path / "results", models_dir=tmp_path / "models")
+    assert "d2-K0-s0/evaluation.json" in str(caught.value)
+    assert not (tmp_path / "results").exists() and not (tmp_path / "models").exists()  # nothing written
+
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 

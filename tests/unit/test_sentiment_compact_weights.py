@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import lzma
 from dataclasses import asdict
@@ -12,7 +13,7 @@ from safetensors.numpy import save
 
 from verify.core.numbers import InputError
 from verify.experiments.imdb.preprocess import PAD, Vocabulary
-from verify.experiments.sentiment.checkpoints import (COMPACT_BEST, ModelWeights, compact_best_weights,
+from verify.experiments.sentiment.checkpoints import (COMPACT_BEST, ModelWeights, compact_best_weights, compact_header,
                                                       expand_best_weights, read_checkpoint, write_checkpoint)
 from verify.experiments.sentiment.network import TrainingSettings, build_model, initial_embedding
 
@@ -82,8 +83,9 @@ def _header_of(compact: bytes) -> tuple[dict, bytes]:
 
 @pytest.mark.parametrize("damage, expected", [
     (lambda c: b"not xz at all", "not an xz file"),
-    (lambda c: c[: len(c) // 2], "more than"),  # cut short: the stream never ends
+    (lambda c: c[: len(c) // 2], "cut short"),
     (lambda c: c + b"\x00extra", "trailing data"),
+    (lambda c: c + lzma.compress(b"more"), "trailing data"),
     (lambda c: lzma.compress(b"another format\n{}\n"), "does not start with"),
     (lambda c: _wrapped({"sha256": 5}, _header_of(c)[1]), "header is not the expected JSON"),
     (lambda c: _wrapped({**_header_of(c)[0], "rows": ROWS + 1}, _header_of(c)[1]), "does not fit"),
@@ -117,7 +119,123 @@ def test_an_xz_bomb_is_refused_without_expanding_it(tmp_path, monkeypatch):
 
 
 def test_weights_without_a_float32_embedding_cannot_be_compacted():
-    with pytest.raises(InputError, match="float32 embedding"):
+    with pytest.raises(InputError, match=r"float32 \(rows, d\) embedding"):
         compact_best_weights(save({"embedding": np.zeros((3, 4), np.float64)}), META)
     with pytest.raises(InputError, match="not rows of d = 4"):
         compact_best_weights(save({"embedding": np.zeros((3, 3), np.float32)}), META)
+
+
+def test_the_compact_form_is_the_same_bytes_every_time():
+    data = _best_bytes()
+    assert compact_best_weights(data, META) == compact_best_weights(data, META)
+
+
+def _published(folder, settings: dict | None = None, compact: bytes | None = None, rows: int = ROWS):
+    """A published folder (checkpoint.json, vocabulary, best.from-init.xz), its parts replaceable."""
+    trained = _trained()
+    write_checkpoint(folder, meta=META, weights=trained, best=trained, optimizer=None,
+                     vocabulary=Vocabulary((PAD,) + tuple(f"w{i}" for i in range(1, rows))))
+    best = folder / "best.safetensors"
+    (folder / COMPACT_BEST).write_bytes(compact if compact is not None else compact_best_weights(best.read_bytes(), META))
+    for name in ("best.safetensors", "weights.safetensors"):
+        (folder / name).unlink()
+    if settings is not None:
+        meta = json.loads((folder / "checkpoint.json").read_text(encoding="utf-8"))
+        meta["settings"] = {**meta["settings"], **settings}
+        (folder / "checkpoint.json").write_text(json.dumps(meta), encoding="utf-8")
+
+
+def _rewrapped(**changes) -> bytes:
+    """The compact form of the test's weights with header fields changed (the body kept)."""
+    header, body = _header_of(compact_best_weights(_best_bytes(), META))
+    return _wrapped({**header, **changes}, body)
+
+
+@pytest.mark.parametrize("settings, compact, named", [
+    # checkpoint.json's settings, which regenerate the initial embedding
+    ({"d": "x"}, None, "checkpoint.json: settings.d"),
+    ({"d": 1e400}, None, "checkpoint.json: settings.d"),  # written as Infinity
+    ({"seed": 2 ** 80}, None, "checkpoint.json: settings.seed"),
+    ({"alpha_init": 1000.0}, None, "checkpoint.json: settings.alpha_init"),
+    ({"alpha_init": 1e400}, None, "checkpoint.json: settings.alpha_init"),
+    # the compact file's own header
+    (None, lambda: _rewrapped(rows=1e400), COMPACT_BEST),
+    (None, lambda: _rewrapped(d=True), COMPACT_BEST),
+    (None, lambda: _rewrapped(embedding=[0, 4 * ROWS * 4]), COMPACT_BEST),  # over the safetensors header
+    (None, lambda: _rewrapped(embedding=str(4 * ROWS * 4)), COMPACT_BEST),
+])
+def test_a_crafted_published_folder_is_an_input_error_naming_the_file(tmp_path, settings, compact, named):
+    _published(tmp_path / "ck", settings, compact() if compact else None)
+    with pytest.raises(InputError) as caught:
+        read_checkpoint(tmp_path / "ck")
+    assert str(tmp_path / "ck" / named) in str(caught.value)
+
+
+def test_an_empty_embedding_cannot_make_the_reader_build_a_huge_model(tmp_path):
+    # 0 rows fit any d (0 bytes of embedding): the initial model of d = 10^12 would need 4 TB.
+    huge = 10 ** 12
+    empty = save({**_trained().to_arrays(), "embedding": np.zeros((0, huge), np.float32)})
+    start = 8 + int.from_bytes(empty[:8], "little") + json.loads(empty[8:8 + int.from_bytes(empty[:8], "little")])[
+        "embedding"]["data_offsets"][0]
+    header = {"sha256": hashlib.sha256(empty).hexdigest(), "bytes": len(empty), "embedding": [start, start],
+              "rows": 0, "d": huge, "torch": "any"}
+    _published(tmp_path / "ck", {"d": huge}, _wrapped(header, empty))
+    with pytest.raises(InputError) as caught:
+        read_checkpoint(tmp_path / "ck")
+    assert str(tmp_path / "ck" / COMPACT_BEST) in str(caught.value)
+
+
+@pytest.mark.parametrize("changes", [{"bytes": "1"}, {"rows": 1e400}, {"d": None}, {"embedding": [1]},
+                                     {"sha256": "0" * 63}, {"torch": 2}, {"bytes": -1}])
+def test_the_header_alone_is_checked_for_its_types(tmp_path, changes):
+    path = tmp_path / COMPACT_BEST
+    path.write_bytes(_rewrapped())
+    header = compact_header(path)
+    assert {key: type(header[key]) for key in ("bytes", "rows", "d")} == {"bytes": int, "rows": int, "d": int}
+    path.write_bytes(_rewrapped(**changes))
+    with pytest.raises(InputError, match="header") as caught:
+        compact_header(path)
+    assert str(path) in str(caught.value)
+    path.write_bytes(_wrapped({key: value for key, value in header.items() if key != "bytes"}, b""))
+    with pytest.raises(InputError, match="header"):
+        compact_header(path)
+
+
+def test_both_forms_in_one_folder_are_read_only_when_they_hold_the_same_weights(tmp_path):
+    folder = tmp_path / "ck"
+    _published(folder)
+    # The plain form beside the compact one: read (without torch) as long as it is the same file.
+    (folder / "best.safetensors").write_bytes(_best_bytes())
+    assert np.array_equal(read_checkpoint(folder).best.embedding, _trained().embedding)
+    # Other weights in the plain form (left from an earlier publication): neither form is chosen.
+    stale = _trained().to_arrays()
+    stale["embedding"] = stale["embedding"] + np.float32(1)
+    (folder / "best.safetensors").write_bytes(save(stale))
+    with pytest.raises(InputError, match="differs from the weights") as caught:
+        read_checkpoint(folder)
+    assert str(folder / "best.safetensors") in str(caught.value)
+
+
+def _declaring_a_huge_dictionary(stream: bytes) -> bytes:
+    """An xz stream whose LZMA2 filter claims a 4 GiB dictionary (its block header's CRC32 made right again)."""
+    import struct
+    import zlib
+    size = (stream[12] + 1) * 4
+    header = bytearray(stream[12:12 + size])
+    assert header[1] == 0 and header[2:4] == b"\x21\x01"  # no size fields; filter LZMA2 with one property byte
+    header[4] = 40  # the dictionary size code of 4 GiB - 1
+    header[-4:] = struct.pack("<I", zlib.crc32(bytes(header[:-4])))
+    return stream[:12] + bytes(header) + stream[12 + size:]
+
+
+def test_an_xz_stream_declaring_a_huge_dictionary_is_refused_not_allocated(tmp_path):
+    data = _best_bytes()
+    honest = lzma.compress(lzma.decompress(compact_best_weights(data, META)), format=lzma.FORMAT_XZ,
+                           filters=[{"id": lzma.FILTER_LZMA2, "dict_size": 1 << 20}])
+    path = tmp_path / COMPACT_BEST
+    path.write_bytes(honest)
+    assert expand_best_weights(path, META) == data  # the same content with a small dictionary reads
+    path.write_bytes(_declaring_a_huge_dictionary(honest))
+    with pytest.raises(InputError, match="Memory usage limit") as caught:
+        expand_best_weights(path, META)
+    assert str(path) in str(caught.value)

@@ -72,6 +72,15 @@ def test_settings_refuse_dropout_with_merged_tokens_and_negative_layers():
     assert TrainingSettings(layers=0).layers == 0
 
 
+def test_settings_refuse_seeds_and_initial_alphas_torch_cannot_take():
+    for bad in ({"seed": 2 ** 64}, {"seed": -1}, {"alpha_init": 710.0}, {"alpha_init": float("inf")}):
+        with pytest.raises(InputError, match=next(iter(bad))):
+            TrainingSettings(**bad)
+        with pytest.raises(InputError, match=f"where.{next(iter(bad))}"):
+            TrainingSettings.from_record(bad, where="where")
+    assert TrainingSettings(seed=2 ** 64 - 1, alpha_init=709.0).seed == 2 ** 64 - 1
+
+
 def test_settings_from_record_fill_defaults_and_refuse_unknown_or_mistyped_fields():
     assert TrainingSettings.from_record({"d": 4}) == TrainingSettings(d=4)
     with pytest.raises(InputError, match="unknown setting heads$"):

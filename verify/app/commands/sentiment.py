@@ -607,8 +607,8 @@ def _scalar_lines(record: dict, prefix: str = "", depth: int = 0) -> list[str]:
 def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, models_dir: Path,
                      publish: tuple[str, ...], budget_mb: float, json_to: str | None) -> int:
     """Copy the finished runs' evaluations (and interpretations) into RESULTS, and publish the selected
-    checkpoints (best.safetensors, checkpoint.json, vocab.txt.gz) into MODELS, in the protocol's order,
-    while they fit the budget."""
+    checkpoints (best.from-init.xz, the selected weights in their compact form, checkpoint.json and
+    vocab.txt.gz) into MODELS, in the protocol's order, while they fit the budget."""
     copied = collect(load_protocol(protocol_path), runs_dir, results_dir=results_dir, models_dir=models_dir,
                      publish=publish or None, budget_bytes=int(budget_mb * 1e6))
     echo_summary(f"{fmt.counted(len(copied), 'finished run')} copied to {results_dir}", json_to)

@@ -10,7 +10,8 @@ A checkpoint is a folder:
 ``optimizer.safetensors``   Adam's moments and step counts (only needed to resume training)
 ``vocab.txt.gz``            the vocabulary, one word per line, id = line number (0 = padding)
 ``best.from-init.xz``       in a published folder, instead of ``best.safetensors``: the same file,
-                            stored about 40% smaller (:func:`compact_best_weights`)
+                            stored about 40% smaller (:func:`compact_best_weights`); beside a
+                            ``best.safetensors``, it must hold the same file (else neither is read)
 ==========================  =====================================================================
 
 Weights are float32: ``embedding`` (V, d), ``alpha_raw`` (), ``alpha`` () = softplus(alpha_raw)
@@ -103,8 +104,9 @@ class Checkpoint:
     best: ModelWeights | None
     optimizer: dict[str, np.ndarray] | None
     vocabulary: Vocabulary
-    # A published folder may hold only the selected weights (best.safetensors): enough to
-    # evaluate and analyse, not to resume training. Then ``weights`` is ``best``.
+    # A published folder may hold only the selected weights (best.safetensors, or its compact form
+    # best.from-init.xz): enough to evaluate and analyse, not to resume training. Then ``weights``
+    # is ``best``.
     selected_only: bool = False
 
 
@@ -145,26 +147,55 @@ def _arrays_from_bytes(data: bytes, *, where: str) -> dict[str, np.ndarray]:
 # bits. So the embedding is stored XOR its initial value, byte planes apart, then xz: about 60%.
 COMPACT_BEST = "best.from-init.xz"
 _COMPACT_MAGIC = b"hardmax-verify/weights-from-init/1\n"
+# What xz may reserve to decompress one (preset 9, which writes these files, needs about 65 MiB):
+# a crafted stream that declares a larger dictionary is refused, not allocated.
+_XZ_MEMORY_LIMIT = 128 << 20
 
 
-def _embedding_bytes_range(data: bytes, *, where: str) -> tuple[int, int]:
-    """Where a safetensors file's float32 ``embedding`` lies, in bytes from the file's start."""
-    try:
-        size = int.from_bytes(data[:8], "little")
-        header = json.loads(data[8:8 + size].decode("utf-8"))
-        entry = header["embedding"]
-        start, end = (8 + size + int(offset) for offset in entry["data_offsets"])
-        ok = entry["dtype"] == "F32" and 8 + size <= start <= end <= len(data) and (end - start) % 4 == 0
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
-        ok = False
-    if not ok:
-        raise InputError(where, "not a safetensors file with a float32 embedding")
-    return start, end
+# A weights file's safetensors header lists five arrays in a few hundred bytes; safetensors itself
+# refuses more than 100 MB. Past this limit the header is not parsed.
+_MAX_SAFETENSORS_HEADER = 1 << 20
+_COMPACT_HEADER_MAX = 4096  # the compact file's JSON line, in bytes
 
 
-def _initial_embedding_words(meta: dict, rows: int, *, where: str) -> np.ndarray:
+def _count(value: object) -> bool:
+    """An integer >= 0 (not a bool), at most what a weights file may hold."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_WEIGHTS_BYTES
+
+
+def _embedding_layout(data: bytes | memoryview, *, where: str) -> tuple[int, int, int, int]:
+    """Where a safetensors file's float32 (rows, d) ``embedding`` lies: ``(start, end, rows, d)``, in bytes
+    from the file's start, past the file's header. Only the header is read."""
+    size = int.from_bytes(data[:8], "little")
+    entry = None
+    if 8 <= len(data) and size <= min(_MAX_SAFETENSORS_HEADER, len(data) - 8):
+        try:
+            header = json.loads(bytes(data[8:8 + size]).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            header = None
+        entry = header.get("embedding") if isinstance(header, dict) else None
+    offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
+    shape = entry.get("shape") if isinstance(entry, dict) else None
+    if not (isinstance(entry, dict) and entry.get("dtype") == "F32"
+            and isinstance(offsets, list) and len(offsets) == 2 and all(_count(x) for x in offsets)
+            and isinstance(shape, list) and len(shape) == 2 and all(_count(x) for x in shape)):
+        raise InputError(where, "not a safetensors file with a float32 (rows, d) embedding")
+    start, end = (8 + size + offset for offset in offsets)
+    rows, d = shape
+    if not (start <= end <= len(data) and end - start == 4 * rows * d):
+        raise InputError(where, f"its embedding ({rows} x {d} float32 numbers at bytes {start} to {end}) "
+                                f"does not fit the file's {len(data)} bytes")
+    return start, end, rows, d
+
+
+def _settings(meta: object, *, where: str) -> TrainingSettings:
+    """The run's settings (they regenerate its initial embedding), checked; ``where`` names checkpoint.json."""
+    return TrainingSettings.from_record(meta.get("settings") if isinstance(meta, dict) else None,
+                                        where=f"{where}: settings")
+
+
+def _initial_embedding_words(settings: TrainingSettings, rows: int) -> np.ndarray:
     """The run's seeded initial embedding (torch regenerates it), as uint32 words."""
-    settings = TrainingSettings.from_record(meta.get("settings"), where=f"{where}: settings")
     return initial_embedding(rows, settings).reshape(-1).view(np.uint32)
 
 
@@ -172,7 +203,7 @@ def _byte_planes(words: np.ndarray) -> bytes:
     return words.view(np.uint8).reshape(-1, 4).T.tobytes()
 
 
-def _from_byte_planes(planes: bytes) -> np.ndarray:
+def _from_byte_planes(planes: bytes | memoryview) -> np.ndarray:
     return np.frombuffer(planes, dtype=np.uint8).reshape(4, -1).T.copy().view(np.uint32).reshape(-1)
 
 
@@ -180,78 +211,102 @@ def compact_best_weights(data: bytes, meta: dict, *, where: str = "best.safetens
     """The published form of a ``best.safetensors`` file (its bytes ``data``) of the run ``meta`` describes.
 
     :func:`expand_best_weights` gives back exactly ``data``; this is checked here before anything is returned.
+    The same ``data`` and ``meta`` give the same bytes (with the same torch, whose version the file records).
     """
     import torch
-    start, end = _embedding_bytes_range(data, where=where)
-    d = int((meta.get("settings") or {}).get("d", 0))
-    if d <= 0 or (end - start) % (4 * d):
-        raise InputError(where, f"the embedding's {end - start} bytes are not rows of d = {d} float32 numbers")
-    rows = (end - start) // (4 * d)
-    initial = _initial_embedding_words(meta, rows, where=where)
-    delta = np.frombuffer(data[start:end], dtype=np.uint32) ^ initial
+    settings = _settings(meta, where=where)
+    if len(data) > MAX_WEIGHTS_BYTES:
+        raise InputError(where, f"{len(data):,} bytes, more than the limit of {MAX_WEIGHTS_BYTES:,}")
+    start, end, rows, d = _embedding_layout(data, where=where)
+    if d != settings.d or rows < 1:
+        raise InputError(where, f"its embedding ({rows} x {d}) is not rows of d = {settings.d} float32 numbers")
+    delta = np.frombuffer(data, dtype=np.uint32, count=rows * d, offset=start) ^ _initial_embedding_words(settings, rows)
     header = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "embedding": [start, end],
               "rows": rows, "d": d, "torch": torch.__version__}
     body = data[:start] + _byte_planes(delta) + data[end:]
     compact = lzma.compress(_COMPACT_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body,
                             preset=9)
-    if _expand(compact, meta, where=where) != data:
+    if _expand(compact, settings, where=where) != data:
         raise InputError(where, "the compact form does not give the weights back (torch's generator?)")
     return compact
 
 
-def compact_header(path: Path) -> dict:
-    """What a ``best.from-init.xz`` says of the file it holds (sha256, bytes, embedding's place and shape),
-    read from its first bytes only: nothing is checked until :func:`expand_best_weights`."""
-    decompressor = lzma.LZMADecompressor()
+def _compact_header(line: bytes, *, where: str) -> dict:
+    """The JSON line after the magic, checked field by field."""
     try:
-        with Path(path).open("rb") as file:
-            start = decompressor.decompress(file.read(1 << 16), max_length=len(_COMPACT_MAGIC) + 4096)
-        header = json.loads(start[len(_COMPACT_MAGIC):].split(b"\n", 1)[0].decode("utf-8"))
-    except (OSError, lzma.LZMAError, ValueError, UnicodeDecodeError, RecursionError) as error:
-        raise InputError(str(path), f"no readable header ({error})") from None
-    if not start.startswith(_COMPACT_MAGIC) or not isinstance(header, dict):
-        raise InputError(str(path), f"does not start with {_COMPACT_MAGIC.decode().strip()!r}")
+        header = json.loads(line.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        header = None
+    embedding = header.get("embedding") if isinstance(header, dict) else None
+    if not (isinstance(header, dict) and isinstance(header.get("sha256"), str)
+            and len(header["sha256"]) == 64 and all(c in "0123456789abcdef" for c in header["sha256"])
+            and all(_count(header.get(key)) for key in ("bytes", "rows", "d"))
+            and isinstance(embedding, list) and len(embedding) == 2 and all(_count(x) for x in embedding)
+            and isinstance(header.get("torch"), str)):
+        raise InputError(where, "its header is not the expected JSON line (sha256, bytes, embedding, rows, d, "
+                                "torch)")
     return header
 
 
-def expand_best_weights(path: Path, meta: dict) -> bytes:
+def compact_header(path: Path) -> dict:
+    """What a ``best.from-init.xz`` says of the file it holds (sha256, bytes, embedding's place and shape,
+    torch version), read from its first bytes only and checked for its types; whether the file gives
+    those weights back is checked by :func:`expand_best_weights`."""
+    decompressor = lzma.LZMADecompressor(memlimit=_XZ_MEMORY_LIMIT)
+    try:
+        with Path(path).open("rb") as file:
+            start = decompressor.decompress(file.read(1 << 16), max_length=len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX)
+    except (OSError, lzma.LZMAError) as error:
+        raise InputError(str(path), f"no readable header ({error})") from None
+    line = start[len(_COMPACT_MAGIC):]
+    if not start.startswith(_COMPACT_MAGIC) or b"\n" not in line:
+        raise InputError(str(path), f"does not start with {_COMPACT_MAGIC.decode().strip()!r} and a header line")
+    return _compact_header(line.split(b"\n", 1)[0], where=str(path))
+
+
+def expand_best_weights(path: Path, meta: dict, *, meta_where: str = "checkpoint.json") -> bytes:
     """The ``best.safetensors`` bytes a published ``best.from-init.xz`` holds (``meta``: its checkpoint.json).
 
     Raises InputError naming the file when it is malformed, too large, or does not give back the
-    file whose sha256 it records (e.g. another torch version regenerated another initial embedding).
+    file whose sha256 it records (e.g. another torch version regenerated another initial embedding);
+    naming ``meta_where`` (where ``meta`` was read) when its settings cannot regenerate one.
     """
-    return _expand(_read_limited(Path(path), MAX_WEIGHTS_BYTES), meta, where=str(path))
+    settings = _settings(meta, where=meta_where)
+    return _expand(_read_limited(Path(path), MAX_WEIGHTS_BYTES), settings, where=str(path))
 
 
-def _expand(compact: bytes, meta: dict, *, where: str) -> bytes:
-    decompressor = lzma.LZMADecompressor()
-    limit = MAX_WEIGHTS_BYTES + len(_COMPACT_MAGIC) + 4096
+def _expand(compact: bytes, settings: TrainingSettings, *, where: str) -> bytes:
+    decompressor = lzma.LZMADecompressor(memlimit=_XZ_MEMORY_LIMIT)
+    limit = MAX_WEIGHTS_BYTES + len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX
     try:
         raw = decompressor.decompress(compact, max_length=limit)
     except lzma.LZMAError as error:
         raise InputError(where, f"not an xz file ({error})") from None
-    if not decompressor.eof or decompressor.unused_data:
-        raise InputError(where, f"more than {limit:,} bytes uncompressed, or trailing data: refused")
-    if not raw.startswith(_COMPACT_MAGIC) or b"\n" not in raw[len(_COMPACT_MAGIC):len(_COMPACT_MAGIC) + 4096]:
-        raise InputError(where, f"does not start with {_COMPACT_MAGIC.decode().strip()!r}")
-    line, body = raw[len(_COMPACT_MAGIC):].split(b"\n", 1)
-    try:
-        header = json.loads(line.decode("utf-8"))
-        start, end = (int(x) for x in header["embedding"])
-        rows, d, size, digest = int(header["rows"]), int(header["d"]), int(header["bytes"]), str(header["sha256"])
-        made_by = str(header.get("torch"))
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
-        raise InputError(where, "its header is not the expected JSON line") from None
-    if not (size == len(body) and 0 <= start <= end <= size and end - start == 4 * rows * d
-            and d == int((meta.get("settings") or {}).get("d", -1))):
+    if not decompressor.eof:
+        raise InputError(where, f"more than {limit:,} bytes uncompressed: refused" if len(raw) >= limit
+                         else "cut short (its xz stream does not end)")
+    if decompressor.unused_data:
+        raise InputError(where, "trailing data after its xz stream")
+    if not raw.startswith(_COMPACT_MAGIC) or b"\n" not in raw[len(_COMPACT_MAGIC):len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX]:
+        raise InputError(where, f"does not start with {_COMPACT_MAGIC.decode().strip()!r} and a header line")
+    newline = raw.index(b"\n", len(_COMPACT_MAGIC))
+    header = _compact_header(raw[len(_COMPACT_MAGIC):newline], where=where)
+    body = memoryview(raw)[newline + 1:]
+    (start, end), rows, d, size = header["embedding"], header["rows"], header["d"], header["bytes"]
+    # The embedding's place and shape must be the ones the safetensors header (bytes the XOR leaves
+    # alone, before the embedding) gives, with at least one row: only then is the initial embedding
+    # regenerated, no larger than the file holds.
+    if not (size == len(body) and rows >= 1 and d == settings.d
+            and _embedding_layout(body, where=where) == (start, end, rows, d)):
         raise InputError(where, f"its header ({size} bytes, embedding {rows} x {d} at {start}) does not fit "
-                                f"the file or the checkpoint's settings")
-    initial = _initial_embedding_words(meta, rows, where=where)
-    data = body[:start] + (_from_byte_planes(body[start:end]) ^ initial).tobytes() + body[end:]
-    if hashlib.sha256(data).hexdigest() != digest:
+                                f"the file or the checkpoint's settings (d = {settings.d})")
+    embedding = _from_byte_planes(body[start:end])
+    embedding ^= _initial_embedding_words(settings, rows)
+    data = b"".join((body[:start], embedding.data, body[end:]))
+    if hashlib.sha256(data).hexdigest() != header["sha256"]:
         import torch
         raise InputError(where, f"does not give back the weights whose sha256 it records (made with torch "
-                                f"{made_by}, this is torch {torch.__version__}: another initial embedding?)")
+                                f"{header['torch']}, this is torch {torch.__version__}: another initial embedding?)")
     return data
 
 
@@ -370,10 +425,15 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
     validate_meta(meta, str(meta_path))
     best_path, compact_path = directory / "best.safetensors", directory / COMPACT_BEST
     if best_path.exists():
-        best = ModelWeights.from_arrays(_load_arrays(best_path), where=str(best_path))
+        data = _read_limited(best_path, MAX_WEIGHTS_BYTES)
+        if compact_path.exists() and hashlib.sha256(data).hexdigest() != compact_header(compact_path)["sha256"]:
+            # Both forms of the selected weights, and they differ: neither one can be chosen.
+            raise InputError(str(best_path), f"differs from the weights {COMPACT_BEST} beside it holds (its "
+                                             f"sha256); a published folder holds one form of them")
+        best = ModelWeights.from_arrays(_arrays_from_bytes(data, where=str(best_path)), where=str(best_path))
     elif compact_path.exists():
-        arrays = _arrays_from_bytes(expand_best_weights(compact_path, meta), where=str(compact_path))
-        best = ModelWeights.from_arrays(arrays, where=str(compact_path))
+        expanded = expand_best_weights(compact_path, meta, meta_where=str(meta_path))
+        best = ModelWeights.from_arrays(_arrays_from_bytes(expanded, where=str(compact_path)), where=str(compact_path))
     else:
         best = None
     if best is not None and not (directory / "weights.safetensors").exists():

@@ -364,7 +364,7 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
     if (out_dir / "checkpoint.json").exists():
         checkpoint = read_checkpoint(out_dir, with_optimizer=True)
         if checkpoint.selected_only:
-            raise InputError(str(out_dir), "holds only the selected weights (best.safetensors, no weights.safetensors): "
+            raise InputError(str(out_dir), "holds only the selected weights (no weights.safetensors): "
                                            "a published checkpoint that training cannot resume; choose another --out folder")
         recorded = {k: checkpoint.meta.get(k) for k in identity}
         if isinstance(recorded["settings"], dict):

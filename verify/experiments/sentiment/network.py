@@ -54,6 +54,11 @@ class TrainingSettings:
         for name in ("beta", "learning_rate", "gradient_clip", "alpha_init"):
             if not getattr(self, name) > 0:
                 raise InputError(name, f"expected a positive number, got {getattr(self, name)}")
+        if not 0 <= self.seed < 2 ** 64:  # what torch's and numpy's generators take
+            raise InputError("seed", f"expected an integer in [0, 2^64), got {self.seed}")
+        if not math.isfinite(_alpha_raw(self.alpha_init)):
+            raise InputError("alpha_init", f"expected a positive number up to 709 (the initial alpha_raw, "
+                                           f"softplus^-1 of it, must be finite), got {self.alpha_init}")
         if not 0 <= self.embedding_dropout < 1:
             raise InputError("embedding_dropout", f"expected a probability in [0, 1), got {self.embedding_dropout}")
         if self.merged_tokens and self.embedding_dropout > 0:
@@ -74,7 +79,18 @@ class TrainingSettings:
             expected = _SETTING_TYPES[str(known[name].type)]  # the annotation's text (postponed annotations)
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
                 raise InputError(f"{where}.{name}", f"expected a {known[name].type}, got {value!r}"[:200])
-        return cls(**record)
+        try:
+            return cls(**record)
+        except InputError as error:
+            raise InputError(f"{where}.{error.field}", error.message) from None
+
+
+def _alpha_raw(alpha_init: float) -> float:
+    """softplus^{-1}(alpha_init), the initial alpha_raw (inf when it does not fit a float)."""
+    try:
+        return math.log(math.expm1(alpha_init))
+    except (OverflowError, ValueError):
+        return math.inf
 
 
 _MODEL_CLASS = None
@@ -97,7 +113,7 @@ def model_class():
                 self.beta = beta
                 self.embedding = nn.Embedding(vocab_size, d)
                 # softplus^{-1}(alpha_init): alpha starts at alpha_init and can never reach 0.
-                self.alpha_raw = nn.Parameter(torch.tensor(math.log(math.expm1(alpha_init)), dtype=torch.float32))
+                self.alpha_raw = nn.Parameter(torch.tensor(_alpha_raw(alpha_init), dtype=torch.float32))
                 self.decoder = nn.Linear(d, 1)
                 # Active only in train() mode; nn.Dropout draws from torch's seeded global generator.
                 self.embedding_dropout = nn.Dropout(embedding_dropout)

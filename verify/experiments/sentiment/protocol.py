@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn
 
-from verify.core.io import atomic_write_bytes, atomic_write_text, sha256_file
+from verify.core.io import atomic_directory, atomic_write_bytes, atomic_write_text, sha256_file
 from verify.core.numbers import InputError
 from verify.core.text import one_line
 from verify.experiments.imdb.preprocess import PreprocessOptions
@@ -417,7 +417,10 @@ def _published_files(run_name: str, source: Path, target: Path, record: dict) ->
     selected weights in their compact form (reused from ``target`` when that still gives them back)."""
     files = {}
     for name in ("checkpoint.json", "vocab.txt.gz", "best.safetensors"):
-        data = (source / name).read_bytes()
+        try:
+            data = (source / name).read_bytes()
+        except OSError as error:
+            raise InputError(str(source / name), f"cannot read the finished run's file ({error.strerror})") from None
         if hashlib.sha256(data).hexdigest() != record["checkpoint_sha256"].get(name):
             raise InputError(str(source / name), "differs from the file the evaluation recorded (sha256)")
         files[name] = data
@@ -433,6 +436,20 @@ def _published_files(run_name: str, source: Path, target: Path, record: dict) ->
     return {name: files[name] for name in PUBLISHED_FILES}
 
 
+def _evaluation_record(path: Path) -> dict:
+    """A finished run's evaluation.json, with the fields collect relies on checked."""
+    try:
+        record = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise InputError(str(path), f"not a readable evaluation record ({str(error)[:120]})") from None
+    digests = record.get("checkpoint_sha256") if isinstance(record, dict) else None
+    if not isinstance(digests, dict) or not all(isinstance(digests.get(name), str) for name in
+                                                ("best.safetensors", "checkpoint.json", "vocab.txt.gz")):
+        raise InputError(str(path), "expected an object whose checkpoint_sha256 gives the sha256 of "
+                                    "best.safetensors, checkpoint.json and vocab.txt.gz")
+    return record
+
+
 def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir: Path,
             publish: tuple[str, ...] | None = None, budget_bytes: int = MODELS_BUDGET_BYTES) -> list[str]:
     """Copy finished runs' records into ``results_dir``; publish the checkpoints of the ``publish`` studies.
@@ -443,11 +460,11 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
     the studies whose runs are published (None: every study), in the protocol's order, as long as
     the published files stay within ``budget_bytes`` (distinct files counted once). Each record's
     ``checkpoint`` then names the published folder, else it keeps the sha256, says why it was not
-    published and gives the command that regenerates the checkpoint. Existing files are replaced
-    atomically.
+    published and gives the command that regenerates the checkpoint. A published folder is replaced
+    whole, atomically, and holds these three files only.
     """
 
-    records = {run.name: json.loads(evaluation.read_text(encoding="utf-8")) for run in protocol.runs
+    records = {run.name: _evaluation_record(evaluation) for run in protocol.runs
                if (evaluation := Path(runs_dir) / run.name / "evaluation.json").exists()}
     for name, recorded in records.items():  # all checked before anything is written
         if recorded.get("protocol_sha256") != protocol.sha256:
@@ -469,10 +486,11 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
         fits = sum(held.values()) + sum(adds.values()) <= budget_bytes
         if chosen and fits:
             held.update(adds)
-            target.mkdir(parents=True, exist_ok=True)
-            for name, data in files.items():
-                atomic_write_bytes(target / name, data)
-            (target / "best.safetensors").unlink(missing_ok=True)  # the plain form, from before the compact one
+            # The folder is replaced whole: an interruption leaves the previous one as it was, and
+            # nothing else stays in it (such as the plain best.safetensors of an earlier publication).
+            with atomic_directory(target) as staging:
+                for name, data in files.items():
+                    atomic_write_bytes(staging / name, data)
             record["checkpoint"] = target.as_posix()
             record["published"] = True
         else:
