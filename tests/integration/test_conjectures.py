@@ -100,7 +100,7 @@ def test_d10_counterexample_rests_on_a_certificate_the_independent_checker_verif
     certificate.write_text(json.dumps(confirmation["evidence"]["control_result"]))
     # `certcheck` reads it with the independent checker: exit 1 = the certificate verifies, the statement is false.
     assert main(["certcheck", str(certificate)]) == 1
-    assert "1 certificate(s) verified; nothing rejected; a verified certificate shows the file's statement FALSE" \
+    assert "1 certificate verified; nothing rejected; a verified certificate shows the file's statement FALSE" \
         in capsys.readouterr().out
     # The saved counterexample is an ordinary configuration: `conjecture check` decides it again from the file.
     assert not load_configuration(result.counterexample_path).outside_hypotheses

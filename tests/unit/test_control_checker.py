@@ -302,5 +302,5 @@ def test_certcheck_counts_a_verified_impossibility_certificate_as_verified(impos
 
     result = check_data(impossible, source="impossible.json")
     assert result.exit_status == 1
-    assert result.verdict_line() == ("certcheck: 1 certificate(s) verified; nothing rejected; a verified certificate "
+    assert result.verdict_line() == ("certcheck: 1 certificate verified; nothing rejected; a verified certificate "
                                      "shows the file's statement FALSE")

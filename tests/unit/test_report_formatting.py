@@ -1,9 +1,18 @@
-"""The report's number formatters (one per kind) and the at-a-glance sentences of absent sections."""
+"""The report's number formatters (one per kind), the at-a-glance sentences of absent sections, and counts
+with their nouns (singular for one, the verb agreeing) in the report's notes."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from verify.core import formatting as fmt
-from verify.app.report.glance import _section_sentence
+from verify.app.report.glance import _section_sentence, at_a_glance
+from verify.app.report.render import build_document, closed_form_blocks, to_markdown
+from verify.experiments.sentiment import report_section as sentiment
+
+from test_report_sections import _minimal_results
 
 
 def test_each_kind_has_its_format() -> None:
@@ -44,3 +53,78 @@ def test_a_count_takes_its_noun_singular_for_one() -> None:
     assert fmt.counted(1, "finished run") == "1 finished run"
     assert fmt.counted(0, "run") == "0 runs" and fmt.counted(1502, "run") == "1,502 runs"
     assert fmt.counted(2, "study", "studies") == "2 studies" and fmt.counted(1, "study", "studies") == "1 study"
+
+
+# --------------------------------------------------------------------------- counts in the report's sentences
+
+
+def _record(i: int) -> dict[str, Any]:
+    """A checked example with everything the notes count: an unsettled token, the time budget spent, outside
+    the hypotheses, a silent float disagreement and a certificate the checker rejected."""
+    return {"task": {"kind": "generated", "family": "f", "seed": i, "name": f"ex-{i}"}, "status": "inconclusive",
+            "configuration": {"outside_hypotheses": True, "tokens": [[0, 1]], "alpha": "1/2"},
+            "fates": [{"kind": "unsettled", "token": 0}], "verdicts": {}, "stopped_by": "time budget",
+            "layers_run": 3, "settled_layer": None, "certcheck": {"rejected": {"T2": "forged"}},
+            "float_comparison": {"silent_disagreements": 1, "first_undecided_layer": None,
+                                 "first_differing_layer": None, "final_max_abs_difference": 0.0}}
+
+
+def _error(i: int) -> dict[str, Any]:
+    return {"task": {"kind": "generated", "family": "f", "seed": 100 + i, "name": f"bad-{i}"}, "status": "error",
+            "error": "boom"}
+
+
+def _counted_results(n: int) -> dict[str, Any]:
+    results = _minimal_results({})
+    results["examples"] = [_record(i) for i in range(n)] + [_error(i) for i in range(n)]
+    results["campaign"].update(layer_budget=n, time_budget=5)
+    results["summary"].update(examples=2 * n, errors=n)
+    return results
+
+
+@pytest.mark.parametrize("n,expected", [
+    (1, ["1 token in 1 example neither locked nor became fixed", "within 1 layer: its convergence is measured",
+         "1 example was stopped by the time budget", "(ex-0); its unsettled claims are inconclusive",
+         "1 task raised an error twice and was not checked: bad-0 (boom).",
+         "1 example lies outside the theorem's hypotheses (recorded as such): ex-0.",
+         "**Defects found in the suite itself:** 1 float attention set differed from the exact ones",
+         "; 1 certificate rejected by the independent checker"]),
+    (2, ["2 tokens in 2 examples neither locked nor became fixed", "within 2 layers: their convergence is measured",
+         "2 examples were stopped by the time budget", "(ex-0, ex-1); their unsettled claims are inconclusive",
+         "2 tasks raised an error twice and were not checked: bad-0 (boom), bad-1 (boom).",
+         "2 examples lie outside the theorem's hypotheses (recorded as such): ex-0, ex-1.",
+         "**Defects found in the suite itself:** 2 float attention sets differed from the exact ones",
+         "; 2 certificates rejected by the independent checker"]),
+], ids=["one", "two"])
+def test_the_report_s_notes_count_in_the_singular_for_one(n: int, expected: list[str]) -> None:
+    text = to_markdown(build_document(_counted_results(n), []))
+    assert "(s)" not in text
+    for words in expected:
+        assert words in text, words
+
+
+@pytest.mark.parametrize("n,expected", [(1, "1 example: 1 inconclusive"), (2, "2 examples: 2 inconclusive")])
+def test_the_folded_table_of_every_example_counts_its_rows(n: int, expected: str) -> None:
+    results = _counted_results(n)
+    results["examples"] = [_record(i) for i in range(n)]
+    assert expected in [block.text for block in build_document(results, []) if block.kind == "table"]
+
+
+@pytest.mark.parametrize("n,expected", [
+    (1, ("1 task could not be checked", "1 configuration still has a token settled by neither",
+         "1 saved result file, shown below.")),
+    (2, ("2 tasks could not be checked", "2 configurations still have a token settled by neither",
+         "2 saved result files, shown below.")),
+], ids=["one", "two"])
+def test_the_first_screen_and_the_closed_form_section_count_in_the_singular_for_one(n: int, expected: tuple) -> None:
+    results = _counted_results(n)
+    assert expected[0] in dict(at_a_glance(results).sentences)["Verification campaign"]
+    results["summary"]["closed_form"] = {"configurations": 0, "unsettled": n}
+    assert expected[1] in to_markdown(closed_form_blocks(results))
+    assert _section_sentence("unregistered", {"files": [{}] * n}) == expected[2]
+
+
+@pytest.mark.parametrize("n,expected", [(1, "1 saved file, without an accuracy; see the section below."),
+                                        (2, "2 saved files, none with an accuracy; see the section below.")])
+def test_the_sentiment_sentence_without_accuracies_counts_its_files(n: int, expected: str) -> None:
+    assert sentiment.glance_sentence({"files": n, "evaluations": 0, "chosen": []}) == expected

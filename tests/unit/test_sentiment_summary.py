@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from verify.certcheck import reproduction
 from verify.experiments.sentiment.protocol import load_protocol
 from verify.experiments.sentiment.summary import accuracy_axis, cell, conclusion_sentence, summarize
 
@@ -96,6 +98,22 @@ def test_runs_that_reach_the_epoch_cap_still_improving_are_named(tmp_path):
     [note] = summary["notes"]
     assert note.startswith("1 run reached the protocol's 101-epoch cap") and "d2-K8-s0 (selected epoch 90; " \
         "validation loss lowest at epoch 55" in note and "d4-K8-s0" not in note
+
+
+@pytest.mark.parametrize("capped,opening", [(["d2-K8-s0"], "1 run reached"), (["d2-K8-s0", "d4-K8-s0"], "2 runs reached")])
+def test_the_independent_checker_writes_the_epoch_cap_note_as_the_summary_does(capped, opening):
+    """verify/certcheck/reproduction.py recomputes the note with its own count-and-noun helper: the same text for
+    one run and for several (runs kept as records only, so no checkpoint history is needed)."""
+    document = tomllib.loads(PROTOCOL.read_text(encoding="utf-8"))
+    cap = document["common"]["epochs"]
+    evaluations = {name: {"hardmax_accuracy": 0.8, "epochs_completed": cap, "epoch": cap - 5, "published": False}
+                   for name in capped}
+    [note] = summarize(load_protocol(PROTOCOL), evaluations)["notes"]
+    assert note.startswith(f"{opening} the protocol's {cap}-epoch cap")
+    runs = reproduction._protocol_runs(document)
+    assert reproduction._notes_problem([note], runs, evaluations, document["common"], {}) is None
+    assert reproduction._notes_problem([note.replace(opening, "3 runs reached")], runs, evaluations,
+                                       document["common"], {}) is not None
 
 
 @pytest.mark.parametrize("values", [[0.79, 0.80], [0.5, 0.99], [0.999], [0.001], [0.78, 0.89], [0.2, 0.21]])

@@ -27,7 +27,7 @@ import re
 from fractions import Fraction
 from typing import Any, cast
 
-from .common import BadInput, Rejected
+from .common import BadInput, Rejected, counted
 from .jsonvalues import _count, _digest, canonical_json
 from .model import _model
 from .numbers import _number
@@ -187,9 +187,11 @@ def _record_problems(campaign: dict, entries: list, examples: list) -> list[tupl
     missing = [n for n in planned if n not in set(recorded)]
     unplanned = [n for n in recorded if n not in set(planned)]
     if missing:
-        problems.append(("examples", f"{len(missing)} planned task(s) have no record: {', '.join(map(str, missing[:5]))[:200]}"))
+        problems.append(("examples", f"{counted(len(missing), 'planned task has', 'planned tasks have')} no record: "
+                                     f"{', '.join(map(str, missing[:5]))[:200]}"))
     if unplanned:
-        problems.append(("examples", f"{len(unplanned)} record(s) were not planned: {', '.join(map(str, unplanned[:5]))[:200]}"))
+        problems.append(("examples", f"{counted(len(unplanned), 'record was', 'records were')} not planned: "
+                                     f"{', '.join(map(str, unplanned[:5]))[:200]}"))
     if problems or len(entries) != len(examples):
         return problems or [("examples", f"{len(examples)} records for {len(entries)} planned tasks")]
     inside = campaign.get("outside_hypotheses") is not True

@@ -75,30 +75,32 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     budget = results["campaign"]["layer_budget"]
     if unsettled:
         examples = sorted({name for name, _ in unsettled})
-        notes.append(f"{len(unsettled)} token(s) in {len(examples)} example(s) neither locked nor became fixed "
-                     f"(docs/theory.md D7) nor got a certified closed-form path (D9) within {budget} layers: their "
+        notes.append(f"{fmt.counted(len(unsettled), 'token')} in {fmt.counted(len(examples), 'example')} neither "
+                     f"locked nor became fixed (docs/theory.md D7) nor got a certified closed-form path (D9) within "
+                     f"{fmt.counted(budget, 'layer')}: {'its' if len(unsettled) == 1 else 'their'} "
                      f"convergence is measured, not certified ({_some(examples)}).")
     timed_out = [r["task"]["name"] for r in ok if r.get("stopped_by") == "time budget"]
     if timed_out:
-        notes.append(f"{len(timed_out)} example(s) were stopped by the time budget of "
+        notes.append(f"{fmt.counted(len(timed_out), 'example was', 'examples were')} stopped by the time budget of "
                      f"{results['campaign'].get('time_budget')} s per configuration before every token settled "
-                     f"({_some(timed_out)}); their unsettled "
+                     f"({_some(timed_out)}); {'its' if len(timed_out) == 1 else 'their'} unsettled "
                      "claims are inconclusive, and with a time budget the results depend on the machine's speed.")
     if not unsettled and not timed_out:
         by_paths = sum(any(f.get("kind") == "path" for f in r["fates"]) for r in ok)
-        notes.append(f"Every token of every example was settled within {budget} layers: it led, became fixed or "
-                     "locked (docs/theory.md D7)"
-                     + (f", or, in {fmt.count(by_paths)} example(s), follows a certified closed-form path (D9)"
+        notes.append(f"Every token of every example was settled within {fmt.counted(budget, 'layer')}: it led, "
+                     "became fixed or locked (docs/theory.md D7)"
+                     + (f", or, in {fmt.counted(by_paths, 'example')}, follows a certified closed-form path (D9)"
                         if by_paths else "")
                      + ", so convergence (T3) is certified wherever T3 says so.")
     errors = [r for r in records if r.get("status") == "error"]
     if errors:
-        notes.append(f"{len(errors)} task(s) raised an error twice and were not checked: "
+        notes.append(f"{fmt.counted(len(errors), 'task')} raised an error twice and "
+                     f"{'was' if len(errors) == 1 else 'were'} not checked: "
                      + _some([f"{r['task']['name']} ({r['error']})" for r in errors], 5) + ".")
     outside = [r["task"]["name"] for r in ok if r["configuration"].get("outside_hypotheses")]
     if outside:
-        notes.append(f"{len(outside)} example(s) lie outside the theorem's hypotheses (recorded as such): "
-                     + _some(outside) + ".")
+        notes.append(f"{fmt.counted(len(outside), 'example lies', 'examples lie')} outside the theorem's hypotheses "
+                     "(recorded as such): " + _some(outside) + ".")
     summary = results["summary"]
     for claim in registry.claims("check"):  # what a claim's own module says about its counts
         row = summary["claims"].get(claim.id)
@@ -121,7 +123,7 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         if rejected:
             text += f"; it REJECTED {rejected} (each counts as a failure of the suite)"
         if unsupported:
-            text += f"; {unsupported} concern a model variant it does not implement"
+            text += f"; {unsupported} {'concerns' if unsupported == 1 else 'concern'} a model variant it does not implement"
         notes.append(text + ".")
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
                  "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
@@ -190,9 +192,10 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     silent = sum(r.get("float_comparison", {}).get("silent_disagreements", 0) for r in ok)
     rejected = sum(len(r.get("certcheck", {}).get("rejected", {})) for r in ok)
     if silent or rejected:
-        blocks.append(_p(f"**Defects found in the suite itself:** {silent} float attention set(s) differed from the "
-                         f"exact ones without being flagged by the proven rounding bound; {rejected} certificate(s) "
-                         "rejected by the independent checker. Each counts as a failure."))
+        blocks.append(_p(f"**Defects found in the suite itself:** {fmt.counted(silent, 'float attention set')} "
+                         "differed from the exact ones without being flagged by the proven rounding bound; "
+                         f"{fmt.counted(rejected, 'certificate')} rejected by the independent checker. Each counts as "
+                         "a failure."))
 
     blocks.append(_h(2, "Worked configurations"))
     worked_records = [r for r in ok if r["task"]["kind"] == "worked"]
@@ -287,7 +290,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                     + [_short(r["verdicts"].get(c, {}).get("status")) for c in claim_ids])
     table = _table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows)
     # The summary line the folded table shows.
-    table.text = (f"{fmt.count(len(rows))} examples: "
+    table.text = (f"{fmt.counted(len(rows), 'example')}: "
                   + ", ".join(f"{fmt.count(n)} {status}" for status, n in
                               sorted(_tally(r.get("status", "error") for r in records).items())))
     blocks.append(table)
@@ -354,8 +357,8 @@ def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
     if summary is None:
         return [_p("Not recorded in this results.json.")]
     checked = sum(r.get("status") != "error" for r in results["examples"])
-    unsettled = (f" {fmt.count(summary['unsettled'])} configuration(s) still have a token settled by neither "
-                 "(listed under \"What was assumed or left unchecked\")." if summary["unsettled"] else "")
+    unsettled = (f" {fmt.counted(summary['unsettled'], 'configuration still has', 'configurations still have')} "
+                 "a token settled by neither (listed under \"What was assumed or left unchecked\")." if summary["unsettled"] else "")
     if not summary["configurations"]:
         return [_p(f"No configuration needed a closed-form certificate: D7 settled every token that was "
                    f"settled.{unsettled}")]

@@ -226,7 +226,8 @@ class CertifiedComparison:
             "stop": None if c.stop is None else c.stop.to_json_dict(),
             "measured_within_bound": (
                 "yes: at every certified layer the measured deviation is certainly at most eps_k" if not self.unresolved
-                else "at no layer certainly above eps_k; not resolved at this arb precision at layer(s) "
+                else "at no layer certainly above eps_k; not resolved at this arb precision at "
+                     + ("layer " if len(self.unresolved) == 1 else "layers ")
                      + ", ".join(map(str, self.unresolved)) + " (eps_k below the width of the arb balls)"),
             "compared_at_bits": self.bits,
             "norm": "eps_k bounds max_i ||y_i^k - z_i^k|| (Euclidean), hence every coordinate's deviation",

@@ -216,7 +216,7 @@ def _load_csv(path: Path, *, format: str, limit: int | None) -> Reviews:
             names = [c.strip().lower() for c in header]
             missing = [c for c in required if c not in names]
             if missing:
-                raise InputError(str(path), f"missing column(s) {', '.join(missing)} in the header "
+                raise InputError(str(path), f"missing {'column' if len(missing) == 1 else 'columns'} {', '.join(missing)} in the header "
                                             f"{','.join(header)} (expected {','.join(required)})")
             column = {name: names.index(name) for name in required}
             for line, row in enumerate(reader, start=2):

@@ -115,7 +115,7 @@ class PreprocessOptions:
         known = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in record if k not in known)
         if unknown:
-            raise InputError(where, f"unknown preprocessing setting(s) {', '.join(unknown)} "
+            raise InputError(where, f"unknown preprocessing {'setting' if len(unknown) == 1 else 'settings'} {', '.join(unknown)} "
                                     f"(known: {', '.join(sorted(known))})")
         return cls(**{**LEGACY_PREPROCESS, **record})
 
