@@ -348,6 +348,37 @@ def test_one_missing_record_is_named_in_the_singular() -> None:
     assert not any("(s)" in r for r in reasons)
 
 
+@pytest.mark.parametrize("stated,examples,errors,tasks", [
+    (1, "summary says 1 example, the file holds 3", "summary says 1 task error, the file holds 0",
+     "says 1 task, the plan lists 3"),
+    (2, "summary says 2 examples, the file holds 3", "summary says 2 task errors, the file holds 0",
+     "says 2 tasks, the plan lists 3"),
+    ("1", "summary says 1 examples, the file holds 3", "summary says 1 task errors, the file holds 0",
+     "says 1 tasks, the plan lists 3"),   # not a count: its text, the noun as for any other value
+], ids=["one", "two", "text"])
+def test_a_count_the_summary_or_the_campaign_states_is_written_in_the_singular_for_one(
+        stated: Any, examples: str, errors: str, tasks: str) -> None:
+    data = copy.deepcopy(_campaign())
+    data["summary"].update(examples=stated, errors=stated)
+    data["campaign"]["tasks"] = stated
+    reasons = [o.reason for o in _rejections(_check_results(data))]
+    for words in (examples, errors, tasks):
+        assert any(words in r for r in reasons), (words, reasons)
+
+
+@pytest.mark.parametrize("examples,worked,expected", [
+    (1, False, "campaign: 1 generated configuration makes 1 task, the plan lists 3"),
+    (2, False, "campaign: 2 generated configurations make 2 tasks, the plan lists 3"),
+    (0, True, "campaign: 0 generated and 4 worked configurations make 4 tasks, the plan lists 3"),
+], ids=["one", "two", "worked"])
+def test_a_campaign_implying_another_number_of_tasks_counts_them_in_the_singular_for_one(
+        examples: int, worked: bool, expected: str) -> None:
+    data = copy.deepcopy(_campaign())
+    data["campaign"].update(examples=examples, worked=worked)
+    reasons = [o.reason for o in _rejections(_check_results(data))]
+    assert any(expected in r for r in reasons), reasons
+
+
 def test_every_verdict_key_renamed_is_rejected() -> None:
     data = copy.deepcopy(_campaign())
     for record in data["examples"]:

@@ -30,6 +30,15 @@ def counted(value: int, noun: str, plural: str | None = None) -> str:
     return f"{value:,} {noun if value == 1 else plural or noun + 's'}"
 
 
+def stated(value: Any, noun: str, plural: str | None = None) -> str:
+    """A count as a file states it, which may be anything: :func:`counted` for an integer of at most
+    18 digits, else the value's text cut to 20 characters with the plural noun (``summary says 1 example``,
+    ``summary says 1.5 examples``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10 ** 18:
+        return counted(value, noun, plural)
+    return f"{str(value)[:20]} {plural or noun + 's'}"
+
+
 class BadInput(Exception):
     """Nothing can be checked: the file or its configuration is malformed (exit status 2)."""
 
