@@ -9,7 +9,8 @@ import pytest
 
 from verify.core import formatting as fmt
 from verify.app.report.glance import _section_sentence, at_a_glance
-from verify.app.report.render import build_document, closed_form_blocks, to_markdown
+from verify.app.report.render import Block, build_document, closed_form_blocks, folded_summary, to_markdown
+from verify.experiments.sections import Section
 from verify.experiments.sentiment import report_section as sentiment
 
 from test_report_sections import _minimal_results
@@ -53,6 +54,16 @@ def test_a_count_takes_its_noun_singular_for_one() -> None:
     assert fmt.counted(1, "finished run") == "1 finished run"
     assert fmt.counted(0, "run") == "0 runs" and fmt.counted(1502, "run") == "1,502 runs"
     assert fmt.counted(2, "study", "studies") == "2 studies" and fmt.counted(1, "study", "studies") == "1 study"
+
+
+def test_a_noun_alone_and_after_a_fraction_agree_as_counted_writes_them() -> None:
+    assert fmt.noun_for(1, "seed") == "seed" and fmt.noun_for(2, "seed") == "seeds" and fmt.noun_for(0, "seed") == "seeds"
+    assert fmt.noun_for(1, "family", "families") == "family" and fmt.noun_for(3, "family", "families") == "families"
+    # After "k of n" the noun counts the n.
+    assert fmt.fraction(1, 1, "example") == "1 of 1 (100.0%) example"
+    assert fmt.fraction(1, 2, "example") == "1 of 2 (50.0%) examples"
+    assert fmt.fraction(3, 3000, "example") == "3 of 3,000 (0.1%) examples"
+    assert fmt.fraction(1, None, "example") == "1 example" and fmt.fraction(None, 2, "example") == "—"
 
 
 # --------------------------------------------------------------------------- counts in the report's sentences
@@ -128,3 +139,72 @@ def test_the_first_screen_and_the_closed_form_section_count_in_the_singular_for_
                                         (2, "2 saved files, none with an accuracy; see the section below.")])
 def test_the_sentiment_sentence_without_accuracies_counts_its_files(n: int, expected: str) -> None:
     assert sentiment.glance_sentence({"files": n, "evaluations": 0, "chosen": []}) == expected
+
+
+def _campaign_results(n: int, failed: int = 1) -> dict[str, Any]:
+    """n worked examples whose last leader first led at layer 2, n certificates all re-verified, a counterexample
+    shrunk to n tokens, and ``failed`` claims that failed."""
+    results = _counted_results(n)
+    results["examples"] = [_record(i) for i in range(n)]
+    for record in results["examples"]:
+        record["task"]["kind"] = "worked"
+        record["fates"] = [{"kind": "leader", "token": 0, "layer": 2}]
+    results["summary"].update(examples=n, errors=0)
+    results["summary"]["claims"] = {
+        claim: {"certified": n if claim == "T0" else 0, "failed": int(index < failed), "inconclusive": 0, "unchecked": 0,
+                "exact": n, "measured": 0, "recertified": n if claim == "T0" else 0, "rejected_by_checker": 0}
+        for index, claim in enumerate(("T0", "T1"))}
+    results["counterexamples"] = [{"claim": "T0", "example": "ex-0", "original_n": 3, "shrunk_n": n, "file": "c.json",
+                                   "config": {}}]
+    return results
+
+
+@pytest.mark.parametrize("n,expected", [
+    (1, ["Overall: **inconclusive** (exit status 3) on 1 configuration; 1 of 1 certificate re-verified by the",
+         "1 configuration checked: 1 worked configuration of docs/theory.md §4 and 0 generated from seed 0",
+         "re-verified 1 of the 1 certificate, and checked every example's status",
+         "shrunk from 3 to 1 token, reproduce with",
+         "first led at layer 2 in 1 of 1 (100.0%) example (exact;",
+         "Verification campaign: 1 configuration (1 worked, 0 generated from seed 0)"]),
+    (2, ["Overall: **inconclusive** (exit status 3) on 2 configurations; 2 of 2 certificates re-verified by the",
+         "2 configurations checked: 2 worked configurations of docs/theory.md §4 and 0 generated from seed 0",
+         "re-verified 2 of the 2 certificates, and checked every example's status",
+         "shrunk from 3 to 2 tokens, reproduce with",
+         "first led at layer 2 in 2 of 2 (100.0%) examples (exact;",
+         "Verification campaign: 2 configurations (2 worked, 0 generated from seed 0)"]),
+], ids=["one", "two"])
+def test_the_report_s_campaign_lines_count_in_the_singular_for_one(n: int, expected: list[str]) -> None:
+    text = to_markdown(build_document(_campaign_results(n), []))
+    for words in expected:
+        assert words in text, words
+
+
+@pytest.mark.parametrize("failed,expected", [(1, "claim T0 FAILED on at least one configuration"),
+                                             (2, "claims T0, T1 FAILED on at least one configuration")])
+def test_the_first_screen_names_one_failed_claim_in_the_singular(failed: int, expected: str) -> None:
+    assert expected in dict(at_a_glance(_campaign_results(2, failed)).sentences)["Verification campaign"]
+
+
+@pytest.mark.parametrize("n,expected", [
+    (1, ["1 of 1 (100.0%) configuration needed closed-form paths", "the claim checks of all 1 configuration took 0.50 s",
+         "says (1 line; 1 more line in that file, not shown)", "model-d2 (1 figure)"]),
+    (2, ["2 of 2 (100.0%) configurations needed closed-form paths", "the claim checks of all 2 configurations took 1.00 s",
+         "says (2 lines; 2 more lines in that file, not shown)", "model-d2 (2 figures)"]),
+], ids=["one", "two"])
+def test_the_closed_form_section_saved_files_and_galleries_count_in_the_singular_for_one(n: int, expected: list[str]) -> None:
+    results = _counted_results(n)
+    results["examples"] = [_record(i) for i in range(n)]
+    names = [r["task"]["name"] for r in results["examples"]]
+    spread = {"min": 4, "median": 4, "max": 4}
+    results["summary"]["closed_form"] = {"configurations": n, "unsettled": 0, "examples": names, "found_at_layer": spread,
+                                         "constant_from_layer": spread, "layers_run": n, "budget_layers": n,
+                                         "layers_saved": 0}
+    results["environment"]["claim_check_seconds"] = {name: 0.5 for name in names}
+    text = to_markdown(closed_form_blocks(results))
+    summary = {"lines": [f"line {i}" for i in range(n)], "lines_omitted": n}
+    files = [{"path": "runs/new/a.json", "sha256": "c" * 64, "summary": summary}]
+    text += to_markdown(build_document(_minimal_results({"new": {"directory": "runs/new", "files": files}}), [],
+                                       {"new": Section("A new experiment")}))
+    text += str(folded_summary(Block("gallery", text="model-d2", figures=[None] * n)))
+    for words in expected:
+        assert words in text, words

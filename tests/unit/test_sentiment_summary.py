@@ -10,7 +10,7 @@ import pytest
 
 from verify.certcheck import reproduction
 from verify.experiments.sentiment.protocol import load_protocol
-from verify.experiments.sentiment.summary import accuracy_axis, cell, conclusion_sentence, summarize
+from verify.experiments.sentiment.summary import _seeds, accuracy_axis, cell, conclusion_sentence, summarize
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "protocols" / "reproduction.toml"
 
@@ -145,6 +145,7 @@ def test_the_study_tables_name_their_seeds_and_use_only_those():
     summary = summarize(protocol, _records(protocol, lambda r: 0.80 + 0.01 * r.seed))
     tables = {t["name"]: t for t in summary["tables"]}
     assert tables["depth-d2"]["title"] == "Accuracy against depth K at d = 2 (seeds 0, 1)"
+    assert _seeds([r for r in protocol.runs if r.seed == 1]) == "seed 1"
     assert tables["alpha-d2"]["title"].startswith("Alpha fixed at d = 2, K = 8 (seeds 0, 1)")
     assert tables["depth-d2"]["rows"][0][1] == "0.8050 ± 0.0071"      # K = 0 over seeds 0, 1
     assert tables["baselines"]["rows"][0][2] == "0.8100 ± 0.0100"     # K = 0 over seeds 0, 1, 2

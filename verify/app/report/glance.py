@@ -84,12 +84,12 @@ def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
     worked = sum(r["task"]["kind"] == "worked" for r in records)
     failed = [c.claim for c in glance.claims if c.failed]
     inconclusive = [c.claim for c in glance.claims if c.inconclusive]
-    text = (f"{fmt.count(len(records))} configurations ({fmt.count(worked)} worked, "
+    text = (f"{fmt.counted(len(records), 'configuration')} ({fmt.count(worked)} worked, "
             f"{fmt.count(len(records) - worked)} generated from seed {results['campaign']['seed']}): ")
     if not records:
         return text + "nothing was checked, so nothing is certified."
     if failed:
-        text += f"claims {', '.join(failed)} FAILED on at least one configuration (counterexamples below)"
+        text += f"{fmt.noun_for(len(failed), 'claim')} {', '.join(failed)} FAILED on at least one configuration (counterexamples below)"
     else:
         text += "no claim failed on any configuration"
     if inconclusive:

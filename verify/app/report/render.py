@@ -118,7 +118,7 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         rejected = sum(row["rejected_by_checker"] for row in claims.values())
         unsupported = sum(len(r.get("certcheck", {}).get("unsupported", {})) for r in ok)
         text = (f"The independent checker (verify.certcheck: standard library only, replays the dynamics itself) "
-                f"re-verified {recertified} of the {certified} certificates, and checked every example's status, "
+                f"re-verified {fmt.count(recertified)} of the {fmt.counted(certified, 'certificate')}, and checked every example's status, "
                 "settled layer, inconclusive verdicts and fates (the exact limits shown here) against its own replay")
         if rejected:
             text += f"; it REJECTED {rejected} (each counts as a failure of the suite)"
@@ -154,8 +154,9 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     time_budget = campaign.get("time_budget")
     time_budget_text = "" if time_budget is None else f", time budget {time_budget:g} s per configuration"
     blocks.append(_p(f"Overall: {_STATUS_WORD.get(overall, overall)} (exit status {summary['exit_status']}). "
-                     f"{len(records)} configurations checked: {worked} worked configurations of docs/theory.md §4 and "
-                     f"{len(records) - worked} generated from seed {campaign['seed']} across the families "
+                     f"{fmt.counted(len(records), 'configuration')} checked: "
+                     f"{fmt.counted(worked, 'worked configuration')} of docs/theory.md §4 and "
+                     f"{fmt.count(len(records) - worked)} generated from seed {campaign['seed']} across the families "
                      f"{', '.join(families) or '(none)'}; layer budget {campaign['layer_budget']}"
                      f"{time_budget_text}. "
                      "Every verdict below is decided in exact rational arithmetic unless marked as measured."))
@@ -181,8 +182,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     if results["counterexamples"]:
         items = []
         for c in results["counterexamples"]:
-            items.append(f"{c['claim']} fails on `{c['example']}`: shrunk from {c['original_n']} to {c['shrunk_n']} "
-                         f"tokens, reproduce with `hardmax-verify check {c['file']}` (file in this report folder).")
+            items.append(f"{c['claim']} fails on `{c['example']}`: shrunk from {c['original_n']} to "
+                         f"{fmt.counted(c['shrunk_n'], 'token')}, reproduce with `hardmax-verify check {c['file']}` (file in this report folder).")
         blocks.append(Block("list", items=items))
         for c in results["counterexamples"]:
             blocks.append(_p(f"`{c['file']}`:"))
@@ -272,7 +273,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     if emergence:
         total = sum(emergence.values())
         blocks.append(_p("The last leader of an example first led at "
-                         + "; ".join(f"layer {layer} in {fmt.fraction(n, total)} examples"
+                         + "; ".join(f"layer {layer} in {fmt.fraction(n, total, 'example')}"
                                      for layer, n in sorted(emergence.items()))
                          + " (exact; leaders that emerged within the layer budget)."))
 
@@ -316,8 +317,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
             lines = item["summary"].get("lines")
             if lines:
                 omitted = item["summary"].get("lines_omitted")
-                blocks.append(_p(f"`{item['path']}` says ({fmt.count(len(lines))} lines"
-                                 + (f"; {fmt.count(omitted)} more lines in that file, not shown" if omitted else "")
+                blocks.append(_p(f"`{item['path']}` says ({fmt.counted(len(lines), 'line')}"
+                                 + (f"; {fmt.counted(omitted, 'more line')} in that file, not shown" if omitted else "")
                                  + "):"))
                 blocks.append(Block("code", "\n".join(_formatted_numbers(line) for line in lines)))
     skipped = [f"{key}: {section['skipped']}" for key, section in optional.items() if section.get("skipped")]
@@ -363,7 +364,7 @@ def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
         return [_p(f"No configuration needed a closed-form certificate: D7 settled every token that was "
                    f"settled.{unsettled}")]
     budget = results["campaign"]["layer_budget"]
-    blocks = [_p(f"{fmt.fraction(summary['configurations'], checked)} configurations needed closed-form paths "
+    blocks = [_p(f"{fmt.fraction(summary['configurations'], checked, 'configuration')} needed closed-form paths "
                  "(docs/theory.md D9): D7 left a token whose attention set keeps tokens that still move "
                  f"({_some(summary['examples'])}). *Found at layer*: the layer whose exact positions the certified "
                  "chain starts from. *Constant from layer*: the layer from which its final segment holds, so every "
@@ -384,7 +385,7 @@ def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
                            fmt.count(summary["budget_layers"]), fmt.count(summary["layers_saved"]), wall]]))
     if recorded and seconds:
         blocks.append(_p(f"Wall time is measured on the machine that ran the campaign: the claim checks of all "
-                         f"{fmt.count(len(seconds))} configurations took {fmt.seconds(sum(seconds.values()))}."))
+                         f"{fmt.counted(len(seconds), 'configuration')} took {fmt.seconds(sum(seconds.values()))}."))
     return blocks
 
 
@@ -492,7 +493,7 @@ def _glance_rows(glance: Glance) -> list[tuple[str, str, list[int]]]:
 def _recertified_text(glance: Glance) -> str:
     if glance.recertified is None:
         return "independent certificate checker not available: no certificate re-verified"
-    text = (f"{fmt.count(glance.recertified)} of {fmt.count(glance.certificates)} certificates re-verified by the "
+    text = (f"{fmt.count(glance.recertified)} of {fmt.counted(glance.certificates, 'certificate')} re-verified by the "
             "independent checker (verify.certcheck)")
     return text + (f", {fmt.count(glance.rejected)} REJECTED" if glance.rejected else "")
 
@@ -504,8 +505,8 @@ def _glance_markdown(glance: Glance) -> str:
 def glance_markdown(glance: Glance) -> str:
     """The at-a-glance block in markdown, without its heading (report.md and the README show the same text)."""
     overall = _STATUS_WORD.get(glance.overall, glance.overall)
-    out = [f"Overall: **{overall}** (exit status {glance.exit_status}) on {fmt.count(glance.configurations)} "
-           f"configurations; {_recertified_text(glance)}."]
+    out = [f"Overall: **{overall}** (exit status {glance.exit_status}) on "
+           f"{fmt.counted(glance.configurations, 'configuration')}; {_recertified_text(glance)}."]
     lines = ["| claim | " + " | ".join(c.claim for c in glance.claims) + " |",
              "|---|" + "|".join("---" for _ in glance.claims) + "|"]
     lines += [f"| {label} | " + " | ".join(fmt.count(v) for v in values) + " |"
@@ -563,7 +564,7 @@ def folded_summary(block: Block) -> str | None:
     if block.kind == "table" and len(block.rows) > LONG_TABLE_ROWS:
         return f"Show the table ({block.text or f'{fmt.count(len(block.rows))} rows'})"
     if block.kind == "gallery":
-        return f"{block.text} ({fmt.count(len(block.figures))} figures)"
+        return f"{block.text} ({fmt.counted(len(block.figures), 'figure')})"
     return None
 
 
@@ -632,7 +633,7 @@ def _glance_html(glance: Glance) -> str:
                         for what, sentence in glance.sentences)
     return (f'<section class="glance" aria-labelledby="at-a-glance"><h2 id="at-a-glance">Results at a glance</h2>'
             f'<p>Overall: <span class="badge {kind}">{html.escape(overall)}</span> (exit status {glance.exit_status}) '
-            f"on {fmt.count(glance.configurations)} configurations; "
+            f"on {fmt.counted(glance.configurations, 'configuration')}; "
             f'<span class="badge {checker}">{html.escape(_recertified_text(glance))}</span></p>'
             f'<div class="scroll"><table><thead><tr><th>claim</th>{head}</tr></thead><tbody>{body}</tbody></table></div>'
             f"<ul>{sentences}</ul></section>")
