@@ -27,7 +27,7 @@ def test_non_vertex_limits_are_projections_of_the_origin(config):
     if found == 0:
         fail_claim("T4", config, "a tie family produced no non-vertex limit: the T4 check was vacuous",
                    fates=[f.to_json_dict() for f in report.fates])
-    record_event(f"T4: {min(found, 3)}{'+' if found >= 3 else ''} non-vertex limit(s)")
+    record_event(f"T4: {min(found, 3)}{'+' if found >= 3 else ''} non-vertex limit{'' if found == 1 else 's'}")
     kinds = {f.kind for f in report.fates}
     record_event("T4 via a fixed non-leader (D7 b)" if "fixed" in kinds else "T4 via locked tokens only")
     for cross in verdict.cross_checks:

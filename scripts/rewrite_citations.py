@@ -29,9 +29,9 @@ BARE_CITATION = re.compile(r"(?<![\w/.-])THEORY\.md")
 # Binary or generated files that are never edited by hand.
 SKIPPED_SUFFIXES = {".safetensors", ".png", ".svg", ".gz", ".npz", ".pt", ".html"}
 # Files that name the old spelling on purpose: this script and the test that reads both spellings;
-# and the preregistered protocol, which is never edited once its runs start (each run records its sha256).
-SKIPPED_FILES = {Path("scripts/rewrite_citations.py"), Path("tests/meta/test_specification.py"),
-                 Path("protocols/reproduction.toml")}
+# and the preregistered protocols, never edited once their runs start (each run records the sha256).
+SKIPPED_FILES = {Path("scripts/rewrite_citations.py"), Path("tests/meta/test_specification.py")}
+PREREGISTERED = Path("protocols")
 
 
 def tracked_files(repo: Path) -> list[Path]:
@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     changed = []
     for relative in tracked_files(REPO):
-        if relative == SPECIFICATION or relative in SKIPPED_FILES or relative.suffix in SKIPPED_SUFFIXES:
+        if (relative == SPECIFICATION or relative in SKIPPED_FILES or relative.suffix in SKIPPED_SUFFIXES
+                or relative.parent == PREREGISTERED):
             continue
         path = REPO / relative
         if not path.is_file():

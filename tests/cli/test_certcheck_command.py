@@ -153,7 +153,7 @@ def test_an_inconclusive_verdict_is_accepted_and_said_to_carry_no_certificate(tm
     capsys.readouterr()
     assert main(["certcheck", str(result)]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last == ("certcheck: 0 certificate(s) verified; nothing rejected; 1 inconclusive verdict(s) accepted as "
+    assert last == ("certcheck: 0 certificates verified; nothing rejected; 1 inconclusive verdict accepted as "
                     "stated (no certificate to verify)")
 
 

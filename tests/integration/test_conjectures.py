@@ -100,7 +100,7 @@ def test_d10_counterexample_rests_on_a_certificate_the_independent_checker_verif
     certificate.write_text(json.dumps(confirmation["evidence"]["control_result"]))
     # `certcheck` reads it with the independent checker: exit 1 = the certificate verifies, the statement is false.
     assert main(["certcheck", str(certificate)]) == 1
-    assert "1 certificate(s) verified; nothing rejected; a verified certificate shows the file's statement FALSE" \
+    assert "1 certificate verified; nothing rejected; a verified certificate shows the file's statement FALSE" \
         in capsys.readouterr().out
     # The saved counterexample is an ordinary configuration: `conjecture check` decides it again from the file.
     assert not load_configuration(result.counterexample_path).outside_hypotheses
@@ -179,8 +179,23 @@ def test_progress_goes_to_standard_error_as_lines_when_it_is_not_a_terminal(tmp_
     assert main(["conjecture", "run", "ends_at_leader_or_tie", "--examples", "3", "--results-dir", str(tmp_path)]) == 0
     captured = capsys.readouterr()
     lines = [line for line in captured.err.splitlines() if line.startswith("ends_at_leader_or_tie: ")]
-    assert [line.split(": ")[1].split(" example")[0] for line in lines] == ["1", "2", "3"]
+    assert [line.split(": ")[1].split(",")[0] for line in lines] == ["1 example", "2 examples", "3 examples"]
     assert not [line for line in captured.out.splitlines() if ", n <= " in line]  # standard output: the result only
+
+
+def test_the_count_line_writes_each_count_with_its_noun():
+    from types import SimpleNamespace
+    from verify.app.commands.conjecture import count_line
+
+    def results(verdicts):
+        return [SimpleNamespace(verdict=v, conjecture=SimpleNamespace(expected="held")) for v in verdicts]
+
+    assert count_line(results(["as expected", "surprise"])) == "1 as expected, 1 surprise, 0 inconclusive (of 2 conjectures)"
+    assert count_line(results(["surprise", "surprise", "counterexample"])) == \
+        "0 as expected, 2 surprises, 0 inconclusive, 1 counterexample (no expectation) (of 3 conjectures)"
+    assert count_line(results(["counterexample", "counterexample"])).endswith(
+        "2 counterexamples (no expectation) (of 2 conjectures)")
+    assert count_line(results(["as expected"])) == "1 as expected, 0 surprises, 0 inconclusive (of 1 conjecture)"
 
 
 USER_FILE = '''

@@ -363,7 +363,7 @@ def test_the_summary_goes_to_standard_output_and_json_means_what_it_means_everyw
     assert lines[0] == "1 configuration: certified" and lines[-1].startswith("report: ")
     assert any(line.startswith("skipped the optional sentiment section") for line in lines)
     # Piped (not a terminal), progress is one line per stage on standard error.
-    assert captured.err.splitlines() == ["report: checking 1 configuration", "report: checked 1 of 1 configurations",
+    assert captured.err.splitlines() == ["report: checking 1 configuration", "report: checked 1 of 1 configuration",
                                          "report: figures", "report: writing"]
     written = (tmp_path / "out" / "results.json").read_text(encoding="utf-8")
 

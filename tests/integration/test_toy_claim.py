@@ -32,6 +32,7 @@ from verify.claims import registry
 from verify.app.campaign import CampaignSpec, FamilySpec, claim_counts, plan_tasks, run_tasks
 from verify.app.report.build import build_report
 from verify.claims.verdicts import Verdict
+from verify.core.formatting import counted
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = CampaignSpec(examples=2, layer_budget=40, worked=False, float_check=False, shrink=False,
@@ -40,7 +41,7 @@ STATEMENT = "toy: a configuration has at least one token"
 
 
 def check_X1(run: Any) -> Verdict:
-    return Verdict("X1", "certified", f"{run.n} token(s)", certificate={"tokens": run.n})
+    return Verdict("X1", "certified", counted(run.n, "token"), certificate={"tokens": run.n})
 
 
 def routine_X1(cert: dict, ctx: Any) -> None:
@@ -131,13 +132,14 @@ from __future__ import annotations
 from verify.claims import registry
 from verify.claims.run import ClaimRun, make_verdict
 from verify.claims.verdicts import Verdict
+from verify.core.formatting import counted
 
 
 def check_X1(run: ClaimRun) -> Verdict:
     """X1: the run has a token; the certificate names how many."""
     if run.n < 1:
         return make_verdict("X1", "failed", "no token", run)
-    return make_verdict("X1", "certified", f"{{run.n}} token(s)", run, certificate={{"tokens": run.n}})
+    return make_verdict("X1", "certified", counted(run.n, "token"), run, certificate={{"tokens": run.n}})
 
 
 CLAIM = registry.register(registry.Claim("X1", "{STATEMENT}", "check", assumption="none (toy)", certificate="X1",

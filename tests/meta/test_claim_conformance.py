@@ -17,6 +17,7 @@ import pytest
 from tests.common import claim_conformance as kit
 from verify.claims import registry
 from verify.claims.verdicts import Verdict
+from verify.core.formatting import counted
 
 
 @pytest.mark.parametrize("claim", registry.claims(), ids=lambda c: c.id)
@@ -42,7 +43,7 @@ def _toy(check: Any = None, **fields: Any) -> registry.Claim:
 
 
 def _certified(run: Any) -> Verdict:
-    return Verdict("X9", "certified", f"{run.n} token(s)", certificate={"tokens": run.n})
+    return Verdict("X9", "certified", counted(run.n, "token"), certificate={"tokens": run.n})
 
 
 def test_an_incomplete_record_is_found() -> None:

@@ -127,7 +127,7 @@ def test_failed_verdict_raises_with_its_evidence():
 
 def test_inconclusive_is_recorded_not_failed_outside_hypothesis():
     report = check_configuration(square_with_ties(), cross_check=False)
-    unsure = Verdict("T3", "inconclusive", "1 token(s) neither leader, fixed nor locked within 5 layers")
+    unsure = Verdict("T3", "inconclusive", "1 token neither leader, fixed nor locked within 5 layers")
     assert assert_claim_certified(_with_verdict(report, unsure), "T3").status == "inconclusive"
     with pytest.raises(ClaimFailure, match="inconclusive, expected certified"):
         assert_claim_certified(_with_verdict(report, unsure), "T3", allow_inconclusive=False)

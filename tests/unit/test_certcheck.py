@@ -335,9 +335,48 @@ def test_results_with_no_examples_but_a_certified_summary_are_rejected() -> None
     reasons = [o.reason for o in _rejections(result)]
     # The plan lists three tasks without a record; the summary is recomputed as well.
     assert result.exit_status == 1 and {o.claim for o in _rejections(result)} == {"(summary)", "(campaign)"}
-    assert any("3 planned task(s) have no record" in r for r in reasons)
+    assert any("3 planned tasks have no record" in r for r in reasons)
     assert any("the file holds 0" in r for r in reasons)
     assert any("not one certificate in it verifies" in r for r in reasons)
+
+
+def test_one_missing_record_is_named_in_the_singular() -> None:
+    data = copy.deepcopy(_campaign())
+    missing = data["examples"].pop(0)["task"]["name"]
+    reasons = [o.reason for o in _rejections(_check_results(data))]
+    assert any(f"1 planned task has no record: {missing}" in r for r in reasons), reasons
+    assert not any("(s)" in r for r in reasons)
+
+
+@pytest.mark.parametrize("stated,examples,errors,tasks", [
+    (1, "summary says 1 example, the file holds 3", "summary says 1 task error, the file holds 0",
+     "says 1 task, the plan lists 3"),
+    (2, "summary says 2 examples, the file holds 3", "summary says 2 task errors, the file holds 0",
+     "says 2 tasks, the plan lists 3"),
+    ("1", "summary says 1 examples, the file holds 3", "summary says 1 task errors, the file holds 0",
+     "says 1 tasks, the plan lists 3"),   # not a count: its text, the noun as for any other value
+], ids=["one", "two", "text"])
+def test_a_count_the_summary_or_the_campaign_states_is_written_in_the_singular_for_one(
+        stated: Any, examples: str, errors: str, tasks: str) -> None:
+    data = copy.deepcopy(_campaign())
+    data["summary"].update(examples=stated, errors=stated)
+    data["campaign"]["tasks"] = stated
+    reasons = [o.reason for o in _rejections(_check_results(data))]
+    for words in (examples, errors, tasks):
+        assert any(words in r for r in reasons), (words, reasons)
+
+
+@pytest.mark.parametrize("examples,worked,expected", [
+    (1, False, "campaign: 1 generated configuration makes 1 task, the plan lists 3"),
+    (2, False, "campaign: 2 generated configurations make 2 tasks, the plan lists 3"),
+    (0, True, "campaign: 0 generated and 4 worked configurations make 4 tasks, the plan lists 3"),
+], ids=["one", "two", "worked"])
+def test_a_campaign_implying_another_number_of_tasks_counts_them_in_the_singular_for_one(
+        examples: int, worked: bool, expected: str) -> None:
+    data = copy.deepcopy(_campaign())
+    data["campaign"].update(examples=examples, worked=worked)
+    reasons = [o.reason for o in _rejections(_check_results(data))]
+    assert any(expected in r for r in reasons), reasons
 
 
 def test_every_verdict_key_renamed_is_rejected() -> None:
@@ -486,9 +525,43 @@ def test_an_inconclusive_verdict_the_replay_confirms_is_accepted() -> None:
     result = certcheck.check_report(report)
     assert result.exit_status == 0
     assert {o.claim for o in result.outcomes if o.status == "inconclusive"} == {"T1", "T2", "T3", "T4"}
-    assert "token(s) {2} have no D7 fate within layers 0..5" in _outcome(result, "T2").reason
+    assert "token 2 has no D7 fate within layers 0..5" in _outcome(result, "T2").reason
     report["verdicts"]["T0"] = {"claim": "T0", "status": "inconclusive", "summary": "", "evidence": {}}
     assert "downgraded" in _outcome(certcheck.check_report(report), "T0").reason
+
+
+def test_tokens_without_a_fate_are_named_with_the_verb_agreeing() -> None:
+    # Two columns like the one above, each with its centre tied to its whole column forever (D7 alone).
+    config = parse_configuration({"tokens": [[x, y] for x in ("-7/8", "7/8") for y in ("-1/2", "1/2", "0", "1/4", "-1/4")],
+                                  "alpha": "1/2"})
+    report = json.loads(json.dumps(check_configuration(config, cross_check=False, layer_budget=5,
+                                                       closed_form_search=False).to_json_dict()))
+    result = certcheck.check_report(report)
+    assert result.exit_status == 0 and _outcome(result, "T2").status == "inconclusive"
+    assert "tokens {2, 7} have no D7 fate within layers 0..5" in _outcome(result, "T2").reason
+
+
+@pytest.mark.parametrize("statuses,line", [
+    (["verified"], "certcheck: 1 certificate verified; everything verified"),
+    (["verified", "verified"], "certcheck: 2 certificates verified; everything verified"),
+    (["inconclusive"], "certcheck: 0 certificates verified; nothing rejected; 1 inconclusive verdict accepted as stated "
+                       "(no certificate to verify)"),
+    (["verified", "inconclusive", "inconclusive"], "certcheck: 1 certificate verified; everything verified; 2 inconclusive "
+                                                   "verdicts accepted as stated (no certificate to verify)"),
+], ids=["one", "two", "one inconclusive", "two inconclusive"])
+def test_the_verdict_line_counts_in_the_singular_for_one(statuses: list[str], line: str) -> None:
+    result = certcheck.CheckResult([certcheck.Outcome("file.json", f"T{i}", status, "") for i, status in enumerate(statuses)])
+    assert result.verdict_line() == line
+
+
+def test_the_checker_counts_by_the_report_s_rule() -> None:
+    """The checker's own count-and-noun helper (it imports nothing from the suite) writes what the report's does,
+    so a note it recomputes (the reproduction's epoch-cap note) reads the same."""
+    from verify.certcheck.common import counted
+    from verify.core.formatting import counted as report_counted
+    for value in (0, 1, 2, 999, 1000, 1502, 10 ** 6):
+        for noun, plural in (("run", None), ("study", "studies"), ("planned task has", "planned tasks have")):
+            assert counted(value, noun, plural) == report_counted(value, noun, plural)
 
 
 def test_a_failed_verdict_is_passed_on_as_false() -> None:
@@ -1263,3 +1336,18 @@ def test_T4_needs_a_positive_definite_symmetric_part(monkeypatch: Any) -> None:
     vacuous = copy.deepcopy(reports()["square"])
     assert vacuous["verdicts"]["T4"]["certificate"]["vacuous"]
     assert _outcome(certcheck.check_report(vacuous), "T4").status == "verified"
+
+
+@pytest.mark.parametrize("n,absent,unlisted", [
+    (1, "its 1 saved file was not found under runs/", "it lists 1 file, the folder"),
+    (2, "its 2 saved files were not found under runs/", "it lists 2 files, the folder"),
+], ids=["one", "two"])
+def test_a_section_s_files_are_counted_in_the_singular_for_one(tmp_path: Path, n: int, absent: str,
+                                                               unlisted: str) -> None:
+    from verify.certcheck.sections import _section_outcomes
+    data = {"optional_sections": {"control": {"files": [{"path": f"runs/control/x{i}.json", "sha256": "0" * 64}
+                                                        for i in range(n)], "directory": "runs/control"}}}
+    [missing] = _section_outcomes(data, "r.json", str(tmp_path / "missing"))
+    assert missing.status == certcheck.NOT_CHECKED and missing.reason.startswith(absent), missing
+    [listed] = _section_outcomes(data, "r.json", str(tmp_path))
+    assert listed.status == "rejected" and listed.reason.startswith(unlisted), listed

@@ -258,6 +258,22 @@ def test_malformed_terms_are_rejected(example, field, value):
     rejected(example, D9_EXAMPLE, F(1, 2))
 
 
+@pytest.mark.parametrize("n, expected", [(1, r"segments\[0\]\.sets: expected 1 set$"),
+                                         (2, r"segments\[0\]\.sets: expected 2 sets$")])
+def test_a_count_of_sets_it_expects_is_singular_for_one(example, n, expected):
+    rejected(example, D9_EXAMPLE[:n], F(1, 2), match=expected)
+
+
+def test_the_counts_of_paths_and_numbers_it_expects_take_their_nouns(example):
+    tampered = copy.deepcopy(example)
+    tampered["segments"][0]["paths"].pop()
+    rejected(tampered, D9_EXAMPLE, F(1, 2), match=r"paths: expected 5 paths$")
+    term = [{"base": "1", "power": 0, "coefficient": ["1", "1", "1"]}]
+    for d, expected in ((1, r"p\[0\]\.coefficient: expected 1 number$"), (2, r"p\[0\]\.coefficient: expected 2 numbers$")):
+        with pytest.raises(checker.Rejected, match=expected):
+            closed_form._cf_read_path(term, d, "p")
+
+
 def test_a_sign_beyond_the_scan_limit_is_neither_verified_nor_rejected(monkeypatch):
     # With bases close to 1 the final segment's thresholds grow; below them the checker will not go.
     tokens = [(F(1), F(0)), (F(3, 5), F(2, 5)), (F(0), F(1, 4))]

@@ -283,6 +283,8 @@ def test_T4_fails_when_a_limit_is_not_the_projection() -> None:
     verdict = check_T4(run)
     assert verdict.status == "failed"
     assert F(verdict.evidence["lhs"]) < 0 and verdict.evidence["rhs"] == "0"
+    [token] = verdict.evidence["tokens"]
+    assert verdict.summary.startswith(f"limit (1, 1/2) of token {token} is not the A-projection"), verdict.summary
 
 
 # ---------------------------------------------------------------------------------------------
@@ -552,3 +554,54 @@ def test_settled_without_a_leader_leaves_K_empty_and_the_checker_agrees() -> Non
     for claim in ("T2", "T3", "T4"):
         assert report.verdicts[claim].status == "inconclusive" and "no token ever leads" in report.verdicts[claim].summary
     assert certcheck.check_report(json.loads(json.dumps(report.to_json_dict()))).exit_status == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdict summaries: a count takes its noun singular for one, and the verb agrees
+
+
+ONE_LEADER = make_configuration([[2, 0], [1, 0], [1, "1/2"]], alpha="1/2", name="one_leader")
+# docs/theory.md D9: on the line x = -7/8 the middle token ties with its whole column; two such columns tie
+# two tokens (2 and 7) that D7 alone never settles.
+COLUMN = [[F(-7, 8), F(y)] for y in ("-1/2", "1/2", "0", "1/4", "-1/4")]
+TWO_COLUMNS = make_configuration(COLUMN + [[-x, y] for x, y in COLUMN], alpha="1/2", name="two_columns")
+
+
+@pytest.mark.parametrize("config,kwargs,expected", [
+    (ONE_LEADER, {}, {"T0": "1 leader at layer 0: token 0",
+                      "T1": "1 leader, fixed from its first leading layer",
+                      "T2": "1 distinct leader limit, a vertex of K",
+                      "T3": "; 1 limit point, on the boundary of K",
+                      "D3": "1 leader stays a leader and does not move",
+                      "replay": "1 layer transition equals the independent oracle's"}),
+    (WORKED_CONFIGURATIONS["emerging_leader"], {}, {"T0": "2 leaders at layer 0: tokens [0, 2]",
+                                                    "T1": "3 leaders, each fixed from its first leading layer",
+                                                    "T2": "3 distinct leader limits, each a vertex of K",
+                                                    "T3": "; 3 limit points, all on the boundary of K",
+                                                    "D3": "3 leaders stay leaders and do not move",
+                                                    "replay": "2 layer transitions equal the independent oracle's"}),
+    (THREE_WAY_TIE, {}, {"T4": "1 non-vertex limit, the exact A-projection of 0 onto a face of K"}),
+    (WORKED_CONFIGURATIONS["non_leader_clusters"], {}, {"T4": "2 non-vertex limits, each the exact A-projection"}),
+    (make_configuration(COLUMN, alpha="1/2"), {"layer_budget": 5, "closed_form_search": False},
+     {"T3": ": 1 token neither leader, fixed nor locked within 5 layers"}),
+    (TWO_COLUMNS, {"layer_budget": 1, "closed_form_search": False},
+     {"T3": ": 2 tokens neither leader, fixed nor locked within 1 layer ("}),
+], ids=["one leader", "several leaders", "one non-vertex limit", "two non-vertex limits", "one token unsettled",
+        "two tokens unsettled"])
+def test_verdict_summaries_count_in_the_singular_for_one(config: Any, kwargs: dict, expected: dict[str, str]) -> None:
+    verdicts = check_configuration(config, cross_check=False, **kwargs).verdicts
+    assert not [v.summary for v in verdicts.values() if "(s)" in v.summary]
+    for claim, words in expected.items():
+        assert words in verdicts[claim].summary, (claim, verdicts[claim].summary)
+
+
+def test_the_T4_report_note_counts_in_the_singular_for_one() -> None:
+    note = registry.get("T4").report_note
+    one = {"certificate": {"projections": [{}]}}
+    assert note is not None
+    assert note({"certified": 1, "vacuous": 0}, [one]) == (
+        "T4 is vacuous (no limit outside the vertices of K) in 0 of its 1 certified verdict; the other 1 certifies "
+        "1 non-vertex limit as an A-projection of the origin onto a face of K (the persistent-tie families are built "
+        "to reach this case).")
+    assert "in 1 of its 3 certified verdicts; the other 2 certify 3 non-vertex limits as" in note(
+        {"certified": 3, "vacuous": 1}, [one, {"certificate": {"projections": [{}, {}]}}, {"certificate": {"vacuous": True}}])

@@ -68,6 +68,9 @@ def test_narrow_variant_has_width_at_most_four_and_at_most_2n_plus_1_blocks() ->
     result = build_network(dataset, width_cap=4)
     assert max(result.network.widths()) <= 4
     assert len(result.network.blocks) <= 2 * len(dataset) + 1
+    # Width 4 leaves room for one hat of three units per block; width 6 for two.
+    assert result.record["read_out"]["layout"].endswith(" of at most 1 hat of three units")
+    assert build_network(dataset, width_cap=6).record["read_out"]["layout"].endswith(" of at most 2 hats of three units")
     _certified(result, dataset)
 
 

@@ -50,6 +50,16 @@ def test_bad_input_names_the_field(data: str, field: str) -> None:
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize("data, expected", [
+    ('{"sequences": [[[1], [1, 2]]], "labels": [0]}', "expected 1 number (every token has the same dimension), got 2"),
+    ('{"sequences": [[[1, 2], [1]]], "labels": [0]}', "expected 2 numbers (every token has the same dimension), got 1"),
+])
+def test_a_token_of_another_dimension_counts_the_numbers_expected(data: str, expected: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_dataset(parse_json(data))
+    assert caught.value.field == "sequences[0][1]" and expected in str(caught.value)
+
+
 def test_missing_file_is_bad_input(tmp_path) -> None:
     with pytest.raises(InputError, match="no such file"):
         load_dataset(tmp_path / "absent.json")

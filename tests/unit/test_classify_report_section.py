@@ -116,6 +116,12 @@ def test_imdb_results_become_a_table_with_mean_sd_over_seeds_and_the_missing_see
     assert not section.list_files
 
 
+def test_the_seeds_not_run_are_named_after_their_noun(tmp_path: Path) -> None:
+    runs = [r for r in imdb_results()["runs"] if (r["N"], r["variant"]) != (20, "narrow")]
+    section = classify.section(_block(_runs_folder(tmp_path, {"imdb.json": imdb_results(runs)})))
+    assert "seeds 0, 1 of N = 20 narrow" in section.summary
+
+
 def test_a_run_the_checker_did_not_certify_is_shown_as_such(tmp_path: Path) -> None:
     runs = [_run(10, "wide", 0, 0.5), _run(10, "wide", 1, 0.5, certified=False)]
     section = classify.section(_block(_runs_folder(tmp_path, {"imdb.json": imdb_results(runs)})))

@@ -463,6 +463,17 @@ def test_budgets_stop_the_jump_with_their_reason():
         certify(OVERSHOOT, alpha=1, max_segments=0)
 
 
+@pytest.mark.parametrize("tokens, expected", [(1, r"expected 1 path, one per token$"),
+                                             (5, r"expected 5 paths, one per token$")])
+def test_a_chain_without_a_path_per_token_counts_the_paths_expected(tokens, expected):
+    data = json.loads(json.dumps(chain_to_json(certify(OVERSHOOT, alpha=F(1, 100)))))
+    segment = data["segments"][0]
+    segment["sets"] = [[0]] if tokens == 1 else segment["sets"]   # the sets count the tokens
+    segment["paths"] = segment["paths"][:tokens + 1] if tokens == 1 else segment["paths"][:tokens - 1]
+    with pytest.raises(InputError, match=expected):
+        chain_from_json(data)
+
+
 def test_chain_json_round_trip():
     chain = certify(OVERSHOOT, alpha=F(1, 100))
     data = json.loads(json.dumps(chain_to_json(chain)))

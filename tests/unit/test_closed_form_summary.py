@@ -104,7 +104,7 @@ def test_the_report_renders_the_summary_with_wall_times(records: list[dict[str, 
     # configurations | found at | constant from | simulated | fixed budget | saved | wall time
     assert "| 2 | 4 / 4 / 4 | 4 / 102.5 / 201 | 10 | 24 | 14 | 1.75 s (at most 1.50 s each) |" in section
     assert "the claim checks of all 4 configurations took 7.75 s" in section
-    assert "1 configuration(s) still have a token settled by neither" in section
+    assert "1 configuration still has a token settled by neither" in section
 
 
 def test_wall_times_not_recorded_are_said_so(records: list[dict[str, Any]]) -> None:
@@ -125,7 +125,7 @@ def test_old_results_without_the_summary_and_campaigns_without_paths(records: li
 def test_the_note_on_settled_tokens_names_D9(records: list[dict[str, Any]]) -> None:
     # Every token settled (no unsettled record): the note says that some settled by D9 paths.
     text = to_markdown(build_document(_results(records[:3], None), []))
-    assert "or, in 2 example(s), follows a certified closed-form path (D9)" in text
+    assert "or, in 2 examples, follows a certified closed-form path (D9)" in text
     # An unsettled token: the note says so, and never that every token settled.
     text = to_markdown(build_document(_results(records, None), []))
     assert "nor got a certified closed-form path (D9) within 12 layers" in text

@@ -51,6 +51,14 @@ def test_known_false_is_refuted_with_the_minimal_example_saved_and_rechecked(tmp
     assert shrink["reported"]["n"] <= shrink["first_found"]["n"]
 
 
+@pytest.mark.parametrize("examples, expected", [(1, "not refuted by 1 example (1 distinct) from 1 family ("),
+                                                (2, "not refuted by 2 examples (2 distinct) from 1 family (")])
+def test_the_reason_counts_the_examples_and_families_searched(examples, expected):
+    conjecture = Conjecture("small", "The first token is at most 100.", LINE,
+                            lambda c: Observation.held(value=c.tokens[0][0]))
+    assert run_conjecture(conjecture, examples=examples, seed=0).reason.startswith(expected)
+
+
 def test_known_true_is_not_refuted_with_counts_families_measurements_and_coverage(tmp_path):
     conjecture = Conjecture("small", "The first token is at most 100.", LINE,
                             lambda c: Observation.held(value=c.tokens[0][0]))

@@ -223,3 +223,14 @@ def test_the_softmax_conjectures_rotate_through_the_families_near_the_origin_inc
     found = find(st.one_of(*[b.build(4, 2) for b in BUILTIN_CONJECTURES["softmax_tracks_hardmax"].branches()]),
                  lambda c: True, settings=settings(phases=[Phase.generate], max_examples=5, database=None))
     assert found.beta == builtin.SOFTMAX_BETAS[-1] and found.extra["layers"] == builtin.SOFTMAX_LAYERS
+
+
+# docs/theory.md D9: the chain of locks (tests/unit/test_closed_form.py) jumps once; a triangle is constant
+# from layer 0 without a jump.
+@pytest.mark.parametrize("tokens,alpha,words", [
+    ([[1, 0], [F(3, 5), F(2, 5)], [0, F(1, 4)]], F(1, 10), "(1 jump)"),
+    ([[1, 0], [0, 1], [-1, -1]], F(1, 2), "(0 jumps)"),
+])
+def test_the_settling_pattern_counts_its_jumps(tokens, alpha, words):
+    observation = builtin._pattern_settles(config(tokens, alpha=alpha))
+    assert observation.status == "held" and observation.detail.endswith(words), observation.detail

@@ -114,3 +114,13 @@ def test_the_conjectures_are_registered_expected_refuted_with_the_checked_rechec
     assert subsets.predicate is leader_control.hull_vertex_subsets_realisable
     assert subsets.confirm is leader_control.hull_vertex_subsets_confirm
     assert together.check(D1).status == subsets.check(D1).status == "failed"
+
+
+@pytest.mark.parametrize("config, expected", [
+    (D1, "no symmetric positive definite A makes token 0 lead at layer 0 (exact certificate: weights y >= 0 on "
+         "1 constraint with"),
+    (PAIR, "no symmetric positive definite A makes tokens [0, 2] lead together at layer 0 (exact certificate: "
+           "weights y >= 0 on 2 constraints with")])
+def test_a_refutation_counts_the_constraints_its_certificate_weighs(config, expected):
+    observation = leader_control.hull_vertex_subsets_realisable(config)
+    assert observation.status == "failed" and expected in observation.detail

@@ -267,6 +267,27 @@ def test_the_subset_count_is_checked_before_any_design(leader_sets: dict, monkey
     assert check.status == "rejected" and "subsets: expected" in check.reasons[0] and calls == []
 
 
+@pytest.mark.parametrize("d, entries, number, row", [
+    (1, "more than 1 entry", "expected 1 number", "expected 1 row"),
+    (2, "more than 2 entries", "expected 2 numbers", "expected 2 rows")])
+def test_the_counts_the_checker_expects_take_their_nouns(d: int, entries: str, number: str, row: str) -> None:
+    with pytest.raises(checker.Rejected, match=f"^w: {entries}$"):
+        checker._vector(["1"] * 3, d, "w")
+    with pytest.raises(checker.Rejected, match=f"^w: {number}$"):
+        checker._vector([], d, "w")
+    with pytest.raises(checker.Rejected, match=f"^w: {row}$"):
+        checker._matrix([], d, "w")
+
+
+@pytest.mark.parametrize("vertices, expected", [(1, "subsets: expected 1 nonempty subset of 1 vertex"),
+                                                (2, "subsets: expected 3 nonempty subsets of 2 vertices")])
+def test_the_subsets_expected_are_counted_with_their_vertices(leader_sets: dict, vertices: int, expected: str) -> None:
+    data = copy.deepcopy(leader_sets)
+    data["hull"]["vertices"] = data["hull"]["vertices"][:vertices]
+    check = checker.check_control(data)
+    assert check.status == "rejected" and check.reasons[0] == f"D10: {expected}"
+
+
 def test_repeated_designs_and_certificates_change_nothing(leader_sets: dict) -> None:
     """Designs reduce to their leader sets and certificates to their cores: duplicates verify, and a downgraded
     subset is still caught through the closures."""
@@ -302,5 +323,5 @@ def test_certcheck_counts_a_verified_impossibility_certificate_as_verified(impos
 
     result = check_data(impossible, source="impossible.json")
     assert result.exit_status == 1
-    assert result.verdict_line() == ("certcheck: 1 certificate(s) verified; nothing rejected; a verified certificate "
+    assert result.verdict_line() == ("certcheck: 1 certificate verified; nothing rejected; a verified certificate "
                                      "shows the file's statement FALSE")

@@ -1,11 +1,12 @@
 """Number parsing at the boundary: decimals are read from their text, floats are exact, junk is refused."""
 
+import re
 from decimal import Decimal
 from fractions import Fraction
 
 import pytest
 
-from verify.core.numbers import InputError, parse_json, rational_to_str, to_rational
+from verify.core.numbers import InputError, parse_json, rational_matrix, rational_to_str, to_rational
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -58,3 +59,12 @@ def test_integers_beyond_the_digit_limit_are_written_exactly(n: int) -> None:
 
     assert rational_to_str(Fraction(n)) == str(fmpz(n))
     assert rational_to_str(Fraction(1, abs(n))) == "1/" + str(fmpz(abs(n)))
+
+
+@pytest.mark.parametrize("count, rows, numbers", [(1, "expected 1 row, got 2", "expected 1 number (rows must"),
+                                                  (2, "expected 2 rows, got 1", "expected 2 numbers (rows must")])
+def test_a_matrix_of_the_wrong_shape_counts_what_it_expected(count, rows, numbers):
+    with pytest.raises(InputError, match=rf"^A: {re.escape(rows)}$"):
+        rational_matrix([[1]] * (3 - count), field="A", rows=count)
+    with pytest.raises(InputError, match=rf"^A\[1\]: {re.escape(numbers)}"):
+        rational_matrix([[1] * count, [1] * (3 - count)], field="A")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from verify.core import formatting as fmt
 from verify.experiments.conjectures import report_section as conjectures
 from verify.app.report.render import build_document, to_markdown
 from verify.experiments.sections import Figure, Section, Table
@@ -105,13 +106,13 @@ def test_the_glance_takes_an_experiment_s_sentence_from_its_provider(monkeypatch
 
         @staticmethod
         def glance_sentence(numbers: dict) -> str:
-            return f"{numbers['files']} file(s), read by the provider."
+            return f"{fmt.counted(numbers['files'], 'file')}, read by the provider."
 
     monkeypatch.setitem(glance.SECTION_PROVIDERS, "new", Provider)
     files = [{"path": "runs/new/a.json", "sha256": "c" * 64, "summary": {}}]
     sentences = dict(glance.at_a_glance(_minimal_results({"new": {"files": files}, "other": {"files": files}})).sentences)
-    assert sentences["A registered experiment"] == "1 file(s), read by the provider."
-    assert sentences["Other"] == "1 saved result file(s), shown below."  # no provider: the files are counted
+    assert sentences["A registered experiment"] == "1 file, read by the provider."
+    assert sentences["Other"] == "1 saved result file, shown below."  # no provider: the files are counted
 
 
 def _power(**changes) -> dict:

@@ -68,7 +68,8 @@ def test_aclimdb_tree_in_csv_order_ids_rising(tmp_path):
 
 @pytest.mark.parametrize("content, expected", [
     (b"", "empty"),
-    (_csv_bytes([("x", "positive")], header=("text", "label")), "missing column"),
+    (_csv_bytes([("x", "positive")], header=("text", "label")), "missing columns review, sentiment in the header"),
+    (_csv_bytes([("x", "positive")], header=("review", "label")), "missing column sentiment in the header"),
     (_csv_bytes([("x", "great", "train")]), "line 2: sentiment 'great'"),
     (_csv_bytes([("x", "positive", "dev")]), "line 2: split 'dev'"),
     (_csv_bytes([]), "no reviews"),

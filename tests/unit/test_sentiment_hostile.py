@@ -161,3 +161,15 @@ def test_zlib_is_what_a_corrupt_stream_raises():
     # The refusals above rely on zlib.error reaching the handlers (it is not an OSError).
     assert not issubclass(zlib.error, OSError)
     assert FORMAT.startswith("hardmax-verify/")
+
+
+@pytest.mark.parametrize("kept,epochs,words", [(0, 1, "missing the weights of 1 epoch, e.g. epoch-001.safetensors"),
+                                               (1, 3, "missing the weights of 2 epochs, e.g. epoch-002.safetensors")])
+def test_missing_epoch_weights_are_counted(tmp_path: Path, kept: int, epochs: int, words: str) -> None:
+    from verify.core.numbers import InputError
+    from verify.experiments.sentiment.steps import best_test_epoch
+    for e in range(1, kept + 1):
+        (tmp_path / f"epoch-{e:03d}.safetensors").write_bytes(b"")
+    with pytest.raises(InputError) as caught:
+        best_test_epoch(tmp_path, None, None, None, epochs=epochs)
+    assert str(caught.value).endswith(words)

@@ -83,8 +83,10 @@ def test_settings_refuse_seeds_and_initial_alphas_torch_cannot_take():
 
 def test_settings_from_record_fill_defaults_and_refuse_unknown_or_mistyped_fields():
     assert TrainingSettings.from_record({"d": 4}) == TrainingSettings(d=4)
-    with pytest.raises(InputError, match="unknown setting"):
+    with pytest.raises(InputError, match="unknown setting heads$"):
         TrainingSettings.from_record({"d": 4, "heads": 2})
+    with pytest.raises(InputError, match="unknown settings heads, width$"):
+        TrainingSettings.from_record({"d": 4, "heads": 2, "width": 3})
     with pytest.raises(InputError, match="settings.layers"):
         TrainingSettings.from_record({"layers": "8"})
     with pytest.raises(InputError, match="expected an object"):

@@ -79,8 +79,10 @@ def test_authors_cleaning_drops_contractions_and_stopwords_that_come_back_after_
 def test_recorded_options_fill_missing_keys_with_the_earlier_cleaning_and_refuse_unknown_ones():
     assert PreprocessOptions.from_record({"lowercase": False, "stopwords": "nltk", "lemmas": "plural"}) == LEGACY
     assert PreprocessOptions.from_record(PreprocessOptions().to_json_dict()) == PreprocessOptions()
-    with pytest.raises(InputError, match="unknown preprocessing setting"):
+    with pytest.raises(InputError, match="unknown preprocessing setting stemming "):
         PreprocessOptions.from_record({"lemmas": "plural", "stemming": True})
+    with pytest.raises(InputError, match="unknown preprocessing settings spelling, stemming "):
+        PreprocessOptions.from_record({"lemmas": "plural", "stemming": True, "spelling": True})
     with pytest.raises(InputError, match="expected an object"):
         PreprocessOptions.from_record(["lemmas"])
     with pytest.raises(InputError, match="cleaning"):

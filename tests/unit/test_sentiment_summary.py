@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from verify.certcheck import reproduction
 from verify.experiments.sentiment.protocol import load_protocol
-from verify.experiments.sentiment.summary import accuracy_axis, cell, conclusion_sentence, summarize
+from verify.experiments.sentiment.summary import _seeds, accuracy_axis, cell, conclusion_sentence, summarize
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "protocols" / "reproduction.toml"
 
@@ -98,6 +100,22 @@ def test_runs_that_reach_the_epoch_cap_still_improving_are_named(tmp_path):
         "validation loss lowest at epoch 55" in note and "d4-K8-s0" not in note
 
 
+@pytest.mark.parametrize("capped,opening", [(["d2-K8-s0"], "1 run reached"), (["d2-K8-s0", "d4-K8-s0"], "2 runs reached")])
+def test_the_independent_checker_writes_the_epoch_cap_note_as_the_summary_does(capped, opening):
+    """verify/certcheck/reproduction.py recomputes the note with its own count-and-noun helper: the same text for
+    one run and for several (runs kept as records only, so no checkpoint history is needed)."""
+    document = tomllib.loads(PROTOCOL.read_text(encoding="utf-8"))
+    cap = document["common"]["epochs"]
+    evaluations = {name: {"hardmax_accuracy": 0.8, "epochs_completed": cap, "epoch": cap - 5, "published": False}
+                   for name in capped}
+    [note] = summarize(load_protocol(PROTOCOL), evaluations)["notes"]
+    assert note.startswith(f"{opening} the protocol's {cap}-epoch cap")
+    runs = reproduction._protocol_runs(document)
+    assert reproduction._notes_problem([note], runs, evaluations, document["common"], {}) is None
+    assert reproduction._notes_problem([note.replace(opening, "3 runs reached")], runs, evaluations,
+                                       document["common"], {}) is not None
+
+
 @pytest.mark.parametrize("values", [[0.79, 0.80], [0.5, 0.99], [0.999], [0.001], [0.78, 0.89], [0.2, 0.21]])
 def test_an_accuracy_axis_holds_its_values_and_is_never_narrow(values):
     low, high = accuracy_axis(values)
@@ -127,6 +145,7 @@ def test_the_study_tables_name_their_seeds_and_use_only_those():
     summary = summarize(protocol, _records(protocol, lambda r: 0.80 + 0.01 * r.seed))
     tables = {t["name"]: t for t in summary["tables"]}
     assert tables["depth-d2"]["title"] == "Accuracy against depth K at d = 2 (seeds 0, 1)"
+    assert _seeds([r for r in protocol.runs if r.seed == 1]) == "seed 1"
     assert tables["alpha-d2"]["title"].startswith("Alpha fixed at d = 2, K = 8 (seeds 0, 1)")
     assert tables["depth-d2"]["rows"][0][1] == "0.8050 ± 0.0071"      # K = 0 over seeds 0, 1
     assert tables["baselines"]["rows"][0][2] == "0.8100 ± 0.0100"     # K = 0 over seeds 0, 1, 2

@@ -27,7 +27,7 @@ import re
 from fractions import Fraction
 from typing import Any, cast
 
-from .common import BadInput, Rejected
+from .common import BadInput, Rejected, counted, stated
 from .jsonvalues import _count, _digest, canonical_json
 from .model import _model
 from .numbers import _number
@@ -79,9 +79,11 @@ def _implied_tasks(campaign: dict, planned: int) -> list[dict] | str:
     families = campaign.get("families")
     if seed is None or examples is None or not isinstance(worked, bool) or not isinstance(families, list):
         return "campaign: expected a seed, a number of examples, worked (true/false) and a list of families"
-    if examples + len(WORKED_TOKENS) * worked != planned:
-        return (f"campaign: {examples} generated {'and 4 worked ' if worked else ''}configurations make "
-                f"{examples + len(WORKED_TOKENS) * worked} tasks, the plan lists {planned}")
+    implied = examples + len(WORKED_TOKENS) * worked
+    if implied != planned:
+        made = (f"{examples:,} generated and {len(WORKED_TOKENS)} worked configurations make" if worked
+                else counted(examples, "generated configuration makes", "generated configurations make"))
+        return f"campaign: {made} {counted(implied, 'task')}, the plan lists {planned:,}"
     shares = []
     for index, family in enumerate(families):
         where = f"campaign.families[{index}]"
@@ -154,7 +156,7 @@ def _campaign_problems(data: dict, examples: list) -> list[tuple[str, str]]:
         problems.append(("plan.campaign_sha256", f"is {plan['campaign_sha256'][:64]!r}, but the campaign block's "
                                                  f"sha256 is {digest}: the plan was not made from this campaign"))
     if _count(campaign.get("tasks")) != len(entries):
-        problems.append(("campaign.tasks", f"says {str(campaign.get('tasks'))[:20]} tasks, the plan lists {len(entries)}"))
+        problems.append(("campaign.tasks", f"says {stated(campaign.get('tasks'), 'task')}, the plan lists {len(entries):,}"))
     implied = _implied_tasks(campaign, len(entries))
     if isinstance(implied, str):
         problems.append(("plan", implied))
@@ -187,11 +189,13 @@ def _record_problems(campaign: dict, entries: list, examples: list) -> list[tupl
     missing = [n for n in planned if n not in set(recorded)]
     unplanned = [n for n in recorded if n not in set(planned)]
     if missing:
-        problems.append(("examples", f"{len(missing)} planned task(s) have no record: {', '.join(map(str, missing[:5]))[:200]}"))
+        problems.append(("examples", f"{counted(len(missing), 'planned task has', 'planned tasks have')} no record: "
+                                     f"{', '.join(map(str, missing[:5]))[:200]}"))
     if unplanned:
-        problems.append(("examples", f"{len(unplanned)} record(s) were not planned: {', '.join(map(str, unplanned[:5]))[:200]}"))
+        problems.append(("examples", f"{counted(len(unplanned), 'record was', 'records were')} not planned: "
+                                     f"{', '.join(map(str, unplanned[:5]))[:200]}"))
     if problems or len(entries) != len(examples):
-        return problems or [("examples", f"{len(examples)} records for {len(entries)} planned tasks")]
+        return problems or [("examples", f"{counted(len(examples), 'record')} for {counted(len(entries), 'planned task')}")]
     inside = campaign.get("outside_hypotheses") is not True
     float_check = campaign.get("float_check")
     for index, (entry, record) in enumerate(zip(entries, examples)):

@@ -32,7 +32,7 @@ import re
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .common import Rejected
+from .common import Rejected, counted
 from .limits import MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD
 from .meter import _charge, _cost, _gcd_cost
 from .model import Chain, Model
@@ -120,7 +120,7 @@ def _cf_read_path(data, d, where):
         power = _cf_count(term.get("power"), here + ".power", 0)
         vector = term.get("coefficient")
         if not isinstance(vector, list) or len(vector) != d:
-            raise Rejected(f"{here}.coefficient: expected {d} numbers")
+            raise Rejected(f"{here}.coefficient: expected {counted(d, 'number')}")
         coefficient = [_cf_number(x, f"{here}.coefficient[{c}]") for c, x in enumerate(vector)]
         old = path.get((base, power), [Fraction(0)] * d)
         path[(base, power)] = [x + y for x, y in zip(old, coefficient)]
@@ -129,7 +129,7 @@ def _cf_read_path(data, d, where):
 
 def _cf_read_sets(data, n, where):
     if not isinstance(data, list) or len(data) != n:
-        raise Rejected(f"{where}: expected {n} sets")
+        raise Rejected(f"{where}: expected {counted(n, 'set')}")
     sets = []
     for j, members in enumerate(data):
         if not isinstance(members, list) or not members:
@@ -374,7 +374,7 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
                 raise Rejected(f"{where}.paths: missing")
             stated = segment.get("positions")
             if not isinstance(stated, list) or len(stated) != n:
-                raise Rejected(f"{where}.positions: expected {n} positions")
+                raise Rejected(f"{where}.positions: expected {counted(n, 'position')}")
             for j, p in enumerate(stated):
                 if not isinstance(p, list) or [_cf_number(x, f"{where}.positions[{j}]") for x in p] != start[j]:
                     raise Rejected(f"{where}.positions[{j}]: not the position reached at layer {layer}")
@@ -383,7 +383,7 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
             break
         raw = segment.get("paths")
         if not isinstance(raw, list) or len(raw) != n:
-            raise Rejected(f"{where}.paths: expected {n} paths")
+            raise Rejected(f"{where}.paths: expected {counted(n, 'path')}")
         paths = [_cf_read_path(p, d, f"{where}.paths[{j}]") for j, p in enumerate(raw)]
         until = segment.get("until")
         if until is not None:
@@ -492,7 +492,7 @@ def _stated_chain(certificate, *, n, d):
                 leaders[j] = layer
     raw = segments[-1].get("paths")
     if not isinstance(raw, list) or len(raw) != n:
-        raise Rejected(f"segments[{len(segments) - 1}].paths: expected {n} paths")
+        raise Rejected(f"segments[{len(segments) - 1}].paths: expected {counted(n, 'path')}")
     limits = []
     for j, data in enumerate(raw):
         path = _cf_read_path(data, d, f"segments[{len(segments) - 1}].paths[{j}]")

@@ -23,6 +23,22 @@ COULD_NOT_COMPLETE = 4
 Point = tuple  # tuple of Fractions
 
 
+def counted(value: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun, singular for one: ``1 certificate``, ``1,502 certificates`` (``plural``: when not
+    noun + s). The report's rule (verify.core.formatting.counted), kept here so that the checker stays
+    independent and a note it recomputes reads exactly as the report's."""
+    return f"{value:,} {noun if value == 1 else plural or noun + 's'}"
+
+
+def stated(value: Any, noun: str, plural: str | None = None) -> str:
+    """A count as a file states it, which may be anything: :func:`counted` for an integer of at most
+    18 digits, else the value's text cut to 20 characters with the plural noun (``summary says 1 example``,
+    ``summary says 1.5 examples``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10 ** 18:
+        return counted(value, noun, plural)
+    return f"{str(value)[:20]} {plural or noun + 's'}"
+
+
 class BadInput(Exception):
     """Nothing can be checked: the file or its configuration is malformed (exit status 2)."""
 
@@ -100,11 +116,11 @@ class CheckResult:
         elif "inconclusive" in statuses:
             # An inconclusive verdict states nothing false and carries no certificate: accepted, never proof.
             undecided = sum(o.status == "inconclusive" and not o.claim.startswith("(") for o in self.outcomes)
-            verdict = (f"{'everything verified' if verified else 'nothing rejected'}; {undecided} inconclusive "
-                       "verdict(s) accepted as stated (no certificate to verify)")
+            verdict = (f"{'everything verified' if verified else 'nothing rejected'}; "
+                       f"{counted(undecided, 'inconclusive verdict')} accepted as stated (no certificate to verify)")
         else:
             verdict = "everything verified"
-        return f"certcheck: {verified} certificate(s) verified; {verdict}"
+        return f"certcheck: {counted(verified, 'certificate')} verified; {verdict}"
 
     def lines(self, *, verbose: bool = False) -> list[str]:
         out = [f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else "")

@@ -21,7 +21,7 @@ import tomllib
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
-from .common import _SectionLimit
+from .common import _SectionLimit, counted
 from .jsontext import NOT_FOUND, NOT_JSON, NOT_UTF8, TOO_LARGE, UnreadableJSON, read_bounded, read_json_file
 from .jsonvalues import DecimalText, _brief_json, _count, _get_in, _num, _same_json
 from .limits import MAX_SECTION_FILES, SECTION_READ_BYTES
@@ -117,10 +117,10 @@ def _cell_problem(text: Any, cell: _Cell, planned: int | None) -> str | None:
     mean, sd, finished, of = match.groups()
     assert cell.mean is not None
     if not _rounded(mean, cell.mean, 4):
-        return f"{text!r}: the mean of its {cell.n} seed(s) is {float(cell.mean):.6f}"
+        return f"{text!r}: the mean of its {counted(cell.n, 'seed')} is {float(cell.mean):.6f}"
     if (sd is None) != (cell.variance is None) or (sd is not None and cell.variance is not None
                                                    and not _rounded(sd, _sqrt(cell.variance), 4)):
-        return f"{text!r}: the sd of its {cell.n} seed(s) is " + (
+        return f"{text!r}: the sd of its {counted(cell.n, 'seed')} is " + (
             "undefined" if cell.variance is None else f"{float(_sqrt(cell.variance)):.6f}")
     wanted = (str(cell.n), str(planned)) if planned is not None and cell.n < planned else (None, None)
     if (finished, of) != wanted:
@@ -690,7 +690,7 @@ def _notes_problem(shown: Any, runs: list, evaluations: dict, common: dict, hist
                      "accuracy still crept up")
         described.append(text + ")")
     wanted = [] if not described else [
-        f"{len(described)} run{'' if len(described) == 1 else 's'} reached the protocol's {cap}-epoch cap while still improving on validation: "
+        f"{counted(len(described), 'run')} reached the protocol's {cap}-epoch cap while still improving on validation: "
         f"{', '.join(described)}. Their accuracy may be limited by the cap. Training longer would be a new "
         "preregistered protocol, run after this one; it does not change these numbers."]
     if _same_json(shown, wanted):

@@ -16,7 +16,7 @@ from typing import Any
 
 from .campaign import CAMPAIGN, _campaign_problems
 from .claims import CHECKS
-from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected
+from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected, stated
 from .estimate import max_checkable_layer
 from .jsonvalues import _count
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
@@ -126,9 +126,9 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
     problems = []
     errors = [r for r in examples if isinstance(r, dict) and r.get("status") == "error"]
     if summary.get("examples") != len(examples):
-        problems.append(f"summary says {str(summary.get('examples'))[:20]} examples, the file holds {len(examples)}")
+        problems.append(f"summary says {stated(summary.get('examples'), 'example')}, the file holds {len(examples):,}")
     if summary.get("errors") != len(errors):
-        problems.append(f"summary says {str(summary.get('errors'))[:20]} task errors, the file holds {len(errors)}")
+        problems.append(f"summary says {stated(summary.get('errors'), 'task error')}, the file holds {len(errors):,}")
     claims = summary["claims"]
     # The claims this checker decides, plus those the records hold without a routine here (unsupported).
     expected_claims = list(CHECKS) + sorted({o.claim for o in result.outcomes if o.status == "unsupported"} - set(CHECKS))

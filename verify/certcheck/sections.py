@@ -23,7 +23,7 @@ import os
 import pathlib
 from typing import Any
 
-from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _require
+from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _require, counted
 from .glance import _GlanceParts, _NoNumbers, _is_power_file, _scalar_summary
 from .jsontext import TOO_LARGE, UnreadableJSON, decode_json, open_bounded
 from .jsonvalues import DecimalText, _UNREADABLE, _brief_json, _count, _get_in, _num, _projection, _same_json
@@ -136,7 +136,7 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         base = runs_folder(runs, root)
         if base is None:
             outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, (
-                f"its {len(block['files'])} saved file(s) under {root}/ were not found "
+                f"its {counted(len(block['files']), 'saved file was', 'saved files were')} not found under {root}/ "
                 f"({'--runs ' + runs + ' is not a folder' if runs is not None else 'no folder ' + root + ' here'}); "
                 "give the folder the report was built from with --runs DIR")))
             continue
@@ -150,7 +150,7 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         else:
             figures = block.get("figures") or []
             outcomes.append(Outcome(where, SECTIONS, "verified",
-                                    f"{len(block['files'])} file(s) and {len(figures)} figure(s) of {base} have the stated "
+                                    f"{counted(len(block['files']), 'file')} and {counted(len(figures), 'figure')} of {base} have the stated "
                                     "sha256; the copied fields and the glance numbers are recomputed from the files"))
     return outcomes
 
@@ -231,7 +231,7 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
     if sorted(map(str, listed)) != present:
         extra = sorted(set(present) - set(map(str, listed)))
         gone = sorted(set(map(str, listed)) - set(present))
-        return [f"it lists {len(listed)} file(s), the folder {base}/{folder} holds {len(present)} matching "
+        return [f"it lists {counted(len(listed), 'file')}, the folder {base}/{folder} holds {len(present)} matching "
                 f"{', '.join(patterns)}" + (f"; not listed: {', '.join(extra[:3])}" if extra else "")
                 + (f"; not there: {', '.join(gone[:3])}" if gone else "")]
     parts = _GlanceParts(key, len(items))
@@ -424,5 +424,6 @@ def _inputs_problems(key: str, items: list, figures: list, inputs: Any) -> list[
         stated = [(e.get("path"), e.get("sha256")) for e in entries if isinstance(e, dict) and e.get("role") == role]
         wanted = [(x.get("path"), x.get("sha256")) for x in listed if isinstance(x, dict)]
         if stated != wanted:
-            return [f"the report's inputs list {len(stated)} {role!r} file(s) that are not the section's {len(wanted)}"]
+            return [f"the report's inputs list {counted(len(stated), f'{role!r} file that is', f'{role!r} files that are')} "
+                    f"not the section's {len(wanted)}"]
     return []

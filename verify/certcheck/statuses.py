@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from .claims import CHECKS, _check_layer_positions
-from .common import NEEDS_D3_D7, Rejected
+from .common import NEEDS_D3_D7, Rejected, counted
 from .fates import _is_leader, _rests_on_chain, _search_fates
 from .model import Chain, Context, Fate, Model
 from .numbers import _positive_definite, _show, _text
@@ -41,7 +41,8 @@ class Facts:
         m, last = self.model, self.last
         if not m.proved_model and claim in NEEDS_D3_D7:
             return "with this value matrix V, D3/D7 are not proved: nothing follows beyond the layers run"
-        unsettled = (f"token(s) {_show(set(range(m.n)) - set(self.fates))} have no D7 fate within layers 0..{last} "
+        without = set(range(m.n)) - set(self.fates)
+        unsettled = (f"{_tokens_have(without)} no D7 fate within layers 0..{last} "
                      "and the run carries no verified certified closed-form chain (D9)" if self.settled is None else None)
         if claim in ("T0", "D3"):
             return None if self.leader_seen else f"no token leads within layers 0..{last}"
@@ -71,11 +72,16 @@ def facts_of(m: Model, last: int, chain: Chain | None = None) -> Facts:
     return m._facts[key]
 
 
+def _tokens_have(tokens: set[int]) -> str:
+    """``token 3 has`` / ``tokens {2, 3} have``: the tokens named, the verb agreeing."""
+    return f"token {min(tokens)} has" if len(tokens) == 1 else f"tokens {_show(tokens)} have"
+
+
 def _decided_because(facts: Facts, claim: str) -> str:
     if claim in ("T0", "D3"):
         return "a token leads within the layers run"
     if claim in ("D1", "replay"):
-        return f"layers 0..{facts.last} hold {facts.last} transition(s)"
+        return f"layers 0..{facts.last} hold {counted(facts.last, 'transition')}"
     if claim == "D2":
         return "D2 is decided on every run"
     return f"every token has a D7 fate or a verified closed-form path (D9) by layer {facts.settled}"

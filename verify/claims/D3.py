@@ -9,6 +9,7 @@ from __future__ import annotations
 from verify.claims import registry
 from verify.claims.run import ClaimRun, leader_permanence, make_verdict
 from verify.claims.verdicts import Verdict
+from verify.core.formatting import counted
 
 
 def check_D3(run: ClaimRun) -> Verdict:
@@ -20,8 +21,8 @@ def check_D3(run: ClaimRun) -> Verdict:
                         f"{f['layer']}: {f['what']}", run, failures=failures)
     if not cert["leaders"]:
         return make_verdict("D3", "inconclusive", "no leader within the layers run, nothing to check", run)
-    return make_verdict("D3", "certified", f"{len(cert['leaders'])} leader(s) stay leaders and do not move, "
-                    f"layers checked up to {run.last_layer}", run, certificate=cert)
+    stay = counted(len(cert["leaders"]), "leader stays a leader and does not move", "leaders stay leaders and do not move")
+    return make_verdict("D3", "certified", f"{stay}, layers checked up to {run.last_layer}", run, certificate=cert)
 
 
 CLAIM = registry.register(registry.Claim(

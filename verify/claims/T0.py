@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from verify.claims import registry
-from verify.claims.run import ClaimRun, first_leading, make_verdict, q
+from verify.claims.run import ClaimRun, first_leading, make_verdict, named_tokens, q
+from verify.core.formatting import counted
 from verify.claims.verdicts import Verdict
 
 
@@ -45,7 +46,7 @@ def check_T0(run: ClaimRun) -> Verdict:
     lp = run.layer_positions([k])
     if lp is not None:
         cert["layer_positions"] = lp
-    return make_verdict("T0", "certified", f"{len(leaders)} leader(s) at layer {k}: tokens {leaders}", run,
+    return make_verdict("T0", "certified", f"{counted(len(leaders), 'leader')} at layer {k}: {named_tokens(leaders)}", run,
                     certificate=cert, **evidence)
 
 

@@ -11,6 +11,7 @@ from verify.claims import registry
 from verify.claims.run import (SETTLED, ClaimRun, fates_json, inconclusive_unsettled, is_leader, leader_permanence,
                                make_verdict)
 from verify.claims.verdicts import Verdict
+from verify.core.formatting import counted
 
 
 def check_T1(run: ClaimRun) -> Verdict:
@@ -22,12 +23,12 @@ def check_T1(run: ClaimRun) -> Verdict:
                         f"{f['layer']}: {f['what']}", run, failures=failures)
     count = len(cert["leaders"])
     if not run.settled:
-        return inconclusive_unsettled("T1", run, f"{count} leader(s) fixed over the layers run, but the leader set is not final")
+        return inconclusive_unsettled("T1", run, f"{counted(count, 'leader')} fixed over the layers run, but the leader set is not final")
     cert["settled_layer"] = run.settled_layer
     cert["fates"] = fates_json(run)
     later = sorted(f.token for f in run.fates if f.kind == "path" and is_leader(f))
     count += sum(1 for t in later if t not in {x["token"] for x in cert["leaders"]})
-    return make_verdict("T1", "certified", f"{count} leader(s), each fixed from its first leading layer "
+    return make_verdict("T1", "certified", f"{counted(count, 'leader')}, {'' if count == 1 else 'each '}fixed from its first leading layer "
                     f"(checked to layer {run.last_layer}; final by {run.settled_by()} at layer {run.settled_layer})", run,
                     certificate=run.with_chain(cert), leaders={str(x["token"]): x["first_layer"] for x in cert["leaders"]})
 

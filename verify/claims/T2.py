@@ -11,6 +11,7 @@ from verify.claims.run import (SETTLED, ClaimRun, Point, fate_violation_verdict,
                                leader_limits, make_verdict, no_leader, q, qv)
 from verify.claims.verdicts import Verdict
 from verify.core import geometry
+from verify.core.formatting import counted
 from verify.core.linalg import dot, mat_vec
 
 
@@ -48,7 +49,9 @@ def check_T2(run: ClaimRun) -> Verdict:
             c = separating
         vertices.append({"token": t, "limit": qv(v), "direction": qv(c)})
     cert = run.with_chain({"settled_layer": run.settled_layer, "fates": fates_json(run), "vertices": vertices})
-    return make_verdict("T2", "certified", f"{len(tokens)} distinct leader limits, each a vertex of K (separating directions)",
+    one = len(tokens) == 1
+    return make_verdict("T2", "certified", f"{counted(len(tokens), 'distinct leader limit')}, {'a' if one else 'each a'} "
+                    "vertex of K (separating directions)",
                     run, certificate=cert, vertices=len(tokens))
 
 

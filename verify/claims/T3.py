@@ -17,6 +17,7 @@ from verify.claims.run import (ClaimRun, Point, TokenFate, fate_direction, fate_
                                outside_evidence, q, qv, show)
 from verify.claims.verdicts import Verdict
 from verify.core import geometry
+from verify.core.formatting import counted
 from verify.core.linalg import dot, is_symmetric_positive_definite
 
 
@@ -96,9 +97,9 @@ def check_T3(run: ClaimRun) -> Verdict:
         boundary.append({"token": f.token, "limit": qv(x), "direction": qv(c), "value": q(dot(c, x)),
                          "multipliers": {str(t): q(w) for t, w in sorted(weights.items())}})
     cert = run.with_chain({"settled_layer": run.settled_layer, "fates": fates_json(run), "boundary": boundary})
+    distinct = len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))
     verdict = make_verdict("T3", "certified", f"every token certified convergent, settled at layer {run.settled_layer} by {run.settled_by()}; "
-                       f"{len(set(tuple(b['limit']) for b in boundary) | set(map(tuple, map(qv, pts))))} limit point(s), "
-                       "all on the boundary of K", run, certificate=cert,
+                       f"{counted(distinct, 'limit point')}, {'' if distinct == 1 else 'all '}on the boundary of K", run, certificate=cert,
                        kinds={k: sum(1 for f in run.fates if f.kind == k) for k in ("leader", "fixed", "locked", "path")})
     if run.cross_check:
         verdict.cross_checks.append(_candidate_cross_check(run, limits, non_leaders))

@@ -14,9 +14,11 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from verify.claims import registry
 from verify.claims.run import (ClaimRun, Point, TokenFate, fate_direction, fate_violation_verdict, fates_json,
-                               inconclusive_unsettled, leader_limits, make_verdict, no_leader, q, qv, show)
+                               inconclusive_unsettled, leader_limits, make_verdict, named_tokens, no_leader, q, qv,
+                               show)
 from verify.claims.verdicts import Verdict
 from verify.core import geometry
+from verify.core.formatting import counted
 from verify.core.linalg import dot, is_symmetric_positive_definite, mat_vec
 
 
@@ -99,7 +101,7 @@ def check_T4(run: ClaimRun) -> Verdict:
             face, kkt = failure
             worst = min(kkt, key=lambda t: kkt[t])
             proj = geometry.project_origin_exact([limits[t] for t in face], run.A)
-            return make_verdict("T4", "failed", f"limit {show(p)} of token(s) {[m.token for m in members]} is not the "
+            return make_verdict("T4", "failed", f"limit {show(p)} of {named_tokens([m.token for m in members])} is not the "
                             "A-projection of 0 onto the smallest face of K containing it (so onto no face)", run,
                             tokens=[m.token for m in members], limit=qv(p), face=face,
                             projection=qv(proj.point), vertex=worst, lhs=q(kkt[worst]), rhs="0",
@@ -109,7 +111,8 @@ def check_T4(run: ClaimRun) -> Verdict:
                             tokens=[m.token for m in members], limit=qv(p))
         projections.append(entry)
     cert = run.with_chain({"vacuous": False, "fates": fates, "projections": projections})
-    summary = (f"{len(projections)} non-vertex limit(s), each the exact A-projection of 0 onto a face of K")
+    summary = (f"{counted(len(projections), 'non-vertex limit')}, {'' if len(projections) == 1 else 'each '}the exact "
+               "A-projection of 0 onto a face of K")
     verdict = make_verdict("T4", "certified", summary, run, certificate=cert, non_vertex_limits=len(projections),
                        faces=[e["face"] for e in projections])
     verdict.cross_checks.extend(cross)
@@ -123,10 +126,13 @@ def _report_note(row: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]) 
     if not row["certified"]:
         return None
     projections = sum(len((verdict.get("certificate") or {}).get("projections", [])) for verdict in verdicts)
-    return (f"T4 is vacuous (no limit outside the vertices of K) in {row['vacuous']} of its {row['certified']} "
-            f"certified verdicts; the other {row['certified'] - row['vacuous']} certify {projections} "
-            "non-vertex limit(s) as A-projections of the origin onto faces of K (the persistent-tie "
-            "families are built to reach this case).")
+    other = row["certified"] - row["vacuous"]
+    projected = ("an A-projection of the origin onto a face of K" if projections == 1
+                 else "A-projections of the origin onto faces of K")
+    return (f"T4 is vacuous (no limit outside the vertices of K) in {row['vacuous']} of its "
+            f"{counted(row['certified'], 'certified verdict')}; the other {other} {'certifies' if other == 1 else 'certify'} "
+            f"{counted(projections, 'non-vertex limit')} as {projected} (the persistent-tie families are built to reach "
+            "this case).")
 
 
 CLAIM = registry.register(registry.Claim(

@@ -12,6 +12,7 @@ from verify.claims import registry
 from verify.claims.run import ClaimRun, make_verdict, q, qv
 from verify.claims.verdicts import Verdict
 from verify.core import oracle
+from verify.core.formatting import counted
 
 
 def check_replay(run: ClaimRun) -> Verdict:
@@ -45,8 +46,8 @@ def check_replay(run: ClaimRun) -> Verdict:
     if len(run.data) < 2:
         return make_verdict("replay", "inconclusive", "only one layer was run: no transition to replay", run)
     cert = {"last_layer": run.last_layer, "final_positions": [qv(p) for p in run.data[-1].positions]}
-    return make_verdict("replay", "certified", f"{len(run.data) - 1} layer transition(s) equal the independent oracle's",
-                    run, certificate=cert)
+    equal = counted(len(run.data) - 1, "layer transition equals", "layer transitions equal")
+    return make_verdict("replay", "certified", f"{equal} the independent oracle's", run, certificate=cert)
 
 
 CLAIM = registry.register(registry.Claim(

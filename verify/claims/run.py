@@ -33,6 +33,7 @@ from flint import fmpz_mat
 from verify import certcheck
 from verify.claims import registry
 from verify.core import closed_form, geometry
+from verify.core.formatting import counted
 from verify.core.config import Configuration, hypothesis_violations
 from verify.core.exact_dynamics import ExactLayer, exact_layers
 from verify.core.linalg import dot, mat_vec
@@ -78,6 +79,11 @@ def qv(p: Iterable[Fraction]) -> list[str]:
 def show(p: Iterable[Fraction]) -> str:
     """A point for a one-line summary, exactly (the one rule of verify.core.text): (1/2, -1), (0.309017, 1)."""
     return "(" + ", ".join(exact_number(x) for x in p) + ")"
+
+
+def named_tokens(indices: Sequence[int]) -> str:
+    """Tokens named in a one-line summary: ``token 3``, ``tokens [0, 2]``."""
+    return f"token {indices[0]}" if len(indices) == 1 else f"tokens {list(indices)}"
 
 
 def mean(points: Iterable[Point]) -> Point:
@@ -571,7 +577,8 @@ def inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
         last = run.closed_form_attempts[-1]
         closed = f"; closed form (D9) from layer {last['layer']} unsettled: {last.get('reason', '')}"
     return make_verdict(claim, "inconclusive",
-                    f"{what}: {len(unsettled)} token(s) neither leader, fixed nor locked within {run.last_layer} layers "
+                    f"{what}: {counted(len(unsettled), 'token')} neither leader, fixed nor locked within "
+                    f"{counted(run.last_layer, 'layer')} "
                     f"({_budget_spent(run)}{closed})", run, unsettled=unsettled, stopped_by=run.stopped_by,
                     measured_distance_to_attention_mean={"unit": "float64 Euclidean, measured, not a proof (null: beyond float64)",
                                                          "values": _measured_distances(run)})

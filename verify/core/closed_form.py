@@ -51,6 +51,7 @@ from typing import Any, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequen
 from flint import fmpz, fmpz_mat
 
 from .exact_dynamics import exact_layers
+from .formatting import counted
 from .numbers import InputError, rational_to_str, to_rational
 
 __all__ = [
@@ -1368,13 +1369,13 @@ def chain_from_json(data: Any) -> Chain:
         if paths_data is None:
             positions_data = item.get("positions")
             if not isinstance(positions_data, list) or len(positions_data) != n:
-                raise InputError(f"{where}.positions", f"expected {n} positions for a segment without paths")
+                raise InputError(f"{where}.positions", f"expected {counted(n, 'position')} for a segment without paths")
             positions = tuple(tuple(_exact(x, f"{where}.positions[{j}]") for x in p)
                               for j, p in enumerate(positions_data))
             paths = None
         else:
             if not isinstance(paths_data, list) or len(paths_data) != n:
-                raise InputError(f"{where}.paths", f"expected {n} paths, one per token")
+                raise InputError(f"{where}.paths", f"expected {counted(n, 'path')}, one per token")
             first = paths_data[0][0]["coefficient"] if paths_data[0] else None
             if not isinstance(first, list):
                 raise InputError(f"{where}.paths[0]", "expected vector coefficients")

@@ -19,7 +19,7 @@ from typing import Any
 
 from verify.core.text import short_number
 
-__all__ = ["MISSING", "count", "counted", "layer", "probability", "share", "seconds", "fraction", "measured", "exact", "number",
+__all__ = ["MISSING", "count", "counted", "noun_for", "layer", "probability", "share", "seconds", "fraction", "measured", "exact", "number",
            "by_key"]
 
 MISSING = "—"
@@ -44,7 +44,13 @@ def count(value: Any) -> str:
 
 def counted(value: int, noun: str, plural: str | None = None) -> str:
     """A count with its noun, singular for one: ``1 run``, ``1,502 runs`` (``plural``: when not noun + s)."""
-    return f"{count(value)} {noun if value == 1 else plural or noun + 's'}"
+    return f"{count(value)} {noun_for(value, noun, plural)}"
+
+
+def noun_for(value: int, noun: str, plural: str | None = None) -> str:
+    """The noun :func:`counted` writes after ``value``, without the count: for a noun before the
+    items it names (``seed 0``, ``seeds 0, 1``) or after a fraction (``1 of 1 example``)."""
+    return noun if value == 1 else plural or noun + "s"
 
 
 def layer(value: Any) -> str:
@@ -79,13 +85,17 @@ def seconds(value: Any) -> str:
     return f"{x:.2f} s" if abs(x) < 10 else f"{x:,.1f} s"
 
 
-def fraction(part: Any, total: Any) -> str:
-    """``3 of 3,000 (0.1%)``; without a usable total, just the part."""
+def fraction(part: Any, total: Any, noun: str | None = None, plural: str | None = None) -> str:
+    """``3 of 3,000 (0.1%)``; without a usable total, just the part. With a ``noun``, it follows,
+    agreeing with the total as :func:`counted` writes it: ``3 of 3,000 (0.1%) examples``,
+    ``1 of 1 (100.0%) example``."""
     if _real(part) is None:
         return MISSING
     text = f"{count(part)} of {count(total)}" if _real(total) is not None else count(part)
     if _real(total):
         text += f" ({share(float(part) / float(total))})"
+    if noun is not None:
+        text += f" {noun_for(total if _real(total) is not None else part, noun, plural)}"
     return text
 
 

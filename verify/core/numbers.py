@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 # rational_to_str lives with the other text forms of numbers (verify.core.text) and is public here too.
+from .formatting import counted
 from .text import describe_value, one_line, rational_to_str, shorten
 
 __all__ = [
@@ -174,7 +175,7 @@ def rational_matrix(value: Any, *, field: str, rows: int | None = None, cols: in
     if not value and not allow_empty:
         raise InputError(field, "expected a non-empty list of rows, got an empty list")
     if rows is not None and len(value) != rows:
-        raise InputError(field, f"expected {rows} rows, got {len(value)}")
+        raise InputError(field, f"expected {counted(rows, 'row')}, got {len(value)}")
     matrix: list[list[Fraction]] = []
     width = cols
     for i, row in enumerate(value):
@@ -185,6 +186,6 @@ def rational_matrix(value: Any, *, field: str, rows: int | None = None, cols: in
         if width is None:
             width = len(row)
         elif len(row) != width:
-            raise InputError(f"{field}[{i}]", f"expected {width} numbers (rows must all have the same length), got {len(row)}")
+            raise InputError(f"{field}[{i}]", f"expected {counted(width, 'number')} (rows must all have the same length), got {len(row)}")
         matrix.append([to_rational(x, field=f"{field}[{i}][{j}]") for j, x in enumerate(row)])
     return matrix

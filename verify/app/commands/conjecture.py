@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from verify.core import exitcodes
+from verify.core.formatting import counted
 from verify.experiments.conjectures.base import Conjecture, ConjectureResult, SearchProgress, coverage_sentence, recheck_file, \
     run_conjecture
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
@@ -173,7 +174,7 @@ class _ProgressLines:
             self.task = self.progress.add_task(self.name, total=total, status="")
 
     def __call__(self, state: SearchProgress) -> None:
-        text = (f"{state.examples:,} example{'' if state.examples == 1 else 's'}, n <= {state.max_n}, d <= {state.max_d}"
+        text = (f"{counted(state.examples, 'example')}, n <= {state.max_n}, d <= {state.max_d}"
                 + (f", {state.branch}" if state.branch else ""))
         if self.progress is not None and self.task is not None:
             done = state.seconds if state.budget.seconds is not None else state.examples
@@ -265,14 +266,15 @@ def count_line(results: list[ConjectureResult]) -> str:
     """``14 as expected, 0 surprises, 0 inconclusive (of 14 conjectures)``; results without an expectation by outcome."""
     counts = {v: sum(r.verdict == v for r in results)
               for v in ("as expected", "surprise", "inconclusive", "not refuted", "counterexample")}
-    words = {"as expected": "as expected", "surprise": "surprise" if counts["surprise"] == 1 else "surprises",
-             "inconclusive": "inconclusive", "not refuted": "not refuted (no expectation)",
-             "counterexample": "counterexample" + ("" if counts["counterexample"] == 1 else "s") + " (no expectation)"}
+    nouns = {"as expected": ("as expected", "as expected"), "surprise": ("surprise", "surprises"),
+             "inconclusive": ("inconclusive", "inconclusive"),
+             "not refuted": ("not refuted (no expectation)", "not refuted (no expectation)"),
+             "counterexample": ("counterexample (no expectation)", "counterexamples (no expectation)")}
     shown = [v for v in ("as expected", "surprise", "inconclusive") if any(r.conjecture.expected for r in results)]
     shown += [v for v in ("not refuted", "counterexample") if counts[v]]
     if "inconclusive" not in shown and counts["inconclusive"]:
         shown.append("inconclusive")
-    return ", ".join(f"{counts[v]} {words[v]}" for v in shown) + f" (of {len(results)} conjectures)"
+    return ", ".join(counted(counts[v], *nouns[v]) for v in shown) + f" (of {counted(len(results), 'conjecture')})"
 
 
 @conjecture.command("check", epilog=_FILE_WARNING)

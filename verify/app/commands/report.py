@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from verify.core import exitcodes
+from verify.core.formatting import counted
 from ..campaign import default_spec, load_campaign
 from ..campaign.plan import GENERATOR_VERSIONS, parse_results_file, recheck_plan
 from ..campaign.executors import TLSFiles, make_executor
@@ -206,14 +207,14 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
         def on_tasks(tasks: list) -> None:
             planned[0] = len(tasks)
             bar.update(progress_task, total=len(tasks))
-            stage(f"checking {len(tasks)} configuration{'' if len(tasks) == 1 else 's'}")
+            stage(f"checking {counted(len(tasks), 'configuration')}")
 
         def on_done(task, record) -> None:
             finished[0] += 1
             bar.update(progress_task, advance=1, description=f"{task.name}: {record.get('status')}")
             # Piped: a line at every quarter of the campaign, the longest stage.
             if planned[0] and finished[0] * 4 // planned[0] != (finished[0] - 1) * 4 // planned[0]:
-                stage(f"checked {finished[0]} of {planned[0]} configurations")
+                stage(f"checked {finished[0]:,} of {counted(planned[0], 'configuration')}")
 
         def on_stage(name: str) -> None:
             bar.update(progress_task, description=f"{name}...")
@@ -231,7 +232,7 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
     summary = outcome.results["summary"]
     failed = [c for c, row in summary["claims"].items() if row["failed"]]
     inconclusive = [c for c, row in summary["claims"].items() if row["inconclusive"] or row["unchecked"]]
-    configurations = f"{summary['examples']} configuration{'' if summary['examples'] == 1 else 's'}"
+    configurations = counted(summary["examples"], "configuration")
     lines = [verdict_line(configurations, summary["overall"], failed=failed,
                           inconclusive=inconclusive)]
     for name, section in outcome.results["optional_sections"].items():

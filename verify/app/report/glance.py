@@ -84,12 +84,12 @@ def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
     worked = sum(r["task"]["kind"] == "worked" for r in records)
     failed = [c.claim for c in glance.claims if c.failed]
     inconclusive = [c.claim for c in glance.claims if c.inconclusive]
-    text = (f"{fmt.count(len(records))} configurations ({fmt.count(worked)} worked, "
+    text = (f"{fmt.counted(len(records), 'configuration')} ({fmt.count(worked)} worked, "
             f"{fmt.count(len(records) - worked)} generated from seed {results['campaign']['seed']}): ")
     if not records:
         return text + "nothing was checked, so nothing is certified."
     if failed:
-        text += f"claims {', '.join(failed)} FAILED on at least one configuration (counterexamples below)"
+        text += f"{fmt.noun_for(len(failed), 'claim')} {', '.join(failed)} FAILED on at least one configuration (counterexamples below)"
     else:
         text += "no claim failed on any configuration"
     if inconclusive:
@@ -98,7 +98,7 @@ def _campaign_sentence(results: Mapping[str, Any], glance: Glance) -> str:
         text += "; every checked claim is certified on every configuration"
     errors = results["summary"].get("errors") or 0
     if errors:
-        text += f"; {fmt.count(errors)} task(s) could not be checked"
+        text += f"; {fmt.counted(errors, 'task')} could not be checked"
     return text + "."
 
 
@@ -114,7 +114,7 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
     if not isinstance(numbers, Mapping):
         numbers = section_glance(key, section)
     sentence = provider.glance_sentence(numbers) if provider is not None and numbers is not None else ""
-    return sentence or f"{fmt.count(len(section['files']))} saved result file(s), shown below."
+    return sentence or f"{fmt.counted(len(section['files']), 'saved result file')}, shown below."
 
 
 def section_glance(key: str, section: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -75,30 +75,32 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     budget = results["campaign"]["layer_budget"]
     if unsettled:
         examples = sorted({name for name, _ in unsettled})
-        notes.append(f"{len(unsettled)} token(s) in {len(examples)} example(s) neither locked nor became fixed "
-                     f"(docs/theory.md D7) nor got a certified closed-form path (D9) within {budget} layers: their "
+        notes.append(f"{fmt.counted(len(unsettled), 'token')} in {fmt.counted(len(examples), 'example')} neither "
+                     f"locked nor became fixed (docs/theory.md D7) nor got a certified closed-form path (D9) within "
+                     f"{fmt.counted(budget, 'layer')}: {'its' if len(unsettled) == 1 else 'their'} "
                      f"convergence is measured, not certified ({_some(examples)}).")
     timed_out = [r["task"]["name"] for r in ok if r.get("stopped_by") == "time budget"]
     if timed_out:
-        notes.append(f"{len(timed_out)} example(s) were stopped by the time budget of "
+        notes.append(f"{fmt.counted(len(timed_out), 'example was', 'examples were')} stopped by the time budget of "
                      f"{results['campaign'].get('time_budget')} s per configuration before every token settled "
-                     f"({_some(timed_out)}); their unsettled "
+                     f"({_some(timed_out)}); {'its' if len(timed_out) == 1 else 'their'} unsettled "
                      "claims are inconclusive, and with a time budget the results depend on the machine's speed.")
     if not unsettled and not timed_out:
         by_paths = sum(any(f.get("kind") == "path" for f in r["fates"]) for r in ok)
-        notes.append(f"Every token of every example was settled within {budget} layers: it led, became fixed or "
-                     "locked (docs/theory.md D7)"
-                     + (f", or, in {fmt.count(by_paths)} example(s), follows a certified closed-form path (D9)"
+        notes.append(f"Every token of every example was settled within {fmt.counted(budget, 'layer')}: it led, "
+                     "became fixed or locked (docs/theory.md D7)"
+                     + (f", or, in {fmt.counted(by_paths, 'example')}, follows a certified closed-form path (D9)"
                         if by_paths else "")
                      + ", so convergence (T3) is certified wherever T3 says so.")
     errors = [r for r in records if r.get("status") == "error"]
     if errors:
-        notes.append(f"{len(errors)} task(s) raised an error twice and were not checked: "
+        notes.append(f"{fmt.counted(len(errors), 'task')} raised an error twice and "
+                     f"{'was' if len(errors) == 1 else 'were'} not checked: "
                      + _some([f"{r['task']['name']} ({r['error']})" for r in errors], 5) + ".")
     outside = [r["task"]["name"] for r in ok if r["configuration"].get("outside_hypotheses")]
     if outside:
-        notes.append(f"{len(outside)} example(s) lie outside the theorem's hypotheses (recorded as such): "
-                     + _some(outside) + ".")
+        notes.append(f"{fmt.counted(len(outside), 'example lies', 'examples lie')} outside the theorem's hypotheses "
+                     "(recorded as such): " + _some(outside) + ".")
     summary = results["summary"]
     for claim in registry.claims("check"):  # what a claim's own module says about its counts
         row = summary["claims"].get(claim.id)
@@ -116,12 +118,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         rejected = sum(row["rejected_by_checker"] for row in claims.values())
         unsupported = sum(len(r.get("certcheck", {}).get("unsupported", {})) for r in ok)
         text = (f"The independent checker (verify.certcheck: standard library only, replays the dynamics itself) "
-                f"re-verified {recertified} of the {certified} certificates, and checked every example's status, "
+                f"re-verified {fmt.count(recertified)} of the {fmt.counted(certified, 'certificate')}, and checked every example's status, "
                 "settled layer, inconclusive verdicts and fates (the exact limits shown here) against its own replay")
         if rejected:
             text += f"; it REJECTED {rejected} (each counts as a failure of the suite)"
         if unsupported:
-            text += f"; {unsupported} concern a model variant it does not implement"
+            text += f"; {unsupported} {'concerns' if unsupported == 1 else 'concern'} a model variant it does not implement"
         notes.append(text + ".")
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
                  "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
@@ -152,8 +154,9 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     time_budget = campaign.get("time_budget")
     time_budget_text = "" if time_budget is None else f", time budget {time_budget:g} s per configuration"
     blocks.append(_p(f"Overall: {_STATUS_WORD.get(overall, overall)} (exit status {summary['exit_status']}). "
-                     f"{len(records)} configurations checked: {worked} worked configurations of docs/theory.md §4 and "
-                     f"{len(records) - worked} generated from seed {campaign['seed']} across the families "
+                     f"{fmt.counted(len(records), 'configuration')} checked: "
+                     f"{fmt.counted(worked, 'worked configuration')} of docs/theory.md §4 and "
+                     f"{fmt.count(len(records) - worked)} generated from seed {campaign['seed']} across the families "
                      f"{', '.join(families) or '(none)'}; layer budget {campaign['layer_budget']}"
                      f"{time_budget_text}. "
                      "Every verdict below is decided in exact rational arithmetic unless marked as measured."))
@@ -179,8 +182,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     if results["counterexamples"]:
         items = []
         for c in results["counterexamples"]:
-            items.append(f"{c['claim']} fails on `{c['example']}`: shrunk from {c['original_n']} to {c['shrunk_n']} "
-                         f"tokens, reproduce with `hardmax-verify check {c['file']}` (file in this report folder).")
+            items.append(f"{c['claim']} fails on `{c['example']}`: shrunk from {c['original_n']} to "
+                         f"{fmt.counted(c['shrunk_n'], 'token')}, reproduce with `hardmax-verify check {c['file']}` (file in this report folder).")
         blocks.append(Block("list", items=items))
         for c in results["counterexamples"]:
             blocks.append(_p(f"`{c['file']}`:"))
@@ -190,9 +193,10 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     silent = sum(r.get("float_comparison", {}).get("silent_disagreements", 0) for r in ok)
     rejected = sum(len(r.get("certcheck", {}).get("rejected", {})) for r in ok)
     if silent or rejected:
-        blocks.append(_p(f"**Defects found in the suite itself:** {silent} float attention set(s) differed from the "
-                         f"exact ones without being flagged by the proven rounding bound; {rejected} certificate(s) "
-                         "rejected by the independent checker. Each counts as a failure."))
+        blocks.append(_p(f"**Defects found in the suite itself:** {fmt.counted(silent, 'float attention set')} "
+                         "differed from the exact ones without being flagged by the proven rounding bound; "
+                         f"{fmt.counted(rejected, 'certificate')} rejected by the independent checker. Each counts as "
+                         "a failure."))
 
     blocks.append(_h(2, "Worked configurations"))
     worked_records = [r for r in ok if r["task"]["kind"] == "worked"]
@@ -269,7 +273,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
     if emergence:
         total = sum(emergence.values())
         blocks.append(_p("The last leader of an example first led at "
-                         + "; ".join(f"layer {layer} in {fmt.fraction(n, total)} examples"
+                         + "; ".join(f"layer {layer} in {fmt.fraction(n, total, 'example')}"
                                      for layer, n in sorted(emergence.items()))
                          + " (exact; leaders that emerged within the layer budget)."))
 
@@ -287,7 +291,7 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
                     + [_short(r["verdicts"].get(c, {}).get("status")) for c in claim_ids])
     table = _table(["example", "family", "n", "d", "alpha", "status", "leaders", "settled"] + claim_ids, rows)
     # The summary line the folded table shows.
-    table.text = (f"{fmt.count(len(rows))} examples: "
+    table.text = (f"{fmt.counted(len(rows), 'example')}: "
                   + ", ".join(f"{fmt.count(n)} {status}" for status, n in
                               sorted(_tally(r.get("status", "error") for r in records).items())))
     blocks.append(table)
@@ -313,8 +317,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
             lines = item["summary"].get("lines")
             if lines:
                 omitted = item["summary"].get("lines_omitted")
-                blocks.append(_p(f"`{item['path']}` says ({fmt.count(len(lines))} lines"
-                                 + (f"; {fmt.count(omitted)} more lines in that file, not shown" if omitted else "")
+                blocks.append(_p(f"`{item['path']}` says ({fmt.counted(len(lines), 'line')}"
+                                 + (f"; {fmt.counted(omitted, 'more line')} in that file, not shown" if omitted else "")
                                  + "):"))
                 blocks.append(Block("code", "\n".join(_formatted_numbers(line) for line in lines)))
     skipped = [f"{key}: {section['skipped']}" for key, section in optional.items() if section.get("skipped")]
@@ -354,13 +358,13 @@ def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
     if summary is None:
         return [_p("Not recorded in this results.json.")]
     checked = sum(r.get("status") != "error" for r in results["examples"])
-    unsettled = (f" {fmt.count(summary['unsettled'])} configuration(s) still have a token settled by neither "
-                 "(listed under \"What was assumed or left unchecked\")." if summary["unsettled"] else "")
+    unsettled = (f" {fmt.counted(summary['unsettled'], 'configuration still has', 'configurations still have')} "
+                 "a token settled by neither (listed under \"What was assumed or left unchecked\")." if summary["unsettled"] else "")
     if not summary["configurations"]:
         return [_p(f"No configuration needed a closed-form certificate: D7 settled every token that was "
                    f"settled.{unsettled}")]
     budget = results["campaign"]["layer_budget"]
-    blocks = [_p(f"{fmt.fraction(summary['configurations'], checked)} configurations needed closed-form paths "
+    blocks = [_p(f"{fmt.fraction(summary['configurations'], checked, 'configuration')} needed closed-form paths "
                  "(docs/theory.md D9): D7 left a token whose attention set keeps tokens that still move "
                  f"({_some(summary['examples'])}). *Found at layer*: the layer whose exact positions the certified "
                  "chain starts from. *Constant from layer*: the layer from which its final segment holds, so every "
@@ -381,7 +385,7 @@ def closed_form_blocks(results: Mapping[str, Any]) -> list[Block]:
                            fmt.count(summary["budget_layers"]), fmt.count(summary["layers_saved"]), wall]]))
     if recorded and seconds:
         blocks.append(_p(f"Wall time is measured on the machine that ran the campaign: the claim checks of all "
-                         f"{fmt.count(len(seconds))} configurations took {fmt.seconds(sum(seconds.values()))}."))
+                         f"{fmt.counted(len(seconds), 'configuration')} took {fmt.seconds(sum(seconds.values()))}."))
     return blocks
 
 
@@ -489,7 +493,7 @@ def _glance_rows(glance: Glance) -> list[tuple[str, str, list[int]]]:
 def _recertified_text(glance: Glance) -> str:
     if glance.recertified is None:
         return "independent certificate checker not available: no certificate re-verified"
-    text = (f"{fmt.count(glance.recertified)} of {fmt.count(glance.certificates)} certificates re-verified by the "
+    text = (f"{fmt.count(glance.recertified)} of {fmt.counted(glance.certificates, 'certificate')} re-verified by the "
             "independent checker (verify.certcheck)")
     return text + (f", {fmt.count(glance.rejected)} REJECTED" if glance.rejected else "")
 
@@ -501,8 +505,8 @@ def _glance_markdown(glance: Glance) -> str:
 def glance_markdown(glance: Glance) -> str:
     """The at-a-glance block in markdown, without its heading (report.md and the README show the same text)."""
     overall = _STATUS_WORD.get(glance.overall, glance.overall)
-    out = [f"Overall: **{overall}** (exit status {glance.exit_status}) on {fmt.count(glance.configurations)} "
-           f"configurations; {_recertified_text(glance)}."]
+    out = [f"Overall: **{overall}** (exit status {glance.exit_status}) on "
+           f"{fmt.counted(glance.configurations, 'configuration')}; {_recertified_text(glance)}."]
     lines = ["| claim | " + " | ".join(c.claim for c in glance.claims) + " |",
              "|---|" + "|".join("---" for _ in glance.claims) + "|"]
     lines += [f"| {label} | " + " | ".join(fmt.count(v) for v in values) + " |"
@@ -560,7 +564,7 @@ def folded_summary(block: Block) -> str | None:
     if block.kind == "table" and len(block.rows) > LONG_TABLE_ROWS:
         return f"Show the table ({block.text or f'{fmt.count(len(block.rows))} rows'})"
     if block.kind == "gallery":
-        return f"{block.text} ({fmt.count(len(block.figures))} figures)"
+        return f"{block.text} ({fmt.counted(len(block.figures), 'figure')})"
     return None
 
 
@@ -629,7 +633,7 @@ def _glance_html(glance: Glance) -> str:
                         for what, sentence in glance.sentences)
     return (f'<section class="glance" aria-labelledby="at-a-glance"><h2 id="at-a-glance">Results at a glance</h2>'
             f'<p>Overall: <span class="badge {kind}">{html.escape(overall)}</span> (exit status {glance.exit_status}) '
-            f"on {fmt.count(glance.configurations)} configurations; "
+            f"on {fmt.counted(glance.configurations, 'configuration')}; "
             f'<span class="badge {checker}">{html.escape(_recertified_text(glance))}</span></p>'
             f'<div class="scroll"><table><thead><tr><th>claim</th>{head}</tr></thead><tbody>{body}</tbody></table></div>'
             f"<ul>{sentences}</ul></section>")

@@ -2,8 +2,9 @@
 
 It re-verifies a ``hardmax-verify control --json`` result (format ``hardmax-verify/control-v1``)
 without trusting any of the suite's code: like the rest of the checker package it imports nothing
-from the code it checks (from the package it shares only the JSON reader, the number reader and
-the work units, :mod:`.jsontext`, :mod:`.numbers` and :mod:`.meter`), recomputes every score,
+from the code it checks (from the package it shares only the JSON reader, the number reader, the
+work units and the count with its noun, :mod:`.jsontext`, :mod:`.numbers`, :mod:`.meter` and
+:func:`.common.counted`), recomputes every score,
 margin, pivot and matrix from the tokens and the certificate, and compares them with what the
 file states.
 
@@ -51,6 +52,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from ..jsontext import UnreadableJSON, decode_json, read_bounded, read_json_file
+from ..common import counted
 from ..meter import _cost
 from ..numbers import _cf_digits
 
@@ -157,19 +159,19 @@ def _index(x: Any, n: int, where: str) -> int:
 
 def _list(x: Any, where: str, *, limit: int) -> list:
     _need(isinstance(x, list), f"{where}: expected a list")
-    _need(len(x) <= limit, f"{where}: more than {limit} entries")
+    _need(len(x) <= limit, f"{where}: more than {counted(limit, 'entry', 'entries')}")
     return x
 
 
 def _vector(x: Any, d: int, where: str) -> tuple:
     row = _list(x, where, limit=d)
-    _need(len(row) == d, f"{where}: expected {d} numbers")
+    _need(len(row) == d, f"{where}: expected {counted(d, 'number')}")
     return tuple(_number(v, f"{where}[{c}]") for c, v in enumerate(row))
 
 
 def _matrix(x: Any, d: int, where: str) -> list:
     rows = _list(x, where, limit=d)
-    _need(len(rows) == d, f"{where}: expected {d} rows")
+    _need(len(rows) == d, f"{where}: expected {counted(d, 'row')}")
     return [list(_vector(r, d, f"{where}[{i}]")) for i, r in enumerate(rows)]
 
 
@@ -473,7 +475,7 @@ def _check_sets(data: dict, tokens: list[tuple]) -> list[Item]:
                                      f"{MAX_SUBSETS} a leader-sets result may list")
     expected_count = 2 ** h - 1
     subsets = _list(_get(data, "subsets", "result"), "subsets", limit=MAX_SUBSETS)
-    _need(len(subsets) == expected_count, f"subsets: expected {expected_count} nonempty subsets of {h} vertices")
+    _need(len(subsets) == expected_count, f"subsets: expected {counted(expected_count, 'nonempty subset')} of {counted(h, 'vertex', 'vertices')}")
     vertices = []
     for e, entry in enumerate(listed):
         at = f"hull.vertices[{e}]"

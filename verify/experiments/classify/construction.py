@@ -38,6 +38,7 @@ import numpy as np
 from flint import fmpq
 
 from verify.core.exitcodes import CouldNotComplete
+from verify.core.formatting import counted
 from verify.core.numbers import InputError, rational_to_str
 from .dataset import Dataset, require_separable
 from .network import (ONE, ZERO, Attention, Block, FeedForward, Network, Progress, State, Unit, Vector, _dot,
@@ -345,7 +346,7 @@ class _Builder:
                     landed_top = landed if landed_top is None or landed > landed_top else landed_top
                 blocks.append(Block(FeedForward(tuple(units))))
                 moved_top = landed_top
-            layout = f"{len(blocks)} blocks of at most {hats_per_block} hat(s) of three units"
+            layout = f"{counted(len(blocks), 'block')} of at most {counted(hats_per_block, 'hat')} of three units"
         network = Network(self.d, tuple(blocks))
         state = forward(network, state, stats=self.stats,
                         progress=lambda _, done, total: self.progress("read out", done, total))

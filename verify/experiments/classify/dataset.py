@@ -25,6 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from verify.core.formatting import counted
 from verify.core.numbers import InputError, parse_json, rational_to_str, to_rational
 
 __all__ = ["Dataset", "InseparableDataset", "load_dataset", "parse_dataset", "dataset_to_json",
@@ -161,7 +162,7 @@ def parse_dataset(obj: Any, *, name: str = "") -> Dataset:
                 if d is None:
                     d = len(value)
                 elif len(value) != d:
-                    raise InputError(field, f"expected {d} numbers (every token has the same dimension), got {len(value)}")
+                    raise InputError(field, f"expected {counted(d, 'number')} (every token has the same dimension), got {len(value)}")
                 index = by_value.setdefault(value, len(tokens))
                 if index == len(tokens):
                     tokens.append(value)

@@ -24,6 +24,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from verify.core.formatting import noun_for
 from verify.core.numbers import InputError
 from ..sections import Figure, Section, Table
 from . import IMDB_RESULTS_FORMAT as IMDB_FORMAT
@@ -226,7 +227,7 @@ def _imdb_tables(imdb: Mapping[str, Any]) -> tuple[list[Table], str]:
             seeds_done = [r["seed"] for r in mine]
             not_run = [s for s in imdb["seeds"] if s not in seeds_done]
             if not_run:
-                missing.append(f"seed{'s' if len(not_run) > 1 else ''} {', '.join(map(str, not_run))} of "
+                missing.append(f"{noun_for(len(not_run), 'seed')} {', '.join(map(str, not_run))} of "
                                f"N = {_n(size)} {variant}")
             if not mine:
                 continue

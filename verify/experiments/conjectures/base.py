@@ -53,6 +53,7 @@ from hypothesis.strategies import SearchStrategy
 
 from verify.core import exitcodes
 from verify.core.exitcodes import CouldNotComplete
+from verify.core.formatting import count, counted
 from verify.core.config import Configuration, hypothesis_violations, load_configuration, parse_configuration
 from verify.core.io import atomic_write_text, safe_name
 from verify.core.numbers import rational_to_str
@@ -814,8 +815,8 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
     counterexample_path: Path | None = None
     outcome: Outcome
     reported = search.reported()
-    examples_text = f"{len(search_records):,} examples ({distinct:,} distinct) from {len(by_family)} " \
-                    f"famil{'y' if len(by_family) == 1 else 'ies'}"
+    examples_text = (f"{counted(len(search_records), 'example')} ({count(distinct)} distinct) from "
+                     f"{counted(len(by_family), 'family', 'families')}")
     if reported is not None:
         config, observation = reported
         outcome, reason, counterexample, counterexample_path = _confirm(conjecture, config, observation, results_dir)

@@ -35,6 +35,7 @@ from verify.core.closed_form import certify
 from verify.core.config import Configuration, make_configuration
 from verify.core.exact_dynamics import exact_layers, group_tokens
 from verify.core.families import FAMILIES, INSIDE_FAMILIES
+from verify.core.formatting import counted
 from verify.core.geometry import convex_hull_vertices
 from verify.core.linalg import identity, matmul, transpose
 from verify.core.linalg import rank as matrix_rank
@@ -371,10 +372,6 @@ def _leader_or_tie(config: Configuration) -> Observation:
     return ends_at_leader_or_tie(report["fates"])
 
 
-def _count(number: int, one: str, many: str | None = None) -> str:
-    return f"{number} {one if number == 1 else (many or one + 's')}"
-
-
 def _leaders_vs_hull(config: Configuration) -> Observation:
     status, report = _fates(config, CLAIMS_BUDGET)
     if status != "settled":
@@ -384,8 +381,8 @@ def _leaders_vs_hull(config: Configuration) -> Observation:
     evidence = {"leaders": leaders, "initial_hull_vertices": vertices, "settled_layer": report["settled_layer"]}
     if len(leaders) != len(vertices):
         return Observation.failed(
-            f"{_count(len(leaders), 'leader')} {leaders} (final: every token has a D7 fate by layer "
-            f"{report['settled_layer']}) but {_count(len(vertices), 'vertex', 'vertices')} {vertices} of the initial hull",
+            f"{counted(len(leaders), 'leader')} {leaders} (final: every token has a D7 fate by layer "
+            f"{report['settled_layer']}) but {counted(len(vertices), 'vertex', 'vertices')} {vertices} of the initial hull",
             evidence=evidence,
             leaders=len(leaders), hull_vertices=len(vertices))
     return Observation.held("equal counts", leaders=len(leaders), hull_vertices=len(vertices))
@@ -398,7 +395,7 @@ def _pattern_settles(config: Configuration) -> Observation:
     if not chain.certified:
         return Observation.undecided(f"candidate for docs/theory.md §6 (attention pattern not shown constant): {chain.reason}",
                                      searched_to_layer=chain.layer)
-    return Observation.held(f"every attention set is constant from layer {chain.layer} on ({chain.jumps} jump(s))",
+    return Observation.held(f"every attention set is constant from layer {chain.layer} on ({counted(chain.jumps, 'jump')})",
                             settling_layer=chain.layer, jumps=chain.jumps)
 
 

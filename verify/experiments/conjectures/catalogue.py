@@ -24,6 +24,7 @@ from typing import Callable
 from verify.claims import ClaimRun, run_configuration
 from verify.core.closed_form import certify
 from verify.core.config import Configuration, make_configuration
+from verify.core.formatting import counted
 from verify.strategies import configurations
 from .base import Conjecture, Observation
 from .builtin import CLAIMS_BUDGET, leader_layers
@@ -128,7 +129,7 @@ def _pattern_constant_from(layer: int) -> Callable[[Configuration], Observation]
             return Observation.undecided(f"the D9 jump search did not settle: {chain.reason}")
         if chain.layer > layer:
             return Observation.failed(f"the attention pattern changes at layer {chain.layer}, after layer {layer} "
-                                      f"({chain.jumps} jump(s) of the D9 search)", evidence={"last_change": chain.layer},
+                                      f"({counted(chain.jumps, 'jump')} of the D9 search)", evidence={"last_change": chain.layer},
                                       settling_layer=chain.layer)
         return Observation.held(settling_layer=chain.layer)
     return predicate

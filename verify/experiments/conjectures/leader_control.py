@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 from verify.certcheck.control import check_control
 from verify.core.config import Configuration
+from verify.core.formatting import counted
 from verify.core.geometry import convex_hull_vertices
 from verify.core.numbers import rational_to_str
 from verify.experiments.control import realisable
@@ -106,9 +107,8 @@ def _refuted(config: Configuration, vertices: list[int], leaders: Sequence[int],
 
 def _certified_words(leaders: Sequence[int], certificate: Infeasibility) -> str:
     who = f"token {leaders[0]} lead" if len(leaders) == 1 else f"tokens {list(leaders)} lead together"
-    count = len(certificate.weights)
     return (f"no symmetric positive definite A makes {who} at layer 0 (exact certificate: weights y >= 0 on "
-            f"{count} constraint{'' if count == 1 else 's'} with S = -sum y M positive semidefinite"
+            f"{counted(len(certificate.weights), 'constraint')} with S = -sum y M positive semidefinite"
             f"{', S = 0' if certificate.zero else ''}, found by step {certificate.step}; re-verified by the "
             "independent checker)")
 

@@ -21,6 +21,7 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from verify.core.formatting import counted
 from verify.core.numbers import InputError
 from .base import EXPECTATIONS
 from ..sections import Section, Table
@@ -207,7 +208,7 @@ def glance_numbers(block: Mapping[str, Any]) -> dict[str, Any]:
 def runs_sentence(numbers: Mapping[str, Any]) -> str:
     """One sentence from :func:`glance_numbers`: outcomes counted, surprises named."""
     runs = numbers["runs"]
-    text = (f"{runs:,} saved conjecture run{'' if runs == 1 else 's'}: "
+    text = (f"{counted(runs, 'saved conjecture run')}: "
             + ", ".join(f"{n:,} {outcome}" for outcome, n in numbers["outcomes"].items()))
     surprises = numbers["not_as_expected"]
     if numbers["expectations_stated"]:

@@ -28,6 +28,7 @@ from typing import Any, Iterator, Sequence
 from flint import arb, ctx, fmpq
 
 from verify.core.exact_dynamics import exact_layers
+from verify.core.formatting import noun_for
 from verify.core.numbers import rational_to_str
 from verify.core.softmax_bound import SoftmaxCertificate, decimal_text
 from .base import InternalError
@@ -226,8 +227,9 @@ class CertifiedComparison:
             "stop": None if c.stop is None else c.stop.to_json_dict(),
             "measured_within_bound": (
                 "yes: at every certified layer the measured deviation is certainly at most eps_k" if not self.unresolved
-                else "at no layer certainly above eps_k; not resolved at this arb precision at layer(s) "
-                     + ", ".join(map(str, self.unresolved)) + " (eps_k below the width of the arb balls)"),
+                else "at no layer certainly above eps_k; not resolved at this arb precision at "
+                     f"{noun_for(len(self.unresolved), 'layer')} {', '.join(map(str, self.unresolved))} "
+                     "(eps_k below the width of the arb balls)"),
             "compared_at_bits": self.bits,
             "norm": "eps_k bounds max_i ||y_i^k - z_i^k|| (Euclidean), hence every coordinate's deviation",
             "source": "verify.core.softmax_bound.softmax_certificate (docs/theory.md §6)",

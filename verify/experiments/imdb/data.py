@@ -38,6 +38,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from verify.core.formatting import noun_for
 from verify.core.io import sha256_file as file_sha256  # the name the IMDb and sentiment modules use
 from verify.core.numbers import InputError
 
@@ -216,7 +217,7 @@ def _load_csv(path: Path, *, format: str, limit: int | None) -> Reviews:
             names = [c.strip().lower() for c in header]
             missing = [c for c in required if c not in names]
             if missing:
-                raise InputError(str(path), f"missing column(s) {', '.join(missing)} in the header "
+                raise InputError(str(path), f"missing {noun_for(len(missing), 'column')} {', '.join(missing)} in the header "
                                             f"{','.join(header)} (expected {','.join(required)})")
             column = {name: names.index(name) for name in required}
             for line, row in enumerate(reader, start=2):

@@ -57,6 +57,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from verify.core.formatting import noun_for
 from verify.core.numbers import InputError
 
 __all__ = ["PreprocessOptions", "clean_text", "tokenize", "stopword_list", "Vocabulary",
@@ -115,7 +116,7 @@ class PreprocessOptions:
         known = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in record if k not in known)
         if unknown:
-            raise InputError(where, f"unknown preprocessing setting(s) {', '.join(unknown)} "
+            raise InputError(where, f"unknown preprocessing {noun_for(len(unknown), 'setting')} {', '.join(unknown)} "
                                     f"(known: {', '.join(sorted(known))})")
         return cls(**{**LEGACY_PREPROCESS, **record})
 

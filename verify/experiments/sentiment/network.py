@@ -74,7 +74,7 @@ class TrainingSettings:
         known = {f.name: f for f in fields(cls)}
         unknown = sorted(str(k) for k in record if k not in known)
         if unknown:
-            raise InputError(where, f"unknown setting(s) {', '.join(unknown)}")
+            raise InputError(where, f"unknown {'setting' if len(unknown) == 1 else 'settings'} {', '.join(unknown)}")
         for name, value in record.items():
             expected = _SETTING_TYPES[str(known[name].type)]  # the annotation's text (postponed annotations)
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):

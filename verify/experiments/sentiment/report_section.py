@@ -366,7 +366,9 @@ def glance_sentence(numbers: Mapping[str, Any]) -> str:
             (higher if without > with_k else lower).append(str(d))
         parts.append(text)
     if not parts:
-        return f"{fmt.count(numbers['files'])} saved file(s), none with an accuracy; see the section below."
+        files = numbers["files"]
+        return (f"{fmt.counted(files, 'saved file')}, {'without' if files == 1 else 'none with'} an accuracy; "
+                "see the section below.")
     text = ("Certified hardmax test accuracy of the run chosen on validation, per embedding dimension, and of the "
             "same weights without the attention layers (K = 0): " + "; ".join(parts) + ".")
     if higher or lower:

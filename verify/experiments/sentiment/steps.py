@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from verify.core.formatting import counted
 from verify.core.numbers import InputError
 from verify.experiments.imdb.corpus import load_corpus, make_split, restrict_vocabulary
 from verify.experiments.imdb.data import content_sha256, load_reviews
@@ -148,7 +149,7 @@ def best_test_epoch(epoch_weights: Path, settings, ids, labels, *, epochs: int) 
     paths = [Path(epoch_weights) / f"epoch-{e:03d}.safetensors" for e in range(1, epochs + 1)]
     missing = [p.name for p in paths if not p.exists()]
     if missing:
-        raise InputError(str(epoch_weights), f"missing the weights of {len(missing)} epoch(s), e.g. {missing[0]}")
+        raise InputError(str(epoch_weights), f"missing the weights of {counted(len(missing), 'epoch')}, e.g. {missing[0]}")
     scores = softmax_scores_for_snapshots([(e, read_weights(p)) for e, p in enumerate(paths, start=1)], ids, settings)
     accuracies = [(float(((s > 0) == (labels == 1)).mean()), e) for e, s in scores]
     best_accuracy, best_epoch = max(accuracies, key=lambda pair: (pair[0], -pair[1]))

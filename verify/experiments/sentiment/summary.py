@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from verify.core.formatting import counted
+from verify.core.formatting import counted, noun_for
 from verify.core.io import atomic_write_text, read_json
 from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
@@ -74,7 +74,7 @@ def _show(stats: dict, planned: int | None = None) -> str:
 def _seeds(runs: list[PlannedRun]) -> str:
     """'seeds 0, 1': a study's seeds, named in its title (its K = 0 and K = 8 cells use fewer seeds than phase 1)."""
     seeds = sorted({r.seed for r in runs})
-    return f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}"
+    return f"{noun_for(len(seeds), 'seed')} {', '.join(map(str, seeds))}"
 
 
 def _runs_of(protocol: Protocol, study: str, **match) -> list:
