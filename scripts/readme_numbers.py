@@ -428,6 +428,13 @@ def published_checkpoints_sentence(repo: Path = ROOT) -> str:
             f"their weights take {stored / plain:.0%} of the bytes they have as best.safetensors")
 
 
+def longer_training_summary(repo: Path = ROOT) -> str:
+    """docs/sentiment.md: the longer-training protocol's summary sentence (its conclusion, or what is missing)."""
+    summary = json.loads((repo / "runs" / "sentiment" / "longer-training-summary" / "summary.json")
+                         .read_text(encoding="utf-8"))
+    return summary["summary"]
+
+
 def softmax_certificate_table(repo: Path = ROOT) -> str:
     """docs/softmax.md: per model (d, K, alpha), the test reviews on which softmax is certified to agree with hardmax."""
     data = json.loads((repo / "runs" / "sentiment" / "softmax-certificate.json").read_text(encoding="utf-8"))
@@ -519,6 +526,7 @@ SOURCES: dict[str, Source] = {
     "sentiment_hardmax_softmax": Derived(sentiment_hardmax_softmax_sentence),
     "softmax_certificate_table": Derived(softmax_certificate_table),
     "published_checkpoints": Derived(published_checkpoints_sentence),
+    "longer_training_summary": Derived(longer_training_summary),
     "conjecture_power": Derived(conjecture_power_table),
     "conjecture_budget": Derived(conjecture_budget_sentence),
     "conjecture_shrink": Derived(conjecture_shrink_sentence),
