@@ -154,10 +154,10 @@ def _rewrapped(**changes) -> bytes:
 @pytest.mark.parametrize("settings, compact, named", [
     # checkpoint.json's settings, which regenerate the initial embedding
     ({"d": "x"}, None, "checkpoint.json: settings.d"),
-    ({"d": 1e400}, None, "checkpoint.json: settings.d"),  # written as Infinity
+    ({"d": 1e400}, None, "checkpoint.json: not valid JSON (Infinity"),  # refused as a file
     ({"seed": 2 ** 80}, None, "checkpoint.json: settings.seed"),
     ({"alpha_init": 1000.0}, None, "checkpoint.json: settings.alpha_init"),
-    ({"alpha_init": 1e400}, None, "checkpoint.json: settings.alpha_init"),
+    ({"alpha_init": 1e400}, None, "checkpoint.json: not valid JSON (Infinity"),
     # the compact file's own header
     (None, lambda: _rewrapped(rows=1e400), COMPACT_BEST),
     (None, lambda: _rewrapped(d=True), COMPACT_BEST),
