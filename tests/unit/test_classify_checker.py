@@ -150,7 +150,7 @@ def test_a_fifo_is_refused_by_build_and_check_without_blocking(tmp_path) -> None
         assert done.returncode == 2 and "not a regular file" in done.stderr, (argv, done.stderr)
         assert done.stderr.count("\n") == 1
     assert not (tmp_path / "out.json").exists()
-    with pytest.raises(InputError, match="data.json: is not a regular file"):
+    with pytest.raises(InputError, match=r"data.json: is a FIFO \(named pipe\), not a regular file"):
         load_dataset(fifo)
     with pytest.raises(checker.BadInput, match="data.json: not a regular file"):
         checker.check_files(str(tmp_path / "net.json"), str(fifo))

@@ -2,8 +2,11 @@
 
 Inputs (:func:`read_input`): only regular files are read (a FIFO, a device such as
 ``/dev/zero`` or a socket is refused before it is opened for a blocking read), and at most
-:data:`MAX_INPUT_BYTES`; anything else is an :class:`~verify.core.numbers.InputError` (exit 2).
-:func:`read_json` reads a JSON file so, strictly (a repeated key, NaN and Infinity refused).
+:data:`MAX_INPUT_BYTES` (or the caller's ``limit``); anything else is an
+:class:`~verify.core.numbers.InputError` naming the file (exit 2). :func:`read_json` reads a JSON
+file so, strictly (a repeated key, NaN and Infinity refused). Inputs too large to hold in memory
+(review archives) are streamed from :func:`open_input`, opened and checked the same way;
+:func:`sha256_file` hashes through it.
 
 Outputs: a file is written to a temporary beside it and renamed into place
 (:func:`atomic_write_bytes`); a folder is assembled beside its target and swapped in with a
@@ -26,7 +29,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 from .exitcodes import CouldNotComplete, OutputBusy
 from .numbers import InputError, parse_json
@@ -36,8 +39,9 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: folders are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "read_json", "json_from_bytes", "atomic_write_text",
-           "atomic_write_bytes", "atomic_directory", "directory_lock", "safe_name", "sha256_file"]
+__all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "read_json", "json_from_bytes", "open_input",
+           "atomic_write_text", "atomic_write_bytes", "atomic_directory", "directory_lock", "safe_name",
+           "sha256_file"]
 
 # Input files (configurations, campaigns, conjecture files) are at most this large. The largest
 # real ones are a few hundred kilobytes (128 tokens of 16 coordinates); 16 MiB of JSON parses in
@@ -53,16 +57,15 @@ def _kind_of(mode: int) -> str:
                        (stat.S_ISSOCK, "a socket")):
         if test(mode):
             return name
-    return "not a regular file"
+    return "a special file"
 
 
-def read_input(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` of them.
+def _open_regular(path: str | os.PathLike[str], *, expected: str, limit: int | None) -> int:
+    """A descriptor of the regular file ``path``, opened without waiting and checked once open.
 
-    ``expected`` names what the file should be ("a JSON configuration file"), for the message.
-    A missing or unreadable file, a directory, FIFO, device or socket, and a file larger than
-    ``limit`` are refused with an :class:`InputError` naming the file, without blocking: the
-    file is opened non-blocking and checked with ``fstat`` before anything is read.
+    Opened non-blocking, so that a FIFO put at ``path`` (even after a look at it said a regular
+    file) is never waited on; then ``fstat``: anything but a regular file, and a file larger than
+    ``limit`` (when given), is refused. The descriptor is blocking again when returned.
     """
     where = os.fsdecode(path)
     try:
@@ -74,11 +77,31 @@ def read_input(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise InputError(where, f"is {_kind_of(info.st_mode)}, expected {expected}")
-        if info.st_size > limit:
+            raise InputError(where, f"is {_kind_of(info.st_mode)}, not a regular file (expected {expected})")
+        if limit is not None and info.st_size > limit:
             raise InputError(where, f"is {info.st_size:,} bytes, more than the {limit:,} bytes an input file may have")
         if hasattr(os, "O_NONBLOCK"):
             os.set_blocking(fd, True)
+    except OSError as error:
+        os.close(fd)
+        raise InputError(where, f"cannot be read: {error.strerror}") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_input(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    ``expected`` names what the file should be ("a JSON configuration file"), for the message.
+    A missing or unreadable file, a directory, FIFO, device or socket, and a file larger than
+    ``limit`` are refused with an :class:`InputError` naming the file, without blocking: the
+    file is opened non-blocking and checked with ``fstat`` before anything is read.
+    """
+    where = os.fsdecode(path)
+    fd = _open_regular(path, expected=expected, limit=limit)
+    try:
         chunks = []
         remaining = limit + 1  # one byte more than allowed: a file that grew while read is caught
         while remaining > 0:
@@ -95,6 +118,16 @@ def read_input(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_
     if len(data) > limit:
         raise InputError(where, f"is more than the {limit:,} bytes an input file may have")
     return data
+
+
+def open_input(path: str | os.PathLike[str], *, expected: str, limit: int | None = None) -> BinaryIO:
+    """The regular file ``path`` opened for reading as a binary stream, for inputs read as they stream.
+
+    Refused as :func:`read_input` refuses (missing, unreadable, a directory, FIFO, device or
+    socket, larger than ``limit`` when given), with an :class:`InputError` naming the file and
+    without blocking. What is read from the stream is the caller's to bound (a file may grow).
+    """
+    return os.fdopen(_open_regular(path, expected=expected, limit=limit), "rb")
 
 
 def read_text(path: str | os.PathLike[str], *, expected: str, limit: int = MAX_INPUT_BYTES) -> str:
@@ -401,10 +434,14 @@ def safe_name(name: str, *, fallback: str = "item", max_length: int = 80) -> str
     return cleaned or fallback
 
 
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks (inputs are recorded by hash for provenance)."""
+def sha256_file(path: str | os.PathLike[str], *, expected: str = "a regular file") -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks (inputs are recorded by hash for provenance).
+
+    Opened as every input is (:func:`open_input`): a missing file, a directory, FIFO or device
+    is an :class:`InputError` naming the file, never a read that blocks or never ends.
+    """
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_input(path, expected=expected) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

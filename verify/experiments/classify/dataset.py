@@ -18,21 +18,28 @@ from __future__ import annotations
 
 import hashlib
 import math
-import stat
+import os
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from verify.core.formatting import counted
-from verify.core.numbers import InputError, parse_json, rational_to_str, to_rational
+from verify.core.io import read_json
+from verify.core.numbers import InputError, rational_to_str, to_rational
+from .checker import MAX_BYTES
 
-__all__ = ["Dataset", "InseparableDataset", "load_dataset", "parse_dataset", "dataset_to_json",
+__all__ = ["MAX_DATA_BYTES", "Dataset", "InseparableDataset", "load_dataset", "parse_dataset", "dataset_to_json",
            "make_dataset", "subset", "distribution_key", "inseparable_groups", "first_inseparable_pair",
            "require_separable"]
 
 Token = tuple[Fraction, ...]
+
+# The largest DATA.json read: the independent checker's limit (verify.experiments.classify.checker),
+# so that a file one of them reads the other reads too.
+MAX_DATA_BYTES = MAX_BYTES
 
 
 class InseparableDataset(InputError):
@@ -98,20 +105,16 @@ def make_dataset(sequences: Sequence[Sequence[Sequence[Any]]], labels: Sequence[
 
 
 def load_dataset(path: Path | str) -> Dataset:
-    """Read DATA.json; every problem is an :class:`InputError` naming the field."""
+    """Read DATA.json; every problem is an :class:`InputError` naming the file or the field.
+
+    Read by :func:`verify.core.io.read_json`: a regular file of at most :data:`MAX_DATA_BYTES`
+    (a FIFO or a device is refused without waiting on it), strict JSON, numbers read exactly.
+    """
     path = Path(path)
-    try:
-        mode = path.stat().st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a FIFO would block the read for ever
-            raise InputError(str(path), "is not a regular file (a FIFO, device or socket), expected a JSON file")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(str(path), "no such file") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "is a folder, expected a JSON file") from None
-    except UnicodeDecodeError:
-        raise InputError(str(path), "not UTF-8 text") from None
-    return parse_dataset(parse_json(text, source=str(path)), name=path.stem)
+    if not os.path.lexists(path):
+        raise InputError(str(path), "no such file")
+    data = read_json(path, expected="a DATA.json file", limit=MAX_DATA_BYTES, parse_float=Decimal)
+    return parse_dataset(data, name=path.stem)
 
 
 _KEYS = ("sequences", "labels", "name")

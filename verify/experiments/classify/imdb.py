@@ -17,6 +17,7 @@ repeated.
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from verify.core.io import open_input
 from verify.core.numbers import InputError
 from verify.experiments.imdb.corpus import load_corpus, make_split
 from verify.experiments.imdb.data import file_sha256
@@ -53,9 +55,11 @@ def load_embedding(path: Path) -> np.ndarray:
         what = "not a regular file" if path.exists() else "no such file"
         raise InputError(str(path), f"{what} (give the embedding with --reference)")
     try:
-        with np.load(path, allow_pickle=False) as data:
+        # Opened as every input is: a FIFO put in its place is refused, never waited on.
+        with open_input(path, expected="an .npz file with an array E") as handle, \
+                np.load(handle, allow_pickle=False) as data:
             E = np.asarray(data["E"])
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise InputError(str(path), f"not an .npz file with an array 'E' ({error})") from None
     if E.ndim != 2 or E.shape[0] < 2 or not np.isfinite(E).all():
         raise InputError(f"{path}:E", f"expected a finite matrix with one row per word, got shape {E.shape}")

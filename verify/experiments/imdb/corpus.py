@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from verify.core.io import atomic_write_bytes
+from verify.core.io import atomic_write_bytes, open_input
 from verify.core.numbers import InputError
 from .data import Reviews, carve_validation, content_sha256, file_sha256, load_reviews, open_bounded, paper_split
 from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
@@ -69,7 +69,7 @@ def _source_digest(path: Path) -> str:
     digest = hashlib.sha256()
     for entry in sorted(p for p in path.rglob("*.txt") if p.is_file()):
         digest.update(str(entry.relative_to(path)).encode() + b"\0")
-        digest.update(hashlib.sha256(entry.read_bytes()).digest())
+        digest.update(bytes.fromhex(file_sha256(entry)))
     return digest.hexdigest()
 
 
@@ -87,12 +87,17 @@ MAX_VOCABULARY_BYTES = 64 << 20
 
 
 def read_vocabulary(path: Path) -> Vocabulary:
-    """Read ``vocab.txt.gz``; refused past :data:`MAX_VOCABULARY_BYTES` of decompressed text."""
+    """Read ``vocab.txt.gz``; refused past :data:`MAX_VOCABULARY_BYTES` of decompressed text.
+
+    Opened as every input is (:func:`verify.experiments.imdb.data.open_bounded`): a FIFO or a
+    device in its place is an InputError naming it, never waited on.
+    """
     path = Path(path)
     if not path.exists():
         raise InputError(str(path), "missing from the checkpoint folder")
     try:
-        with open_bounded(path, limit=MAX_VOCABULARY_BYTES, what="the decompressed vocabulary") as stream:
+        with open_bounded(path, limit=MAX_VOCABULARY_BYTES, what="the decompressed vocabulary",
+                          expected="a vocab.txt.gz (the words, gzip-compressed)") as stream:
             words = stream.read().decode("utf-8").split("\n")
     except (OSError, EOFError, UnicodeDecodeError, zlib.error) as error:
         raise InputError(str(path), f"cannot read the vocabulary ({error})") from None
@@ -138,14 +143,16 @@ def load_corpus(path: Path | str, *, options: PreprocessOptions, cache_dir: Path
         vocab_path = Path(cache_dir) / f"corpus-{key}.vocab.gz"
         if arrays_path.exists() and vocab_path.exists():
             try:
-                # Our own handle: np.load leaks its file when the zip is unreadable.
-                with open(arrays_path, "rb") as handle, np.load(handle, allow_pickle=False) as data:
+                # Our own handle (np.load leaks its file when the zip is unreadable), opened as
+                # every input is: a FIFO in the cache is refused, not waited on.
+                with open_input(arrays_path, expected="a corpus cache (.npz)") as handle, \
+                        np.load(handle, allow_pickle=False) as data:
                     splits = tuple(str(s) for s in data["splits"]) if data["splits"].size else None
                     return Corpus(data["ids"], data["labels"], data["lengths"], splits, read_vocabulary(vocab_path),
                                   str(path), digest, options)
-            except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile):
-                # A truncated or tampered cache (object arrays are refused, never unpickled) is
-                # derived data: rebuild it from the source below instead of failing.
+            except (InputError, OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile):
+                # A truncated, tampered or replaced cache (object arrays are refused, never
+                # unpickled) is derived data: rebuild it from the source below instead of failing.
                 pass
     reviews = load_reviews(path, format=format)
     if limit is not None and limit < len(reviews):

@@ -14,10 +14,12 @@ rising), so the same reviews give the same vocabulary and split from any of them
 :func:`content_sha256` identifies the reviews whatever the format: the sha256 of the project
 CSV they would be written as (uncompressed).
 
-Limits (refused with an InputError naming the file, before the memory is spent): a
-compressed input may decompress to at most :data:`MAX_DECOMPRESSED_BYTES` (1 GiB; the
-official archive holds about 0.3 GiB) and a single review may hold at most
-:data:`MAX_REVIEW_BYTES` (1 MiB; the longest IMDb review has 14 kB).
+Limits (refused with an InputError naming the file, before the memory is spent): an input
+may hold, or decompress to, at most :data:`MAX_DECOMPRESSED_BYTES` (1 GiB; the official
+archive holds about 0.3 GiB) and a single review may hold at most :data:`MAX_REVIEW_BYTES`
+(1 MiB; the longest IMDb review has 14 kB). Files are opened by :func:`verify.core.io.open_input`
+and :func:`verify.core.io.read_input`: only regular files are read, and a FIFO put in a file's
+place is refused, never waited on.
 
 Every problem with a file (missing, not gzip, truncated, wrong header, bad label, empty)
 raises :class:`verify.core.numbers.InputError` whose field is the file's path.
@@ -29,6 +31,7 @@ import csv
 import gzip
 import hashlib
 import io
+import os
 import re
 import tarfile
 import zlib
@@ -39,6 +42,7 @@ from typing import BinaryIO
 import numpy as np
 
 from verify.core.formatting import noun_for
+from verify.core.io import open_input, read_input
 from verify.core.io import sha256_file as file_sha256  # the name the IMDb and sentiment modules use
 from verify.core.numbers import InputError
 
@@ -79,9 +83,11 @@ class BoundedReader(io.RawIOBase):
     bomb) is refused after ``limit`` bytes instead of filling the memory.
     """
 
-    def __init__(self, raw: io.BufferedIOBase, *, limit: int, where: str, what: str = "the decompressed data") -> None:
+    def __init__(self, raw: io.BufferedIOBase | BinaryIO, *, limit: int, where: str, what: str = "the decompressed data",
+                 source: BinaryIO | None = None) -> None:
         super().__init__()
         self._raw, self._limit, self._where, self._what = raw, limit, where, what
+        self._source = source  # the file ``raw`` reads from, when closing ``raw`` does not close it
         self.consumed = 0
 
     def readable(self) -> bool:
@@ -98,33 +104,41 @@ class BoundedReader(io.RawIOBase):
 
     def close(self) -> None:
         try:
-            self._raw.close()
+            try:
+                self._raw.close()
+            finally:
+                if self._source is not None:
+                    self._source.close()
         finally:
             super().close()
 
 
-def _regular_file(path: Path) -> None:
-    # FIFOs and devices never end (or block): only regular files are read.
-    if not path.is_file():
-        raise InputError(str(path), "not a regular file")
-
-
-def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as probe:
-        return probe.read(2) == b"\x1f\x8b"
-
-
-def open_bounded(path: Path, *, limit: int | None = None, what: str = "the decompressed data") -> BinaryIO:
+def open_bounded(path: Path, *, limit: int | None = None, what: str = "the decompressed data",
+                 expected: str = "a file of reviews") -> BinaryIO:
     """``path`` as a binary stream, gunzipped if it is gzip-compressed, refused past ``limit`` bytes
-    (default :data:`MAX_DECOMPRESSED_BYTES`)."""
+    (default :data:`MAX_DECOMPRESSED_BYTES`) of what it gives.
+
+    Opened by :func:`verify.core.io.open_input`: a missing file, a folder, FIFO, device or socket is
+    an InputError naming the file (``expected`` says what it should be), without waiting on a FIFO.
+    """
     path = Path(path)
     limit = MAX_DECOMPRESSED_BYTES if limit is None else limit
-    _regular_file(path)
-    if _is_gzip(path):
-        return io.BufferedReader(BoundedReader(gzip.open(path, "rb"), limit=limit, where=str(path), what=what))
-    if path.suffix == ".gz":
-        raise InputError(str(path), "the name ends in .gz but the file is not gzip-compressed")
-    return open(path, "rb")
+    handle = open_input(path, expected=expected)
+    try:
+        if handle.read(2) == b"\x1f\x8b":
+            handle.seek(0)
+            stream = gzip.GzipFile(fileobj=handle, mode="rb")
+            return io.BufferedReader(BoundedReader(stream, limit=limit, where=str(path), what=what, source=handle))
+        if path.suffix == ".gz":
+            raise InputError(str(path), "the name ends in .gz but the file is not gzip-compressed")
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise InputError(str(path), f"{size:,} bytes, more than the limit of {limit:,} (a corrupt or hostile file?)")
+        handle.seek(0)
+        return io.BufferedReader(BoundedReader(handle, limit=limit, where=str(path), what="the file"))
+    except BaseException:
+        handle.close()
+        raise
 
 
 def _is_tar(path: Path) -> bool:
@@ -145,7 +159,6 @@ def detect_format(path: Path) -> str:
         raise InputError(str(path), "no such file or folder")
     if path.is_dir():
         return "aclimdb"
-    _regular_file(path)
     if _is_tar(path):
         return "aclimdb-tar"
     header = _read_header(path)
@@ -276,16 +289,11 @@ def _load_aclimdb(path: Path, *, limit: int | None) -> Reviews:
             for _, entry in sorted(files):
                 if limit is not None and len(texts) >= limit:
                     break
-                if not entry.is_file():
-                    raise InputError(str(entry), "not a regular file")
-                if entry.stat().st_size > MAX_REVIEW_BYTES:
-                    raise InputError(str(entry), f"more than the {MAX_REVIEW_BYTES:,} bytes a review may hold")
+                raw = read_input(entry, expected="a review (a text file)", limit=MAX_REVIEW_BYTES)
                 try:
-                    texts.append(entry.read_text(encoding="utf-8"))
+                    texts.append(raw.decode("utf-8"))
                 except UnicodeDecodeError as error:
                     raise InputError(str(entry), f"not valid UTF-8 ({error})") from None
-                except OSError as error:
-                    raise InputError(str(entry), f"cannot read the file ({error})") from None
                 labels.append(label)
                 splits.append(split)
     if not found_any:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import platform
+import zipfile
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,7 +40,7 @@ from verify.claims import check_configuration
 from verify.core import formatting as fmt
 from verify.core.config import make_configuration
 from verify.core.float_dynamics import rounding_gamma, simulate_batch
-from verify.core.io import atomic_directory, safe_name
+from verify.core.io import atomic_directory, open_input, safe_name
 from verify.core.numbers import InputError
 from verify.core.trajectory import simulate
 from verify.experiments.imdb.corpus import training_word_counts
@@ -422,11 +423,16 @@ def authors_configurations(npz: Path, *, samples: int, n: int = 128, layers: int
     hypotheses when they are nonzero and distinct) and ``padded`` draws a review-like length
     m ~ U{1..n} of rows and pads with row 0 (outside: duplicates).
     """
-    with np.load(npz, allow_pickle=False) as data:
-        E = data["E"].astype(np.float64)
-        alpha = float(np.asarray(data["alpha"], dtype=np.float32).reshape(-1)[0])
-        w = np.asarray(data["w"], dtype=np.float32).reshape(-1)
-        b = np.asarray(data["b"], dtype=np.float32).reshape(())
+    try:
+        # Opened as every input is: a FIFO or a device in its place is refused, never waited on.
+        with open_input(npz, expected="the authors' model arrays (.npz)") as handle, \
+                np.load(handle, allow_pickle=False) as data:
+            E = data["E"].astype(np.float64)
+            alpha = float(np.asarray(data["alpha"], dtype=np.float32).reshape(-1)[0])
+            w = np.asarray(data["w"], dtype=np.float32).reshape(-1)
+            b = np.asarray(data["b"], dtype=np.float32).reshape(())
+    except (OSError, ValueError, KeyError, IndexError, EOFError, zipfile.BadZipFile) as error:
+        raise InputError(str(npz), f"not an .npz file with arrays E, alpha, w and b ({str(error)[:200]})") from None
     weights = ModelWeights(E.astype(np.float32), np.array(0, dtype=np.float32), np.array(alpha, dtype=np.float32), w, b)
     rng = np.random.default_rng(seed)
     rows = np.arange(1, len(E))

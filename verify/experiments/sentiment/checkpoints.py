@@ -27,17 +27,17 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
-import shutil
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, NoReturn
 
 import numpy as np
 
-from verify.core.io import atomic_directory, atomic_write_bytes, json_from_bytes
+from verify.core.io import atomic_directory, atomic_write_bytes, json_from_bytes, open_input, read_input
 from verify.core.numbers import InputError
-from verify.experiments.imdb.corpus import (Corpus, Split, data_identity_matches, load_corpus, make_split, read_vocabulary,
-                                            restrict_vocabulary, write_vocabulary)
+from verify.experiments.imdb.corpus import (MAX_VOCABULARY_BYTES, Corpus, Split, data_identity_matches, load_corpus,
+                                            make_split, read_vocabulary, restrict_vocabulary, write_vocabulary)
 from verify.experiments.imdb.preprocess import PreprocessOptions, Vocabulary
 from .network import TrainingSettings, initial_embedding
 
@@ -115,22 +115,17 @@ def _save_arrays(path: Path, arrays: dict[str, np.ndarray], metadata: dict[str, 
     path.write_bytes(save(arrays, metadata=metadata))
 
 
-def _read_limited(path: Path, limit: int) -> bytes:
-    path = Path(path)
-    if not path.exists():
+def _read_limited(path: Path, limit: int, *, expected: str) -> bytes:
+    """The bytes of a checkpoint folder's file, read by :func:`verify.core.io.read_input` (a regular
+    file of at most ``limit`` bytes, opened without waiting: a FIFO put there is refused, not waited on)."""
+    if not os.path.lexists(path):
         raise InputError(str(path), "missing from the checkpoint folder")
-    if not path.is_file():
-        raise InputError(str(path), "not a regular file")
-    try:
-        if path.stat().st_size > limit:
-            raise InputError(str(path), f"{path.stat().st_size:,} bytes, more than the limit of {limit:,}")
-        return path.read_bytes()
-    except OSError as error:
-        raise InputError(str(path), f"cannot read the file ({error})") from None
+    return read_input(path, expected=expected, limit=limit)
 
 
 def _load_arrays(path: Path) -> dict[str, np.ndarray]:
-    return _arrays_from_bytes(_read_limited(path, MAX_WEIGHTS_BYTES), where=str(path))
+    return _arrays_from_bytes(_read_limited(path, MAX_WEIGHTS_BYTES, expected="a safetensors weights file"),
+                              where=str(path))
 
 
 def _arrays_from_bytes(data: bytes, *, where: str) -> dict[str, np.ndarray]:
@@ -254,7 +249,7 @@ def compact_header(path: Path) -> dict:
     those weights back is checked by :func:`expand_best_weights`."""
     decompressor = lzma.LZMADecompressor(memlimit=_XZ_MEMORY_LIMIT)
     try:
-        with Path(path).open("rb") as file:
+        with open_input(path, expected=f"a compact weights file ({COMPACT_BEST})") as file:
             start = decompressor.decompress(file.read(1 << 16), max_length=len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX)
     except (OSError, lzma.LZMAError) as error:
         raise InputError(str(path), f"no readable header ({error})") from None
@@ -272,7 +267,8 @@ def expand_best_weights(path: Path, meta: dict, *, meta_where: str = "checkpoint
     naming ``meta_where`` (where ``meta`` was read) when its settings cannot regenerate one.
     """
     settings = _settings(meta, where=meta_where)
-    return _expand(_read_limited(Path(path), MAX_WEIGHTS_BYTES), settings, where=str(path))
+    compact = _read_limited(Path(path), MAX_WEIGHTS_BYTES, expected=f"a compact weights file ({COMPACT_BEST})")
+    return _expand(compact, settings, where=str(path))
 
 
 def _expand(compact: bytes, settings: TrainingSettings, *, where: str) -> bytes:
@@ -332,7 +328,8 @@ def write_checkpoint(directory: Path, *, meta: dict, weights: ModelWeights, best
         if optimizer is not None:
             _save_arrays(staging / "optimizer.safetensors", optimizer)
         if vocabulary_file is not None and Path(vocabulary_file).exists():
-            shutil.copyfile(vocabulary_file, staging / "vocab.txt.gz")
+            atomic_write_bytes(staging / "vocab.txt.gz", read_input(vocabulary_file, expected="a vocab.txt.gz",
+                                                                    limit=MAX_VOCABULARY_BYTES))
         elif vocabulary is not None:
             write_vocabulary(staging / "vocab.txt.gz", vocabulary)
         else:
@@ -416,7 +413,7 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
         raise InputError(str(directory), "no such checkpoint folder")
     if not meta_path.exists():
         raise InputError(str(meta_path), "missing: not a checkpoint folder")
-    raw = _read_limited(meta_path, MAX_META_BYTES)
+    raw = _read_limited(meta_path, MAX_META_BYTES, expected="a checkpoint.json")
     try:
         # Strict (a repeated key or NaN refused), as the independent checker reads a published checkpoint.json.
         meta = json_from_bytes(raw, source=str(meta_path), expected="a checkpoint.json")
@@ -425,7 +422,7 @@ def read_checkpoint(directory: Path | str, *, with_optimizer: bool = False) -> C
     validate_meta(meta, str(meta_path))
     best_path, compact_path = directory / "best.safetensors", directory / COMPACT_BEST
     if best_path.exists():
-        data = _read_limited(best_path, MAX_WEIGHTS_BYTES)
+        data = _read_limited(best_path, MAX_WEIGHTS_BYTES, expected="a safetensors weights file")
         if compact_path.exists() and hashlib.sha256(data).hexdigest() != compact_header(compact_path)["sha256"]:
             # Both forms of the selected weights, and they differ: neither one can be chosen.
             raise InputError(str(best_path), f"differs from the weights {COMPACT_BEST} beside it holds (its "

@@ -50,12 +50,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn
 
-from verify.core.io import atomic_directory, atomic_write_bytes, atomic_write_text, json_from_bytes, read_json, sha256_file
+from verify.core.io import (atomic_directory, atomic_write_bytes, atomic_write_text, json_from_bytes, read_input,
+                            read_json, sha256_file)
 from verify.core.numbers import InputError
 from verify.core.text import one_line
+from verify.experiments.imdb.corpus import MAX_VOCABULARY_BYTES
 from verify.experiments.imdb.preprocess import PreprocessOptions
 from . import steps
-from .checkpoints import COMPACT_BEST, MAX_META_BYTES, compact_best_weights, expand_best_weights
+from .checkpoints import COMPACT_BEST, MAX_META_BYTES, MAX_WEIGHTS_BYTES, compact_best_weights, expand_best_weights
 from .interpret import interpret_checkpoint
 from .model import DEFAULT_STEP, TrainingSettings, training_record
 
@@ -68,6 +70,10 @@ _COMMON_KEYS = {"protocol": str, "split_seed": int, "validation_fraction": float
                 "bucket_batches": int, "threads": int}
 _STUDY_KEYS = {"name", "phase", "d", "layers", "seeds", "fixed_alpha"}
 MAX_RUNS = 1000
+MAX_PROTOCOL_BYTES = 1 << 20
+# What each file of a finished run may hold when it is read to be published.
+_PUBLISHED_LIMITS = {"checkpoint.json": MAX_META_BYTES, "vocab.txt.gz": MAX_VOCABULARY_BYTES,
+                     "best.safetensors": MAX_WEIGHTS_BYTES}
 
 
 @dataclass(frozen=True)
@@ -112,9 +118,7 @@ def load_protocol(path: Path | str) -> Protocol:
         raise InputError(str(path), "no such protocol file" + (
             f" (a relative path, the default among them, is read from the current folder {one_line(str(Path.cwd()))}: "
             "run from the repository's root or give the path)" if not path.is_absolute() else ""))
-    raw = path.read_bytes()
-    if len(raw) > 1 << 20:
-        raise InputError(str(path), "more than 1 MiB: not a protocol file")
+    raw = read_input(path, expected="a protocol file (TOML)", limit=MAX_PROTOCOL_BYTES)
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, ValueError) as error:
@@ -414,17 +418,15 @@ def _published_files(run_name: str, source: Path, target: Path, record: dict) ->
     selected weights in their compact form (reused from ``target`` when that still gives them back)."""
     files = {}
     for name in ("checkpoint.json", "vocab.txt.gz", "best.safetensors"):
-        try:
-            data = (source / name).read_bytes()
-        except OSError as error:
-            raise InputError(str(source / name), f"cannot read the finished run's file ({error.strerror})") from None
+        data = read_input(source / name, expected=f"the finished run's {name}", limit=_PUBLISHED_LIMITS[name])
         if hashlib.sha256(data).hexdigest() != record["checkpoint_sha256"].get(name):
             raise InputError(str(source / name), "differs from the file the evaluation recorded (sha256)")
         files[name] = data
     meta = json_from_bytes(files["checkpoint.json"], source=str(source / "checkpoint.json"), expected="a checkpoint.json")
     try:
         if expand_best_weights(target / COMPACT_BEST, meta) == files["best.safetensors"]:
-            files[COMPACT_BEST] = (target / COMPACT_BEST).read_bytes()
+            files[COMPACT_BEST] = read_input(target / COMPACT_BEST, expected=f"a published {COMPACT_BEST}",
+                                             limit=MAX_WEIGHTS_BYTES)
     except InputError:  # not published yet, or not as it should be: made again
         pass
     if COMPACT_BEST not in files:
@@ -499,6 +501,7 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
                            (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
         interpretation = folder / "interpretation.json"
         if interpretation.exists():
-            atomic_write_bytes(Path(results_dir) / f"{run.name}.interpret.json", interpretation.read_bytes())
+            atomic_write_bytes(Path(results_dir) / f"{run.name}.interpret.json",
+                               read_input(interpretation, expected="an interpretation.json"))
         copied.append(run.name)
     return copied

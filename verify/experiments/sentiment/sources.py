@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 
 from verify.core.exitcodes import CouldNotComplete
-from verify.core.io import atomic_write_bytes
+from verify.core.io import atomic_write_bytes, read_input, sha256_file
 from verify.core.numbers import InputError
 from verify.experiments.imdb.data import canonical_csv_bytes, load_reviews
 
@@ -156,7 +156,7 @@ def fetch(*, url: str | None = None, sha256: str | None = None, keep_archive: bo
     sha256 = sha256 or IMDB_SHA256
     target = fetched_data_path()
     archive = target.parent / "aclImdb_v1.tar.gz"
-    if not archive.exists() or hashlib.sha256(archive.read_bytes()).hexdigest() != sha256:
+    if not archive.exists() or sha256_file(archive, expected="the downloaded IMDb archive") != sha256:
         download(url, archive, sha256=sha256, progress=progress)
     convert_to_csv(archive, target)
     if not keep_archive:
@@ -178,9 +178,11 @@ def convert_reference(pth: Path, destination: Path) -> Path:
                     "torch.nn.modules.sparse.Embedding", "torch.nn.modules.linear.Linear",
                     "torch.nn.modules.activation.Sigmoid"]
     holders = [(type(name.rsplit(".", 1)[1], (_Holder,), {}), name) for name in holder_names]
+    # Read as every input is (a regular file, bounded; a FIFO is refused, not waited on).
+    saved = io.BytesIO(read_input(pth, expected="the authors' saved model (.pth)", limit=MAX_DOWNLOAD_BYTES))
     try:
         with torch.serialization.safe_globals(holders + [set]):
-            module = torch.load(str(pth), map_location="cpu", weights_only=True)
+            module = torch.load(saved, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises UnpicklingError/RuntimeError/... for files it will not load
         raise InputError(str(pth), f"not a model the weights-only loader accepts ({str(error).splitlines()[0]})") from None
 
