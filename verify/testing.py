@@ -34,7 +34,7 @@ from typing import Any, NoReturn, Sequence
 
 from verify.claims import registry
 from verify.core.config import Configuration
-from verify.core.io import atomic_write_text, safe_name
+from verify.core.io import atomic_write_text, json_text, safe_name
 from verify.core.numbers import rational_to_str
 
 __all__ = [
@@ -109,7 +109,7 @@ def save_counterexample(config: Configuration, *, claim: str, directory: Path | 
     The name is ``<claim>-<first 12 hex digits of the file's sha256>.json``: the same
     configuration always lands in the same file, and nothing is half-written (atomic rename).
     """
-    text = json.dumps(config.to_json_dict(), indent=2) + "\n"
+    text = json_text(config.to_json_dict(), where=f"a {claim} counterexample", indent=2)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     path = (directory or counterexample_dir()) / f"{safe_name(claim)}-{digest}.json"
     return atomic_write_text(path, text)

@@ -6,6 +6,7 @@ import csv
 import gzip
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ torch = pytest.importorskip("torch")
 
 from verify.app.cli import main  # noqa: E402
 from verify.experiments.sentiment import analyze as analyze_module  # noqa: E402
+from verify.experiments.sentiment import model as model_module  # noqa: E402
 from verify.experiments.sentiment.checkpoints import read_checkpoint  # noqa: E402
 from verify.experiments.sentiment.checkpoints import checkpoint_corpus  # noqa: E402
 from verify.experiments.sentiment.model import (TrainingSettings, _bce_and_accuracy, model_from_weights,  # noqa: E402
@@ -394,3 +396,39 @@ def test_a_checkpoint_recording_no_cleaning_rebuilds_the_earlier_cleanings_vocab
     path.write_text(json.dumps(meta), encoding="utf-8")
     assert main(["sentiment", "evaluate", "--checkpoint", str(tmp_path / "old"), *common]) == 2
     assert "vocabulary rebuilt from the data differs" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_loss_that_is_not_finite_is_recorded_as_null_and_the_checkpoint_reads_back(fixture_csv, tmp_path, monkeypatch):
+    # A loss that overflowed (training diverging): JSON has no NaN, and checkpoint.json must stay readable.
+    real = model_module._bce_and_accuracy
+    monkeypatch.setattr(model_module, "_bce_and_accuracy", lambda scores, labels: (math.nan, real(scores, labels)[1]))
+    assert _train(fixture_csv, tmp_path / "run", tmp_path / "cache", 1, extra=("--hardmax-every", "0")) == 0
+    entry = read_checkpoint(tmp_path / "run").meta["history"][0]
+    assert entry["val_loss"] is None and entry["train_subset_loss"] is None and 0 <= entry["val_acc"] <= 1
+    assert entry["not_finite"] == {"train_subset_loss": "nan", "val_loss": "nan"}
+    assert math.isfinite(entry["train_running_loss"])
+
+
+@pytest.mark.slow
+def test_an_epoch_that_leaves_nan_in_the_weights_ends_training_keeping_the_epoch_before(fixture_csv, tmp_path,
+                                                                                       monkeypatch, capsys):
+    real = model_module.weights_from_model
+    epochs: list[int] = []
+
+    def diverging(model):
+        weights = real(model)
+        epochs.append(len(epochs) + 1)
+        if len(epochs) == 2:
+            weights.embedding[0, 0] = np.nan
+        return weights
+
+    monkeypatch.setattr(model_module, "weights_from_model", diverging)
+    run, snapshots = tmp_path / "run", tmp_path / "epochs"
+    status = _train(fixture_csv, run, tmp_path / "cache", 3, extra=("--hardmax-every", "0", "--epoch-weights", str(snapshots)))
+    err = capsys.readouterr().err
+    assert status == 4 and "training diverged in epoch 2: the weights hold NaN or infinity" in err, err
+    assert f"{run} keeps the checkpoint of epoch 1" in err and "Traceback" not in err
+    checkpoint = read_checkpoint(run)  # readable, and nothing of epoch 2 was written
+    assert checkpoint.meta["epochs_completed"] == 1 and [h["epoch"] for h in checkpoint.meta["history"]] == [1]
+    assert sorted(p.name for p in snapshots.iterdir()) == ["epoch-001.safetensors"]

@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes,
                             max_total_work=args.max_total_work, runs=args.runs, models=args.models)
-        text = json.dumps(result.to_json_dict(), indent=1) + "\n"
+        text = json.dumps(result.to_json_dict(), indent=1, allow_nan=False) + "\n"
         # The summary goes to standard output, or to standard error when the JSON takes standard output.
         print("\n".join(result.lines(verbose=args.verbose)), file=sys.stderr if args.json == "-" else sys.stdout)
         if args.json is not None:

@@ -16,7 +16,6 @@ violates them is refused unless ``outside_hypotheses`` is set in the file or by 
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -24,7 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .io import atomic_write_text, read_text
+from .io import atomic_write_text, json_text, read_text
 from .linalg import identity, is_symmetric, is_symmetric_positive_definite
 from .numbers import InputError, parse_json, rational_matrix, rational_to_str, to_rational
 from .text import describe_value
@@ -239,7 +238,7 @@ def load_configuration(path: str | os.PathLike[str], *, outside_hypotheses: bool
 
 def save_configuration(config: Configuration, path: str | os.PathLike[str]) -> Path:
     """Write the configuration atomically (temporary file, then rename)."""
-    return atomic_write_text(Path(path), json.dumps(config.to_json_dict(), indent=2) + "\n")
+    return atomic_write_text(Path(path), json_text(config.to_json_dict(), where=os.fspath(path), indent=2))
 
 
 def make_configuration(tokens: Sequence[Sequence[Any]], *, alpha: Any, A: Any = None,

@@ -12,7 +12,10 @@ Outputs: a file is written to a temporary beside it and renamed into place
 (:func:`atomic_write_bytes`); a folder is assembled beside its target and swapped in with a
 single atomic rename (:func:`atomic_directory`), under a lock that makes a second run into
 the same folder refuse (:func:`directory_lock`, :class:`~verify.core.exitcodes.OutputBusy`, exit
-4). Files and folders get the usual permissions (0666 / 0777 less the umask).
+4). Files and folders get the usual permissions (0666 / 0777 less the umask). JSON outputs are
+made by :func:`json_text`: NaN and Infinity are refused when the text is made (JSON has no such
+numbers and the readers above refuse them), with an error naming the field, so that no file is
+written that its own reader then cannot read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import ctypes
 import errno
 import hashlib
+import json
+import math
 import os
 import re
 import secrets
@@ -40,8 +45,8 @@ except ImportError:  # pragma: no cover - not POSIX: folders are not locked
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "read_json", "json_from_bytes", "open_input",
-           "atomic_write_text", "atomic_write_bytes", "atomic_directory", "directory_lock", "safe_name",
-           "sha256_file"]
+           "json_text", "NonFiniteJSON", "atomic_write_text", "atomic_write_bytes", "atomic_directory",
+           "directory_lock", "safe_name", "sha256_file"]
 
 # Input files (configurations, campaigns, conjecture files) are at most this large. The largest
 # real ones are a few hundred kilobytes (128 tokens of 16 coordinates); 16 MiB of JSON parses in
@@ -161,6 +166,66 @@ def json_from_bytes(raw: bytes, *, source: str, expected: str, parse_float: Call
     except UnicodeDecodeError:
         raise InputError(source, f"is not UTF-8 text, expected {expected}") from None
     return parse_json(text, source=source, parse_float=parse_float)
+
+
+class NonFiniteJSON(CouldNotComplete, ValueError):
+    """A value to be written as JSON holds NaN or an infinity, which JSON cannot hold (exit status 4).
+
+    ``field`` is where, as ``history[3].train_running_loss``; nothing has been written.
+    """
+
+    def __init__(self, where: str, field: str, value: float) -> None:
+        self.where, self.field, self.value = where, field, value
+        super().__init__(f"{where}: {field or '(the value itself)'} is {value!r}, which JSON cannot hold "
+                         "(its readers refuse NaN and Infinity); nothing was written")
+
+
+def _non_finite_field(value: Any, default: Callable[[Any], Any] | None, field: str = "",
+                      depth: int = 0) -> tuple[str, float] | None:
+    """Where the first non-finite float in ``value`` is (as json.dumps walks it), and the float."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (field, value)
+    if depth > 10_000 or isinstance(value, (str, int)) or value is None:
+        return None
+    if isinstance(value, dict):
+        items: Any = ((f"{field}.{key}" if field else str(key), item) for key, item in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{field}[{index}]", item) for index, item in enumerate(value))
+    elif default is not None:
+        try:
+            converted = default(value)
+        except Exception:  # noqa: BLE001 - json.dumps reports it; here only the non-finite value is looked for
+            return None
+        return _non_finite_field(converted, default, field, depth + 1)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite_field(item, default, key, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def json_text(value: Any, *, where: str, indent: int | None = 1, sort_keys: bool = False,
+              separators: tuple[str, str] | None = None, ensure_ascii: bool = True,
+              default: Callable[[Any], Any] | None = None, newline: bool = True) -> str:
+    """The JSON text of ``value``, as every JSON file the suite writes is made (``json.dumps``'s options).
+
+    NaN and the infinities are refused (``allow_nan=False``): JSON has no such numbers, and
+    :func:`read_json` and the independent checkers refuse them, so a file holding one could be
+    written and never read back. The refusal is a :class:`NonFiniteJSON` naming ``where`` (the file)
+    and the field. A writer whose values may legitimately be non-finite encodes them itself first
+    (as a string, or null with the reason beside it, as its format says). ``newline``: end with one.
+    """
+    try:
+        text = json.dumps(value, indent=indent, sort_keys=sort_keys, separators=separators,
+                          ensure_ascii=ensure_ascii, default=default, allow_nan=False)
+    except ValueError:
+        found = _non_finite_field(value, default)
+        if found is None:
+            raise
+        raise NonFiniteJSON(where, *found) from None
+    return text + "\n" if newline else text
 
 
 # --------------------------------------------------------------------------- files

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from verify.experiments.classify.construction import build_network
 from verify.experiments.classify.dataset import load_dataset
 from verify.experiments.classify.experiment import VARIANTS, run_imdb
 from verify.experiments.classify.imdb import DEFAULT_CACHE_DIR
-from verify.core.io import atomic_write_text
+from verify.core.io import atomic_write_text, json_text
 from verify.core.numbers import InputError
 from .output import echo_summary, emit_json, json_option
 from .output import progress_reporter as _progress
@@ -64,7 +63,7 @@ def build(data_path: Path, out_path: Path, width_cap: int | None, seed: int, jso
     dataset = load_dataset(data_path)
     with _progress(not quiet) as update:
         result = build_network(dataset, width_cap=width_cap, seed=seed, progress=update)
-    atomic_write_text(out_path, json.dumps(result.to_json(), separators=(",", ":")) + "\n")
+    atomic_write_text(out_path, json_text(result.to_json(), where=str(out_path), indent=None, separators=(",", ":")))
     record = dict(result.record, network=str(out_path), data=str(data_path), status="certified",
                   seconds=result.seconds)
     blocks = record["blocks"]

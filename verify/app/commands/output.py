@@ -14,7 +14,6 @@ Progress bars and log lines always go to standard error: standard output carries
 
 from __future__ import annotations
 
-import json
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from verify.core.io import atomic_write_text
+from verify.core.io import json_text as strict_json_text
 
 __all__ = ["JSON_TO_STDOUT", "JsonOption", "json_option", "json_took_argument", "verdict_line", "StageLines", "LayerLines",
            "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter"]
@@ -79,16 +79,17 @@ def echo_summary(text: str, json_to: str | None) -> None:
     click.echo(text, err=json_to == JSON_TO_STDOUT)
 
 
-def json_text(record: Any) -> str:
-    """The JSON text of a record: indented, one trailing newline, no leading blank line."""
-    return json.dumps(record, indent=1) + "\n"
+def json_text(record: Any, *, where: str = "the JSON output") -> str:
+    """The JSON text of a record: indented, one trailing newline, no leading blank line; NaN and
+    Infinity refused, naming the field (:func:`verify.core.io.json_text`)."""
+    return strict_json_text(record, where=where)
 
 
 def emit_json(record: Any, json_to: str | None) -> None:
     """Write ``record`` where ``--json`` says (nothing when it was not given)."""
     if json_to is None:
         return
-    text = json_text(record)
+    text = json_text(record, where="the JSON output" if json_to == JSON_TO_STDOUT else json_to)
     if json_to == JSON_TO_STDOUT:
         click.echo(text, nl=False)
         return

@@ -274,7 +274,7 @@ def softmax_certificate_command(checkpoint_dirs: tuple[Path, ...], data: Path | 
         if not quiet:
             click.echo(_softmax_line(rows[-1]), err=True)
         if update_file is not None:  # each finished checkpoint is kept, whatever happens to the next one
-            atomic_write_text(update_file, json_text(softmax_certificate_summary(rows)))
+            atomic_write_text(update_file, json_text(softmax_certificate_summary(rows), where=str(update_file)))
     result = softmax_certificate_summary(rows)
     echo_summary("\n".join([_softmax_line(row) for row in result["by_d"]] + [result["summary"]]), json_to)
     emit_json(result, json_to)

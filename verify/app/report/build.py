@@ -11,7 +11,6 @@ start, so a second run into the same folder is refused instead of racing this on
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from verify.core import exitcodes
-from verify.core.io import atomic_directory, directory_lock, read_json, safe_name
+from verify.core.io import atomic_directory, directory_lock, json_text, read_json, safe_name
 from verify.core.numbers import InputError
 from verify.experiments.registry import SECTION_PROVIDERS
 from verify.experiments.sections import SectionProvider
@@ -297,7 +296,7 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         for c in counterexamples:
             path = staging / c["file"]
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(c["config"], indent=2) + "\n", encoding="utf-8")
+            path.write_text(json_text(c["config"], where=c["file"], indent=2), encoding="utf-8")
         results["environment"] = environment_block(
             started=started, finished=utc_now(),
             timings={"campaign": campaign_seconds, "figures": figure_seconds,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from verify.core import formatting as fmt
+from verify.core.io import json_text
 from verify.claims import registry
 from verify.experiments.sections import Section
 from .figures import FigureInfo
@@ -187,7 +187,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
         blocks.append(Block("list", items=items))
         for c in results["counterexamples"]:
             blocks.append(_p(f"`{c['file']}`:"))
-            blocks.append(Block("code", json.dumps(c["config"], indent=1)))
+            blocks.append(Block("code", json_text(c["config"], where=str(c.get("file", "a counterexample")),
+                                                  newline=False)))
     else:
         blocks.append(_p("None: no claim failed on any configuration."))
     silent = sum(r.get("float_comparison", {}).get("silent_disagreements", 0) for r in ok)

@@ -27,9 +27,9 @@ is written last so that the deterministic part is a byte prefix of the file.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping
 
+from verify.core.io import json_text
 from verify.core.numbers import InputError
 from verify.claims.verdicts import STATUSES
 
@@ -51,7 +51,8 @@ def dumps_results(data: Mapping[str, Any]) -> str:
     extra = sorted(set(data) - set(TOP_LEVEL_KEYS))
     if extra:
         raise ValueError(f"results: unexpected top-level keys {extra}")
-    return json.dumps(ordered, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    # Non-finite measurements are already strings here ("inf", "nan": verify.app.campaign.records).
+    return json_text(ordered, where="results.json", ensure_ascii=False)
 
 
 def deterministic_part(text: str) -> str:

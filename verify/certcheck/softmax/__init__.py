@@ -604,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: could not complete: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
         return COULD_NOT_COMPLETE
     if args.json:
-        sys.stdout.write(json.dumps(result.to_json_dict(), indent=1) + "\n")
+        sys.stdout.write(json.dumps(result.to_json_dict(), indent=1, allow_nan=False) + "\n")
     else:
         print("\n".join(result.lines()))
     return result.exit_status

@@ -538,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         result = check_files(args.network, args.data)
         print(result.summary(), file=sys.stderr if args.json == "-" else sys.stdout)
         if args.json is not None:
-            _write_json(json.dumps(result.to_json_dict(), indent=1) + "\n", args.json)
+            _write_json(json.dumps(result.to_json_dict(), indent=1, allow_nan=False) + "\n", args.json)
     except BadInput as error:
         print(f"checker: error: {error}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from verify.core.io import atomic_write_text, read_json
+from verify.core.io import atomic_write_text, json_text, read_json
 from verify.core.numbers import InputError
 from . import IMDB_RESULTS_FORMAT, checker
 from .construction import NARROW_WIDTH, build_network
@@ -164,8 +164,10 @@ def run_imdb(*, data: Path, reference: Path, sizes: Sequence[int], variants: Seq
             network_json = result.to_json()
             if networks is not None:
                 stem = f"imdb-N{size}-{variant}-seed{seed}"
-                atomic_write_text(networks / f"{stem}.net.json", json.dumps(network_json, separators=(",", ":")))
-                atomic_write_text(networks / f"imdb-N{size}.data.json", json.dumps(data_json))
+                network_file, data_file = networks / f"{stem}.net.json", networks / f"imdb-N{size}.data.json"
+                atomic_write_text(network_file, json_text(network_json, where=str(network_file), indent=None,
+                                                          separators=(",", ":"), newline=False))
+                atomic_write_text(data_file, json_text(data_json, where=str(data_file), indent=None, newline=False))
             started = time.process_time()
             outcome = checker.check_objects(json.loads(json.dumps(network_json)), data_json,
                                             progress=labelled(label, "independent check"))
@@ -189,7 +191,7 @@ def run_imdb(*, data: Path, reference: Path, sizes: Sequence[int], variants: Seq
                                 "test": round(test_seconds, 1)},
             }
             results["runs"] = sorted(results["runs"] + [run], key=_run_key)
-            atomic_write_text(out, json.dumps(results, indent=1) + "\n")
+            atomic_write_text(out, json_text(results, where=str(out)))
             say(f"N = {size} {variant} seed {seed}: {run['certified_by_checker']}/{len(train)} certified by the "
                 f"checker, {run['blocks']} blocks, {run['parameters']} parameters; test accuracy "
                 f"{run['test_accuracy']:.4f} (majority {sample['majority_test']:.4f})")

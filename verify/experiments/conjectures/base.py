@@ -55,7 +55,7 @@ from verify.core import exitcodes
 from verify.core.exitcodes import CouldNotComplete
 from verify.core.formatting import count, counted
 from verify.core.config import Configuration, hypothesis_violations, load_configuration, parse_configuration
-from verify.core.io import atomic_write_text, safe_name
+from verify.core.io import atomic_write_text, json_text, safe_name
 from verify.core.numbers import rational_to_str
 from verify.core.versions import dependency_versions
 from .search import (DEFAULT_SECONDS, ROUND_EXAMPLES, Branch, Budget, Clock, Round, branches_of, level_sizes,
@@ -858,7 +858,7 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
     )
     if results_dir is not None:
         result.result_path = Path(results_dir) / f"{result_stem(conjecture.name)}.json"
-        atomic_write_text(result.result_path, json.dumps(result.to_json_dict(), indent=1) + "\n")
+        atomic_write_text(result.result_path, json_text(result.to_json_dict(), where=str(result.result_path)))
     return result
 
 
@@ -881,7 +881,7 @@ def _confirm(conjecture: Conjecture, config: Configuration, observation: Observa
     path: Path | None = None
     if results_dir is not None:
         path = Path(results_dir) / COUNTEREXAMPLE_DIR / f"{result_stem(conjecture.name)}.json"
-        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+        atomic_write_text(path, json_text(data, where=str(path), indent=2))
         reloaded = load_configuration(path)
     else:
         reloaded = parse_configuration(json.loads(json.dumps(data)))

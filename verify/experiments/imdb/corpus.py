@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
-import json
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from verify.core.io import atomic_write_bytes, open_input
+from verify.core.io import atomic_write_bytes, json_text, open_input
 from verify.core.numbers import InputError
 from .data import Reviews, carve_validation, content_sha256, file_sha256, load_reviews, open_bounded, paper_split
 from .preprocess import SEQUENCE_LENGTH, PreprocessOptions, Vocabulary, build_vocabulary, encode, tokenize
@@ -136,7 +135,7 @@ def load_corpus(path: Path | str, *, options: PreprocessOptions, cache_dir: Path
                   "length": SEQUENCE_LENGTH}
     if limit is not None:
         key_fields["sample"] = "seeded-random-v1"
-    key_text = json.dumps(key_fields, sort_keys=True)
+    key_text = json_text(key_fields, where="the corpus cache key", indent=None, sort_keys=True, newline=False)
     key = hashlib.sha256(key_text.encode()).hexdigest()[:20]
     if cache_dir is not None:
         arrays_path = Path(cache_dir) / f"corpus-{key}.npz"

@@ -25,7 +25,6 @@ atomically as one folder.
 
 from __future__ import annotations
 
-import json
 import platform
 import zipfile
 from collections import Counter
@@ -40,7 +39,7 @@ from verify.claims import check_configuration
 from verify.core import formatting as fmt
 from verify.core.config import make_configuration
 from verify.core.float_dynamics import rounding_gamma, simulate_batch
-from verify.core.io import atomic_directory, open_input, safe_name
+from verify.core.io import atomic_directory, json_text, open_input, safe_name
 from verify.core.numbers import InputError
 from verify.core.trajectory import simulate
 from verify.experiments.imdb.corpus import training_word_counts
@@ -826,8 +825,8 @@ def run_analyses(*, checkpoint_dirs: list[Path] | tuple[Path, ...] = (), authors
         staging.chmod(0o755)  # mkdtemp makes it private; results are meant to be read and committed
         for name, draw in figures.items():
             draw(staging / name)
-        (staging / "analysis.json").write_text(json.dumps(result, indent=1, default=_json_default) + "\n",
-                                               encoding="utf-8")
+        (staging / "analysis.json").write_text(json_text(result, where=str(Path(out_dir) / "analysis.json"),
+                                                         default=_json_default), encoding="utf-8")
     return result
 
 

@@ -34,7 +34,7 @@ from typing import Callable, NoReturn
 
 import numpy as np
 
-from verify.core.io import atomic_directory, atomic_write_bytes, json_from_bytes, open_input, read_input
+from verify.core.io import atomic_directory, atomic_write_bytes, json_from_bytes, json_text, open_input, read_input
 from verify.core.numbers import InputError
 from verify.experiments.imdb.corpus import (MAX_VOCABULARY_BYTES, Corpus, Split, data_identity_matches, load_corpus,
                                             make_split, read_vocabulary, restrict_vocabulary, write_vocabulary)
@@ -219,7 +219,8 @@ def compact_best_weights(data: bytes, meta: dict, *, where: str = "best.safetens
     header = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "embedding": [start, end],
               "rows": rows, "d": d, "torch": torch.__version__}
     body = data[:start] + _byte_planes(delta) + data[end:]
-    compact = lzma.compress(_COMPACT_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + body,
+    line = json_text(header, where=f"{where}: the compact form's header", indent=None, sort_keys=True, newline=False)
+    compact = lzma.compress(_COMPACT_MAGIC + line.encode() + b"\n" + body,
                             preset=9)
     if _expand(compact, settings, where=where) != data:
         raise InputError(where, "the compact form does not give the weights back (torch's generator?)")
@@ -334,7 +335,10 @@ def write_checkpoint(directory: Path, *, meta: dict, weights: ModelWeights, best
             write_vocabulary(staging / "vocab.txt.gz", vocabulary)
         else:
             raise ValueError("write_checkpoint needs the vocabulary")
-        (staging / "checkpoint.json").write_text(json.dumps({"format": FORMAT, **meta}, indent=1) + "\n",
+        # NaN and Infinity are refused here, naming the field (:func:`verify.core.io.json_text`): the
+        # training records a diverged epoch's metrics as null (see :mod:`.model`).
+        (staging / "checkpoint.json").write_text(json_text({"format": FORMAT, **meta},
+                                                           where=str(directory / "checkpoint.json")),
                                                  encoding="utf-8")
         # mkdtemp/mkstemp create private files; a checkpoint is meant to be shared (and committed).
         staging.chmod(0o755)

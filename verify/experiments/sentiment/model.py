@@ -52,11 +52,18 @@ Each epoch's history entry records the training reviews two ways:
   (:func:`train_subset_rows`, the same subset every epoch; recorded as ``train_subset`` in the
   checkpoint), so the cost is one more validation pass.
 
+A number of an entry that is NaN or infinite (a loss that overflowed) is recorded as null, and the
+entry's ``not_finite`` names it with its value (``{"val_loss": "nan"}``): JSON has no such numbers,
+and checkpoint.json stays readable (:func:`recorded_entry`). An epoch that leaves NaN or infinity in
+the weights (training diverged) ends the training with :class:`TrainingDiverged` before anything of
+that epoch is written: the folder keeps the checkpoint of the epoch before.
+
 torch is imported inside the functions so that the rest of the package works without it.
 """
 
 from __future__ import annotations
 
+import math
 import platform
 import time
 from dataclasses import asdict, fields
@@ -65,6 +72,7 @@ from typing import Callable
 
 import numpy as np
 
+from verify.core.exitcodes import CouldNotComplete
 from verify.core.numbers import InputError
 from verify.core.versions import git_commit
 from verify.experiments.imdb.corpus import Corpus, Split
@@ -75,7 +83,7 @@ from .evaluate import certified_evaluation
 __all__ = ["TrainingSettings", "build_model", "weights_from_model", "model_from_weights", "train",
            "softmax_scores", "merge_tokens", "epoch_batches", "softmax_scores_for_snapshots", "train_subset_rows",
            "running_train", "selection_accuracy", "STEPS", "DEFAULT_STEP", "training_record", "epoch_stretches",
-           "training_step", "step_inputs", "build_optimizer"]
+           "training_step", "step_inputs", "build_optimizer", "recorded_entry", "TrainingDiverged"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -89,6 +97,26 @@ DEFAULT_STEP = "compiled"
 # What an epoch entry written before the implementation was recorded was trained by.
 _UNRECORDED_STEP = "reference"
 _UNRECORDED_CODE = "not recorded"
+
+
+class TrainingDiverged(CouldNotComplete):
+    """An epoch left NaN or infinity in the weights; nothing of it was written (exit status 4)."""
+
+
+def recorded_entry(entry: dict) -> dict:
+    """An epoch's history entry as checkpoint.json records it: a number that is NaN or infinite is null,
+    and ``not_finite`` names each such field with its value ("nan", "inf" or "-inf")."""
+    recorded: dict = {}
+    not_finite: dict[str, str] = {}
+    for key, value in entry.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            recorded[key], not_finite[key] = None, repr(float(value))
+        else:
+            recorded[key] = value
+    if not_finite:
+        recorded["not_finite"] = not_finite
+    return recorded
+
 
 def merge_tokens(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each review's distinct token ids and multiplicities.
@@ -445,7 +473,11 @@ def train(corpus: Corpus, split: Split, *, settings: TrainingSettings, out_dir: 
         entry["seconds"] = time.perf_counter() - started
         entry["cpu_seconds"] = time.process_time() - started_cpu
         entry["step"], entry["code"] = step, code
-        history.append(entry)
+        if not all(np.isfinite(array).all() for array in weights.to_arrays().values()):
+            kept = f"{out_dir} keeps the checkpoint of epoch {epoch}" if epoch else f"nothing was written to {out_dir}"
+            raise TrainingDiverged(f"training diverged in epoch {epoch + 1}: the weights hold NaN or infinity "
+                                   f"(running training loss {entry['train_running_loss']:.4g}); {kept}")
+        history.append(recorded_entry(entry))
         selection = selection_accuracy(entry)
         if best is None or selection > best["val_acc"]:
             best = {"epoch": epoch + 1, "val_acc": selection}

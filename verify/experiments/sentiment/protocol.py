@@ -42,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import time
 import tomllib
@@ -50,8 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn
 
-from verify.core.io import (atomic_directory, atomic_write_bytes, atomic_write_text, json_from_bytes, read_input,
-                            read_json, sha256_file)
+from verify.core.io import (atomic_directory, atomic_write_bytes, atomic_write_text, json_from_bytes, json_text,
+                            read_input, read_json, sha256_file)
 from verify.core.numbers import InputError
 from verify.core.text import one_line
 from verify.experiments.imdb.corpus import MAX_VOCABULARY_BYTES
@@ -349,7 +348,8 @@ def run_queue(protocol: Protocol, runs_dir: Path, *, data: Path | None, cache_di
                           command=regenerate_command(protocol, run),
                           wall_seconds=round(time.time() - started, 1),
                           **_training_summary(meta.get("history") or []))
-            atomic_write_text(folder / "evaluation.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
+            atomic_write_text(folder / "evaluation.json",
+                              json_text(record, where=str(folder / "evaluation.json"), sort_keys=True))
             _interpret(run, folder, interpret, data=data, cache_dir=cache_dir, log=log)
             log(f"{run.name}: finished")
             finished.append(run.name)
@@ -389,7 +389,7 @@ def _interpret(run: PlannedRun, folder: Path, interpret_run: Callable[..., dict]
     log(f"{run.name}: interpretability tests and clustering measures")
     record = interpret_run(folder / "checkpoint", data=data, cache_dir=cache_dir)
     record["run"] = run.name
-    atomic_write_text(target, json.dumps(record, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(target, json_text(record, where=str(target), sort_keys=True))
 
 
 def _checkpoint_digest(folder: Path) -> dict:
@@ -497,8 +497,8 @@ def collect(protocol: Protocol, runs_dir: Path, *, results_dir: Path, models_dir
                                          f"{budget_bytes / 1e6:g} MB)")
             record["checkpoint"] = f"not published{why}; regenerate with: {record.get('command')}"
             record["published"] = False
-        atomic_write_bytes(Path(results_dir) / f"{run.name}.json",
-                           (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+        collected = Path(results_dir) / f"{run.name}.json"
+        atomic_write_text(collected, json_text(record, where=str(collected), sort_keys=True))
         interpretation = folder / "interpretation.json"
         if interpretation.exists():
             atomic_write_bytes(Path(results_dir) / f"{run.name}.interpret.json",

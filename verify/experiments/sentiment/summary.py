@@ -18,14 +18,13 @@ K = 8 mean exceeds the trained K = 0 mean by more than two standard errors
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 
 from verify.core.formatting import counted, noun_for
-from verify.core.io import atomic_write_text, read_json
+from verify.core.io import atomic_write_text, json_text, read_json
 from verify.core.numbers import InputError
 from . import AUTHORS_SOFTMAX_TEST_ACCURACY
 from .checkpoints import MAX_META_BYTES
@@ -461,4 +460,4 @@ def _figures(tables: list[dict], folder: Path) -> list[str]:
 
 
 def write_summary(summary: dict, path: Path) -> None:
-    atomic_write_text(Path(path), json.dumps(summary, indent=1) + "\n")
+    atomic_write_text(Path(path), json_text(summary, where=str(path)))
