@@ -432,7 +432,14 @@ def longer_training_summary(repo: Path = ROOT) -> str:
     """docs/sentiment.md: the longer-training protocol's summary sentence (its conclusion, or what is missing)."""
     summary = json.loads((repo / "runs" / "sentiment" / "longer-training-summary" / "summary.json")
                          .read_text(encoding="utf-8"))
-    return summary["summary"]
+    tables = {table["name"]: table for table in summary["tables"]}
+    ended = tables["training-length"]["data"] if "training-length" in tables else []
+    capped = [run for run in ended if run["reached_cap"]]
+    if not ended:
+        return summary["summary"]
+    how = (f"{formatting.counted(len(capped), 'run')} of {len(ended)} reached the cap" if capped else
+           f"every finished run stopped early, the last after {max(run['epochs_run'] for run in ended)} epochs")
+    return f"{summary['summary']} Training: {how}."
 
 
 def softmax_certificate_table(repo: Path = ROOT) -> str:
