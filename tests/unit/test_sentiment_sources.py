@@ -216,6 +216,15 @@ def test_the_authors_model_converts_with_the_weights_only_loader(tmp_path, monke
     assert sources.resolve_reference(None) == sources.fetched_reference_path()
 
 
+def test_a_download_is_copied_whole_to_out(tmp_path, monkeypatch):
+    pth, model = _authors_like_pth(tmp_path, monkeypatch)
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path / "cache"))
+    out = tmp_path / "copies" / "authors.npz"
+    assert main(["sentiment", "fetch-reference", "--url", pth.as_uri(), "--out", str(out), "--quiet"]) == 0
+    assert out.read_bytes() == sources.fetched_reference_path().read_bytes()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["authors.npz"]
+
+
 class _Payload:
     def __init__(self, marker: Path) -> None:
         self.marker = marker

@@ -10,7 +10,7 @@ import click
 
 from verify.core import exitcodes
 from verify.core import formatting as fmt
-from verify.core.io import atomic_directory, atomic_write_text, read_json
+from verify.core.io import atomic_directory, atomic_write_bytes, atomic_write_text, read_input, read_json
 from verify.core.numbers import InputError
 from verify.experiments.imdb.data import load_reviews
 from verify.experiments.imdb.preprocess import PreprocessOptions, build_vocabulary, tokenize
@@ -541,7 +541,8 @@ def fetch_reference_command(url: str | None, from_file: Path | None, out_path: P
             path = sources.fetch_reference(url=url, progress=lambda done, total: update("download", done, total))
         if out_path is not None:
             out_path.parent.mkdir(parents=True, exist_ok=True)
-            out_path.write_bytes(path.read_bytes())
+            # Atomic: a stopped copy never leaves a half-written file where --reference would read it.
+            atomic_write_bytes(out_path, read_input(path, expected="the converted reference arrays (.npz)"))
             path = out_path
     echo_summary(f"{path}: the authors' d = 2 model as arrays E, alpha, w, b", json_to)
     emit_json({"reference": str(path)}, json_to)
