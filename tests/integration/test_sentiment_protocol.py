@@ -16,6 +16,8 @@ pytest.importorskip("torch")
 
 from test_sentiment_training import write_fixture_csv  # noqa: E402
 
+from tests.common.protocols import write_tiny_protocol  # noqa: E402
+
 from verify.app.cli import main  # noqa: E402
 from verify.core.numbers import InputError  # noqa: E402
 from verify.core.io import sha256_file  # noqa: E402
@@ -25,59 +27,11 @@ from verify.experiments.sentiment.network import TrainingSettings, initial_embed
 from verify.experiments.sentiment.protocol import (MODELS_BUDGET_BYTES, PUBLISHED_FILES, collect,  # noqa: E402
                                                   load_protocol, published_bytes, queue_status, run_queue)
 
-PROTOCOL = """
-name = "tiny"
-title = "A tiny protocol"
 
-[common]
-protocol = "paper"
-split_seed = 0
-validation_fraction = 0.1
-cleaning = "authors"
-lemmas = "plural"
-stopwords = "nltk"
-lowercase = false
-epochs = {epochs}
-patience = 20
-learning_rate = 0.05
-batch_size = 16
-beta = 1000.0
-alpha_init = 1.0
-attention_over = "distinct"
-bucket_batches = 2
-threads = 1
-
-[selection]
-epoch = "best validation accuracy"
-
-[[study]]
-name = "main"
-phase = 1
-d = [2]
-layers = [1]
-seeds = [0]
-
-[[study]]
-name = "baseline"
-phase = 1
-d = [2]
-layers = [0, 1]
-seeds = [0]
-
-[[study]]
-name = "alpha"
-phase = 2
-d = [2]
-layers = [1]
-fixed_alpha = [0.5]
-seeds = [0]
-"""
 
 
 def _protocol(tmp_path, epochs=2):
-    path = tmp_path / ("tiny.toml" if epochs == 2 else f"tiny-{epochs}.toml")
-    path.write_text(PROTOCOL.format(epochs=epochs), encoding="utf-8")
-    return path
+    return write_tiny_protocol(tmp_path, epochs)
 
 
 def test_grid_expands_in_phase_order_and_shared_runs_appear_once(tmp_path):

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import verify
+from tests.common.protocols import write_tiny_protocol
 from verify.core.exitcodes import CouldNotComplete
 from verify.core.io import NonFiniteJSON, json_text, read_json
 from verify.experiments.imdb.preprocess import PAD, Vocabulary
@@ -104,40 +105,12 @@ def test_a_diverged_epochs_entry_is_recorded_readably(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- protocol records
 
 
-PROTOCOL = """
-name = "tiny"
-title = "A tiny protocol"
 
-[common]
-protocol = "paper"
-split_seed = 0
-validation_fraction = 0.1
-cleaning = "authors"
-lemmas = "plural"
-stopwords = "nltk"
-lowercase = false
-epochs = 1
-patience = 20
-learning_rate = 0.05
-batch_size = 16
-beta = 1000.0
-alpha_init = 1.0
-attention_over = "distinct"
-bucket_batches = 2
-threads = 1
-
-[[study]]
-name = "main"
-d = [2]
-layers = [1]
-seeds = [0]
-"""
 
 
 @pytest.mark.parametrize("bad", ["evaluation", "interpretation"])
 def test_a_protocol_record_with_a_nan_is_refused_naming_the_field_and_not_written(tmp_path: Path, bad: str) -> None:
-    path = tmp_path / "tiny.toml"
-    path.write_text(PROTOCOL, encoding="utf-8")
+    path = write_tiny_protocol(tmp_path, epochs=1)
     runs = tmp_path / "runs"
     finite = {"hardmax_accuracy": 0.5}
     with pytest.raises(NonFiniteJSON) as caught:
