@@ -41,7 +41,7 @@ from verify.experiments.imdb.corpus import (MAX_VOCABULARY_BYTES, Corpus, Split,
 from verify.experiments.imdb.preprocess import PreprocessOptions, Vocabulary
 from .network import TrainingSettings, initial_embedding
 
-__all__ = ["FORMAT", "COMPACT_BEST", "compact_best_weights", "compact_header", "expand_best_weights",
+__all__ = ["FORMAT", "COMPACT_BEST", "compact_best_weights", "compact_header", "expand_best_weights", "expand_compact_weights",
            "ModelWeights", "Checkpoint", "read_checkpoint", "write_checkpoint", "WEIGHT_NAMES",
            "write_weights", "read_weights", "required_field", "checkpoint_corpus", "MAX_META_BYTES",
            "MAX_WEIGHTS_BYTES"]
@@ -220,17 +220,20 @@ def compact_best_weights(data: bytes, meta: dict, *, where: str = "best.safetens
               "rows": rows, "d": d, "torch": torch.__version__}
     body = data[:start] + _byte_planes(delta) + data[end:]
     line = json_text(header, where=f"{where}: the compact form's header", indent=None, sort_keys=True, newline=False)
-    compact = lzma.compress(_COMPACT_MAGIC + line.encode() + b"\n" + body,
-                            preset=9)
+    compact = lzma.compress(_COMPACT_MAGIC + line.encode() + b"\n" + body, preset=9)
     if _expand(compact, settings, where=where) != data:
         raise InputError(where, "the compact form does not give the weights back (torch's generator?)")
     return compact
 
 
-def _compact_header(line: bytes, *, where: str) -> dict:
-    """The JSON line after the magic, checked field by field."""
+def _compact_header(raw: bytes, *, where: str) -> tuple[dict, int]:
+    """The header of the uncompressed compact form ``raw`` (or its first bytes): the JSON line after
+    the magic, checked field by field, and where the body after that line starts."""
+    newline = raw.find(b"\n", len(_COMPACT_MAGIC), len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX)
+    if not raw.startswith(_COMPACT_MAGIC) or newline < 0:
+        raise InputError(where, f"does not start with {_COMPACT_MAGIC.decode().strip()!r} and a header line")
     try:
-        header = json.loads(line.decode("utf-8"))
+        header = json.loads(raw[len(_COMPACT_MAGIC):newline].decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
         header = None
     embedding = header.get("embedding") if isinstance(header, dict) else None
@@ -241,7 +244,7 @@ def _compact_header(line: bytes, *, where: str) -> dict:
             and isinstance(header.get("torch"), str)):
         raise InputError(where, "its header is not the expected JSON line (sha256, bytes, embedding, rows, d, "
                                 "torch)")
-    return header
+    return header, newline + 1
 
 
 def compact_header(path: Path) -> dict:
@@ -254,10 +257,7 @@ def compact_header(path: Path) -> dict:
             start = decompressor.decompress(file.read(1 << 16), max_length=len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX)
     except (OSError, lzma.LZMAError) as error:
         raise InputError(str(path), f"no readable header ({error})") from None
-    line = start[len(_COMPACT_MAGIC):]
-    if not start.startswith(_COMPACT_MAGIC) or b"\n" not in line:
-        raise InputError(str(path), f"does not start with {_COMPACT_MAGIC.decode().strip()!r} and a header line")
-    return _compact_header(line.split(b"\n", 1)[0], where=str(path))
+    return _compact_header(start, where=str(path))[0]
 
 
 def expand_best_weights(path: Path, meta: dict, *, meta_where: str = "checkpoint.json") -> bytes:
@@ -267,9 +267,14 @@ def expand_best_weights(path: Path, meta: dict, *, meta_where: str = "checkpoint
     file whose sha256 it records (e.g. another torch version regenerated another initial embedding);
     naming ``meta_where`` (where ``meta`` was read) when its settings cannot regenerate one.
     """
-    settings = _settings(meta, where=meta_where)
+    settings = _settings(meta, where=meta_where)  # first: a checkpoint.json that cannot regenerate is named
     compact = _read_limited(Path(path), MAX_WEIGHTS_BYTES, expected=f"a compact weights file ({COMPACT_BEST})")
     return _expand(compact, settings, where=str(path))
+
+
+def expand_compact_weights(compact: bytes, meta: dict, *, where: str, meta_where: str = "checkpoint.json") -> bytes:
+    """:func:`expand_best_weights` of the bytes ``compact`` already read from the file ``where``."""
+    return _expand(compact, _settings(meta, where=meta_where), where=where)
 
 
 def _expand(compact: bytes, settings: TrainingSettings, *, where: str) -> bytes:
@@ -284,11 +289,8 @@ def _expand(compact: bytes, settings: TrainingSettings, *, where: str) -> bytes:
                          else "cut short (its xz stream does not end)")
     if decompressor.unused_data:
         raise InputError(where, "trailing data after its xz stream")
-    if not raw.startswith(_COMPACT_MAGIC) or b"\n" not in raw[len(_COMPACT_MAGIC):len(_COMPACT_MAGIC) + _COMPACT_HEADER_MAX]:
-        raise InputError(where, f"does not start with {_COMPACT_MAGIC.decode().strip()!r} and a header line")
-    newline = raw.index(b"\n", len(_COMPACT_MAGIC))
-    header = _compact_header(raw[len(_COMPACT_MAGIC):newline], where=where)
-    body = memoryview(raw)[newline + 1:]
+    header, body_start = _compact_header(raw, where=where)
+    body = memoryview(raw)[body_start:]
     (start, end), rows, d, size = header["embedding"], header["rows"], header["d"], header["bytes"]
     # The embedding's place and shape must be the ones the safetensors header (bytes the XOR leaves
     # alone, before the embedding) gives, with at least one row: only then is the initial embedding

@@ -56,7 +56,7 @@ from verify.core.text import one_line
 from verify.experiments.imdb.corpus import MAX_VOCABULARY_BYTES
 from verify.experiments.imdb.preprocess import PreprocessOptions
 from . import steps
-from .checkpoints import COMPACT_BEST, MAX_META_BYTES, MAX_WEIGHTS_BYTES, compact_best_weights, expand_best_weights
+from .checkpoints import COMPACT_BEST, MAX_META_BYTES, MAX_WEIGHTS_BYTES, compact_best_weights, expand_compact_weights
 from .interpret import interpret_checkpoint
 from .model import DEFAULT_STEP, TrainingSettings, training_record
 
@@ -70,9 +70,11 @@ _COMMON_KEYS = {"protocol": str, "split_seed": int, "validation_fraction": float
 _STUDY_KEYS = {"name", "phase", "d", "layers", "seeds", "fixed_alpha"}
 MAX_RUNS = 1000
 MAX_PROTOCOL_BYTES = 1 << 20
-# What each file of a finished run may hold when it is read to be published.
+# The files of a finished run's checkpoint that define its selected model; its evaluation
+# records their sha256, and each is read (to be published) within its limit.
 _PUBLISHED_LIMITS = {"checkpoint.json": MAX_META_BYTES, "vocab.txt.gz": MAX_VOCABULARY_BYTES,
                      "best.safetensors": MAX_WEIGHTS_BYTES}
+RECORDED_FILES = tuple(_PUBLISHED_LIMITS)
 
 
 @dataclass(frozen=True)
@@ -394,7 +396,7 @@ def _interpret(run: PlannedRun, folder: Path, interpret_run: Callable[..., dict]
 
 def _checkpoint_digest(folder: Path) -> dict:
     """sha256 of the files that define the selected model (weights, record, vocabulary)."""
-    return {name: sha256_file(folder / name) for name in ("best.safetensors", "checkpoint.json", "vocab.txt.gz")
+    return {name: sha256_file(folder / name) for name in RECORDED_FILES
             if (folder / name).exists()}
 
 
@@ -417,16 +419,16 @@ def _published_files(run_name: str, source: Path, target: Path, record: dict) ->
     """The files that publish a finished run: its checkpoint.json and vocabulary as they are, its
     selected weights in their compact form (reused from ``target`` when that still gives them back)."""
     files = {}
-    for name in ("checkpoint.json", "vocab.txt.gz", "best.safetensors"):
+    for name in RECORDED_FILES:
         data = read_input(source / name, expected=f"the finished run's {name}", limit=_PUBLISHED_LIMITS[name])
         if hashlib.sha256(data).hexdigest() != record["checkpoint_sha256"].get(name):
             raise InputError(str(source / name), "differs from the file the evaluation recorded (sha256)")
         files[name] = data
     meta = json_from_bytes(files["checkpoint.json"], source=str(source / "checkpoint.json"), expected="a checkpoint.json")
     try:
-        if expand_best_weights(target / COMPACT_BEST, meta) == files["best.safetensors"]:
-            files[COMPACT_BEST] = read_input(target / COMPACT_BEST, expected=f"a published {COMPACT_BEST}",
-                                             limit=MAX_WEIGHTS_BYTES)
+        published = read_input(target / COMPACT_BEST, expected=f"a published {COMPACT_BEST}", limit=MAX_WEIGHTS_BYTES)
+        if expand_compact_weights(published, meta, where=str(target / COMPACT_BEST)) == files["best.safetensors"]:
+            files[COMPACT_BEST] = published
     except InputError:  # not published yet, or not as it should be: made again
         pass
     if COMPACT_BEST not in files:
@@ -442,10 +444,9 @@ def _evaluation_record(path: Path) -> dict:
     except InputError as error:
         raise InputError(str(path), f"not a readable evaluation record ({error.message[:200]})") from None
     digests = record.get("checkpoint_sha256") if isinstance(record, dict) else None
-    if not isinstance(digests, dict) or not all(isinstance(digests.get(name), str) for name in
-                                                ("best.safetensors", "checkpoint.json", "vocab.txt.gz")):
+    if not isinstance(digests, dict) or not all(isinstance(digests.get(name), str) for name in RECORDED_FILES):
         raise InputError(str(path), "expected an object whose checkpoint_sha256 gives the sha256 of "
-                                    "best.safetensors, checkpoint.json and vocab.txt.gz")
+                                    + ", ".join(RECORDED_FILES[:-1]) + f" and {RECORDED_FILES[-1]}")
     return record
 
 
