@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+
+from tests.common.blocking import within_seconds
 
 from verify import certcheck
 from verify.certcheck import control as control_checker
@@ -118,35 +119,18 @@ def test_a_file_that_grows_after_it_was_looked_at_is_read_no_further_than_the_li
     assert (error.kind, error.reason) == (jsontext.TOO_LARGE, "more than the limit of 100 bytes")
 
 
-def _within_seconds(call: Callable[..., Any], *args: Any, seconds: float = 20) -> Any:
-    """call(*args) in a daemon thread: what it returned or raised, or a failure if it is still blocked."""
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append(call(*args))
-        except BaseException as error:  # noqa: BLE001 - handed back to the test
-            outcome.append(error)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), "the reader blocked"
-    return outcome[0]
-
-
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_or_a_directory_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     for target in (fifo, tmp_path):
-        error = _within_seconds(jsontext.read_bounded, str(target), 100)
+        error = within_seconds(jsontext.read_bounded, str(target), 100)
         assert isinstance(error, jsontext.UnreadableJSON) and error.kind == jsontext.NOT_REGULAR, error
         assert error.reason.startswith("not a regular file")
     # Put in place after it was looked at (stat says a regular file): opened without waiting for a
     # writer, and refused once open.
     _pretend_stat(monkeypatch, fifo, os.stat(_write(tmp_path, "{}")))
-    error = _within_seconds(jsontext.read_bounded, str(fifo), 100)
+    error = within_seconds(jsontext.read_bounded, str(fifo), 100)
     assert isinstance(error, jsontext.UnreadableJSON) and error.kind == jsontext.NOT_REGULAR, error
 
 
@@ -214,7 +198,7 @@ def test_every_file_reader_refuses_a_directory_a_fifo_and_a_file_too_large(tmp_p
         os.mkfifo(tmp_path / "pipe.json")
         targets.append(tmp_path / "pipe.json")
     for target in targets:
-        error = _within_seconds(read, str(target))
+        error = within_seconds(read, str(target))
         assert isinstance(error, bad_input) and "not a regular file" in str(error), error
     with open(tmp_path / "big.json", "wb") as handle:
         handle.truncate(control_checker.MAX_BYTES + softmax_checker.DEFAULT_MAX_BYTES)  # sparse
@@ -346,7 +330,7 @@ def test_a_saved_file_replaced_by_a_fifo_after_it_was_looked_at_is_not_waited_on
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fifo = tmp_path / "pipe.json"
     _fifo_looking_regular(tmp_path, monkeypatch, fifo)
-    error = _within_seconds(checker_sections._hash_file, str(fifo), [1000])
+    error = within_seconds(checker_sections._hash_file, str(fifo), [1000])
     assert isinstance(error, checker_sections.Rejected) and "not a regular file" in str(error), error
 
 
@@ -376,5 +360,5 @@ def test_a_protocol_file_replaced_by_a_fifo_after_it_was_looked_at_is_not_waited
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data, base, path = _protocol_summary(tmp_path)
     _fifo_looking_regular(tmp_path, monkeypatch, path)
-    error = _within_seconds(reproduction._reproduction_problem, data, base)
+    error = within_seconds(reproduction._reproduction_problem, data, base)
     assert isinstance(error, checker_sections._SectionLimit) and "not a regular file" in str(error), error

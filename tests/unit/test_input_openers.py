@@ -15,12 +15,13 @@ import io
 import json
 import os
 import tarfile
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pytest
+
+from tests.common.blocking import within_seconds
 
 from verify.core.io import sha256_file
 from verify.core.numbers import InputError
@@ -43,23 +44,6 @@ CSV = ("review,sentiment,split\nfine film,positive,train\nbad film,negative,trai
        "bad,negative,test\nfilm fine,positive,test\nbad bad,negative,train\n")
 
 
-def _within_seconds(call: Callable[[], Any], seconds: float = 20) -> Any:
-    """call() in a daemon thread: what it returned or raised, or a failure if it is still blocked."""
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append(call())
-        except BaseException as error:  # noqa: BLE001 - handed back to the test
-            outcome.append(error)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), "the reader blocked on a FIFO"
-    return outcome[0]
-
-
 def _fifo_in_place_of(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Replace the regular file ``path`` by a FIFO that os.stat (so exists, is_file) still sees as that file."""
     info = os.stat(path)
@@ -74,7 +58,7 @@ def _fifo_in_place_of(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _refused(call: Callable[[], Any], path: Path) -> InputError:
-    error = _within_seconds(call)
+    error = within_seconds(call)
     assert isinstance(error, InputError), error
     assert str(path) in str(error) and "FIFO" in str(error), error
     return error
@@ -178,7 +162,7 @@ def test_a_corpus_cache_swapped_for_a_fifo_is_rebuilt_not_waited_on(tmp_path: Pa
     built = load_corpus(data, options=PreprocessOptions(), cache_dir=cache)
     (arrays,) = cache.glob("corpus-*.npz")
     _fifo_in_place_of(arrays, monkeypatch)
-    rebuilt = _within_seconds(lambda: load_corpus(data, options=PreprocessOptions(), cache_dir=cache))
+    rebuilt = within_seconds(lambda: load_corpus(data, options=PreprocessOptions(), cache_dir=cache))
     assert not isinstance(rebuilt, BaseException), rebuilt
     assert np.array_equal(rebuilt.ids, built.ids) and rebuilt.vocabulary == built.vocabulary
     monkeypatch.undo()

@@ -20,6 +20,7 @@ import pytest
 
 import verify
 from tests.common.protocols import write_tiny_protocol
+from tests.common.source_scan import json_calls
 from verify.core.exitcodes import CouldNotComplete
 from verify.core.io import NonFiniteJSON, json_text, read_json
 from verify.experiments.imdb.preprocess import PAD, Vocabulary
@@ -157,21 +158,9 @@ NOT_WRITTEN = {
 
 def _encoders(source: str) -> list[tuple[str, bool]]:
     """The functions of ``source`` that call json.dumps or json.dump, each with whether it passes allow_nan=False."""
-    found = []
-
-    def visit(node: ast.AST, function: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            name = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
-            if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                    and isinstance(child.func.value, ast.Name) and child.func.value.id == "json"
-                    and child.func.attr in ("dump", "dumps")):
-                strict = any(k.arg == "allow_nan" and isinstance(k.value, ast.Constant) and k.value.value is False
-                             for k in child.keywords)
-                found.append((function, strict))
-            visit(child, name)
-
-    visit(ast.parse(source), "<module>")
-    return found
+    return [(function, any(k.arg == "allow_nan" and isinstance(k.value, ast.Constant) and k.value.value is False
+                           for k in call.keywords))
+            for function, call in json_calls(source, ("dump", "dumps"))]
 
 
 def test_the_scan_sees_a_json_writer() -> None:

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import pytest
 
 import verify
+from tests.common.source_scan import json_calls
 from verify.app.campaign.plan import parse_results_file
 from verify.app.cli import main
 from verify.app.commands.sentiment import _alpha_fixed, _earlier_softmax_rows
@@ -219,23 +220,10 @@ ALLOWED_DECODERS = {
 
 def _decoders(source: str) -> list[str]:
     """The functions of ``source`` that call json.load or json.loads on anything but json.dumps(...)."""
-    found = []
-
-    def visit(node: ast.AST, function: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            name = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
-            if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                    and isinstance(child.func.value, ast.Name) and child.func.value.id == "json"
-                    and child.func.attr in ("load", "loads")):
-                argument = child.args[0] if child.args else None
-                round_trip = (isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute)
-                              and argument.func.attr == "dumps")
-                if not round_trip:
-                    found.append(function)
-            visit(child, name)
-
-    visit(ast.parse(source), "<module>")
-    return found
+    def round_trip(call: ast.Call) -> bool:
+        argument = call.args[0] if call.args else None
+        return isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr == "dumps"
+    return [function for function, call in json_calls(source, ("load", "loads")) if not round_trip(call)]
 
 
 def test_the_scan_sees_a_json_reader() -> None:
