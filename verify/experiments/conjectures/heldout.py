@@ -94,10 +94,11 @@ def _limits_on_leader_segments(config: Configuration) -> Observation:
     run = run_configuration(config, layer_budget=LAYER_BUDGET)
     if run.settled_layer is None:
         return Observation.undecided(f"not every token has a fate within {LAYER_BUDGET} layers")
-    leaders = [f.limit for f in run.fates if f.kind == "leader" or (f.kind == "path" and f.attention == {f.token})]
+    leaders = [f.limit for f in run.fates
+               if f.limit is not None and (f.kind == "leader" or (f.kind == "path" and f.attention == {f.token}))]
     for fate in run.fates:
         p = fate.limit
-        if p in leaders:
+        if p is None or p in leaders:
             continue
         if not any(_on_segment(p, a, b) for i, a in enumerate(leaders) for b in leaders[i + 1:]):
             return Observation.failed(f"token {fate.token} converges to {tuple(str(x) for x in p)}, on no segment "
