@@ -18,6 +18,7 @@ from .common import NEEDS_D3_D7, Rejected, counted
 from .fates import _is_leader, _rests_on_chain, _search_fates
 from .model import Chain, Context, Fate, Model
 from .numbers import _positive_definite, _show, _text
+from .similarity import judge_failed_T0
 
 
 class Facts:
@@ -108,6 +109,9 @@ def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_faile
         if cert is not None:
             return "rejected", f"a {status} verdict carries a certificate"
         if status == "failed":
+            judged = judge_failed_T0(verdict, ctx.model) if claim == "T0" else None  # docs/theory.md D11
+            if judged is not None:
+                return judged
             return "failed", "the file reports this claim false (certcheck re-verifies certificates, not counterexamples)"
         reason = facts.inconclusive_reason(claim)
         if reason is None and replay_failed:
