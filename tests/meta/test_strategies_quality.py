@@ -87,10 +87,7 @@ def has_emerging_leader(config) -> bool:
 
 def final_leaders(config) -> int:
     """The number of final leaders (D7 and D9 fates; 0 when the run does not settle within 60 layers)."""
-    from verify.experiments.conjectures.builtin import leader_layers
-
-    run = run_configuration(config, layer_budget=60)
-    return len(leader_layers(run)) if run.settled_layer is not None else 0
+    return len(run_configuration(config, layer_budget=60).leader_layers() or {})
 
 
 def has_self_tie_at_layer_zero(config) -> bool:

@@ -43,6 +43,7 @@ from verify.core.text import exact_number
 from verify.claims.verdicts import Verdict
 
 __all__ = [
+    "leader_layers",
     "TokenFate",
     "LayerData",
     "ClaimRun",
@@ -181,6 +182,10 @@ class ClaimRun:
     def settled(self) -> bool:
         return self.settled_layer is not None
 
+    def leader_layers(self) -> dict[int, int] | None:
+        """The certified final leaders with their first leading layers, or None (see :func:`leader_layers`)."""
+        return leader_layers(self)
+
     def fates_in_order(self) -> list[TokenFate]:
         return sorted((f for f in self.fates if f.kind != "unsettled"), key=lambda f: f.order)
 
@@ -233,6 +238,28 @@ class ClaimRun:
                     "settled_layer": self.settled_layer}
         evidence.update(self.closed_form_evidence())
         return evidence
+
+
+def leader_layers(run: "ClaimRun | ClaimReport") -> dict[int, int] | None:
+    """The certified final leader set, token -> the first layer at which it leads; None when it is not known.
+
+    Known when every token has a fate (D7, or a closed-form path by D9): the leaders are the D7
+    leader fates, with their layer, and the tokens whose closed-form path ends with C_j = {j}, from the
+    first segment of the chain where they lead (and no earlier: D7 would have certified a leader at any
+    layer before the chain starts). Also known, and empty, when a similarity certificate (D11) shows
+    that no token is ever a leader. Otherwise None: tokens without a fate may still lead.
+    """
+    if isinstance(run, ClaimReport):
+        if run.run is None:
+            raise ValueError("this report keeps no run (check_configuration keeps it)")
+        run = run.run
+    if run.similarity is not None and not run.settled:
+        return {}
+    if not run.settled:
+        return None
+    chain_leaders = run.chain.leaders() if run.chain is not None else {}
+    return {f.token: (f.layer or 0) if f.kind == "leader" else chain_leaders.get(f.token, f.layer or 0)
+            for f in run.fates if is_leader(f)}
 
 
 def is_leader(f: TokenFate) -> bool:
@@ -700,6 +727,10 @@ class ClaimReport:
     @property
     def limits(self) -> dict[int, Point | None]:
         return {f.token: f.limit for f in self.fates}
+
+    def leader_layers(self) -> dict[int, int] | None:
+        """The certified final leaders with their first leading layers, or None (see :func:`leader_layers`)."""
+        return leader_layers(self)
 
     @property
     def status(self) -> str:
