@@ -130,11 +130,13 @@ def test_a_softmax_measurement_above_its_certified_bound_exits_4_as_an_internal_
 def test_believed_true_is_not_refuted_with_its_coverage(tmp_path, capsys):
     status = main(["conjecture", "run", "every_token_settles", "--examples", "20", "--results-dir", str(tmp_path)])
     result = json.loads((tmp_path / "every_token_settles.json").read_text())
-    assert status == 0 and result["outcome"] == "not refuted" and result["verdict"] == "as expected"
+    assert status == 0 and result["outcome"] == "not refuted" and result["verdict"] == "consistent with the expectation"
     assert result["examples"]["status"]["held"] == result["examples"]["run"] >= 20
     # The words say what was searched: never "held", the examples, the seconds, the ranges covered.
     out = capsys.readouterr().out
-    assert "HELD" not in out and "every_token_settles: NOT REFUTED, as expected (expected to hold)" in out
+    assert "HELD" not in out and "as expected" not in out
+    assert ("every_token_settles: NOT REFUTED, consistent with the expectation (expected to hold; evidence, not a "
+            "proof)") in out
     assert "not refuted by 2" in out and " s]" in out and "covered: n " in out and "settled_layer " in out
     assert result["budget"] == {"examples": 20, "seconds": None} and result["search"]["stopped_by"] == "examples"
     assert result["covered"].startswith("n ") and "settled_layer" in result["coverage"]["measurements"]
@@ -196,6 +198,9 @@ def test_the_count_line_writes_each_count_with_its_noun():
     assert count_line(results(["counterexample", "counterexample"])).endswith(
         "2 counterexamples (no expectation) (of 2 conjectures)")
     assert count_line(results(["as expected"])) == "1 as expected, 0 surprises, 0 inconclusive (of 1 conjecture)"
+    assert count_line(results(["as expected", "consistent with the expectation"])) == (
+        "1 as expected, 1 consistent with the expectation (evidence, not a proof), 0 surprises, 0 inconclusive "
+        "(of 2 conjectures)")
 
 
 USER_FILE = '''
@@ -307,7 +312,9 @@ def test_run_all_exits_0_when_every_builtin_behaves_as_expected(tmp_path, capsys
     assert main(["conjecture", "run", "all", "--examples", "60", "--results-dir", str(tmp_path),
                  "--json", str(tmp_path / "all.json")]) == 0
     out = capsys.readouterr().out
-    assert "SURPRISE" not in out and f"{len(BUILTIN_CONJECTURES)} as expected" in out
+    refuted = sum(c.expected == "refuted" for c in BUILTIN_CONJECTURES.values())
+    assert "SURPRISE" not in out and (f"{refuted} as expected, {len(BUILTIN_CONJECTURES) - refuted} consistent with the "
+                                      "expectation (evidence, not a proof), 0 surprises") in out
     results = json.loads((tmp_path / "all.json").read_text())
     assert [r["conjecture"] for r in results] == list(BUILTIN_CONJECTURES)
     assert {r["outcome"] for r in results if r["expected"] == "refuted"} == {"counterexample"}
@@ -331,7 +338,7 @@ def test_the_printed_reproduce_command_for_a_user_file_works(tmp_path, monkeypat
     assert words[:4] == ["hardmax-verify", "conjecture", "check", "user_conj.py"]  # the file, not the name
     status = main(words[1:])
     again = capsys.readouterr()
-    assert status == 1 and again.out.startswith("only_one_leader: failed"), again.out + again.err
+    assert status == 1 and again.out.startswith("only_one_leader: COUNTEREXAMPLE"), again.out + again.err
     # Two tokens, nonzero and distinct, A = I: inside the hypotheses, so `check` shows no banner.
     status = main(["check", words[4], "--no-cross-check"])
     checked = capsys.readouterr()
@@ -349,7 +356,7 @@ def test_the_easy_part_of_the_catalogue_is_refuted_and_reproduced(name, tmp_path
     assert result["counterexample"]["confirmation"]["status"] == "failed"
     capsys.readouterr()
     assert main(["conjecture", "check", name, str(tmp_path / result["counterexample_file"])]) == 1
-    assert capsys.readouterr().out.startswith(f"{name}: failed")
+    assert capsys.readouterr().out.startswith(f"{name}: COUNTEREXAMPLE")
 
 
 def test_at_most_d_plus_one_leaders_written_as_a_user_would_is_refuted(tmp_path):

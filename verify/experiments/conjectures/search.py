@@ -30,6 +30,7 @@ from hypothesis.strategies import SearchStrategy
 
 from verify.core.config import Configuration
 from verify.core.families import FAMILIES, MAX_D, MAX_N
+from .optimise import Scope
 from verify.strategies import NEEDS_D2, SEEDED_KINDS, StrategySpec, configurations, outside_configurations, strategy_spec
 
 __all__ = ["Branch", "Round", "Budget", "Clock", "branches_of", "rounds", "level_sizes", "round_seed", "SIZE_LEVELS",
@@ -57,6 +58,9 @@ class Branch:
     label: str
     build: StrategyBuilder
     grows: bool = True
+    # Where the branch's configurations live (alpha range, smallest sizes), when known: the worst-case
+    # optimiser and the structural shrinker work only inside it (None: a strategy of your own, left alone).
+    scope: Scope | None = None
 
     @classmethod
     def fixed(cls, label: str, strategy: SearchStrategy[Configuration]) -> "Branch":
@@ -86,7 +90,7 @@ def _family_branch(spec: StrategySpec, name: str) -> Branch | None:
         return outside_configurations(kind=name, min_n=spec.min_n, max_n=top_n, min_d=spec.min_d, max_d=top_d,
                                       alpha=spec.alpha)
 
-    return Branch(name, build)
+    return Branch(name, build, scope=Scope(spec.alpha_range(), min_n=min_n, min_d=min_d, label=name))
 
 
 def branches_of(strategy: SearchStrategy[Configuration] | Branch | Sequence[Any]) -> list[Branch]:
