@@ -69,6 +69,7 @@ from .model import Model
 from .reproduction import AUTHORS_SOFTMAX_TEST_ACCURACY, CHECKPOINT_HISTORY_BYTES, REPRODUCTION_RECORD_BYTES
 from .results import check_results
 from .run import HORIZON, RUN, SUMMARY, check_record, check_report
+from .similarity import FORMAT as SIMILARITY_FORMAT, VERIFIED as SIMILARITY_VERIFIED
 from .sections import (SECTION_FILES, SECTION_ITEM_FIELDS, SECTION_PARSE_BYTES, SECTIONS, SENTIMENT_EVALUATION_FIELDS,
                        runs_folder)
 
@@ -77,8 +78,8 @@ __all__ = [
     "check_file", "check_data", "check_report", "check_results", "check_record", "read_json", "file_kind", "KINDS",
     "CheckResult", "Outcome", "OUTCOME_STATUSES", "NOT_CHECKED", "BadInput", "Rejected", "Model", "CHECKS", "RESTS_ON",
     "FORMAT", "RESULTS_SCHEMA", "RUN", "SUMMARY", "HORIZON", "SECTIONS",
-    # closed-form chains (D9)
-    "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT",
+    # closed-form chains (D9), similarity certificates (D11)
+    "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT", "SIMILARITY_FORMAT", "SIMILARITY_VERIFIED",
     # the work estimate and the limits (each name of CHECKER_LIMITS; the modules that use one read it from their own
     # imports, so a test that changes a limit changes it there)
     "replay_work", "replay_growth", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit", "SCORE_OVERHEAD",
