@@ -64,6 +64,7 @@ from verify.core.config import load_configuration  # noqa: E402
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.app.commands.conjecture import PLAIN_PROGRESS_EVERY, SHARED_MIN_SECONDS, SHARED_SECONDS  # noqa: E402
 from verify.experiments.conjectures.base import SHRINK_CALLS, SHRINK_MIN_SECONDS, SHRINK_SHARE  # noqa: E402
+from verify.experiments.conjectures.optimise import OPTIMISE_PROBES  # noqa: E402
 from verify.experiments.conjectures.report_section import POWER_FILE, power_rows, power_updates_text, read_power  # noqa: E402
 from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
@@ -541,6 +542,7 @@ SOURCES: dict[str, Source] = {
     "conjecture_budget": Derived(conjecture_budget_sentence),
     "conjecture_shrink": Derived(conjecture_shrink_sentence),
     "conjecture_progress": Derived(lambda: f"{PLAIN_PROGRESS_EVERY:g} s"),
+    "optimiser_probes": Derived(lambda: f"{OPTIMISE_PROBES}"),
     "glance": Glance(),
     "bench_dynamics": CommandOutput("python bench/dynamics.py", (
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",

@@ -244,6 +244,21 @@ def test_the_documented_user_conjecture_file_runs(tmp_path):
     assert result["examples"]["run"] >= 10
 
 
+def test_regression_the_documented_user_conjecture_counts_closed_form_leaders():
+    # docs/theory.md D9, "patterns that change late": token 4 leads only from layer 201, on its closed-form path
+    # (fate "path", not "leader"). Counting kind == "leader" alone reported 2 leaders; the certified set is 3.
+    from verify.experiments.conjectures.loader import load_conjectures
+    from verify.core.config import make_configuration
+
+    config = make_configuration([["1/2", 1], ["1/2", -1], ["3/5", "3/4"], ["3/5", "-3/4"], ["2/5", 0]], alpha="1/100")
+    report = check_configuration(config, layer_budget=60, cross_check=False)
+    assert sorted(f.token for f in report.fates if f.kind == "leader") == [0, 1]
+    assert report.leader_layers() == {0: 0, 1: 0, 4: 201}
+    conjecture = load_conjectures(str(ROOT / "examples" / "my_conjecture.py"))[0]
+    observation = conjecture.check(config)
+    assert observation.measurements["leaders"] == 3 and observation.measurements["last_leader_layer"] == 201
+
+
 @pytest.mark.slow
 def test_the_documented_user_pytest_example_passes_under_the_ci_profile():
     # A fresh pytest, as a user would start it: none of this run's PYTEST_* (xdist worker) variables.
@@ -390,3 +405,58 @@ def at_most_d_plus_one(config):
 
 GUESS = Conjecture("at_most_d_plus_one", "There are at most d + 1 leaders.", configurations(), at_most_d_plus_one)
 '''
+
+
+TWO_CONJECTURES = USER_FILE + '''
+
+def never_fails(config):
+    return Observation.held(n=config.n)
+
+
+ALWAYS = Conjecture("always_true", "Nothing is false.", configurations(family="generic", max_n=3, max_d=2), never_fails,
+                    expected="held")
+'''
+
+
+def test_run_name_gives_one_conjecture_of_a_file_the_budget_of_one(tmp_path, capsys):
+    path = tmp_path / "two.py"
+    path.write_text(TWO_CONJECTURES)
+    status = main(["conjecture", "run", str(path), "--name", "always_true", "--examples", "12",
+                   "--results-dir", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert status == 0 and sorted(p.name for p in (tmp_path / "out").glob("*.json")) == ["always_true.json"]
+    result = json.loads((tmp_path / "out" / "always_true.json").read_text())
+    assert "--name always_true" in result["settings"]["command"]
+    assert "consistent with the expectation (expected to hold; evidence, not a proof)" in out
+    assert "as expected" not in out
+    # Without --time the one conjecture chosen gets the budget of one, not a share of the file's.
+    from verify.app.commands.conjecture import _chosen, default_seconds
+    from verify.experiments.conjectures.loader import load_conjectures
+
+    chosen = _chosen(load_conjectures(str(path)), ("always_true",), str(path))
+    assert [c.name for c in chosen] == ["always_true"] and default_seconds(len(chosen)) == 60
+    assert main(["conjecture", "run", str(path), "--name", "nope", "--examples", "1"]) == 2
+    assert "--name" in capsys.readouterr().err
+
+
+def test_conjecture_check_on_one_configuration_never_says_held(tmp_path, capsys):
+    config = tmp_path / "square.json"
+    config.write_text(json.dumps({"tokens": [[1, 1], [1, -1], [-1, 1], [-1, -1]], "alpha": "1/2"}))
+    assert main(["conjecture", "check", "every_token_settles", str(config), "--json", str(tmp_path / "out.json")]) == 0
+    out = capsys.readouterr().out
+    assert "held" not in out.lower().replace("threshold", "")
+    assert out.startswith("every_token_settles: satisfied by this configuration")
+    assert "evidence, not a proof of the statement" in out
+    assert json.loads((tmp_path / "out.json").read_text())["status"] == "satisfied"
+
+
+def test_the_held_out_statements_are_listed_and_runnable_by_name(tmp_path, capsys):
+    assert main(["conjecture", "list", "--json", str(tmp_path / "list.json")]) == 0
+    listed = json.loads((tmp_path / "list.json").read_text())
+    from verify.experiments.conjectures import HELD_OUT
+
+    assert {e["name"] for e in listed if e["group"] == "held-out"} == set(HELD_OUT)
+    capsys.readouterr()
+    status = main(["conjecture", "run", "heldout", "--name", "heldout_norm_never_decreases_nonsymmetric",
+                   "--examples", "100", "--results-dir", str(tmp_path)])
+    assert status == 0 and "COUNTEREXAMPLE, as expected" in capsys.readouterr().out
