@@ -642,7 +642,7 @@ class _Search:
             if self.budget.seconds is not None:
                 self.shrink_deadline = self.clock.elapsed + max(SHRINK_MIN_SECONDS, SHRINK_SHARE * self.budget.seconds)
         self.failing = (config, observation)
-        if self.smallest is None or _simplicity(config) < _simplicity(self.smallest[0]):
+        if self.smallest is None or _simplicity(config) <= _simplicity(self.smallest[0]):  # ties: the later (shrunk)
             self.smallest = (config, observation)
 
     def _report(self) -> None:
@@ -887,10 +887,12 @@ class _Search:
         return None
 
     def reported(self) -> tuple[Configuration, Observation] | None:
-        """The counterexample to report: Hypothesis's shrunk one, or the simplest seen if shrinking was cut short."""
+        """The counterexample to report: the simplest failing example seen (fewest tokens, lowest dimension, shortest
+        numbers), Hypothesis's shrunk one included. For a seeded family Hypothesis shrinks the seed, not the
+        configuration, so its last one need not be the simplest."""
         if self.failing is None:
             return None
-        return self.failing if self.shrink_complete else self.smallest
+        return self.smallest if self.smallest is not None else self.failing
 
 
 def _simplicity(config: Configuration) -> tuple[int, int, int]:
