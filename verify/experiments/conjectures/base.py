@@ -62,7 +62,7 @@ from verify.core.config import Configuration, hypothesis_violations, load_config
 from verify.core.io import atomic_write_text, json_text, safe_name
 from verify.core.numbers import rational_to_str
 from verify.core.versions import dependency_versions
-from .optimise import OPTIMISE_PROBES, OPTIMISE_SEEDS, Scope, numeric_target, optimise
+from .optimise import OPTIMISE_PROBES, OPTIMISE_SEEDS, Scope, numeric_target, optimise, simplicity
 from .search import (DEFAULT_SECONDS, ROUND_EXAMPLES, Branch, Budget, Clock, Round, branches_of, level_sizes,
                      round_seed, rounds)
 from .shrink import RESEARCH_EXAMPLES, Reduction, reduce_counterexample
@@ -895,9 +895,7 @@ class _Search:
         return self.smallest if self.smallest is not None else self.failing
 
 
-def _simplicity(config: Configuration) -> tuple[int, int, int]:
-    """Smaller is simpler: fewer tokens, lower dimension, shorter numbers."""
-    return (config.n, config.d, len(_config_key(config)))
+_simplicity = simplicity  # one rule of what is simpler (optimise.py)
 
 
 def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, seconds: float | None = None, seed: int = 0,

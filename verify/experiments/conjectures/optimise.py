@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from verify.core.config import Configuration, hypothesis_violations
+from verify.core.numbers import rational_to_str
 
 if TYPE_CHECKING:  # base imports this module: the type only, for the annotations
     from .base import Observation
@@ -79,6 +80,14 @@ def _signature(observation: Observation) -> tuple[Any, ...]:
 def _violations(config: Configuration) -> tuple[str, ...]:
     """The kinds of hypothesis a configuration breaks (the field named, not the token's index)."""
     return tuple(sorted({field.split("[")[0] for field, _ in hypothesis_violations(config)}))
+
+
+def simplicity(config: Configuration) -> tuple[int, int, int]:
+    """Smaller is simpler: fewer tokens, lower dimension, shorter numbers (its name and description do not count)."""
+    numbers = [x for t in config.tokens for x in t] + [config.alpha]
+    numbers += [x for row in (config.A or ()) for x in row] + [x for row in (config.V or ()) for x in row]
+    numbers += [config.beta] if config.beta is not None else []
+    return (config.n, config.d, sum(len(rational_to_str(x)) for x in numbers))
 
 
 def _small(config: Configuration) -> bool:

@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from verify.core.config import Configuration
-from .optimise import Scope, in_scope
+from .optimise import Scope, in_scope, simplicity
 
 if TYPE_CHECKING:  # base imports this module: the type only, for the annotations
     from .base import Observation
@@ -54,8 +54,6 @@ class Reduction:
         return {"steps": list(self.steps), "calls": self.calls}
 
 
-def _simplicity(config: Configuration) -> tuple[int, int, int]:
-    return (config.n, config.d, sum(len(str(x)) for t in config.tokens for x in t) + len(str(config.alpha)))
 
 
 def simpler_rationals(x: Fraction) -> Iterator[Fraction]:
@@ -153,6 +151,6 @@ def reduce_counterexample(config: Configuration, observation: "Observation", *, 
                     best, best_observation = candidate, result
                     reduction.steps.append(f"token {i}[{c}] = {simpler}")
                     break
-    if _simplicity(best) >= _simplicity(config):
+    if simplicity(best) >= simplicity(config):
         return config, observation, reduction
     return best, best_observation, reduction
