@@ -21,7 +21,7 @@ arb precision; the D10 subset one also shrinks the impossible subset to a minima
 
 from __future__ import annotations
 
-import json
+import copy
 import math
 from collections import Counter
 from dataclasses import replace
@@ -255,7 +255,7 @@ def _similarity_rechecked(report: Mapping[str, Any]) -> None:
     The claim checks found and checked the certificate; the checker (verify/certcheck) re-derives the
     layers and checks it again with its own arithmetic. A disagreement is a bug of the suite.
     """
-    outcome = next((o for o in certcheck.check_report(json.loads(json.dumps(dict(report)))).outcomes
+    outcome = next((o for o in certcheck.check_report(copy.deepcopy(dict(report))).outcomes
                     if o.claim == "T0"), None)
     if outcome is None or outcome.status != "failed" or not outcome.reason.startswith(certcheck.SIMILARITY_VERIFIED):
         raise InternalError("the independent checker does not re-verify the similarity certificate of T0: "

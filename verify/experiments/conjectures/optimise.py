@@ -27,13 +27,20 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from verify.core.config import Configuration, hypothesis_violations
 from verify.core.numbers import rational_to_str
 
-if TYPE_CHECKING:  # base imports this module: the type only, for the annotations
-    from .base import Observation
+
+class Observation(Protocol):
+    """What the optimiser reads of a predicate's answer (base.Observation, which imports this module)."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def measurements(self) -> Mapping[str, Any]: ...
 
 __all__ = ["Scope", "optimise", "numeric_target", "in_scope", "OPTIMISE_PROBES", "OPTIMISE_SEEDS", "BISECTION_STEPS",
            "MAX_BITS"]

@@ -23,24 +23,19 @@ predicate finds failed is kept, and the reported one is re-checked from its save
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 
 from verify.core.config import Configuration
-from .optimise import Scope, in_scope, simplicity
-
-if TYPE_CHECKING:  # base imports this module: the type only, for the annotations
-    from .base import Observation
+from .optimise import Observation, Scope, in_scope, simplicity
 
 __all__ = ["REDUCE_CALLS", "RESEARCH_EXAMPLES", "Reduction", "reduce_counterexample", "simpler_rationals"]
 
 REDUCE_CALLS = 250       # predicate calls of the deletion and number passes together
 RESEARCH_EXAMPLES = 20   # examples of each smaller-size Hypothesis run
 
-# Decides a configuration (None once the shrinking budget is spent).
-Check = Callable[[Configuration], "Observation | None"]
-# A Hypothesis run of the branch bounded by (max n, max d): the shrunk failing example, or None.
-Research = Callable[[int, int], "tuple[Configuration, Observation] | None"]
+Decided = TypeVar("Decided", bound=Observation)
 
 
 class Reduction:
@@ -84,21 +79,22 @@ def _shells(config: Configuration) -> list[list[int]]:
 
 
 def _without(config: Configuration, drop: set[int]) -> Configuration:
-    from dataclasses import replace
-
     return replace(config, tokens=tuple(t for i, t in enumerate(config.tokens) if i not in drop))
 
 
-def reduce_counterexample(config: Configuration, observation: "Observation", *, scope: Scope, check: Check,
-                          research: Research | None, calls: int = REDUCE_CALLS
-                          ) -> tuple[Configuration, "Observation", Reduction]:
-    """The three passes of the module docstring on a failing ``config``; returns the simplest failing example."""
-    from dataclasses import replace
+def reduce_counterexample(config: Configuration, observation: Decided, *, scope: Scope,
+                          check: Callable[[Configuration], Decided | None],
+                          research: Callable[[int, int], tuple[Configuration, Decided] | None] | None,
+                          calls: int = REDUCE_CALLS) -> tuple[Configuration, Decided, Reduction]:
+    """The three passes of the module docstring on a failing ``config``; returns the simplest failing example.
 
+    ``check`` decides a configuration (None once the shrinking budget is spent); ``research(n, d)`` is a
+    Hypothesis run of the branch bounded by (n, d), its shrunk failing example or None.
+    """
     reduction = Reduction()
     best, best_observation = config, observation
 
-    def failed(candidate: Configuration) -> "Observation | None":
+    def failed(candidate: Configuration) -> Decided | None:
         if reduction.calls >= calls or not in_scope(candidate, config, scope):
             return None
         reduction.calls += 1
