@@ -9,6 +9,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("report", "report"),
     ("conjecture", "conjecture"),
     ("certcheck", "certcheck"),
+    ("prove", "prove"),
     ("classify", "classify"),
     ("control", "control"),
     ("softmax", "softmax"),
