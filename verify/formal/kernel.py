@@ -28,7 +28,8 @@ from verify.core.exitcodes import CouldNotComplete
 from .library import LIBRARY, built_library, coq_version, coqc_path, statement_sha256
 from .tasks import KERNEL_CHECKED, NOT_KERNEL_CHECKED, REJECTED, KernelTask
 
-__all__ = ["KernelVerdict", "KernelRun", "check_tasks", "DEFAULT_TIME_LIMIT", "DEFAULT_MEMORY_LIMIT", "batch_text"]
+__all__ = ["KernelVerdict", "KernelRun", "check_tasks", "DEFAULT_TIME_LIMIT", "DEFAULT_MEMORY_LIMIT", "batch_text",
+           "standalone_text"]
 
 DEFAULT_TIME_LIMIT = 600.0            # seconds of wall time for one coqc run
 DEFAULT_MEMORY_LIMIT = 8 << 30        # bytes of address space for one coqc run
@@ -64,6 +65,18 @@ def _module(index: int, task: KernelTask) -> str:
             "Theorem outcome : Outcome cfg fates limits K ZK.\n"
             "Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.\n"
             f"End M{index}.\n\n")
+
+
+def standalone_text(task: KernelTask) -> str:
+    """One configuration's proof as a file to check by hand (docs/formal.md): coqc -Q BUILD HardmaxVerify FILE."""
+    return (f"(* {task.name}: checked by Coq's kernel against formal/Statement.v (sha256 {statement_sha256()}) *)\n"
+            + _HEADER + task.definitions()
+            + "\nTheorem outcome : Outcome cfg fates limits K ZK.\n"
+              "Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.\n"
+              "Print Assumptions outcome.\n\n"
+              "(* The statement's model, evaluated: the positions and attention sets of layer 1. *)\n"
+              "Eval vm_compute in layers cfg 1.\n"
+              "Eval vm_compute in attention_sets cfg (layers cfg 1).\n")
 
 
 def batch_text(tasks: Sequence[KernelTask]) -> str:

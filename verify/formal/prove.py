@@ -7,16 +7,19 @@ report, a saved claims report, or each record of a results.json then goes throug
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from verify.claims import check_configuration, registry
 from verify.core import exitcodes
-from verify.core.io import read_json
+from verify.core.config import parse_configuration
+from verify.core.io import atomic_write_text, read_json
 from verify.core.numbers import InputError
 
-from .kernel import DEFAULT_TIME_LIMIT, KernelRun, check_tasks
+from .kernel import DEFAULT_TIME_LIMIT, KernelRun, check_tasks, standalone_text
 from .tasks import KERNEL_CHECKED, NOT_KERNEL_CHECKED, REJECTED, ClaimOutcome, RecordPlan, plan_record
 
 __all__ = ["FORMAT", "STATUSES", "ProveResult", "records_of", "prove_records", "prove_path"]
@@ -38,7 +41,6 @@ class ProveResult:
             for claim, outcome in claims.items():
                 row = table.setdefault(claim, {s: 0 for s in STATUSES})
                 row[outcome.status] += 1
-        from verify.claims import registry
         order = {c: i for i, c in enumerate(registry.verdict_ids())}
         return {c: table[c] for c in sorted(table, key=lambda c: (order.get(c, len(order)), c))}
 
@@ -94,10 +96,30 @@ def records_of(data: Any, source: str) -> list[tuple[str, Mapping[str, Any]]]:
     raise InputError(source, "expected a configuration, a claims report (check --json) or a results.json")
 
 
+def write_coq_files(plans: list[RecordPlan], folder: Path) -> list[Path]:
+    """One .v file per configuration the kernel checks, to re-run by hand (docs/formal.md)."""
+    written = []
+    used: set[str] = set()
+    for plan in plans:
+        if plan.task is None:
+            continue
+        # coqc names the module after the file: letters, digits and _ only, a letter first.
+        name = re.sub(r"[^A-Za-z0-9_]+", "_", plan.label).strip("_")[:80] or "configuration"
+        if not name[0].isalpha():
+            name = "c_" + name
+        while name in used:
+            name += "_"
+        used.add(name)
+        written.append(atomic_write_text(folder / f"{name}.v", standalone_text(plan.task)))
+    return written
+
+
 def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1,
                   time_limit: float = DEFAULT_TIME_LIMIT,
-                  progress: Callable[[int, int], None] | None = None) -> ProveResult:
+                  progress: Callable[[int, int], None] | None = None, write_coq: Path | None = None) -> ProveResult:
     plans: list[RecordPlan] = [plan_record(record, label) for label, record in records]
+    if write_coq is not None:
+        write_coq_files(plans, write_coq)
     kernel = check_tasks([p.task for p in plans if p.task is not None], jobs=jobs, time_limit=time_limit,
                          progress=progress)
     out = []
@@ -112,16 +134,15 @@ def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1
 
 
 def prove_path(path: Path, *, outside_hypotheses: bool = False, layer_budget: int = 200, jobs: int = 1,
-               time_limit: float = DEFAULT_TIME_LIMIT, progress: Callable[[int, int], None] | None = None) -> ProveResult:
+               time_limit: float = DEFAULT_TIME_LIMIT, progress: Callable[[int, int], None] | None = None,
+               write_coq: Path | None = None) -> ProveResult:
     # Numbers as written: a configuration's 0.1 is exactly 1/10, as for every command.
     data = read_json(path, expected="a configuration, a claims report or a results.json", limit=MAX_FILE_BYTES,
                      parse_float=Decimal)
     if isinstance(data, Mapping) and "tokens" in data:
-        from verify.claims import check_configuration
-        from verify.core.config import parse_configuration
         config = parse_configuration(data, outside_hypotheses=outside_hypotheses, source=path.name)
         report = check_configuration(config, layer_budget=layer_budget, cross_check=False)
         records = [(config.name or path.name, report.to_json_dict())]
     else:
         records = records_of(data, path.name)
-    return prove_records(records, jobs=jobs, time_limit=time_limit, progress=progress)
+    return prove_records(records, jobs=jobs, time_limit=time_limit, progress=progress, write_coq=write_coq)

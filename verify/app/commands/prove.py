@@ -33,10 +33,12 @@ _STYLE = {"kernel-checked": "green", "rejected": "bold red", "not kernel-checked
               help="coqc processes run at once.")
 @click.option("--time-limit", type=click.FloatRange(min=1, max=86400), default=DEFAULT_TIME_LIMIT, show_default=True,
               metavar="SECONDS", help="Wall time allowed to one coqc run (a configuration past it is not kernel-checked).")
+@click.option("--write-coq", "write_coq", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Also write each configuration's proof as DIR/NAME.v, to check by hand with coqc (docs/formal.md).")
 @click.option("--verbose", is_flag=True, help="One line per configuration and claim, not only the rejected ones.")
 @json_option("every configuration's claims with their kernel status and reason")
-def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, time_limit: float, verbose: bool,
-          json_to: str | None) -> int:
+def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, time_limit: float,
+          write_coq: Path | None, verbose: bool, json_to: str | None) -> int:
     """Check the certified claims of FILE with Coq's kernel (formal/, docs/formal.md).
 
     FILE is a configuration (checked exactly first, as by 'check'), a claims report of 'check
@@ -50,7 +52,8 @@ def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, ti
     """
     with progress_reporter() as reporter:
         result = prove_path(path, outside_hypotheses=outside_hypotheses, layer_budget=layer_budget, jobs=jobs,
-                            time_limit=time_limit, progress=lambda done, total: reporter("kernel", done, total))
+                            time_limit=time_limit, write_coq=write_coq,
+                            progress=lambda done, total: reporter("kernel", done, total))
     out = summary_console(json_to)
     shown = one_line(path.name)
     status = result.exit_status
