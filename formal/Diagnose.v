@@ -48,3 +48,8 @@ Definition first_failure (c : config) (fates : list fate) (limits : list vec) (K
   else if negb (Nat.eqb (length limits) (ntokens c)) then LimitCount
   else if negb (existsb leader_fate fates) then NoLeader
   else first_layer_failure c fates limits K ZK 0 (last_layer fates K) (tokens c).
+
+(** Every number as its numerator and denominator, for reading the model's layers back:
+    [Eval vm_compute in exact_form (layers cfg 3).] *)
+Definition exact_form (Y : list vec) : list (list (Z * Z)) :=
+  map (map (fun q => (Qnum q, Zpos (Qden q)))) Y.

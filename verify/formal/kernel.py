@@ -4,7 +4,7 @@ Tasks are written into batch files, one Coq module per configuration, each endin
 
     Theorem outcome : Outcome cfg fates limits K ZK.
     Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.
-    
+
 so that the kernel alone evaluates the checker (``vm_compute``, once, at ``Qed``). coqc stops
 at the first error: the modules before it were checked, the failing one is rejected (and a
 second, untrusted evaluation of ``first_failure`` says why), the rest are run again.
@@ -12,7 +12,6 @@ second, untrusted evaluation of ``first_failure`` says why), the rest are run ag
 
 from __future__ import annotations
 
-import os
 import re
 import resource
 import subprocess
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from verify.core.exitcodes import CouldNotComplete
+from verify.core.limits import KERNEL_MEMORY_LIMIT, KERNEL_TIME_LIMIT
 
 from .library import LIBRARY, built_library, coq_version, coqc_path, statement_sha256
 from .tasks import KERNEL_CHECKED, NOT_KERNEL_CHECKED, REJECTED, KernelTask
@@ -31,8 +31,8 @@ from .tasks import KERNEL_CHECKED, NOT_KERNEL_CHECKED, REJECTED, KernelTask
 __all__ = ["KernelVerdict", "KernelRun", "check_tasks", "DEFAULT_TIME_LIMIT", "DEFAULT_MEMORY_LIMIT", "batch_text",
            "standalone_text"]
 
-DEFAULT_TIME_LIMIT = 600.0            # seconds of wall time for one coqc run
-DEFAULT_MEMORY_LIMIT = 8 << 30        # bytes of address space for one coqc run
+DEFAULT_TIME_LIMIT = KERNEL_TIME_LIMIT        # seconds of wall time for one coqc run
+DEFAULT_MEMORY_LIMIT = KERNEL_MEMORY_LIMIT    # bytes of address space for one coqc run
 BATCH_SIZE = 200                      # tokens x layers written into one coqc run, at most (one task at least)
 CLOSED = "Closed under the global context"
 
@@ -74,8 +74,10 @@ def standalone_text(task: KernelTask) -> str:
             + "\nTheorem outcome : Outcome cfg fates limits K ZK.\n"
               "Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.\n"
               "Print Assumptions outcome.\n\n"
-              "(* The statement's model, evaluated: the positions and attention sets of layer 1. *)\n"
-              "Eval vm_compute in layers cfg 1.\n"
+              "(* The statement's model, evaluated: the positions (numerator, denominator) and the attention\n"
+              "   sets of layer 1. *)\n"
+              "Require Import HardmaxVerify.Diagnose.\n"
+              "Eval vm_compute in exact_form (layers cfg 1).\n"
               "Eval vm_compute in attention_sets cfg (layers cfg 1).\n")
 
 
@@ -192,7 +194,7 @@ def _check_batch(batch: list[KernelTask], folder: Path, *, time_limit: float, me
 def _failing_module(text: str, line: int) -> int | None:
     """The index of the module whose text holds ``line`` (1-based)."""
     index = None
-    for number, content in enumerate(text.splitlines()[:line], start=1):
+    for content in text.splitlines()[:line]:
         found = re.match(r"Module M(\d+)\.", content)
         if found:
             index = int(found.group(1))

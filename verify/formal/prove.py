@@ -17,6 +17,7 @@ from verify.claims import check_configuration, registry
 from verify.core import exitcodes
 from verify.core.config import parse_configuration
 from verify.core.io import atomic_write_text, read_json
+from verify.core.limits import PROVE_MAX_BYTES
 from verify.core.numbers import InputError
 
 from .kernel import DEFAULT_TIME_LIMIT, KernelRun, check_tasks, standalone_text
@@ -25,7 +26,7 @@ from .tasks import KERNEL_CHECKED, NOT_KERNEL_CHECKED, REJECTED, ClaimOutcome, R
 __all__ = ["FORMAT", "STATUSES", "ProveResult", "records_of", "prove_records", "prove_path"]
 
 FORMAT = "hardmax-verify/prove-v1"
-MAX_FILE_BYTES = 256 << 20  # a results.json of a large campaign
+MAX_FILE_BYTES = PROVE_MAX_BYTES
 STATUSES = (KERNEL_CHECKED, REJECTED, NOT_KERNEL_CHECKED)
 
 
@@ -122,7 +123,7 @@ def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1
         write_coq_files(plans, write_coq)
     kernel = check_tasks([p.task for p in plans if p.task is not None], jobs=jobs, time_limit=time_limit,
                          progress=progress)
-    out = []
+    out: list[tuple[str, dict[str, ClaimOutcome], float | None]] = []
     for plan in plans:
         if plan.task is None:
             out.append((plan.label, plan.resolve(NOT_KERNEL_CHECKED, ""), None))
@@ -142,7 +143,7 @@ def prove_path(path: Path, *, outside_hypotheses: bool = False, layer_budget: in
     if isinstance(data, Mapping) and "tokens" in data:
         config = parse_configuration(data, outside_hypotheses=outside_hypotheses, source=path.name)
         report = check_configuration(config, layer_budget=layer_budget, cross_check=False)
-        records = [(config.name or path.name, report.to_json_dict())]
+        records: list[tuple[str, Mapping[str, Any]]] = [(config.name or path.name, report.to_json_dict())]
     else:
         records = records_of(data, path.name)
     return prove_records(records, jobs=jobs, time_limit=time_limit, progress=progress, write_coq=write_coq)

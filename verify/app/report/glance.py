@@ -66,6 +66,8 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
         glance.kernel = kernel_sentence(block)
         if block["status"] in ("checked", "rejected"):
             glance.kernel_checked = {claim: row["kernel-checked"] for claim, row in block["claims"].items()}
+        if block["status"] == "rejected":  # a certificate the suite issued is false: the report fails
+            glance.overall, glance.exit_status = "failed", 1
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
     glance.sentences += experiment_sentences(results.get("optional_sections") or {}, section_summaries)
     return glance

@@ -38,10 +38,11 @@ def kernel_block(records: Sequence[Mapping[str, Any]], *, jobs: int = 1) -> tupl
     reasons: dict[str, int] = {}
     rejected = []
     for label, claims, _ in result.records:
+        why = sorted({o.reason for o in claims.values() if o.status == REJECTED})
+        if why:  # one certificate per configuration
+            rejected.append({"task": label, "reason": why[0]})
         for outcome in claims.values():
-            if outcome.status == REJECTED:
-                rejected.append({"task": label, "claim": outcome.claim, "reason": outcome.reason})
-            elif outcome.status != "kernel-checked":
+            if outcome.status not in (REJECTED, "kernel-checked"):
                 reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
     block = {
         "status": "rejected" if rejected else "checked",
@@ -76,5 +77,4 @@ def kernel_lines(block: Mapping[str, Any] | None) -> list[str]:
     sentence = kernel_sentence(block)
     if sentence is None or block is None:
         return []
-    return [f"kernel: {sentence}"] + [f"kernel REJECTED {r['task']} {r['claim']}: {r['reason']}"
-                                      for r in block.get("rejected", [])]
+    return [f"kernel: {sentence}"] + [f"kernel REJECTED {r['task']}: {r['reason']}" for r in block.get("rejected", [])]
