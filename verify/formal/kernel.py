@@ -33,7 +33,7 @@ __all__ = ["KernelVerdict", "KernelRun", "check_tasks", "DEFAULT_TIME_LIMIT", "D
 
 DEFAULT_TIME_LIMIT = KERNEL_TIME_LIMIT        # seconds of wall time for one coqc run
 DEFAULT_MEMORY_LIMIT = KERNEL_MEMORY_LIMIT    # bytes of address space for one coqc run
-BATCH_SIZE = 200                      # tokens x layers written into one coqc run, at most (one task at least)
+BATCH_SIZE = 4000                     # tokens x layers written into one coqc run, at most (one task at least)
 CLOSED = "Closed under the global context"
 
 _HEADER = (f"From {LIBRARY} Require Import Statement Checker.\n"
@@ -44,7 +44,7 @@ _HEADER = (f"From {LIBRARY} Require Import Statement Checker.\n"
 class KernelVerdict:
     status: str          # kernel-checked | rejected | not kernel-checked
     reason: str
-    seconds: float       # the coqc run's wall time shared out over its tasks
+    seconds: float       # the kernel's time at this configuration's Qed (coqc -time), or the run's share
 
 
 @dataclass
@@ -98,13 +98,16 @@ def _limits(memory: int) -> Callable[[], None]:
     return apply
 
 
-def _run_coqc(text: str, folder: Path, name: str, *, time_limit: float, memory_limit: int) -> tuple[int | None, str, float]:
-    """(exit status or None on time-out, output, seconds) of coqc on ``text``."""
+def _run_coqc(text: str, folder: Path, name: str, *, time_limit: float, memory_limit: int,
+              timed: bool = False) -> tuple[int | None, str, float]:
+    """(exit status or None on time-out, output, seconds) of coqc on ``text``; ``timed``: with the
+    time of every command (coqc -time), for the kernel's time at each Qed."""
     path = folder / f"{name}.v"
     path.write_text(text, encoding="utf-8")
     start = time.monotonic()
     try:
-        done = subprocess.run([coqc_path(), "-q", "-Q", str(built_library()), LIBRARY, path.name], cwd=folder,
+        done = subprocess.run([coqc_path(), "-q", *(["-time"] if timed else []), "-Q", str(built_library()), LIBRARY,
+                               path.name], cwd=folder,
                               capture_output=True, text=True, timeout=time_limit, preexec_fn=_limits(memory_limit))
     except subprocess.TimeoutExpired:
         return None, "", time.monotonic() - start
@@ -141,11 +144,16 @@ def _diagnose(task: KernelTask, folder: Path, *, time_limit: float, memory_limit
             "ReplayFails": f"the positions of layer {found.group(4)} are not the model's"}[word]
 
 
-def _batches(tasks: Sequence[KernelTask]) -> list[list[KernelTask]]:
+_QED_TIME = re.compile(r"\[Qed\.\] ([0-9.]+) secs")
+
+
+def _batches(tasks: Sequence[KernelTask], jobs: int = 1) -> list[list[KernelTask]]:
+    """Consecutive tasks in batches of at most BATCH_SIZE, and at least ``jobs`` batches when there are enough tasks."""
+    limit = max(1, min(BATCH_SIZE, -(-sum(t.size for t in tasks) // max(jobs, 1))))
     batches: list[list[KernelTask]] = []
     size = 0
     for task in tasks:
-        if batches and size + task.size <= BATCH_SIZE:
+        if batches and size + task.size <= limit:
             batches[-1].append(task)
             size += task.size
         else:
@@ -159,7 +167,8 @@ def _check_batch(batch: list[KernelTask], folder: Path, *, time_limit: float, me
     pending = list(batch)
     while pending:
         text = batch_text(pending)
-        status, output, seconds = _run_coqc(text, folder, "batch", time_limit=time_limit, memory_limit=memory_limit)
+        status, output, seconds = _run_coqc(text, folder, "batch", time_limit=time_limit, memory_limit=memory_limit,
+                                            timed=True)
         share = seconds / len(pending)
         if status is None:  # out of time: alone, each task gets the whole limit
             if len(pending) == 1:
@@ -169,9 +178,10 @@ def _check_batch(batch: list[KernelTask], folder: Path, *, time_limit: float, me
             for task in pending:
                 verdicts.update(_check_batch([task], folder, time_limit=time_limit, memory_limit=memory_limit))
             return verdicts
+        qed = [float(t) for t in _QED_TIME.findall(output)]
         if status == 0 and CLOSED in output:
-            for task in pending:
-                verdicts[task.name] = KernelVerdict(KERNEL_CHECKED, "", share)
+            for i, task in enumerate(pending):
+                verdicts[task.name] = KernelVerdict(KERNEL_CHECKED, "", qed[i] if i < len(qed) else share)
             return verdicts
         line = _ERROR_LINE.search(output)
         failing = _failing_module(text, int(line.group(1))) if line else None
@@ -182,12 +192,11 @@ def _check_batch(batch: list[KernelTask], folder: Path, *, time_limit: float, me
             for task in pending:
                 verdicts[task.name] = KernelVerdict(NOT_KERNEL_CHECKED, reason, share)
             return verdicts
-        for task in pending[:failing]:
-            verdicts[task.name] = KernelVerdict(KERNEL_CHECKED, "", share)
         rejected = pending[failing]
         verdicts[rejected.name] = KernelVerdict(
             REJECTED, _diagnose(rejected, folder, time_limit=time_limit, memory_limit=memory_limit), share)
-        pending = pending[failing + 1:]
+        # The modules before it passed their Qed; they run again so that their assumptions are printed too.
+        pending = pending[:failing] + pending[failing + 1:]
     return verdicts
 
 
@@ -212,7 +221,7 @@ def check_tasks(tasks: Sequence[KernelTask], *, jobs: int = 1, time_limit: float
     version, sha = coq_version(), statement_sha256()
     built_library()
     verdicts: dict[str, KernelVerdict] = {}
-    batches = _batches(tasks)
+    batches = _batches(tasks, jobs)
     done = 0
     with tempfile.TemporaryDirectory(prefix="hardmax-kernel-") as tmp:
         folders = []
