@@ -556,6 +556,9 @@ SOURCES: dict[str, Source] = {
     "bench_campaign": CommandOutput("python bench/campaign.py", (
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),
+    "bench_kernel": CommandOutput("python bench/kernel.py", (
+        r"^Coq [\d.]+, vm_compute; cores \d+", r"^coqc start-up", r"^ +128 +3 +\d+ ",
+        r"^default campaign \(seed 0\): \d+ D7 certificates", r"^load average after:")),
     "bench_test_suite": CommandOutput("python bench/test_suite.py", (
         r"^test suite: pytest -n \d+; cores: \d+", r"^fast lane .* wall +[\d.]+ s +CPU +[\d.]+ s",
         r"^full suite +wall +[\d.]+ s +CPU +[\d.]+ s", r"^load average before: [\d.]+ ")),

@@ -148,7 +148,7 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
     uncovered = [f for f in (by_token.get(i) for i in range(config.n)) if f is None or f.get("kind") not in ("leader", "fixed", "locked")]
     if len(by_token) != config.n or uncovered:
         bad = uncovered[0] if uncovered else None
-        reason = ("a D9 closed-form path certificate (token {}) is not formalised yet".format(bad.get("token"))
+        reason = ("a token's certificate is a D9 closed-form path, not formalised yet"
                   if bad is not None and bad.get("kind") == "path"
                   else "not every token has a D7 fate (leader, fixed or locked)")
         for claim in needs_task:
