@@ -4,7 +4,7 @@
     alone. This mirrors [check] to name, for a rejected certificate, the first failing part. *)
 
 From Coq Require Import QArith List Bool.
-From HardmaxVerify Require Import Statement Algebra Dynamics Checker.
+From HardmaxVerify Require Import Statement Algebra Dynamics Checker Polytope Norms.
 Import ListNotations.
 Open Scope Q_scope.
 
@@ -48,6 +48,21 @@ Definition first_failure (c : config) (fates : list fate) (limits : list vec) (K
   else if negb (Nat.eqb (length limits) (ntokens c)) then LimitCount
   else if negb (existsb leader_fate fates) then NoLeader
   else first_layer_failure c fates limits K ZK 0 (last_layer fates K) (tokens c).
+
+(** The first token whose T2/T3 conditions fail ([length fates] for a wrong number of
+    directions or multipliers), or None. *)
+Definition polytope_failure (fates : list fate) (limits : list vec) (dirs : list vec)
+           (mults : list (list (Q * nat))) : option nat :=
+  let K := leader_limits fates limits (length fates) in
+  if negb (Nat.eqb (length dirs) (length fates) && Nat.eqb (length mults) (length fates)) then Some (length fates)
+  else find (fun i => negb (check_token_polytope fates limits K i (nth i dirs []) (nth i mults [])))
+            (seq 0 (length fates)).
+
+(** The first token whose T4 condition fails, or None. *)
+Definition t4_failure (M : list vec) (fates : list fate) (limits : list vec) (faces : list vec) : option nat :=
+  let K := leader_limits fates limits (length fates) in
+  find (fun i => negb (is_vertex_limit fates limits i || check_face M K (nth i limits []) (nth i faces [])))
+       (seq 0 (length fates)).
 
 (** Every number as its numerator and denominator, for reading the model's layers back:
     [Eval vm_compute in exact_form (layers cfg 3).] *)

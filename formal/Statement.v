@@ -100,6 +100,15 @@ Definition D3_statement : Prop :=
   forall c k i, 0 < alpha c -> (i < ntokens c)%nat -> leads c k i ->
   leads c (S k) i /\ veq (position c (S k) i) (position c k i).
 
+(** D2: when A is symmetric positive semidefinite (<A x, y> = <A y, x> and <A x, x> >= 0 for
+    all x, y), no token's squared A-norm <A z_i, z_i> decreases from a layer to the next. *)
+Definition symmetric_psd (M : list vec) : Prop :=
+  (forall x y, dot (matvec M x) y == dot (matvec M y) x) /\ (forall x, 0 <= dot (matvec M x) x).
+Definition D2_statement : Prop :=
+  forall c k i, 0 < alpha c -> symmetric_psd (A c) -> (i < ntokens c)%nat ->
+  dot (matvec (A c) (position c k i)) (position c k i) <=
+  dot (matvec (A c) (position c (S k) i)) (position c (S k) i).
+
 (** ** The claims about one configuration, for every later layer *)
 
 (** What happens to a token from a layer k on (docs/theory.md D3, D7). *)
@@ -149,3 +158,41 @@ Definition Outcome (c : config) (fates : list fate) (limits : list vec)
      ((exists k, leads c k i) <-> is_leader_fate (nth i fates (Leader 0)))) /\
   (forall i, (i < ntokens c)%nat -> converges_to c i (nth i limits [])) /\
   length ZK = ntokens c /\ (forall i, (i < ntokens c)%nat -> veq (position c K i) (nth i ZK [])).
+
+(** ** The polytope K of the leaders' limits (T2, T3, T4) *)
+
+Definition is_leader_b (f : fate) : bool := match f with Leader _ => true | _ => false end.
+
+(** The limits of the tokens whose fate is [Leader], in token order, leaving token [skip] out
+    (none is left out when [skip] is not a token). K is their convex hull. *)
+Definition leader_limits (fates : list fate) (limits : list vec) (skip : nat) : list vec :=
+  map (fun i => nth i limits [])
+      (filter (fun i => is_leader_b (nth i fates (Leader 0)) && negb (Nat.eqb i skip)) (seq 0 (length fates))).
+
+(** x is a convex combination of the points P (x lies in conv(P)). *)
+Definition in_hull (P : list vec) (x : vec) : Prop :=
+  exists ws : list (Q * nat),
+    Forall (fun wj => 0 <= fst wj /\ (snd wj < length P)%nat) ws /\
+    fold_right Qplus 0 (map fst ws) == 1 /\ veq x (combination P ws).
+
+(** T2: no leader's limit is a convex combination of the other leaders' limits, so they are
+    pairwise distinct and are exactly the vertices of K. T3: every limit lies on the boundary
+    of K in Q^d: in K, and on a hyperplane with a nonzero normal v that supports K. *)
+Definition Polytope (fates : list fate) (limits : list vec) : Prop :=
+  let K := leader_limits fates limits (length fates) in
+  (forall i, (i < length fates)%nat -> is_leader_fate (nth i fates (Leader 0)) ->
+     ~ in_hull (leader_limits fates limits i) (nth i limits [])) /\
+  (forall i, (i < length fates)%nat ->
+     in_hull K (nth i limits []) /\
+     exists v, (exists a, ~ coord v a == 0) /\ forall y, in_hull K y -> dot v y <= dot v (nth i limits [])).
+
+(** T4: a limit that is no leader's limit minimises the A-norm <A x, x> over a face of K: the
+    face exposed by some v (the points of K where <v, .> is largest), which holds it. *)
+Definition T4_statement (M : list vec) (fates : list fate) (limits : list vec) : Prop :=
+  let K := leader_limits fates limits (length fates) in
+  forall i, (i < length fates)%nat ->
+    (forall j, (j < length fates)%nat -> is_leader_fate (nth j fates (Leader 0)) ->
+       ~ veq (nth i limits []) (nth j limits [])) ->
+    exists v, (forall y, in_hull K y -> dot v y <= dot v (nth i limits [])) /\
+      forall x, in_hull K x -> dot v x == dot v (nth i limits []) ->
+        dot (matvec M (nth i limits [])) (nth i limits []) <= dot (matvec M x) x.

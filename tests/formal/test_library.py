@@ -47,13 +47,13 @@ def test_forbidden_words_are_found() -> None:
 def test_soundness_theorems_rest_on_nothing(tmp_path: Path) -> None:
     """Print Assumptions of every theorem a kernel-checked result uses: closed under the global context."""
     built = library.built_library()
-    (tmp_path / "A.v").write_text(f"From {library.LIBRARY} Require Import Checker.\n"
-                                  "Print Assumptions certificate_sound.\nPrint Assumptions D1.\nPrint Assumptions D3.\n",
-                                  encoding="utf-8")
+    theorems = ("certificate_sound", "D1", "D3", "D2", "polytope_sound", "gram_sound", "T4_sound")
+    (tmp_path / "A.v").write_text(f"From {library.LIBRARY} Require Import Checker Polytope Norms.\n"
+                                  + "".join(f"Print Assumptions {t}.\n" for t in theorems), encoding="utf-8")
     done = subprocess.run([library.coqc_path(), "-q", "-Q", str(built), library.LIBRARY, "A.v"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("Closed under the global context") == 3, done.stdout
+    assert done.stdout.count("Closed under the global context") == len(theorems), done.stdout
 
 
 def test_a_theorem_resting_on_an_axiom_is_seen(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_a_theorem_resting_on_an_axiom_is_seen(tmp_path: Path) -> None:
 def test_statement_is_short_and_hashed() -> None:
     """The file a referee reads: short, and its sha256 is what every kernel-checked result records."""
     text = (FORMAL / "Statement.v").read_text(encoding="utf-8")
-    assert len(text.splitlines()) <= 180
+    assert len(text.splitlines()) <= 220
     assert library.statement_sha256() == hashlib.sha256(text.encode("utf-8")).hexdigest()
     # It imports nothing of the development: the proofs depend on it, never the other way.
     assert "HardmaxVerify" not in text

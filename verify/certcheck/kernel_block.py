@@ -16,7 +16,7 @@ from .common import Outcome
 
 KERNEL = "(kernel)"
 STATUSES = ("kernel-checked", "rejected", "not kernel-checked")
-FORMALISED = ("T0", "T1", "D1", "D3", "replay")   # the claims formal/Checker.v proves
+FORMALISED = ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay")   # the claims formal/ proves
 KEYS = {"checked": {"status", "coq_version", "statement", "statement_sha256", "configurations",
                     "certificates_kernel_checked", "claims", "rejected", "not_kernel_checked"},
         "skipped": {"status", "reason"}, "not completed": {"status", "reason"}}

@@ -36,7 +36,7 @@ DEFAULT_MEMORY_LIMIT = KERNEL_MEMORY_LIMIT    # bytes of address space for one c
 BATCH_SIZE = 4000                     # tokens x layers written into one coqc run, at most (one task at least)
 CLOSED = "Closed under the global context"
 
-_HEADER = (f"From {LIBRARY} Require Import Statement Checker.\n"
+_HEADER = (f"From {LIBRARY} Require Import Statement Checker Polytope Norms.\n"
            "From Coq Require Import QArith List.\nImport ListNotations.\nOpen Scope Q_scope.\n\n")
 
 
@@ -61,19 +61,14 @@ class KernelRun:
 
 
 def _module(index: int, task: KernelTask) -> str:
-    return (f"Module M{index}.\n(* {task.name} *)\n{task.definitions()}"
-            "Theorem outcome : Outcome cfg fates limits K ZK.\n"
-            "Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.\n"
-            f"End M{index}.\n\n")
+    return f"Module M{index}.\n(* {task.name} *)\n{task.definitions()}{task.theorems()}End M{index}.\n\n"
 
 
 def standalone_text(task: KernelTask) -> str:
     """One configuration's proof as a file to check by hand (docs/formal.md): coqc -Q BUILD HardmaxVerify FILE."""
     return (f"(* {task.name}: checked by Coq's kernel against formal/Statement.v (sha256 {statement_sha256()}) *)\n"
-            + _HEADER + task.definitions()
-            + "\nTheorem outcome : Outcome cfg fates limits K ZK.\n"
-              "Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.\n"
-              "Print Assumptions outcome.\n\n"
+            + _HEADER + task.definitions() + "\n" + task.theorems()
+            + "".join(f"Print Assumptions {name}.\n" for name in task.theorem_names()) + "\n"
               "(* The statement's model, evaluated: the positions (numerator, denominator) and the attention\n"
               "   sets of layer 1. *)\n"
               "Require Import HardmaxVerify.Diagnose.\n"
@@ -87,7 +82,7 @@ def batch_text(tasks: Sequence[KernelTask]) -> str:
     It ends by printing the assumptions of all its theorems together (one pass over their
     dependencies): "Closed under the global context", or the file does not count as checked.
     """
-    every = ", ".join(f"M{i}.outcome" for i in range(len(tasks)))
+    every = ", ".join(f"M{i}.{name}" for i, t in enumerate(tasks) for name in t.theorem_names())
     return (_HEADER + "".join(_module(i, t) for i, t in enumerate(tasks))
             + f"Definition all_outcomes := ({every}).\nPrint Assumptions all_outcomes.\n")
 
@@ -121,14 +116,34 @@ _FAILURE = re.compile(r"=\s*(NoFailure|AlphaNotPositive|FateCount|LimitCount|NoL
                       r"(?:TokenFails|TokenNotFirst)\s+(\d+)\s+(\d+)|ReplayFails\s+(\d+))")
 
 
+_POLYTOPE_FAILURE = re.compile(r"=\s*(None|Some\s+(\d+)%nat)")
+_BOOL = re.compile(r"=\s*(true|false)\s*:\s*bool")
+
+
 def _diagnose(task: KernelTask, folder: Path, *, time_limit: float, memory_limit: int) -> str:
-    """Why the checker rejects ``task``: evaluate the untrusted ``first_failure`` (Diagnose.v)."""
+    """Why the checker rejects ``task``: evaluate the untrusted ``first_failure``,
+    ``polytope_failure``, ``t4_failure`` and ``check_gram`` (Diagnose.v)."""
     text = (_HEADER.replace("Statement Checker", "Statement Checker Diagnose") + task.definitions()
-            + "Eval vm_compute in first_failure cfg fates limits K ZK.\n")
+            + "Eval vm_compute in first_failure cfg fates limits K ZK.\n"
+            + ("Eval vm_compute in polytope_failure fates limits dirs mults.\n" if task.directions is not None else "")
+            + ("Eval vm_compute in t4_failure (A cfg) fates limits faces.\n" if task.faces is not None else "")
+            + ("Eval vm_compute in check_gram (A cfg) ds vs.\n" if task.gram is not None else ""))
     status, output, _ = _run_coqc(text, folder, "diagnose", time_limit=time_limit, memory_limit=memory_limit)
     found = _FAILURE.search(output) if status == 0 else None
     if found is None:
         return "the kernel rejected the certificate"
+    if found.group(1) == "NoFailure":
+        rest = output[found.end():]
+        answers = _POLYTOPE_FAILURE.findall(rest)
+        if task.directions is not None and answers and answers[0][1]:
+            return (f"token {answers[0][1]}: its limit is not where T2 and T3 say (a direction that does "
+                    "not separate or support, or multipliers that do not give the limit)")
+        if task.faces is not None and len(answers) > (task.directions is not None) and answers[-1][1]:
+            return (f"token {answers[-1][1]}: its limit does not minimise the A-norm over the face its "
+                    "direction exposes")
+        gram = _BOOL.search(rest) if task.gram is not None else None
+        if gram is not None and gram.group(1) == "false":
+            return "A is not the sum of d_i v_i v_i^T the certificate gives (with every d_i >= 0)"
     word = found.group(1).split()[0]
     if word == "TokenFails":
         return (f"token {found.group(3)} at layer {found.group(2)}: the conditions of its fate do not hold "
@@ -144,7 +159,19 @@ def _diagnose(task: KernelTask, folder: Path, *, time_limit: float, memory_limit
             "ReplayFails": f"the positions of layer {found.group(4)} are not the model's"}[word]
 
 
-_QED_TIME = re.compile(r"\[Qed\.\] ([0-9.]+) secs")
+_QED_TIME = re.compile(r"Chars (\d+) - \d+ \[Qed\.\] ([0-9.]+) secs")
+
+
+def _kernel_seconds(text: str, output: str, count: int) -> list[float]:
+    """Each module's time at its Qeds (coqc -time reports a command by its byte offset in the file)."""
+    data = text.encode("utf-8")
+    starts = [data.find(f"Module M{i}.".encode()) for i in range(count)]
+    seconds = [0.0] * count
+    for offset, value in _QED_TIME.findall(output):
+        module = max((i for i, start in enumerate(starts) if 0 <= start <= int(offset)), default=None)
+        if module is not None:
+            seconds[module] += float(value)
+    return seconds
 
 
 def _batches(tasks: Sequence[KernelTask], jobs: int = 1) -> list[list[KernelTask]]:
@@ -178,10 +205,9 @@ def _check_batch(batch: list[KernelTask], folder: Path, *, time_limit: float, me
             for task in pending:
                 verdicts.update(_check_batch([task], folder, time_limit=time_limit, memory_limit=memory_limit))
             return verdicts
-        qed = [float(t) for t in _QED_TIME.findall(output)]
         if status == 0 and CLOSED in output:
-            for i, task in enumerate(pending):
-                verdicts[task.name] = KernelVerdict(KERNEL_CHECKED, "", qed[i] if i < len(qed) else share)
+            for task, kernel in zip(pending, _kernel_seconds(text, output, len(pending))):
+                verdicts[task.name] = KernelVerdict(KERNEL_CHECKED, "", kernel)
             return verdicts
         line = _ERROR_LINE.search(output)
         failing = _failing_module(text, int(line.group(1))) if line else None

@@ -34,6 +34,7 @@ STATUSES = (KERNEL_CHECKED, REJECTED, NOT_KERNEL_CHECKED)
 class ProveResult:
     records: list[tuple[str, dict[str, ClaimOutcome], float | None]]   # label, claim outcomes, kernel seconds
     kernel: KernelRun
+    certificates: int = 0   # D7 certificates (one a configuration) the kernel checked
 
     def counts(self) -> dict[str, dict[str, int]]:
         """claim -> status -> number of records."""
@@ -57,7 +58,7 @@ class ProveResult:
     @property
     def configurations_checked(self) -> int:
         """Records whose D7 certificate the kernel checked."""
-        return self.kernel.count(KERNEL_CHECKED)
+        return self.certificates
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
@@ -131,7 +132,9 @@ def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1
         verdict = kernel.verdicts[plan.task.name]
         reason = verdict.reason if verdict.status != REJECTED else f"rejected by the kernel: {verdict.reason}"
         out.append((plan.label, plan.resolve(verdict.status, reason), verdict.seconds))
-    return ProveResult(out, kernel)
+    certificates = sum(1 for p in plans if p.task is not None and p.task.outcome
+                       and kernel.verdicts[p.task.name].status == KERNEL_CHECKED)
+    return ProveResult(out, kernel, certificates)
 
 
 def prove_path(path: Path, *, outside_hypotheses: bool = False, layer_budget: int = 200, jobs: int = 1,
