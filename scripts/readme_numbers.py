@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime
+import importlib.util
 import json
 import os
 import re
@@ -95,6 +96,15 @@ def pages(repo: Path | None = None) -> list[Path]:
 
 
 # --- derived blocks ---------------------------------------------------------------------------
+
+def api_reference() -> str:
+    """docs/api.md's reference of the public module, from the names' docstrings (scripts/api_reference.py)."""
+    spec = importlib.util.spec_from_file_location("api_reference", REPO / "scripts" / "api_reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.reference()
+
 
 def campaign_sentence() -> str:
     tasks = plan_tasks(default_spec(), seed=0)
@@ -508,6 +518,7 @@ class Glance:
 Source = Derived | CommandOutput | Glance
 
 SOURCES: dict[str, Source] = {
+    "api_reference": Derived(api_reference),
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
     "certcheck_limits": Derived(certcheck_limits_table),

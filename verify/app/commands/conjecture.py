@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import shlex
 import time
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import ContextManager
@@ -51,13 +52,19 @@ SHARED_MIN_SECONDS = 10.0
 PLAIN_PROGRESS_EVERY = 30.0  # seconds between progress lines when standard error is not a terminal
 
 
+def _show_warning(warning: warnings.WarningMessage) -> None:
+    """A warning the conjecture file's import raised (a moved import path), as one line on standard error."""
+    click.echo(one_line(f"warning: {warning.filename}:{warning.lineno}: {warning.category.__name__}: {warning.message}"),
+               err=True)
+
+
 def _resolve(target: str) -> list[Conjecture]:
     if target == "all":
         return list(BUILTIN_CONJECTURES.values())
     if target == "catalogue":
         return list(CATALOGUE.values())
     if looks_like_file(target):
-        return load_conjectures(target)
+        return load_conjectures(target, on_warning=_show_warning)
     if target in CATALOGUE:
         return [CATALOGUE[target]]
     return [get_conjecture(target)]
