@@ -342,7 +342,7 @@ def _imported_by_name() -> tuple[Import, ...]:
 
     by_name = {
         "verify": [f"verify.{module}" for module in verify._PUBLIC.values()],  # type: ignore[attr-defined]
-        "verify.app.cli": [f"verify.app.commands.{module}" for module, _ in COMMANDS],
+        "verify.app.cli": [f"verify.app.commands.{entry.module}" for entry in COMMANDS],
         "verify.app.campaign.executors": list(WARM_MODULES),
         "verify.claims": [f"verify.claims.{module}" for module in claim_modules()],
         "verify._moved": list(MOVED.values()),

@@ -20,16 +20,19 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import click
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, \
     TimeRemainingColumn
+from rich.table import Table
 from rich.text import Text
 
 from verify.core.io import atomic_write_text
 from verify.core.io import json_text as strict_json_text
 
 __all__ = ["JSON_TO_STDOUT", "JsonOption", "json_option", "json_took_argument", "verdict_line", "StageLines", "LayerLines",
-           "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter"]
+           "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter", "summary_table",
+           "identifier_column"]
 
 JSON_TO_STDOUT = "-"
 
@@ -73,6 +76,21 @@ def json_took_argument(ctx: click.Context | None) -> str | None:
 def summary_console(json_to: str | None) -> Console:
     """Where the readable summary goes: standard error when the JSON takes standard output."""
     return Console(stderr=json_to == JSON_TO_STDOUT)
+
+
+def summary_table(title: str | Text | None = None) -> Table:
+    """A table of a command's summary, narrow enough that 80 columns keep identifiers whole.
+
+    No vertical rules and one space between columns (rich's boxed tables spend three columns a
+    rule and pad both edges: at 80 columns a seven-column table then cut "inconclusive" and
+    "(sections)" to "inconclu…"). Columns of identifiers are added with :func:`identifier_column`.
+    """
+    return Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+
+
+def identifier_column(table: Table, header: str, **options: Any) -> None:
+    """A column of names (claims, variants, configurations) that is never wrapped or cut: the other columns give way."""
+    table.add_column(header, no_wrap=True, **options)
 
 
 def echo_summary(text: str, json_to: str | None) -> None:
