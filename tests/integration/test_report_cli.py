@@ -384,8 +384,10 @@ def test_the_summary_goes_to_standard_output_and_json_means_what_it_means_everyw
 
 
 def test_an_output_folder_that_cannot_be_written_is_named_as_given(capsys) -> None:
-    """Not the hidden lock file beside it: the folder the user gave (/proc takes no new entries, even from root)."""
+    """Not the hidden lock file beside it: the folder the user gave (/proc takes no new entries, even from root),
+    refused before the campaign starts."""
     assert main(["report", "--out", "/proc/nope", "--jobs", "1", "--examples", "0"]) == exitcodes.COULD_NOT_COMPLETE
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: could not complete: /proc/nope: cannot write a folder there (")
+    assert err.startswith("error: could not complete: /proc/nope: no file can be created in /proc (")
+    assert err.endswith("; nothing was run")
     assert ".lock" not in err and len(err.splitlines()) == 1

@@ -43,7 +43,7 @@ from ..locations import HOME_VARIABLE, user_folder
 from verify.core.numbers import InputError
 from ..report.provenance import sha256_file
 from verify.core.text import one_line, shorten
-from .output import echo_summary, emit_json, json_option
+from .output import echo_summary, emit_json, json_option, writable_folder
 
 # ``run all`` (or a file of several conjectures) without --time shares about this many seconds
 # among its conjectures, at least SHARED_MIN_SECONDS each: the built-in ones take a few minutes.
@@ -208,7 +208,7 @@ class _ProgressLines:
                    "makes the run reproducible on every machine.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Search seed (same seed and --examples: same result).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None, callback=writable_folder,
               help="Where <name>.json and counterexample CONFIG files are written (default: the user folder's "
                    f"conjectures/: ${HOME_VARIABLE}/conjectures, else $XDG_DATA_HOME/hardmax-verify/conjectures, else "
                    "~/.local/share/hardmax-verify/conjectures).")

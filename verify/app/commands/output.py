@@ -6,7 +6,8 @@ One meaning of ``--json`` on every command:
 * ``--json`` or ``--json -``: the JSON record on standard output (and nothing else there: the
   summary goes to standard error, so ``cmd --json | jq`` works);
 * ``--json FILE``: the summary on standard output and the record written to FILE atomically
-  (``wrote FILE`` on standard error).
+  (``wrote FILE`` on standard error). FILE is checked before any work: a path that cannot be
+  written (a missing permission, a file where a folder should be) is refused at once, exit 4.
 
 Progress bars and log lines always go to standard error: standard output carries results only
 (and never starts with a blank line left by a finished progress bar).
@@ -27,12 +28,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from verify.core.io import atomic_write_text
+from verify.core.io import atomic_write_text, check_writable
 from verify.core.io import json_text as strict_json_text
 
 __all__ = ["JSON_TO_STDOUT", "JsonOption", "json_option", "json_took_argument", "verdict_line", "StageLines", "LayerLines",
            "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter", "summary_table",
-           "identifier_column"]
+           "identifier_column", "writable_file", "writable_folder"]
 
 JSON_TO_STDOUT = "-"
 
@@ -52,6 +53,8 @@ class JsonOption(click.Option):
         value, args = super().handle_parse_result(ctx, opts, args)
         if isinstance(value, str) and value != JSON_TO_STDOUT:
             ctx.meta[_JSON_TOOK] = value
+            if not ctx.resilient_parsing:
+                check_writable(value)  # before any work: a typo must not cost the run
         return value, args
 
 
@@ -62,6 +65,20 @@ def json_option(what: str = "the full result") -> Callable[[Any], Any]:
         metavar="[FILE|-]",
         help=f"Write {what} as JSON: to standard output with '-' or no value (the readable summary then goes "
              "to standard error), or atomically to FILE. Put it last, or give '-', when an argument follows.")
+
+
+def writable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback of an output file option: refused before any work when it cannot be written (exit status 4)."""
+    if value is not None and not ctx.resilient_parsing:
+        check_writable(value)
+    return value
+
+
+def writable_folder(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback of an output folder option: refused before any work when it cannot be written (exit status 4)."""
+    if value is not None and not ctx.resilient_parsing:
+        check_writable(value, folder=True)
+    return value
 
 
 def json_took_argument(ctx: click.Context | None) -> str | None:

@@ -23,7 +23,7 @@ from ..campaign import default_spec, load_campaign
 from ..campaign.plan import GENERATOR_VERSIONS, parse_results_file, recheck_plan
 from ..campaign.executors import TLSFiles, make_executor
 from ..interrupts import raise_interrupt
-from verify.core.io import directory_lock
+from verify.core.io import check_writable, directory_lock
 from verify.core.limits import max_jobs
 from verify.core.versions import dependency_versions
 from ..locations import project_runs
@@ -132,7 +132,9 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
                                    "(the campaign is the file's)")
         return _recheck(recheck)
 
-    # Checked before anything runs: two executors at once, or an empty address, is bad input.
+    # Before anything runs: an output folder that cannot be written (exit 4), then two executors at
+    # once or an empty address (bad input).
+    check_writable(out, folder=True, replaced=True)
     tls = TLSFiles(ca_file=tls_ca_file, cert=tls_cert, key=tls_key)
     executor = make_executor(jobs=jobs, scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout,
                              tls=tls)
