@@ -70,8 +70,10 @@ from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
 from verify.core import formatting as fmt  # noqa: E402
 from verify.app.report.build import collect_optional_sections, provider_sections  # noqa: E402
+from verify.app.report.citation import release_bibtex  # noqa: E402
+from verify.core.versions import VERSION  # noqa: E402
 from verify.app.report.glance import at_a_glance, experiment_sentences  # noqa: E402
-from verify.app.report.render import glance_list, glance_markdown  # noqa: E402
+from verify.app.report.render import glance_markdown, saved_results_markdown  # noqa: E402
 from verify.core.text import short_number  # noqa: E402
 from verify.core.trajectory import simulate as simulate_trajectory  # noqa: E402
 from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
@@ -97,9 +99,15 @@ def pages(repo: Path | None = None) -> list[Path]:
 
 # --- derived blocks ---------------------------------------------------------------------------
 
+def bibtex_block() -> str:
+    """The README's BibTeX entry of the release: the version of verify.core.versions, the year CITATION.cff gives."""
+    released = re.search(r"^date-released: (\d{4})-", (ROOT / "CITATION.cff").read_text(encoding="utf-8"), re.M)
+    return f"\n```bibtex\n{release_bibtex(VERSION, released.group(1) if released else None)}\n```\n"
+
+
 def api_reference() -> str:
     """docs/api.md's reference of the public module, from the names' docstrings (scripts/api_reference.py)."""
-    spec = importlib.util.spec_from_file_location("api_reference", REPO / "scripts" / "api_reference.py")
+    spec = importlib.util.spec_from_file_location("api_reference", Path(__file__).resolve().parent / "api_reference.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -519,6 +527,7 @@ Source = Derived | CommandOutput | Glance
 
 SOURCES: dict[str, Source] = {
     "api_reference": Derived(api_reference),
+    "bibtex": Derived(bibtex_block),
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
     "certcheck_limits": Derived(certcheck_limits_table),
@@ -606,7 +615,8 @@ def saved_results_lines(repo: Path | None = None) -> list[str]:
     """The at-a-glance lines of the saved results under runs/, computed as the report computes them."""
     optional, _ = collect_optional_sections((ROOT if repo is None else repo) / "runs", "runs")
     summaries = {key: section.summary for key, section in provider_sections(optional).items()}
-    return glance_list(experiment_sentences(optional, summaries)).splitlines()
+    saved = saved_results_markdown(experiment_sentences(optional, summaries))
+    return ["", *saved.splitlines()] if saved else []
 
 
 _report_cache: dict[Path, Mapping] = {}
