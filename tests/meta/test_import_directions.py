@@ -52,6 +52,9 @@ PARTS: tuple[Part, ...] = (
     Part("core", ("verify.core",), ("certcheck",), "exact numbers and inputs, both engines, geometry, closed forms"),
     Part("claims", ("verify.claims",), ("core", "oracles", "certcheck"),
          "the claim registry, one module per claim, the run they share"),
+    Part("formal", ("verify.formal",), ("core", "claims"),
+         "the bridge to the Coq development formal/: configurations and certificates as Coq terms, run by coqc "
+         "(untrusted: Coq's kernel checks what it writes)"),
     Part("package", ("verify",),
          ("core", "claims", "strategies", "testing", "experiments.conjectures", "experiments.control",
           "experiments.classify", "moved"),
@@ -78,7 +81,7 @@ PARTS: tuple[Part, ...] = (
           "experiments.control"),
          "the one list of experiments whose report sections the app renders"),
     Part("app", ("verify.app",),
-         ("package", "core", "oracles", "claims", "certcheck", "strategies", "experiments.shared",
+         ("package", "core", "oracles", "claims", "certcheck", "formal", "strategies", "experiments.shared",
           "experiments.sentiment", "experiments.classify", "experiments.conjectures", "experiments.control",
           "experiments.registry"),
          "the command line, the campaign, the report, the self-test"),

@@ -41,7 +41,7 @@ def test_a_certified_campaign_names_every_claim_the_configurations_the_checker_a
     commit = results["environment"]["git_commit"]
     assert (commit or "commit unknown").removesuffix("+dirty") in text
     assert "verify.certcheck" in text and "re-verified" in text
-    assert "No statement of this campaign is kernel-checked." in text
+    assert citation._kernel_sentence(results) in text
     used = {f for r in results["examples"] for v in r["verdicts"].values() if v["status"] == "certified"
             for f in v.get("evidence", {}).get("rests_on", [])}
     for fact in used:
@@ -62,13 +62,21 @@ def test_a_failure_and_an_inconclusive_claim_are_said_plainly(results: dict) -> 
            "1 FAILED, 1 inconclusive" in text
 
 
-def test_the_kernel_checked_hook_names_the_statement_once_results_carry_it(results: dict) -> None:
-    carrying = {**results, citation.KERNEL_CHECKED_KEY: {"statement": "formal/Clustering.v: theorem T2", "sha256": "cd" * 32,
-                                                         "kernel": "Coq 8.19"}}
-    text = citation.citation(carrying).paragraph
-    assert f"The statement formal/Clustering.v: theorem T2 (sha256 {'cd' * 32}) is kernel-checked by Coq 8.19." in text
+def test_the_kernel_checked_statement_is_named_with_its_sha256(results: dict) -> None:
+    block = {"status": "checked", "coq_version": "8.19.0", "statement": "formal/Statement.v", "statement_sha256": "cd" * 32,
+             "configurations": 7, "certificates_kernel_checked": 6, "claims": {}, "rejected": [], "not_kernel_checked": {}}
+    text = citation.citation({**results, citation.KERNEL_CHECKED_KEY: block}).paragraph
+    assert ("Coq's kernel (Coq 8.19.0) checked the D7 certificates for 6 of the 7 configurations against the statement "
+            f"formal/Statement.v (sha256 {'cd' * 32}).") in text
     assert "No statement" not in text
-    assert citation.kernel_checked({**results, citation.KERNEL_CHECKED_KEY: {"statement": "x"}}) is None  # incomplete
+    rejected = {**block, "status": "rejected", "rejected": [{"task": "x", "reason": "y"}]}
+    assert "it REJECTED 1 certificate." in citation.citation({**results, citation.KERNEL_CHECKED_KEY: rejected}).paragraph
+    skipped = {"status": "skipped", "reason": "coqc is not installed"}
+    text = citation.citation({**results, citation.KERNEL_CHECKED_KEY: skipped}).paragraph
+    assert "No statement of this campaign is kernel-checked (the kernel pass was skipped: coqc is not installed)." in text
+    without = {k: v for k, v in results.items() if k != citation.KERNEL_CHECKED_KEY}
+    assert "No statement of this campaign is kernel-checked." in citation.citation(without).paragraph
+    assert citation.kernel_checked({**results, citation.KERNEL_CHECKED_KEY: {"status": "checked"}}) is None  # incomplete
 
 
 def test_uncommitted_changes_are_said(results: dict) -> None:

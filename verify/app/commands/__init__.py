@@ -29,6 +29,7 @@ COMMANDS: list[CommandEntry] = [
     CommandEntry("certcheck", "certcheck",
                  "Re-verify the certificates of a claims report, a verification report's results.json, a softmax "
                  "record or a control result."),
+    CommandEntry("prove", "prove", "Check the certified claims of FILE with Coq's kernel (formal/, docs/formal.md)."),
     CommandEntry("classify", "classify",
                  "Exact sequence classification: build a hardmax transformer for a labelled dataset, check it."),
     CommandEntry("control", "control",

@@ -32,6 +32,7 @@ from ..locations import project_runs
 from ..report.build import build_report
 from ..report.citation import citation
 from ..report.schema import validate_results
+from ..report.kernel import kernel_lines
 from .output import StageLines, echo_summary, emit_json, json_option, verdict_line
 
 DEFAULT_OUT = Path("reports") / "latest"
@@ -40,8 +41,10 @@ DEFAULT_OUT = Path("reports") / "latest"
 def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
                         runs: Path | None, outside_hypotheses: bool, scheduler: str | None = None,
                         dask_local: int | None = None, time_budget: float | None = None,
-                        tls: dict[str, Path | None] | None = None) -> str:
+                        tls: dict[str, Path | None] | None = None, kernel: bool = True) -> str:
     parts = ["hardmax-verify", "report", "--out", str(out), "--seed", str(seed)]
+    if not kernel:
+        parts.append("--no-kernel")
     if examples is not None:
         parts += ["--examples", str(examples)]
     if config is not None:
@@ -112,19 +115,25 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               help="Run no campaign: print the citable paragraph of the report in --out (what was certified, on which "
                    "configurations, by which commit and checker, assuming which facts of docs/theory.md) and its "
                    "BibTeX entry, from its results.json.")
+@click.option("--no-kernel", "no_kernel", is_flag=True,
+              help="Skip the kernel pass (Coq's kernel on every D7 certificate, docs/formal.md; it runs by default "
+                   "when coqc is installed, and the report says when it did not).")
 @json_option("the full result (the contents of results.json; with --cite, the paragraph and the entry)")
 @click.pass_context
 def report(ctx: click.Context, out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
            scheduler: str | None, tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None,
            dask_local: int | None, connect_timeout: float, runs: Path | None,
-           time_budget: float | None, outside_hypotheses: bool, recheck: Path | None, cite: bool,
+           time_budget: float | None, outside_hypotheses: bool, recheck: Path | None, cite: bool, no_kernel: bool,
            json_to: str | None) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
     configurations of docs/theory.md §4 and on seed-generated configurations across families.
     The report is written in every case; the exit status combines the verdicts: 0 all
-    certified, 1 something failed, 3 nothing failed but something inconclusive. A second run
+    certified, 1 something failed (or Coq's kernel rejected a certificate), 3 nothing failed but
+    something inconclusive. When coqc is installed the kernel pass checks every D7 certificate
+    with Coq's kernel (docs/formal.md); the report's claims table says per claim how many
+    configurations are kernel-checked. A second run
     into the same --out while one is running is refused (exit status 4). The summary (the
     overall verdict first) goes to standard output; progress to standard error, one line per
     stage when that is not a terminal.
@@ -168,7 +177,7 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
         with directory_lock(out), executor:
             return _run(out, seed, examples, config, jobs, runs, outside_hypotheses, executor,
                         scheduler=scheduler, dask_local=dask_local, time_budget=time_budget, tls=tls.options(),
-                        json_to=json_to)
+                        json_to=json_to, kernel=not no_kernel)
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
@@ -218,7 +227,7 @@ def _version_notes(results: Any) -> list[str]:
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
          outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
          time_budget: float | None = None, tls: dict[str, Path | None] | None = None,
-         json_to: str | None = None) -> int:
+         json_to: str | None = None, kernel: bool = True) -> int:
     spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
     changes: dict[str, Any] = {}
     if examples is not None:
@@ -261,14 +270,16 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
                                campaign_file=config,
                                argv=list(sys.argv),
                                command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses,
-                                                                scheduler, dask_local, time_budget, tls),
-                               progress=on_done, executor=executor, on_tasks=on_tasks, on_stage=on_stage)
+                                                                scheduler, dask_local, time_budget, tls, kernel),
+                               progress=on_done, executor=executor, on_tasks=on_tasks, on_stage=on_stage,
+                               kernel=kernel)
     summary = outcome.results["summary"]
     failed = [c for c, row in summary["claims"].items() if row["failed"]]
     inconclusive = [c for c, row in summary["claims"].items() if row["inconclusive"] or row["unchecked"]]
     configurations = counted(summary["examples"], "configuration")
     lines = [verdict_line(configurations, summary["overall"], failed=failed,
                           inconclusive=inconclusive)]
+    lines += kernel_lines(outcome.results.get("kernel"))
     for name, section in outcome.results["optional_sections"].items():
         if section.get("skipped"):
             lines.append(f"skipped the optional {name} section: {section['skipped']}")

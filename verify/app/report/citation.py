@@ -12,8 +12,9 @@ the same text for a report written earlier), says exactly:
 * by which code and checker: the package's version and git commit (clean or not), the
   independent checker ``verify.certcheck`` of that commit and how many certificates it
   re-verified;
-* which kernel-checked statement it rests on, once one exists (:data:`KERNEL_CHECKED_KEY`, the
-  hook a formal development fills); until then it says that none is;
+* which kernel-checked statement it rests on: the statement Coq's kernel checked the D7
+  certificates against, with its sha256, from the kernel pass's block (:data:`KERNEL_CHECKED_KEY`);
+  without a pass, or when it was skipped, it says that none is and why;
 * which facts of docs/theory.md it assumes (those the certified verdicts' evidence names,
   ``evidence.rests_on``), and the sha256 of the docs/theory.md the report read.
 
@@ -30,6 +31,7 @@ from typing import Any, Mapping
 
 from verify.claims import registry
 from verify.core import formatting as fmt
+from .kernel import KERNEL_KEY
 
 __all__ = ["AUTHORS", "TITLE", "KERNEL_CHECKED_KEY", "KernelChecked", "Citation", "citation", "configurations_sha256",
            "kernel_checked", "release_bibtex"]
@@ -42,34 +44,54 @@ PAPER = ("A. Alcalde, G. Fantuzzi, E. Zuazua, Clustering in pure-attention hardm
          "sentiment analysis, SIAM J. Math. Data Sci. 7(3), 2025 (arXiv:2407.01602)")
 SPECIFICATION_ROLE = "specification"  # the inputs entry of docs/theory.md
 
-# Hook for a kernel-checked statement: when results.json carries a block under this key,
-# {"statement": name or path, "sha256": of its source, "kernel": the proof checker}, the paragraph
-# names it. No report writes it yet (results.json's schema does not list the key): a formal
-# development that proves a statement the campaign rests on adds it there, and this reader.
-KERNEL_CHECKED_KEY = "kernel_checked"
+# The kernel-checked statement: the kernel pass (verify/app/report/kernel.py, docs/formal.md) writes its
+# block under this key of results.json, naming the statement Coq's kernel checked the certificates
+# against (formal/Statement.v) with its sha256; the paragraph quotes it, and says so when the pass
+# was skipped or the report has no such block.
+KERNEL_CHECKED_KEY = KERNEL_KEY
 
 
 @dataclass(frozen=True)
 class KernelChecked:
-    """A statement checked by a proof kernel that the report's verdicts rest on."""
+    """The statement Coq's kernel checked a report's certificates against, and how many it checked."""
 
     statement: str
     sha256: str
     kernel: str
+    checked: int | None = None        # certificates (configurations) the kernel checked
+    configurations: int | None = None
+    rejected: int = 0
 
     def sentence(self) -> str:
-        return f"The statement {self.statement} (sha256 {self.sha256}) is kernel-checked by {self.kernel}."
+        counted = ("" if self.checked is None or self.configurations is None else
+                   f" for {fmt.count(self.checked)} of the {fmt.counted(self.configurations, 'configuration')}")
+        text = (f"Coq's kernel ({self.kernel}) checked the D7 certificates{counted} against the statement "
+                f"{self.statement} (sha256 {self.sha256})")
+        return text + (f"; it REJECTED {fmt.counted(self.rejected, 'certificate')}." if self.rejected else ".")
 
 
 def kernel_checked(results: Mapping[str, Any]) -> KernelChecked | None:
-    """The kernel-checked statement a results.json names under :data:`KERNEL_CHECKED_KEY`, or None."""
+    """The kernel-checked statement of a results.json (:data:`KERNEL_CHECKED_KEY`), or None (no pass, or skipped)."""
     block = results.get(KERNEL_CHECKED_KEY)
-    if not isinstance(block, Mapping):
+    if not isinstance(block, Mapping) or block.get("status") not in ("checked", "rejected"):
         return None
-    fields = [block.get(key) for key in ("statement", "sha256", "kernel")]
-    if not all(isinstance(value, str) and value for value in fields):
+    statement, sha256, coq = block.get("statement"), block.get("statement_sha256"), block.get("coq_version")
+    if not (isinstance(statement, str) and isinstance(sha256, str) and isinstance(coq, str) and statement and sha256
+            and coq):
         return None
-    return KernelChecked(*fields)  # type: ignore[arg-type]
+    checked, total = block.get("certificates_kernel_checked"), block.get("configurations")
+    return KernelChecked(statement, sha256, f"Coq {coq}", checked if isinstance(checked, int) else None,
+                         total if isinstance(total, int) else None, len(block.get("rejected") or []))
+
+
+def _kernel_sentence(results: Mapping[str, Any]) -> str:
+    found = kernel_checked(results)
+    if found is not None:
+        return found.sentence()
+    block = results.get(KERNEL_CHECKED_KEY)
+    if isinstance(block, Mapping) and block.get("reason"):
+        return f"No statement of this campaign is kernel-checked (the kernel pass was {block.get('status')}: {block['reason']})."
+    return "No statement of this campaign is kernel-checked."
 
 
 @dataclass(frozen=True)
@@ -177,7 +199,6 @@ def citation(results: Mapping[str, Any], *, results_sha256: str | None = None) -
                + "; ".join(f"{fact} ({registry.PROVED_FACTS[fact]})" for fact in facts)
                + f", proved in {_specification(results)}." if facts else
                f"No certified verdict rests on a fact beyond the layers computed ({_specification(results)}).")
-    kernel = kernel_checked(results)
     sentences = [
         f"Using {_software(environment)}, a verification campaign checked, in exact rational arithmetic, the claims "
         f"of the clustering theorem for pure-attention hardmax transformers [{PAPER}] as stated in docs/theory.md, "
@@ -186,7 +207,7 @@ def citation(results: Mapping[str, Any], *, results_sha256: str | None = None) -
         f"The configurations are listed with their sha256 in the plan of results.json; the sha256 of that list "
         f"(one per line, in plan order) is {digest}.",
         _checker(results),
-        kernel.sentence() if kernel is not None else "No statement of this campaign is kernel-checked.",
+        _kernel_sentence(results),
         assumed,
     ]
     if results_sha256:

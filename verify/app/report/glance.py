@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 from verify.core import formatting as fmt
 from verify.experiments.registry import SECTION_PROVIDERS
+from .kernel import kernel_sentence
 
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "section_glance"]
 
@@ -46,6 +47,8 @@ class Glance:
     recertified: int | None                # re-verified by verify.certcheck (None: checker not available)
     rejected: int                          # certificates the checker rejected
     sentences: list[tuple[str, str]] = field(default_factory=list)   # (what, conclusion): the campaign's first
+    kernel: str | None = None                       # what Coq's kernel checked (None: no kernel block)
+    kernel_checked: dict[str, int] | None = None    # claim -> configurations kernel-checked
 
     @property
     def verified(self) -> list[tuple[str, str]]:
@@ -71,6 +74,13 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
                     certificates=sum(c.certified for c in claims),
                     recertified=sum(row.get("recertified") or 0 for row in rows) if available else None,
                     rejected=sum(row.get("rejected_by_checker", 0) for row in rows))
+    block = results.get("kernel")
+    if block:
+        glance.kernel = kernel_sentence(block)
+        if block["status"] in ("checked", "rejected"):
+            glance.kernel_checked = {claim: row["kernel-checked"] for claim, row in block["claims"].items()}
+        if block["status"] == "rejected":  # a certificate the suite issued is false: the report fails
+            glance.overall, glance.exit_status = "failed", 1
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
     glance.sentences += experiment_sentences(results.get("optional_sections") or {}, section_summaries)
     return glance

@@ -23,6 +23,7 @@ from verify.experiments.sections import Section
 from .citation import Citation
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
+from .kernel import kernel_sentence
 
 __all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown", "glance_list",
            "saved_results_markdown", "VERIFIED_HEADING", "SAVED_HEADING", "CITE_HEADING"]
@@ -68,6 +69,12 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> Block:
 
 def _count(value: Any) -> str:
     return "n/a" if value is None else fmt.count(value)
+
+
+def _kernel_count(block: Mapping[str, Any] | None, claim: str) -> str:
+    if not block or block["status"] in ("skipped", "not completed"):
+        return "n/a"
+    return fmt.count(block["claims"].get(claim, {}).get("kernel-checked", 0))
 
 
 def _some(names: Sequence[str], shown: int = 6) -> str:
@@ -136,6 +143,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         if unsupported:
             text += f"; {unsupported} {'concerns' if unsupported == 1 else 'concern'} a model variant it does not implement"
         notes.append(text + ".")
+    sentence = kernel_sentence(results.get("kernel"))
+    if sentence is not None:
+        block = results["kernel"]
+        reasons = "; ".join(f"{reason} ({fmt.count(n)})" for reason, n in block.get("not_kernel_checked", {}).items())
+        notes.append(sentence + ". A kernel-checked claim rests on formal/Statement.v and Coq's kernel alone "
+                     "(docs/formal.md)" + (f"; not kernel-checked: {reasons}" if reasons else "") + ".")
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
                  "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
                  "distances to certified limits, rounded to float for plotting.")
@@ -182,13 +195,15 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
         record = registry.find(claim)
         rows.append([claim, record.statement if record else "", row["certified"], row["failed"], row["inconclusive"],
                      row["unchecked"], row["exact"], row["measured"], _count(row["recertified"]),
-                     record.assumption if record else ""])
+                     _kernel_count(results.get("kernel"), claim), record.assumption if record else ""])
     blocks.append(_table(["claim", "statement", "certified", "failed", "inconclusive", "not checked", "exact",
-                          "measured", "re-verified by certcheck", "assumed"], rows))
+                          "measured", "re-verified by certcheck", "kernel-checked", "assumed"], rows))
     blocks.append(_p("*exact*: decided in exact arithmetic (certified or failed). *measured*: inconclusive, with "
                      "a float measurement shown instead. *re-verified by certcheck*: certified verdicts whose "
                      "certificate the independent checker (verify.certcheck, standard library only) re-verified "
-                     "from the configuration alone (n/a: checker not available)."))
+                     "from the configuration alone (n/a: checker not available). *kernel-checked*: configurations on "
+                     "which Coq's kernel proved the claim from formal/Statement.v (docs/formal.md; n/a: no kernel "
+                     "pass)."))
     blocks.append(_h(3, "What was assumed or left unchecked"))
     blocks.append(Block("list", items=_unchecked_notes(results)))
 
@@ -525,11 +540,15 @@ def glance_markdown(glance: Glance) -> str:
     overall = _STATUS_WORD.get(glance.overall, glance.overall)
     out = [f"**{VERIFIED_HEADING}** (recomputed now, in exact arithmetic):",
            f"Overall: **{overall}** (exit status {glance.exit_status}) on "
-           f"{fmt.counted(glance.configurations, 'configuration')}; {_recertified_text(glance)}."]
+           f"{fmt.counted(glance.configurations, 'configuration')}; {_recertified_text(glance)}"
+           + (f"; {glance.kernel}." if glance.kernel else ".")]
     lines = ["| claim | " + " | ".join(c.claim for c in glance.claims) + " |",
              "|---|" + "|".join("---" for _ in glance.claims) + "|"]
     lines += [f"| {label} | " + " | ".join(fmt.count(v) for v in values) + " |"
               for _, label, values in _glance_rows(glance)]
+    if glance.kernel_checked is not None:
+        lines.append("| kernel-checked | " + " | ".join(fmt.count(glance.kernel_checked.get(c.claim, 0))
+                                                        for c in glance.claims) + " |")
     out.append("\n".join(lines))
     out.append(glance_list(glance.verified))
     saved = saved_results_markdown(glance.saved)
@@ -676,6 +695,13 @@ def _glance_html(glance: Glance) -> str:
     head = "".join(f"<th>{html.escape(c.claim)}</th>" for c in glance.claims)
     body = "".join(f"<tr><th>{label}</th>" + "".join(f"<td>{_badge(status, v)}</td>" for v in values) + "</tr>"
                    for status, label, values in _glance_rows(glance))
+    if glance.kernel_checked is not None:
+        body += "<tr><th>kernel-checked</th>" + "".join(
+            f"<td>{_badge('certified', glance.kernel_checked.get(c.claim, 0))}</td>" for c in glance.claims) + "</tr>"
+    kernel = ""
+    if glance.kernel:
+        kernel_kind = "bad" if "REJECTED" in glance.kernel else "ok" if glance.kernel_checked is not None else "warn"
+        kernel = f'; <span class="badge {kernel_kind}">{html.escape(glance.kernel)}</span>'
     saved = ""
     if glance.saved:
         note = SAVED_NOTE[0].upper() + SAVED_NOTE[1:]
@@ -685,7 +711,7 @@ def _glance_html(glance: Glance) -> str:
             f'<div class="part verified"><h3>{html.escape(VERIFIED_HEADING)}</h3>'
             f'<p>Overall: <span class="badge {kind}">{html.escape(overall)}</span> (exit status {glance.exit_status}) '
             f"on {fmt.counted(glance.configurations, 'configuration')}, in exact arithmetic; "
-            f'<span class="badge {checker}">{html.escape(_recertified_text(glance))}</span></p>'
+            f'<span class="badge {checker}">{html.escape(_recertified_text(glance))}</span>{kernel}</p>'
             f'<div class="scroll"><table><thead><tr><th>claim</th>{head}</tr></thead><tbody>{body}</tbody></table></div>'
             f"<ul>{_sentences_html(glance.verified)}</ul></div>{saved}</section>")
 
