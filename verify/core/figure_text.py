@@ -32,18 +32,21 @@ def _texts(fig: Any) -> list[Any]:
     return list(fig.findobj(match=is_text))
 
 
-def smallest_text_px(fig: Any, dpi: float) -> float:
-    """The smallest font of ``fig``'s text, in pixels of a PNG saved at ``dpi`` (ValueError: the figure has no text)."""
+def smallest_text_px(fig: Any, dpi: float) -> float | None:
+    """The smallest font of ``fig``'s text, in pixels of a PNG saved at ``dpi`` (None: the figure has no text).
+
+    The figure is laid out first (without rendering): tick labels get their text only then.
+    """
+    fig.draw_without_rendering()
     sizes = [float(text.get_fontsize()) for text in _texts(fig)]
-    if not sizes:
-        raise ValueError("the figure has no text")
-    return min(sizes) * dpi / 72
+    return min(sizes) * dpi / 72 if sizes else None
 
 
 def png_metadata(fig: Any, dpi: float) -> dict[str, str | None]:
     """``savefig(metadata=...)`` of a PNG: no Software field (the bytes depend on data and versions only), and
-    the figure's smallest text (:data:`TEXT_KEY`)."""
-    return {"Software": None, TEXT_KEY: f"{smallest_text_px(fig, dpi):.2f}"}
+    the figure's smallest text (:data:`TEXT_KEY`), when it has any."""
+    smallest = smallest_text_px(fig, dpi)
+    return {"Software": None, **({TEXT_KEY: f"{smallest:.2f}"} if smallest is not None else {})}
 
 
 def png_size(png: bytes) -> tuple[int, int] | None:
