@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -20,14 +21,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from verify.core import exitcodes
 from verify.core.formatting import counted
 from ..campaign import default_spec, load_campaign
-from ..campaign.plan import GENERATOR_VERSIONS, parse_results_file, recheck_plan
+from ..campaign.plan import GENERATOR_VERSIONS, MAX_RESULTS_BYTES, parse_results_file, recheck_plan
 from ..campaign.executors import TLSFiles, make_executor
 from ..interrupts import raise_interrupt
-from verify.core.io import directory_lock
+from verify.core.io import check_writable, directory_lock, read_input
+from verify.core.numbers import InputError
 from verify.core.limits import max_jobs
 from verify.core.versions import dependency_versions
 from ..locations import project_runs
 from ..report.build import build_report
+from ..report.citation import citation
+from ..report.schema import validate_results
 from ..report.kernel import kernel_lines
 from .output import StageLines, echo_summary, emit_json, json_option, verdict_line
 
@@ -107,15 +111,19 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               help="Run no campaign: regenerate the plan of a results.json from its recorded campaign (seed, families, "
                    "counts, sizes) with this installation's generators and compare it, and every record's "
                    "configuration, with the file. Exit 0 the same, 1 a difference (the first is named).")
+@click.option("--cite", is_flag=True,
+              help="Run no campaign: print the citable paragraph of the report in --out (what was certified, on which "
+                   "configurations, by which commit and checker, assuming which facts of docs/theory.md) and its "
+                   "BibTeX entry, from its results.json.")
 @click.option("--no-kernel", "no_kernel", is_flag=True,
               help="Skip the kernel pass (Coq's kernel on every D7 certificate, docs/formal.md; it runs by default "
                    "when coqc is installed, and the report says when it did not).")
-@json_option("the full result (the contents of results.json)")
+@json_option("the full result (the contents of results.json; with --cite, the paragraph and the entry)")
 @click.pass_context
 def report(ctx: click.Context, out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
            scheduler: str | None, tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None,
            dask_local: int | None, connect_timeout: float, runs: Path | None,
-           time_budget: float | None, outside_hypotheses: bool, recheck: Path | None, no_kernel: bool,
+           time_budget: float | None, outside_hypotheses: bool, recheck: Path | None, cite: bool, no_kernel: bool,
            json_to: str | None) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
@@ -133,7 +141,16 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
 
     With --recheck results.json no campaign runs: the file's plan is regenerated from its
     campaign and compared (not independent: it uses the suite's own generators; docs/certcheck.md).
+    With --cite no campaign runs either: the citable paragraph of the report in --out is printed
+    (the one at the top of its report.md), computed from its results.json.
     """
+    if cite:
+        given = [f"--{name.replace('_', '-')}" for name in ctx.params if name not in ("cite", "out", "json_to")
+                 and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"--cite runs no campaign: {', '.join(given)} cannot be given with it "
+                                   "(only --out, the report to cite, and --json)")
+        return _cite(out, json_to)
     if recheck is not None:
         given = [f"--{name.replace('_', '-')}" for name in ctx.params
                  if name != "recheck" and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
@@ -142,7 +159,9 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
                                    "(the campaign is the file's)")
         return _recheck(recheck)
 
-    # Checked before anything runs: two executors at once, or an empty address, is bad input.
+    # Before anything runs: an output folder that cannot be written (exit 4), then two executors at
+    # once or an empty address (bad input).
+    check_writable(out, folder=True, replaced=True)
     tls = TLSFiles(ca_file=tls_ca_file, cert=tls_cert, key=tls_key)
     executor = make_executor(jobs=jobs, scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout,
                              tls=tls)
@@ -162,6 +181,20 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
+
+
+def _cite(out: Path, json_to: str | None) -> int:
+    """``report --cite``: the paragraph and BibTeX entry of the report in ``out``, from its results.json."""
+    path = out / "results.json"
+    raw = read_input(path, expected="a report's results.json (run hardmax-verify report first)", limit=MAX_RESULTS_BYTES)
+    data = parse_results_file(path)
+    errors = validate_results(data)
+    if errors:
+        raise InputError(str(path), f"not a results.json of this version: {errors[0]}")
+    cited = citation(data, results_sha256=hashlib.sha256(raw).hexdigest())
+    echo_summary(f"{cited.paragraph}\n\n{cited.bibtex}", json_to)
+    emit_json(cited.to_json_dict(), json_to)
+    return exitcodes.SUCCESS
 
 
 def _recheck(path: Path) -> int:

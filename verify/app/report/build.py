@@ -26,10 +26,12 @@ from ..campaign import CampaignSpec, Checker, Task, claim_counts, closed_form_su
 from ..campaign.executors import error_record
 from ..campaign.merge import merge_records
 from ..campaign.plan import campaign_block, campaign_plan
+from ..locations import project_folder
+from .citation import SPECIFICATION_ROLE, citation
 from .figures import write_figures
 from .glance import section_glance
 from .kernel import KERNEL_KEY, kernel_block
-from .provenance import environment_block, sha256_file, utc_now
+from .provenance import environment_block, sha256_file, sha256_text, utc_now
 from .render import build_document, to_html, to_markdown
 from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
 
@@ -160,6 +162,15 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
     return sections, inputs
 
 
+def _specification() -> dict[str, str] | None:
+    """docs/theory.md of the clone the package runs from, as an input entry (None for an installed copy)."""
+    folder = project_folder()
+    path = folder / "docs" / "theory.md" if folder is not None else None
+    if path is None or not path.is_file():
+        return None
+    return {"role": SPECIFICATION_ROLE, "path": "docs/theory.md", "sha256": sha256_file(path)}
+
+
 def _counterexamples(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     found = []
     for record in records:
@@ -268,6 +279,9 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
     figure_sources = [figure.pop("source") for block in optional.values() for figure in block.get("figures", [])]
     if campaign_file is not None:
         inputs.insert(0, {"role": "campaign", "path": Path(campaign_file).as_posix(), "sha256": sha256_file(campaign_file)})
+    specification = _specification()
+    if specification is not None:  # the statements the claims are checked against, and the facts they assume
+        inputs.insert(0, specification)
     counterexamples = _counterexamples(records)
     statuses = overall_statuses(records)
     # A campaign of no configuration certifies nothing: inconclusive, never "certified".
@@ -321,9 +335,10 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         errors = validate_results(results)
         if errors:  # a bug in the suite, not bad input: raise and write nothing
             raise RuntimeError("results.json would violate its schema: " + "; ".join(errors[:5]))
-        (staging / "results.json").write_text(dumps_results(results), encoding="utf-8")
+        text = dumps_results(results)
+        (staging / "results.json").write_text(text, encoding="utf-8")
         sections = provider_sections(optional)
-        blocks = build_document(results, figures, sections)
+        blocks = build_document(results, figures, sections, cite=citation(results, results_sha256=sha256_text(text)))
         (staging / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
         (staging / "report.html").write_text(to_html(blocks, report_dir=staging), encoding="utf-8")
     return ReportOutcome(exit_status, out, results)

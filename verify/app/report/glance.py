@@ -1,8 +1,11 @@
 """Results at a glance: what the report opens with.
 
-Per claim the certified / failed / inconclusive counts, how many certificates the independent
-checker re-verified, and one sentence per experiment stating its conclusion with its numbers.
-Everything is computed from ``results.json``; nothing here decides a verdict.
+Two parts, kept apart on the first screen: what **this run verified** (per claim the certified /
+failed / inconclusive counts, how many certificates the independent checker re-verified, the
+campaign's sentence), and the **saved results it did not recompute** (one sentence per
+experiment stating its conclusion with its numbers, read from the files under runs/; they never
+change the run's verdict). Everything is computed from ``results.json``; nothing here decides a
+verdict.
 
 An experiment section states its own conclusion when its provider gives one (the summary
 sentence the provider reads from its saved files, as the sentiment protocol's summary does);
@@ -43,9 +46,19 @@ class Glance:
     certificates: int                      # certified verdicts
     recertified: int | None                # re-verified by verify.certcheck (None: checker not available)
     rejected: int                          # certificates the checker rejected
-    sentences: list[tuple[str, str]] = field(default_factory=list)   # (what, conclusion)
+    sentences: list[tuple[str, str]] = field(default_factory=list)   # (what, conclusion): the campaign's first
     kernel: str | None = None                       # what Coq's kernel checked (None: no kernel block)
     kernel_checked: dict[str, int] | None = None    # claim -> configurations kernel-checked
+
+    @property
+    def verified(self) -> list[tuple[str, str]]:
+        """What this run verified: the campaign's sentence."""
+        return self.sentences[:1]
+
+    @property
+    def saved(self) -> list[tuple[str, str]]:
+        """The saved results' sentences: read from files, not recomputed by this run."""
+        return self.sentences[1:]
 
 
 def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str] | None = None) -> Glance:
