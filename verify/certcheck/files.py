@@ -26,7 +26,7 @@ CONTROL_FORMAT = "hardmax-verify/control-v1"  # the ``format`` of a ``hardmax-ve
 CLAIMS_KEYS = frozenset({"format", "config", "outside_hypotheses", "hypothesis_violations", "layer_budget", "time_budget",
                          "stopped_by", "last_layer", "settled_layer", "status", "fates", "verdicts"})
 RESULTS_KEYS = frozenset({"schema", "schema_version", "campaign", "plan", "inputs", "summary", "examples",
-                          "counterexamples", "optional_sections", "environment"})
+                          "counterexamples", "optional_sections", "kernel", "environment"})
 SOFTMAX_KEYS = frozenset({"command", "config", SOFTMAX_MARKER, "status"})
 CONTROL_KEYS = {
     "control": frozenset({"format", "kind", "configuration", "replaced_A", "leaders", "requested_targets", "outcome",

@@ -18,6 +18,7 @@ from .campaign import CAMPAIGN, _campaign_problems
 from .claims import CHECKS
 from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected, stated
 from .estimate import max_checkable_layer
+from .kernel_block import kernel_outcomes
 from .jsonvalues import _count
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
 from .meter import _metered
@@ -98,6 +99,7 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
     result.outcomes += _section_outcomes(data, source, runs, models)
+    result.outcomes += kernel_outcomes(data, source)
     return result
 
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from verify import certcheck as checker
 from verify.app.cli import debugging
-from .output import emit_json, json_option, summary_console
+from .output import emit_json, identifier_column, json_option, summary_console, summary_table
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
           "unsupported": "yellow", checker.NOT_CHECKED: "yellow"}
@@ -80,10 +79,10 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
                           markup=True, highlight=False, soft_wrap=True)  # one line per outcome, for grep
     for line in result.notes:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
-    table = Table(title=f"independent check of {path.name}")
-    table.add_column("claim")
+    table = summary_table(f"independent check of {path.name}")
+    identifier_column(table, "claim")
     for status in checker.OUTCOME_STATUSES:
-        table.add_column(status, justify="right")
+        identifier_column(table, status, justify="right")
     for claim, row in sorted(result.counts().items()):
         table.add_row(claim, *(str(row[s]) for s in checker.OUTCOME_STATUSES))
     console.print(table)
