@@ -26,14 +26,15 @@ Proof.
 Qed.
 
 (** ** The checker *)
-Definition fate_layer (f : fate) : nat := match f with Leader k | Fixed k _ | Locked k _ => k end.
+Definition fate_layer (f : fate) : nat := match f with Leader k | Fixed k _ | Locked k _ | Path k _ => k end.
+Definition path_fate (f : fate) : bool := match f with Path _ _ => true | _ => false end.
 Definition leader_fate (f : fate) : bool := match f with Leader _ => true | _ => false end.
 
 (** Token j is fixed (a leader or a fixed token) by layer k. *)
 Definition fixed_by (fates : list fate) (k j : nat) : bool :=
   match nth j fates (Locked 0 []) with
   | Leader kj | Fixed kj _ => Nat.leb kj k
-  | Locked _ _ => false
+  | Locked _ _ | Path _ _ => false
   end.
 
 Definition mem (j : nat) (s : list nat) : bool := existsb (Nat.eqb j) s.
@@ -62,6 +63,7 @@ Definition establishes (c : config) (fates : list fate) (k : nat) (Z : list vec)
         list_eqb C F && negb (mem i F) && forallb (fixed_by fates k) F &&
         lock_scores c Z F && veqb p (mean (map (zpos Z) F))
       else true
+  | Path _ _ => true  (* checked by the closed-form segment (Paths.v) *)
   end.
 
 (** D7 (b) for token j at layer k with G = C minus j: the fixed tokens G (fixed by layer k) and z their mean. *)
@@ -82,6 +84,7 @@ Definition first_at (c : config) (fates : list fate) (k : nat) (Z : list vec)
   | Leader ki => if Nat.eqb ki (S k) then negb (list_eqb C [i]) else true
   | Fixed ki _ => if Nat.eqb ki (S k) then negb (fixed_condition fates k Z i C z) else true
   | Locked ki _ => if Nat.eqb ki (S k) then negb (lock_condition_b c fates k Z i C) else true
+  | Path _ _ => true
   end.
 
 Definition check_token (c : config) (fates : list fate) (k : nat) (Z : list vec)
@@ -121,9 +124,13 @@ Fixpoint run (c : config) (fates : list fate) (limits : list vec) (K : nat) (ZK 
 
 Definition last_layer (fates : list fate) (K : nat) : nat := fold_right Nat.max K (map fate_layer fates).
 
-Definition check (c : config) (fates : list fate) (limits : list vec) (K : nat) (ZK : list vec) : bool :=
+(** Every fate but the closed-form paths; a path token's fate and limit need the segment of Paths.v. *)
+Definition check_core (c : config) (fates : list fate) (limits : list vec) (K : nat) (ZK : list vec) : bool :=
   negb (Qle_bool (alpha c) 0) && Nat.eqb (length fates) (ntokens c) && Nat.eqb (length limits) (ntokens c) &&
   existsb leader_fate fates && run c fates limits K ZK 0 (last_layer fates K) (tokens c).
+
+Definition check (c : config) (fates : list fate) (limits : list vec) (K : nat) (ZK : list vec) : bool :=
+  check_core c fates limits K ZK && forallb (fun f => negb (path_fate f)) fates.
 
 (** ** Reading the checker's answers *)
 Lemma mem_In j s : mem j s = true <-> In j s.
@@ -268,9 +275,12 @@ Qed.
 (** ** Soundness *)
 Section Soundness.
 Variables (c : config) (fates : list fate) (limits : list vec) (K : nat) (ZK : list vec).
-Hypothesis Hcheck : check c fates limits K ZK = true.
+Hypothesis Hcheck : check_core c fates limits K ZK = true.
 
 Notation n := (ntokens c).
+(* What a closed-form segment proves of a path token (Paths.v); vacuous without path fates. *)
+Hypothesis Hpaths : forall i k F, (i < ntokens c)%nat -> nth i fates (Leader 0) = Path k F ->
+  (forall t, attends c (k + t) i = F) /\ F <> [i] /\ converges_to c i (nth i limits []).
 Notation Kmax := (last_layer fates K).
 Notation fate_of i := (nth i fates (Leader 0)).
 Notation Fx k := (fixed_by fates k).
@@ -278,7 +288,7 @@ Notation Fx k := (fixed_by fates k).
 Lemma check_parts : 0 < alpha c /\ length fates = n /\ length limits = n /\
   existsb leader_fate fates = true /\ run c fates limits K ZK 0 Kmax (tokens c) = true.
 Proof.
-  unfold check in Hcheck. rewrite !andb_true_iff, !Nat.eqb_eq in Hcheck.
+  unfold check_core in Hcheck. rewrite !andb_true_iff, !Nat.eqb_eq in Hcheck.
   destruct Hcheck as ((((H1 & H2) & H3) & H4) & H5). repeat split; auto.
   apply negb_true_iff in H1. apply Qnot_le_lt. intro H. apply Qle_bool_iff in H. congruence.
 Qed.
@@ -344,7 +354,7 @@ Proof.
   intros Hj HF Hk. pose proof (token_establishes k j) as H.
   assert (Hk' : (k <= Kmax)%nat) by (rewrite <- Hk; apply fate_layer_le, Hj).
   specialize (H Hk' Hj). unfold fixed_by in HF. rewrite fate_of_fixed_by in HF by exact Hj.
-  destruct (fate_of j) as [kj|kj G|kj F] eqn:E; cbn [fate_layer] in Hk; subst kj; try discriminate.
+  destruct (fate_of j) as [kj|kj G|kj F|kj F] eqn:E; cbn [fate_layer] in Hk; subst kj; try discriminate.
   - cbn [establishes] in H. rewrite Nat.eqb_refl in H.
     apply andb_true_iff in H as [H _]. apply list_eqb_correct in H.
     rewrite H. split.
@@ -464,7 +474,7 @@ Qed.
 
 Lemma fate_sound i : (i < n)%nat -> fate_holds c i (fate_of i).
 Proof.
-  intro Hi. destruct (fate_of i) as [k|k G|k F] eqn:E; cbn [fate_holds].
+  intro Hi. destruct (fate_of i) as [k|k G|k F|k F] eqn:E; cbn [fate_holds].
   - pose proof (token_establishes k i) as H.
     assert (Hk : (k <= Kmax)%nat) by (replace k with (fate_layer (fate_of i)) by (rewrite E; reflexivity); apply fate_layer_le, Hi).
     specialize (H Hk Hi). rewrite E in H. cbn [establishes] in H. rewrite Nat.eqb_refl in H.
@@ -482,12 +492,13 @@ Proof.
     specialize (H Hk Hi). rewrite E in H. cbn [establishes] in H. rewrite Nat.eqb_refl, !andb_true_iff in H.
     apply same_setb_correct. apply H.
   - intro t. destruct (locked_from k i F Hi E t) as (H1 & _ & H3). split; [exact H1 | exact H3].
+  - apply (Hpaths i k F Hi E).
 Qed.
 
 Lemma leader_set_sound i : (i < n)%nat -> ((exists k, leads c k i) <-> is_leader_fate (fate_of i)).
 Proof.
   intro Hi. split.
-  - intros (k & Hl). destruct (fate_of i) as [kf|kf G|kf F] eqn:E; cbn [is_leader_fate]; [exact I| |];
+  - intros (k & Hl). destruct (fate_of i) as [kf|kf G|kf F|kf F] eqn:E; cbn [is_leader_fate]; [exact I| | |];
       destruct (leads_from k i Hi Hl kf) as [Hl' _]; pose proof (fate_sound i Hi) as Hf; rewrite E in Hf; cbn [fate_holds] in Hf.
     + pose proof (token_establishes kf i) as H.
       assert (Hk : (kf <= Kmax)%nat) by (replace kf with (fate_layer (fate_of i)) by (rewrite E; reflexivity); apply fate_layer_le, Hi).
@@ -503,7 +514,9 @@ Proof.
       destruct H as ((((_ & Hnot) & _) & _) & _).
       destruct (Hf k) as [Hs _]. rewrite Nat.add_comm in Hs. unfold leads in Hl'. rewrite Hl' in Hs. subst F.
       apply negb_true_iff in Hnot. cbn [mem existsb] in Hnot. rewrite Nat.eqb_refl in Hnot. discriminate.
-  - destruct (fate_of i) as [kf|kf G|kf F] eqn:E; cbn [is_leader_fate]; intros []. exists kf.
+    + destruct (Hpaths i kf F Hi E) as (_ & Hne & _). specialize (Hf k). rewrite Nat.add_comm in Hf.
+      unfold leads in Hl'. rewrite Hl' in Hf. congruence.
+  - destruct (fate_of i) as [kf|kf G|kf F|kf F] eqn:E; cbn [is_leader_fate]; intros []. exists kf.
     pose proof (fate_sound i Hi) as Hf. rewrite E in Hf. destruct Hf as [_ Hf].
     destruct (Hf 0%nat) as [Hl _]. rewrite Nat.add_0_r in Hl. exact Hl.
 Qed.
@@ -512,7 +525,8 @@ Lemma limit_sound i : (i < n)%nat -> converges_to c i (nth i limits []).
 Proof.
   intros Hi eps He. pose proof (token_establishes (fate_layer (fate_of i)) i (fate_layer_le i Hi) Hi) as H.
   pose proof (fate_sound i Hi) as Hf.
-  destruct (fate_of i) as [k|k G|k F] eqn:E; cbn [fate_layer fate_holds establishes] in H, Hf; rewrite Nat.eqb_refl, ?andb_true_iff in H.
+  destruct (fate_of i) as [k|k G|k F|k F] eqn:E; [| | |apply (Hpaths i k F Hi E); exact He];
+    cbn [fate_layer fate_holds establishes] in H, Hf; rewrite Nat.eqb_refl, ?andb_true_iff in H.
   - destruct H as [_ Hp]. apply veqb_correct in Hp. exists k. intros k' Hk' b.
     destruct Hf as [_ Hf]. destruct (Hf (k' - k)%nat) as [_ Hpos]. replace (k + (k' - k))%nat with k' in Hpos by lia.
     rewrite (Hpos b), <- (Hp b). setoid_replace (coord (nth i limits []) b - coord (nth i limits []) b) with 0 by ring.
@@ -545,21 +559,35 @@ Lemma T0_sound : exists i k, (i < n)%nat /\ leads c k i.
 Proof.
   destruct check_parts as (_ & _ & _ & H & _). apply existsb_exists in H as (f & Hf & Hl).
   apply In_nth with (d := Leader 0) in Hf as (i & Hi & Ei). rewrite Hlen in Hi.
-  destruct f as [k| |]; try discriminate.
+  destruct f as [k| | |]; try discriminate.
   destruct (proj2 (leader_set_sound i Hi)) as (k' & Hk'); [rewrite Ei; exact I|].
   exists i, k'. split; [exact Hi | exact Hk'].
 Qed.
 End Soundness.
 
+(** What a closed-form segment proves of a path token, for every path token. *)
+Definition paths_hold (c : config) (fates : list fate) (limits : list vec) : Prop :=
+  forall i k F, (i < ntokens c)%nat -> nth i fates (Leader 0) = Path k F ->
+  (forall t, attends c (k + t) i = F) /\ F <> [i] /\ converges_to c i (nth i limits []).
+
+Theorem core_sound c fates limits K ZK :
+  check_core c fates limits K ZK = true -> paths_hold c fates limits -> Outcome c fates limits K ZK.
+Proof.
+  intros H Hp. destruct (check_parts c fates limits K ZK H) as (_ & H2 & H3 & _).
+  destruct (replay_sound c fates limits K ZK H) as [H7 H8].
+  unfold Outcome. refine (conj H2 (conj H3 (conj _ (conj _ (conj _ (conj _ (conj H7 H8))))))).
+  - apply (T0_sound c fates limits K ZK H Hp).
+  - intros i Hi. apply (fate_sound c fates limits K ZK H Hp i Hi).
+  - intros i Hi. apply (leader_set_sound c fates limits K ZK H Hp i Hi).
+  - intros i Hi. apply (limit_sound c fates limits K ZK H Hp i Hi).
+Qed.
+
 (** The soundness theorem: a certificate the checker accepts proves the outcome. *)
 Theorem certificate_sound c fates limits K ZK :
   check c fates limits K ZK = true -> Outcome c fates limits K ZK.
 Proof.
-  intro H. destruct (check_parts c fates limits K ZK H) as (_ & H2 & H3 & _).
-  destruct (replay_sound c fates limits K ZK H) as [H7 H8].
-  unfold Outcome. refine (conj H2 (conj H3 (conj _ (conj _ (conj _ (conj _ (conj H7 H8))))))).
-  - apply (T0_sound c fates limits K ZK H).
-  - intros i Hi. apply (fate_sound c fates limits K ZK H i Hi).
-  - intros i Hi. apply (leader_set_sound c fates limits K ZK H i Hi).
-  - intros i Hi. apply (limit_sound c fates limits K ZK H i Hi).
+  unfold check. rewrite andb_true_iff, forallb_forall. intros [H Hno]. apply (core_sound _ _ _ _ _ H).
+  intros i k F Hi E. exfalso. assert (Hin : In (Path k F) fates).
+  { rewrite <- E. apply nth_In. destruct (check_parts c fates limits K ZK H) as (_ & Hl & _). lia. }
+  specialize (Hno _ Hin). discriminate.
 Qed.

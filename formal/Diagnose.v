@@ -4,7 +4,7 @@
     alone. This mirrors [check] to name, for a rejected certificate, the first failing part. *)
 
 From Coq Require Import QArith List Bool.
-From HardmaxVerify Require Import Statement Algebra Dynamics Checker Polytope Norms.
+From HardmaxVerify Require Import Statement Algebra Dynamics Checker ExpPoly Paths Polytope Norms.
 Import ListNotations.
 Open Scope Q_scope.
 
@@ -57,6 +57,14 @@ Definition polytope_failure (d : nat) (fates : list fate) (limits : list vec) (d
   if negb (Nat.eqb (length dirs) (length fates) && Nat.eqb (length mults) (length fates)) then Some (length fates)
   else find (fun i => negb (check_token_polytope d fates limits K i (nth i dirs []) (nth i mults [])))
             (seq 0 (length fates)).
+
+(** The first token whose closed-form path fails (its start, the update rule, its ties or a
+    strict score), [ntokens] for a segment of the wrong size, or None. *)
+Definition segment_failure (c : config) (seg : segment) : option nat :=
+  let Z := layers c (seg_layer seg) in
+  if negb (Nat.eqb (length (seg_paths seg)) (length Z) && Nat.eqb (length (seg_sets seg)) (length Z)) then Some (length Z)
+  else find (fun j => negb (check_token_segment c Z (seg_paths seg) j (nth j (seg_sets seg) []) (nth j (seg_thresholds seg) [])))
+            (seq 0 (length Z)).
 
 (** The first token whose T4 condition fails, or None. *)
 Definition t4_failure (M : list vec) (fates : list fate) (limits : list vec) (faces : list vec) : option nat :=

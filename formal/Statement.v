@@ -117,7 +117,8 @@ Definition D2_statement : Prop :=
 Inductive fate :=
   | Leader (k : nat)             (** leads first at layer k *)
   | Fixed (k : nat) (G : list nat) (** from layer k, does not move and C_i = G ∪ {i} *)
-  | Locked (k : nat) (F : list nat). (** from layer k, C_i = F and z_i moves geometrically to m_F *)
+  | Locked (k : nat) (F : list nat) (** from layer k, C_i = F and z_i moves geometrically to m_F *)
+  | Path (k : nat) (F : list nat).  (** from layer k, C_i = F (a closed-form path, D9) *)
 
 Fixpoint pow (q : Q) (t : nat) : Q :=
   match t with O => 1 | S t' => q * pow q t' end.
@@ -137,6 +138,7 @@ Definition fate_holds (c : config) (i : nat) (f : fate) : Prop :=
       forall t, attends c (k + t) i = F /\
                 veq (position c (k + t) i)
                     (vadd m (vscale (pow (/ (1 + alpha c)) t) (vsub (position c k i) m)))
+  | Path k F => forall t, attends c (k + t) i = F
   end.
 
 Definition is_leader_fate (f : fate) : Prop :=

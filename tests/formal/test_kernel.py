@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any, Callable
 
 from verify.claims import check_configuration
@@ -164,10 +165,47 @@ def test_a_wrong_face_or_matrix_certificate_is_rejected() -> None:
     assert "sum of d_i v_i v_i^T" in run.verdicts["matrix"].rejected["spsd"]
 
 
-def test_path_fates_are_not_formalised() -> None:
+# verify.core.families.generate("hull_edges", 10004, n=8, d=3, alpha=1/10): D7 leaves token 2, a
+# D9 closed-form chain settles it from layer 4.
+def _path_record() -> dict[str, Any]:
+    from verify.core.families import generate
+    report = check_configuration(generate("hull_edges", 10004, n=8, d=3, alpha=Fraction(1, 10)),
+                                 cross_check=False).to_json_dict()
+    assert any(f["kind"] == "path" for f in report["fates"]), report["fates"]
+    return report
+
+
+def test_d9_paths_are_kernel_checked_and_wrong_ones_rejected() -> None:
+    good = _path_record()
+
+    def tampered(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        record = copy.deepcopy(good)
+        for claim in ("T1", "T2", "T3", "T4"):
+            change(record["verdicts"][claim]["certificate"]["closed_form"]["segments"][-1])
+        return record
+
+    moving = next(j for j, F in enumerate(good["verdicts"]["T1"]["certificate"]["closed_form"]["segments"][-1]["sets"])
+                  if F != [j])
+    records = [("good", good),
+               ("a path's coefficient", tampered(lambda s: s["paths"][moving][0]["coefficient"].__setitem__(0, "7/3"))),
+               ("a path's set", tampered(lambda s: s["sets"].__setitem__(moving, [0]))),
+               ("the segment's layer", tampered(lambda s: s.update(layer=s["layer"] + 1)))]
+    wrong_limit = copy.deepcopy(good)
+    next(f for f in wrong_limit["fates"] if f["kind"] == "path")["limit"][0] = "12345"
+    records.append(("a path token's limit", wrong_limit))
+    result = prove_records(records, jobs=2)
+    assert all(o.status == KERNEL_CHECKED for o in result.records[0][1].values())
+    assert "paths_sound" in result.records[0][1]["T1"].reason
+    for name, claims, _ in result.records[1:]:
+        assert claims["T1"].status == REJECTED, (name, claims["T1"].reason)
+    assert "closed-form path does not hold" in result.records[1][1]["T1"].reason
+    assert "fate or limit" in result.records[4][1]["T1"].reason
+
+
+def test_path_fates_without_a_chain_are_not_kernel_checked() -> None:
     record = {"config": {"tokens": [["1", "0"], ["0", "1"]], "alpha": "1"},
               "verdicts": {"T0": {"status": "certified"}, "T1": {"status": "certified"}},
               "fates": [{"token": 0, "kind": "leader", "layer": 0, "set": [0], "limit": ["1", "0"]},
                         {"token": 1, "kind": "path", "layer": 0, "set": [1], "limit": ["0", "1"]}]}
     plan = plan_record(record, "p")
-    assert plan.task is None and "D9 closed-form path" in plan.decided["T1"].reason
+    assert plan.task is None and "closed-form path (D9) cannot be checked" in plan.decided["T1"].reason

@@ -44,7 +44,7 @@ CLOSED = "Closed under the global context"
 GENERIC = ("HardmaxVerify.Checker.D1", "HardmaxVerify.Checker.D3", "HardmaxVerify.Norms.D2")
 
 _HEADER = (f"From {LIBRARY} Require Import Statement.\n"
-           f"From {LIBRARY} Require Checker Polytope Norms.\n"
+           f"From {LIBRARY} Require Checker Paths Polytope Norms.\n"
            "From Coq Require Import QArith List.\nImport ListNotations.\nOpen Scope Q_scope.\n\n")
 
 
@@ -134,6 +134,8 @@ _RESOURCE = re.compile(r"Out of memory|Stack overflow|Cannot allocate|memory exh
 
 _DIAGNOSIS = {
     "outcome": "Eval vm_compute in first_failure cfg fates limits K ZK.\n",
+    "segment": ("Eval vm_compute in segment_failure cfg seg.\n"
+                "Eval vm_compute in check_path_fates fates limits seg.\n"),
     "polytope": "Eval vm_compute in polytope_failure (dim cfg) fates limits dirs mults.\n",
     "spsd": "Eval vm_compute in check_gram (A cfg) ds vs.\n",
     "projections": "Eval vm_compute in t4_failure (A cfg) fates limits faces.\n",
@@ -144,7 +146,7 @@ def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float
     """Why the kernel refused ``theorem`` of ``task``: an untrusted evaluation in Diagnose.v."""
     if theorem not in _DIAGNOSIS:
         return f"the kernel refused its {theorem} theorem"
-    text = ("Require Import HardmaxVerify.Statement HardmaxVerify.Checker HardmaxVerify.Polytope "
+    text = ("Require Import HardmaxVerify.Statement HardmaxVerify.Checker HardmaxVerify.Paths HardmaxVerify.Polytope "
             "HardmaxVerify.Norms HardmaxVerify.Diagnose.\n"
             "From Coq Require Import QArith List.\nImport ListNotations.\nOpen Scope Q_scope.\n"
             + task.definitions() + _DIAGNOSIS[theorem])
@@ -154,6 +156,10 @@ def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float
     if theorem == "outcome":
         found = _FAILURE.search(output)
         word = found.group(1).split()[0] if found else ""
+        if word == "NoFailure" and task.segment is not None:
+            return _diagnose(task, "segment", folder, time_limit=time_limit, memory_limit=memory_limit)
+        if found is None:
+            return "the kernel refused the D7 certificate"
         if word == "TokenFails":
             return (f"token {found.group(3)} at layer {found.group(2)}: the conditions of its fate do not hold "
                     "in the model's own layers")
@@ -169,6 +175,12 @@ def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float
             word, "the kernel refused the D7 certificate")
     if theorem == "spsd":
         return "A is not the sum of d_i v_i v_i^T the certificate gives (with every d_i >= 0)"
+    if theorem == "segment":
+        found = _FOUND.search(output)
+        if found and found.group(2):
+            return (f"token {found.group(2)}: its closed-form path does not hold (its start, the update rule, "
+                    "its ties or a strict score for every t)")
+        return "a path token's fate or limit is not the closed-form segment's"
     found = _FOUND.search(output)
     token = found.group(2) if found and found.group(2) else "?"
     if theorem == "polytope":

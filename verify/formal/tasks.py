@@ -18,6 +18,7 @@ from verify.core.linalg import is_symmetric, ldl_decomposition
 from verify.core.numbers import InputError, to_rational
 
 from . import terms
+from .paths import segment_term
 
 __all__ = ["KERNEL_CHECKED", "REJECTED", "NOT_KERNEL_CHECKED", "COVERED_CLAIMS", "NOT_FORMALISED", "THEOREMS", "ClaimOutcome",
            "KernelTask", "RecordPlan", "plan_record"]
@@ -28,15 +29,16 @@ NOT_KERNEL_CHECKED = "not kernel-checked"
 
 # The claims the kernel proves today, and the Coq theorem each rests on (docs/formal.md).
 COVERED_CLAIMS: dict[str, str] = {
-    "T0": "certificate_sound: a leader exists",
-    "T1": "certificate_sound: each leader leads first at its layer and stays fixed; the leaders are exactly these",
+    "T0": "certificate_sound (paths_sound with a D9 path): a leader exists",
+    "T1": "certificate_sound (paths_sound with a D9 path): each leader leads first at its layer and stays fixed; "
+          "the leaders are exactly these",
     "T2": "certificate_sound and polytope_sound: the leaders' limits are distinct, exactly the vertices of K",
     "T3": "certificate_sound and polytope_sound: every token converges to a point on the boundary of K",
     "T4": "certificate_sound, gram_sound and T4_sound: every non-vertex limit minimises the A-norm over a face of K",
     "D1": "D1: every layer is a convex combination of the previous one (every configuration)",
     "D2": "D2 and gram_sound: A = sum d_i v_i v_i^T with d_i >= 0 is symmetric positive semidefinite, so no A-norm decreases",
     "D3": "D3: a leader leads again and does not move (every configuration)",
-    "replay": "certificate_sound: the positions of the last layer are the model's",
+    "replay": "certificate_sound (paths_sound with a D9 path): the positions of the last layer are the model's",
 }
 GENERIC_THEOREMS = ("D1", "D3")
 NO_GRAM = "A has no exact LDL^T with positive pivots (not symmetric positive definite)"
@@ -87,6 +89,7 @@ class KernelTask:
     faces: list[str] | None = None          # T4: one direction per token exposing its limit's face
     gram: tuple[str, str] | None = None     # D2, T4: (ds, vs) with A = sum d_i v_i v_i^T
     outcome: bool = True                    # the D7 certificate's theorem
+    segment: str | None = None              # a D9 chain's final segment (formal/Paths.v), for path fates
 
     def definitions(self) -> str:
         text = (f"Definition cfg : {S}config := {self.config}.\n"
@@ -101,6 +104,8 @@ class KernelTask:
             text += f"Definition ds : list Q := {self.gram[0]}.\nDefinition vs : list {S}vec := {self.gram[1]}.\n"
         if self.faces is not None:
             text += f"Definition faces : list {S}vec := [{'; '.join(self.faces)}].\n"
+        if self.segment is not None:
+            text += f"Definition seg : HardmaxVerify.Paths.segment := {self.segment}.\n"
         return text
 
     def theorem_texts(self) -> dict[str, str]:
@@ -109,8 +114,10 @@ class KernelTask:
         A = f"({S}A cfg)"
         texts = {}
         if self.outcome:
+            sound = ("HardmaxVerify.Checker.certificate_sound" if self.segment is None
+                     else "(HardmaxVerify.Paths.paths_sound cfg fates limits K ZK seg)")
             texts["outcome"] = (f"Theorem outcome : {S}Outcome cfg fates limits K ZK.\n"
-                                f"Proof. apply HardmaxVerify.Checker.certificate_sound. {cast}")
+                                f"Proof. apply {sound}. {cast}")
         if self.directions is not None:
             texts["polytope"] = (f"Theorem polytope : {S}Polytope ({S}dim cfg) fates limits.\n"
                                  f"Proof. apply (HardmaxVerify.Polytope.polytope_sound ({S}dim cfg) fates limits dirs mults). "
@@ -238,11 +245,21 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
         if not isinstance(f, Mapping) or not isinstance(f.get("token"), int) or f["token"] in by_token:
             raise InputError(f"{label}.fates[{i}]", "expected one fate object per token, with its index")
         by_token[f["token"]] = f
-    uncovered = [f for f in (by_token.get(i) for i in range(config.n)) if f is None or f.get("kind") not in ("leader", "fixed", "locked")]
+    uncovered = [f for f in (by_token.get(i) for i in range(config.n))
+                 if f is None or f.get("kind") not in ("leader", "fixed", "locked", "path")]
+    segment = None
+    path_reason: str | None = None
+    if not uncovered and len(by_token) == config.n and any(f.get("kind") == "path" for f in by_token.values()):
+        chain = _chain(verdicts)
+        found = segment_term(chain, config.A_matrix, config.n, config.d, f"{label}.closed_form") if chain else None
+        if isinstance(found, tuple):
+            segment = found
+        else:
+            uncovered = [next(f for f in by_token.values() if f.get("kind") == "path")]
+            path_reason = found or "no closed-form chain in the certificates"
     if len(by_token) != config.n or uncovered:
-        bad = uncovered[0] if uncovered else None
-        _not(plan, needs_task, "a token's certificate is a D9 closed-form path, not formalised yet"
-             if bad is not None and bad.get("kind") == "path" else "not every token has a D7 fate (leader, fixed or locked)",
+        _not(plan, needs_task, (f"a token's closed-form path (D9) cannot be checked: {path_reason}"
+                                if path_reason is not None else "not every token has a D7 fate or a closed-form path"),
              ("T0", "T1", "T2", "T3", "T4", "replay"))
         if not needs_task:
             return plan
@@ -252,14 +269,29 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
         plan.waiting = needs_task
         return plan
     coq_fates, coq_limits = [], []
+    layers_used, kinds = [], []
+    chain_leaders = _chain_leaders(_chain(verdicts)) if segment is not None else {}
     for i in range(config.n):
         f = by_token[i]
         where = f"{label}.fates[token {i}]"
         members = f.get("set")
         if not isinstance(f.get("layer"), int) or not isinstance(members, list) or not all(isinstance(j, int) for j in members):
             raise InputError(where, "expected an integer layer and a list of token indices")
-        coq_fates.append(terms.fate(f["kind"], f["layer"], members))
+        kind, layer = f["kind"], f["layer"]
+        if kind == "path" and segment is not None:
+            # The kernel follows the final segment from its own layer; a path whose set is {i} is a leader.
+            kind, layer, members = "path", segment[1], segment[2][i]
+            if members == [i] and i in chain_leaders:
+                kind, layer, members = "leader", chain_leaders[i], [i]
+        coq_fates.append(terms.fate(kind, layer, members))
+        layers_used.append(layer)
+        kinds.append(kind)
         coq_limits.append(terms.vec(_point(f.get("limit"), f"{where}.limit")))
+    if not any(kind == "leader" for kind in kinds):
+        # The kernel's statement of the fates includes T0 (a leader exists): without one it says nothing.
+        _not(plan, needs_task, "no token leads, and the kernel's statement of the fates includes T0",
+             ("T0", "T1", "T2", "T3", "T4", "replay"))
+        segment = None
     replay = verdicts.get("replay")
     certificate = replay.get("certificate") if isinstance(replay, Mapping) and replay.get("status") == "certified" else None
     if isinstance(certificate, Mapping):
@@ -284,10 +316,29 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
     faces = _face_terms(verdicts["T4"], config.n, label) if "T4" in needs_task else None
     plan.task = KernelTask(name=label, config=config_term, fates=coq_fates, limits=coq_limits, last_layer=last_layer,
                            last_positions=last,
-                           size=config.n * (1 + max([last_layer] + [by_token[i]["layer"] for i in range(config.n)])),
-                           directions=directions, multipliers=multipliers, gram=gram, faces=faces)
+                           size=config.n * (1 + max([last_layer] + layers_used)) * (2 if segment is not None else 1),
+                           directions=directions, multipliers=multipliers, gram=gram, faces=faces,
+                           segment=segment[0] if segment is not None else None, outcome="leader" in kinds)
     plan.waiting = needs_task
     return plan
+
+
+def _chain(verdicts: Mapping[str, Any]) -> Any:
+    """The closed-form chain (D9) the certificates carry (every verdict carries the same one)."""
+    for claim in ("T1", "T2", "T3", "T4"):
+        verdict = verdicts.get(claim)
+        certificate = verdict.get("certificate") if isinstance(verdict, Mapping) else None
+        if isinstance(certificate, Mapping) and certificate.get("closed_form") is not None:
+            return certificate["closed_form"]
+    return None
+
+
+def _chain_leaders(chain: Any) -> dict[int, int]:
+    leaders = chain.get("leaders") if isinstance(chain, Mapping) else None
+    if not isinstance(leaders, list):
+        return {}
+    return {e["token"]: e["first_layer"] for e in leaders if isinstance(e, Mapping)
+            and isinstance(e.get("token"), int) and isinstance(e.get("first_layer"), int)}
 
 
 def _polytope_terms(verdicts: Mapping[str, Any], by_token: Mapping[int, Mapping[str, Any]], n: int, d: int,

@@ -32,13 +32,15 @@ def nat_list(xs: Iterable[int]) -> str:
 
 
 def fate(kind: str, layer: int, members: Sequence[int]) -> str:
-    """``Leader k``, ``Fixed k G`` or ``Locked k F`` (Statement.v's fates)."""
+    """``Leader k``, ``Fixed k G``, ``Locked k F`` or ``Path k F`` (Statement.v's fates)."""
     if kind == "leader":
         return f"({S}Leader {int(layer)})"
     if kind == "fixed":
         return f"({S}Fixed {int(layer)} {nat_list(members)})"
     if kind == "locked":
         return f"({S}Locked {int(layer)} {nat_list(members)})"
+    if kind == "path":
+        return f"({S}Path {int(layer)} {nat_list(members)})"
     raise ValueError(f"no Coq fate for kind {kind!r}")
 
 

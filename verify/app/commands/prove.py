@@ -42,12 +42,12 @@ def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, ti
     """Check the certified claims of FILE with Coq's kernel (formal/, docs/formal.md).
 
     FILE is a configuration (checked exactly first, as by 'check'), a claims report of 'check
-    --json' or a report's results.json. For every configuration whose tokens all have D7 fates,
-    the kernel evaluates the model of formal/Statement.v and checks the certificates: T0, T1 (with
-    the final leader set and every token's limit), T2-T4 and the replayed last layer are then
-    kernel-checked; D1 and D3 are theorems for every configuration, D2 for every A that is
-    symmetric positive semidefinite. A D9 closed-form path and a value matrix are not
-    formalised yet: those claims are reported not kernel-checked. Exit status 0 every claim
+    --json' or a report's results.json. For every configuration whose tokens all have D7 fates or
+    D9 closed-form paths, the kernel evaluates the model of formal/Statement.v and checks the
+    certificates: T0, T1 (with the final leader set and every token's limit), T2-T4 and the
+    replayed last layer are then kernel-checked; D1 and D3 are theorems for every configuration,
+    D2 for every A that is symmetric positive semidefinite. A value matrix and softmax attention
+    are not formalised: those claims are reported not kernel-checked. Exit status 0 every claim
     kernel-checked, 1 the kernel rejected a certificate, 2 bad input, 3 nothing rejected but
     something not kernel-checked, 4 could not complete (coqc missing: scripts/setup.sh).
     """
