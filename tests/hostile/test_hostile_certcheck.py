@@ -24,14 +24,27 @@ from verify import certcheck
 # --------------------------------------------------------------------------- files made here
 
 
-def _claims(config: dict[str, Any], verdicts: dict[str, Any], last: int, settled: int | None = None) -> dict[str, Any]:
-    return {"format": certcheck.FORMAT, "config": config, "verdicts": verdicts, "last_layer": last,
-            "settled_layer": settled}
+def _claims(config: dict[str, Any], verdicts: dict[str, Any], last: int, settled: int | None = None,
+            fates: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A claims report with every field of the format (docs/certificates.md); fates default to unsettled."""
+    statuses = [v["status"] for v in verdicts.values()]
+    return {"format": certcheck.FORMAT, "config": config, "outside_hypotheses": False, "hypothesis_violations": [],
+            "layer_budget": max(last, 1), "time_budget": None,
+            "stopped_by": "settled" if settled is not None else "layer budget", "last_layer": last,
+            "settled_layer": settled,
+            "status": "inconclusive" if "inconclusive" in statuses or len(verdicts) < 9 else "certified",
+            "fates": fates if fates is not None else [
+                {"token": t, "kind": "unsettled", "layer": None, "set": None, "limit": None}
+                for t in range(len(config["tokens"]))],
+            "verdicts": verdicts}
 
 
 def _verdict(claim: str, certificate: dict[str, Any] | None) -> dict[str, Any]:
-    return {"claim": claim, "status": "certified" if certificate is not None else "inconclusive", "summary": "",
-            "evidence": {}, "certificate": certificate}
+    verdict = {"claim": claim, "status": "certified" if certificate is not None else "inconclusive", "summary": "",
+               "evidence": {}}
+    if certificate is not None:
+        verdict["certificate"] = certificate
+    return verdict
 
 
 def _text(x: Fraction) -> str:
@@ -40,7 +53,8 @@ def _text(x: Fraction) -> str:
 
 def _chain(paths: list[list[dict[str, Any]]], *, until: int | None = None, segments: int = 1) -> dict[str, Any]:
     """Two tokens (1, 0) and (0, 1), each its own leader, with a certified chain of the given paths."""
-    segment = {"layer": 0, "sets": [[0], [1]], "until": until, "paths": paths}
+    segment = {"layer": 0, "status": "certified" if until is None else "jump", "sets": [[0], [1]], "until": until,
+               "paths": paths}
     chain = {"format": certcheck.CLOSED_FORM_FORMAT, "status": "certified", "start_layer": 0,
              "segments": [dict(segment, layer=k * (until or 1)) for k in range(segments)]}
     fates = [{"token": t, "kind": "path", "layer": 0, "set": [t], "limit": ["1", "0"] if t == 0 else ["0", "1"]}
@@ -76,13 +90,12 @@ def _leaders(d: int) -> dict[str, Any]:
         "T2": _verdict("T2", {"settled_layer": 0, "fates": fates, "vertices": [
             {"token": i, "limit": position[i], "direction": position[i]} for i in range(n)]}),
         "T3": _verdict("T3", {"settled_layer": 0, "fates": fates, "boundary": []}),
-        "T4": _verdict("T4", {"vacuous": True, "fates": fates, "projections": []}),
+        "T4": _verdict("T4", {"vacuous": True, "settled_layer": 0, "fates": fates, "projections": []}),
         "D1": _verdict("D1", None), "replay": _verdict("replay", None),
         "D2": _verdict("D2", {"last_layer": 0, "norms": [[str(sum(x * x for x in row)) for row in rows]]}),
         "D3": _verdict("D3", {"last_layer": 0, "leaders": leaders}),
     }
-    return dict(_claims({"tokens": position, "alpha": "1/2"}, verdicts, 0, 0), stopped_by="settled",
-                status="inconclusive", fates=fates)
+    return _claims({"tokens": position, "alpha": "1/2"}, verdicts, 0, 0, fates=fates)
 
 
 def _replay(n: int, d: int, alpha: str, last: int | None = None) -> dict[str, Any]:

@@ -43,6 +43,7 @@ CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
 # MAX_CHAIN_THRESHOLD (.limits) is the largest t the checker scans a sign up to or evaluates a path
 # at (a sign threshold, a segment's `until`); a chain that needs more is not checkable here: neither
 # verified nor rejected.
+_SEGMENT_KINDS = {"unsettled": "without paths", "jump": "that ends at its until", "certified": "that holds for every t"}
 _CF_RATIONAL = re.compile(r"\A-?[0-9]+(/[0-9]+)?\Z", re.ASCII)
 
 
@@ -366,6 +367,10 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
         if _cf_count(segment.get("layer"), where + ".layer", 0) != layer:
             raise Rejected(f"{where}.layer: expected {layer}, got {segment.get('layer')!r}")
         last = s == len(segments) - 1
+        kind = "unsettled" if segment.get("paths") is None else "jump" if segment.get("until") is not None else "certified"
+        if segment.get("status") != kind:
+            raise Rejected(f"{where}.status: expected {kind!r} for a segment {_SEGMENT_KINDS[kind]}, got "
+                           f"{str(segment.get('status'))[:20]!r}")
         sets = _cf_read_sets(segment.get("sets"), n, where + ".sets")
         all_sets.append((layer, sets))
         if segment.get("paths") is None:

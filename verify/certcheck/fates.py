@@ -111,6 +111,9 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
         _require(i not in fates, lambda: f"{w}: token {i} has two fates")
         kind = _get(e, "kind", w)
         _require(kind in ("leader", "fixed", "locked", "path"), lambda: f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
+        _require(("value" in e) == (kind == "locked"),
+                 lambda: f"{w}: " + ("a locked fate without its value" if kind == "locked"
+                                     else f"a {kind} fate states a value (only a locked fate has one)"))
         k = _int(_get(e, "layer", w), f"{w}.layer")
         _require(k >= previous, lambda: f"{w}: layer {k} after layer {previous}, not in establishment order")
         previous = k

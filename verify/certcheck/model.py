@@ -19,7 +19,7 @@ from .common import BadInput, Point, Rejected, _require
 from .estimate import input_bits, replay_growth
 from .limits import SCORE_OVERHEAD
 from .meter import _charge, _cost
-from .numbers import _bits, _dot, _get, _int, _integer_rows, _inverse, _matvec, _number
+from .numbers import _bits, _dot, _get, _int, _integer_rows, _inverse, _matvec, _number, _positive_definite
 
 
 class Model:
@@ -67,6 +67,8 @@ class Model:
         self.proved_model = self.V is None or (self.V[0][0] > 0 and all(
             self.V[r][c] == (self.V[0][0] if r == c else 0) for r in range(self.d) for c in range(self.d)))
         self.Asym = [[(self.A[r][c] + self.A[c][r]) / 2 for c in range(self.d)] for r in range(self.d)]
+        self._given_A = config.get("A") is not None
+        self._Asym_positive_definite: bool | None = None
         self._layers = [layer0]
         self._attention: list = []
         self.bits = input_bits([x for z in layer0 for x in z] + [x for row in self.A for x in row]
@@ -84,6 +86,18 @@ class Model:
         # The replay never goes past the run's last layer (set by the caller, checked against the
         # work limit before any checking): a certificate naming a later layer is rejected.
         self.last = 0
+
+    @property
+    def A_symmetric(self) -> bool:
+        """A = A^T (A absent: the identity)."""
+        return not self._given_A or all(self.A[r][c] == self.A[c][r] for r in range(self.d) for c in range(r))
+
+    @property
+    def Asym_positive_definite(self) -> bool:
+        """(A + A^T)/2 positive definite, decided exactly once per model (A absent: the identity, which is)."""
+        if self._Asym_positive_definite is None:
+            self._Asym_positive_definite = not self._given_A or _positive_definite(self.Asym)
+        return self._Asym_positive_definite
 
     def layer(self, k: int) -> list:
         _require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")

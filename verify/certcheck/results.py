@@ -10,6 +10,7 @@ the closed-form chains (docs/theory.md D9) did.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from fractions import Fraction
 from typing import Any
@@ -18,26 +19,40 @@ from .campaign import CAMPAIGN, _campaign_problems
 from .claims import CHECKS
 from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected, stated
 from .estimate import max_checkable_layer
-from .jsonvalues import _count
+from .jsonvalues import _brief_json, _count, _same_json
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
 from .meter import _metered
 from .model import _model
 from .numbers import _number
+from .report_schema import CONFIGURATION
+from .results_schema import ERROR_RECORD, RECORD, RESULTS
 from .run import HORIZON, RUN, Run, SUMMARY, _admit, _check_run, _shape
-from .sections import _section_keys, _section_outcomes
+from .schema import CHECKED, Obj
+from .schema import problem as _schema_problem
+from .sections import SECTIONS, _section_keys, _section_outcomes
 from .statuses import _combine
+
+SCHEMA_VERSION = 2  # the results.json version this checker reads (verify/app/report/schema.py)
 
 
 def _record_run(record: Any, where: str, campaign: dict) -> Run:
     if not isinstance(record, dict):
         raise BadInput(where, "expected a record object")
+    config_problem = _schema_problem(record.get("configuration"), CONFIGURATION, "configuration")
+    if config_problem is not None:
+        field, _, why = config_problem.partition(": ")
+        raise BadInput(f"{where}.{field}", why)
     task = record.get("task")
     name = task.get("name") if isinstance(task, dict) else None
     source = f"{where} ({str(name)[:60]})" if name else where
+    # The record's own fields (its verdicts are judged one by one, each with its claim's schema).
+    shape = _schema_problem(record, Obj({**RECORD.fields, "configuration": CHECKED, "verdicts": CHECKED},
+                                        optional=RECORD.optional))
     return Run(source, record.get("configuration"), record.get("verdicts"), record.get("layers_run"),
                record.get("settled_layer"), fates=record.get("fates"), status=record.get("status"),
                stopped_by=record.get("stopped_by"), layer_budget=campaign.get("layer_budget"),
-               time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"))
+               time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"),
+               problems=() if shape is None else (shape,))
 
 
 def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
@@ -76,9 +91,14 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
                    models: str | None = None) -> CheckResult:
     result = CheckResult()
     verified: dict[int, list] = {}
+    for where, problem in _file_problems(data):
+        result.outcomes.append(Outcome(f"{source}", where, "rejected", problem))
     for i in range(len(examples)):
         if i not in records:
-            result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
+            # A task that raised: its record holds the task, the error and nothing else (no verdict to count).
+            problem = _schema_problem(examples[i], ERROR_RECORD)
+            result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "rejected", problem) if problem else
+                                   Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
                                            "the task raised an error and was not checked"))
             continue
         outcomes = _check_run(records[i])
@@ -88,17 +108,60 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
         if problem:
             result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
         horizon, layers = examples[i].get("horizon"), records[i].last_layer
-        if isinstance(layers, int) and "horizon" in examples[i] and not (
-                _count(horizon) is not None and horizon == max(HORIZON, layers)):
+        if not (_count(horizon) is not None and horizon == max(HORIZON, layers)):
             result.outcomes.append(Outcome(records[i].source, RUN, "rejected", f"horizon is {str(horizon)[:20]}, a "
                                            f"record's exact run is shown to layer max({HORIZON}, layers_run) = "
                                            f"{max(HORIZON, layers)}"))
+        problem = _convergence_problem(examples[i], records[i].source) or _counterexample_problem(
+            examples[i], data["campaign"] if isinstance(data.get("campaign"), dict) else {})
+        if problem:
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
     for where, problem in _campaign_problems(data, examples):
         result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
     result.outcomes += _section_outcomes(data, source, runs, models)
     return result
+
+
+FILE = "(file)"  # outcomes about what a results.json states as a whole (its version, its blocks' keys)
+
+
+def _file_problems(data: dict) -> list[tuple[str, str]]:
+    """(claim, why) for the keys of the file's blocks besides its records and sections (results_schema)."""
+    problems = []
+    if data.get("schema_version") != SCHEMA_VERSION or isinstance(data.get("schema_version"), bool):
+        problems.append((FILE, f"schema_version is {str(data.get('schema_version'))[:20]}, this checker reads "
+                               f"version {SCHEMA_VERSION}"))
+    parts = {"examples": CHECKED, "optional_sections": CHECKED}
+    top = _schema_problem(data, Obj({**RESULTS.fields, **parts}))
+    if top is not None:
+        claim = {"campaign": CAMPAIGN, "plan": CAMPAIGN, "summary": SUMMARY, "counterexamples": SUMMARY,
+                 "inputs": SECTIONS}.get(top.split(".")[0].split("[")[0].split(":")[0], FILE)
+        problems.append((claim, top))
+    return problems
+
+
+def _convergence_problem(record: dict, source: str) -> str | None:
+    """A record's convergence counts are its fates': the tokens with a limit, and those without one, listed."""
+    convergence, fates = record.get("convergence"), record.get("fates")
+    if not isinstance(convergence, dict) or not isinstance(fates, list):
+        return None  # the record's shape is judged with the record
+    with_limit = [f.get("token") for f in fates if isinstance(f, dict) and f.get("limit") is not None]
+    without = sorted(set(range(len(fates))) - set(t for t in with_limit if isinstance(t, int)))
+    if convergence.get("tokens_with_limit") != len(with_limit) or isinstance(convergence.get("tokens_with_limit"), bool):
+        return (f"convergence.tokens_with_limit is {str(convergence.get('tokens_with_limit'))[:20]}, the record's fates "
+                f"give {len(with_limit)}")
+    if convergence.get("tokens_without_limit") != without:
+        return (f"convergence.tokens_without_limit is {_brief_json(convergence.get('tokens_without_limit'))}, the "
+                f"record's fates give {without[:20]}")
+    if convergence.get("kind") != CONVERGENCE_KIND:
+        return f"convergence.kind is {str(convergence.get('kind'))[:80]!r}, expected {CONVERGENCE_KIND!r}"
+    return None
+
+
+# What a record's convergence series is (verify/app/campaign/measure.py), as the report labels it.
+CONVERGENCE_KIND = "exact squared distance, square root in float64"
 
 
 def _certcheck_block_problem(block: Any, outcomes: list) -> str | None:
@@ -138,6 +201,7 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
         row = claims.get(claim)
         expected = _claim_counts(examples, claim, verified)
         if not isinstance(row, dict):
+            problems.append(f"summary.claims.{claim}: expected an object of counts, got {_brief_json(row)[:60]}")
             continue
         for key, value in expected.items():
             if row.get(key) != value or isinstance(row.get(key), bool):
@@ -162,28 +226,67 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
     if summary.get("overall") != overall or summary.get("exit_status") != exit_status:
         problems.append(f"summary says overall {str(summary.get('overall'))[:20]} (exit {str(summary.get('exit_status'))[:5]}), "
                         f"the records give {overall} (exit {exit_status})")
-    if "closed_form" in summary:  # absent from files written before it existed
-        problem = _closed_form_problem(summary["closed_form"], examples, data.get("campaign"))
-        if problem:
-            problems.append(problem)
+    problem = _closed_form_problem(summary.get("closed_form"), examples, data.get("campaign"))
+    if problem:
+        problems.append(problem)
     claims_certified = any(isinstance(r, dict) and r.get("certified") for r in claims.values()) \
         or summary.get("overall") == "certified"
     if claims_certified and not any(o.status == "verified" for o in result.outcomes):
         problems.append("the file claims certified results, but not one certificate in it verifies")
-    by_name = {}
-    for record in examples:
-        task = record.get("task") if isinstance(record, dict) else None
-        if isinstance(task, dict):
-            by_name[task.get("name")] = record
-    counterexamples = data.get("counterexamples")
-    for c in counterexamples if isinstance(counterexamples, list) else []:
-        record = by_name.get(c.get("example")) if isinstance(c, dict) else None
-        verdict = ((record or {}).get("verdicts") or {}).get(c.get("claim")) if isinstance(c, dict) else None
-        if not (isinstance(verdict, dict) and verdict.get("status") == "failed"):
-            problems.append(f"counterexample {str(c.get('example') if isinstance(c, dict) else c)[:60]}: "
-                            "no record with that claim failed")
-            break
+    expected_counterexamples = _counterexamples(examples)
+    if not _same_json(data.get("counterexamples"), expected_counterexamples):
+        problems.append(f"counterexamples is {_brief_json(data.get('counterexamples'))[:120]}, the records' shrunk "
+                        f"counterexamples give {_brief_json(expected_counterexamples)[:120]}")
     return problems
+
+
+def _safe_name(name: str) -> str:
+    """A file name from a task or claim name (verify/core/io.py's safe_name, typed here a second time)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")[:80] or "item"
+
+
+def _counterexamples(examples: list) -> list[dict]:
+    """results.json's ``counterexamples``: each record's shrunk counterexample, with the file the report writes it to."""
+    found = []
+    for record in examples:
+        c = record.get("counterexample") if isinstance(record, dict) and record.get("status") != "error" else None
+        task = record.get("task") if isinstance(record, dict) else None
+        name = task.get("name") if isinstance(task, dict) else None
+        if not isinstance(c, dict) or not isinstance(name, str) or not isinstance(c.get("claim"), str):
+            continue
+        found.append({"example": name, "claim": c["claim"], "claims": c.get("claims"), "original_n": c.get("original_n"),
+                      "shrunk_n": c.get("shrunk_n"), "checks": c.get("checks"),
+                      "file": f"counterexamples/{_safe_name(name)}-{_safe_name(c['claim'])}.json", "config": c.get("config")})
+    return found
+
+
+def _counterexample_problem(record: dict, campaign: dict) -> str | None:
+    """A record holds a shrunk counterexample exactly when a claim failed and the campaign shrinks, of its failed
+    claims, shrunk from its own configuration."""
+    verdicts = record.get("verdicts") if isinstance(record.get("verdicts"), dict) else {}
+    failed = sorted(str(c) for c, v in verdicts.items() if isinstance(v, dict) and v.get("status") == "failed")
+    c = record.get("counterexample")
+    wanted = bool(failed) and campaign.get("shrink") is True
+    if (c is not None) != wanted:
+        return ("the record holds a shrunk counterexample, but " + ("no claim failed" if not failed else
+                                                                     "the campaign does not shrink")
+                if c is not None else "a claim failed and the campaign shrinks, but the record holds no counterexample")
+    if c is None:
+        return None
+    if not isinstance(c, dict):
+        return "counterexample: expected an object"
+    config = c.get("config")
+    tokens = config.get("tokens") if isinstance(config, dict) else None
+    n = len(record["configuration"]["tokens"]) if isinstance(record.get("configuration"), dict) and isinstance(
+        record["configuration"].get("tokens"), list) else None
+    if c.get("claims") != failed or c.get("claim") != failed[0]:
+        return f"counterexample: claims {_brief_json(c.get('claims'))[:80]}, the record's failed claims are {failed}"
+    if c.get("original_n") != n or isinstance(c.get("original_n"), bool):
+        return f"counterexample.original_n is {str(c.get('original_n'))[:20]}, the configuration has {n} tokens"
+    if not isinstance(tokens, list) or c.get("shrunk_n") != len(tokens) or isinstance(c.get("shrunk_n"), bool) \
+            or not 1 <= len(tokens) <= (n or 0):
+        return f"counterexample.shrunk_n is {str(c.get('shrunk_n'))[:20]}, not the shrunk configuration's tokens"
+    return None
 
 
 def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | None:

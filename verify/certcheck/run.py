@@ -24,7 +24,10 @@ from .jsonvalues import _brief_json, _same_json
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_LAYER, RUN_OVERHEAD
 from .meter import WorkLimit, _charge, _metered
 from .model import Context, Fate, Model, _model
-from .numbers import _number, _positive_definite, _text
+from .numbers import _number, _text
+from .report_schema import CLAIMS_REPORT, CONFIGURATION
+from .schema import CHECKED, Obj
+from .schema import problem as _schema_problem
 from .statuses import Facts, _combine, _verify, _without_routine, facts_of
 
 
@@ -44,6 +47,7 @@ class Run(NamedTuple):
     certcheck: Any = None      # a results.json record's own "certcheck" block
     outside_hypotheses: Any = None     # a claims report's top-level flag; None: not stated (records)
     hypothesis_violations: Any = None  # a claims report's list; None: not stated (records)
+    problems: tuple = ()               # keys of the run the schema does not have, or lacks (report_schema)
 
 
 def _shape(config: Any, where: str) -> tuple[int, int]:
@@ -152,22 +156,30 @@ def _fate_entry(f: Fate | None, m: Model, token: int) -> dict:
 
 
 def _hypothesis_violations(config: dict, m: Model) -> list[str]:
-    """How the configuration is outside the theorem's hypotheses (docs/theory.md §2), decided exactly:
-    a zero or repeated token, A not symmetric positive definite, a value matrix V (beta is never
-    checked here: such runs are unsupported)."""
+    """How the configuration is outside the theorem's hypotheses (docs/theory.md §2), decided exactly, in the
+    words a claims report lists them (``field: message``, verify/core/config.py's ``hypothesis_violations``,
+    typed here a second time; a test compares the two): a zero or repeated token, A not symmetric positive
+    definite, a value matrix V, softmax attention (beta)."""
     tokens = m.layer(0)
-    found = [f"token {i} is the origin" for i, z in enumerate(tokens) if not any(z)]
+    found = []
     first: dict[Point, int] = {}
     for i, z in enumerate(tokens):
-        first.setdefault(z, i)
-    found += [f"token {i} equals token {first[z]}" for i, z in enumerate(tokens) if first[z] != i]
+        if not any(z):
+            found.append(f"tokens[{i}]: token is the origin (the theorem needs nonzero tokens, docs/theory.md D4)")
+        if z in first:
+            found.append(f"tokens[{i}]: token equals tokens[{first[z]}] (the theorem needs distinct tokens, "
+                         "docs/theory.md D5)")
+        else:
+            first[z] = i
     if config.get("A") is not None:
-        if any(m.A[r][c] != m.A[c][r] for r in range(m.d) for c in range(m.d)):
-            found.append("A is not symmetric")
-        elif not _positive_definite(m.A):
-            found.append("A is not positive definite")
+        if not m.A_symmetric:
+            found.append("A: A is not symmetric (the theorem needs A symmetric positive definite)")
+        elif not m.Asym_positive_definite:
+            found.append("A: A is not positive definite: an exact LDL^T pivot is <= 0")
     if m.V is not None:
-        found.append("a value matrix V is a variant of the model")
+        found.append("V: a value matrix V is a variant of the theorem's model")
+    if config.get("beta") is not None:
+        found.append("beta: softmax attention (beta) is a variant of the theorem's hardmax model")
     return found
 
 
@@ -182,10 +194,9 @@ def _hypotheses_problems(run: Run, m: Model) -> list[str]:
                         "but it does not record outside_hypotheses: true")
     if run.outside_hypotheses is not None and run.outside_hypotheses is not flag:
         problems.append(f"outside_hypotheses is {str(run.outside_hypotheses)[:20]}, the configuration's is {flag}")
-    if run.hypothesis_violations is not None and (not isinstance(run.hypothesis_violations, list)
-                                                  or bool(run.hypothesis_violations) != bool(violations)):
-        problems.append(f"hypothesis_violations lists {str(run.hypothesis_violations)[:100]}, but the configuration "
-                        + (f"is outside the hypotheses ({'; '.join(violations)[:200]})" if violations
+    if run.hypothesis_violations is not None and run.hypothesis_violations != violations:
+        problems.append(f"hypothesis_violations lists {_brief_json(run.hypothesis_violations)}, the configuration "
+                        + (f"violates the hypotheses by {_brief_json(violations)}" if violations
                            else "satisfies the hypotheses"))
     return problems
 
@@ -195,7 +206,7 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
     stopped, its combined status, its fates (the report's "exact limit" column reads them) and
     whether it is outside the theorem's hypotheses."""
     m, last = facts.model, run.last_layer
-    problems = _hypotheses_problems(run, m)
+    problems = list(run.problems) + _hypotheses_problems(run, m)
     settled = run.settled_layer
     if settled != facts.settled or isinstance(settled, bool):
         problems.append(f"settled_layer is {str(settled)[:20]}, the replay settles "
@@ -261,44 +272,27 @@ def _evidence_problems(run: Run, facts: Facts) -> list[str]:
         "T2": {"vertices": len(leader_limits)},
         "T3": {"kinds": {kind: kinds.get(kind, 0) for kind in ("leader", "fixed", "locked", "path")}},
         "T4": {"non_vertex_limits": len({f.limit for f in facts.fates.values() if f.limit not in leader_limits})},
-        "D2": {"A_symmetric_positive_definite": all(m.A[r][c] == m.A[c][r] for r in range(m.d) for c in range(m.d))
-               and _positive_definite(m.A)},
+        "D2": {"A_symmetric_positive_definite": m.A_symmetric and m.Asym_positive_definite},
     }
     outside = run.config.get("outside_hypotheses") is True
     problems = []
     for claim, verdict in run.verdicts.items():
-        if not isinstance(verdict, dict) or verdict.get("status") != "certified":
-            continue
-        evidence = verdict.get("evidence")
-        if evidence is None:
-            continue  # states nothing
-        if not isinstance(evidence, dict):
-            problems.append(f"verdicts.{str(claim)[:40]}.evidence: expected an object, got {_brief_json(evidence)}")
-            continue
-        wanted = {"last_layer": run.last_layer, "settled_layer": facts.settled, "outside_hypotheses": outside,
-                  "rests_on": [fact for fact in RESTS_ON.get(claim, ()) if fact in used],
-                  **wanted_by_claim.get(claim, {})}
-        certificate = verdict.get("certificate")
-        if claim == "T4" and isinstance(certificate, dict) and isinstance(certificate.get("projections"), list):
-            # The faces the evidence names are those of the projections its (verified) certificate holds.
-            wanted["faces"] = [e.get("face") if isinstance(e, dict) else None for e in certificate["projections"]]
-        if claim in CHECKS:
-            # A field of no certified verdict of this claim would state what nothing here checks.
-            known = set(wanted) | {"faces"} if claim == "T4" else set(wanted)
-            unknown = sorted(str(key) for key in evidence if key not in known and key != SEARCH_LOG)
-            if unknown:
-                problems.append(f"verdicts.{claim}.evidence.{unknown[0][:40]}: not a field of a certified {claim} "
-                                f"verdict's evidence ({', '.join(sorted(known | {SEARCH_LOG}))})")
+        if not isinstance(verdict, dict) or not isinstance(verdict.get("evidence"), dict):
+            continue  # the verdict's own form is judged with it (statuses, report_schema)
+        evidence = verdict["evidence"]
+        wanted: dict[str, Any] = {"last_layer": run.last_layer, "settled_layer": facts.settled, "outside_hypotheses": outside}
+        if verdict.get("status") == "certified":
+            wanted["rests_on"] = [fact for fact in RESTS_ON.get(claim, ()) if fact in used]
+            wanted.update(wanted_by_claim.get(claim, {}))
+            certificate = verdict.get("certificate")
+            if claim == "T4" and isinstance(certificate, dict) and isinstance(certificate.get("projections"), list):
+                # The faces the evidence names are those of the projections its (verified) certificate holds.
+                wanted["faces"] = [e.get("face") if isinstance(e, dict) else None for e in certificate["projections"]]
         for key, value in wanted.items():
             if key in evidence and not _same_value(evidence[key], value):
                 problems.append(f"verdicts.{str(claim)[:40]}.evidence.{key} is {_brief_json(evidence[key])}, the replay "
                                 f"gives {_brief_json(_text(value) if isinstance(value, Fraction) else value)}")
     return problems[:3]
-
-
-# The producer's log of its D9 searches (layers tried, outcomes, jumps): its failed searches are not
-# repeated here, so the log is not re-derived; the chain a verdict rests on is in its certificate.
-SEARCH_LOG = "closed_form_searches"
 
 
 def _same_value(given: Any, wanted: Any) -> bool:
@@ -351,11 +345,17 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
     """
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BadInput("format", f"expected {FORMAT!r}, got {str(data.get('format') if isinstance(data, dict) else data)[:60]!r}")
+    config_problem = _schema_problem(data.get("config"), CONFIGURATION, "config")
+    if config_problem is not None:
+        field, _, why = config_problem.partition(": ")
+        raise BadInput(f"{source}.{field}", why)
+    # The report's own fields (its verdicts are judged one by one, each with its claim's schema).
+    top = _schema_problem(data, Obj({**CLAIMS_REPORT.fields, "config": CHECKED, "verdicts": CHECKED}))
     run = Run(source, data.get("config"), data.get("verdicts"), data.get("last_layer"), data.get("settled_layer"),
               fates=data.get("fates"), status=data.get("status"), stopped_by=data.get("stopped_by"),
               layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"),
               outside_hypotheses=data.get("outside_hypotheses"),
-              hypothesis_violations=data.get("hypothesis_violations"))
+              hypothesis_violations=data.get("hypothesis_violations"), problems=() if top is None else (top,))
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
     _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
     with _metered(total) as meter:

@@ -17,7 +17,9 @@ from .claims import CHECKS, _check_layer_positions
 from .common import NEEDS_D3_D7, Rejected, counted
 from .fates import _is_leader, _rests_on_chain, _search_fates
 from .model import Chain, Context, Fate, Model
-from .numbers import _positive_definite, _show, _text
+from .numbers import _show, _text
+from .report_schema import verdict_node
+from .schema import problem as _schema_problem
 
 
 class Facts:
@@ -54,7 +56,7 @@ class Facts:
         if claim == "T4":
             if unsettled:
                 return unsettled
-            if self.non_vertex and not _positive_definite(m.Asym):
+            if self.non_vertex and not m.Asym_positive_definite:
                 return "(A + A^T)/2 is not positive definite: the A-projection of the origin is not defined"
             return None
         if claim in ("D1", "replay"):
@@ -100,7 +102,8 @@ def _form_problem(claim: str, verdict: Any) -> str | None:
 
 def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_failed: bool) -> tuple[str, str]:
     """(outcome, reason) for one verdict: verified, inconclusive (justified), failed, rejected or unsupported."""
-    problem = _form_problem(claim, verdict)
+    problem = _form_problem(claim, verdict) or _schema_problem(verdict, verdict_node(claim, verdict.get("status")),
+                                                               f"verdicts.{claim}")
     if problem is not None:
         return "rejected", problem
     status, cert = verdict.get("status"), verdict.get("certificate")

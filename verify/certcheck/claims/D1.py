@@ -2,7 +2,8 @@
 
 For every layer k from ``first_layer`` to ``last_layer`` - 1 and every token i, the stated
 weights are nonnegative, sum to 1, and combine the replay's positions of layer k into its
-position of layer k + 1, exactly.
+position of layer k + 1, exactly. The certificate covers what its verdict claims, every
+transition of the run: ``first_layer`` is 0, ``last_layer`` the run's, and there is at least one.
 """
 
 # ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
@@ -22,6 +23,8 @@ def check_D1(cert: dict, ctx: Context) -> None:
     m = ctx.model
     first = _int(_get(cert, "first_layer", "certificate"), "first_layer")
     last = _last_layer(cert, ctx)
+    _require(first == 0, f"first_layer is {first}: the certificate must cover every transition from layer 0 on")
+    _require(last >= 1, "last_layer is 0: a run of one layer has no transition to certify")
     weights = _get(cert, "weights", "certificate")
     _require(isinstance(weights, list) and len(weights) == last - first,
              f"weights: expected {max(last - first, 0)} layers ({first}..{last - 1})")

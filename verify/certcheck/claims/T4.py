@@ -18,12 +18,12 @@ from ..common import Point, _require
 from ..fates import _convex_combination, _fates_of, _leaders
 from ..meter import _charge, _cost
 from ..model import Context, Model, Rows
-from ..numbers import _bits, _get, _index_set, _int, _integer_rows, _number, _point, _positive_definite, _q, _show, _weights
+from ..numbers import _bits, _get, _index_set, _int, _integer_rows, _number, _point, _q, _show, _weights
 
 
 def check_T4(cert: dict, ctx: Context) -> None:
     m = ctx.model
-    fates = _fates_of(cert, ctx, settled=False)
+    fates = _fates_of(cert, ctx)
     leaders = _leaders(fates)
     vertex_limits = set(leaders.values())
     non_vertex: dict[Point, list] = {}
@@ -36,7 +36,7 @@ def check_T4(cert: dict, ctx: Context) -> None:
     _require(isinstance(projections, list) and len(projections) == len(non_vertex),
              f"projections: expected one entry per non-vertex limit ({len(non_vertex)})")
     if non_vertex:
-        _require(_positive_definite(m.Asym), "(A + A^T)/2 is not positive definite: KKT does not prove an A-projection")
+        _require(m.Asym_positive_definite, "(A + A^T)/2 is not positive definite: KKT does not prove an A-projection")
     seen = set()
     rows = Rows(leaders)
     for p, e in enumerate(projections):

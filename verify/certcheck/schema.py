@@ -1,0 +1,227 @@
+"""The schema of every file the checker reads: the keys of each object, and which of them are not checked.
+
+Every key of every kind of file is described here by a :class:`Node`: an object with exactly its
+fields (:class:`Obj`, some of them optional, maybe keys of one kind such as claim ids or token
+indices), a list (:class:`Items`), a value a routine re-derives and compares (:class:`Checked`), or
+a value that is **not checked** (:class:`Unchecked`, with the reason: a measurement, a label, the
+producer's log). :func:`problem` finds the first key a file has that its schema does not (or a
+required key it lacks, or an object or list where the schema has the other), so that no key can
+ride along unread; :func:`unchecked` lists the not-checked fields a file holds, which the output
+names; :func:`rows` gives docs/certcheck.md's table of every not-checked field, generated from
+these nodes, so that the table cannot drift from the code.
+
+Scalars are typed by the routines that read them (a malformed certificate is rejected by its
+claim's routine); this module types only objects and lists.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator, NamedTuple
+
+__all__ = ["Node", "Checked", "Unchecked", "Obj", "Items", "Either", "problem", "unchecked", "rows", "Row",
+           "ANY_KEY", "INDEX_KEY", "LAYER_KEY", "CLAIM_KEY", "pattern"]
+
+
+class Node:
+    """One place of a file's schema."""
+
+
+class Checked(Node):
+    """A value a routine of the checker re-derives and compares (or types, for a value that only
+    steers what is checked: a format marker, an index)."""
+
+
+class Unchecked(Node):
+    """A value the checker does not re-derive, with ``reason``; ``shape`` (optional) still holds its keys."""
+
+    def __init__(self, reason: str, shape: Node | None = None) -> None:
+        self.reason, self.shape = reason, shape
+
+
+class Items(Node):
+    """A list, every element an ``item``."""
+
+    def __init__(self, item: Node) -> None:
+        self.item = item
+
+
+class Either(Node):
+    """``null`` or ``node`` (``none=True``), or one of several object shapes told apart by ``choose``."""
+
+    def __init__(self, *options: Node, none: bool = False, choose: Callable[[Any], int] | None = None) -> None:
+        self.options, self.none, self.choose = options, none, choose
+
+
+class Obj(Node):
+    """An object with exactly ``fields`` (those in ``optional`` may be absent), plus keys of one kind:
+    ``extra`` = (what the keys are, a test of a key, the node of their values)."""
+
+    def __init__(self, fields: dict[str, Node] | None = None, *, optional: tuple[str, ...] | frozenset = (),
+                 extra: tuple[str, Callable[[str], bool], Node] | None = None, name: str = "") -> None:
+        self.fields = dict(fields or {})
+        self.optional = frozenset(optional)
+        self.extra = extra
+        self.name = name
+        unknown = self.optional - set(self.fields)
+        assert not unknown, unknown
+
+
+CHECKED = Checked()
+
+
+def _claim_id(key: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,39}", key))
+
+
+def _index(key: str) -> bool:
+    return 0 < len(key) <= 9 and key.isascii() and key.isdigit() and key == str(int(key))
+
+
+ANY_KEY = ("any key", lambda key: True)
+INDEX_KEY = ("keyed by token indices", _index)
+LAYER_KEY = ("keyed by layer indices", _index)
+CLAIM_KEY = ("keyed by claim ids", _claim_id)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _short_key(key: Any) -> str:
+    text = str(key)
+    text = text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text[:40] + ("..." if len(text) > 40 else "")
+
+
+def _join(where: str, key: Any) -> str:
+    return f"{where}.{_short_key(key)}" if where else _short_key(key)
+
+
+def problem(value: Any, node: Node, where: str = "") -> str | None:
+    """The first place where ``value`` departs from ``node``'s keys (None: it does not), as
+    ``"where.key: why"``: a key the schema does not have, a required key missing, an object or a
+    list where the schema has something else. Iterative: a deep value cannot exhaust the stack."""
+    stack: list[tuple[Any, Node, str]] = [(value, node, where)]
+    while stack:
+        value, node, where = stack.pop()
+        if isinstance(node, Unchecked):
+            if node.shape is not None:
+                stack.append((value, node.shape, where))
+            continue
+        if isinstance(node, Either):
+            if value is None and node.none:
+                continue
+            if node.choose is not None:
+                index = node.choose(value)
+                if index < 0:
+                    return f"{where}: not one of the forms this field takes"
+                stack.append((value, node.options[index], where))
+            elif len(node.options) == 1:
+                stack.append((value, node.options[0], where))
+            elif value is not None:
+                return f"{where}: expected null"
+            continue
+        if isinstance(node, Items):
+            if not isinstance(value, list):
+                return f"{where or '(top level)'}: expected a list, got {_describe(value)}"
+            for index in range(len(value) - 1, -1, -1):
+                stack.append((value[index], node.item, f"{where}[{index}]"))
+            continue
+        if isinstance(node, Obj):
+            if not isinstance(value, dict):
+                return f"{where or '(top level)'}: expected an object, got {_describe(value)}"
+            for key in value:
+                if key not in node.fields and not (node.extra is not None and isinstance(key, str)
+                                                   and node.extra[1](key)):
+                    if not node.fields and node.extra is not None:
+                        return f"{_join(where, key)}: not a key of {node.name or 'an object'} {node.extra[0]}"
+                    known = ", ".join(sorted(node.fields)) + (f", {node.extra[0]}" if node.extra else "")
+                    return f"{_join(where, key)}: not a field of {node.name or 'this object'} ({known[:300]})"
+            missing = [key for key in node.fields if key not in value and key not in node.optional]
+            if missing:
+                return f"{where or '(top level)'}: missing {missing[0]!r}"
+            extra = node.extra[2] if node.extra is not None else CHECKED
+            children = [(value[key], node.fields.get(key, extra), _join(where, key)) for key in value]
+            stack.extend(reversed(children))
+    return None
+
+
+class Row(NamedTuple):
+    """One not-checked field: where (a pattern: ``[]`` any index, ``*`` any key) and why."""
+
+    pattern: str
+    reason: str
+
+
+def pattern(parts: tuple) -> str:
+    """A path's pattern: indices as ``[]``."""
+    out = ""
+    for part in parts:
+        out += "[]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out
+
+
+def unchecked(value: Any, node: Node, prefix: str = "") -> list[Row]:
+    """The not-checked fields ``value`` holds (each pattern once, in the schema's order)."""
+    found: dict[str, str] = {}
+    stack: list[tuple[Any, Node, str]] = [(value, node, prefix)]
+    while stack:
+        value, node, where = stack.pop()
+        if isinstance(node, Unchecked):
+            found.setdefault(where, node.reason)
+            continue
+        if isinstance(node, Either):
+            if value is None:
+                continue
+            if node.choose is not None:
+                index = node.choose(value)
+                if index >= 0:
+                    stack.append((value, node.options[index], where))
+            elif node.options:
+                stack.append((value, node.options[0], where))
+        elif isinstance(node, Items) and isinstance(value, list):
+            for item in reversed(value):
+                stack.append((item, node.item, f"{where}[]"))
+        elif isinstance(node, Obj) and isinstance(value, dict):
+            children = []
+            for key in value:
+                if key in node.fields:
+                    children.append((value[key], node.fields[key], f"{where}.{key}" if where else str(key)))
+                elif node.extra is not None and isinstance(key, str) and node.extra[1](key):
+                    children.append((value[key], node.extra[2], f"{where}.*" if where else "*"))
+            stack.extend(reversed(children))
+    return [Row(p, r) for p, r in found.items()]
+
+
+def rows(node: Node, prefix: str = "") -> Iterator[Row]:
+    """Every not-checked field of the schema ``node`` (docs/certcheck.md's table)."""
+    def walk(node: Node, where: str) -> Iterator[Row]:
+        if isinstance(node, Unchecked):
+            yield Row(where, node.reason)
+            return
+        if isinstance(node, Either):
+            for option in node.options:
+                yield from walk(option, where)
+        elif isinstance(node, Items):
+            yield from walk(node.item, f"{where}[]")
+        elif isinstance(node, Obj):
+            for key, child in node.fields.items():
+                yield from walk(child, f"{where}.{key}" if where else key)
+            if node.extra is not None:
+                yield from walk(node.extra[2], f"{where}.*" if where else "*")
+
+    done: dict[str, str] = {}
+    for row in walk(node, prefix):
+        done.setdefault(row.pattern, row.reason)
+    yield from (Row(p, r) for p, r in done.items())
