@@ -64,7 +64,7 @@ def results_of(reports: Iterable[dict[str, Any]], *, family: str = "fixtures", l
                 "families": [{"name": family, "share": 1, "n": [min(n for n, _ in sizes), max(n for n, _ in sizes)],
                               "d": [d for _, d in sizes], "alpha": sorted({r["config"]["alpha"] for r in reports_}),
                               "options": {}}],
-                "source": "test", "outside_hypotheses": any(r["config"].get("outside_hypotheses") for r in reports_),
+                "source": "embedded defaults", "outside_hypotheses": any(r["config"].get("outside_hypotheses") for r in reports_),
                 "time_budget": None, "tasks": len(reports_)}
     examples, entries = [], []
     for j, (r, (n, d)) in enumerate(zip(reports_, sizes)):

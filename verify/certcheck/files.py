@@ -17,25 +17,18 @@ from . import control, jsontext, softmax
 from .common import BadInput, CheckResult, FORMAT, Outcome, RESULTS_SCHEMA
 from .jsonvalues import DecimalText
 from .limits import DEFAULT_MAX_BYTES
+from .report_schema import CLAIMS_REPORT
 from .results import check_results
+from .results_schema import RESULTS
 from .run import check_report
 
 
 SOFTMAX_MARKER = "softmax_certificate"  # the key of a ``hardmax-verify softmax --json`` record (docs/theory.md §6)
 CONTROL_FORMAT = "hardmax-verify/control-v1"  # the ``format`` of a ``hardmax-verify control --json`` result (D10)
-CLAIMS_KEYS = frozenset({"format", "config", "outside_hypotheses", "hypothesis_violations", "layer_budget", "time_budget",
-                         "stopped_by", "last_layer", "settled_layer", "status", "fates", "verdicts"})
-RESULTS_KEYS = frozenset({"schema", "schema_version", "campaign", "plan", "inputs", "summary", "examples",
-                          "counterexamples", "optional_sections", "environment"})
-SOFTMAX_KEYS = frozenset({"command", "config", SOFTMAX_MARKER, "status"})
-CONTROL_KEYS = {
-    "control": frozenset({"format", "kind", "configuration", "replaced_A", "leaders", "requested_targets", "outcome",
-                          "exit_status", "proves", "does_not_prove", "reason", "targets", "design", "limits",
-                          "infeasibility", "leading", "tried", "search", "solver_runs"}),
-    "leader_sets": frozenset({"format", "kind", "configuration", "replaced_A", "hull", "designs", "certificates",
-                              "subsets", "counts", "maximal_realisable", "minimal_impossible", "programs", "exit_status",
-                              "proves", "does_not_prove"}),
-}
+CLAIMS_KEYS = frozenset(CLAIMS_REPORT.fields)
+RESULTS_KEYS = frozenset(RESULTS.fields)
+SOFTMAX_KEYS = frozenset(softmax.RECORD.fields)
+CONTROL_KEYS = {kind: frozenset(node.fields) for kind, node in control.RESULTS.items()}
 KINDS = ("claims", "results", "softmax", "control")
 KIND_NAMES = {"claims": "claims report", "results": "verification report", "softmax": "softmax record",
               "control": "control result"}

@@ -17,7 +17,7 @@ from typing import Any
 
 from .common import Point, Rejected, _require
 from .limits import MAX_DIGITS, MAX_LAYER, NUMBER_COST
-from .meter import _charge, _gcd_cost
+from .meter import _charge, _cost, _gcd_cost
 
 
 def _number(x: Any, where: str) -> Fraction:
@@ -179,31 +179,55 @@ def _power_of_ten(k: int) -> int:
     return _POWERS_OF_TEN[k]
 
 
+def _elimination_work(d: int, bits: int, columns: int | None = None) -> float:
+    """Work units of a fraction-free elimination of a d x ``columns`` integer matrix (default d) whose entries have
+    at most ``bits`` bits: d^2 columns products of integers of at most d (bits + log2 d) bits (Hadamard's bound
+    on the minors the elimination's entries are)."""
+    size = d * (max(bits, 1) + d.bit_length())
+    return _cost(d * d * (columns if columns is not None else d), size, size)
+
+
 def _inverse(M: list) -> list | None:
-    """Gauss-Jordan inverse over the rationals; None when singular."""
-    d = len(M)
-    rows = [list(row) + [Fraction(int(r == c)) for c in range(d)] for r, row in enumerate(M)]
-    for p in range(d):
-        pivot = next((r for r in range(p, d) if rows[r][p] != 0), None)
-        if pivot is None:
+    """The inverse of a square rational matrix, None when singular: fraction-free Gauss-Jordan in integers
+    (every division exact), paid for before it runs (:func:`_elimination_work`)."""
+    N, D = _integer_rows(M)
+    d = len(N)
+    _charge(_elimination_work(d, _bits(N), 2 * d) + _gcd_cost(d * d, d * (_bits(N) + d.bit_length())))
+    A = [row + [int(r == c) for c in range(d)] for r, row in enumerate(N)]
+    previous = 1
+    for k in range(d):
+        pivot_row = next((r for r in range(k, d) if A[r][k] != 0), None)
+        if pivot_row is None:
             return None
-        rows[p], rows[pivot] = rows[pivot], rows[p]
-        rows[p] = [x / rows[p][p] for x in rows[p]]
-        for r in range(d):
-            if r != p and rows[r][p] != 0:
-                rows[r] = [a - rows[r][p] * b for a, b in zip(rows[r], rows[p])]
-    return [row[d:] for row in rows]
+        A[k], A[pivot_row] = A[pivot_row], A[k]
+        pivot, row_k = A[k][k], A[k]
+        for i in range(d):
+            if i != k:  # every other row, also one with a zero here: its scale follows the pivots
+                f, row_i = A[i][k], A[i]
+                A[i] = [(x * pivot - f * y) // previous for x, y in zip(row_i, row_k)]
+        previous = pivot
+    # The left block is now det * I (up to sign, row by row), the right det * N^-1: M^-1 = D N^-1.
+    return [[Fraction(A[i][d + j] * D, A[i][i]) for j in range(d)] for i in range(d)]
 
 
 def _positive_definite(S: list) -> bool:
-    """Symmetric S is positive definite iff elimination without pivoting meets only positive pivots."""
-    S = [list(row) for row in S]
-    for p in range(len(S)):
-        if S[p][p] <= 0:
+    """Symmetric rational S is positive definite iff every leading principal minor is positive (Sylvester):
+    fraction-free (Bareiss) elimination in integers without pivoting, each pivot the next leading minor, paid
+    for before it runs (:func:`_elimination_work`)."""
+    N, _ = _integer_rows(S)  # a positive scale changes no minor's sign
+    d = len(N)
+    _charge(_elimination_work(d, _bits(N)))
+    M = [list(row) for row in N]
+    previous = 1
+    for k in range(d):
+        pivot = M[k][k]
+        if pivot <= 0:
             return False
-        for r in range(p + 1, len(S)):
-            f = S[r][p] / S[p][p]
-            S[r] = [a - f * b for a, b in zip(S[r], S[p])]
+        row_k = M[k]
+        for i in range(k + 1, d):
+            f, row_i = M[i][k], M[i]
+            M[i] = row_i[:k + 1] + [(row_i[j] * pivot - f * row_k[j]) // previous for j in range(k + 1, d)]
+        previous = pivot
     return True
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from .campaign import CAMPAIGN, _campaign_problems
 from .claims import CHECKS
-from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected, stated
+from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected, counted, stated
 from .estimate import max_checkable_layer
 from .jsonvalues import _brief_json, _count, _same_json
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
@@ -120,8 +120,45 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
         result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
+    problem = _inputs_problem(data)
+    if problem is not None:
+        result.outcomes.append(Outcome(f"{source}.inputs", SECTIONS, "rejected", problem))
     result.outcomes += _section_outcomes(data, source, runs, models)
     return result
+
+
+EMBEDDED_CAMPAIGN = "embedded defaults"  # a campaign block's source when no CAMPAIGN.toml was read
+
+
+def _inputs_problem(data: dict) -> str | None:
+    """The report's ``inputs`` list, re-derived: the CAMPAIGN.toml first when one was read (its path the
+    campaign's source; the file itself is not given to the checker), then each section's saved files and
+    figures with their sha256, in the sections' order (verify/app/report/build.py)."""
+    inputs, sections = data.get("inputs"), data.get("optional_sections")
+    campaign = data.get("campaign") if isinstance(data.get("campaign"), dict) else {}
+    if not isinstance(inputs, list) or not isinstance(sections, dict):
+        return None  # the file's shape is judged with it
+    expected: list = []
+    for key, block in sections.items():
+        if not isinstance(block, dict):
+            return None
+        for listed, role in ((block.get("files"), "results"), (block.get("figures"), "figure")):
+            for item in listed if isinstance(listed, list) else []:
+                if isinstance(item, dict):
+                    expected.append({"role": f"{key} {role}", "path": item.get("path"), "sha256": item.get("sha256")})
+    given = list(inputs)
+    source = campaign.get("source")
+    if given and isinstance(given[0], dict) and given[0].get("role") == "campaign":
+        if source == EMBEDDED_CAMPAIGN or given[0].get("path") != source:
+            return (f"inputs[0] names the campaign file {str(given[0].get('path'))[:80]!r}, but the campaign's source "
+                    f"is {str(source)[:80]!r}")
+        given = given[1:]
+    if not _same_json(given, expected):
+        wrong = next((i for i, (a, b) in enumerate(zip(given, expected)) if not _same_json(a, b)), min(len(given), len(expected)))
+        return (f"inputs lists {counted(len(given), 'saved file')} besides the campaign file, the sections list "
+                f"{len(expected):,}; the first difference is at entry {wrong}: "
+                f"{_brief_json(given[wrong] if wrong < len(given) else None)[:120]}")
+    return None
 
 
 FILE = "(file)"  # outcomes about what a results.json states as a whole (its version, its blocks' keys)

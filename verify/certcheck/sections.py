@@ -23,6 +23,8 @@ import os
 import pathlib
 from typing import Any
 
+from . import control
+from .campaign import WORKED_TOKENS
 from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _require, counted
 from .glance import _GlanceParts, _NoNumbers, _is_power_file, _scalar_summary
 from .jsontext import TOO_LARGE, UnreadableJSON, decode_json, open_bounded
@@ -344,6 +346,7 @@ def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: s
             shown = {k: v for k, v in study.items() if not (k == "two_clusterings" and v is None)}
             if not _projection(shown, data):
                 return "its study fields are not the file's"
+        return _study_designs_problem(data)
     elif key == "conjectures":
         if _is_power_file(data) != ("power" in item):
             return "a search-power table where the file is none, or none where it is one"
@@ -373,6 +376,28 @@ def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: s
                     and _same_json(scaling.get("baseline_lengths"), ints(get(data, "plan", "baseline_lengths")))
                     and _same_json(scaling.get("cpus"), data.get("cpus") if _count(data.get("cpus"), -10**9) is not None else None)):
                 return "its scaling baseline sizes or cores are not the file's"
+    return None
+
+
+def _study_designs_problem(study: Any) -> str | None:
+    """The exact designs a control study shows (its two clusterings of one worked configuration, drawn in the
+    report): each A realises its leaders and targets (:func:`.control.realised_problem`), on the worked
+    configuration's own tokens (docs/theory.md §4) when it names one."""
+    figure = study.get("two_clusterings") if isinstance(study, dict) else None
+    if figure is None:
+        return None
+    if not isinstance(figure, dict) or not isinstance(figure.get("designs"), list):
+        return "two_clusterings: expected an object with a list of designs"
+    name, tokens = figure.get("configuration"), figure.get("tokens")
+    if name in WORKED_TOKENS and tokens != [list(point) for point in WORKED_TOKENS[name]]:
+        return f"two_clusterings.tokens: not the worked configuration {name!r} of docs/theory.md §4"
+    for k, design in enumerate(figure["designs"]):
+        if not isinstance(design, dict):
+            return f"two_clusterings.designs[{k}]: expected an object"
+        problem = control.realised_problem(tokens, design.get("A"), design.get("leaders"), design.get("targets"),
+                                           f"two_clusterings.designs[{k}]")
+        if problem is not None:
+            return problem
     return None
 
 

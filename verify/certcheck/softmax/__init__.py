@@ -52,12 +52,37 @@ from ..estimate import input_bits, replay_growth
 from ..jsontext import REPEATED_KEY, Refused, UnreadableJSON, read_json_file
 from ..limits import DEFAULT_MAX_WORK, SCORE_OVERHEAD
 from ..meter import WorkLimit, _charge, _cost, _gcd_cost, _metered
-from ..numbers import _bits, _cf_digits, _integer_rows, _power_of_ten
+from ..numbers import _bits, _cf_digits, _integer_rows, _positive_definite, _power_of_ten
+from ..schema import CHECKED, Either, Items, Obj, Unchecked
+from ..schema import problem as _schema_problem
 
 __all__ = ["KIND", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "BadInput", "SoftmaxCheck",
            "is_softmax_record", "check_record", "check_path", "estimated_work", "record_work", "exp_lower", "main"]
 
 KIND = "softmax-certificate"
+COMMAND = "softmax"  # a record's "command"
+
+_LABEL = "a name or description for a reader: it states nothing the checks use"
+CONFIGURATION = Obj({
+    "name": Unchecked(_LABEL), "description": Unchecked(_LABEL), "tokens": CHECKED, "alpha": CHECKED, "A": CHECKED,
+    "outside_hypotheses": Unchecked("the option the run was given: it must be true when the configuration is outside "
+                                    "the theorem's hypotheses (decided exactly), and may be true when it is not"),
+    "beta": CHECKED, "layers": CHECKED,
+}, optional=("name", "description", "A", "outside_hypotheses", "beta", "layers"), name="a softmax record's configuration")
+CERTIFICATE = Obj({
+    "kind": CHECKED, "n": CHECKED, "alpha": CHECKED, "beta": CHECKED, "layers": CHECKED, "gamma": CHECKED,
+    "radius": CHECKED, "norm_bound": CHECKED, "norm_method": CHECKED,
+    "check_slack": Unchecked("the relative slack the producer rounded with: the checker proves every inequality "
+                             "itself, whatever slack made it hold"),
+    "approx_rounding": Obj({"bound_approx": CHECKED, "margin_approx": CHECKED}), "holds": CHECKED,
+    "certified_through": CHECKED,
+    "stop": Either(Obj({"layer": CHECKED, "reason": CHECKED, "token": CHECKED, "tokens": CHECKED,
+                        "explanation": CHECKED}, name="a stop"), none=True),
+    "records": Items(Obj({"layer": CHECKED, "bound": CHECKED, "bound_approx": CHECKED, "margin": CHECKED,
+                          "margin_approx": CHECKED, "eta": CHECKED}, name="a layer record")),
+}, name="a softmax certificate")
+RECORD = Obj({"command": CHECKED, "config": CONFIGURATION, "softmax_certificate": CERTIFICATE, "status": CHECKED,
+              "outside_hypotheses": CHECKED}, optional=("outside_hypotheses",), name="a softmax record")
 MAX_TOKENS = 4096
 MAX_DIMENSION = 64
 MAX_LAYERS = 100_000
@@ -359,6 +384,10 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
     config, cert = data.get("config"), data["softmax_certificate"]
     if not isinstance(config, dict):
         raise BadInput("config: expected the configuration object")
+    shape = _schema_problem({**data, "softmax_certificate": {}}, Obj({**RECORD.fields, "softmax_certificate": CHECKED},
+                                                                    optional=RECORD.optional))
+    if shape is not None:  # the record's own keys and its configuration's: refused, as a malformed input
+        raise BadInput(shape)
     tokens = config.get("tokens")
     if not (isinstance(tokens, list) and 0 < len(tokens) <= MAX_TOKENS and all(isinstance(t, list) for t in tokens)
             and len({len(t) for t in tokens}) == 1 and 0 < len(tokens[0]) <= MAX_DIMENSION):
@@ -397,14 +426,59 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
             _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=bits, growth=replay_growth(alpha),
                                           record_bits=[_text_bits(r) for r in records]),
                            n, d, len(records) - 1, max_work)
+            shape = _schema_problem(cert, CERTIFICATE, "softmax_certificate")
+            if shape is not None:
+                raise _Rejected(shape)
             result = _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"),
                             identity=raw_A is None)
+            _check_configuration_fields(data, cert, Z0, A, raw_A is None)
     except _Rejected as error:
         result = SoftmaxCheck("rejected", str(error), layers=layers, certified_through=None, stop=None)
     except WorkLimit as error:
         result = SoftmaxCheck("unsupported", str(error), layers=layers, certified_through=None, stop=None)
     result.work = meter[1] - meter[0]
     return result
+
+
+def _check_configuration_fields(data: dict, cert: dict, Z0: list, A: list, identity: bool) -> None:
+    """What the record states besides the certificate: its command, and a configuration that agrees with it
+    (beta and layers, when the configuration states them, are the certificate's) and is marked outside the
+    theorem's hypotheses (docs/theory.md §2: a zero or repeated token, A not symmetric positive definite)
+    exactly when it is, both in the configuration and on the record (recorded only when true)."""
+    config = data["config"]
+    _require(data.get("command") == COMMAND, f"command: expected {COMMAND!r}")
+    if "beta" in config:
+        _require(_exact(config["beta"], "config.beta") == _exact(cert.get("beta"), "beta"),
+                 "config.beta: not the certificate's beta")
+    if "layers" in config:
+        _require(config["layers"] == cert.get("layers") and not isinstance(config["layers"], bool),
+                 "config.layers: not the certificate's layers")
+    # Recorded only when true, and then in both places (the command's convention); true it must be when the
+    # configuration is outside the hypotheses, and it may be on one inside them (the option the run was given).
+    for where, holder in (("config.outside_hypotheses", config), ("outside_hypotheses", data)):
+        _require(holder.get("outside_hypotheses", True) is True, f"{where}: recorded only when true")
+    _require(("outside_hypotheses" in config) == ("outside_hypotheses" in data),
+             "outside_hypotheses: the record and its configuration disagree")
+    reason = outside_reason(Z0, A, identity)
+    _require(not reason or data.get("outside_hypotheses") is True,
+             f"outside_hypotheses: the configuration is outside the theorem's hypotheses ({reason}), but the record "
+             "does not say so")
+
+
+def outside_reason(Z0: list, A: list, identity: bool) -> str:
+    """How the configuration is outside the theorem's hypotheses ("" when it is not)."""
+    reasons = []
+    if any(not any(z) for z in Z0):
+        reasons.append("a token is the origin")
+    if len(set(Z0)) < len(Z0):
+        reasons.append("two tokens are equal")
+    if not identity:
+        d = len(A)
+        if any(A[r][c] != A[c][r] for r in range(d) for c in range(r)):
+            reasons.append("A is not symmetric")
+        elif not _positive_definite(A):
+            reasons.append("A is not positive definite")
+    return "; ".join(reasons)
 
 
 def _refuse_beyond(work: int, n: int, d: int, last: int, max_work: int) -> None:
@@ -450,6 +524,10 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
     if stop is not None:
         _require(isinstance(stop, dict) and stop.get("layer") == last and stop.get("reason") in ("tie", "margin"),
                  "stop: expected the last record's layer and a reason 'tie' or 'margin'")
+        if stop["reason"] == "margin":
+            _require(stop.get("token") is None and stop.get("tokens") is None,
+                     "stop: a margin stop names no token and no tied pair")
+        _require(stop.get("explanation") == _stop_explanation(stop), "stop.explanation: not what the stop is")
 
     bounds, margins, etas = [], [], []
     for k, record in enumerate(records):
@@ -535,6 +613,15 @@ def _decimal(x: Fraction, *, upward: bool, digits: int = 3) -> str:
         exponent += 1
     text = str(abs(mantissa))
     return ("-" if mantissa < 0 else "") + text[0] + ("." + text[1:] if digits > 1 else "") + f"e{exponent:+d}"
+
+
+def _stop_explanation(stop: dict) -> str:
+    """The sentence a stop carries (verify/core/softmax_bound.py's Stop.describe, typed here a second time)."""
+    if stop.get("reason") == "tie":
+        a, b = stop["tokens"] if isinstance(stop.get("tokens"), list) and len(stop["tokens"]) == 2 else (None, None)
+        return (f"layer {stop.get('layer')}: token {stop.get('token')}'s attention set holds two distinct positions "
+                f"(tokens {a} and {b} tie for its top score)")
+    return f"layer {stop.get('layer')}: the margin delta is at most 2 eta (the score error the bound allows)"
 
 
 def _check_tie_tokens(stop: dict, layer: _Layer, n: int) -> None:
