@@ -274,7 +274,7 @@ def test_the_output_names_the_file_and_every_folder_it_read(results: dict[str, A
                                                             capsys: Any) -> None:
     status, out = run_checker(results, tmp_path, capsys=capsys)
     assert status == 0, out
-    assert f"checked {tmp_path / 'forged.json'} (verification report)" in out
+    assert f"checked: {tmp_path / 'forged.json'} (verification report)" in out
     runs = tmp_path / "runs"
     (runs / "control").mkdir(parents=True)
     (runs / "control" / "study.json").write_bytes((REPO / "runs" / "control" / "study.json").read_bytes())

@@ -57,7 +57,7 @@ from .claims import CHECKS, RESTS_ON
 from .cli import could_not_complete, main, one_line, write_json
 from .closed_form import CLOSED_FORM_FORMAT, TooExpensive, verify_closed_form
 from .common import (BAD_INPUT, COULD_NOT_COMPLETE, FORMAT, NOT_CHECKED, OUTCOME_STATUSES, RESULTS_SCHEMA, BadInput,
-                     CheckResult, Outcome, Rejected)
+                     CheckResult, Outcome, Rejected, safe_text)
 from .estimate import input_bits, max_checkable_layer, replay_growth, replay_work
 from .files import KINDS, check_data, check_file, file_kind, read_json
 from .glance import CONJECTURE_PREDICTS, SUMMARY_FIELDS, SUMMARY_LINES
@@ -90,5 +90,5 @@ __all__ = [
     "SECTION_FILES", "SECTION_ITEM_FIELDS", "SENTIMENT_EVALUATION_FIELDS", "SUMMARY_FIELDS", "SUMMARY_LINES",
     "CONJECTURE_PREDICTS", "AUTHORS_SOFTMAX_TEST_ACCURACY", "runs_folder",
     # the command line
-    "main", "write_json", "could_not_complete", "one_line", "BAD_INPUT", "COULD_NOT_COMPLETE",
+    "main", "write_json", "could_not_complete", "one_line", "safe_text", "BAD_INPUT", "COULD_NOT_COMPLETE",
 ]

@@ -8,8 +8,10 @@ counts and exit status (0 verified, 1 rejected or false, 3 unsupported or not ch
 
 from __future__ import annotations
 
+import contextlib
 import re
-from typing import Any, Callable, NamedTuple
+import threading
+from typing import Any, Callable, Iterator, NamedTuple
 
 
 FORMAT = "hardmax-verify/claims-v1"
@@ -72,11 +74,42 @@ OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupport
 NOT_CHECKED = "not checked"  # a section whose saved files were not given (an Outcome status)
 
 
+_READ = threading.local()
+
+
+def _record_read(what: str, path: str) -> None:
+    """Note that the check read ``path`` (a file or folder, ``what`` it is), for the output to name."""
+    log = getattr(_READ, "log", None)
+    if log is not None and (what, path) not in log:
+        log.append((what, path))
+
+
+@contextlib.contextmanager
+def _reading() -> Iterator[list]:
+    """Collect what the checks inside read (:func:`_record_read`), as (what, path) pairs in order."""
+    previous = getattr(_READ, "log", None)
+    _READ.log = []
+    try:
+        yield _READ.log
+    finally:
+        _READ.log = previous
+
+
+def safe_text(text: Any, limit: int = 500) -> str:
+    """Text from a file made safe to print: control characters escaped (one line, no terminal codes), cut to
+    ``limit`` characters."""
+    text = str(text)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 class CheckResult:
     """All outcomes of one file or report, with counts per claim and the exit status."""
 
     def __init__(self, outcomes: list[Outcome] | None = None) -> None:
         self.outcomes: list[Outcome] = list(outcomes or [])
+        self.read: list[tuple[str, str]] = []  # (what, path): every file and folder the check read, in order
         self.work = 0.0  # work units the checks were charged (see CHECKER_LIMITS)
         self.notes: list[str] = []  # lines a sibling checker prints (a softmax record's)
         # Verified certificates that a statement is false (a control result's impossibility
@@ -97,6 +130,7 @@ class CheckResult:
 
     def to_json_dict(self) -> dict[str, Any]:
         return {"exit_status": self.exit_status, "counts": self.counts(),
+                "read": [{"what": what, "path": path} for what, path in self.read],
                 "outcomes": [o._asdict() for o in self.outcomes]}
 
     def verdict_line(self) -> str:
@@ -122,12 +156,19 @@ class CheckResult:
             verdict = "everything verified"
         return f"certcheck: {counted(verified, 'certificate')} verified; {verdict}"
 
+    def read_lines(self) -> list[str]:
+        """One line per file and folder the check read (the file itself first)."""
+        return [f"{what}: {safe_text(path)}" for what, path in self.read]
+
+    def outcome_lines(self, *, verbose: bool = False) -> list[str]:
+        return [safe_text(f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else ""), 2000)
+                for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
+
     def lines(self, *, verbose: bool = False) -> list[str]:
-        out = [f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else "")
-               for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
-        out += self.notes
+        out = self.read_lines() + self.outcome_lines(verbose=verbose)
+        out += [safe_text(note, 2000) for note in self.notes]
         for claim, row in sorted(self.counts().items()):
-            out.append(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v))
+            out.append(safe_text(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v)))
         out.append(self.verdict_line())
         return out
 

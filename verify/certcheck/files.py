@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import control, jsontext, softmax
-from .common import BadInput, CheckResult, FORMAT, Outcome, RESULTS_SCHEMA
+from .common import BadInput, CheckResult, FORMAT, Outcome, RESULTS_SCHEMA, _reading, _record_read
 from .jsonvalues import DecimalText
 from .limits import DEFAULT_MAX_BYTES
 from .report_schema import CLAIMS_REPORT
@@ -157,5 +157,11 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
     OSError
         Reading failed after the file was opened (exit status 4).
     """
-    return check_data(read_json(path, max_bytes), source=str(path), max_work=max_work, max_total_work=max_total_work,
-                      runs=runs, models=models)
+    data = read_json(path, max_bytes)
+    kind = file_kind(data, str(path))
+    with _reading() as read:
+        _record_read("checked", f"{path} ({KIND_NAMES[kind]})")
+        result = check_data(data, source=str(path), max_work=max_work, max_total_work=max_total_work, runs=runs,
+                            models=models)
+    result.read = list(read)
+    return result

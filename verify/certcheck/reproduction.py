@@ -21,7 +21,7 @@ import tomllib
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
-from .common import _SectionLimit, counted
+from .common import _SectionLimit, _record_read, counted
 from .jsontext import NOT_FOUND, NOT_JSON, NOT_UTF8, TOO_LARGE, UnreadableJSON, read_bounded, read_json_file
 from .jsonvalues import DecimalText, _brief_json, _count, _get_in, _num, _same_json
 from .limits import MAX_SECTION_FILES, SECTION_READ_BYTES
@@ -171,6 +171,7 @@ def _run_records(folder: str) -> tuple[dict, dict] | str:
         raise _SectionLimit(f"the per-run records {folder} cannot be listed ({error.strerror or error})") from None
     if len(names) > MAX_SECTION_FILES:
         raise _SectionLimit(f"{folder} holds more than {MAX_SECTION_FILES} records, beyond what certcheck reads")
+    _record_read("per-run records", folder)
     evaluations: dict = {}
     interpretations: dict = {}
     left = REPRODUCTION_RECORD_BYTES
@@ -521,6 +522,7 @@ def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -
                                 "reproduction tables are not recomputed") from None
         raise _SectionLimit(f"the protocol file {path} cannot be read ({error.reason}), so the reproduction "
                             "tables are not recomputed") from None
+    _record_read("protocol file", path)
     digest = hashlib.sha256(raw).hexdigest()
     if protocol.get("sha256") != digest:
         return f"summary.json gives the protocol sha256 {str(protocol.get('sha256'))[:64]}, the file {path} has {digest}"
@@ -541,6 +543,7 @@ def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -
         return f"summary.json says {_brief_json(data.get('runs'))}, the records give {finished} of {len(runs)} runs"
     common: dict = document["common"] if isinstance(document.get("common"), dict) else {}
     folder = models if models is not None else os.path.join(os.path.dirname(os.path.abspath(base)), *DEFAULT_MODELS)
+    _record_read("checkpoint histories", folder)
     histories = _checkpoint_histories(folder, runs, evaluations)
     unchecked: list[str] = []
     try:

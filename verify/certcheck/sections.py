@@ -25,7 +25,7 @@ from typing import Any
 
 from . import control
 from .campaign import WORKED_TOKENS
-from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _require, counted
+from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _record_read, _require, counted
 from .glance import _GlanceParts, _NoNumbers, _is_power_file, _scalar_summary
 from .jsontext import TOO_LARGE, UnreadableJSON, decode_json, open_bounded
 from .jsonvalues import DecimalText, _UNREADABLE, _brief_json, _count, _get_in, _num, _projection, _same_json
@@ -95,18 +95,30 @@ def _section_keys(sections: Any, source: str) -> None:
 def runs_folder(runs: str | None, root: str) -> str | None:
     """The folder to read a section's saved results from (None: not available).
 
-    ``runs`` (--runs DIR) when given. Otherwise the folder the section's paths start with
-    (``root``, as the report wrote it), from the current folder; for the report's default name
-    ``runs``, also the runs folder of the repository this checker runs from.
+    ``runs`` (--runs DIR) when given. Otherwise the folder the section's paths start with (``root``, as the
+    report wrote it) when it is a plain relative path, from the current folder; for the report's default
+    name ``runs``, also the runs folder of the repository this checker runs from. A file never chooses an
+    absolute folder, nor one outside the current folder: such a root needs --runs (:func:`_unfollowed`).
     """
     if runs is not None:
         return runs if os.path.isdir(runs) else None
-    candidates = [root] if os.path.isabs(root) else [os.path.join(os.getcwd(), root)]
+    if _unfollowed(root) is not None:
+        return None
+    candidates = [os.path.join(os.getcwd(), *root.split("/"))]
     if root == DEFAULT_RUNS:
         # verify/certcheck/sections.py: three folders up is the repository.
         repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         candidates.append(os.path.join(repository, DEFAULT_RUNS))
     return next((c for c in candidates if os.path.isdir(c)), None)
+
+
+def _unfollowed(root: str) -> str | None:
+    """Why the checker does not look for the folder ``root`` a file names without --runs (None: it does)."""
+    parts = root.split("/")
+    if os.path.isabs(root) or root.startswith("~") or any(p in ("", ".", "..") for p in parts):
+        return (f"the report names the folder {root[:120]!r}, which the checker does not follow on a file's word "
+                "(an absolute path, or one leaving the current folder)")
+    return None
 
 
 def _section_outcomes(data: dict, source: str, runs: str | None, models: str | None = None) -> list[Outcome]:
@@ -137,11 +149,14 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         root = directory[:-len(folder) - 1]
         base = runs_folder(runs, root)
         if base is None:
+            unfollowed = _unfollowed(root) if runs is None else None
             outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, (
-                f"its {counted(len(block['files']), 'saved file was', 'saved files were')} not found under {root}/ "
-                f"({'--runs ' + runs + ' is not a folder' if runs is not None else 'no folder ' + root + ' here'}); "
-                "give the folder the report was built from with --runs DIR")))
+                f"its {counted(len(block['files']), 'saved file was', 'saved files were')} not read: "
+                + (unfollowed if unfollowed is not None else
+                   f"not found under {root}/ ({'--runs ' + runs + ' is not a folder' if runs is not None else 'no folder ' + root + ' here'})")
+                + "; give the folder the report was built from with --runs DIR")))
             continue
+        _record_read("saved results", f"{os.path.join(base, *folder.split('/'))} ({key} section)")
         try:
             problems = _section_problems(key, block, base, root, data.get("inputs"), budget, models=models)
         except _SectionLimit as error:

@@ -64,6 +64,17 @@ class BadInput(Exception):
 
 # ------------------------------------------------------------------------------- reading
 
+def _digits(text: str) -> int:
+    """int(text) for ASCII digits of any length up to MAX_DIGITS (int() refuses more than about 4300): halves,
+    so that a long number costs a few products of its size."""
+    sign = -1 if text[:1] == "-" else 1
+    text = text.lstrip("+-")
+    if len(text) <= 4000:
+        return sign * int(text)
+    low = len(text) // 2
+    return sign * (_digits(text[:-low]) * 10 ** low + _digits(text[-low:]))
+
+
 def _number(x: Any, where: str) -> Fraction:
     if isinstance(x, bool):
         raise BadInput(where, "expected a number, got a boolean")
@@ -72,20 +83,27 @@ def _number(x: Any, where: str) -> Fraction:
     if isinstance(x, str) and len(x) <= MAX_DIGITS:
         match = _FRACTION.match(x)
         if match:
-            denominator = int(match.group(2))
+            denominator = _digits(match.group(2))
             if denominator == 0:
                 raise BadInput(where, f"denominator is zero in {x[:40]!r}")
-            return Fraction(int(match.group(1)), denominator)
+            return Fraction(_digits(match.group(1)), denominator)
         match = _DECIMAL.match(x)
         if match:
             exponent = int(match.group(3) or 0)
             if abs(exponent) > MAX_EXPONENT:
                 raise BadInput(where, f"exponent out of range in {x[:40]!r}")
             whole, _, fraction = match.group(2).partition(".")
-            value = Fraction(int((whole + fraction) or "0"), 10 ** len(fraction))
+            value = Fraction(_digits((whole + fraction) or "0"), 10 ** len(fraction))
             value *= Fraction(10) ** exponent
             return -value if match.group(1) == "-" else value
     raise BadInput(where, f"expected an exact number (integer, 'p/q' or decimal), got {str(x)[:40]!r}")
+
+
+def _json_int(text: str) -> int:
+    """A JSON integer, read exactly however long it is within MAX_DIGITS (longer: not valid JSON here)."""
+    if len(text) > MAX_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits, more than the {MAX_DIGITS} this checker reads")
+    return _digits(text)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -126,7 +144,7 @@ def _read_json(path: str, max_bytes: int = MAX_BYTES) -> Any:
         raise BadInput(str(path), f"more than the limit of {max_bytes} bytes")
     try:
         # parse_float=str: a JSON number with a fraction or exponent is read from its text.
-        return json.loads(raw.decode("utf-8"), parse_float=str, parse_constant=_refuse_constant,
+        return json.loads(raw.decode("utf-8"), parse_float=str, parse_int=_json_int, parse_constant=_refuse_constant,
                           object_pairs_hook=_unique_keys)
     except UnicodeDecodeError:
         raise BadInput(str(path), "not UTF-8 text") from None
@@ -197,8 +215,19 @@ class Data:
         return digest.hexdigest()
 
 
+def _int_text(n: int) -> str:
+    """str(n) for an integer of any size (str() refuses more than about 4300 digits): halves, each padded."""
+    if n < 0:
+        return "-" + _int_text(-n)
+    if n.bit_length() <= 13_000:
+        return str(n)
+    half = max(1, int(n.bit_length() * 0.30103) // 2)
+    high, low = divmod(n, 10 ** half)
+    return _int_text(high) + _int_text(low).rjust(half, "0")
+
+
 def _text(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+    return _int_text(q.numerator) if q.denominator == 1 else f"{_int_text(q.numerator)}/{_int_text(q.denominator)}"
 
 
 def _vector(raw: Any, d: int, where: str) -> tuple:
