@@ -108,6 +108,46 @@ def _replay(n: int, d: int, alpha: str, last: int | None = None) -> dict[str, An
                    {"replay": _verdict("replay", {"last_layer": last, "final_positions": [["0"] * d] * n})}, last)
 
 
+def _one_token_record(i: int, d: int, A: list[list[str]] | None = None) -> dict[str, Any]:
+    """A record of one token in dimension d (a leader at layer 0), with the fields a record has."""
+    config: dict[str, Any] = {"tokens": [[str(1 + i)] + ["0"] * (d - 1)], "alpha": "1/2"}
+    if A is not None:
+        config["A"] = A
+    return {"task": {"kind": "generated", "family": "f", "seed": i, "name": f"f-{i}", "n": 1, "d": d, "alpha": "1/2",
+                     "options": {}},
+            "configuration": config, "status": "inconclusive", "layers_run": 1, "settled_layer": 0,
+            "stopped_by": "settled", "verdicts": {"T0": _verdict("T0", {"layer": 0, "leaders": [0]})},
+            "fates": [{"token": 0, "kind": "leader", "layer": 0, "set": [0], "limit": config["tokens"][0]}],
+            "horizon": 30, "denominator_bits": [1] * 31,
+            "convergence": {"max_A_distance": [0.0] * 31, "tokens_with_limit": 1, "tokens_without_limit": [],
+                            "kind": "exact squared distance, square root in float64"},
+            "certcheck": {"available": True, "verified": ["T0"], "rejected": {}, "unsupported": {}}}
+
+
+def _many_records(count: int, d: int, A: list[list[str]] | None = None) -> dict[str, Any]:
+    """A results.json of ``count`` one-token records (no plan: rejected, after every record is checked)."""
+    records = [_one_token_record(i, d, A) for i in range(count)]
+    return {"schema": "hardmax-verify/results", "schema_version": 2, "campaign": {}, "plan": None, "inputs": [],
+            "summary": {"overall": "inconclusive", "exit_status": 3, "examples": count, "errors": 0, "claims": {}},
+            "examples": records, "counterexamples": [], "optional_sections": {}}
+
+
+def _dense(d: int, seed: int = 0) -> list[list[str]]:
+    """A dense symmetric positive definite d x d integer matrix (B^T B + d I, B with entries in -3..3)."""
+    import random
+    rng = random.Random(seed)
+    B = [[rng.randint(-3, 3) for _ in range(d)] for _ in range(d)]
+    return [[str(sum(B[k][r] * B[k][c] for k in range(d)) + (d if r == c else 0)) for c in range(d)] for r in range(d)]
+
+
+def _value_matrix(d: int) -> dict[str, Any]:
+    """Three tokens in d = 64 with a dense value matrix V: its inverse is computed, once and paid for."""
+    V = [[str((r * 7 + c * 3) % 7 - 3) for c in range(d)] for r in range(d)]
+    config = {"tokens": [[str((t * 5 + c) % 11 - 5) for c in range(d)] for t in range(3)], "V": V, "alpha": "1/2",
+              "outside_hypotheses": True}
+    return dict(_claims(config, {}, 5), outside_hypotheses=True)
+
+
 HUGE = "7" * 999_000  # a fraction of two such numbers is just within MAX_CHAIN_DIGITS
 CASES: dict[str, tuple[Any, int, str]] = {
     # name: (file content, exit status, fragment of the answer)
@@ -133,11 +173,20 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "corner: leaders d=2": (lambda: _leaders(2), 0, "everything verified"),
     "corner: replay n=60 d=2": (lambda: _replay(60, 2, "1/2"), 1, "final_positions"),
     "corner: replay n=2 alpha=999/1000": (lambda: _replay(2, 1, "999/1000"), 1, "final_positions"),
+    # Dimensions and eliminations: a configuration's d^3 work is bounded and paid for.
+    "dimension 65": (lambda: _claims({"tokens": [["1"] + ["0"] * 64], "alpha": "1/2"}, {}, 1), 2,
+                     "beyond the checker's limit of 64"),
+    "12 KB file in d = 1500": (lambda: _claims({"tokens": [["1"] + ["0"] * 1499, ["0", "1"] + ["0"] * 1498],
+                                               "alpha": "1/2"}, {}, 1), 2, "beyond the checker's limit of 64"),
+    "2,000 one-token records in d = 64": (lambda: _many_records(2000, 64), 1, "2,000 certificates verified"),
+    "2,000 records in d = 64 with a dense A": (lambda: _many_records(2000, 64, _dense(64)), 2,
+                                               "before any layer (the eliminations of A and V"),
+    "a dense value matrix in d = 64": (lambda: _value_matrix(64), 1, "claim T0 is missing"),
 }
 
 
 @pytest.mark.parametrize("case", slow_except(sorted(CASES), "chain term with power 10^18", "last layer 5001",
-                                             "chain numbers of 2,000,000 digits"))
+                                             "chain numbers of 2,000,000 digits", "12 KB file in d = 1500"))
 def test_every_limit_of_the_checker_gives_its_documented_answer_in_bounded_time(tmp_path: Path, case: str) -> None:
     build, status, fragment = CASES[case]
     (tmp_path / "hostile.json").write_text(json.dumps(build()), encoding="utf-8")

@@ -217,7 +217,7 @@ def test_the_meter_stops_a_file_that_needs_more_work_than_it_may(monkeypatch: py
 
 def test_a_chain_with_more_powers_than_tokens_is_rejected_before_any_expansion() -> None:
     chain = [{"format": certcheck.CLOSED_FORM_FORMAT, "status": "certified", "start_layer": 0, "segments": [
-        {"layer": 0, "sets": [[0], [1]], "until": None,
+        {"layer": 0, "status": "certified", "sets": [[0], [1]], "until": None,
          "paths": [[{"base": "1", "power": 0, "coefficient": ["1", "0"]},
                     {"base": "1/2", "power": power, "coefficient": ["1", "0"]}],
                    [{"base": "1", "power": 0, "coefficient": ["0", "1"]}]]}]}

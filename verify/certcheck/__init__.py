@@ -58,12 +58,12 @@ from .cli import could_not_complete, main, one_line, write_json
 from .closed_form import CLOSED_FORM_FORMAT, TooExpensive, verify_closed_form
 from .common import (BAD_INPUT, COULD_NOT_COMPLETE, FORMAT, NOT_CHECKED, OUTCOME_STATUSES, RESULTS_SCHEMA, BadInput,
                      CheckResult, Outcome, Rejected, safe_text)
-from .estimate import input_bits, max_checkable_layer, replay_growth, replay_work
+from .estimate import input_bits, max_checkable_layer, replay_growth, replay_work, setup_work
 from .files import KINDS, check_data, check_file, file_kind, read_json
 from .glance import CONJECTURE_PREDICTS, SUMMARY_FIELDS, SUMMARY_LINES
 from .jsonvalues import DecimalText, canonical_json, canonical_sha256
 from .limits import (CHECKER_LIMITS, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_CHAIN_DIGITS,
-                     MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
+                     MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_DIMENSION, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
                      SCORE_OVERHEAD, SECTION_READ_BYTES, WORK_SLACK, Limit)
 from .model import Model
 from .reproduction import AUTHORS_SOFTMAX_TEST_ACCURACY, CHECKPOINT_HISTORY_BYTES, REPRODUCTION_RECORD_BYTES
@@ -81,8 +81,8 @@ __all__ = [
     "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT",
     # the work estimate and the limits (each name of CHECKER_LIMITS; the modules that use one read it from their own
     # imports, so a test that changes a limit changes it there)
-    "replay_work", "replay_growth", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit", "SCORE_OVERHEAD",
-    "DEFAULT_MAX_BYTES", "MAX_DIGITS", "MAX_LAYER", "DEFAULT_MAX_WORK", "DEFAULT_MAX_TOTAL_WORK", "WORK_SLACK",
+    "replay_work", "replay_growth", "setup_work", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit",
+    "SCORE_OVERHEAD", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "MAX_LAYER", "MAX_DIMENSION", "DEFAULT_MAX_WORK", "DEFAULT_MAX_TOTAL_WORK", "WORK_SLACK",
     "MAX_CHAIN_DIGITS", "MAX_CHAIN_SEGMENTS", "MAX_CHAIN_THRESHOLD", "MAX_SECTION_FILES", "MAX_SECTION_BYTES",
     "SECTION_READ_BYTES", "SECTION_PARSE_BYTES", "REPRODUCTION_RECORD_BYTES", "CHECKPOINT_HISTORY_BYTES",
     # the facts typed in a second time, which tests compare with the suite's

@@ -14,10 +14,25 @@ from fractions import Fraction
 from typing import Any
 
 from .limits import DEFAULT_MAX_WORK, MAX_LAYER, SCORE_OVERHEAD, SET_GROWTH_BITS, WORK_BITS
-from .numbers import _dot, _inverse
+from .meter import _gcd_cost
+from .numbers import _dot, _elimination_work, _inverse
 
 
-def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = None) -> int:  # type: ignore[assignment]
+def setup_work(d: int, bits: int, *, A: bool = False, V: bool = False) -> float:
+    """The work of checking a configuration itself, before any layer, in work units: with a matrix A, one
+    elimination of (A + A^T)/2 (positive definite?); with a value matrix V, the inverse of I + V and the
+    product (I + V)^{-1} V. Each is done once per configuration, fraction-free in integers of at most d (bits +
+    log2 d) bits (Hadamard's bound), and charged to the meter as it runs (:mod:`.numbers`)."""
+    work = float(d * d)  # the matrices read and scaled to integers
+    if A:
+        work += _elimination_work(d, bits)
+    if V:
+        work += _elimination_work(d, bits, 2 * d) + _elimination_work(d, bits) + _gcd_cost(2 * d * d, d * (bits + d.bit_length()))
+    return work
+
+
+def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = None,  # type: ignore[assignment]
+                *, A: bool = False, V: bool = False) -> int:
     """The estimated work of checking a run of n tokens in d dimensions through layers 0..last_layer, in work units.
 
     Each layer takes n^2 scores of d products (plus a fixed cost per score) twice, for the replay and
@@ -28,7 +43,9 @@ def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = No
     tenths of a microsecond per unit on one core (docs/certcheck.md, Limits).
     """
     prefix = _layer_costs(max(bits, 1), replay_growth(Fraction(1, 2)) if growth is None else growth)
-    return int(n * n * (d + SCORE_OVERHEAD) * (2 * prefix[min(last_layer, MAX_LAYER)] + 1))
+    # A matrix A (not the identity) adds A z per token, d^2 products; a value matrix its two products per token.
+    per_layer = n * n * (d + SCORE_OVERHEAD) + (n * d * d if A else 0) + (2 * n * d * d if V else 0)
+    return int(per_layer * (2 * prefix[min(last_layer, MAX_LAYER)] + 1) + setup_work(d, bits, A=A, V=V))
 
 
 def replay_growth(alpha: Fraction | None = None, V: Any = None) -> int:
@@ -43,6 +60,11 @@ def replay_growth(alpha: Fraction | None = None, V: Any = None) -> int:
     if keep is None:
         return SET_GROWTH_BITS
     move = [[_dot(row, col) for col in zip(*V)] for row in keep]
+    return value_growth(keep, move)
+
+
+def value_growth(keep: list, move: list) -> int:
+    """:func:`replay_growth` of the update z' = keep z + move m of a value matrix, given keep and move."""
     return SET_GROWTH_BITS + input_bits([x for row in keep + move for x in row])
 
 
@@ -77,15 +99,17 @@ def input_bits(numbers: Any) -> int:
 
 
 def max_checkable_layer(n: int, d: int, max_work: int = None, bits: int = 0,  # type: ignore[assignment]
-                        growth: int = None) -> int:  # type: ignore[assignment]
-    """The largest last layer whose estimated replay stays within ``max_work`` (-1: not even layer 0)."""
+                        growth: int = None, *, A: bool = False, V: bool = False) -> int:  # type: ignore[assignment]
+    """The largest last layer whose estimated replay stays within ``max_work`` (-1: not even layer 0); ``A``
+    and ``V`` (whether the configuration has them) as for :func:`replay_work`."""
     limit = DEFAULT_MAX_WORK if max_work is None else max_work
-    if replay_work(n, d, 0, bits, growth) > limit:
+    options = {"A": A, "V": V}
+    if replay_work(n, d, 0, bits, growth, **options) > limit:
         return -1
     low, high = 0, MAX_LAYER
     while low < high:
         mid = (low + high + 1) // 2
-        if replay_work(n, d, mid, bits, growth) <= limit:
+        if replay_work(n, d, mid, bits, growth, **options) <= limit:
             low = mid
         else:
             high = mid - 1

@@ -21,7 +21,7 @@ from typing import Any, cast
 from .common import Point, _require
 from .meter import _charge, _cost
 from .model import Chain, Context, Fate, Model, Rows
-from .numbers import _bits, _dot, _get, _index_set, _int, _matvec, _number, _point, _q, _show, _weights
+from .numbers import _bits, _get, _index_set, _int, _number, _point, _q, _show, _weights
 
 
 def _is_leader(token: int, f: Fate) -> bool:
@@ -62,10 +62,11 @@ def _lock_values(m: Model, k: int, F: frozenset) -> list[int]:
     key = (k, F)
     if key not in m._locks:
         N, _ = m.integer_layer(k)
-        size, a_bits = _bits(N), _bits(m._A_integer)
-        _charge(_cost(len(F) * m.d, size) + _cost(m.d * m.d, size, a_bits) + _cost(m.n * m.d, size + a_bits, size))
+        size, a_bits = _bits(N), m._A_bits
+        _charge(_cost(len(F) * m.d, size) + (_cost(m.d * m.d, size, a_bits) if m.given_A else 0)
+                + _cost(m.n * m.d, size + a_bits, size))
         total = [sum(col) for col in zip(*(N[v] for v in F))]
-        direction = [sum(a * x for a, x in zip(row, total)) for row in m._A_integer]
+        direction = total if m._A_integer is None else [sum(a * x for a, x in zip(row, total)) for row in m._A_integer]
         if len(m._locks) >= 256:
             m._locks.pop(next(iter(m._locks)))
         m._locks[key] = [sum(a * y for a, y in zip(direction, other)) for other in N]
@@ -258,5 +259,5 @@ def _search_fates(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
 
 
 def _fate_value(m: Model, f: Fate) -> Fraction:
-    """<A m_F, z_v> on F at the fate layer (the common score a locked entry states)."""
-    return _dot(_matvec(m.A, f.limit), m.layer(f.layer)[min(f.set)])
+    """<A m_F, z_v> on F at the fate layer (the common score a locked entry states), from the integer scores."""
+    return _lock_value(m, f.layer, f.set)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 MAX_DIGITS = 100_000  # longest number string read (the largest exact positions have a few thousand digits)
 MAX_LAYER = 5000  # the last layer a run may state; later is refused before checking
+MAX_DIMENSION = 64  # the dimension d of a configuration's points (the suite's own limit); larger is refused
 # Estimated work of checking one configuration (replay_work units, a few tenths of a microsecond
 # each). The suite never emits a run beyond it (verify.claims caps its layers).
 DEFAULT_MAX_WORK = 40_000_000
@@ -23,7 +24,7 @@ WORK_BITS = 512  # a work unit: one multiply-add of integers of up to WORK_BITS 
 SCORE_OVERHEAD = 2  # a score's fixed cost, in products (the interpreter's loop over d products)
 SET_GROWTH_BITS = 4  # bits a layer adds to the replay's integers through the attention sets' sizes (estimate)
 RUN_OVERHEAD = 5000  # work units charged per run (its fixed cost: facts, fates, nine claims)
-NUMBER_COST = 4  # work units charged per number read from a certificate
+NUMBER_COST = 12  # work units charged per number read (about what reading one costs, measured: a few microseconds)
 WORK_SLACK = 1.2  # the meter stops a file at WORK_SLACK times its total work limit
 MAX_CHAIN_DIGITS = 2_000_000  # longest number of a closed-form chain (D9), read in chunks
 MAX_CHAIN_THRESHOLD = 200_000  # largest t a chain's sign is scanned to or a path evaluated at
@@ -49,6 +50,8 @@ CHECKER_LIMITS: tuple[Limit, ...] = (
     Limit("MAX_DIGITS", MAX_DIGITS, "characters of a number (p, p/q or a plain decimal; exponents are refused)",
           REJECTED),
     Limit("MAX_LAYER", MAX_LAYER, "the last layer a run states", REFUSED),
+    Limit("MAX_DIMENSION", MAX_DIMENSION, "the dimension d of a configuration (its matrices' eliminations are d^3)",
+          REFUSED),
     Limit("DEFAULT_MAX_WORK", DEFAULT_MAX_WORK, "estimated work of checking one configuration (--max-work)", REFUSED),
     Limit("DEFAULT_MAX_TOTAL_WORK", DEFAULT_MAX_TOTAL_WORK,
           "estimated work of checking all the configurations of a file (--max-total-work)", REFUSED),

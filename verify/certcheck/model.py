@@ -10,16 +10,17 @@ are checked against, and :class:`Context` is the replay with what the enclosing 
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
+import threading
 from fractions import Fraction
-from typing import Any, NamedTuple, cast
+from typing import Any, Iterator, NamedTuple, cast
 
 from .common import BadInput, Point, Rejected, _require
-from .estimate import input_bits, replay_growth
-from .limits import SCORE_OVERHEAD
-from .meter import _charge, _cost
-from .numbers import _bits, _dot, _get, _int, _integer_rows, _inverse, _matvec, _number, _positive_definite
+from .estimate import input_bits, replay_growth, setup_work, value_growth
+from .limits import MAX_DIMENSION, SCORE_OVERHEAD
+from .meter import _charge, _cost, _gcd_cost
+from .numbers import _bits, _get, _int, _integer_rows, _inverse, _number, _positive_definite
 
 
 class Model:
@@ -46,68 +47,106 @@ class Model:
                 and len({len(t) for t in tokens}) == 1):
             raise BadInput("config.tokens", "expected a nonempty list of points of one dimension")
         self.n, self.d = len(tokens), len(tokens[0])
+        if self.d > MAX_DIMENSION:
+            raise BadInput("config.tokens", f"points of dimension {self.d}, beyond the checker's limit of {MAX_DIMENSION}")
         self.unsupported = None if config.get("beta") is None else (
             "softmax attention (beta) is not implemented by the checker; no certificate can be re-derived")
         layer0 = [tuple(number(c, f"config.tokens[{i}][{r}]") for r, c in enumerate(t)) for i, t in enumerate(tokens)]
-        identity = [[Fraction(int(r == c)) for c in range(self.d)] for r in range(self.d)]
-        self.A = identity if config.get("A") is None else matrix(config["A"], "config.A")
+        self.given_A = config.get("A") is not None  # absent: the identity, for which nothing is eliminated
+        self.A = _identity(self.d) if not self.given_A else matrix(config["A"], "config.A")
         self.V = None if config.get("V") is None else matrix(config["V"], "config.V")
         self.alpha = None
         if self.V is None:
             self.alpha = number(config.get("alpha"), "config.alpha")
             if self.alpha <= 0:
                 raise BadInput("config.alpha", f"expected alpha > 0, got {self.alpha}")
-        else:
-            # z' = (I + V)^{-1} (z + V m) (docs/theory.md §6): keep = (I + V)^{-1}, move = (I + V)^{-1} V.
-            self.keep = _inverse([[identity[r][c] + self.V[r][c] for c in range(self.d)] for r in range(self.d)])
-            if self.keep is None:
-                raise BadInput("config.V", "I + V is singular, so the update is undefined")
-            self.move = [[_dot(row, col) for col in zip(*self.V)] for row in self.keep]
         # D3 and D7 are proved for z' = (z + alpha m)/(1 + alpha), which V = c I (c > 0) is, with alpha = c.
         self.proved_model = self.V is None or (self.V[0][0] > 0 and all(
             self.V[r][c] == (self.V[0][0] if r == c else 0) for r in range(self.d) for c in range(self.d)))
-        self.Asym = [[(self.A[r][c] + self.A[c][r]) / 2 for c in range(self.d)] for r in range(self.d)]
-        self._given_A = config.get("A") is not None
-        self._Asym_positive_definite: bool | None = None
         self._layers = [layer0]
         self._attention: list = []
-        self.bits = input_bits([x for z in layer0 for x in z] + [x for row in self.A for x in row]
+        self.bits = input_bits([x for z in layer0 for x in z] + ([x for row in self.A for x in row] if self.given_A else [Fraction(1)])
                                + ([self.alpha] if self.alpha is not None else [])
                                + ([x for row in self.V for x in row] if self.V is not None else []))
-        self.growth = replay_growth(self.alpha, self.V)
-        self._A_scale = math.lcm(*(x.denominator for row in self.A for x in row))
-        self._A_integer = [[int(x * self._A_scale) for x in row] for row in self.A]
+        # What the checks of the configuration itself cost before any layer (the eliminations below, each done
+        # once per model and charged as it runs): estimated before anything is checked (.estimate).
+        self.setup = setup_work(self.d, self.bits, A=self.given_A, V=self.V is not None)
+        self._update: tuple | None = None  # the value matrix's update, (keep, move) as integer rows (see _value_update)
+        self._growth: int | None = None
+        self._A_scale, self._A_integer = (1, None) if not self.given_A else _integer_rows(self.A)[::-1]
+        self._A_bits = 1 if self._A_integer is None else _bits(self._A_integer)
+        self._Asym: list | None = None
+        self._Asym_positive_definite: bool | None = None
         self._diagonals: dict[int, tuple[list, int]] = {}
         self._integers: dict[int, tuple[list, int]] = {}
         self._locks: dict[tuple, list] = {}
         self._Asym_integer: tuple[list, int] | None = None
         self._rows: tuple[int, Rows] | None = None
         self._facts: dict[tuple, Any] = {}  # the run's Facts by last layer and chain (statuses.facts_of)
-        # The replay never goes past the run's last layer (set by the caller, checked against the
-        # work limit before any checking): a certificate naming a later layer is rejected.
+        # The replay never goes past the run's last layer (set by the caller, checked against the work limit
+        # before any checking): a certificate naming a later layer is rejected.
         self.last = 0
+
+    @property
+    def growth(self) -> int:
+        """Bits the replay's integers grow by per layer (.estimate), from the update computed once per model."""
+        if self._growth is None:
+            if self.V is None:
+                self._growth = replay_growth(self.alpha)
+            else:
+                keep, move = self._value_update()
+                self._growth = value_growth(keep, move)
+        return self._growth
+
+    def _value_update(self) -> tuple:
+        """z' = (I + V)^{-1} (z + V m) (docs/theory.md §6): (keep, move) = ((I + V)^{-1}, (I + V)^{-1} V), computed once
+        (the inverse charged as it runs). BadInput when I + V is singular."""
+        if self._update is None:
+            V = cast(list, self.V)
+            keep = _inverse([[int(r == c) + V[r][c] for c in range(self.d)] for r in range(self.d)])
+            if keep is None:
+                raise BadInput("config.V", "I + V is singular, so the update is undefined")
+            K, k_scale = _integer_rows(keep)
+            W, w_scale = _integer_rows(V)
+            _charge(_cost(self.d ** 3, _bits(K), _bits(W)) + _gcd_cost(self.d * self.d, _bits(K) + _bits(W)))
+            move = [[Fraction(sum(a * b for a, b in zip(row, col)), k_scale * w_scale) for col in zip(*W)] for row in K]
+            self._update = (keep, move, (K, k_scale), _integer_rows(move))
+        return self._update[:2]
+
+    @property
+    def Asym(self) -> list:
+        """(A + A^T)/2."""
+        if self._Asym is None:
+            self._Asym = self.A if self.A_symmetric else [[(self.A[r][c] + self.A[c][r]) / 2 for c in range(self.d)]
+                                                          for r in range(self.d)]
+        return self._Asym
 
     @property
     def A_symmetric(self) -> bool:
         """A = A^T (A absent: the identity)."""
-        return not self._given_A or all(self.A[r][c] == self.A[c][r] for r in range(self.d) for c in range(r))
+        return not self.given_A or all(self.A[r][c] == self.A[c][r] for r in range(self.d) for c in range(r))
 
     @property
     def Asym_positive_definite(self) -> bool:
-        """(A + A^T)/2 positive definite, decided exactly once per model (A absent: the identity, which is)."""
+        """(A + A^T)/2 positive definite, decided exactly once per model (A absent: the identity, which is), the
+        elimination charged as it runs."""
         if self._Asym_positive_definite is None:
-            self._Asym_positive_definite = not self._given_A or _positive_definite(self.Asym)
+            self._Asym_positive_definite = not self.given_A or _positive_definite(self.Asym)
         return self._Asym_positive_definite
 
     def layer(self, k: int) -> list:
         _require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")
         while len(self._layers) <= k:
             previous = len(self._layers) - 1
-            Z, C = self._layers[-1], self.attention(previous)
+            C = self.attention(previous)
             N, D = self.integer_layer(previous)
             size = _bits(N)
-            # The sums over every C_i, then one reduced fraction (a gcd) per coordinate.
+            # The sums over every C_i, then one reduced fraction (a gcd) per coordinate; with a value matrix
+            # also its two products per token (d^2 each).
             _charge(_cost(sum(map(len, C)) * self.d, size) + _cost(self.n * self.d, size, size))
+            if self.V is not None:
+                self._value_update()
+                _charge(_cost(2 * self.n * self.d * self.d, size, _bits(self._update[2][0]) + _bits(self._update[3][0])))  # type: ignore[index]
             new = []
             for i, Ci in enumerate(C):
                 # The mean over C_i from the layer's integer numerators: sum / (|C_i| D).
@@ -119,10 +158,12 @@ class Model:
                     # z' = (z + alpha m)/(1 + alpha) = (q |C_i| N_i + p sum) / (|C_i| D (p + q))
                     scale = members * D * (p + q)
                     new.append(tuple(Fraction(q * members * x + p * t, scale) for x, t in zip(N[i], total)))
-                else:  # then keep and move are set (I + V checked invertible on input)
-                    keep, move = cast(list, self.keep), cast(list, self.move)
-                    m = tuple(Fraction(t, members * D) for t in total)
-                    new.append(tuple(a + b for a, b in zip(_matvec(keep, Z[i]), _matvec(move, m))))
+                else:  # z' = keep z + move m, in integers over the scales of keep, move and the layer
+                    (K, k_scale), (M, m_scale) = self._update[2:]  # type: ignore[index]
+                    kz = [sum(a * x for a, x in zip(row, N[i])) for row in K]
+                    mm = [sum(a * t for a, t in zip(row, total)) for row in M]
+                    scale = k_scale * m_scale * members * D
+                    new.append(tuple(Fraction(a * m_scale * members + b * k_scale, scale) for a, b in zip(kz, mm)))
             self._layers.append(new)
         return self._layers[k]
 
@@ -145,10 +186,6 @@ class Model:
         diagonal, scale = self._scored(k)
         return Fraction(diagonal[i], scale)
 
-    def score(self, x: Point, y: Point) -> Fraction:
-        """<A x, y> (docs/theory.md §1: C_i maximises <A z_i, z_j> over j)."""
-        return _dot(_matvec(self.A, x), y)
-
     def scale(self, k: int) -> int:
         """The positive scale of layer k's integer scores: scale <A z_i, z_j> = <A_int N_i, N_j>."""
         return self._scored(k)[1]
@@ -164,14 +201,15 @@ class Model:
         if k not in self._diagonals:
             N, D = self.integer_layer(k)
             size = _bits(N)
-            a_bits = _bits(self._A_integer)
-            _charge(_cost(self.n * self.d * self.d, size, a_bits)
+            a_bits = self._A_bits
+            _charge((_cost(self.n * self.d * self.d, size, a_bits) if self.given_A else 0)
                     + _cost(self.n * self.n * (self.d + SCORE_OVERHEAD), size + a_bits, size))
             sets: list[frozenset] = []
             diagonal: list[int] = []
             interned: dict[frozenset, frozenset] = {}
+            A_integer = self._A_integer
             for i, row in enumerate(N):
-                Az = [sum(a * x for a, x in zip(A_row, row)) for A_row in self._A_integer]
+                Az = row if A_integer is None else [sum(a * x for a, x in zip(A_row, row)) for A_row in A_integer]
                 values = [sum(a * y for a, y in zip(Az, other)) for other in N]
                 top = max(values)
                 members = frozenset(j for j, v in enumerate(values) if v == top)
@@ -258,11 +296,38 @@ def _last_layer(cert: dict, ctx: Context) -> int:
 
 
 _MODELS: dict[str, Model] = {}
+_CHECK = threading.local()
+_IDENTITIES: dict[int, list] = {}
+
+
+def _identity(d: int) -> list:
+    """The d x d identity as Fractions, one shared copy per d (never changed)."""
+    if d not in _IDENTITIES:
+        _IDENTITIES[d] = [[Fraction(int(r == c)) for c in range(d)] for r in range(d)]
+    return _IDENTITIES[d]
+
+
+@contextlib.contextmanager
+def _models_cached() -> Iterator[None]:
+    """Within the block, each configuration's model is built once (its numbers read once, its eliminations
+    done once), whatever part of the check asks for it; the models are dropped at the end."""
+    previous = getattr(_CHECK, "models", None)
+    _CHECK.models = {}
+    try:
+        yield
+    finally:
+        _CHECK.models = previous
 
 
 def _model(config: Any) -> Model:
-    """The replay of ``config``, kept for a few configurations (it depends on the configuration only)."""
+    """The replay of ``config``: one per configuration during a check (:func:`_models_cached`), else kept for a
+    few configurations (it depends on the configuration only)."""
     key = json.dumps(config, sort_keys=True, default=str)
+    models = getattr(_CHECK, "models", None)
+    if models is not None:
+        if key not in models:
+            models[key] = _MODELS.get(key) or Model(config)
+        return models[key]
     if key not in _MODELS:
         model = Model(config)
         if len(_MODELS) >= 16:

@@ -23,6 +23,7 @@ from .meter import _charge, _cost, _gcd_cost
 def _number(x: Any, where: str) -> Fraction:
     # bool is an int in Python; a float's binary value is not the exact number it was meant to be.
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        _charge(NUMBER_COST // 4)
         return Fraction(x)
     # Only "p", "p/q" or a plain decimal: Fraction would also take "1e999999999", a denial of service.
     if isinstance(x, str) and len(x) <= MAX_DIGITS and _plain(x):

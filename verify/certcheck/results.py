@@ -22,7 +22,7 @@ from .estimate import max_checkable_layer
 from .jsonvalues import _brief_json, _count, _same_json
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
 from .meter import _metered
-from .model import _model
+from .model import _model, _models_cached
 from .numbers import _number
 from .report_schema import CONFIGURATION
 from .results_schema import ERROR_RECORD, RECORD, RESULTS
@@ -80,8 +80,8 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None, 
             continue
         records[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
-    _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
-    with _metered(total) as meter:
+    with _models_cached(), _metered(total) as meter:
+        _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
         result = _check_results(data, source, examples, records, runs, models)
         result.work = meter[1] - meter[0]
         return result

@@ -18,12 +18,12 @@ from typing import Any, NamedTuple
 from .claims import CHECKS, RESTS_ON
 from .closed_form import _run_chain
 from .common import BadInput, CLAIM_ID, CheckResult, FORMAT, Outcome, Point, Rejected
-from .estimate import replay_work
+from .estimate import replay_work, setup_work
 from .fates import _fate_value, _is_leader
 from .jsonvalues import _brief_json, _same_json
-from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_LAYER, RUN_OVERHEAD
+from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_DIMENSION, MAX_LAYER, RUN_OVERHEAD
 from .meter import WorkLimit, _charge, _metered
-from .model import Context, Fate, Model, _model
+from .model import Context, Fate, Model, _model, _models_cached
 from .numbers import _number, _text
 from .report_schema import CLAIMS_REPORT, CONFIGURATION
 from .schema import CHECKED, Obj
@@ -59,9 +59,14 @@ def _shape(config: Any, where: str) -> tuple[int, int]:
 
 
 def _admit(runs: list, max_work: int, max_total_work: int) -> None:
-    """Refuse, before any checking, a run whose last layer or estimated replay work is beyond the limits,
-    and a file whose runs together are."""
-    total = 0
+    """Refuse, before any checking, a run whose last layer, dimension or estimated work is beyond the limits,
+    and a file whose runs together are. Called under the file's meter (:func:`_checked`).
+
+    First every configuration is read and what checking it costs before any layer is estimated from its
+    size (:func:`.estimate.setup_work`: the eliminations of A and V), so that no elimination runs for a file
+    whose configurations alone are beyond the limits; then each run's replay through its last layer."""
+    shapes = []
+    smallest = 0.0
     for run in runs:
         last = run.last_layer
         if isinstance(last, bool) or not isinstance(last, int) or last < 0:
@@ -69,17 +74,47 @@ def _admit(runs: list, max_work: int, max_total_work: int) -> None:
         if last > MAX_LAYER:
             raise BadInput(f"{run.source}.last_layer", f"{last} is beyond the checker's limit of {MAX_LAYER} layers")
         n, d = _shape(run.config, f"{run.source}.config")
-        model = _model(run.config)
-        work = replay_work(n, d, last, model.bits, model.growth)
+        if d > MAX_DIMENSION:
+            raise BadInput(f"{run.source}.config.tokens", f"points of dimension {d}, beyond the checker's limit of "
+                                                          f"{MAX_DIMENSION}")
+        # The least its matrices can cost (numbers of one bit), before a number of them is read.
+        smallest += setup_work(d, 1, A=run.config.get("A") is not None, V=run.config.get("V") is not None)
+        _refuse_setup(run, d, smallest, max_total_work, "the file's configurations up to this one")
+        shapes.append((n, d))
+    setups = []
+    total = 0.0
+    for run, (n, d) in zip(runs, shapes):
+        try:
+            model = _model(run.config)
+        except WorkLimit as error:  # reading the configurations' numbers alone spent the file's allowance
+            raise BadInput(f"{run.source}.config", str(error)) from None
+        total += model.setup
+        _refuse_setup(run, d, model.setup, max_work, "the configuration")
+        _refuse_setup(run, d, total, max_total_work, "the file's configurations up to this one")
+        setups.append((run, n, d, model))
+    total = 0.0
+    for run, n, d, model in setups:
+        try:
+            growth = model.growth
+        except WorkLimit as error:  # the numbers of an inverse grew beyond every estimate: refused, not checked
+            raise BadInput(f"{run.source}.config.V", str(error)) from None
+        work = replay_work(n, d, run.last_layer, model.bits, growth, A=model.given_A, V=model.V is not None)
         if work > max_work:
             raise BadInput(f"{run.source}.last_layer",
-                           f"replaying {n} tokens in d = {d} through layer {last} is {work:.3g} units of work, more "
-                           f"than the limit of {max_work:.3g} (raise it with --max-work)")
+                           f"replaying {n} tokens in d = {d} through layer {run.last_layer} is {work:.3g} units of work, "
+                           f"more than the limit of {max_work:.3g} (raise it with --max-work)")
         total += work
         if total > max_total_work:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying the file's configurations up to this one is {total:.3g} units of work, more "
                            f"than the limit of {max_total_work:.3g} for one file (raise it with --max-total-work)")
+
+
+def _refuse_setup(run: Run, d: int, work: float, limit: float, what: str) -> None:
+    if work > limit:
+        raise BadInput(f"{run.source}.config", f"checking {what} in d = {d} before any layer (the eliminations of "
+                                               f"A and V, d^3 each) is {work:.3g} units of work, more than the limit "
+                                               f"of {limit:.3g} (raise it with --max-work or --max-total-work)")
 
 
 def _check_run(run: Run) -> list[Outcome]:
@@ -226,7 +261,8 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
             problems.append(f"stopped_by is 'layer budget', but last_layer {last} is not the budget {budget}")
         elif run.stopped_by == "time budget" and run.time_budget is None:
             problems.append("stopped_by is 'time budget', but the run had no time budget")
-        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits, m.growth) <= DEFAULT_MAX_WORK:
+        elif run.stopped_by == "work limit" and replay_work(m.n, m.d, last + 1, m.bits, m.growth, A=m.given_A,
+                                                            V=m.V is not None) <= DEFAULT_MAX_WORK:
             problems.append(f"stopped_by is 'work limit', but layer {last + 1} is within the default work limit")
     statuses = [v.get("status") for v in run.verdicts.values() if isinstance(v, dict)]
     if run.status is not None and run.status != _combine(statuses):
@@ -357,8 +393,8 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
               outside_hypotheses=data.get("outside_hypotheses"),
               hypothesis_violations=data.get("hypothesis_violations"), problems=() if top is None else (top,))
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
-    _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
-    with _metered(total) as meter:
+    with _models_cached(), _metered(total) as meter:
+        _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
         result = CheckResult(_check_run(run))
         result.work = meter[1] - meter[0]
         return result
@@ -375,9 +411,11 @@ def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settle
     """
     run = Run("record", configuration, verdicts, last_layer, settled_layer, fates=fates, status=status,
               stopped_by=stopped_by, layer_budget=layer_budget, time_budget=time_budget)
-    _admit([run], sys.maxsize, sys.maxsize)
+    with _models_cached():
+        _admit([run], sys.maxsize, sys.maxsize)
+        outcomes = _check_run(run)
     result: dict[str, dict[str, Any]] = {}
-    for o in _check_run(run):
+    for o in outcomes:
         if o.claim in result:  # several problems with the run: keep the first
             continue
         result[o.claim] = {"ok": o.status in ("verified", "inconclusive"), "status": o.status, "reason": o.reason}

@@ -104,56 +104,68 @@ def _short_key(key: Any) -> str:
     return text[:40] + ("..." if len(text) > 40 else "")
 
 
-def _join(where: str, key: Any) -> str:
-    return f"{where}.{_short_key(key)}" if where else _short_key(key)
+def _where(path: Any) -> str:
+    """The dotted text of a path kept as nested pairs (prefix, key): formatted only for a problem."""
+    parts = []
+    while isinstance(path, tuple):
+        path, key = path
+        parts.append(f"[{key}]" if isinstance(key, int) else "." + _short_key(key))
+    text = str(path) + "".join(reversed(parts))
+    return text.lstrip(".") or "(top level)"
 
 
 def problem(value: Any, node: Node, where: str = "") -> str | None:
     """The first place where ``value`` departs from ``node``'s keys (None: it does not), as
     ``"where.key: why"``: a key the schema does not have, a required key missing, an object or a
     list where the schema has something else. Iterative: a deep value cannot exhaust the stack."""
-    stack: list[tuple[Any, Node, str]] = [(value, node, where)]
+    stack: list[tuple[Any, Node, Any]] = [(value, node, where)]
+    pop, push = stack.pop, stack.append
     while stack:
-        value, node, where = stack.pop()
-        if isinstance(node, Unchecked):
-            if node.shape is not None:
-                stack.append((value, node.shape, where))
+        value, node, path = pop()
+        kind = type(node)
+        if kind is Checked:
             continue
-        if isinstance(node, Either):
-            if value is None and node.none:
+        if kind is Obj:
+            if type(value) is not dict:
+                return f"{_where(path)}: expected an object, got {_describe(value)}"
+            fields, extra = node.fields, node.extra  # type: ignore[attr-defined]
+            for key, child in value.items():
+                if key in fields:
+                    child_node = fields[key]
+                elif extra is not None and isinstance(key, str) and extra[1](key):
+                    child_node = extra[2]
+                else:
+                    if not fields and extra is not None:
+                        return f"{_where((path, key))}: not a key of {node.name or 'an object'} {extra[0]}"  # type: ignore[attr-defined]
+                    known = ", ".join(sorted(fields)) + (f", {extra[0]}" if extra else "")
+                    return f"{_where((path, key))}: not a field of {node.name or 'this object'} ({known[:300]})"  # type: ignore[attr-defined]
+                if type(child_node) is not Checked:
+                    push((child, child_node, (path, key)))
+            for key in fields:
+                if key not in value and key not in node.optional:  # type: ignore[attr-defined]
+                    return f"{_where(path)}: missing {key!r}"
+        elif kind is Items:
+            if type(value) is not list:
+                return f"{_where(path)}: expected a list, got {_describe(value)}"
+            item = node.item  # type: ignore[attr-defined]
+            if type(item) is not Checked:
+                for index in range(len(value) - 1, -1, -1):
+                    push((value[index], item, (path, index)))
+        elif kind is Unchecked:
+            if node.shape is not None:  # type: ignore[attr-defined]
+                push((value, node.shape, path))  # type: ignore[attr-defined]
+        elif kind is Either:
+            if value is None and node.none:  # type: ignore[attr-defined]
                 continue
-            if node.choose is not None:
-                index = node.choose(value)
+            if node.choose is not None:  # type: ignore[attr-defined]
+                index = node.choose(value)  # type: ignore[attr-defined]
                 if index < 0:
-                    return f"{where}: not one of the forms this field takes"
-                stack.append((value, node.options[index], where))
-            elif len(node.options) == 1:
-                stack.append((value, node.options[0], where))
+                    return f"{_where(path)}: not one of the forms this field takes"
+                push((value, node.options[index], path))  # type: ignore[attr-defined]
+            elif len(node.options) == 1:  # type: ignore[attr-defined]
+                push((value, node.options[0], path))  # type: ignore[attr-defined]
             elif value is not None:
-                return f"{where}: expected null"
-            continue
-        if isinstance(node, Items):
-            if not isinstance(value, list):
-                return f"{where or '(top level)'}: expected a list, got {_describe(value)}"
-            for index in range(len(value) - 1, -1, -1):
-                stack.append((value[index], node.item, f"{where}[{index}]"))
-            continue
-        if isinstance(node, Obj):
-            if not isinstance(value, dict):
-                return f"{where or '(top level)'}: expected an object, got {_describe(value)}"
-            for key in value:
-                if key not in node.fields and not (node.extra is not None and isinstance(key, str)
-                                                   and node.extra[1](key)):
-                    if not node.fields and node.extra is not None:
-                        return f"{_join(where, key)}: not a key of {node.name or 'an object'} {node.extra[0]}"
-                    known = ", ".join(sorted(node.fields)) + (f", {node.extra[0]}" if node.extra else "")
-                    return f"{_join(where, key)}: not a field of {node.name or 'this object'} ({known[:300]})"
-            missing = [key for key in node.fields if key not in value and key not in node.optional]
-            if missing:
-                return f"{where or '(top level)'}: missing {missing[0]!r}"
-            extra = node.extra[2] if node.extra is not None else CHECKED
-            children = [(value[key], node.fields.get(key, extra), _join(where, key)) for key in value]
-            stack.extend(reversed(children))
+                return f"{_where(path)}: expected null"
     return None
 
 

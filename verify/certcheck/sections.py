@@ -150,10 +150,11 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         base = runs_folder(runs, root)
         if base is None:
             unfollowed = _unfollowed(root) if runs is None else None
+            files = counted(len(block['files']), 'saved file was', 'saved files were')
             outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, (
-                f"its {counted(len(block['files']), 'saved file was', 'saved files were')} not read: "
-                + (unfollowed if unfollowed is not None else
-                   f"not found under {root}/ ({'--runs ' + runs + ' is not a folder' if runs is not None else 'no folder ' + root + ' here'})")
+                (f"its {files} not read: {unfollowed}" if unfollowed is not None else
+                 f"its {files} not found under {root}/ ("
+                 + (f"--runs {runs} is not a folder" if runs is not None else f"no folder {root} here") + ")")
                 + "; give the folder the report was built from with --runs DIR")))
             continue
         _record_read("saved results", f"{os.path.join(base, *folder.split('/'))} ({key} section)")

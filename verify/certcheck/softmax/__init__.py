@@ -48,7 +48,7 @@ import traceback
 from fractions import Fraction
 from typing import Any
 
-from ..estimate import input_bits, replay_growth
+from ..estimate import input_bits, replay_growth, setup_work
 from ..jsontext import REPEATED_KEY, Refused, UnreadableJSON, read_json_file
 from ..limits import DEFAULT_MAX_WORK, SCORE_OVERHEAD
 from ..meter import WorkLimit, _charge, _cost, _gcd_cost, _metered
@@ -366,8 +366,10 @@ def record_work(data: Any) -> int:
     numbers = [_config_number(x, "config.tokens") for t in tokens for x in t] + [alpha]
     if config.get("A") is not None:
         numbers += [_config_number(x, "config.A") for row in config["A"] for x in row]
-    return estimated_work(len(tokens), len(tokens[0]), len(records) - 1, bits=input_bits(numbers),
-                          growth=replay_growth(alpha), record_bits=[_text_bits(r) for r in records])
+    bits = input_bits(numbers)
+    return estimated_work(len(tokens), len(tokens[0]), len(records) - 1, bits=bits, growth=replay_growth(alpha),
+                          record_bits=[_text_bits(r) for r in records]) + int(setup_work(len(tokens[0]), bits,
+                                                                                         A=config.get("A") is not None))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,8 +426,8 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
             # growing by alpha's update each layer; refused before the replay when beyond the limit.
             bits = input_bits([x for z in Z0 for x in z] + [x for row in A for x in row] + [alpha])
             _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=bits, growth=replay_growth(alpha),
-                                          record_bits=[_text_bits(r) for r in records]),
-                           n, d, len(records) - 1, max_work)
+                                          record_bits=[_text_bits(r) for r in records])
+                           + int(setup_work(d, bits, A=raw_A is not None)), n, d, len(records) - 1, max_work)
             shape = _schema_problem(cert, CERTIFICATE, "softmax_certificate")
             if shape is not None:
                 raise _Rejected(shape)
