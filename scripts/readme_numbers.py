@@ -128,6 +128,16 @@ def certcheck_limits_table() -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def certcheck_unchecked_table() -> str:
+    """docs/certcheck.md's table of every field the checker does not check, from its own schemas."""
+    from verify import certcheck
+
+    lines = ["| file | field | why it is not checked |", "|---|---|---|"]
+    for kind, node in certcheck.schemas().items():
+        lines += [f"| {kind} | `{row.pattern}` | {row.reason} |" for row in certcheck.schema.rows(node)]
+    return "\n" + "\n".join(lines) + "\n"
+
+
 def selftest_sentence() -> str:
     return (f"{len(EXACT_MUTANTS) + len(FLOAT_MUTANTS)} wrong variants: {len(EXACT_MUTANTS)} of the update rule "
             f"and {len(FLOAT_MUTANTS)} of the float engine")
@@ -511,6 +521,7 @@ SOURCES: dict[str, Source] = {
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
     "certcheck_limits": Derived(certcheck_limits_table),
+    "certcheck_unchecked": Derived(certcheck_unchecked_table),
     "selftest_variants": Derived(selftest_sentence),
     "conjecture_count": Derived(conjecture_count_line),
     "fast_lane_examples": Derived(fast_lane_sentence),

@@ -59,7 +59,8 @@ from .closed_form import CLOSED_FORM_FORMAT, TooExpensive, verify_closed_form
 from .common import (BAD_INPUT, COULD_NOT_COMPLETE, FORMAT, NOT_CHECKED, OUTCOME_STATUSES, RESULTS_SCHEMA, BadInput,
                      CheckResult, Outcome, Rejected, safe_text)
 from .estimate import input_bits, max_checkable_layer, replay_growth, replay_work, setup_work
-from .files import KINDS, check_data, check_file, file_kind, read_json
+from .files import KINDS, check_data, check_file, file_kind, read_json, schema_of, schemas
+from . import schema
 from .glance import CONJECTURE_PREDICTS, SUMMARY_FIELDS, SUMMARY_LINES
 from .jsonvalues import DecimalText, canonical_json, canonical_sha256
 from .limits import (CHECKER_LIMITS, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_CHAIN_DIGITS,
@@ -75,6 +76,7 @@ from .sections import (SECTION_FILES, SECTION_ITEM_FIELDS, SECTION_PARSE_BYTES, 
 __all__ = [
     # checking a file, a decoded file, a claims report, a results.json, one record
     "check_file", "check_data", "check_report", "check_results", "check_record", "read_json", "file_kind", "KINDS",
+    "schema_of", "schemas", "schema",
     "CheckResult", "Outcome", "OUTCOME_STATUSES", "NOT_CHECKED", "BadInput", "Rejected", "Model", "CHECKS", "RESTS_ON",
     "FORMAT", "RESULTS_SCHEMA", "RUN", "SUMMARY", "HORIZON", "SECTIONS",
     # closed-form chains (D9)

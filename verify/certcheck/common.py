@@ -110,6 +110,7 @@ class CheckResult:
     def __init__(self, outcomes: list[Outcome] | None = None) -> None:
         self.outcomes: list[Outcome] = list(outcomes or [])
         self.read: list[tuple[str, str]] = []  # (what, path): every file and folder the check read, in order
+        self.unchecked: list = []  # the not-checked fields the file holds (schema.Row: pattern, reason)
         self.work = 0.0  # work units the checks were charged (see CHECKER_LIMITS)
         self.notes: list[str] = []  # lines a sibling checker prints (a softmax record's)
         # Verified certificates that a statement is false (a control result's impossibility
@@ -131,6 +132,7 @@ class CheckResult:
     def to_json_dict(self) -> dict[str, Any]:
         return {"exit_status": self.exit_status, "counts": self.counts(),
                 "read": [{"what": what, "path": path} for what, path in self.read],
+                "not_checked": [{"field": row.pattern, "why": row.reason} for row in self.unchecked],
                 "outcomes": [o._asdict() for o in self.outcomes]}
 
     def verdict_line(self) -> str:
@@ -160,12 +162,22 @@ class CheckResult:
         """One line per file and folder the check read (the file itself first)."""
         return [f"{what}: {safe_text(path)}" for what, path in self.read]
 
+    def unchecked_lines(self, *, verbose: bool = False) -> list[str]:
+        """The file's fields the checker does not check: one line naming them (with ``verbose``, one line each,
+        with the reason; docs/certcheck.md, "Not checked")."""
+        if not self.unchecked:
+            return []
+        if verbose:
+            return [safe_text(f"not checked: {row.pattern}: {row.reason}", 2000) for row in self.unchecked]
+        return [safe_text("not checked (measured, labels, logs; docs/certcheck.md, \"Not checked\"): "
+                          + ", ".join(row.pattern for row in self.unchecked), 4000)]
+
     def outcome_lines(self, *, verbose: bool = False) -> list[str]:
         return [safe_text(f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else ""), 2000)
                 for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
 
     def lines(self, *, verbose: bool = False) -> list[str]:
-        out = self.read_lines() + self.outcome_lines(verbose=verbose)
+        out = self.read_lines() + self.unchecked_lines(verbose=verbose) + self.outcome_lines(verbose=verbose)
         out += [safe_text(note, 2000) for note in self.notes]
         for claim, row in sorted(self.counts().items()):
             out.append(safe_text(f"{claim}: " + ", ".join(f"{v} {k}" for k, v in row.items() if v)))

@@ -20,6 +20,7 @@ from .limits import DEFAULT_MAX_BYTES
 from .report_schema import CLAIMS_REPORT
 from .results import check_results
 from .results_schema import RESULTS
+from .schema import Node, unchecked
 from .run import check_report
 
 
@@ -129,16 +130,20 @@ def _check_control(data: dict, source: str) -> CheckResult:
 def check_data(data: Any, *, source: str = "file", max_work: int = None,  # type: ignore[assignment]
                max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
                models: str | None = None) -> CheckResult:
-    """Re-verify a decoded file of any of the four kinds (:func:`file_kind` decides which)."""
+    """Re-verify a decoded file of any of the four kinds (:func:`file_kind` decides which); the result also
+    lists the fields of the file that are not checked (:func:`.schema.unchecked`)."""
     kind = file_kind(data, source)
     if kind == "claims":
-        return check_report(data, source=source, max_work=max_work, max_total_work=max_total_work)
-    if kind == "results":
-        return check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs,
-                             models=models)
-    if kind == "softmax":
-        return _check_softmax(data, source, max_work)
-    return _check_control(data, source)
+        result = check_report(data, source=source, max_work=max_work, max_total_work=max_total_work)
+    elif kind == "results":
+        result = check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs,
+                               models=models)
+    elif kind == "softmax":
+        result = _check_softmax(data, source, max_work)
+    else:
+        result = _check_control(data, source)
+    result.unchecked = unchecked(data, schema_of(data))
+    return result
 
 
 def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
@@ -165,3 +170,18 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
                             models=models)
     result.read = list(read)
     return result
+
+
+def schema_of(data: Any) -> Node:
+    """The schema (:mod:`.schema`) of a decoded file of a known kind (:func:`file_kind`)."""
+    kind = file_kind(data)
+    if kind == "control":
+        return control.RESULTS[data["kind"]]
+    return {"claims": CLAIMS_REPORT, "results": RESULTS, "softmax": softmax.RECORD}[kind]
+
+
+def schemas() -> dict[str, Node]:
+    """Every kind of file's schema, by name (docs/certcheck.md's table of what is not checked)."""
+    return {"claims report": CLAIMS_REPORT, "verification report (results.json)": RESULTS,
+            "softmax record": softmax.RECORD, "control result": control.RESULTS["control"],
+            "leader-sets result": control.RESULTS["leader_sets"]}

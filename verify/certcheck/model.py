@@ -327,6 +327,8 @@ def _model(config: Any) -> Model:
     if models is not None:
         if key not in models:
             models[key] = _MODELS.get(key) or Model(config)
+            if key not in _MODELS and len(_MODELS) < 16:  # kept for a later check of the same configuration
+                _MODELS[key] = models[key]
         return models[key]
     if key not in _MODELS:
         model = Model(config)

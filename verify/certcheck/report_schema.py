@@ -24,9 +24,9 @@ CROSS_CHECKS = ("the solvers' cross-checks (cvxpy, floats): evidence that never 
                 "certificate does")
 SEARCH_LOG = ("the producer's log of its closed-form (D9) searches: the checker repeats no search; the chain a verdict "
               "rests on is in its certificate")
-NOT_CERTIFIED_EVIDENCE = ("the producer's account of a verdict it did not certify (a failed verdict's counterexample, "
-                          "an inconclusive verdict's reason): certcheck re-verifies certificates, not counterexamples; "
-                          "`check` re-decides a counterexample file")
+NOT_CERTIFIED_EVIDENCE = ("in a failed or inconclusive verdict, the producer's account of it (a failed verdict's "
+                          "counterexample, an inconclusive verdict's reason): certcheck re-verifies certificates, not "
+                          "counterexamples; `check` re-decides a counterexample file")
 NO_ROUTINE = "a claim certcheck has no routine for: its verdict is reported unsupported, never verified"
 
 CONFIGURATION = Obj({
@@ -115,7 +115,7 @@ def _evidence(claim: str) -> Obj:
 
 _NOT_CERTIFIED_EVIDENCE = Obj({key: CHECKED for key in RUN_EVIDENCE} | {"closed_form_searches": Unchecked(SEARCH_LOG)},
                               optional=(*RUN_EVIDENCE, "closed_form_searches"),
-                              extra=("the producer's fields", lambda key: True, Unchecked(NOT_CERTIFIED_EVIDENCE)),
+                              extra=("other fields", lambda key: True, Unchecked(NOT_CERTIFIED_EVIDENCE)),
                               name="a verdict's evidence")
 
 
@@ -151,7 +151,8 @@ def _verdict_of(claim: str) -> Either:
 
 
 VERDICTS = Obj({claim: _verdict_of(claim) for claim in CERTIFICATES}, optional=tuple(CERTIFICATES),
-               extra=("claim ids without a routine", lambda key: True, Unchecked(NO_ROUTINE)), name="verdicts")
+               extra=("a claim without a routine", lambda key: True, Unchecked(NO_ROUTINE)), name="verdicts",
+               wildcard=True)
 
 # The run's statements besides its verdicts (a claims report's top level; a record holds the same run).
 RUN_FIELDS: dict[str, Node] = {

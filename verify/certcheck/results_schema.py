@@ -91,10 +91,11 @@ _CAMPAIGN = Obj({
     "tasks": CHECKED,
 }, name="the campaign")
 
+_AN_INPUT = Obj({"role": CHECKED, "path": CHECKED, "sha256": CHECKED}, name="an input")
 _INPUT = Either(
-    Obj({"role": CHECKED, "path": CHECKED, "sha256": CHECKED}, name="an input"),
-    Unchecked("the CAMPAIGN.toml the campaign was read from: the checker is not given the file (the campaign block "
-              "itself is checked)", Obj({"role": CHECKED, "path": CHECKED, "sha256": CHECKED}, name="an input")),
+    _AN_INPUT,
+    Unchecked("the entry of role campaign, the CAMPAIGN.toml the campaign was read from: the checker is not given the "
+              "file (the campaign block itself is checked, and the entry's path is its source)", _AN_INPUT),
     choose=lambda entry: 1 if isinstance(entry, dict) and entry.get("role") == "campaign" else 0)
 
 _TOP_COUNTEREXAMPLE = Obj({
@@ -120,9 +121,9 @@ def _section(key: str) -> Obj:
 
 
 _SECTIONS = Obj({key: _section(key) for key in SECTION_ITEM_FIELDS}, optional=tuple(SECTION_ITEM_FIELDS),
-                extra=("sections certcheck has no routine for", lambda key: True,
+                extra=("a section without a routine", lambda key: True,
                        Unchecked("a section certcheck has no routine for: reported not checked")),
-                name="optional_sections")
+                name="optional_sections", wildcard=True)
 
 _ENVIRONMENT = Unchecked("provenance: when and where the report was built (timestamps, timings, versions, the "
                          "command line, the git commit); the only block allowed to differ between runs",

@@ -58,11 +58,13 @@ class Obj(Node):
     ``extra`` = (what the keys are, a test of a key, the node of their values)."""
 
     def __init__(self, fields: dict[str, Node] | None = None, *, optional: tuple[str, ...] | frozenset = (),
-                 extra: tuple[str, Callable[[str], bool], Node] | None = None, name: str = "") -> None:
+                 extra: tuple[str, Callable[[str], bool], Node] | None = None, name: str = "",
+                 wildcard: bool = False) -> None:
         self.fields = dict(fields or {})
         self.optional = frozenset(optional)
         self.extra = extra
         self.name = name
+        self.wildcard = wildcard  # its keys are shown as * in the patterns of not-checked fields (claim ids)
         unknown = self.optional - set(self.fields)
         assert not unknown, unknown
 
@@ -169,6 +171,12 @@ def problem(value: Any, node: Node, where: str = "") -> str | None:
     return None
 
 
+def _extra(node: Obj) -> str:
+    """How the keys of one kind of an object show in a pattern: ``*`` for a map, ``<what they are>`` beside fields."""
+    assert node.extra is not None
+    return f"<{node.extra[0]}>" if node.fields else "*"
+
+
 class Row(NamedTuple):
     """One not-checked field: where (a pattern: ``[]`` any index, ``*`` any key) and why."""
 
@@ -208,10 +216,11 @@ def unchecked(value: Any, node: Node, prefix: str = "") -> list[Row]:
         elif isinstance(node, Obj) and isinstance(value, dict):
             children = []
             for key in value:
+                shown = "*" if node.wildcard else str(key)
                 if key in node.fields:
-                    children.append((value[key], node.fields[key], f"{where}.{key}" if where else str(key)))
+                    children.append((value[key], node.fields[key], f"{where}.{shown}" if where else shown))
                 elif node.extra is not None and isinstance(key, str) and node.extra[1](key):
-                    children.append((value[key], node.extra[2], f"{where}.*" if where else "*"))
+                    children.append((value[key], node.extra[2], f"{where}.{_extra(node)}" if where else _extra(node)))
             stack.extend(reversed(children))
     return [Row(p, r) for p, r in found.items()]
 
@@ -229,9 +238,10 @@ def rows(node: Node, prefix: str = "") -> Iterator[Row]:
             yield from walk(node.item, f"{where}[]")
         elif isinstance(node, Obj):
             for key, child in node.fields.items():
-                yield from walk(child, f"{where}.{key}" if where else key)
+                shown = "*" if node.wildcard else key
+                yield from walk(child, f"{where}.{shown}" if where else shown)
             if node.extra is not None:
-                yield from walk(node.extra[2], f"{where}.*" if where else "*")
+                yield from walk(node.extra[2], f"{where}.{_extra(node)}" if where else _extra(node))
 
     done: dict[str, str] = {}
     for row in walk(node, prefix):

@@ -77,7 +77,7 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     console = summary_console(json_to)
     # Everything below that comes from the file (sources, claim names, reasons) is printed as plain text:
     # Text objects are never parsed for markup, and safe_text escapes control characters.
-    for line in result.read_lines():
+    for line in result.read_lines() + result.unchecked_lines(verbose=verbose):
         console.print(Text(line), highlight=False, soft_wrap=True)
     for o in result.outcomes:
         if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
