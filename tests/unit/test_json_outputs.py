@@ -135,7 +135,7 @@ def test_a_protocol_record_with_a_nan_is_refused_naming_the_field_and_not_writte
 INDEPENDENT_WRITERS = {
     ("certcheck/cli.py", "main"),
     ("certcheck/softmax/__init__.py", "main"),
-    ("experiments/classify/checker.py", "main"),
+    ("certcheck/classify/__init__.py", "main"),
 }
 # Texts that are no file's content: keys, hashes' input, messages, in-memory round trips.
 NOT_WRITTEN = {
@@ -147,7 +147,7 @@ NOT_WRITTEN = {
     ("certcheck/jsonvalues.py", "canonical_json"),   # the checker's own canonical text, for sha256
     ("certcheck/model.py", "_model"),                # a cache key
     ("certcheck/statuses.py", "facts_of"),           # a key
-    ("experiments/classify/checker.py", "_unique_keys"),  # a key quoted in a message
+    ("certcheck/classify/__init__.py", "_construction_problems"),  # a block quoted in a message
     ("experiments/classify/experiment.py", "run_imdb"),   # json.loads(json.dumps(...)): plain JSON values in memory
     ("experiments/conjectures/base.py", "_config_key"),   # a key
     ("experiments/conjectures/base.py", "_confirm"),      # json.loads(json.dumps(...)), in memory

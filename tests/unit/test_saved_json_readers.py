@@ -209,7 +209,6 @@ def test_a_report_reads_a_clean_saved_file(tmp_path: Path) -> None:
 ALLOWED_DECODERS = {
     ("core/numbers.py", "parse_json"),
     ("certcheck/jsontext.py", "decode_json"),
-    ("experiments/classify/checker.py", "_read_json"),  # stdlib only: the same rule, its own copy
     ("experiments/sentiment/checkpoints.py", "_embedding_layout"),
     ("experiments/sentiment/checkpoints.py", "_compact_header"),
     ("app/commands/report.py", "_run"),

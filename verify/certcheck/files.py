@@ -57,8 +57,9 @@ def file_kind(data: Any, source: str = "file") -> str:
     if data.get("format") == CONTROL_FORMAT:
         markers.append(("control", "format"))
     if not markers:
-        raise BadInput(source, f"neither a claims report ({FORMAT!r}), a verification report ({RESULTS_SCHEMA!r}), a "
-                               f"softmax record (a {SOFTMAX_MARKER!r} object) nor a control result ({CONTROL_FORMAT!r})")
+        raise BadInput(source, f"no kind's marker (its format, schema or {SOFTMAX_MARKER}): neither a claims report "
+                               f"({FORMAT!r}), a verification report ({RESULTS_SCHEMA!r}), a softmax record (a "
+                               f"{SOFTMAX_MARKER!r} object) nor a control result ({CONTROL_FORMAT!r})")
     if len(markers) > 1:
         fields = " and ".join(f"{field} ({kind})" for kind, field in markers)
         raise BadInput(f"{source}.{markers[1][1]}", f"the file carries the markers of more than one kind: {fields}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .report_schema import CONFIGURATION, LABEL, RUN_FIELDS
-from .schema import ANY_KEY, CHECKED, CLAIM_KEY, Either, Items, Obj, Unchecked
+from .schema import ANY_KEY, CHECKED, CLAIM_KEY, Either, Items, Node, Obj, Projection, Unchecked
 from .sections import SECTION_BLOCK_KEYS, SECTION_FIGURE_KEYS, SECTION_ITEM_FIELDS, SECTION_ITEM_KEYS
 
 __all__ = ["RECORD", "ERROR_RECORD", "RESULTS", "record_node"]
@@ -106,8 +106,14 @@ _TOP_COUNTEREXAMPLE = Obj({
 }, name="a counterexample")
 
 
+# The copied fields compared as projections of their saved file (sections.py): they may leave keys out.
+PROJECTED_FIELDS = {"control": ("study",), "conjectures": ("power",), "classify": ("imdb", "scaling")}
+
+
 def _section(key: str) -> Obj:
-    item_fields = {k: CHECKED for k in (*sorted(SECTION_ITEM_KEYS), *sorted(SECTION_ITEM_FIELDS.get(key, ())))}
+    item_fields: dict[str, Node] = {k: CHECKED for k in (*sorted(SECTION_ITEM_KEYS),
+                                                         *sorted(SECTION_ITEM_FIELDS.get(key, ())))}
+    item_fields.update({k: Projection() for k in PROJECTED_FIELDS.get(key, ())})
     figure = Obj({"path": CHECKED, "sha256": CHECKED,
                   "file": Unchecked("where the report folder holds its copy of the figure (report.md and report.html "
                                     "show it; they are not read)")}, name="a figure")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterator, NamedTuple
 
-__all__ = ["Node", "Checked", "Unchecked", "Obj", "Items", "Either", "problem", "unchecked", "rows", "Row",
+__all__ = ["Node", "Checked", "Projection", "Unchecked", "Obj", "Items", "Either", "problem", "unchecked", "rows", "Row", "node_at",
            "ANY_KEY", "INDEX_KEY", "LAYER_KEY", "CLAIM_KEY", "pattern"]
 
 
@@ -30,6 +30,11 @@ class Node:
 class Checked(Node):
     """A value a routine of the checker re-derives and compares (or types, for a value that only
     steers what is checked: a format marker, an index)."""
+
+
+class Projection(Checked):
+    """A copy of part of a saved file, compared key by key with the file: it may leave keys out (it then shows less,
+    never something else), and every value it keeps must be the file's."""
 
 
 class Unchecked(Node):
@@ -125,7 +130,7 @@ def problem(value: Any, node: Node, where: str = "") -> str | None:
     while stack:
         value, node, path = pop()
         kind = type(node)
-        if kind is Checked:
+        if kind is Checked or kind is Projection:
             continue
         if kind is Obj:
             if type(value) is not dict:
@@ -141,7 +146,7 @@ def problem(value: Any, node: Node, where: str = "") -> str | None:
                         return f"{_where((path, key))}: not a key of {node.name or 'an object'} {extra[0]}"  # type: ignore[attr-defined]
                     known = ", ".join(sorted(fields)) + (f", {extra[0]}" if extra else "")
                     return f"{_where((path, key))}: not a field of {node.name or 'this object'} ({known[:300]})"  # type: ignore[attr-defined]
-                if type(child_node) is not Checked:
+                if not isinstance(child_node, Checked):
                     push((child, child_node, (path, key)))
             for key in fields:
                 if key not in value and key not in node.optional:  # type: ignore[attr-defined]
@@ -150,7 +155,7 @@ def problem(value: Any, node: Node, where: str = "") -> str | None:
             if type(value) is not list:
                 return f"{_where(path)}: expected a list, got {_describe(value)}"
             item = node.item  # type: ignore[attr-defined]
-            if type(item) is not Checked:
+            if not isinstance(item, Checked):
                 for index in range(len(value) - 1, -1, -1):
                     push((value[index], item, (path, index)))
         elif kind is Unchecked:
@@ -175,6 +180,44 @@ def _extra(node: Obj) -> str:
     """How the keys of one kind of an object show in a pattern: ``*`` for a map, ``<what they are>`` beside fields."""
     assert node.extra is not None
     return f"<{node.extra[0]}>" if node.fields else "*"
+
+
+def _resolved(value: Any, node: Node) -> Node:
+    """``node`` with its choice made for ``value`` (an Either's option)."""
+    while isinstance(node, Either):
+        if node.choose is not None:
+            index = node.choose(value)
+            if index < 0:
+                return CHECKED
+            node = node.options[index]
+        elif value is None or not node.options:
+            return CHECKED
+        else:
+            node = node.options[0]
+    return node
+
+
+def node_at(value: Any, node: Node, path: tuple) -> Node | None:
+    """The schema node of the place ``path`` (keys and indices) of ``value``, choices made by the values found
+    on the way; an Unchecked node on the way is returned (everything under it is not checked), a Checked one
+    too (its routine reads what is inside), None for a place the schema does not have."""
+    for part in path:
+        node = _resolved(value, node)
+        if isinstance(node, (Unchecked, Checked)):
+            return node
+        if isinstance(node, Obj) and isinstance(value, dict):
+            if part in node.fields:
+                node = node.fields[part]
+            elif node.extra is not None and isinstance(part, str) and node.extra[1](part):
+                node = node.extra[2]
+            else:
+                return None
+        elif isinstance(node, Items) and isinstance(value, list):
+            node = node.item
+        else:
+            return None
+        value = value[part]
+    return _resolved(value, node)
 
 
 class Row(NamedTuple):

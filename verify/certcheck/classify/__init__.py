@@ -1,9 +1,11 @@
 """The independent check of a classification network: replay it on every sequence, exactly.
 
-This module imports nothing from the package and nothing outside the standard library. It reads
-the network file and DATA.json itself, as strictly as every other checker of the suite (a key
-repeated in one object, NaN and Infinity are refused, as is a file that is not regular or larger
-than :data:`MAX_BYTES`), replays every block with :class:`fractions.Fraction`
+Like the rest of the checker package it imports nothing outside the standard library and nothing from the
+code it checks (from the package it shares the JSON reader and writer, the long-number reader and the
+schema language: :mod:`..jsontext`, :mod:`..numbers`, :mod:`..schema`). It reads the network file and
+DATA.json itself, as strictly as every other checker (a key repeated in one object, NaN and Infinity are
+refused, as is a file that is not regular or larger than :data:`MAX_BYTES`, and a key the network's
+schema does not have), replays every block with :class:`fractions.Fraction`
 (feed-forward x + W relu(U x + b); hardmax attention x_i -> rho x_i + V mean_{C_i} x_j with
 C_i = argmax_j (query . x_i)(key . x_j), ties averaged over positions, B = 0 meaning every token
 attends to the whole sequence; docs/theory.md §7), and says for every sequence whether all its final
@@ -12,10 +14,10 @@ per-sequence outputs in the network file are only compared with the replay.
 
 Usage::
 
-    python -m verify.experiments.classify.checker NET.json DATA.json [--json [FILE|-]]
+    python -m verify.certcheck.classify NET.json DATA.json [--json [FILE|-]]
 
 Exit status: 0 every sequence classified as its label, 1 some sequence is not (or a recorded
-output disagrees with the replay), 2 bad input (one line naming the field), 4 could not complete
+output, or a count of the construction's record, disagrees with the replay), 2 bad input (one line naming the field), 4 could not complete
 (the JSON could not be written, an internal error; one line).
 
 How it stays fast without trusting anything: a sequence is kept as its distinct token values
@@ -32,16 +34,18 @@ import argparse
 import bisect
 import hashlib
 import json
-import os
 import re
-import stat
 import sys
-import tempfile
 import time
 from fractions import Fraction
 from typing import Any, Callable, NoReturn
 
-__all__ = ["FORMAT", "MAX_BYTES", "BadInput", "CheckResult", "check_files", "check_objects", "main"]
+from ..jsontext import UnreadableJSON, read_json_file, write_text
+from ..numbers import _cf_digits, _int_text
+from ..schema import CHECKED, Either, Items, Obj, Row, Unchecked, unchecked
+from ..schema import problem as _schema_problem
+
+__all__ = ["FORMAT", "MAX_BYTES", "NETWORK", "BadInput", "CheckResult", "check_files", "check_objects", "main"]
 
 FORMAT = "hardmax-verify/classify-network"
 VERSION = 1
@@ -52,6 +56,30 @@ SHOWN = 10               # misclassified sequences listed by name
 
 _FRACTION = re.compile(r"^\s*([+-]?\d+)\s*/\s*([+-]?\d+)\s*$", re.ASCII)
 _DECIMAL = re.compile(r"^\s*([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?\s*$", re.ASCII)
+
+
+_LOG = "the construction's own record of how it built the network (its log): nothing the replay rests on"
+CONSTRUCTION = Obj({
+    "variant": CHECKED, "width_cap": Unchecked("the builder's width cap: the network's widths are checked to be within "
+                                               "it, and the variant to say whether there is one"),
+    "seed": Unchecked("the builder's seed (its genericity draws): any seed gives a network the replay decides"),
+    "sequences": CHECKED, "tokens": CHECKED, "dataset_fingerprint": CHECKED,
+    "blocks": Obj({"separate": CHECKED, "collapse": CHECKED, "read_out": CHECKED, "total": CHECKED}),
+    "parameters": CHECKED, "max_width": CHECKED, "thresholds": Unchecked(_LOG), "separation": Unchecked(_LOG),
+    "collapse": Unchecked(_LOG), "read_out": Unchecked(_LOG), "redraws": Unchecked(_LOG),
+    "exact_point_layers": Unchecked(_LOG), "point_layers": Unchecked(_LOG),
+    "certified_by": Unchecked("a sentence saying how the builder checked its network"),
+}, name="the construction's record")
+_FEEDFORWARD = Obj({"U": CHECKED, "b": CHECKED, "W": CHECKED}, name="a feed-forward layer")
+_ATTENTION = Obj({"rho": CHECKED, "V": CHECKED, "B": Either(Obj({"key": CHECKED, "query": CHECKED}), none=True)},
+                 name="an attention layer")
+NETWORK = Obj({
+    "format": CHECKED, "version": CHECKED, "d": CHECKED,
+    "blocks": Items(Obj({"feedforward": Either(_FEEDFORWARD, none=True), "attention": Either(_ATTENTION, none=True)},
+                        name="a block")),
+    "construction": CONSTRUCTION,
+    "classification": Obj({"dataset_fingerprint": CHECKED, "outputs": CHECKED}, name="the recorded classification"),
+}, optional=("construction", "classification"), name="a classification network")
 
 
 class BadInput(Exception):
@@ -65,14 +93,10 @@ class BadInput(Exception):
 # ------------------------------------------------------------------------------- reading
 
 def _digits(text: str) -> int:
-    """int(text) for ASCII digits of any length up to MAX_DIGITS (int() refuses more than about 4300): halves,
-    so that a long number costs a few products of its size."""
+    """int(text) for ASCII digits of any length up to MAX_DIGITS (int() refuses more than about 4300), by the
+    checker package's long-number reader."""
     sign = -1 if text[:1] == "-" else 1
-    text = text.lstrip("+-")
-    if len(text) <= 4000:
-        return sign * int(text)
-    low = len(text) // 2
-    return sign * (_digits(text[:-low]) * 10 ** low + _digits(text[-low:]))
+    return sign * _cf_digits(text.lstrip("+-"))
 
 
 def _number(x: Any, where: str) -> Fraction:
@@ -100,56 +124,22 @@ def _number(x: Any, where: str) -> Fraction:
 
 
 def _json_int(text: str) -> int:
-    """A JSON integer, read exactly however long it is within MAX_DIGITS (longer: not valid JSON here)."""
+    """A JSON integer, read exactly however long it is within MAX_DIGITS (longer: refused)."""
     if len(text) > MAX_DIGITS:
         raise ValueError(f"an integer of {len(text)} digits, more than the {MAX_DIGITS} this checker reads")
     return _digits(text)
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _unique_keys(pairs: list) -> dict:
-    """A JSON object; a key given twice is refused: readers differ on which of the two values they keep."""
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        seen: set = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValueError(f"the key {json.dumps(key)[:60]} appears twice in one object")
-            seen.add(key)
-    return data
-
-
 def _read_json(path: str, max_bytes: int = MAX_BYTES) -> Any:
-    """The JSON of the regular file ``path`` of at most ``max_bytes`` bytes; a repeated key, NaN or
-    Infinity refused, decimals kept as their text. Opened without waiting (a FIFO would block a read
-    for ever) and looked at once open; never read beyond the limit, even if it grows."""
-    not_regular = "not a regular file (a directory, FIFO, device or socket), expected a JSON file"
+    """The JSON of the regular file ``path`` of at most ``max_bytes`` bytes, by the checker package's one reader
+    (:mod:`..jsontext`): a repeated key, NaN or Infinity refused, decimals kept as their text, integers read
+    exactly; opened without waiting (a FIFO would block a read for ever), never read beyond the limit."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise BadInput(str(path), not_regular)
-            if info.st_size > max_bytes:
-                raise BadInput(str(path), f"{info.st_size} bytes, more than the limit of {max_bytes}")
-            raw = handle.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise BadInput(str(path), not_regular) from None
-    except OSError as error:
-        raise BadInput(str(path), error.strerror or str(error)) from None
-    if len(raw) > max_bytes:
-        raise BadInput(str(path), f"more than the limit of {max_bytes} bytes")
-    try:
-        # parse_float=str: a JSON number with a fraction or exponent is read from its text.
-        return json.loads(raw.decode("utf-8"), parse_float=str, parse_int=_json_int, parse_constant=_refuse_constant,
-                          object_pairs_hook=_unique_keys)
-    except UnicodeDecodeError:
-        raise BadInput(str(path), "not UTF-8 text") from None
-    except (ValueError, RecursionError) as error:
-        raise BadInput(str(path), f"not valid JSON ({str(error)[:200]})") from None
+        return read_json_file(str(path), max_bytes=max_bytes, parse_float=str, parse_int=_json_int)
+    except UnreadableJSON as error:
+        raise BadInput(error.path, error.reason) from None
+    except ValueError as error:  # an integer past MAX_DIGITS
+        raise BadInput(str(path), str(error)) from None
 
 
 class Data:
@@ -215,17 +205,6 @@ class Data:
         return digest.hexdigest()
 
 
-def _int_text(n: int) -> str:
-    """str(n) for an integer of any size (str() refuses more than about 4300 digits): halves, each padded."""
-    if n < 0:
-        return "-" + _int_text(-n)
-    if n.bit_length() <= 13_000:
-        return str(n)
-    half = max(1, int(n.bit_length() * 0.30103) // 2)
-    high, low = divmod(n, 10 ** half)
-    return _int_text(high) + _int_text(low).rjust(half, "0")
-
-
 def _text(q: Fraction) -> str:
     return _int_text(q.numerator) if q.denominator == 1 else f"{_int_text(q.numerator)}/{_int_text(q.denominator)}"
 
@@ -248,6 +227,10 @@ class Network:
     def __init__(self, obj: Any) -> None:
         if not isinstance(obj, dict) or obj.get("format") != FORMAT:
             raise BadInput("format", f"not a classification network (expected format {FORMAT!r})")
+        shape = _schema_problem(obj, NETWORK)
+        if shape is not None:
+            field, _, why = shape.partition(": ")
+            raise BadInput(field, why)
         if obj.get("version") != VERSION:
             raise BadInput("version", f"expected {VERSION}")
         d = obj.get("d")
@@ -259,6 +242,7 @@ class Network:
             raise BadInput("blocks", "expected a list")
         self.layers: list[tuple[str, Any]] = []
         self.parameters = 0
+        self.widths: list[int] = []  # each block's feed-forward units (0 without one), as the construction counts them
         for i, block in enumerate(blocks):
             where = f"blocks[{i}]"
             if not isinstance(block, dict) or set(block) - {"feedforward", "attention"}:
@@ -275,6 +259,7 @@ class Network:
                 W = _matrix(ff["W"], d, h, f"{where}.feedforward.W")
                 self.layers.append(("ff", FeedForward(U, b, W)))
                 self.parameters += h * (2 * d + 1)
+            self.widths.append(h if ff is not None else 0)
             if att is not None:
                 if not isinstance(att, dict) or set(att) != {"rho", "V", "B"}:
                     raise BadInput(f"{where}.attention", "expected 'rho', 'V' and 'B'")
@@ -291,6 +276,7 @@ class Network:
                 self.layers.append(("attention", Attention(rho, V, key, query)))
                 self.parameters += 1 + d * d + (0 if key is None else 2 * d)
         self.blocks = len(blocks)
+        self.construction = obj.get("construction")
         self.outputs = None
         self.recorded_fingerprint = None
         recorded = obj.get("classification")
@@ -468,13 +454,22 @@ def _sweep(run: list[FeedForward], direction: tuple, points: list[tuple]) -> Non
 class CheckResult:
     def __init__(self, *, sequences: int, misclassified: list[tuple[int, Fraction, Fraction]],
                  mismatches: list[int], fingerprint: str, recorded_fingerprint: Any, blocks: int,
-                 parameters: int, d: int, seconds: float) -> None:
+                 parameters: int, d: int, seconds: float, problems: list[str] | None = None,
+                 unchecked: list[Row] | None = None) -> None:
         self.sequences = sequences
         self.misclassified = misclassified            # (sequence, label, a first coordinate that differs)
         self.mismatches = mismatches                  # sequences whose recorded output differs from the replay
         self.fingerprint = fingerprint
         self.recorded_fingerprint = recorded_fingerprint
         self.blocks, self.parameters, self.d, self.seconds = blocks, parameters, d, seconds
+        self.problems = list(problems or [])          # what the construction's record states that the replay does not
+        self.unchecked = list(unchecked or [])        # the network file's fields that are not checked (schema.Row)
+
+    def unchecked_lines(self) -> list[str]:
+        """One line naming the network file's fields that are not checked (docs/classify.md)."""
+        if not self.unchecked:
+            return []
+        return ["not checked (the construction's log; docs/classify.md): " + ", ".join(r.pattern for r in self.unchecked)]
 
     @property
     def recorded_outputs(self) -> bool:
@@ -486,7 +481,7 @@ class CheckResult:
 
     @property
     def exit_status(self) -> int:
-        return 1 if self.misclassified or self.mismatches else 0
+        return 1 if self.misclassified or self.mismatches or self.problems else 0
 
     def summary(self) -> str:
         if self.misclassified:
@@ -496,6 +491,8 @@ class CheckResult:
         if self.mismatches:
             return (f"sequences[{self.mismatches[0]}]: the network file's recorded output differs from the replay "
                     f"({len(self.mismatches)} sequences)")
+        if self.problems:
+            return f"the network file's construction record disagrees with the network and the data: {self.problems[0]}"
         return (f"all {self.sequences} sequences classified exactly as their labels "
                 f"(independent replay in exact arithmetic, {self.blocks} blocks, {self.parameters} parameters)")
 
@@ -512,6 +509,8 @@ class CheckResult:
             "recorded_output_mismatches": self.mismatches[:SHOWN],
             "recorded_output_mismatch_count": len(self.mismatches),
             "dataset_fingerprint": self.fingerprint,
+            "construction_problems": self.problems[:SHOWN],
+            "not_checked": [{"field": row.pattern, "why": row.reason} for row in self.unchecked],
             "d": self.d, "blocks": self.blocks, "parameters": self.parameters,
             "seconds": round(self.seconds, 3),
         }
@@ -535,9 +534,57 @@ def check_objects(network_obj: Any, data_obj: Any, *, progress: Progress | None 
             raise BadInput("classification.outputs", f"expected {len(finals)} points, one per sequence")
         mismatches = [n for n, (tokens, claimed) in enumerate(zip(finals, network.outputs))
                       if any(x != claimed for x, _ in tokens)]
+    same_data = recorded is None or recorded == fingerprint
+    rows = unchecked(network_obj, NETWORK)
+    if not same_data:
+        rows.append(Row("classification", "the recorded outputs are for another dataset (their fingerprint is not "
+                                          "DATA.json's): not compared"))
+    construction = network_obj.get("construction")
+    problems = _construction_problems(construction, network, data, fingerprint) if construction is not None else []
+    if construction is not None and construction.get("dataset_fingerprint") != fingerprint and not problems:
+        rows.append(Row("construction.sequences", "the construction's record is of another dataset (its fingerprint "
+                                                  "is not DATA.json's): its sequences and tokens are not compared"))
     return CheckResult(sequences=len(finals), misclassified=misclassified, mismatches=mismatches,
                        fingerprint=fingerprint, recorded_fingerprint=recorded, blocks=network.blocks,
-                       parameters=network.parameters, d=network.d, seconds=time.perf_counter() - started)
+                       parameters=network.parameters, d=network.d, seconds=time.perf_counter() - started,
+                       problems=problems, unchecked=rows)
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _construction_problems(record: dict, network: Network, data: Data, fingerprint: str) -> list[str]:
+    """What the construction's record states about the network and its dataset, against them: the blocks and
+    their kinds' total, the parameters, the largest width (within the width cap, whose presence the variant
+    says), and, when the record is of this DATA.json (its fingerprint), the sequences and tokens."""
+    problems = []
+    blocks = record["blocks"]
+    parts = [_count(blocks.get(k)) for k in ("separate", "collapse", "read_out")]
+    if _count(blocks.get("total")) != network.blocks or None in parts or sum(parts) != network.blocks:  # type: ignore[arg-type]
+        problems.append(f"construction.blocks: {json.dumps(blocks)[:100]}, the network has {network.blocks} blocks")
+    if _count(record.get("parameters")) != network.parameters:
+        problems.append(f"construction.parameters is {str(record.get('parameters'))[:20]}, the network has "
+                        f"{network.parameters}")
+    widest = max(network.widths, default=0)
+    if _count(record.get("max_width")) != widest:
+        problems.append(f"construction.max_width is {str(record.get('max_width'))[:20]}, the widest layer has {widest} units")
+    cap = record.get("width_cap")
+    if record.get("variant") != ("wide" if cap is None else "narrow") or (cap is not None and (
+            _count(cap) is None or widest > cap)):
+        problems.append(f"construction: variant {str(record.get('variant'))[:20]!r} with width cap {str(cap)[:20]}, "
+                        f"but the widest layer has {widest} units")
+    if record.get("dataset_fingerprint") == fingerprint:
+        if _count(record.get("sequences")) != len(data.sequences):
+            problems.append(f"construction.sequences is {str(record.get('sequences'))[:20]}, DATA.json has "
+                            f"{len(data.sequences)}")
+        tokens = sum(len(sequence) for sequence in data.sequences)
+        if _count(record.get("tokens")) != tokens:
+            problems.append(f"construction.tokens is {str(record.get('tokens'))[:20]}, DATA.json has {tokens}")
+    elif network.recorded_fingerprint == fingerprint or not isinstance(record.get("dataset_fingerprint"), str):
+        problems.append("construction.dataset_fingerprint is not the fingerprint of the data the network records "
+                        "its outputs for")
+    return problems
 
 
 def check_files(network_path: str, data_path: str, *, progress: Progress | None = None) -> CheckResult:
@@ -553,7 +600,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _OneLineParser(prog="python -m verify.experiments.classify.checker", description=__doc__.split("\n\n")[0])
+    parser = _OneLineParser(prog="python -m verify.certcheck.classify", description=__doc__.split("\n\n")[0])
     parser.add_argument("network", help="the network file written by 'hardmax-verify classify build'")
     parser.add_argument("data", help="DATA.json")
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE|-",
@@ -565,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_.code or 0)
     try:
         result = check_files(args.network, args.data)
-        print(result.summary(), file=sys.stderr if args.json == "-" else sys.stdout)
+        print("\n".join([result.summary(), *result.unchecked_lines()]), file=sys.stderr if args.json == "-" else sys.stdout)
         if args.json is not None:
             _write_json(json.dumps(result.to_json_dict(), indent=1, allow_nan=False) + "\n", args.json)
     except BadInput as error:
@@ -578,31 +625,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write_json(text: str, destination: str) -> None:
-    """``text`` to standard output ("-") or to the file ``destination``, renamed into place when whole."""
-    if destination == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    if os.path.exists(destination) and not os.path.isfile(destination):  # /dev/stdout, a pipe: written in place
-        with open(destination, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        return
-    folder = os.path.dirname(os.path.abspath(destination))
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".checker.", suffix=".partial")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, destination)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    """``text`` to standard output ("-") or to the file ``destination``, whole or not at all (the checkers' one
+    writer, :func:`..jsontext.write_text`)."""
+    write_text(text, destination)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
