@@ -1,4 +1,4 @@
-"""Hostile inputs to the independent checker: every limit of verify/certcheck/limits.py's CHECKER_LIMITS, at and past it.
+"""Hostile inputs to the independent checker: every limit of verify/certcheck/kernel/limits.py's CHECKER_LIMITS, at and past it.
 
 Each case runs ``hardmax-verify certcheck`` in a subprocess under the bounds of ``hostile_run``
 (60 s, 2 GiB) on a file made here, and must end with its documented answer: a refusal (exit 2,

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tests.common.results_files import results_of
 from verify import certcheck
-from verify.certcheck import numbers as checker_numbers
+from verify.certcheck.kernel import numbers as checker_numbers
 from verify.claims import check_configuration
 from verify.core.config import parse_configuration
 from verify.core.exact_dynamics import exact_layers
@@ -169,9 +169,9 @@ def test_certified_without_certificate_unknown_claim_and_downgraded_claim() -> N
 
 
 def test_positive_definite_known_answers() -> None:
-    assert checker_numbers._positive_definite([[F(2), F(1)], [F(1), F(2)]])
-    assert not checker_numbers._positive_definite([[F(1), F(2)], [F(2), F(1)]])
-    assert not checker_numbers._positive_definite([[F(1), F(0)], [F(0), F(0)]])
+    assert checker_numbers.positive_definite([[F(2), F(1)], [F(1), F(2)]])
+    assert not checker_numbers.positive_definite([[F(1), F(2)], [F(2), F(1)]])
+    assert not checker_numbers.positive_definite([[F(1), F(0)], [F(0), F(0)]])
 
 
 # --------------------------------------------------------------------------- bad input
@@ -527,7 +527,7 @@ def test_the_verdict_line_counts_in_the_singular_for_one(statuses: list[str], li
 def test_the_checker_counts_by_the_report_s_rule() -> None:
     """The checker's own count-and-noun helper (it imports nothing from the suite) writes what the report's does,
     so a note it recomputes (the reproduction's epoch-cap note) reads the same."""
-    from verify.certcheck.common import counted
+    from verify.certcheck.kernel.common import counted
     from verify.core.formatting import counted as report_counted
     for value in (0, 1, 2, 999, 1000, 1502, 10 ** 6):
         for noun, plural in (("run", None), ("study", "studies"), ("planned task has", "planned tasks have")):
@@ -584,7 +584,7 @@ def _set_the_checkers_default_work(monkeypatch: Any, limit: int) -> None:
     """DEFAULT_MAX_WORK in every module of the checker that reads it (the estimate, a run's checks, the readers)."""
     modules = [module for name, module in sys.modules.items()
                if (name == "verify.certcheck" or name.startswith("verify.certcheck.")) and hasattr(module, "DEFAULT_MAX_WORK")]
-    assert {"verify.certcheck.estimate", "verify.certcheck.run"} <= {module.__name__ for module in modules}
+    assert {"verify.certcheck.kernel.estimate", "verify.certcheck.kernel.run"} <= {module.__name__ for module in modules}
     for module in modules:
         monkeypatch.setattr(module, "DEFAULT_MAX_WORK", limit)
 
@@ -1321,7 +1321,7 @@ def test_T4_needs_a_positive_definite_symmetric_part(monkeypatch: Any) -> None:
 ], ids=["one", "two"])
 def test_a_section_s_files_are_counted_in_the_singular_for_one(tmp_path: Path, n: int, absent: str,
                                                                unlisted: str) -> None:
-    from verify.certcheck.sections import _section_outcomes
+    from verify.certcheck.results.sections import _section_outcomes
     data = {"optional_sections": {"control": {"files": [{"path": f"runs/control/x{i}.json", "sha256": "0" * 64}
                                                         for i in range(n)], "directory": "runs/control"}}}
     [missing] = _section_outcomes(data, "r.json", str(tmp_path / "missing"))

@@ -18,8 +18,8 @@ import pytest
 from verify import certcheck
 from verify.certcheck import control as checker_control
 from verify.certcheck import results as checker_results
-from verify.certcheck import run as checker_run
-from verify.certcheck.model import Model
+from verify.certcheck.kernel import run as checker_run
+from verify.certcheck.kernel.model import Model
 from verify.core.config import hypothesis_violations, parse_configuration
 from verify.core.io import safe_name
 from verify.core.softmax_bound import Stop
@@ -40,7 +40,7 @@ CONFIGURATIONS = {
 def test_the_hypothesis_violations_are_the_producer_s_words(name: str) -> None:
     data = dict(CONFIGURATIONS[name], outside_hypotheses=True)
     produced = [f"{field}: {message}" for field, message in hypothesis_violations(parse_configuration(data))]
-    assert checker_run._hypothesis_violations(data, Model(data)) == produced
+    assert checker_run.hypothesis_violations(data, Model(data)) == produced
     assert bool(produced) == (name != "inside")
 
 
@@ -93,7 +93,7 @@ def test_a_realised_design_is_re_verified_and_a_wrong_one_named() -> None:
 
 
 def test_positive_definiteness_and_the_inverse_are_exact_on_known_answers() -> None:
-    from verify.certcheck.numbers import _inverse, _positive_definite
+    from verify.certcheck.kernel.numbers import inverse as _inverse, positive_definite as _positive_definite
 
     F = Fraction
     assert _positive_definite([[F(2), F(1)], [F(1), F(2)]]) and not _positive_definite([[F(1), F(2)], [F(2), F(1)]])
@@ -106,12 +106,12 @@ def test_positive_definiteness_and_the_inverse_are_exact_on_known_answers() -> N
 
 def test_an_elimination_is_paid_for_before_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """A meter with no units left stops the elimination of a 64 x 64 matrix before its first step."""
-    from verify.certcheck import meter
-    from verify.certcheck.numbers import _positive_definite
+    from verify.certcheck.kernel import meter
+    from verify.certcheck.kernel.numbers import positive_definite as _positive_definite
 
     d = 64
     S = [[Fraction(d if r == c else 1) for c in range(d)] for r in range(d)]
-    with meter._metered(1.0):
+    with meter.metered(1.0):
         with pytest.raises(meter.WorkLimit):
             _positive_definite(S)
     assert certcheck.setup_work(d, 8, A=True) > certcheck.setup_work(d, 8)

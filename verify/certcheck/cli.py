@@ -15,10 +15,9 @@ import sys
 import traceback
 from typing import NoReturn
 
-from .common import BAD_INPUT, BadInput, COULD_NOT_COMPLETE
 from .files import check_file
 from .jsontext import write_text
-from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
+from .kernel import BAD_INPUT, COULD_NOT_COMPLETE, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, BadInput
 
 # The first line of the package's docstring, which --help shows.
 DESCRIPTION = "The independent certificate checker: re-verifies claim reports with the standard library only."

@@ -14,14 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import control, jsontext, softmax
-from .common import BadInput, CheckResult, FORMAT, Outcome, RESULTS_SCHEMA, _reading, _record_read
-from .jsonvalues import DecimalText
-from .limits import DEFAULT_MAX_BYTES
-from .report_schema import CLAIMS_REPORT
+from .kernel import (CLAIMS_REPORT, DEFAULT_MAX_BYTES, FORMAT, RESULTS_SCHEMA, BadInput, CheckResult, DecimalText, Node,
+                     Outcome, check_report, reading, record_read, unchecked)
 from .results import check_results
-from .results_schema import RESULTS
-from .schema import Node, unchecked
-from .run import check_report
+from .results.schema import RESULTS
 
 
 SOFTMAX_MARKER = "softmax_certificate"  # the key of a ``hardmax-verify softmax --json`` record (docs/theory.md §6)
@@ -165,8 +161,8 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
     """
     data = read_json(path, max_bytes)
     kind = file_kind(data, str(path))
-    with _reading() as read:
-        _record_read("checked", f"{path} ({KIND_NAMES[kind]})")
+    with reading() as read:
+        record_read("checked", f"{path} ({KIND_NAMES[kind]})")
         result = check_data(data, source=str(path), max_work=max_work, max_total_work=max_total_work, runs=runs,
                             models=models)
     result.read = list(read)

@@ -42,7 +42,7 @@ CONTROL_MAX_TRIES = 64               # --max-tries: orders of the target search
 CONTROL_MAX_PROGRAMS = 4096          # --max-programs: design programs of the target search
 
 
-# The independent checker's limits (verify/certcheck/limits.py, CHECKER_LIMITS), by name.
+# The independent checker's limits (verify/certcheck/kernel/limits.py, CHECKER_LIMITS), by name.
 CHECKER: dict[str, int | float] = {
     "DEFAULT_MAX_BYTES": 64 << 20,          # the file read (--max-bytes)
     "MAX_DIGITS": 100_000,                  # characters of a number

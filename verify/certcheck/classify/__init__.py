@@ -41,9 +41,8 @@ from fractions import Fraction
 from typing import Any, Callable, NoReturn
 
 from ..jsontext import UnreadableJSON, read_json_file, write_text
-from ..numbers import _cf_digits, _int_text
-from ..schema import CHECKED, Either, Items, Obj, Row, Unchecked, unchecked
-from ..schema import problem as _schema_problem
+from ..kernel import CHECKED, Either, Items, Obj, Row, Unchecked, int_text, read_digits, unchecked
+from ..kernel import problem as _schema_problem
 
 __all__ = ["FORMAT", "MAX_BYTES", "NETWORK", "BadInput", "CheckResult", "check_files", "check_objects", "main"]
 
@@ -96,7 +95,7 @@ def _digits(text: str) -> int:
     """int(text) for ASCII digits of any length up to MAX_DIGITS (int() refuses more than about 4300), by the
     checker package's long-number reader."""
     sign = -1 if text[:1] == "-" else 1
-    return sign * _cf_digits(text.lstrip("+-"))
+    return sign * read_digits(text.lstrip("+-"))
 
 
 def _number(x: Any, where: str) -> Fraction:
@@ -206,7 +205,7 @@ class Data:
 
 
 def _text(q: Fraction) -> str:
-    return _int_text(q.numerator) if q.denominator == 1 else f"{_int_text(q.numerator)}/{_int_text(q.denominator)}"
+    return int_text(q.numerator) if q.denominator == 1 else f"{int_text(q.numerator)}/{int_text(q.denominator)}"
 
 
 def _vector(raw: Any, d: int, where: str) -> tuple:

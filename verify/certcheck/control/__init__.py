@@ -52,11 +52,8 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from ..jsontext import UnreadableJSON, decode_json, read_bounded, read_json_file
-from ..common import counted
-from ..meter import _cost
-from ..numbers import _cf_digits
-from ..schema import CHECKED, Items, Obj, Unchecked
-from ..schema import problem as _schema_problem
+from ..kernel import CHECKED, Items, Obj, Unchecked, cost, counted, read_digits
+from ..kernel import problem as _schema_problem
 
 __all__ = ["FORMAT", "MAX_TOKENS", "MAX_DIMENSION", "MAX_DIGITS", "MAX_SUBSETS", "MAX_WORK", "MAX_BYTES",
            "BadInput", "ControlCheck", "Item", "check_control", "check_control_file", "read_control_file", "load_if_control", "is_control_result",
@@ -74,7 +71,7 @@ STEPS = ("zero_constraint", "hull", "lambda_min", "facial", "lp")
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 FRACTION_OPERATION = 8     # work units of one Fraction operation (a reduction by gcd) on numbers of WORK_BITS bits
 # Python refuses int <-> decimal text conversions of more than about 4300 digits; numbers are read
-# in chunks below it, up to MAX_DIGITS, by the claims checker's reader (.numbers._cf_digits).
+# in chunks below it, up to MAX_DIGITS, by the claims checker's reader (.numbers.read_digits).
 
 
 _LABEL = "a name for a reader: it states nothing the checks use"
@@ -207,9 +204,9 @@ def _number(x: Any, where: str) -> Fraction:
     top, _, bottom = x.partition("/")
     if len(top.lstrip("-")) > MAX_DIGITS or len(bottom) > MAX_DIGITS:
         raise _beyond_digits(where)
-    denominator = _cf_digits(bottom) if bottom else 1
+    denominator = read_digits(bottom) if bottom else 1
     _need(denominator != 0, f"{where}: zero denominator")
-    numerator = _cf_digits(top.lstrip("-"))
+    numerator = read_digits(top.lstrip("-"))
     return Fraction(-numerator if top.startswith("-") else numerator, denominator)
 
 
@@ -707,8 +704,8 @@ def sized_work(data: dict, kind: str, tokens: list[tuple]) -> float:
         if isinstance(block, dict) and "A" in block:
             A = _matrix(block["A"], d, f"designs[{e}].A" if kind != "control" else "A")
             a_bits = _common_bits(x for row in A for x in row)
-            work += (_cost(n * d * d, token_bits, a_bits) + _cost(n * n * d, token_bits + a_bits, token_bits)
-                     + FRACTION_OPERATION * _cost(d ** 3, a_bits, a_bits))
+            work += (cost(n * d * d, token_bits, a_bits) + cost(n * n * d, token_bits + a_bits, token_bits)
+                     + FRACTION_OPERATION * cost(d ** 3, a_bits, a_bits))
             if work > MAX_WORK:
                 break
     for block in certificates:
@@ -716,11 +713,11 @@ def sized_work(data: dict, kind: str, tokens: list[tuple]) -> float:
         if isinstance(weights, list):
             y_bits = max((_string_bits(w.get("y")) for w in weights if isinstance(w, dict)), default=1)
             entry_bits = 2 * token_bits + y_bits
-            work += FRACTION_OPERATION * (_cost(len(weights) * d * d, entry_bits, entry_bits)
-                                          + _cost(d ** 3, d * entry_bits, d * entry_bits))
+            work += FRACTION_OPERATION * (cost(len(weights) * d * d, entry_bits, entry_bits)
+                                          + cost(d ** 3, d * entry_bits, d * entry_bits))
     if kind != "control":
         subsets = data.get("subsets")
-        work += FRACTION_OPERATION * _cost(n * n * d, token_bits, token_bits)
+        work += FRACTION_OPERATION * cost(n * n * d, token_bits, token_bits)
         work += 17 * (len(subsets) if isinstance(subsets, list) else 0)
     return work
 

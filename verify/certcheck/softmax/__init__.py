@@ -48,13 +48,11 @@ import traceback
 from fractions import Fraction
 from typing import Any
 
-from ..estimate import input_bits, replay_growth, setup_work
 from ..jsontext import REPEATED_KEY, Refused, UnreadableJSON, read_json_file
-from ..limits import DEFAULT_MAX_WORK, SCORE_OVERHEAD
-from ..meter import WorkLimit, _charge, _cost, _gcd_cost, _metered
-from ..numbers import _bits, _cf_digits, _integer_rows, _positive_definite, _power_of_ten
-from ..schema import CHECKED, Either, Items, Obj, Unchecked
-from ..schema import problem as _schema_problem
+from ..kernel import (CHECKED, DEFAULT_MAX_WORK, SCORE_OVERHEAD, Either, Items, Obj, Unchecked, WorkLimit, bits_of, charge,
+                      cost, gcd_cost, input_bits, integer_rows, metered, positive_definite, power_of_ten, read_digits,
+                      replay_growth, setup_work)
+from ..kernel import problem as _schema_problem
 
 __all__ = ["KIND", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "BadInput", "SoftmaxCheck",
            "is_softmax_record", "check_record", "check_path", "estimated_work", "record_work", "exp_lower", "main"]
@@ -96,7 +94,7 @@ STEP_OPERATIONS = 64
 VERIFIED, REJECTED, BAD_INPUT, NOT_CHECKED, COULD_NOT_COMPLETE = 0, 1, 2, 3, 4
 # Python refuses int <-> decimal text conversions of more than about 4300 digits (a guard against
 # quadratic conversions); numbers are read in chunks below it, up to MAX_DIGITS, by the claims
-# checker's reader (.numbers._cf_digits).
+# checker's reader (.numbers.read_digits).
 
 
 class BadInput(Exception):
@@ -158,15 +156,15 @@ def _parse_exact(text: str) -> Fraction | None:
     if slash:
         if not (head.isdigit() and tail.isdigit()):
             return None
-        denominator = _cf_digits(tail)
+        denominator = read_digits(tail)
         if denominator == 0:
             return None
-        value = Fraction(_cf_digits(head), denominator)
+        value = Fraction(read_digits(head), denominator)
     else:
         whole, _, fraction = head.partition(".")
         if not (whole + fraction).isdigit():
             return None
-        value = Fraction(_cf_digits(whole + fraction), _power_of_ten(len(fraction)))
+        value = Fraction(read_digits(whole + fraction), power_of_ten(len(fraction)))
     return -value if text[:1] == "-" else value
 
 
@@ -178,7 +176,7 @@ def _exact(x: Any, where: str) -> Fraction:
         raise BadInput(f"{where}: a number of {len(x)} characters, beyond the checker's limit of {MAX_DIGITS}")
     if isinstance(x, str) and x:
         bits = int(len(x) * 3.33) + 1
-        _charge(_cost(1, bits, bits) + _gcd_cost(1, bits))  # conversion, reduction
+        charge(cost(1, bits, bits) + gcd_cost(1, bits))  # conversion, reduction
         value = _parse_exact(x)
         if value is not None:
             return value
@@ -201,7 +199,7 @@ def is_softmax_record(data: Any) -> bool:
 def _json_int(text: str) -> int:
     if len(text) > MAX_DIGITS:
         raise Refused(f"an integer of {len(text)} digits, beyond the checker's limit of {MAX_DIGITS}")
-    return -_cf_digits(text[1:]) if text[:1] == "-" else _cf_digits(text)
+    return -read_digits(text[1:]) if text[:1] == "-" else read_digits(text)
 
 
 def _read(path: str, max_bytes: int) -> Any:
@@ -288,10 +286,10 @@ class _Layer:
         self.top: list[list[int]] = []
         self.margin: Fraction | None = None
         self.tie: tuple[int, list[int]] | None = None
-        N, D = _integer_rows(self.points)
+        N, D = integer_rows(self.points)
         self.integers, self.denominator = N, D
-        size, a_bits = _bits(N), _bits(A_integer)
-        _charge(_cost(m * d * d, size, a_bits) + _cost(m * m * (d + SCORE_OVERHEAD), size + a_bits, size))
+        size, a_bits = bits_of(N), bits_of(A_integer)
+        charge(cost(m * d * d, size, a_bits) + cost(m * m * (d + SCORE_OVERHEAD), size + a_bits, size))
         smallest: int | None = None
         for u in range(m):
             Az = [sum(map(operator.mul, row, N[u])) for row in A_integer]
@@ -312,8 +310,8 @@ class _Layer:
         """The next layer: z' = (z + alpha mean(top)) / (1 + alpha), from the integer numerators."""
         N, D, d = self.integers, self.denominator, len(self.integers[0])
         a, b = alpha.numerator, alpha.denominator
-        size = _bits(N)
-        _charge(_cost(sum(map(len, self.top)) * d, size) + _cost(len(self.points) * d, size, size))
+        size = bits_of(N)
+        charge(cost(sum(map(len, self.top)) * d, size) + cost(len(self.points) * d, size, size))
         new = []
         for u, top in enumerate(self.top):
             count = sum(self.counts[v] for v in top)
@@ -338,9 +336,9 @@ def estimated_work(n: int, d: int, last: int, *, bits: int, growth: int, record_
         size = bits + k * growth
         stated = record_bits[k] if record_bits is not None and k < len(record_bits) else 0
         step = max(2 * size, stated)
-        total += (_cost(n * d * d + n * n * (d + SCORE_OVERHEAD) + n * d, size, size)
-                  + _cost(STEP_OPERATIONS, step, step)
-                  + (3 * (_cost(1, stated, stated) + _gcd_cost(1, stated)) if stated else 0))  # reading
+        total += (cost(n * d * d + n * n * (d + SCORE_OVERHEAD) + n * d, size, size)
+                  + cost(STEP_OPERATIONS, step, step)
+                  + (3 * (cost(1, stated, stated) + gcd_cost(1, stated)) if stated else 0))  # reading
         if total > 1 << 62:
             break
     return int(total)
@@ -405,7 +403,7 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
     _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=1, growth=0), n, d, len(records) - 1, max_work)
     meter: list = [0.0, 0.0]
     try:
-        with _metered(max_work) as meter:
+        with metered(max_work) as meter:
             Z0 = [tuple(_config_number(x, f"config.tokens[{i}][{c}]") for c, x in enumerate(t))
                   for i, t in enumerate(tokens)]
             alpha = _config_number(config.get("alpha"), "config.alpha")
@@ -478,7 +476,7 @@ def outside_reason(Z0: list, A: list, identity: bool) -> str:
         d = len(A)
         if any(A[r][c] != A[c][r] for r in range(d) for c in range(r)):
             reasons.append("A is not symmetric")
-        elif not _positive_definite(A):
+        elif not positive_definite(A):
             reasons.append("A is not positive definite")
     return "; ".join(reasons)
 
@@ -554,7 +552,7 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
         layer = _Layer(positions, A_integer, A_scale)
         eps = bounds[k]
         size = max(_size(x) for x in (eps, margins[k], etas[k], beta, R, norm, gamma))
-        _charge(_cost(STEP_OPERATIONS, size, size))
+        charge(cost(STEP_OPERATIONS, size, size))
         _require(eps >= 0, f"layer {k}: negative bound")
         if k == last and stop is not None:  # the stated stop
             if stop["reason"] == "tie":

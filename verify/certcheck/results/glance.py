@@ -4,14 +4,14 @@ The sentiment experiment's chosen run per d with the same weights' accuracy with
 the reproduction's runs finished, the conjecture lab's outcomes and those not as expected, the
 classification's networks, accuracies and timings, the control study's counts (docs/theory.md
 D10): each from the saved files the section lists, with the checker's own code, kept while the
-files are read one at a time (:class:`_GlanceParts`).
+files are read one at a time (:class:`GlanceParts`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .jsonvalues import DecimalText, _count, _num, _number_of
+from ..kernel import DecimalText, json_count, json_number, number_of
 
 
 # The outcomes a conjecture's expectation predicts (verify/experiments/conjectures/base.py's EXPECTATIONS;
@@ -30,7 +30,7 @@ def _scalar(value: Any) -> bool:
             or isinstance(value, float))
 
 
-def _scalar_summary(data: Any) -> dict:
+def scalar_summary(data: Any) -> dict:
     """The top-level scalars of a saved file and one level of small objects ("best.val_acc"), as the
     report keeps them beside the file (at most SUMMARY_FIELDS, then the file's own ``lines``)."""
     if not isinstance(data, dict):
@@ -52,14 +52,14 @@ def _scalar_summary(data: Any) -> dict:
     return summary
 
 
-class _NoNumbers:
+class NoNumbers:
     """The saved files do not give the first screen's numbers (a field of the wrong type)."""
 
 
 _GLANCE_ERRORS = (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError)
 
 
-class _GlanceParts:
+class GlanceParts:
     """What a section's first-screen numbers need from its saved files, kept while they are read one at a
     time (a file's parsed content is dropped after its item is checked; only these small parts stay)."""
 
@@ -82,7 +82,7 @@ class _GlanceParts:
 
     def _add(self, path: str, data: Any) -> None:
         if self.key == "sentiment":
-            if isinstance(data, dict) and _num(data.get("hardmax_accuracy")) is not None:
+            if isinstance(data, dict) and json_number(data.get("hardmax_accuracy")) is not None:
                 self.evaluations.append({k: data.get(k) for k in ("checkpoint", "d", "protocol", "hardmax_accuracy",
                                                                    "validation_accuracy")})
             if path.endswith("/analysis.json") and isinstance(data, dict) and isinstance(data.get("checkpoints"), list):
@@ -92,10 +92,10 @@ class _GlanceParts:
                         self.ablations[entry.get("path")] = {k: without.get(k) for k in (
                             "accuracy_without_attention", "accuracy_at_K")} if isinstance(without, dict) else {}
         elif self.key == "conjectures":
-            if _is_power_file(data):
+            if is_power_file(data):
                 self.power_files += 1
             else:
-                self.summaries.append(_scalar_summary(data))
+                self.summaries.append(scalar_summary(data))
         elif self.key == "reproduction":
             if self.first is None and isinstance(data, dict):
                 runs = data.get("runs")
@@ -112,9 +112,9 @@ class _GlanceParts:
                 self.seen.add("study")
                 self.first = _study_glance(data)
 
-    def numbers(self) -> dict | None | _NoNumbers:
+    def numbers(self) -> dict | None | NoNumbers:
         if self.failed:
-            return _NoNumbers()
+            return NoNumbers()
         try:
             if self.key == "sentiment":
                 return _sentiment_glance(self.evaluations, self.ablations, self.count)
@@ -127,13 +127,13 @@ class _GlanceParts:
             if self.key == "control":
                 return self.first
         except _GLANCE_ERRORS:
-            return _NoNumbers()
+            return NoNumbers()
         return None
 
 
-def _glance_numbers(key: str, files: dict, count: int) -> dict | None | _NoNumbers:
+def glance_numbers(key: str, files: dict, count: int) -> dict | None | NoNumbers:
     """The numbers the section's first-screen line prints, from the saved files (path -> parsed JSON)."""
-    parts = _GlanceParts(key, count)
+    parts = GlanceParts(key, count)
     for path, data in files.items():
         parts.add(path, data)
     return parts.numbers()
@@ -144,14 +144,14 @@ def _study_glance(study: dict) -> dict:
     rows = [r for name in ("against_n_and_d", "families", "worked") for r in study.get(name) or [] if isinstance(r, dict)]
     rounding: dict = study["rounding"] if isinstance(study.get("rounding"), dict) else {}
     return {"seed": study.get("seed"), "configurations": len(rows),
-            "subsets": sum(_number_of(r.get("subsets")) for r in rows),
-            "realisable": sum(_number_of(r.get("realisable")) for r in rows),
+            "subsets": sum(number_of(r.get("subsets")) for r in rows),
+            "realisable": sum(number_of(r.get("realisable")) for r in rows),
             "all_vertices_lead": sum(r.get("all_vertices") == "realisable" for r in rows),
-            "lock_tried": sum(_number_of(r.get("lock_tried")) for r in rows),
-            "lock_realised": sum(_number_of(r.get("lock_realised")) for r in rows),
+            "lock_tried": sum(number_of(r.get("lock_tried")) for r in rows),
+            "lock_realised": sum(number_of(r.get("lock_realised")) for r in rows),
             "solver_feasible": rounding.get("solver_feasible"),
             "exact_designs_of_solver_feasible": rounding.get("exact_designs_of_solver_feasible"),
-            "decided": _number_of(rounding.get("exact_designs")) + _number_of(rounding.get("impossible")),
+            "decided": number_of(rounding.get("exact_designs")) + number_of(rounding.get("impossible")),
             "cases": rounding.get("cases")}
 
 
@@ -160,11 +160,11 @@ def _sentiment_glance(evaluations: list, ablations: dict, count: int) -> dict:
     name), its test accuracy, and the analyses' accuracy of the same weights without attention and at K."""
     best: dict = {}
     for e in sorted(evaluations, key=lambda e: str(e.get("checkpoint"))):
-        value = _num(e.get("validation_accuracy"))
-        if value is None or _count(e.get("d"), -10**9) is None:
+        value = json_number(e.get("validation_accuracy"))
+        if value is None or json_count(e.get("d"), -10**9) is None:
             continue
         group = (e.get("d"), e.get("protocol"))
-        if group not in best or value > _number_of(best[group].get("validation_accuracy")):
+        if group not in best or value > number_of(best[group].get("validation_accuracy")):
             best[group] = e
     chosen = []
     for e in sorted(best.values(), key=lambda e: (e["d"], str(e.get("protocol")))):
@@ -172,12 +172,12 @@ def _sentiment_glance(evaluations: list, ablations: dict, count: int) -> dict:
         chosen.append({"d": e["d"], "protocol": e.get("protocol"), "checkpoint": e.get("checkpoint"),
                        "hardmax_accuracy": e["hardmax_accuracy"], "validation_accuracy": e.get("validation_accuracy"),
                        "accuracy_without_attention": ablation.get("accuracy_without_attention")
-                       if _num(ablation.get("accuracy_without_attention")) is not None else None,
-                       "accuracy_at_K": ablation.get("accuracy_at_K") if _num(ablation.get("accuracy_at_K")) is not None else None})
+                       if json_number(ablation.get("accuracy_without_attention")) is not None else None,
+                       "accuracy_at_K": ablation.get("accuracy_at_K") if json_number(ablation.get("accuracy_at_K")) is not None else None})
     return {"files": count, "evaluations": len(evaluations), "chosen": chosen}
 
 
-def _is_power_file(data: Any) -> bool:
+def is_power_file(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == CONJECTURE_POWER_FORMAT
 
 
@@ -205,7 +205,7 @@ def _imdb_glance(imdb: dict) -> dict:
     runs = [r for r in imdb.get("runs") or [] if isinstance(r, dict)]
     sizes: list[Any] = list(samples)
     largest = max(sizes) if sizes else None  # keys of mixed kinds: a TypeError, caught by the caller
-    accuracies = [_number_of(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
+    accuracies = [number_of(r.get("test_accuracy")) for r in runs if r.get("N") == largest]
     return {
         "sizes": sorted(samples), "removed": sum(s.get("removed") for s in samples.values()), "networks": len(runs),
         "not_certified": [{"N": r.get("N"), "variant": r.get("variant"), "seed": r.get("seed")} for r in runs
@@ -230,7 +230,7 @@ def _scaling_glance(scaling: dict) -> dict:
     timed = [r for r in rows + lengths if "baseline_s" in r]
     return {
         "largest_N": largest, "variants": variants,
-        "engine_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("engine_s")), 1e-9)
+        "engine_speedup_min": min((number_of(r["baseline_s"]) / max(number_of(r.get("engine_s")), 1e-9)
                                    for r in timed), default=None),
-        "check_speedup_min": min((_number_of(r["baseline_s"]) / max(_number_of(r.get("check_s")), 1e-9)
+        "check_speedup_min": min((number_of(r["baseline_s"]) / max(number_of(r.get("check_s")), 1e-9)
                                   for r in timed), default=None)}

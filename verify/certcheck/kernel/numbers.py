@@ -2,7 +2,7 @@
 
 A number is read only as ``p``, ``p/q`` or a plain decimal of at most MAX_DIGITS characters
 (exponents are refused: ``"1e999999999"`` would hang a reader), also beyond the 4,300 digits
-``int()`` converts (:func:`_cf_digits` reads in chunks); a boolean or a float is never a number.
+``int()`` converts (:func:`read_digits` reads in chunks); a boolean or a float is never a number.
 Indices, sets of indices, points and multipliers are read with their bounds, and anything else
 is :class:`~.common.Rejected`. Messages show an exact number in full up to about a thousand
 digits, else its size. Inner products, means, the inverse and the positive-definiteness test are
@@ -15,19 +15,19 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from .common import Point, Rejected, _require
+from .common import Point, Rejected, require
 from .limits import MAX_DIGITS, MAX_LAYER, NUMBER_COST
-from .meter import _charge, _cost, _gcd_cost
+from .meter import charge, cost, gcd_cost
 
 
-def _number(x: Any, where: str) -> Fraction:
+def read_number(x: Any, where: str) -> Fraction:
     # bool is an int in Python; a float's binary value is not the exact number it was meant to be.
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
-        _charge(NUMBER_COST // 4)
+        charge(NUMBER_COST // 4)
         return Fraction(x)
     # Only "p", "p/q" or a plain decimal: Fraction would also take "1e999999999", a denial of service.
     if isinstance(x, str) and len(x) <= MAX_DIGITS and _plain(x):
-        _charge(NUMBER_COST - 1 + _gcd_cost(1, int(len(x) * 1.67)))
+        charge(NUMBER_COST - 1 + gcd_cost(1, int(len(x) * 1.67)))
         try:
             return Fraction(x) if len(x) <= _CF_CHUNK else _long_number(x)
         except (ZeroDivisionError, ValueError):
@@ -44,20 +44,20 @@ def _long_number(text: str) -> Fraction:
     body = text[1:] if text[:1] in "+-" else text
     head, slash, tail = body.partition("/")
     if slash:
-        return sign * Fraction(_cf_digits(head), _cf_digits(tail))  # ZeroDivisionError for q = 0
+        return sign * Fraction(read_digits(head), read_digits(tail))  # ZeroDivisionError for q = 0
     whole, _, fraction = head.partition(".")
-    return sign * Fraction(_cf_digits(whole + fraction), _power_of_ten(len(fraction)))
+    return sign * Fraction(read_digits(whole + fraction), power_of_ten(len(fraction)))
 
 
-def _int_text(n: int) -> str:
+def int_text(n: int) -> str:
     """str(n) for an integer of any size (str() refuses more than 4300 digits): halves, each padded."""
     if n < 0:
-        return "-" + _int_text(-n)
+        return "-" + int_text(-n)
     if n.bit_length() <= 13_000:
         return str(n)
     half = max(1, int(n.bit_length() * 0.30103) // 2)
-    high, low = divmod(n, _power_of_ten(half))
-    return _int_text(high) + _int_text(low).rjust(half, "0")
+    high, low = divmod(n, power_of_ten(half))
+    return int_text(high) + int_text(low).rjust(half, "0")
 
 
 def _plain(text: str) -> bool:
@@ -70,25 +70,25 @@ def _plain(text: str) -> bool:
 
 
 def _get(obj: Any, key: str, where: str) -> Any:
-    _require(isinstance(obj, dict) and key in obj, lambda: f"{where}: missing {key!r}")
+    require(isinstance(obj, dict) and key in obj, lambda: f"{where}: missing {key!r}")
     return obj[key]
 
 
 def _int(x: Any, where: str, *, low: int = 0, high: int = MAX_LAYER) -> int:
-    _require(isinstance(x, int) and not isinstance(x, bool) and low <= x <= high,
+    require(isinstance(x, int) and not isinstance(x, bool) and low <= x <= high,
              f"{where}: expected an integer in {low}..{high}, got {x!r}")
     return x
 
 
 def _point(x: Any, d: int, where: str) -> Point:
-    _require(isinstance(x, list) and len(x) == d, lambda: f"{where}: expected a point with {d} coordinates")
-    return tuple(_number(c, f"{where}[{r}]") for r, c in enumerate(x))
+    require(isinstance(x, list) and len(x) == d, lambda: f"{where}: expected a point with {d} coordinates")
+    return tuple(read_number(c, f"{where}[{r}]") for r, c in enumerate(x))
 
 
 def _index_set(x: Any, n: int, where: str) -> frozenset:
-    _require(isinstance(x, list), lambda: f"{where}: expected a sorted list of token indices")
+    require(isinstance(x, list), lambda: f"{where}: expected a sorted list of token indices")
     items = [_int(j, where, high=n - 1) for j in x]
-    _require(items == sorted(set(items)), lambda: f"{where}: expected a sorted list of distinct token indices")
+    require(items == sorted(set(items)), lambda: f"{where}: expected a sorted list of distinct token indices")
     return frozenset(items)
 
 
@@ -105,9 +105,9 @@ def _key_index(key: Any) -> int | None:
 
 def _weights(x: Any, n: int, where: str) -> dict[int, Fraction]:
     """Multipliers {"token": "lambda"}: keys are token indices as strings."""
-    _require(isinstance(x, dict) and all(_key_index(k) is not None for k in x),
+    require(isinstance(x, dict) and all(_key_index(k) is not None for k in x),
              f"{where}: expected an object keyed by token indices")
-    return {_int(_key_index(k), where, high=n - 1): _number(v, f"{where}[{k}]") for k, v in x.items()}
+    return {_int(_key_index(k), where, high=n - 1): read_number(v, f"{where}[{k}]") for k, v in x.items()}
 
 
 def _show(p: Any) -> str:
@@ -142,14 +142,14 @@ def _matvec(M: list, x: Point) -> Point:
     return tuple(_dot(row, x) for row in M)
 
 
-def _integer_rows(points: list) -> tuple[list[list[int]], int]:
+def integer_rows(points: list) -> tuple[list[list[int]], int]:
     """(N, D) with points[i][r] = N[i][r] / D, D > 0 the common denominator: comparisons of inner
     products with integer vectors then need no fraction arithmetic."""
     D = math.lcm(*(x.denominator for p in points for x in p)) if points else 1
     return [[x.numerator * (D // x.denominator) for x in p] for p in points], D
 
 
-def _bits(rows: list) -> int:
+def bits_of(rows: list) -> int:
     """The largest bit length among integer ``rows`` (a list of lists, or one list)."""
     flat = [x for row in rows for x in row] if rows and isinstance(rows[0], list) else rows
     return max((abs(x).bit_length() for x in flat), default=0)
@@ -158,7 +158,7 @@ def _bits(rows: list) -> int:
 _CF_CHUNK = 4000
 
 
-def _cf_digits(text):
+def read_digits(text):
     """int(text) for a string of ASCII digits of any length (int() refuses more than ~4300 digits).
 
     Divide and conquer (high half times a power of ten plus the low half), so that a number of
@@ -166,13 +166,13 @@ def _cf_digits(text):
     if len(text) <= _CF_CHUNK:
         return int(text)
     low = len(text) // 2
-    return _cf_digits(text[:-low]) * _power_of_ten(low) + _cf_digits(text[-low:])
+    return read_digits(text[:-low]) * power_of_ten(low) + read_digits(text[-low:])
 
 
 _POWERS_OF_TEN: dict[int, int] = {}
 
 
-def _power_of_ten(k: int) -> int:
+def power_of_ten(k: int) -> int:
     if k not in _POWERS_OF_TEN:
         if len(_POWERS_OF_TEN) >= 64:
             _POWERS_OF_TEN.clear()
@@ -180,20 +180,20 @@ def _power_of_ten(k: int) -> int:
     return _POWERS_OF_TEN[k]
 
 
-def _elimination_work(d: int, bits: int, columns: int | None = None) -> float:
+def elimination_work(d: int, bits: int, columns: int | None = None) -> float:
     """Work units of a fraction-free elimination of a d x ``columns`` integer matrix (default d) whose entries have
     at most ``bits`` bits: d^2 columns products of integers of at most d (bits + log2 d) bits (Hadamard's bound
     on the minors the elimination's entries are)."""
     size = d * (max(bits, 1) + d.bit_length())
-    return _cost(d * d * (columns if columns is not None else d), size, size)
+    return cost(d * d * (columns if columns is not None else d), size, size)
 
 
-def _inverse(M: list) -> list | None:
+def inverse(M: list) -> list | None:
     """The inverse of a square rational matrix, None when singular: fraction-free Gauss-Jordan in integers
-    (every division exact), paid for before it runs (:func:`_elimination_work`)."""
-    N, D = _integer_rows(M)
+    (every division exact), paid for before it runs (:func:`elimination_work`)."""
+    N, D = integer_rows(M)
     d = len(N)
-    _charge(_elimination_work(d, _bits(N), 2 * d) + _gcd_cost(d * d, d * (_bits(N) + d.bit_length())))
+    charge(elimination_work(d, bits_of(N), 2 * d) + gcd_cost(d * d, d * (bits_of(N) + d.bit_length())))
     A = [row + [int(r == c) for c in range(d)] for r, row in enumerate(N)]
     previous = 1
     for k in range(d):
@@ -211,13 +211,13 @@ def _inverse(M: list) -> list | None:
     return [[Fraction(A[i][d + j] * D, A[i][i]) for j in range(d)] for i in range(d)]
 
 
-def _positive_definite(S: list) -> bool:
+def positive_definite(S: list) -> bool:
     """Symmetric rational S is positive definite iff every leading principal minor is positive (Sylvester):
     fraction-free (Bareiss) elimination in integers without pivoting, each pivot the next leading minor, paid
-    for before it runs (:func:`_elimination_work`)."""
-    N, _ = _integer_rows(S)  # a positive scale changes no minor's sign
+    for before it runs (:func:`elimination_work`)."""
+    N, _ = integer_rows(S)  # a positive scale changes no minor's sign
     d = len(N)
-    _charge(_elimination_work(d, _bits(N)))
+    charge(elimination_work(d, bits_of(N)))
     M = [list(row) for row in N]
     previous = 1
     for k in range(d):
@@ -233,4 +233,4 @@ def _positive_definite(S: list) -> bool:
 
 
 def _text(x: Fraction) -> str:
-    return _int_text(x.numerator) if x.denominator == 1 else f"{_int_text(x.numerator)}/{_int_text(x.denominator)}"
+    return int_text(x.numerator) if x.denominator == 1 else f"{int_text(x.numerator)}/{int_text(x.denominator)}"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .report_schema import CONFIGURATION, LABEL, RUN_FIELDS
-from .schema import ANY_KEY, CHECKED, CLAIM_KEY, Either, Items, Node, Obj, Projection, Unchecked
+from ..kernel import (ANY_KEY, CHECKED, CLAIM_KEY, CONFIGURATION, LABEL, RUN_FIELDS, Either, Items, Node, Obj, Projection,
+                      Unchecked)
 from .sections import SECTION_BLOCK_KEYS, SECTION_FIGURE_KEYS, SECTION_ITEM_FIELDS, SECTION_ITEM_KEYS
 
 __all__ = ["RECORD", "ERROR_RECORD", "RESULTS", "record_node"]

@@ -34,9 +34,9 @@ from typing import Any, NamedTuple
 
 from .common import Rejected, counted
 from .limits import MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD
-from .meter import _charge, _cost, _gcd_cost
+from .meter import charge, cost, gcd_cost
 from .model import Chain, Model
-from .numbers import _cf_digits, _q
+from .numbers import read_digits, _q
 
 
 CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
@@ -66,11 +66,11 @@ def _cf_number(value, where):
     numerator, _, denominator = value.partition("/")
     sign = -1 if numerator.startswith("-") else 1
     bits = int(len(value) * 3.33) + 1
-    _charge(_cost(2, bits, bits) + _gcd_cost(1, bits))  # the digits' conversion, then the reduction
-    denominator = _cf_digits(denominator) if denominator else 1
+    charge(cost(2, bits, bits) + gcd_cost(1, bits))  # the digits' conversion, then the reduction
+    denominator = read_digits(denominator) if denominator else 1
     if denominator == 0:
         raise Rejected(f"{where}: zero denominator")
-    return Fraction(sign * _cf_digits(numerator.lstrip("-")), denominator)
+    return Fraction(sign * read_digits(numerator.lstrip("-")), denominator)
 
 
 def _cf_bits(paths) -> int:
@@ -153,7 +153,7 @@ def _cf_value(path, t, d):
     bits = _cf_bits([path])
     for (base, power), c in path.items():
         size = t * max(base.numerator.bit_length(), base.denominator.bit_length()) + power * t.bit_length() + bits
-        _charge(_gcd_cost(d + 1, size))
+        charge(gcd_cost(d + 1, size))
         weight = Fraction(t) ** power * base ** t
         total = [x + weight * y for x, y in zip(total, c)]
     return total
@@ -201,13 +201,13 @@ class _CFScores:
         # The common denominator (at most the sum of the sizes), then every score: |T_j| |T_v| d products
         # of scaled integers for every pair (j, v), and a fraction per term of each difference compared.
         scale_bits = min(sum(x.bit_length() for x in denominators), len(denominators) * bits) + 1
-        _charge(_cost(len(denominators), scale_bits, bits))
+        charge(cost(len(denominators), scale_bits, bits))
         scale = math.lcm(*denominators)
         total_terms = sum(len(path) for path in paths)
         size = scale.bit_length() + bits
         a_bits = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for row in matrix for x in row)
-        _charge(_cost(total_terms * total_terms * len(matrix), size + a_bits, size)
-                + _gcd_cost(total_terms * total_terms * len(paths), 2 * size + a_bits))
+        charge(cost(total_terms * total_terms * len(matrix), size + a_bits, size)
+                + gcd_cost(total_terms * total_terms * len(paths), 2 * size + a_bits))
         a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
         whole = [[int(x * a_scale) for x in row] for row in matrix]
         self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
@@ -242,7 +242,7 @@ def _cf_signs(f, start, stop):
         by_base.setdefault(b.numerator * (L // b.denominator), []).append((a, x.numerator * (D // x.denominator)))
     coefficient_bits = max(abs(c).bit_length() + a * max(stop, 1).bit_length() for terms in by_base.values()
                            for a, c in terms)
-    _charge(_cost(max(stop - start, 0) * len(f), coefficient_bits,
+    charge(cost(max(stop - start, 0) * len(f), coefficient_bits,
                   max(stop, 1) * max(P.bit_length() for P in by_base)))
     powers = {P: P ** start for P in by_base}
     for t in range(start, stop):
@@ -407,7 +407,7 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
             raise Rejected(f"{where}: (ii) {jordan}")
         bits = _cf_bits(paths) + _cf_bits([{(Fraction(1), 0): [r, gamma]}])
         terms = [len(path) for path in paths]
-        _charge(_gcd_cost(d * sum(sum(a + 1 for _, a in path) + len(path) + sum(terms[v] for v in sets[j])
+        charge(gcd_cost(d * sum(sum(a + 1 for _, a in path) + len(path) + sum(terms[v] for v in sets[j])
                                   for j, path in enumerate(paths)), 2 * bits + 64))
         for j in range(n):
             if _cf_next(paths[j], d) != _cf_rule(paths[j], sets[j], paths, r, gamma, d):

@@ -6,17 +6,17 @@ through the limit), and convex multipliers that write the limit as a combination
 limits (so it lies in K, on that hyperplane: on the boundary).
 """
 
-# ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
+# ruff: noqa: B023 - a message passed to require as a lambda is formatted inside require, before the
 # loop it is written in moves on: the loop variables it reads are the current ones.
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from ..common import _require
+from ..common import require
 from ..fates import _convex_combination, _fates_of, _leaders
 from ..model import Context, Rows
-from ..numbers import _dot, _get, _int, _number, _point, _q, _show
+from ..numbers import _dot, _get, _int, read_number, _point, _q, _show
 
 
 def check_T3(cert: dict, ctx: Context) -> None:
@@ -24,24 +24,24 @@ def check_T3(cert: dict, ctx: Context) -> None:
     fates = _fates_of(cert, ctx)
     leaders = _leaders(fates)
     boundary = _get(cert, "boundary", "certificate")
-    _require(isinstance(boundary, list), "boundary: expected a list")
+    require(isinstance(boundary, list), "boundary: expected a list")
     seen = set()
     rows = Rows(leaders)
     for p, e in enumerate(boundary):
         w = f"boundary[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i not in leaders and i not in seen, lambda: f"{w}: token {i} is a leader or listed twice")
+        require(i not in leaders and i not in seen, lambda: f"{w}: token {i} is a leader or listed twice")
         seen.add(i)
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
-        _require(limit == fates[i].limit, lambda: f"{w}: limit {_show(limit)} is not the fate's {_show(fates[i].limit)}")
+        require(limit == fates[i].limit, lambda: f"{w}: limit {_show(limit)} is not the fate's {_show(fates[i].limit)}")
         c = _point(_get(e, "direction", w), m.d, f"{w}.direction")
-        _require(any(c), lambda: f"{w}: the direction is zero")
-        value = _number(_get(e, "value", w), f"{w}.value")
-        _require(value == _dot(c, limit), lambda: f"{w}: value {_q(value)} is not <c, limit> = {_q(_dot(c, limit))}")
+        require(any(c), lambda: f"{w}: the direction is zero")
+        value = read_number(_get(e, "value", w), f"{w}.value")
+        require(value == _dot(c, limit), lambda: f"{w}: value {_q(value)} is not <c, limit> = {_q(_dot(c, limit))}")
         values, scale = rows.products(c)
         for u in leaders:
             # <c, u> <= value, on the integer scale: values[u] / scale <= p / q.
-            _require(values[u] * value.denominator <= value.numerator * scale,
+            require(values[u] * value.denominator <= value.numerator * scale,
                      lambda: f"{w}: leader {u} has <c, u> = {_q(Fraction(values[u], scale))} > {_q(value)}")
         _convex_combination(_get(e, "multipliers", w), leaders, limit, m, f"{w}.multipliers", rows)
-    _require(seen == set(fates) - set(leaders), lambda: f"boundary covers {_show(seen)}, not every non-leader token")
+    require(seen == set(fates) - set(leaders), lambda: f"boundary covers {_show(seen)}, not every non-leader token")

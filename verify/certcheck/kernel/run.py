@@ -20,15 +20,15 @@ from .closed_form import _run_chain
 from .common import BadInput, CLAIM_ID, CheckResult, FORMAT, Outcome, Point, Rejected
 from .estimate import replay_work, setup_work
 from .fates import _fate_value, _is_leader
-from .jsonvalues import _brief_json, _same_json
+from .jsonvalues import brief_json, same_json
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_DIMENSION, MAX_LAYER, RUN_OVERHEAD
-from .meter import WorkLimit, _charge, _metered
-from .model import Context, Fate, Model, _model, _models_cached
-from .numbers import _number, _text
+from .meter import WorkLimit, charge, metered
+from .model import Context, Fate, Model, model_of, models_cached
+from .numbers import read_number, _text
 from .report_schema import CLAIMS_REPORT, CONFIGURATION
 from .schema import CHECKED, Obj
 from .schema import problem as _schema_problem
-from .statuses import Facts, _combine, _verify, _without_routine, facts_of
+from .statuses import Facts, combine_statuses, _verify, _without_routine, facts_of
 
 
 class Run(NamedTuple):
@@ -50,7 +50,7 @@ class Run(NamedTuple):
     problems: tuple = ()               # keys of the run the schema does not have, or lacks (report_schema)
 
 
-def _shape(config: Any, where: str) -> tuple[int, int]:
+def shape_of(config: Any, where: str) -> tuple[int, int]:
     tokens = config.get("tokens") if isinstance(config, dict) else None
     if not (isinstance(tokens, list) and tokens and all(isinstance(t, list) and t for t in tokens)
             and len({len(t) for t in tokens}) == 1):
@@ -58,7 +58,7 @@ def _shape(config: Any, where: str) -> tuple[int, int]:
     return len(tokens), len(tokens[0])
 
 
-def _admit(runs: list, max_work: int, max_total_work: int) -> None:
+def admit(runs: list, max_work: int, max_total_work: int) -> None:
     """Refuse, before any checking, a run whose last layer, dimension or estimated work is beyond the limits,
     and a file whose runs together are. Called under the file's meter (:func:`_checked`).
 
@@ -73,7 +73,7 @@ def _admit(runs: list, max_work: int, max_total_work: int) -> None:
             raise BadInput(f"{run.source}.last_layer", f"expected a non-negative integer, got {str(last)[:40]}")
         if last > MAX_LAYER:
             raise BadInput(f"{run.source}.last_layer", f"{last} is beyond the checker's limit of {MAX_LAYER} layers")
-        n, d = _shape(run.config, f"{run.source}.config")
+        n, d = shape_of(run.config, f"{run.source}.config")
         if d > MAX_DIMENSION:
             raise BadInput(f"{run.source}.config.tokens", f"points of dimension {d}, beyond the checker's limit of "
                                                           f"{MAX_DIMENSION}")
@@ -85,7 +85,7 @@ def _admit(runs: list, max_work: int, max_total_work: int) -> None:
     total = 0.0
     for run, (n, d) in zip(runs, shapes):
         try:
-            model = _model(run.config)
+            model = model_of(run.config)
         except WorkLimit as error:  # reading the configurations' numbers alone spent the file's allowance
             raise BadInput(f"{run.source}.config", str(error)) from None
         total += model.setup
@@ -117,7 +117,7 @@ def _refuse_setup(run: Run, d: int, work: float, limit: float, what: str) -> Non
                                                f"of {limit:.3g} (raise it with --max-work or --max-total-work)")
 
 
-def _check_run(run: Run) -> list[Outcome]:
+def check_run(run: Run) -> list[Outcome]:
     """Every verdict of one run, then everything the run states besides them (status, fates, layers);
     every claim of the run unsupported if the file's work allowance runs out on the way."""
     try:
@@ -130,10 +130,10 @@ def _check_run(run: Run) -> list[Outcome]:
 
 
 def _check_run_within_limits(run: Run) -> list[Outcome]:
-    """Every verdict of one run and what the run states besides them (see :func:`_check_run`)."""
-    _charge(RUN_OVERHEAD)
+    """Every verdict of one run and what the run states besides them (see :func:`check_run`)."""
+    charge(RUN_OVERHEAD)
     source = run.source
-    m = _model(run.config)
+    m = model_of(run.config)
     m.last = run.last_layer
     verdicts = run.verdicts
     if not isinstance(verdicts, dict):
@@ -190,7 +190,7 @@ def _fate_entry(f: Fate | None, m: Model, token: int) -> dict:
     return entry
 
 
-def _hypothesis_violations(config: dict, m: Model) -> list[str]:
+def hypothesis_violations(config: dict, m: Model) -> list[str]:
     """How the configuration is outside the theorem's hypotheses (docs/theory.md §2), decided exactly, in the
     words a claims report lists them (``field: message``, verify/core/config.py's ``hypothesis_violations``,
     typed here a second time; a test compares the two): a zero or repeated token, A not symmetric positive
@@ -221,7 +221,7 @@ def _hypothesis_violations(config: dict, m: Model) -> list[str]:
 def _hypotheses_problems(run: Run, m: Model) -> list[str]:
     """A configuration outside the hypotheses must be recorded as such (its ``outside_hypotheses``),
     and a claims report's flag and list of violations must say what the configuration is."""
-    violations = _hypothesis_violations(run.config, m)
+    violations = hypothesis_violations(run.config, m)
     flag = run.config.get("outside_hypotheses") is True
     problems = []
     if violations and not flag:
@@ -230,8 +230,8 @@ def _hypotheses_problems(run: Run, m: Model) -> list[str]:
     if run.outside_hypotheses is not None and run.outside_hypotheses is not flag:
         problems.append(f"outside_hypotheses is {str(run.outside_hypotheses)[:20]}, the configuration's is {flag}")
     if run.hypothesis_violations is not None and run.hypothesis_violations != violations:
-        problems.append(f"hypothesis_violations lists {_brief_json(run.hypothesis_violations)}, the configuration "
-                        + (f"violates the hypotheses by {_brief_json(violations)}" if violations
+        problems.append(f"hypothesis_violations lists {brief_json(run.hypothesis_violations)}, the configuration "
+                        + (f"violates the hypotheses by {brief_json(violations)}" if violations
                            else "satisfies the hypotheses"))
     return problems
 
@@ -265,8 +265,8 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
                                                             V=m.V is not None) <= DEFAULT_MAX_WORK:
             problems.append(f"stopped_by is 'work limit', but layer {last + 1} is within the default work limit")
     statuses = [v.get("status") for v in run.verdicts.values() if isinstance(v, dict)]
-    if run.status is not None and run.status != _combine(statuses):
-        problems.append(f"status is {str(run.status)[:30]!r}, its verdicts combine to {_combine(statuses)!r}")
+    if run.status is not None and run.status != combine_statuses(statuses):
+        problems.append(f"status is {str(run.status)[:30]!r}, its verdicts combine to {combine_statuses(statuses)!r}")
     problems += _evidence_problems(run, facts)
     if run.fates is not None:
         expected = [_fate_entry(facts.fates.get(t), m, t) for t in range(m.n)]
@@ -326,8 +326,8 @@ def _evidence_problems(run: Run, facts: Facts) -> list[str]:
                 wanted["faces"] = [e.get("face") if isinstance(e, dict) else None for e in certificate["projections"]]
         for key, value in wanted.items():
             if key in evidence and not _same_value(evidence[key], value):
-                problems.append(f"verdicts.{str(claim)[:40]}.evidence.{key} is {_brief_json(evidence[key])}, the replay "
-                                f"gives {_brief_json(_text(value) if isinstance(value, Fraction) else value)}")
+                problems.append(f"verdicts.{str(claim)[:40]}.evidence.{key} is {brief_json(evidence[key])}, the replay "
+                                f"gives {brief_json(_text(value) if isinstance(value, Fraction) else value)}")
     return problems[:3]
 
 
@@ -335,10 +335,10 @@ def _same_value(given: Any, wanted: Any) -> bool:
     """JSON equality, and for an exact number the same rational however it is written."""
     if isinstance(wanted, Fraction):
         try:
-            return isinstance(given, str) and _number(given, "evidence") == wanted
+            return isinstance(given, str) and read_number(given, "evidence") == wanted
         except Rejected:
             return False
-    return _same_json(given, wanted)
+    return same_json(given, wanted)
 
 
 def _same_fate(given: Any, wanted: dict) -> bool:
@@ -351,9 +351,9 @@ def _same_fate(given: Any, wanted: dict) -> bool:
     try:
         limit = given.get("limit")
         same_limit = isinstance(limit, list) and len(limit) == len(wanted["limit"]) and all(
-            _number(a, "limit") == _number(b, "limit") for a, b in zip(limit, wanted["limit"]))
+            read_number(a, "limit") == read_number(b, "limit") for a, b in zip(limit, wanted["limit"]))
         same_value = ("value" not in wanted and "value" not in given) or (
-            "value" in wanted and "value" in given and _number(given["value"], "value") == _number(wanted["value"], "value"))
+            "value" in wanted and "value" in given and read_number(given["value"], "value") == read_number(wanted["value"], "value"))
     except Rejected:
         return False
     return same_limit and same_value
@@ -393,9 +393,9 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
               outside_hypotheses=data.get("outside_hypotheses"),
               hypothesis_violations=data.get("hypothesis_violations"), problems=() if top is None else (top,))
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
-    with _models_cached(), _metered(total) as meter:
-        _admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
-        result = CheckResult(_check_run(run))
+    with models_cached(), metered(total) as meter:
+        admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
+        result = CheckResult(check_run(run))
         result.work = meter[1] - meter[0]
         return result
 
@@ -411,9 +411,9 @@ def check_record(configuration: dict, verdicts: dict, *, last_layer: int, settle
     """
     run = Run("record", configuration, verdicts, last_layer, settled_layer, fates=fates, status=status,
               stopped_by=stopped_by, layer_budget=layer_budget, time_budget=time_budget)
-    with _models_cached():
-        _admit([run], sys.maxsize, sys.maxsize)
-        outcomes = _check_run(run)
+    with models_cached():
+        admit([run], sys.maxsize, sys.maxsize)
+        outcomes = check_run(run)
     result: dict[str, dict[str, Any]] = {}
     for o in outcomes:
         if o.claim in result:  # several problems with the run: keep the first

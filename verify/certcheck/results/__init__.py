@@ -15,22 +15,14 @@ import statistics
 from fractions import Fraction
 from typing import Any
 
+from ..kernel import (CHECKED, CHECKS, CONFIGURATION, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, HORIZON, RESULTS_SCHEMA,
+                      RUN, SUMMARY, BadInput, CheckResult, Obj, Outcome, Rejected, Run, admit, brief_json, check_run,
+                      combine_statuses, counted, json_count, max_checkable_layer, metered, model_of, models_cached,
+                      read_number, same_json, shape_of, stated)
+from ..kernel import problem as _schema_problem
 from .campaign import CAMPAIGN, _campaign_problems
-from .claims import CHECKS
-from .common import BadInput, CheckResult, Outcome, RESULTS_SCHEMA, Rejected, counted, stated
-from .estimate import max_checkable_layer
-from .jsonvalues import _brief_json, _count, _same_json
-from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
-from .meter import _metered
-from .model import _model, _models_cached
-from .numbers import _number
-from .report_schema import CONFIGURATION
-from .results_schema import ERROR_RECORD, RECORD, RESULTS
-from .run import HORIZON, RUN, Run, SUMMARY, _admit, _check_run, _shape
-from .schema import CHECKED, Obj
-from .schema import problem as _schema_problem
+from .schema import ERROR_RECORD, RECORD, RESULTS
 from .sections import SECTIONS, _section_keys, _section_outcomes
-from .statuses import _combine
 
 SCHEMA_VERSION = 2  # the results.json version this checker reads (verify/app/report/schema.py)
 
@@ -80,8 +72,8 @@ def check_results(data: dict, *, source: str = "results", max_work: int = None, 
             continue
         records[i] = _record_run(record, f"{source}.examples[{i}]", campaign)
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
-    with _models_cached(), _metered(total) as meter:
-        _admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
+    with models_cached(), metered(total) as meter:
+        admit(list(records.values()), DEFAULT_MAX_WORK if max_work is None else max_work, total)
         result = _check_results(data, source, examples, records, runs, models)
         result.work = meter[1] - meter[0]
         return result
@@ -101,14 +93,14 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
                                    Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
                                            "the task raised an error and was not checked"))
             continue
-        outcomes = _check_run(records[i])
+        outcomes = check_run(records[i])
         result.outcomes += outcomes
         verified[i] = sorted(o.claim for o in outcomes if o.status == "verified")
         problem = _certcheck_block_problem(records[i].certcheck, outcomes)
         if problem:
             result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
         horizon, layers = examples[i].get("horizon"), records[i].last_layer
-        if not (_count(horizon) is not None and horizon == max(HORIZON, layers)):
+        if not (json_count(horizon) is not None and horizon == max(HORIZON, layers)):
             result.outcomes.append(Outcome(records[i].source, RUN, "rejected", f"horizon is {str(horizon)[:20]}, a "
                                            f"record's exact run is shown to layer max({HORIZON}, layers_run) = "
                                            f"{max(HORIZON, layers)}"))
@@ -153,11 +145,11 @@ def _inputs_problem(data: dict) -> str | None:
             return (f"inputs[0] names the campaign file {str(given[0].get('path'))[:80]!r}, but the campaign's source "
                     f"is {str(source)[:80]!r}")
         given = given[1:]
-    if not _same_json(given, expected):
-        wrong = next((i for i, (a, b) in enumerate(zip(given, expected)) if not _same_json(a, b)), min(len(given), len(expected)))
+    if not same_json(given, expected):
+        wrong = next((i for i, (a, b) in enumerate(zip(given, expected)) if not same_json(a, b)), min(len(given), len(expected)))
         return (f"inputs lists {counted(len(given), 'saved file')} besides the campaign file, the sections list "
                 f"{len(expected):,}; the first difference is at entry {wrong}: "
-                f"{_brief_json(given[wrong] if wrong < len(given) else None)[:120]}")
+                f"{brief_json(given[wrong] if wrong < len(given) else None)[:120]}")
     return None
 
 
@@ -190,7 +182,7 @@ def _convergence_problem(record: dict, source: str) -> str | None:
         return (f"convergence.tokens_with_limit is {str(convergence.get('tokens_with_limit'))[:20]}, the record's fates "
                 f"give {len(with_limit)}")
     if convergence.get("tokens_without_limit") != without:
-        return (f"convergence.tokens_without_limit is {_brief_json(convergence.get('tokens_without_limit'))}, the "
+        return (f"convergence.tokens_without_limit is {brief_json(convergence.get('tokens_without_limit'))}, the "
                 f"record's fates give {without[:20]}")
     if convergence.get("kind") != CONVERGENCE_KIND:
         return f"convergence.kind is {str(convergence.get('kind'))[:80]!r}, expected {CONVERGENCE_KIND!r}"
@@ -238,7 +230,7 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
         row = claims.get(claim)
         expected = _claim_counts(examples, claim, verified)
         if not isinstance(row, dict):
-            problems.append(f"summary.claims.{claim}: expected an object of counts, got {_brief_json(row)[:60]}")
+            problems.append(f"summary.claims.{claim}: expected an object of counts, got {brief_json(row)[:60]}")
             continue
         for key, value in expected.items():
             if row.get(key) != value or isinstance(row.get(key), bool):
@@ -256,7 +248,7 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
         comparison = record.get("float_comparison")
         if isinstance(comparison, dict) and comparison.get("silent_disagreements"):
             statuses.append("failed")
-    overall = _combine(statuses)
+    overall = combine_statuses(statuses)
     exit_status = {"certified": 0, "failed": 1, "inconclusive": 3}[overall]
     if not examples:
         overall, exit_status = "inconclusive", 3  # nothing was checked: nothing is certified
@@ -271,9 +263,9 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
     if claims_certified and not any(o.status == "verified" for o in result.outcomes):
         problems.append("the file claims certified results, but not one certificate in it verifies")
     expected_counterexamples = _counterexamples(examples)
-    if not _same_json(data.get("counterexamples"), expected_counterexamples):
-        problems.append(f"counterexamples is {_brief_json(data.get('counterexamples'))[:120]}, the records' shrunk "
-                        f"counterexamples give {_brief_json(expected_counterexamples)[:120]}")
+    if not same_json(data.get("counterexamples"), expected_counterexamples):
+        problems.append(f"counterexamples is {brief_json(data.get('counterexamples'))[:120]}, the records' shrunk "
+                        f"counterexamples give {brief_json(expected_counterexamples)[:120]}")
     return problems
 
 
@@ -317,7 +309,7 @@ def _counterexample_problem(record: dict, campaign: dict) -> str | None:
     n = len(record["configuration"]["tokens"]) if isinstance(record.get("configuration"), dict) and isinstance(
         record["configuration"].get("tokens"), list) else None
     if c.get("claims") != failed or c.get("claim") != failed[0]:
-        return f"counterexample: claims {_brief_json(c.get('claims'))[:80]}, the record's failed claims are {failed}"
+        return f"counterexample: claims {brief_json(c.get('claims'))[:80]}, the record's failed claims are {failed}"
     if c.get("original_n") != n or isinstance(c.get("original_n"), bool):
         return f"counterexample.original_n is {str(c.get('original_n'))[:20]}, the configuration has {n} tokens"
     if not isinstance(tokens, list) or c.get("shrunk_n") != len(tokens) or isinstance(c.get("shrunk_n"), bool) \
@@ -347,8 +339,8 @@ def _closed_form_problem(stated: Any, examples: list, campaign: Any) -> str | No
     settled = [r for r in checked if any(f.get("kind") == "path" for f in fates(r))]
     budget_layers = 0
     for record in settled:
-        n, d = _shape(record.get("configuration"), "configuration")
-        model = _model(record["configuration"])
+        n, d = shape_of(record.get("configuration"), "configuration")
+        model = model_of(record["configuration"])
         budget_layers += min(budget, max_checkable_layer(n, d, bits=model.bits, growth=model.growth))
     run = sum(r["layers_run"] if isinstance(r.get("layers_run"), int) else 0 for r in settled)
     expected: dict[str, Any] = {
@@ -385,7 +377,7 @@ def _exact(x: Any) -> Fraction | None:
     if isinstance(x, float) and math.isfinite(x):
         return Fraction(x)
     try:
-        return _number(x, "median")
+        return read_number(x, "median")
     except Rejected:
         return None
 

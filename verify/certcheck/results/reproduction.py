@@ -21,10 +21,13 @@ import tomllib
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
-from .common import _SectionLimit, _record_read, counted
-from .jsontext import NOT_FOUND, NOT_JSON, NOT_UTF8, TOO_LARGE, UnreadableJSON, read_bounded, read_json_file
-from .jsonvalues import DecimalText, _brief_json, _count, _get_in, _num, _same_json
-from .limits import MAX_SECTION_FILES, SECTION_READ_BYTES
+from ..jsontext import NOT_FOUND, NOT_JSON, NOT_UTF8, TOO_LARGE, UnreadableJSON, read_bounded, read_json_file
+from ..kernel import (MAX_SECTION_FILES, SECTION_READ_BYTES, DecimalText, brief_json, counted, get_in, json_count,
+                      json_number, record_read, same_json)
+
+
+class SectionLimit(Exception):
+    """The saved results are beyond the checker's limits for them: the section is not checked."""
 
 
 def _display(value: Any) -> str:
@@ -36,7 +39,7 @@ def _display(value: Any) -> str:
     return str(value)
 
 
-def _reproduction_item(data: Any) -> dict:
+def reproduction_item(data: Any) -> dict:
     """The fields the report copies from summary.json (reproduction_section.py's item_fields), rebuilt here."""
     if not isinstance(data, dict):
         return {}
@@ -137,7 +140,7 @@ def _protocol_runs(document: Any) -> list[dict] | str:
     for study in studies:
         lists: list[Any] = [study.get(k) if isinstance(study, dict) else None for k in ("d", "layers", "seeds")]
         alphas: Any = study.get("fixed_alpha", [None]) if isinstance(study, dict) else None
-        if not (all(isinstance(x, list) and x and all(_count(v) is not None for v in x) for x in lists)
+        if not (all(isinstance(x, list) and x and all(json_count(v) is not None for v in x) for x in lists)
                 and isinstance(alphas, list) and isinstance(study.get("name"), str)
                 and isinstance(study.get("phase", 1), int)):
             return "a study of the protocol file is not one the suite reads"
@@ -168,10 +171,10 @@ def _run_records(folder: str) -> tuple[dict, dict] | str:
     try:
         names = sorted(entry.name for entry in os.scandir(folder) if entry.name.endswith(".json") and entry.is_file())
     except OSError as error:
-        raise _SectionLimit(f"the per-run records {folder} cannot be listed ({error.strerror or error})") from None
+        raise SectionLimit(f"the per-run records {folder} cannot be listed ({error.strerror or error})") from None
     if len(names) > MAX_SECTION_FILES:
-        raise _SectionLimit(f"{folder} holds more than {MAX_SECTION_FILES} records, beyond what certcheck reads")
-    _record_read("per-run records", folder)
+        raise SectionLimit(f"{folder} holds more than {MAX_SECTION_FILES} records, beyond what certcheck reads")
+    record_read("per-run records", folder)
     evaluations: dict = {}
     interpretations: dict = {}
     left = REPRODUCTION_RECORD_BYTES
@@ -180,7 +183,7 @@ def _run_records(folder: str) -> tuple[dict, dict] | str:
         size = os.path.getsize(path)
         left -= size
         if size > SECTION_READ_BYTES or left < 0:
-            raise _SectionLimit(f"the per-run records in {folder} are more than certcheck reads "
+            raise SectionLimit(f"the per-run records in {folder} are more than certcheck reads "
                                 f"({SECTION_READ_BYTES} bytes a file, {REPRODUCTION_RECORD_BYTES} in all)")
         try:
             # Strict (:mod:`.jsontext`): a repeated key or NaN is not read, so that no value a
@@ -194,27 +197,27 @@ def _run_records(folder: str) -> tuple[dict, dict] | str:
             return f"the per-run record {name} is not an object"
         if name.endswith(".interpret.json"):
             interpretations[name[:-len(".interpret.json")]] = {
-                "clustering": (_get_in(record, "clustering", "leaders_per_review", "mean"),
-                               _get_in(record, "clustering", "converged", "distance_K_to_converged_mean"),
-                               _get_in(record, "clustering", "converged", "share_of_tokens_settled_by_K")),
-                "flips": (_get_in(record, "deletion", "leaders_deleted", "flip_rate"),
-                          _get_in(record, "deletion", "random_deleted", "flip_rate")),
-                "polarity": (_get_in(record, "matched_polarity", "leader_polar_share"),
-                             _get_in(record, "matched_polarity", "matched_non_leader_polar_share")),
-                "vote": (_get_in(record, "leader_vote", "weighted_vote_accuracy"),
-                         _get_in(record, "leader_vote", "model_accuracy_same_reviews")),
+                "clustering": (get_in(record, "clustering", "leaders_per_review", "mean"),
+                               get_in(record, "clustering", "converged", "distance_K_to_converged_mean"),
+                               get_in(record, "clustering", "converged", "share_of_tokens_settled_by_K")),
+                "flips": (get_in(record, "deletion", "leaders_deleted", "flip_rate"),
+                          get_in(record, "deletion", "random_deleted", "flip_rate")),
+                "polarity": (get_in(record, "matched_polarity", "leader_polar_share"),
+                             get_in(record, "matched_polarity", "matched_non_leader_polar_share")),
+                "vote": (get_in(record, "leader_vote", "weighted_vote_accuracy"),
+                         get_in(record, "leader_vote", "model_accuracy_same_reviews")),
                 "has_polarity_share": isinstance(record.get("matched_polarity"), dict)
                 and "leader_polar_share" in record["matched_polarity"]}
         else:
             kept = {k: record.get(k) for k in _RECORD_FIELDS}
-            kept["like_for_like"] = _get_in(record, "softmax_best_test_epoch", "test_acc")
+            kept["like_for_like"] = get_in(record, "softmax_best_test_epoch", "test_acc")
             evaluations[name[:-len(".json")]] = kept
     return evaluations, interpretations
 
 
 def _values(runs: list, evaluations: dict, key: str) -> list:
     values = [evaluations[r["name"]][key] for r in runs if r["name"] in evaluations]
-    if any(v is not None and _num(v) is None for v in values):
+    if any(v is not None and json_number(v) is None for v in values):
         raise _NotANumber(key)
     return values
 
@@ -287,14 +290,14 @@ def _expected_tables(runs: list, evaluations: dict, interpretations: dict, commo
             continue
         rows.append([equal(run["name"])] + [_decimal_check(v, 3, "") for v in found["flips"]]
                     + [_decimal_check(found["polarity"][0] if found["has_polarity_share"] else None, 3, "nan")]
-                    + [_decimal_check(v if _num(v) else None, 3, "nan") for v in (found["polarity"][1], *found["vote"])])
+                    + [_decimal_check(v if json_number(v) else None, 3, "nan") for v in (found["polarity"][1], *found["vote"])])
     if rows:
         tables["interpretability"] = rows
-    cap, patience = _count(common.get("epochs")), _count(common.get("patience"))
+    cap, patience = json_count(common.get("epochs")), json_count(common.get("patience"))
     rows = []
     for run in runs:
         record = evaluations.get(run["name"])
-        ran, selected = (_count(record.get("epochs_completed")), _count(record.get("epoch"))) if record else (None, None)
+        ran, selected = (json_count(record.get("epochs_completed")), json_count(record.get("epoch"))) if record else (None, None)
         if ran is None or selected is None or cap is None or patience is None:
             continue
         how = (f"reached the {cap}-epoch cap, still improving" if ran >= cap and ran - selected < patience
@@ -407,7 +410,7 @@ def _checkpoint_history(path: str, selected: int, budget: list) -> _History | No
         if isinstance(value, float) and not math.isfinite(value):
             return _History(None, None, None, unchecked=f"{path} holds a validation loss that is not finite")
         epoch = entry.get("epoch")
-        if isinstance(value, bool) or _count(epoch) is None:
+        if isinstance(value, bool) or json_count(epoch) is None:
             return _History(None, None, None, problem=f"{path}: a history entry's val_loss {str(value)[:20]} or epoch "
                                                       f"{str(epoch)[:20]} is not a number")
         losses.append((Fraction(str.__str__(value)) if isinstance(value, DecimalText) else Fraction(value), epoch, value))
@@ -426,7 +429,7 @@ def _checkpoint_histories(models: str, runs: list, evaluations: dict) -> dict[st
         return histories
     for run in runs:
         record = evaluations.get(run["name"])
-        selected = _count(record.get("epoch")) if record else None
+        selected = json_count(record.get("epoch")) if record else None
         if selected is None:
             continue
         found = _checkpoint_history(os.path.join(models, run["name"], "checkpoint.json"), selected, budget)
@@ -487,7 +490,7 @@ def _verdict_check(difference: Fraction, four_se2: Fraction) -> Callable[[Any], 
 def _decimal_check(value: Any, places: int, missing: str) -> Callable[[Any], str | None]:
     if value is None:
         return lambda text: None if text == missing else f"{str(text)[:60]!r} where the records give no value"
-    number = _num(value)
+    number = json_number(value)
     if number is None:
         raise _NotANumber("an interpretability value")
     exact = Fraction(str.__str__(value)) if isinstance(value, DecimalText) else Fraction(number)
@@ -496,13 +499,13 @@ def _decimal_check(value: Any, places: int, missing: str) -> Callable[[Any], str
                                                                  f"{float(exact):.{places + 2}f}")
 
 
-def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -> str | None:
+def reproduction_problem(data: dict, base: str, *, models: str | None = None) -> str | None:
     """Why summary.json's tables, run counts, protocol, conclusion sentence or notes are not what the
     per-run records, the protocol file and the checkpoint histories give (None: they are).
 
     The protocol file is looked for beside the runs folder; the checkpoints under ``models``
     (default: ``models/reproduction`` beside the runs folder). A validation loss shown for a run
-    whose checkpoint history is not there makes the section not checked (_SectionLimit), raised
+    whose checkpoint history is not there makes the section not checked (SectionLimit), raised
     only when nothing else is wrong.
     """
     protocol: dict = data["protocol"] if isinstance(data.get("protocol"), dict) else {}
@@ -518,11 +521,11 @@ def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -
         if error.kind == TOO_LARGE:
             return f"the protocol file {path} is more than {PROTOCOL_FILE_BYTES} bytes"
         if error.kind == NOT_FOUND:
-            raise _SectionLimit(f"the protocol file {name} was not found beside the runs folder {base}, so the "
+            raise SectionLimit(f"the protocol file {name} was not found beside the runs folder {base}, so the "
                                 "reproduction tables are not recomputed") from None
-        raise _SectionLimit(f"the protocol file {path} cannot be read ({error.reason}), so the reproduction "
+        raise SectionLimit(f"the protocol file {path} cannot be read ({error.reason}), so the reproduction "
                             "tables are not recomputed") from None
-    _record_read("protocol file", path)
+    record_read("protocol file", path)
     digest = hashlib.sha256(raw).hexdigest()
     if protocol.get("sha256") != digest:
         return f"summary.json gives the protocol sha256 {str(protocol.get('sha256'))[:64]}, the file {path} has {digest}"
@@ -538,12 +541,12 @@ def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -
         return found
     evaluations, interpretations = found
     finished = sum(r["name"] in evaluations for r in runs)
-    if not _same_json(data.get("runs"), {**(data["runs"] if isinstance(data.get("runs"), dict) else {}),
+    if not same_json(data.get("runs"), {**(data["runs"] if isinstance(data.get("runs"), dict) else {}),
                                          "finished": finished, "planned": len(runs)}):
-        return f"summary.json says {_brief_json(data.get('runs'))}, the records give {finished} of {len(runs)} runs"
+        return f"summary.json says {brief_json(data.get('runs'))}, the records give {finished} of {len(runs)} runs"
     common: dict = document["common"] if isinstance(document.get("common"), dict) else {}
     folder = models if models is not None else os.path.join(os.path.dirname(os.path.abspath(base)), *DEFAULT_MODELS)
-    _record_read("checkpoint histories", folder)
+    record_read("checkpoint histories", folder)
     histories = _checkpoint_histories(folder, runs, evaluations)
     unchecked: list[str] = []
     try:
@@ -572,7 +575,7 @@ def _reproduction_problem(data: dict, base: str, *, models: str | None = None) -
     if problem and not problem.startswith(_NOT_CHECKED_NOTES):
         return problem
     if problem or unchecked:
-        raise _SectionLimit((unchecked[0] if unchecked else str(problem)) + f" (the checkpoints looked for: {folder}; give them with "
+        raise SectionLimit((unchecked[0] if unchecked else str(problem)) + f" (the checkpoints looked for: {folder}; give them with "
                                                         "--models DIR)")
     return None
 
@@ -637,7 +640,7 @@ def _sentence_problem(shown: Any, comparisons: list[_Comparison], finished: int,
             exact, accepted = _verdicts(c.difference, c.four_se2)
             choices.append([(c.d, exact)] + [(c.d, v) for v in sorted(accepted - {exact})])
     if sum(len(options) > 1 for options in choices) > _MAX_BOUNDARY_VERDICTS:
-        raise _SectionLimit(f"more than {_MAX_BOUNDARY_VERDICTS} verdicts sit within float noise of the protocol's "
+        raise SectionLimit(f"more than {_MAX_BOUNDARY_VERDICTS} verdicts sit within float noise of the protocol's "
                             "boundary; the conclusion sentence is not checked")
     wanted = ""
     for assignment in itertools.product(*choices):
@@ -675,11 +678,11 @@ def _notes_problem(shown: Any, runs: list, evaluations: dict, common: dict, hist
     A message starting with _NOT_CHECKED_NOTES: a capped run's history could not be read, and the
     notes are not what they would be without it.
     """
-    cap, patience = _count(common.get("epochs")), _count(common.get("patience"))
+    cap, patience = json_count(common.get("epochs")), json_count(common.get("patience"))
     described, unknown = [], []
     for run in runs:
         record = evaluations.get(run["name"])
-        ran, selected = (_count(record.get("epochs_completed")), _count(record.get("epoch"))) if record else (None, None)
+        ran, selected = (json_count(record.get("epochs_completed")), json_count(record.get("epoch"))) if record else (None, None)
         if ran is None or selected is None or cap is None or patience is None or not (ran >= cap and ran - selected < patience):
             continue
         text = f"{run['name']} (selected epoch {selected}"
@@ -696,9 +699,9 @@ def _notes_problem(shown: Any, runs: list, evaluations: dict, common: dict, hist
         f"{counted(len(described), 'run')} reached the protocol's {cap}-epoch cap while still improving on validation: "
         f"{', '.join(described)}. Their accuracy may be limited by the cap. Training longer would be a new "
         "preregistered protocol, run after this one; it does not change these numbers."]
-    if _same_json(shown, wanted):
+    if same_json(shown, wanted):
         return None
     if unknown:
         return f"{_NOT_CHECKED_NOTES} {', '.join(unknown[:3])}, whose checkpoint history was not read"
-    return (f"its notes are not what the records and checkpoint histories give: it says {_brief_json(shown)[:200]}, "
-            f"they give {_brief_json(wanted)[:200]}")
+    return (f"its notes are not what the records and checkpoint histories give: it says {brief_json(shown)[:200]}, "
+            f"they give {brief_json(wanted)[:200]}")

@@ -12,7 +12,7 @@ from the files. Without the folder nothing is read, and the section is reported 
 never verified.
 """
 
-# ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
+# ruff: noqa: B023 - a message passed to require as a lambda is formatted inside require, before the
 # loop it is written in moves on: the loop variables it reads are the current ones.
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import os
 import pathlib
 from typing import Any
 
-from . import control
+from .. import control
+from ..jsontext import TOO_LARGE, UnreadableJSON, decode_json, open_bounded
+from ..kernel import (MAX_SECTION_BYTES, MAX_SECTION_FILES, NOT_CHECKED, SECTION_READ_BYTES, UNREADABLE, BadInput,
+                      DecimalText, Outcome, Rejected, brief_json, counted, get_in, is_projection, json_count, json_number,
+                      record_read, require, same_json)
 from .campaign import WORKED_TOKENS
-from .common import BadInput, NOT_CHECKED, Outcome, Rejected, _SectionLimit, _record_read, _require, counted
-from .glance import _GlanceParts, _NoNumbers, _is_power_file, _scalar_summary
-from .jsontext import TOO_LARGE, UnreadableJSON, decode_json, open_bounded
-from .jsonvalues import DecimalText, _UNREADABLE, _brief_json, _count, _get_in, _num, _projection, _same_json
-from .limits import MAX_SECTION_BYTES, MAX_SECTION_FILES, SECTION_READ_BYTES
-from .reproduction import _reproduction_item, _reproduction_problem
+from .glance import GlanceParts, NoNumbers, is_power_file, scalar_summary
+from .reproduction import SectionLimit, reproduction_item, reproduction_problem
 
 
 SECTIONS = "(sections)"  # outcomes about a results.json's optional sections
@@ -106,8 +106,8 @@ def runs_folder(runs: str | None, root: str) -> str | None:
         return None
     candidates = [os.path.join(os.getcwd(), *root.split("/"))]
     if root == DEFAULT_RUNS:
-        # verify/certcheck/sections.py: three folders up is the repository.
-        repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        # verify/certcheck/results/sections.py: four folders up is the repository.
+        repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         candidates.append(os.path.join(repository, DEFAULT_RUNS))
     return next((c for c in candidates if os.path.isdir(c)), None)
 
@@ -157,10 +157,10 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
                  + (f"--runs {runs} is not a folder" if runs is not None else f"no folder {root} here") + ")")
                 + "; give the folder the report was built from with --runs DIR")))
             continue
-        _record_read("saved results", f"{os.path.join(base, *folder.split('/'))} ({key} section)")
+        record_read("saved results", f"{os.path.join(base, *folder.split('/'))} ({key} section)")
         try:
             problems = _section_problems(key, block, base, root, data.get("inputs"), budget, models=models)
-        except _SectionLimit as error:
+        except SectionLimit as error:
             outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, str(error)))
             continue
         if problems:
@@ -175,10 +175,10 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
 
 def _resolve(path: Any, root: str, base: str) -> str:
     """The file a listed path names under ``base`` (the path without its ``root``); Rejected otherwise."""
-    _require(isinstance(path, str) and path.startswith(root + "/"), lambda: f"{str(path)[:80]!r} is not under {root}/")
+    require(isinstance(path, str) and path.startswith(root + "/"), lambda: f"{str(path)[:80]!r} is not under {root}/")
     relative = path[len(root) + 1:]
     parts = relative.split("/")
-    _require(all(p not in ("", ".", "..") for p in parts), lambda: f"{path[:80]!r} is not a plain path under {root}/")
+    require(all(p not in ("", ".", "..") for p in parts), lambda: f"{path[:80]!r} is not a plain path under {root}/")
     return os.path.join(base, *parts)
 
 
@@ -193,7 +193,7 @@ def _hash_file(path: str, budget: list) -> tuple[str, bytes | None]:
         opened = open_bounded(path, max(budget[0], 0))
     except UnreadableJSON as error:
         if error.kind == TOO_LARGE:
-            raise _SectionLimit(too_many) from None
+            raise SectionLimit(too_many) from None
         raise Rejected(f"{path}: {error.reason}") from None
     digest = hashlib.sha256()
     kept: bytearray | None = bytearray()
@@ -204,7 +204,7 @@ def _hash_file(path: str, budget: list) -> tuple[str, bytes | None]:
                 break
             budget[0] -= len(chunk)
             if budget[0] < 0:
-                raise _SectionLimit(too_many)
+                raise SectionLimit(too_many)
             digest.update(chunk)
             if kept is not None:
                 kept += chunk
@@ -225,7 +225,7 @@ def _section_listing(base: str, folder: str, patterns: tuple) -> list[str]:
             if path.is_file():
                 found.add(path.relative_to(base).as_posix())
             if len(found) > MAX_SECTION_FILES:
-                raise _SectionLimit(f"{directory} holds more than {MAX_SECTION_FILES} saved files, beyond what certcheck reads")
+                raise SectionLimit(f"{directory} holds more than {MAX_SECTION_FILES} saved files, beyond what certcheck reads")
     return sorted(found)
 
 
@@ -234,7 +234,7 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
     """What does not hold between a section's block and the saved files under ``base``.
 
     Each file is hashed, parsed (within the bytes left of SECTION_PARSE_BYTES), its item compared
-    with it, and what the first screen needs of it kept (:class:`_GlanceParts`); its parsed content
+    with it, and what the first screen needs of it kept (:class:`GlanceParts`); its parsed content
     is then dropped, so that memory holds one saved file at a time.
     """
     if len(budget) < 2:
@@ -242,7 +242,7 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
     folder, patterns = SECTION_FILES[key]
     items, figures = block["files"], block.get("figures") or []
     if len(items) > MAX_SECTION_FILES or not isinstance(figures, list) or len(figures) > MAX_SECTION_FILES:
-        raise _SectionLimit(f"the section lists more than {MAX_SECTION_FILES} files, beyond what certcheck reads")
+        raise SectionLimit(f"the section lists more than {MAX_SECTION_FILES} files, beyond what certcheck reads")
     problems: list[str] = []
     listed = [item.get("path") if isinstance(item, dict) else None for item in items]
     present = [f"{root}/{p}" for p in _section_listing(base, folder, patterns)]
@@ -252,16 +252,16 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
         return [f"it lists {counted(len(listed), 'file')}, the folder {base}/{folder} holds {len(present)} matching "
                 f"{', '.join(patterns)}" + (f"; not listed: {', '.join(extra[:3])}" if extra else "")
                 + (f"; not there: {', '.join(gone[:3])}" if gone else "")]
-    parts = _GlanceParts(key, len(items))
+    parts = GlanceParts(key, len(items))
     for index, item in enumerate(items):
         where = f"files[{index}] ({str(item.get('path'))[:80]})"
         try:
             digest, raw = _hash_file(_resolve(item["path"], root, base), budget)
-            _require(item.get("sha256") == digest, lambda: f"sha256 is {str(item.get('sha256'))[:64]}, the file's is {digest}")
+            require(item.get("sha256") == digest, lambda: f"sha256 is {str(item.get('sha256'))[:64]}, the file's is {digest}")
             if raw is not None:
                 budget[1] -= len(raw)
                 if budget[1] < 0:
-                    raise _SectionLimit(f"the saved results are more than {SECTION_PARSE_BYTES} bytes to parse in all, "
+                    raise SectionLimit(f"the saved results are more than {SECTION_PARSE_BYTES} bytes to parse in all, "
                                         "beyond what certcheck reads")
             problem, data = _section_file_problem(key, item, raw, base, models=models)
             del raw
@@ -270,30 +270,30 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
             continue
         if problem:
             problems.append(f"{where}: {problem}")
-        elif data is not _UNREADABLE:
+        elif data is not UNREADABLE:
             parts.add(item["path"], data)
         del data
     for index, figure in enumerate(figures):
         try:
-            _require(isinstance(figure, dict), "expected an object")
+            require(isinstance(figure, dict), "expected an object")
             digest, _ = _hash_file(_resolve(figure.get("path"), root, base), budget)
-            _require(figure.get("sha256") == digest, lambda: f"sha256 is {str(figure.get('sha256'))[:64]}, the file's is {digest}")
+            require(figure.get("sha256") == digest, lambda: f"sha256 is {str(figure.get('sha256'))[:64]}, the file's is {digest}")
         except Rejected as error:
             problems.append(f"figures[{index}]: {error}")
     problems += _inputs_problems(key, items, figures, inputs)
     if problems:
         return problems
     expected = parts.numbers()
-    if isinstance(expected, _NoNumbers):
+    if isinstance(expected, NoNumbers):
         return ["the saved files do not give the numbers the section's first-screen line prints"]
-    if expected is not None and not _same_json(block.get("glance"), expected):
-        problems.append(f"glance is {_brief_json(block.get('glance'))}, the files give {_brief_json(expected)}")
+    if expected is not None and not same_json(block.get("glance"), expected):
+        problems.append(f"glance is {brief_json(block.get('glance'))}, the files give {brief_json(expected)}")
     return problems
 
 
 def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str, *,
                           models: str | None = None) -> tuple[str | None, Any]:
-    """(why the item's copied fields are not the file's, or None; the file's parsed content, or _UNREADABLE)."""
+    """(why the item's copied fields are not the file's, or None; the file's parsed content, or UNREADABLE)."""
     data: Any = None
     why = f" (more than the {SECTION_READ_BYTES} bytes certcheck parses)" if raw is None else ""
     try:
@@ -306,12 +306,12 @@ def _section_file_problem(key: str, item: dict, raw: bytes | None, base: str, *,
     if isinstance(summary, dict) and set(summary) == {"unreadable"}:
         # The report could not read it: too big, not JSON, or (classification, the search-power file) not the format expected.
         if data is not None and key not in ("classify", "conjectures"):
-            return "the item says the file is unreadable, but it reads as JSON", _UNREADABLE
+            return "the item says the file is unreadable, but it reads as JSON", UNREADABLE
         extra = set(item) - {"path", "sha256", "summary"}
-        return (f"an unreadable file's item carries {sorted(extra)}" if extra else None), _UNREADABLE
+        return (f"an unreadable file's item carries {sorted(extra)}" if extra else None), UNREADABLE
     if data is None:
-        return f"the file is not readable JSON{why}, but the item holds fields read from it", _UNREADABLE
-    if not _same_json(summary, _scalar_summary(data)):
+        return f"the file is not readable JSON{why}, but the item holds fields read from it", UNREADABLE
+    if not same_json(summary, scalar_summary(data)):
         return "its summary fields are not the file's", data
     return _copied_fields(key, item, data, base, models=models), data
 
@@ -324,19 +324,19 @@ def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: s
         return obj
 
     if key == "sentiment":
-        is_evaluation = _num(get(data, "hardmax_accuracy")) is not None
+        is_evaluation = json_number(get(data, "hardmax_accuracy")) is not None
         if is_evaluation != ("evaluation" in item):
             return "an evaluation row where the file has no accuracy, or none where it has one"
         if is_evaluation:
             row = {k: data.get(k) for k in SENTIMENT_EVALUATION_FIELDS}
             row["like_for_like_epoch"] = get(data, "softmax_best_test_epoch", "epoch")
             row["like_for_like_accuracy"] = get(data, "softmax_best_test_epoch", "test_acc")
-            if not _same_json(item["evaluation"], row):
+            if not same_json(item["evaluation"], row):
                 return "its evaluation row is not the file's"
         rows = item.get("analysis_rows")
         if (rows is not None) != str(item.get("path", "")).endswith("/analysis.json"):
             return "analysis rows on a file that is not an analysis.json, or none on one"
-        if rows is not None and not _same_json(rows, _analysis_rows(data)):
+        if rows is not None and not same_json(rows, _analysis_rows(data)):
             return "its analysis rows are not the file's"
         is_certificate = isinstance(data, dict) and data.get("kind") == SENTIMENT_SOFTMAX_KIND
         if is_certificate != ("softmax_certificate" in item):
@@ -344,53 +344,53 @@ def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: s
         if is_certificate:
             by_d = data.get("by_d") if isinstance(data.get("by_d"), list) else []
             wanted = {"by_d": [g for g in by_d if isinstance(g, dict)], "summary": data.get("summary")}
-            if not _same_json(item["softmax_certificate"], wanted):
+            if not same_json(item["softmax_certificate"], wanted):
                 return "its softmax agreement counts or sentence are not the file's"
     elif key == "reproduction":
-        wanted_item = _reproduction_item(data)
+        wanted_item = reproduction_item(data)
         shown = {k: item[k] for k in SECTION_ITEM_FIELDS["reproduction"] if k in item}
-        if not _same_json(shown, wanted_item):
-            differing = sorted(k for k in set(shown) | set(wanted_item) if not _same_json(shown.get(k), wanted_item.get(k)))
+        if not same_json(shown, wanted_item):
+            differing = sorted(k for k in set(shown) | set(wanted_item) if not same_json(shown.get(k), wanted_item.get(k)))
             return f"its {', '.join(differing)} are not the file's"
         if "reproduction_tables" in wanted_item:
-            return _reproduction_problem(data, base, models=models)
+            return reproduction_problem(data, base, models=models)
     elif key == "control":
         study = item.get("study")
         if study is not None:
             if not isinstance(study, dict):
                 return "its study fields are not an object"
             shown = {k: v for k, v in study.items() if not (k == "two_clusterings" and v is None)}
-            if not _projection(shown, data):
+            if not is_projection(shown, data):
                 return "its study fields are not the file's"
         return _study_designs_problem(data)
     elif key == "conjectures":
-        if _is_power_file(data) != ("power" in item):
+        if is_power_file(data) != ("power" in item):
             return "a search-power table where the file is none, or none where it is one"
-        if "power" in item and not _projection(item["power"], data):
+        if "power" in item and not is_projection(item["power"], data):
             return "its search-power table is not the file's"
     elif key == "classify":
         if "imdb" in item:
             imdb = item["imdb"]
-            if not isinstance(imdb, dict) or not _projection(
+            if not isinstance(imdb, dict) or not is_projection(
                     {k: v for k, v in imdb.items() if k not in ("seeds", "variants", "test_size", "source")}, data):
                 return "its IMDb fields are not the file's"
             source = data.get("source") if isinstance(data.get("source"), dict) else {}
-            if not _same_json(imdb.get("source"), {k: source[k] for k in ("data", "reference", "sequence_length", "split",
+            if not same_json(imdb.get("source"), {k: source[k] for k in ("data", "reference", "sequence_length", "split",
                                                                            "vocabulary") if k in source}):
                 return "its IMDb source is not the file's"
-            if not (_same_json(imdb.get("seeds"), [s for s in get(data, "seeds") or [] if _count(s, -10**9) is not None])
-                    and _same_json(imdb.get("variants"), [v for v in get(data, "variants") or [] if isinstance(v, str)])
-                    and _same_json(imdb.get("test_size"), data.get("test_size") if _count(data.get("test_size"), -10**9) is not None else None)):
+            if not (same_json(imdb.get("seeds"), [s for s in get(data, "seeds") or [] if json_count(s, -10**9) is not None])
+                    and same_json(imdb.get("variants"), [v for v in get(data, "variants") or [] if isinstance(v, str)])
+                    and same_json(imdb.get("test_size"), data.get("test_size") if json_count(data.get("test_size"), -10**9) is not None else None)):
                 return "its IMDb seeds, variants or test size are not the file's"
         if "scaling" in item:
             scaling = item["scaling"]
-            if not isinstance(scaling, dict) or not _projection(
+            if not isinstance(scaling, dict) or not is_projection(
                     {k: v for k, v in scaling.items() if k not in ("baseline_sizes", "baseline_lengths", "cpus")}, data):
                 return "its scaling fields are not the file's"
-            ints = lambda xs: [x for x in xs or [] if _count(x, -10**9) is not None]  # noqa: E731
-            if not (_same_json(scaling.get("baseline_sizes"), ints(get(data, "plan", "baseline_sizes")))
-                    and _same_json(scaling.get("baseline_lengths"), ints(get(data, "plan", "baseline_lengths")))
-                    and _same_json(scaling.get("cpus"), data.get("cpus") if _count(data.get("cpus"), -10**9) is not None else None)):
+            ints = lambda xs: [x for x in xs or [] if json_count(x, -10**9) is not None]  # noqa: E731
+            if not (same_json(scaling.get("baseline_sizes"), ints(get(data, "plan", "baseline_sizes")))
+                    and same_json(scaling.get("baseline_lengths"), ints(get(data, "plan", "baseline_lengths")))
+                    and same_json(scaling.get("cpus"), data.get("cpus") if json_count(data.get("cpus"), -10**9) is not None else None)):
                 return "its scaling baseline sizes or cores are not the file's"
     return None
 
@@ -421,30 +421,30 @@ def _analysis_rows(data: Any) -> list[dict]:
     """The report's rows of an analysis.json (verify/experiments/sentiment/report_section.py's
     analysis_rows), rebuilt here: one per analysed model, then the authors' d = 2 embeddings."""
     rows: list[dict] = []
-    entries = _get_in(data, "checkpoints") or []
+    entries = get_in(data, "checkpoints") or []
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict):
             continue
-        top = _get_in(entry, "leader_words", "top") or []
+        top = get_in(entry, "leader_words", "top") or []
         rows.append({
             "model": entry.get("path"), "d": entry.get("d"), "epoch": entry.get("epoch"),
-            "leaders": _get_in(entry, "leader_statistics"),
+            "leaders": get_in(entry, "leader_statistics"),
             "top_words": [w for w in (top if isinstance(top, list) else []) if isinstance(w, list) and len(w) == 2][:5],
-            "reviews_selected": _get_in(entry, "leader_words", "reviews_selected"),
-            "leader_polar_share": _get_in(entry, "lexicon", "leader_polar_share"),
-            "all_polar_share": _get_in(entry, "lexicon", "all_polar_share"),
-            "K_vs_converged": _get_in(entry, "K_vs_converged"),
-            "unseen_words": _get_in(entry, "unseen_words"),
-            "without_attention": _get_in(entry, "without_attention"),
-            "T0": _get_in(entry, "hypotheses", "T0_leader_within_K"),
-            "T2": _get_in(entry, "hypotheses", "T2_leader_limits_are_hull_vertices"),
-            "T3": _get_in(entry, "hypotheses", "T3_limits_on_boundary_of_K"),
-            "within_hypotheses": _get_in(entry, "hypotheses", "within_hypotheses"),
-            "reviews": _get_in(entry, "hypotheses", "reviews"),
+            "reviews_selected": get_in(entry, "leader_words", "reviews_selected"),
+            "leader_polar_share": get_in(entry, "lexicon", "leader_polar_share"),
+            "all_polar_share": get_in(entry, "lexicon", "all_polar_share"),
+            "K_vs_converged": get_in(entry, "K_vs_converged"),
+            "unseen_words": get_in(entry, "unseen_words"),
+            "without_attention": get_in(entry, "without_attention"),
+            "T0": get_in(entry, "hypotheses", "T0_leader_within_K"),
+            "T2": get_in(entry, "hypotheses", "T2_leader_limits_are_hull_vertices"),
+            "T3": get_in(entry, "hypotheses", "T3_limits_on_boundary_of_K"),
+            "within_hypotheses": get_in(entry, "hypotheses", "within_hypotheses"),
+            "reviews": get_in(entry, "hypotheses", "reviews"),
         })
-    authors = _get_in(data, "authors_d2")
+    authors = get_in(data, "authors_d2")
     for family in ("distinct", "padded"):
-        part = _get_in(authors, family)
+        part = get_in(authors, family)
         if isinstance(part, dict):
             rows.append({
                 "model": f"authors' d=2 embeddings, {family} samples", "d": 2, "epoch": 100,
@@ -452,8 +452,8 @@ def _analysis_rows(data: Any) -> list[dict]:
                 "leader_polar_share": None, "all_polar_share": None,
                 "K_vs_converged": part.get("K_vs_converged"), "T0": part.get("T0_leader_within_K"),
                 "T2": part.get("T2_leader_limits_are_hull_vertices"), "T3": part.get("T3_limits_on_boundary_of_K"),
-                "within_hypotheses": _get_in(authors, "samples") if family == "distinct" else 0,
-                "reviews": _get_in(authors, "samples"), "certified_limits": part.get("certified_limits"),
+                "within_hypotheses": get_in(authors, "samples") if family == "distinct" else 0,
+                "reviews": get_in(authors, "samples"), "certified_limits": part.get("certified_limits"),
             })
     return rows
 

@@ -9,7 +9,7 @@ scores more. A path fate is accepted only with the run's verified certified clos
 settled layer can be compared with them.
 """
 
-# ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
+# ruff: noqa: B023 - a message passed to require as a lambda is formatted inside require, before the
 # loop it is written in moves on: the loop variables it reads are the current ones.
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import json
 from fractions import Fraction
 from typing import Any, cast
 
-from .common import Point, _require
-from .meter import _charge, _cost
+from .common import Point, require
+from .meter import charge, cost
 from .model import Chain, Context, Fate, Model, Rows
-from .numbers import _bits, _get, _index_set, _int, _number, _point, _q, _show, _weights
+from .numbers import bits_of, _get, _index_set, _int, read_number, _point, _q, _show, _weights
 
 
 def _is_leader(token: int, f: Fate) -> bool:
@@ -45,14 +45,14 @@ def _fixed_failure(m: Model, j: int, k: int, G: frozenset, fixed: set) -> str | 
 def _at_mean(m: Model, j: int, k: int, G: frozenset) -> bool:
     """z_j = mean of z_g over G at layer k, in the layer's integer numerators: sum_G N_g = |G| N_j."""
     N, _ = m.integer_layer(k)
-    _charge(_cost(len(G) * m.d, _bits(N)))
+    charge(cost(len(G) * m.d, bits_of(N)))
     return [sum(col) for col in zip(*(N[g] for g in G))] == [len(G) * x for x in N[j]]
 
 
 def _mean_of(m: Model, k: int, F: frozenset) -> Point:
     """The mean of the positions of the tokens of F at layer k (exact), from the integer numerators."""
     N, D = m.integer_layer(k)
-    _charge(_cost(len(F) * m.d, _bits(N)) + _cost(m.d, _bits(N), _bits(N)))
+    charge(cost(len(F) * m.d, bits_of(N)) + cost(m.d, bits_of(N), bits_of(N)))
     return tuple(Fraction(sum(col), len(F) * D) for col in zip(*(N[v] for v in F)))
 
 
@@ -62,9 +62,9 @@ def _lock_values(m: Model, k: int, F: frozenset) -> list[int]:
     key = (k, F)
     if key not in m._locks:
         N, _ = m.integer_layer(k)
-        size, a_bits = _bits(N), m._A_bits
-        _charge(_cost(len(F) * m.d, size) + (_cost(m.d * m.d, size, a_bits) if m.given_A else 0)
-                + _cost(m.n * m.d, size + a_bits, size))
+        size, a_bits = bits_of(N), m._A_bits
+        charge(cost(len(F) * m.d, size) + (cost(m.d * m.d, size, a_bits) if m.given_A else 0)
+                + cost(m.n * m.d, size + a_bits, size))
         total = [sum(col) for col in zip(*(N[v] for v in F))]
         direction = total if m._A_integer is None else [sum(a * x for a, x in zip(row, total)) for row in m._A_integer]
         if len(m._locks) >= 256:
@@ -103,30 +103,30 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
     A "path" fate (docs/theory.md D9) is accepted only with the run's verified certified ``chain``: its
     layer is the chain's first layer, its set the final segment's set, its limit the final path's
     constant term."""
-    _require(isinstance(raw, list) and len(raw) == m.n, lambda: f"fates: expected one entry per token ({m.n})")
+    require(isinstance(raw, list) and len(raw) == m.n, lambda: f"fates: expected one entry per token ({m.n})")
     fates: dict[int, Fate] = {}
     previous = 0
     for p, e in enumerate(raw):
         w = f"fates[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
-        _require(i not in fates, lambda: f"{w}: token {i} has two fates")
+        require(i not in fates, lambda: f"{w}: token {i} has two fates")
         kind = _get(e, "kind", w)
-        _require(kind in ("leader", "fixed", "locked", "path"), lambda: f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
-        _require(("value" in e) == (kind == "locked"),
+        require(kind in ("leader", "fixed", "locked", "path"), lambda: f"{w}.kind: {kind!r} is not leader, fixed, locked or path")
+        require(("value" in e) == (kind == "locked"),
                  lambda: f"{w}: " + ("a locked fate without its value" if kind == "locked"
                                      else f"a {kind} fate states a value (only a locked fate has one)"))
         k = _int(_get(e, "layer", w), f"{w}.layer")
-        _require(k >= previous, lambda: f"{w}: layer {k} after layer {previous}, not in establishment order")
+        require(k >= previous, lambda: f"{w}: layer {k} after layer {previous}, not in establishment order")
         previous = k
         S = _index_set(_get(e, "set", w), m.n, f"{w}.set")
         limit = _point(_get(e, "limit", w), m.d, f"{w}.limit")
         if kind == "path":
             where = f"{w} (token {i}, path from layer {k})"
-            _require(chain is not None, lambda: f"{where}: no verified certified closed-form chain in the run supports it")
+            require(chain is not None, lambda: f"{where}: no verified certified closed-form chain in the run supports it")
             chain = cast(Chain, chain)
-            _require(k == chain.start, lambda: f"{where}: the run's chain starts at layer {chain.start}")
-            _require(S == chain.sets[i], lambda: f"{where}: set {_show(S)} is not the final segment's {_show(chain.sets[i])}")
-            _require(limit == chain.limits[i], lambda: f"{where}: limit is {_show(limit)}, the chain's is {_show(chain.limits[i])}")
+            require(k == chain.start, lambda: f"{where}: the run's chain starts at layer {chain.start}")
+            require(S == chain.sets[i], lambda: f"{where}: set {_show(S)} is not the final segment's {_show(chain.sets[i])}")
+            require(limit == chain.limits[i], lambda: f"{where}: limit is {_show(limit)}, the chain's is {_show(chain.limits[i])}")
             fates[i] = Fate(kind, k, S, limit)
             continue
         Z = m.layer(k)
@@ -135,27 +135,27 @@ def _check_fates(raw: Any, m: Model, chain: Chain | None = None) -> dict[int, Fa
         fixed_before = {t for t, f in fates.items() if f.kind in ("leader", "fixed") and f.layer <= k - 1}
         where = f"{w} (token {i}, {kind} at layer {k})"
         if kind == "leader":
-            _require(S == {i}, lambda: f"{where}: set must be [{i}]")
+            require(S == {i}, lambda: f"{where}: set must be [{i}]")
             C = m.attention(k)[i]
-            _require(C == {i}, lambda: f"{where}: C_{i} at layer {k} is {_show(C)}, not {{{i}}}")
-            _require(k == 0 or m.attention(k - 1)[i] != {i}, lambda: f"{where}: not the first layer, C_{i} = {{{i}}} at layer {k - 1}")
+            require(C == {i}, lambda: f"{where}: C_{i} at layer {k} is {_show(C)}, not {{{i}}}")
+            require(k == 0 or m.attention(k - 1)[i] != {i}, lambda: f"{where}: not the first layer, C_{i} = {{{i}}} at layer {k - 1}")
             expected = Z[i]
         elif kind == "fixed":
             failure = _fixed_failure(m, i, k, S, fixed_now)
-            _require(failure is None, lambda: f"{where}: {failure}")
-            _require(k == 0 or _fixed_failure(m, i, k - 1, m.attention(k - 1)[i] - {i}, fixed_before) is not None,
+            require(failure is None, lambda: f"{where}: {failure}")
+            require(k == 0 or _fixed_failure(m, i, k - 1, m.attention(k - 1)[i] - {i}, fixed_before) is not None,
                      f"{where}: not the first layer, D7 (b) holds already at layer {k - 1}")
             expected = Z[i]
         else:
             failure = _locked_failure(m, i, k, S, fixed_now)
-            _require(failure is None, lambda: f"{where}: {failure}")
-            _require(k == 0 or _locked_failure(m, i, k - 1, m.attention(k - 1)[i], fixed_before) is not None,
+            require(failure is None, lambda: f"{where}: {failure}")
+            require(k == 0 or _locked_failure(m, i, k - 1, m.attention(k - 1)[i], fixed_before) is not None,
                      f"{where}: not the first layer, the locking condition holds already at layer {k - 1}")
             expected = _mean_of(m, k, S)
-            value = _number(_get(e, "value", w), f"{w}.value")
+            value = read_number(_get(e, "value", w), f"{w}.value")
             top = _lock_value(m, k, S)
-            _require(value == top, lambda: f"{where}: value is {_q(value)}, but <A m_F, z_v> = {_q(top)} on F")
-        _require(limit == expected, lambda: f"{where}: limit is {_show(limit)}, the replay gives {_show(expected)}")
+            require(value == top, lambda: f"{where}: value is {_q(value)}, but <A m_F, z_v> = {_q(top)} on F")
+        require(limit == expected, lambda: f"{where}: limit is {_show(limit)}, the replay gives {_show(expected)}")
         fates[i] = Fate(kind, k, S, limit)
     return fates
 
@@ -172,7 +172,7 @@ def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, 
     """
     raw = _get(cert, "fates", "certificate")
     carried = cert.get("closed_form")
-    _require(not _rests_on_chain({"fates": raw}) or (isinstance(carried, dict) and carried.get("status") == "certified"),
+    require(not _rests_on_chain({"fates": raw}) or (isinstance(carried, dict) and carried.get("status") == "certified"),
              "fates: a path fate (D9) in a certificate that does not carry the certified closed-form chain it rests on")
     key = json.dumps(raw, sort_keys=True, default=str)
     fates = ctx.verified_fates.get(key)
@@ -181,7 +181,7 @@ def _fates_of(cert: dict, ctx: "Context", *, settled: bool = True) -> dict[int, 
     if settled:
         last = max(f.layer for f in fates.values())
         given = _get(cert, "settled_layer", "certificate")
-        _require(given == last and not isinstance(given, bool), lambda: f"settled_layer is {given!r}, the fates settle at {last}")
+        require(given == last and not isinstance(given, bool), lambda: f"settled_layer is {given!r}, the fates settle at {last}")
         ctx.same("settled_layer", given)
     return fates
 
@@ -196,12 +196,12 @@ def _convex_combination(raw: Any, points: dict, target: Point, m: Model, where: 
 
     ``rows``: ``points`` (or more) as integer rows over one denominator, when the caller has them."""
     lam = _weights(raw, m.n, where)
-    _require(set(lam) <= set(points), lambda: f"{where}: keys {_show(set(lam) - set(points))} are not allowed here")
-    _require(all(v >= 0 for v in lam.values()), lambda: f"{where}: a multiplier is negative")
-    _require(sum(lam.values()) == 1, lambda: f"{where}: multipliers sum to {_q(sum(lam.values()))}, not 1")
+    require(set(lam) <= set(points), lambda: f"{where}: keys {_show(set(lam) - set(points))} are not allowed here")
+    require(all(v >= 0 for v in lam.values()), lambda: f"{where}: a multiplier is negative")
+    require(sum(lam.values()) == 1, lambda: f"{where}: multipliers sum to {_q(sum(lam.values()))}, not 1")
     rows = rows or Rows({u: points[u] for u in lam})
     combo = rows.combination(lam)
-    _require(combo == target, f"{where}: sum lambda_u u = {_show(combo)}, not {_show(target)}")
+    require(combo == target, f"{where}: sum lambda_u u = {_show(combo)}, not {_show(target)}")
 
 
 def _rests_on_chain(cert: dict) -> bool:

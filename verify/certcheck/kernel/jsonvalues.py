@@ -2,7 +2,7 @@
 
 A decimal is kept as its text (:class:`DecimalText`: exact, and written back verbatim);
 :func:`canonical_json` is the canonical text behind a plan's sha256 (keys sorted, no whitespace,
-UTF-8), implemented here separately from the suite's; :func:`_same_json` compares two values with
+UTF-8), implemented here separately from the suite's; :func:`same_json` compares two values with
 numbers by value, as a report's copies of saved files are compared with the files.
 """
 
@@ -72,19 +72,19 @@ def canonical_sha256(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
-def _digest(value: Any) -> str | None:
+def json_digest(value: Any) -> str | None:
     try:
         return canonical_sha256(value)
     except (ValueError, UnicodeEncodeError):  # NaN, a lone surrogate: not one canonical text
         return None
 
 
-def _count(value: Any, low: int = 0) -> int | None:
+def json_count(value: Any, low: int = 0) -> int | None:
     """A JSON integer >= ``low`` (never a boolean), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= low else None
 
 
-def _num(value: Any) -> float | int | None:
+def json_number(value: Any) -> float | int | None:
     """A JSON number as a Python number (a decimal read as its text becomes a float), else None."""
     if isinstance(value, bool):
         return None
@@ -98,21 +98,21 @@ def _num(value: Any) -> float | int | None:
     return None
 
 
-def _number_of(value: Any) -> float | int:
+def number_of(value: Any) -> float | int:
     """A JSON number (TypeError when it is not one: the glance numbers cannot then be computed)."""
-    number = _num(value)
+    number = json_number(value)
     if number is None:
         raise TypeError(f"{str(value)[:40]!r} is not a number")
     return number
 
 
-def _same_json(a: Any, b: Any) -> bool:
+def same_json(a: Any, b: Any) -> bool:
     """Equal JSON values, numbers compared by value (1 and 1.0, a decimal's text and its float)."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
-    x, y = _num(a), _num(b)
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    x, y = json_number(a), json_number(b)
     if x is not None or y is not None:
         return x is not None and y is not None and x == y
     if isinstance(a, str) and isinstance(b, str):
@@ -120,16 +120,16 @@ def _same_json(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b  # null, true, false
 
 
-def _projection(part: Any, whole: Any) -> bool:
+def is_projection(part: Any, whole: Any) -> bool:
     """Every value of ``part`` is ``whole``'s at the same place (objects: ``part``'s keys only)."""
     if isinstance(part, dict):
-        return isinstance(whole, dict) and all(k in whole and _projection(v, whole[k]) for k, v in part.items())
+        return isinstance(whole, dict) and all(k in whole and is_projection(v, whole[k]) for k, v in part.items())
     if isinstance(part, list):
-        return isinstance(whole, list) and len(part) == len(whole) and all(_projection(x, y) for x, y in zip(part, whole))
-    return _same_json(part, whole)
+        return isinstance(whole, list) and len(part) == len(whole) and all(is_projection(x, y) for x, y in zip(part, whole))
+    return same_json(part, whole)
 
 
-def _get_in(data: Any, *keys: str) -> Any:
+def get_in(data: Any, *keys: str) -> Any:
     for key in keys:
         if not isinstance(data, dict):
             return None
@@ -137,13 +137,13 @@ def _get_in(data: Any, *keys: str) -> Any:
     return data
 
 
-class _Unreadable(str):
+class Unreadable(str):
     """A saved file the report could not read (its item then carries only path, sha256 and the reason)."""
 
 
-_UNREADABLE = _Unreadable()
+UNREADABLE = Unreadable()
 
 
-def _brief_json(value: Any) -> str:
-    text = canonical_json(value) if not isinstance(value, _Unreadable) else "?"
+def brief_json(value: Any) -> str:
+    text = canonical_json(value) if not isinstance(value, Unreadable) else "?"
     return text if len(text) <= 200 else text[:197] + "..."

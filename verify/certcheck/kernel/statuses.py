@@ -155,5 +155,5 @@ def _without_routine(claim: str, verdict: Any) -> tuple[str, str]:
                            f"this {status} verdict is not re-verified")
 
 
-def _combine(statuses: list) -> str:
+def combine_statuses(statuses: list) -> str:
     return "failed" if "failed" in statuses else "inconclusive" if "inconclusive" in statuses else "certified"

@@ -6,12 +6,12 @@ lead within the run; and they are exactly the tokens whose verified fate is a le
 D9 path ending with C_j = {j} from a replayed layer).
 """
 
-# ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
+# ruff: noqa: B023 - a message passed to require as a lambda is formatted inside require, before the
 # loop it is written in moves on: the loop variables it reads are the current ones.
 
 from __future__ import annotations
 
-from ..common import _require
+from ..common import require
 from ..fates import _fates_of, _is_leader
 from ..model import Context, _last_layer
 from ..numbers import _get, _int, _point, _show
@@ -21,22 +21,22 @@ def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
     m = ctx.model
     last = _last_layer(cert, ctx)
     entries = _get(cert, "leaders", "certificate")
-    _require(isinstance(entries, list), "leaders: expected a list")
+    require(isinstance(entries, list), "leaders: expected a list")
     listed: dict[int, int] = {}
     for p, e in enumerate(entries):
         w = f"leaders[{p}]"
         i = _int(_get(e, "token", w), f"{w}.token", high=m.n - 1)
         f = _int(_get(e, "first_layer", w), f"{w}.first_layer", high=last)
         position = _point(_get(e, "position", w), m.d, f"{w}.position")
-        _require(i not in listed, lambda: f"{w}: token {i} listed twice")
+        require(i not in listed, lambda: f"{w}: token {i} listed twice")
         listed[i] = f
-        _require(f == 0 or m.attention(f - 1)[i] != {i}, lambda: f"{w}: token {i} leads already at layer {f - 1}")
+        require(f == 0 or m.attention(f - 1)[i] != {i}, lambda: f"{w}: token {i} leads already at layer {f - 1}")
         for k in range(f, last + 1):
-            _require(m.attention(k)[i] == {i}, lambda: f"{w}: C_{i} at layer {k} is {_show(m.attention(k)[i])}, not {{{i}}}")
-            _require(m.layer(k)[i] == position,
+            require(m.attention(k)[i] == {i}, lambda: f"{w}: C_{i} at layer {k} is {_show(m.attention(k)[i])}, not {{{i}}}")
+            require(m.layer(k)[i] == position,
                      lambda: f"{w}: z_{i} at layer {k} is {_show(m.layer(k)[i])}, not {_show(position)}")
     leading = {i for k in range(last + 1) for i in range(m.n) if m.attention(k)[i] == {i}}
-    _require(set(listed) == leading, lambda: f"tokens leading by layer {last} are {_show(leading)}, listed {_show(set(listed))}")
+    require(set(listed) == leading, lambda: f"tokens leading by layer {last} are {_show(leading)}, listed {_show(set(listed))}")
     if needs_fates or "fates" in cert:
         fates = _fates_of(cert, ctx)
         leader_fates = {t: f.layer for t, f in fates.items() if f.kind == "leader"}
@@ -44,4 +44,4 @@ def check_T1(cert: dict, ctx: Context, *, needs_fates: bool = True) -> None:
             # A path fate's leader leads from the chain's layer at which C_j = {j}; listed when replayed.
             leader_fates.update({t: ctx.chain.leaders[t] for t, f in fates.items() if f.kind == "path"
                                  and _is_leader(t, f) and ctx.chain.leaders.get(t, last + 1) <= last})
-        _require(leader_fates == listed, lambda: f"leaders {listed} differ from the leader fates {leader_fates}")
+        require(leader_fates == listed, lambda: f"leaders {listed} differ from the leader fates {leader_fates}")

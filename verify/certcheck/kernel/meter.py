@@ -26,7 +26,7 @@ class WorkLimit(Exception):
 _METER = threading.local()
 
 
-def _cost(count: int, bits_a: int = 0, bits_b: int = 0) -> float:
+def cost(count: int, bits_a: int = 0, bits_b: int = 0) -> float:
     """Work units of ``count`` multiply-adds of a ``bits_a``-bit by a ``bits_b``-bit integer (or, with
     ``bits_b`` 0, additions): one unit up to WORK_BITS bits each, then the larger size times the
     smaller's to the power 0.6 (Karatsuba: (b/WORK_BITS)^1.6 for two b-bit integers)."""
@@ -34,7 +34,7 @@ def _cost(count: int, bits_a: int = 0, bits_b: int = 0) -> float:
     return count * max(a, b) * min(a, b) ** 0.6
 
 
-def _charge(units: float) -> None:
+def charge(units: float) -> None:
     """Pay for work about to be done; WorkLimit when the file's allowance is spent."""
     meter = getattr(_METER, "left", None)
     if meter is not None:
@@ -46,7 +46,7 @@ def _charge(units: float) -> None:
 
 
 @contextlib.contextmanager
-def _metered(max_work: float | None) -> Any:
+def metered(max_work: float | None) -> Any:
     """Charge the checks run inside to an allowance of WORK_SLACK * ``max_work`` units (None: unlimited)."""
     previous = getattr(_METER, "left", None)
     _METER.left = [math.inf, math.inf] if max_work is None else [WORK_SLACK * max_work, WORK_SLACK * max_work]
@@ -56,6 +56,6 @@ def _metered(max_work: float | None) -> Any:
         _METER.left = previous
 
 
-def _gcd_cost(count: int, bits: int) -> float:
+def gcd_cost(count: int, bits: int) -> float:
     """Work units of ``count`` reductions of fractions of ``bits``-bit integers (gcd: quadratic in the size)."""
     return count * max(1.0, bits / WORK_BITS) ** 2

@@ -27,11 +27,8 @@ import re
 from fractions import Fraction
 from typing import Any, cast
 
-from .common import BadInput, Rejected, counted, stated
-from .jsonvalues import _count, _digest, canonical_json
-from .model import _model
-from .numbers import _number
-from .run import _hypothesis_violations
+from ..kernel import (BadInput, Rejected, canonical_json, counted, hypothesis_violations, json_count, json_digest, model_of,
+                      read_number, stated)
 
 
 CAMPAIGN = "(campaign)"  # outcomes about a results.json's campaign, plan and records as a whole
@@ -73,8 +70,8 @@ def _implied_tasks(campaign: dict, planned: int) -> list[dict] | str:
     ``planned`` (the plan's length, bounded by the file) caps the loops: a campaign implying a
     different number of tasks is refused before any is built.
     """
-    seed = _count(campaign.get("seed"))
-    examples = _count(campaign.get("examples"))
+    seed = json_count(campaign.get("seed"))
+    examples = json_count(campaign.get("examples"))
     worked = campaign.get("worked")
     families = campaign.get("families")
     if seed is None or examples is None or not isinstance(worked, bool) or not isinstance(families, list):
@@ -90,9 +87,9 @@ def _implied_tasks(campaign: dict, planned: int) -> list[dict] | str:
         if not isinstance(family, dict) or not isinstance(family.get("name"), str):
             return f"{where}: expected an object with a name"
         n_range, dims, alphas = family.get("n"), family.get("d"), family.get("alpha")
-        if _count(family.get("share")) is None or not (
-                isinstance(n_range, list) and len(n_range) == 2 and all(_count(x, 1) is not None for x in n_range)
-                and isinstance(dims, list) and dims and all(_count(x, 1) is not None for x in dims)
+        if json_count(family.get("share")) is None or not (
+                isinstance(n_range, list) and len(n_range) == 2 and all(json_count(x, 1) is not None for x in n_range)
+                and isinstance(dims, list) and dims and all(json_count(x, 1) is not None for x in dims)
                 and isinstance(alphas, list) and alphas and all(isinstance(a, str) for a in alphas)
                 and isinstance(family.get("options"), dict)):
             return f"{where}: expected share, n = [low, high], a list d, a list alpha and options"
@@ -130,7 +127,7 @@ def _plan_entry_problem(entry: Any, implied: dict) -> str | None:
     if implied["kind"] == "worked":
         return None
     low, high = implied["n_range"]
-    if _count(entry["n"], low) is None or entry["n"] > high:
+    if json_count(entry["n"], low) is None or entry["n"] > high:
         return f"n is {str(entry['n'])[:20]}, outside the family's range {low}..{high}"
     if entry["d"] != implied["d"] or isinstance(entry["d"], bool):
         return f"d is {str(entry['d'])[:20]}, the campaign implies {implied['d']}"
@@ -151,11 +148,11 @@ def _campaign_problems(data: dict, examples: list) -> list[tuple[str, str]]:
                          "that every planned configuration has its record")]
     entries = plan["tasks"]
     problems: list[tuple[str, str]] = []
-    digest = _digest(campaign)
+    digest = json_digest(campaign)
     if digest != plan["campaign_sha256"]:
         problems.append(("plan.campaign_sha256", f"is {plan['campaign_sha256'][:64]!r}, but the campaign block's "
                                                  f"sha256 is {digest}: the plan was not made from this campaign"))
-    if _count(campaign.get("tasks")) != len(entries):
+    if json_count(campaign.get("tasks")) != len(entries):
         problems.append(("campaign.tasks", f"says {stated(campaign.get('tasks'), 'task')}, the plan lists {len(entries):,}"))
     implied = _implied_tasks(campaign, len(entries))
     if isinstance(implied, str):
@@ -204,13 +201,13 @@ def _record_problems(campaign: dict, entries: list, examples: list) -> list[tupl
             problems.append((where, "expected a record object"))
             continue
         task = {key: value for key, value in entry.items() if key != "configuration_sha256"}
-        if _digest(record.get("task")) != _digest(task):
+        if json_digest(record.get("task")) != json_digest(task):
             problems.append((where, f"its task is not the planned task at its place (plan.tasks[{index}])"))
             continue
         if record.get("status") == "error":
             continue
         config = record.get("configuration")
-        digest = _digest(config)
+        digest = json_digest(config)
         if digest != entry.get("configuration_sha256"):
             problems.append((where, f"its configuration's sha256 is {digest}, the plan's is "
                                     f"{str(entry.get('configuration_sha256'))[:64]}: not the planned configuration"))
@@ -227,7 +224,7 @@ def _record_problems(campaign: dict, entries: list, examples: list) -> list[tupl
 def _identity_problem(entry: dict, config: Any) -> str | None:
     """A worked configuration must be docs/theory.md §4's; a generated one must have the planned n, d and alpha."""
     try:
-        m = _model(config)
+        m = model_of(config)
     except BadInput as error:
         return f"its configuration is malformed ({error})"
     if entry.get("kind") == "worked":
@@ -241,7 +238,7 @@ def _identity_problem(entry: dict, config: Any) -> str | None:
     if (m.n, m.d) != (entry.get("n"), entry.get("d")):
         return f"its configuration has n = {m.n}, d = {m.d}; the plan says n = {entry.get('n')}, d = {entry.get('d')}"
     try:
-        planned_alpha = _number(entry.get("alpha"), "alpha")
+        planned_alpha = read_number(entry.get("alpha"), "alpha")
     except Rejected:
         return f"the planned alpha {str(entry.get('alpha'))[:40]!r} is not a number"
     if m.alpha != planned_alpha:
@@ -251,8 +248,8 @@ def _identity_problem(entry: dict, config: Any) -> str | None:
 
 def _hypotheses_in_campaign(config: dict) -> str | None:
     """In a campaign inside the theorem's hypotheses (docs/theory.md §2), why ``config`` is outside them."""
-    m = _model(config)
-    violations = _hypothesis_violations(config, m)
+    m = model_of(config)
+    violations = hypothesis_violations(config, m)
     if config.get("beta") is not None:
         violations.append("softmax attention (beta) is not the theorem's model")
     if config.get("outside_hypotheses") is True and not violations:

@@ -14,8 +14,8 @@ from fractions import Fraction
 from typing import Any
 
 from .limits import DEFAULT_MAX_WORK, MAX_LAYER, SCORE_OVERHEAD, SET_GROWTH_BITS, WORK_BITS
-from .meter import _gcd_cost
-from .numbers import _dot, _elimination_work, _inverse
+from .meter import gcd_cost
+from .numbers import _dot, elimination_work, inverse
 
 
 def setup_work(d: int, bits: int, *, A: bool = False, V: bool = False) -> float:
@@ -25,9 +25,9 @@ def setup_work(d: int, bits: int, *, A: bool = False, V: bool = False) -> float:
     log2 d) bits (Hadamard's bound), and charged to the meter as it runs (:mod:`.numbers`)."""
     work = float(d * d)  # the matrices read and scaled to integers
     if A:
-        work += _elimination_work(d, bits)
+        work += elimination_work(d, bits)
     if V:
-        work += _elimination_work(d, bits, 2 * d) + _elimination_work(d, bits) + _gcd_cost(2 * d * d, d * (bits + d.bit_length()))
+        work += elimination_work(d, bits, 2 * d) + elimination_work(d, bits) + gcd_cost(2 * d * d, d * (bits + d.bit_length()))
     return work
 
 
@@ -56,7 +56,7 @@ def replay_growth(alpha: Fraction | None = None, V: Any = None) -> int:
         alpha = Fraction(alpha if alpha is not None else Fraction(1, 2))
         return SET_GROWTH_BITS + (alpha.numerator + alpha.denominator).bit_length()
     d = len(V)
-    keep = _inverse([[int(r == c) + Fraction(V[r][c]) for c in range(d)] for r in range(d)])
+    keep = inverse([[int(r == c) + Fraction(V[r][c]) for c in range(d)] for r in range(d)])
     if keep is None:
         return SET_GROWTH_BITS
     move = [[_dot(row, col) for col in zip(*V)] for row in keep]

@@ -77,7 +77,7 @@ NOT_CHECKED = "not checked"  # a section whose saved files were not given (an Ou
 _READ = threading.local()
 
 
-def _record_read(what: str, path: str) -> None:
+def record_read(what: str, path: str) -> None:
     """Note that the check read ``path`` (a file or folder, ``what`` it is), for the output to name."""
     log = getattr(_READ, "log", None)
     if log is not None and (what, path) not in log:
@@ -85,8 +85,8 @@ def _record_read(what: str, path: str) -> None:
 
 
 @contextlib.contextmanager
-def _reading() -> Iterator[list]:
-    """Collect what the checks inside read (:func:`_record_read`), as (what, path) pairs in order."""
+def reading() -> Iterator[list]:
+    """Collect what the checks inside read (:func:`record_read`), as (what, path) pairs in order."""
     previous = getattr(_READ, "log", None)
     _READ.log = []
     try:
@@ -185,12 +185,9 @@ class CheckResult:
         return out
 
 
-def _require(condition: bool, message: "str | Callable[[], str]") -> None:
+def require(condition: bool, message: "str | Callable[[], str]") -> None:
     """Reject unless ``condition``; a callable ``message`` is formatted only then (numbers of the replay
     can be long, and most checks pass)."""
     if not condition:
         raise Rejected(message() if callable(message) else message)
 
-
-class _SectionLimit(Exception):
-    """The saved results are beyond the checker's limits for them: the section is not checked."""

@@ -16,11 +16,11 @@ import threading
 from fractions import Fraction
 from typing import Any, Iterator, NamedTuple, cast
 
-from .common import BadInput, Point, Rejected, _require
+from .common import BadInput, Point, Rejected, require
 from .estimate import input_bits, replay_growth, setup_work, value_growth
 from .limits import MAX_DIMENSION, SCORE_OVERHEAD
-from .meter import _charge, _cost, _gcd_cost
-from .numbers import _bits, _get, _int, _integer_rows, _inverse, _number, _positive_definite
+from .meter import charge, cost, gcd_cost
+from .numbers import bits_of, _get, _int, integer_rows, inverse, read_number, positive_definite
 
 
 class Model:
@@ -31,7 +31,7 @@ class Model:
             if isinstance(x, float):  # a JSON decimal in a hand-written file: its decimal text, as the suite reads it
                 x = repr(x)
             try:
-                return _number(x, where)
+                return read_number(x, where)
             except Rejected as error:
                 raise BadInput(where, str(error).partition(": ")[2]) from None
 
@@ -73,8 +73,8 @@ class Model:
         self.setup = setup_work(self.d, self.bits, A=self.given_A, V=self.V is not None)
         self._update: tuple | None = None  # the value matrix's update, (keep, move) as integer rows (see _value_update)
         self._growth: int | None = None
-        self._A_scale, self._A_integer = (1, None) if not self.given_A else _integer_rows(self.A)[::-1]
-        self._A_bits = 1 if self._A_integer is None else _bits(self._A_integer)
+        self._A_scale, self._A_integer = (1, None) if not self.given_A else integer_rows(self.A)[::-1]
+        self._A_bits = 1 if self._A_integer is None else bits_of(self._A_integer)
         self._Asym: list | None = None
         self._Asym_positive_definite: bool | None = None
         self._diagonals: dict[int, tuple[list, int]] = {}
@@ -103,14 +103,14 @@ class Model:
         (the inverse charged as it runs). BadInput when I + V is singular."""
         if self._update is None:
             V = cast(list, self.V)
-            keep = _inverse([[int(r == c) + V[r][c] for c in range(self.d)] for r in range(self.d)])
+            keep = inverse([[int(r == c) + V[r][c] for c in range(self.d)] for r in range(self.d)])
             if keep is None:
                 raise BadInput("config.V", "I + V is singular, so the update is undefined")
-            K, k_scale = _integer_rows(keep)
-            W, w_scale = _integer_rows(V)
-            _charge(_cost(self.d ** 3, _bits(K), _bits(W)) + _gcd_cost(self.d * self.d, _bits(K) + _bits(W)))
+            K, k_scale = integer_rows(keep)
+            W, w_scale = integer_rows(V)
+            charge(cost(self.d ** 3, bits_of(K), bits_of(W)) + gcd_cost(self.d * self.d, bits_of(K) + bits_of(W)))
             move = [[Fraction(sum(a * b for a, b in zip(row, col)), k_scale * w_scale) for col in zip(*W)] for row in K]
-            self._update = (keep, move, (K, k_scale), _integer_rows(move))
+            self._update = (keep, move, (K, k_scale), integer_rows(move))
         return self._update[:2]
 
     @property
@@ -131,22 +131,22 @@ class Model:
         """(A + A^T)/2 positive definite, decided exactly once per model (A absent: the identity, which is), the
         elimination charged as it runs."""
         if self._Asym_positive_definite is None:
-            self._Asym_positive_definite = not self.given_A or _positive_definite(self.Asym)
+            self._Asym_positive_definite = not self.given_A or positive_definite(self.Asym)
         return self._Asym_positive_definite
 
     def layer(self, k: int) -> list:
-        _require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")
+        require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")
         while len(self._layers) <= k:
             previous = len(self._layers) - 1
             C = self.attention(previous)
             N, D = self.integer_layer(previous)
-            size = _bits(N)
+            size = bits_of(N)
             # The sums over every C_i, then one reduced fraction (a gcd) per coordinate; with a value matrix
             # also its two products per token (d^2 each).
-            _charge(_cost(sum(map(len, C)) * self.d, size) + _cost(self.n * self.d, size, size))
+            charge(cost(sum(map(len, C)) * self.d, size) + cost(self.n * self.d, size, size))
             if self.V is not None:
                 self._value_update()
-                _charge(_cost(2 * self.n * self.d * self.d, size, _bits(self._update[2][0]) + _bits(self._update[3][0])))  # type: ignore[index]
+                charge(cost(2 * self.n * self.d * self.d, size, bits_of(self._update[2][0]) + bits_of(self._update[3][0])))  # type: ignore[index]
             new = []
             for i, Ci in enumerate(C):
                 # The mean over C_i from the layer's integer numerators: sum / (|C_i| D).
@@ -178,7 +178,7 @@ class Model:
         if k not in self._integers:
             if len(self._integers) >= 8:
                 self._integers.pop(next(iter(self._integers)))
-            self._integers[k] = _integer_rows(self.layer(k))
+            self._integers[k] = integer_rows(self.layer(k))
         return self._integers[k]
 
     def norm(self, k: int, i: int) -> Fraction:
@@ -200,10 +200,10 @@ class Model:
         """
         if k not in self._diagonals:
             N, D = self.integer_layer(k)
-            size = _bits(N)
+            size = bits_of(N)
             a_bits = self._A_bits
-            _charge((_cost(self.n * self.d * self.d, size, a_bits) if self.given_A else 0)
-                    + _cost(self.n * self.n * (self.d + SCORE_OVERHEAD), size + a_bits, size))
+            charge((cost(self.n * self.d * self.d, size, a_bits) if self.given_A else 0)
+                    + cost(self.n * self.n * (self.d + SCORE_OVERHEAD), size + a_bits, size))
             sets: list[frozenset] = []
             diagonal: list[int] = []
             interned: dict[frozenset, frozenset] = {}
@@ -230,19 +230,19 @@ class Model:
 
 class Rows:
     """Points keyed by token as integer rows over one common denominator: inner products with a
-    direction and convex combinations in integer arithmetic (paid for with _charge)."""
+    direction and convex combinations in integer arithmetic (paid for with charge)."""
 
     def __init__(self, points: dict) -> None:
         self.keys = list(points)
-        rows, self.denominator = _integer_rows([points[u] for u in self.keys])
+        rows, self.denominator = integer_rows([points[u] for u in self.keys])
         self.rows = dict(zip(self.keys, rows))
         self.d = len(rows[0]) if rows else 0
-        self.size = _bits(rows)
+        self.size = bits_of(rows)
 
     def products(self, direction: Point) -> tuple[dict, int]:
         """({u: <c, u> * scale}, scale) for every point, with scale > 0 (c scaled to integers)."""
-        c, c_scale = _integer_rows([direction])
-        _charge(_cost(len(self.keys) * self.d, self.size, _bits(c)))
+        c, c_scale = integer_rows([direction])
+        charge(cost(len(self.keys) * self.d, self.size, bits_of(c)))
         return ({u: sum(a * b for a, b in zip(c[0], row)) for u, row in self.rows.items()},
                 c_scale * self.denominator)
 
@@ -250,8 +250,8 @@ class Rows:
         """sum_u weights[u] * point_u, exactly."""
         if not weights:
             return tuple(Fraction(0) for _ in range(self.d))
-        w, w_scale = _integer_rows([[weights[u] for u in weights]])
-        _charge(_cost(len(weights) * self.d, self.size, _bits(w)) + _cost(self.d, self.size, self.size))
+        w, w_scale = integer_rows([[weights[u] for u in weights]])
+        charge(cost(len(weights) * self.d, self.size, bits_of(w)) + cost(self.d, self.size, self.size))
         return tuple(Fraction(sum(x * self.rows[u][r] for x, u in zip(w[0], weights)), w_scale * self.denominator)
                      for r in range(self.d))
 
@@ -286,7 +286,7 @@ class Context:
 
     def same(self, key: str, value: Any) -> None:
         expected = self.report[key]
-        _require(expected is None or value == expected, lambda: f"{key} is {value!r}, the report says {expected!r}")
+        require(expected is None or value == expected, lambda: f"{key} is {value!r}, the report says {expected!r}")
 
 
 def _last_layer(cert: dict, ctx: Context) -> int:
@@ -308,7 +308,7 @@ def _identity(d: int) -> list:
 
 
 @contextlib.contextmanager
-def _models_cached() -> Iterator[None]:
+def models_cached() -> Iterator[None]:
     """Within the block, each configuration's model is built once (its numbers read once, its eliminations
     done once), whatever part of the check asks for it; the models are dropped at the end."""
     previous = getattr(_CHECK, "models", None)
@@ -319,8 +319,8 @@ def _models_cached() -> Iterator[None]:
         _CHECK.models = previous
 
 
-def _model(config: Any) -> Model:
-    """The replay of ``config``: one per configuration during a check (:func:`_models_cached`), else kept for a
+def model_of(config: Any) -> Model:
+    """The replay of ``config``: one per configuration during a check (:func:`models_cached`), else kept for a
     few configurations (it depends on the configuration only)."""
     key = json.dumps(config, sort_keys=True, default=str)
     models = getattr(_CHECK, "models", None)

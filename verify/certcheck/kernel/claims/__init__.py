@@ -10,14 +10,14 @@ here is reported *unsupported*, never verified. Adding a claim adds its module h
 in :data:`CHECKS`.
 """
 
-# ruff: noqa: B023 - a message passed to _require as a lambda is formatted inside _require, before the
+# ruff: noqa: B023 - a message passed to require as a lambda is formatted inside require, before the
 # loop it is written in moves on: the loop variables it reads are the current ones.
 
 from __future__ import annotations
 
 from typing import Callable
 
-from ..common import _require
+from ..common import require
 from ..model import Context, Model
 from ..numbers import _int, _key_index, _point, _show
 from .D1 import check_D1
@@ -49,12 +49,12 @@ def _check_layer_positions(cert: dict, m: Model) -> None:
     raw = cert.get("layer_positions")
     if raw is None:
         return
-    _require(isinstance(raw, dict), "layer_positions: expected an object keyed by layer")
+    require(isinstance(raw, dict), "layer_positions: expected an object keyed by layer")
     for key, points in raw.items():
         k = _key_index(key)
-        _require(k is not None, lambda: f"layer_positions: bad layer key {str(key)[:20]!r}")
+        require(k is not None, lambda: f"layer_positions: bad layer key {str(key)[:20]!r}")
         k = _int(k, "layer_positions", high=m.last)
-        _require(isinstance(points, list) and len(points) == m.n, lambda: f"layer_positions[{key}]: expected one point per token")
+        require(isinstance(points, list) and len(points) == m.n, lambda: f"layer_positions[{key}]: expected one point per token")
         for i, raw_point in enumerate(points):
             p = _point(raw_point, m.d, f"layer_positions[{key}][{i}]")
-            _require(p == m.layer(k)[i], lambda: f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
+            require(p == m.layer(k)[i], lambda: f"layer_positions[{key}][{i}] is {_show(p)}, the replay gives {_show(m.layer(k)[i])}")
