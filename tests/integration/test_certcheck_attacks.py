@@ -233,7 +233,7 @@ def test_a_control_result_s_reason_is_re_derived(tmp_path: Path, capsys: Any) ->
     refused_or_rejected(result, tmp_path, capsys, "reason")
 
 
-def test_a_control_result_s_design_denominator_is_a_common_denominator_of_its_A(tmp_path: Path, capsys: Any) -> None:
+def test_a_control_result_s_design_denominator_is_a_count(tmp_path: Path, capsys: Any) -> None:
     result = control_result(tmp_path, "--leaders", "0,2")
     capsys.readouterr()
     result["design"]["A"][0][1] = result["design"]["A"][1][0] = "1/7"  # no longer the design: rejected anyway

@@ -84,9 +84,8 @@ _INFEASIBILITY = Obj({"step": CHECKED, "weights": Items(Obj({"token": CHECKED, "
                                                               "rival": CHECKED, "y": CHECKED}, name="a weight")),
                       "S": CHECKED}, name="an infeasibility certificate")
 _DESIGN = Obj({"A": CHECKED, "pivots": CHECKED,
-               "denominator": Unchecked("the denominator the solver's A was rounded to (0: a design of the target "
-                                        "search): provenance; the design's A itself is checked, and must have "
-                                        "denominators dividing it"),
+               "denominator": Unchecked("the denominator the solver's A was rounded to before any projection (0: a "
+                                        "design of the target search): provenance; the design's A itself is checked"),
                "source": Unchecked("which solver or search proposed the design: provenance"),
                "margins": Items(Obj({"token": CHECKED, "attends_to": CHECKED, "closest_rival": CHECKED,
                                      "margin": CHECKED}, name="a margin"))}, name="a design")
@@ -102,7 +101,8 @@ RESULTS: dict[str, Obj] = {
                                  "target_maps": CHECKED})),
         "solver_runs": Unchecked("the solvers' runs (floats): evidence that never decides, which the exact "
                                  "certificates do"),
-    }, optional=("targets", "design", "limits", "infeasibility", "leading"), name="a control result"),
+    }, optional=("targets", "design", "limits", "infeasibility", "leading", "tried", "search", "solver_runs"),
+        name="a control result"),
     "leader_sets": Obj({
         "format": CHECKED, "kind": CHECKED, "configuration": _CONFIGURATION, "replaced_A": _REPLACED,
         "hull": Obj({"vertices": Items(Obj({"token": CHECKED, "direction": CHECKED}, name="a hull vertex")),
@@ -363,9 +363,8 @@ def _check_design(block: Any, tokens: list[tuple], roles: dict[int, int], where:
     _need(stated == pivots, f"{where}.pivots: not the LDL^T pivots of A")
     if "denominator" in block:
         denominator = block["denominator"]
-        _need(isinstance(denominator, int) and not isinstance(denominator, bool) and denominator >= 0
-              and (denominator == 0 or all(denominator % x.denominator == 0 for row in A for x in row)),
-              f"{where}.denominator: not 0 or a common denominator of A")
+        _need(isinstance(denominator, int) and not isinstance(denominator, bool) and denominator >= 0,
+              f"{where}.denominator: expected a non-negative integer")
     s = _scores(tokens, A)
     entries = _list(_get(block, "margins", where), f"{where}.margins", limit=n)
     seen: set[int] = set()
