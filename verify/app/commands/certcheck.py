@@ -77,8 +77,8 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     console = summary_console(json_to)
     # Everything below that comes from the file (sources, claim names, reasons) is printed as plain text:
     # Text objects are never parsed for markup, and safe_text escapes control characters.
-    for line in result.read_lines() + result.unchecked_lines(verbose=verbose):
-        console.print(Text(line), highlight=False, soft_wrap=True)
+    for text in result.read_lines() + result.unchecked_lines(verbose=verbose):
+        console.print(Text(text), highlight=False, soft_wrap=True)
     for o in result.outcomes:
         if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
             line = Text(checker.safe_text(f"{o.source}: {o.claim} ", 1000))

@@ -73,7 +73,11 @@ class Model:
         self.setup = setup_work(self.d, self.bits, A=self.given_A, V=self.V is not None)
         self._update: tuple | None = None  # the value matrix's update, (keep, move) as integer rows (see _value_update)
         self._growth: int | None = None
-        self._A_scale, self._A_integer = (1, None) if not self.given_A else integer_rows(self.A)[::-1]
+        # A over one common denominator (None for the identity, which is never multiplied out).
+        self._A_integer: list[list[int]] | None = None
+        self._A_scale = 1
+        if self.given_A:
+            self._A_integer, self._A_scale = integer_rows(self.A)
         self._A_bits = 1 if self._A_integer is None else bits_of(self._A_integer)
         self._Asym: list | None = None
         self._Asym_positive_definite: bool | None = None

@@ -137,7 +137,7 @@ def verdict_node(claim: str, status: Any) -> Node:
     by_status = _VERDICTS.get(claim)
     if by_status is None:
         return Unchecked(NO_ROUTINE)
-    return by_status.get(status) if isinstance(status, str) and status in by_status else CHECKED
+    return by_status[status] if isinstance(status, str) and status in by_status else CHECKED
 
 
 def _verdict_of(claim: str) -> Either:

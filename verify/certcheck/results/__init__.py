@@ -88,33 +88,33 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
     for i in range(len(examples)):
         if i not in records:
             # A task that raised: its record holds the task, the error and nothing else (no verdict to count).
-            problem = _schema_problem(examples[i], ERROR_RECORD)
-            result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "rejected", problem) if problem else
+            shape = _schema_problem(examples[i], ERROR_RECORD)
+            result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "rejected", shape) if shape else
                                    Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
                                            "the task raised an error and was not checked"))
             continue
         outcomes = check_run(records[i])
         result.outcomes += outcomes
         verified[i] = sorted(o.claim for o in outcomes if o.status == "verified")
-        problem = _certcheck_block_problem(records[i].certcheck, outcomes)
-        if problem:
-            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
+        block = _certcheck_block_problem(records[i].certcheck, outcomes)
+        if block:
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", block))
         horizon, layers = examples[i].get("horizon"), records[i].last_layer
         if not (json_count(horizon) is not None and horizon == max(HORIZON, layers)):
             result.outcomes.append(Outcome(records[i].source, RUN, "rejected", f"horizon is {str(horizon)[:20]}, a "
                                            f"record's exact run is shown to layer max({HORIZON}, layers_run) = "
                                            f"{max(HORIZON, layers)}"))
-        problem = _convergence_problem(examples[i], records[i].source) or _counterexample_problem(
+        derived = _convergence_problem(examples[i], records[i].source) or _counterexample_problem(
             examples[i], data["campaign"] if isinstance(data.get("campaign"), dict) else {})
-        if problem:
-            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", problem))
+        if derived:
+            result.outcomes.append(Outcome(records[i].source, RUN, "rejected", derived))
     for where, problem in _campaign_problems(data, examples):
         result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
-    problem = _inputs_problem(data)
-    if problem is not None:
-        result.outcomes.append(Outcome(f"{source}.inputs", SECTIONS, "rejected", problem))
+    listed = _inputs_problem(data)
+    if listed is not None:
+        result.outcomes.append(Outcome(f"{source}.inputs", SECTIONS, "rejected", listed))
     result.outcomes += _section_outcomes(data, source, runs, models)
     return result
 
@@ -127,7 +127,7 @@ def _inputs_problem(data: dict) -> str | None:
     campaign's source; the file itself is not given to the checker), then each section's saved files and
     figures with their sha256, in the sections' order (verify/app/report/build.py)."""
     inputs, sections = data.get("inputs"), data.get("optional_sections")
-    campaign = data.get("campaign") if isinstance(data.get("campaign"), dict) else {}
+    campaign: dict = data["campaign"] if isinstance(data.get("campaign"), dict) else {}
     if not isinstance(inputs, list) or not isinstance(sections, dict):
         return None  # the file's shape is judged with it
     expected: list = []
@@ -292,7 +292,7 @@ def _counterexamples(examples: list) -> list[dict]:
 def _counterexample_problem(record: dict, campaign: dict) -> str | None:
     """A record holds a shrunk counterexample exactly when a claim failed and the campaign shrinks, of its failed
     claims, shrunk from its own configuration."""
-    verdicts = record.get("verdicts") if isinstance(record.get("verdicts"), dict) else {}
+    verdicts: dict = record["verdicts"] if isinstance(record.get("verdicts"), dict) else {}
     failed = sorted(str(c) for c, v in verdicts.items() if isinstance(v, dict) and v.get("status") == "failed")
     c = record.get("counterexample")
     wanted = bool(failed) and campaign.get("shrink") is True
