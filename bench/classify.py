@@ -56,6 +56,7 @@ from verify.experiments.classify.dataset import dataset_to_json  # noqa: E402
 from verify.experiments.classify.network import forward, initial_state  # noqa: E402
 from verify.experiments.classify.report_section import exponent  # noqa: E402
 from verify.experiments.classify.strategies import generate_dataset  # noqa: E402
+from verify.core.figure_text import png_metadata  # noqa: E402
 from verify.core.io import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 D = 3
@@ -245,7 +246,7 @@ def scaling_figure(results: dict, path: Path) -> None:
     axes[0].legend()
     figure.tight_layout()
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    figure.savefig(buffer, format="png", dpi=100, metadata=png_metadata(figure, 100))
     atomic_write_bytes(path, buffer.getvalue())
 
 

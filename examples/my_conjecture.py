@@ -4,14 +4,11 @@ Statement: there are never more leaders than vertices of the initial convex hull
 layer 0 are exposed vertices of conv(Z^0), but a leader may emerge later (docs/theory.md §4,
 "emerging leader"), and a polytope inside another can have more vertices, so this is open.
 
-The file only defines Conjecture objects; nothing in the package is touched.
+The file only defines Conjecture objects; nothing in the package is touched. It imports only
+from ``verify``, the public module whose names do not move (docs/api.md).
 """
 
-from verify.claims import check_configuration
-from verify.core.config import Configuration
-from verify.experiments.conjectures import Conjecture, Observation
-from verify.core.geometry import convex_hull_vertices
-from verify.strategies import configurations
+from verify import Configuration, Conjecture, Observation, check_configuration, configurations, convex_hull_vertices
 
 LAYER_BUDGET = 60
 

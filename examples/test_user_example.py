@@ -7,8 +7,7 @@ any folder.
 
 from hypothesis import given
 
-from verify.claims import check_configuration
-from verify.strategies import configurations
+from verify import check_configuration, configurations
 
 
 @given(configurations(family=("mirror_ties", "hull_edges", "generic"), max_n=6, max_d=2))

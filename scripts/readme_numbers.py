@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime
+import importlib.util
 import json
 import os
 import re
@@ -60,6 +61,8 @@ import verify.core.profiles  # noqa: E402,F401  (registers the Hypothesis profil
 from verify.core import formatting, limits, text  # noqa: E402
 from verify.app.campaign import default_spec, plan_tasks  # noqa: E402
 from verify.app.commands.simulate import summary_lines as simulate_summary_lines  # noqa: E402
+from verify.app.commands.softmax import _checked_configuration as checked_softmax_configuration  # noqa: E402
+from verify.core.softmax_bound import readable_decimal, softmax_certificate  # noqa: E402
 from verify.core.config import load_configuration  # noqa: E402
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.app.commands.conjecture import PLAIN_PROGRESS_EVERY, SHARED_MIN_SECONDS, SHARED_SECONDS  # noqa: E402
@@ -69,8 +72,10 @@ from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.claims.registry import verdict_ids  # noqa: E402
 from verify.core import formatting as fmt  # noqa: E402
 from verify.app.report.build import collect_optional_sections, provider_sections  # noqa: E402
+from verify.app.report.citation import release_bibtex  # noqa: E402
+from verify.core.versions import VERSION  # noqa: E402
 from verify.app.report.glance import at_a_glance, experiment_sentences  # noqa: E402
-from verify.app.report.render import glance_list, glance_markdown  # noqa: E402
+from verify.app.report.render import glance_markdown, saved_results_markdown  # noqa: E402
 from verify.core.text import short_number  # noqa: E402
 from verify.core.trajectory import simulate as simulate_trajectory  # noqa: E402
 from verify.app.selftest.mutants import EXACT_MUTANTS, FLOAT_MUTANTS  # noqa: E402
@@ -95,6 +100,91 @@ def pages(repo: Path | None = None) -> list[Path]:
 
 
 # --- derived blocks ---------------------------------------------------------------------------
+
+def bibtex_block() -> str:
+    """The README's BibTeX entry of the release: the version of verify.core.versions, the year CITATION.cff gives."""
+    released = re.search(r"^date-released: (\d{4})-", (ROOT / "CITATION.cff").read_text(encoding="utf-8"), re.M)
+    return f"\n```bibtex\n{release_bibtex(VERSION, released.group(1) if released else None)}\n```\n"
+
+
+def softmax_second_example() -> str:
+    """docs/softmax.md: where and why `softmax examples/softmax.json --beta 100 --layers 8` stops (the code's own answer)."""
+    config, _ = checked_softmax_configuration(ROOT / "examples" / "softmax.json", outside_hypotheses=False)
+    certificate = softmax_certificate(config.tokens, alpha=config.alpha, beta=100, layers=8, A=config.A)
+    stop = certificate.stop
+    if stop is None:
+        return "at beta = 100 the bound holds through layer 8 as well (exit status 0)."
+    record = certificate.records[stop.layer]
+    margin = readable_decimal(record.margin, rounding="down") if record.margin is not None else "-"
+    eta = readable_decimal(2 * record.eta, rounding="up") if record.eta is not None else "-"
+    return (f"the certificate stops at {stop.describe()}; delta_{stop.layer} = {margin} against "
+            f"2 eta_{stop.layer} = {eta}, so the command says inconclusive and exits with status 3.")
+
+
+def _suite_times(repo: Path) -> dict[str, tuple[float, float]]:
+    """(wall, idle 2-core estimate) seconds of each lane, from tests/README.md's quoted bench/test_suite.py output."""
+    text = (repo / "tests" / "README.md").read_text(encoding="utf-8")
+    found = {}
+    for lane, key in (("fast lane", "fast"), ("full suite", "full")):
+        match = re.search(rf"^{lane}.*?wall +([\d.]+) s .*?\(CPU / \d+\) +([\d.]+) s", text, re.M)
+        if match:
+            found[key] = (float(match.group(1)), float(match.group(2)))
+    return found
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def command_costs(repo: Path = ROOT) -> str:
+    """README: what each command costs, from what the committed files measured (the published report's timings,
+    the quoted test-suite benchmark, the reproduction's checkpoints) and the code's own budgets."""
+    results = json.loads((repo / "reports" / "published" / "results.json").read_text(encoding="utf-8"))
+    timings = results["environment"]["timings_seconds"]
+    jobs = re.search(r"--jobs (\d+)", results["environment"]["command_line"])
+    report = (f"{_minutes(timings['campaign'])} for the campaign's {fmt.count(results['summary']['examples'])} "
+              f"configurations and {_minutes(timings['figures'])} for the figures (wall time of the published "
+              f"snapshot, `--jobs {jobs.group(1) if jobs else '?'}`); `--jobs 1` takes about the CPU time")
+    suite = _suite_times(repo)
+    tests = (f"minutes: the full suite {_minutes(suite['full'][1])}, the fast lane {_minutes(suite['fast'][1])} on two idle "
+             f"cores (their CPU time over 2; on the loaded machine of tests/README.md {_minutes(suite['full'][0])} and "
+             f"{_minutes(suite['fast'][0])} of wall time)") if len(suite) == 2 else "minutes (tests/README.md)"
+    training = []
+    for folder in sorted((repo / "models" / "reproduction").glob("d*-K8-s*")):
+        history = json.loads((folder / "checkpoint.json").read_text(encoding="utf-8")).get("history", [])
+        seconds = sum(e.get("seconds") or 0 for e in history)
+        if seconds:
+            training.append(seconds)
+    train = (f"{_minutes(min(training))} to {_minutes(max(training))} of wall time per run of the reproduction "
+             f"(K = 8, d = 2 to 16, {len(training)} runs: the epochs' recorded seconds in models/reproduction); "
+             "the whole protocol, days of CPU" if training else "hours per run")
+    rows = [
+        ("`bash scripts/setup.sh`", "minutes, once: Debian packages, `pip install` (torch's CPU wheel), numba's cache"),
+        ("`hardmax-verify --help`, `--version`", "well under a second: the command table is static (`python bench/cli_startup.py`)"),
+        ("`simulate`, `check`, `softmax` on the example files", "a second or two (the first float run compiles the "
+         "kernel unless `scripts/setup.sh` cached it)"),
+        ("`report` (default campaign)", report),
+        ("`certcheck reports/published/results.json`", "seconds: it replays every configuration with its own "
+         "arithmetic and hashes the saved results"),
+        ("`conjecture run NAME`", f"{DEFAULT_SECONDS:g} s by default (`--time`, `--examples`)"),
+        ("`conjecture run all`", f"about {SHARED_SECONDS / 60:g} minutes shared among the built-in conjectures"),
+        ("`selftest`", "under a minute on two cores"),
+        ("`control examples/control.json --leaders ...`", "seconds; `--all-leader-sets` on larger inputs, minutes"),
+        ("`sentiment train`", train),
+        ("`python -m pytest -n 2`", tests),
+    ]
+    lines = ["| command | what it costs |", "|---|---|"] + [f"| {command} | {cost} |" for command, cost in rows]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def api_reference() -> str:
+    """docs/api.md's reference of the public module, from the names' docstrings (scripts/api_reference.py)."""
+    spec = importlib.util.spec_from_file_location("api_reference", Path(__file__).resolve().parent / "api_reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.reference()
+
 
 def campaign_sentence() -> str:
     tasks = plan_tasks(default_spec(), seed=0)
@@ -537,6 +627,10 @@ class Glance:
 Source = Derived | CommandOutput | Glance
 
 SOURCES: dict[str, Source] = {
+    "api_reference": Derived(api_reference),
+    "bibtex": Derived(bibtex_block),
+    "softmax_second_example": Derived(softmax_second_example),
+    "command_costs": Derived(command_costs),
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
     "certcheck_limits": Derived(certcheck_limits_table),
@@ -587,13 +681,21 @@ SOURCES: dict[str, Source] = {
     "bench_campaign": CommandOutput("python bench/campaign.py", (
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),
+    "bench_kernel": CommandOutput("python bench/kernel.py", (
+        r"^Coq [\d.]+, vm_compute; cores \d+", r"^coqc start-up", r"^ +128 +3 +\d+ ",
+        r"^default campaign \(seed 0\): \d+ D7 certificates", r"^load average after:")),
+    "bench_cli_startup": CommandOutput("python bench/cli_startup.py", (
+        r"^cores: \d+; load average before:", r"^baseline: python -c pass +[\d.]+ s",
+        r"^hardmax-verify --help +[\d.]+ s +[\d.]+x the baseline +\((within|ABOVE) the target of 1 s\)",
+        r"^load average after:")),
     "bench_test_suite": CommandOutput("python bench/test_suite.py", (
         r"^test suite: pytest -n \d+; cores: \d+", r"^fast lane .* wall +[\d.]+ s +CPU +[\d.]+ s",
         r"^full suite +wall +[\d.]+ s +CPU +[\d.]+ s", r"^load average before: [\d.]+ ")),
 }
 
 OUTPUT_HEADER = re.compile(r"^Printed by `(?P<command>[^`]+)` on (?P<date>\d{4}-\d{2}-\d{2}) \((?P<cores>\d+) cores, "
-                           r"load average (?P<load>[\d.]+ [\d.]+ [\d.]+) before the run\):$")
+                           r"load average (?P<load>[\d.]+ [\d.]+ [\d.]+) before the run"
+                           r"(?:, (?P<after>[\d.]+ [\d.]+ [\d.]+) after it)?\):$")
 GLANCE_HEADER = re.compile(r"^From `hardmax-verify report` \(default campaign, seed (?P<seed>\d+)\), "
                            r"with the saved results of `runs/`:$")
 GLANCE_SEED = 0
@@ -609,9 +711,10 @@ def run_command(source: CommandOutput, repo: Path = ROOT) -> str:
     completed = subprocess.run(words, cwd=repo, env=env, capture_output=True, text=True)
     if completed.returncode != 0:
         raise RuntimeError(f"{source.command} exited {completed.returncode}: {completed.stderr.strip()[-500:]}")
+    after = " ".join(f"{x:.2f}" for x in os.getloadavg())
     output = "\n".join(line.rstrip() for line in completed.stdout.strip("\n").splitlines())
     return (f"\nPrinted by `{source.command}` on {datetime.date.today().isoformat()} ({os.cpu_count()} cores, "
-            f"load average {load} before the run):\n\n```text\n{output}\n```\n")
+            f"load average {load} before the run, {after} after it):\n\n```text\n{output}\n```\n")
 
 
 def glance_block(results: Mapping) -> str:
@@ -626,7 +729,8 @@ def saved_results_lines(repo: Path | None = None) -> list[str]:
     """The at-a-glance lines of the saved results under runs/, computed as the report computes them."""
     optional, _ = collect_optional_sections((ROOT if repo is None else repo) / "runs", "runs")
     summaries = {key: section.summary for key, section in provider_sections(optional).items()}
-    return glance_list(experiment_sentences(optional, summaries)).splitlines()
+    saved = saved_results_markdown(experiment_sentences(optional, summaries))
+    return ["", *saved.splitlines()] if saved else []
 
 
 _report_cache: dict[Path, Mapping] = {}
@@ -703,7 +807,8 @@ def check_output_block(block: Block, source: CommandOutput) -> list[str]:
     lines = block.body.strip("\n").splitlines()
     header = OUTPUT_HEADER.match(lines[0]) if lines else None
     if header is None:
-        return ["its first line is not 'Printed by `COMMAND` on DATE (N cores, load average A B C before the run):'"]
+        return ["its first line is not 'Printed by `COMMAND` on DATE (N cores, load average A B C before the run"
+                "[, D E F after it]):'"]
     if header.group("command") != source.command:
         return [f"it quotes `{header.group('command')}`, the source is `{source.command}`"]
     fence = re.search(r"```text\n(.*?)\n```", block.body, re.S)

@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # pycddlib has no Linux wheel; it compiles against Debian's cddlib and GMP. The browser tests
-# render the report in Debian's headless Chromium through its chromedriver.
-APT_PACKAGES="libcdd-dev libgmp-dev chromium chromium-driver"
+# render the report in Debian's headless Chromium through its chromedriver. Coq (8.16.1 in
+# Debian 12) checks the certificates in its kernel (formal/, docs/formal.md).
+APT_PACKAGES="libcdd-dev libgmp-dev chromium chromium-driver coq libcoq-stdlib"
 need_apt=0
 for pkg in $APT_PACKAGES; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt=1
@@ -26,3 +27,5 @@ PY="${PYTHON:-python3}"
 # numba's cache once, here, not in the first run.
 "$PY" -c "from verify.core.float_dynamics import compile_ahead; compile_ahead()"
 "$PY" -c "from verify.experiments.sentiment.attention_kernel import compile_ahead; compile_ahead()"
+# Build the Coq library formal/ once into its cache, not in the first kernel pass.
+"$PY" -c "from verify.formal.library import built_library; built_library()"

@@ -169,6 +169,32 @@ def cut_figures(driver: Any) -> list[str]:
     """)
 
 
+def small_figure_text(driver: Any, minimum_px: float) -> list[str]:
+    """Figures whose smallest text, as the page shows it, is under ``minimum_px`` CSS pixels.
+
+    A figure states the smallest text it was drawn with, in pixels of its PNG (``data-text-px``,
+    measured from the figure itself when it was saved: verify.core.figure_text); the page shows
+    the PNG at some width, so the reader sees that text times the shown width over the natural
+    width. A figure that does not state it is reported too: its text size is unknown.
+    """
+    return driver.execute_script("""
+        const problems = [];
+        for (const img of document.images) {
+            if (!(img.complete && img.naturalWidth > 0)) continue;
+            const name = img.alt || img.src.slice(0, 60);
+            const drawn = parseFloat(img.dataset.textPx);
+            if (!(drawn > 0)) { problems.push(`${name}: does not say how large its text is`); continue; }
+            const shown = drawn * img.getBoundingClientRect().width / img.naturalWidth;
+            if (shown < arguments[0]) {
+                problems.push(`${name}: its smallest text is shown at ${shown.toFixed(1)} px `
+                              + `(drawn at ${drawn} px, the image at ${Math.round(img.getBoundingClientRect().width)} `
+                              + `of its ${img.naturalWidth} px)`);
+            }
+        }
+        return problems;
+    """, minimum_px)
+
+
 def dangling_anchors(driver: Any) -> list[str]:
     return driver.execute_script("""
         return Array.from(document.querySelectorAll('a[href^="#"]'))

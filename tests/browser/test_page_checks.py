@@ -2,8 +2,8 @@
 
 The broken page has an image that does not load, a figure whose label runs off its edge, a table
 wider than the page outside any scroll container, a link to an anchor that does not exist, a
-script error, and a block that ends below 900 px; the repaired page differs only in those six
-places.
+script error, a block that ends below 900 px, and a figure whose text is shown at 4 px (drawn at 8
+px, shown at half its width); the repaired page differs only in those seven places.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from page_checks import (bottom_of, broken_images, console_errors, cut_figures, dangling_anchors, load,
-                         overflowing_elements, set_viewport)
+                         overflowing_elements, set_viewport, small_figure_text)
 
 pytestmark = pytest.mark.slow   # starts a browser
 
@@ -41,12 +41,16 @@ def _page(*, broken: bool) -> str:
     anchor = "#nowhere" if broken else "#results"
     script = "<script>undefinedFunction();</script>" if broken else "<script>document.title = 'fine';</script>"
     spacer = '<div style="height:1200px"></div>' if broken else ""
+    # 200 px wide as drawn (2 inches at 100 dpi): its 8 px text at half that width is 4 px on the page.
+    small = 'data-text-px="8" style="width:100px"' if broken else 'data-text-px="12" style="width:200px"'
+    sizes = 'data-text-px="14"'
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>fixture</title>
 <style>body{{max-width:1200px;margin:1em auto;padding:0 1em}}</style></head><body>
 {spacer}<section class="glance" id="results"><h2>Results</h2><p>At a glance.</p></section>
 <p><a href="{anchor}">to the results</a></p>
-<figure><img alt="a figure" {image}></figure>
-<figure><img alt="a labelled figure" {cut}></figure>
+<figure><img alt="a figure" {sizes} {image}></figure>
+<figure><img alt="a labelled figure" {sizes} {cut}></figure>
+<figure><img alt="a figure with small text" {small} src="data:image/png;base64,{_png()}"></figure>
 {wrapper[0]}<table style="width:{width}"><tr><td>a wide table</td></tr></table>{wrapper[1]}
 {script}
 </body></html>"""
@@ -69,10 +73,11 @@ def test_every_check_reports_the_broken_page_and_passes_the_repaired_one(page: b
     anchors = dangling_anchors(chromium)
     errors = console_errors(chromium)
     figures = cut_figures(chromium)
+    text = small_figure_text(chromium, 8)
     bottom = bottom_of(chromium, ".glance")
     assert bottom is not None
     if not broken:
-        assert (images, overflow, anchors, errors, figures) == ([], [], [], [], [])
+        assert (images, overflow, anchors, errors, figures, text) == ([], [], [], [], [], [])
         assert bottom <= 900
         return
     assert images == ["a figure"]
@@ -84,3 +89,5 @@ def test_every_check_reports_the_broken_page_and_passes_the_repaired_one(page: b
     assert any("undefinedFunction" in e for e in errors), errors
     assert any("no-such-figure.png" in e for e in errors), errors
     assert bottom > 900
+    assert text == ["a figure with small text: its smallest text is shown at 4.0 px (drawn at 8 px, the image at "
+                    "100 of its 200 px)"], text

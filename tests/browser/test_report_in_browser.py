@@ -3,8 +3,11 @@
 A small campaign (the worked configurations and three generated ones) is reported together with
 saved sentiment and conjecture results made here: a wide 14-column analysis table, a gallery of
 figures and a long analysis summary. In the page every image loads, nothing sticks out sideways,
-every contents link lands on a heading, the browser logs no error, and the results at a glance
-end within the first 900 px at 1400 px width.
+every contents link lands on a heading, the browser logs no error, every figure's smallest text
+is shown at a size a reader can read (MIN_TEXT_PX, measured from the figure's declared text size
+and the width the page gives it), a click enlarges a figure, and the results at a glance end
+within the first 900 px at 1400 px width, with what this run verified apart from the saved
+results it only read.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from page_checks import (bottom_of, broken_images, console_errors, cut_figures, dangling_anchors, load,
-                         overflowing_elements, set_viewport)
+                         overflowing_elements, set_viewport, small_figure_text)
 
 from verify.app.report.build import build_report
 from verify.app.campaign.spec import CampaignSpec, FamilySpec
+from verify.core.figure_text import png_metadata
 
 pytestmark = pytest.mark.slow   # a campaign, its figures and a browser
 
@@ -31,6 +35,9 @@ ANALYSIS_LINES = 230   # more than the report keeps: it must say how many it lef
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED_FIGURES = [*(REPO / "runs" / "sentiment" / "analysis").glob("*.png"),
                      *(REPO / "runs" / "sentiment" / "summary").glob("*.png")]
+# The smallest text of a figure as a reader sees it, in CSS px, by window width: at 1,400 px the
+# figures are shown at their own width; at 900 px they shrink with the page (a click enlarges them).
+MIN_TEXT_PX = {1400: 10.0, 900: 8.0}
 
 
 def _figure(path: Path, title: str) -> None:
@@ -40,7 +47,7 @@ def _figure(path: Path, title: str) -> None:
     ax.plot([1, 2, 3], [0.6, 0.7, 0.75], label="validation")
     ax.set_title(title)
     ax.legend()
-    fig.savefig(path, metadata={"Software": None})
+    fig.savefig(path, dpi=100, metadata=png_metadata(fig, 100))
 
 
 def _saved_runs(root: Path) -> Path:
@@ -99,6 +106,7 @@ def test_report_renders_cleanly(report: Path, chromium: Any, width: int, tmp_pat
     assert images == 5 + 2 + len(COMMITTED_FIGURES), "5 campaign figures, 2 made here and every committed one"
     assert broken_images(chromium) == []
     assert cut_figures(chromium) == []
+    assert small_figure_text(chromium, MIN_TEXT_PX[width]) == []
     assert dangling_anchors(chromium) == []
     contents = chromium.execute_script("return document.querySelectorAll('nav.contents a').length")
     assert contents >= 8
@@ -119,6 +127,38 @@ def test_results_at_a_glance_come_first(report: Path, chromium: Any) -> None:
     badges = chromium.execute_script(
         "return Array.from(document.querySelectorAll('.glance td .badge')).map(b => b.className)")
     assert badges and all(b in ("badge ok", "badge zero") for b in badges)
+
+
+def test_the_first_screen_keeps_this_runs_verdict_apart_from_saved_results(report: Path, chromium: Any) -> None:
+    set_viewport(chromium, 1400)
+    load(chromium, report)
+    verified = chromium.execute_script("return document.querySelector('.glance .verified').innerText")
+    saved = chromium.execute_script("return document.querySelector('.glance .saved').innerText")
+    assert verified.startswith("Verified by this run") and "Overall:" in verified and "Verification campaign:" in verified
+    assert saved.startswith("Saved results, not recomputed by this run")
+    assert "Sentiment, earlier tuned study:" in saved and "Conjecture lab:" in saved
+    assert "Sentiment" not in verified and "Verification campaign" not in saved
+    # The green badges are the run's own: none stands beside a saved result.
+    assert chromium.execute_script("return document.querySelectorAll('.glance .saved .badge').length") == 0
+    cite = chromium.execute_script("return document.querySelector('.cite blockquote').innerText")
+    assert cite.startswith("Using hardmax-verify ") and "sha256" in cite
+
+
+def test_a_click_enlarges_a_figure_and_escape_closes_it(report: Path, chromium: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    set_viewport(chromium, 900)
+    load(chromium, report)
+    image = chromium.find_element(By.CSS_SELECTOR, "#figure-convergence img")
+    chromium.execute_script("arguments[0].scrollIntoView()", image)
+    before = image.rect["width"]
+    image.click()
+    assert chromium.execute_script("return document.querySelector('#figure-convergence').classList.contains('zoomed')")
+    assert image.rect["width"] > before * 1.02
+    chromium.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    assert not chromium.execute_script("return document.querySelector('figure.zoomed')")
+    assert abs(image.rect["width"] - before) < 1
 
 
 def test_nothing_is_cut_silently(report: Path) -> None:

@@ -160,8 +160,9 @@ def test_json_before_the_configuration_says_that_it_took_the_path(tmp_path: Path
     assert "--json took" not in capsys.readouterr().err
 
 
-def test_a_closed_pipe_is_said_as_one_line_not_as_an_internal_error(tmp_path: Path) -> None:
-    """`check CONFIG | head -1`: the reader goes away (rich reports it by SystemExit(1)): exit 4, named a broken pipe."""
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`check CONFIG | head -1`: the reader goes away (rich reports it by SystemExit(1)): no error, exit 0, as Unix
+    tools end when the reader has read what it wanted."""
     import os
     import subprocess
     import sys
@@ -175,11 +176,9 @@ def test_a_closed_pipe_is_said_as_one_line_not_as_an_internal_error(tmp_path: Pa
     child.stdout.close()  # before the child writes anything
     with child.stderr:
         err = child.stderr.read().decode()
-    assert child.wait(timeout=120) == 4
-    *progress, error = err.strip().splitlines()
-    assert progress == ["hardmax-verify check: checking triangle: layer 0 of at most 200"]  # standard error is a pipe
-    assert error == ("error: could not complete: the output was closed before everything was written "
-                     "(broken pipe) (rerun with --debug for the traceback)")
+    assert child.wait(timeout=120) == 0
+    # Standard error is a pipe: its progress line, and nothing about the closed output.
+    assert err.strip().splitlines() == ["hardmax-verify check: checking triangle: layer 0 of at most 200"]
 
 
 def test_piped_standard_error_says_that_the_check_has_started(tmp_path: Path,

@@ -32,12 +32,12 @@ PAGES = [REPO / "README.md", REPO / "reports" / "README.md", REPO / "tests" / "R
          *sorted(p for p in (REPO / "docs").glob("*.md") if p.name != "theory.md")]
 SHELL_LANGUAGES = {"", "bash", "sh", "shell", "console"}
 PROGRAMS = ("hardmax-verify", "python", "bash", "dask", "HYPOTHESIS_PROFILE=")
-OUTPUT_OPTIONS = {"--out", "--json", "--results-dir", "--models", "--figure"}  # --models: where protocol collect publishes
+OUTPUT_OPTIONS = {"--out", "--json", "--results-dir", "--models", "--figure", "--write-coq"}  # --models: where protocol collect publishes
 # A network address (tcp://, tls://, ws://...) is not a file.
 ADDRESS = re.compile(r"^[a-z][a-z0-9+.-]*://")
 INPUT_SUFFIXES = (".json", ".toml", ".py", ".sh", ".csv", ".gz", ".npz", ".txt")
 # Run as written: cheap and self-contained (no campaign, no training, no cluster).
-CHEAP = re.compile(r"^(hardmax-verify (check|simulate|softmax|certcheck|control|conjecture (list|check)|classify (build|check)"
+CHEAP = re.compile(r"^(hardmax-verify (check|simulate|softmax|certcheck|prove|control|conjecture (list|check)|classify (build|check)"
                    r"|examples (list|copy))\b"
                    r"|hardmax-verify [a-z]+ --help$|python -m verify\.(certcheck|experiments\.classify\.checker)\b|python -c\b"
                    r"|hardmax-verify report --scheduler tcp://127\.0\.0\.1:1\b)")

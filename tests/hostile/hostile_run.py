@@ -57,7 +57,7 @@ LAUNCHER = f"""
 import gc, importlib, json, os, resource, select, sys
 import verify.app.cli
 from verify.app.commands import COMMANDS
-for module_name, _ in COMMANDS:
+for module_name, *_ in COMMANDS:
     importlib.import_module("verify.app.commands." + module_name)
 # Out of the collector's reach: a forked case that collected them would copy every page they sit
 # on (most of the interpreter), and its exit would take ten times as long.

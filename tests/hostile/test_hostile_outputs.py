@@ -83,6 +83,17 @@ def test_a_parent_that_is_a_file_is_exit_4_in_one_line(inputs: Path, tmp_path: P
     assert (tmp_path / "blocker").read_text() == "a file where a folder should be\n"
 
 
+UNWRITABLE = "/sys/hardmax-verify-output"  # no file can be created in /sys, not even by root
+
+
+@pytest.mark.parametrize("writer", slow_except(WRITERS, "check --json", "report --out", "conjecture run --results-dir"))
+def test_an_unwritable_output_is_refused_before_any_work(inputs: Path, tmp_path: Path, writer: str) -> None:
+    outcome = run(_writers(inputs, UNWRITABLE)[writer], tmp_path)
+    # One line, no progress line before it (nothing ran), naming the user's path.
+    assert_refused(outcome, exitcodes.COULD_NOT_COMPLETE, "could not complete", UNWRITABLE, "nothing was run")
+    assert not Path(UNWRITABLE).exists()
+
+
 @pytest.mark.parametrize("writer", slow_except(["simulate --json", "check --json", "certcheck --json", "conjecture run --results-dir",
                                                 "control --json", "control --out"],
                                                "certcheck --json", "conjecture run --results-dir"))
@@ -111,8 +122,9 @@ def test_a_full_disk_keeps_the_previous_output(inputs: Path, tmp_path: Path, mon
     status = main(["simulate", str(inputs / "config.json"), "--layers", "3", "--json", str(target)])
     err = capsys.readouterr().err
     assert status == exitcodes.COULD_NOT_COMPLETE, err
+    # The user's path, never the temporary file beside it.
     assert [line for line in err.splitlines() if not PROGRESS_LINE.match(line)] == [
-        "error: could not complete: No space left on device (rerun with --debug for the traceback)"]
+        f"error: could not complete: {target}: No space left on device (rerun with --debug for the traceback)"]
     assert target.read_text() == "previous\n" and sorted(p.name for p in tmp_path.iterdir()) == ["trajectory.json"]
 
 
@@ -127,7 +139,9 @@ def test_a_full_disk_while_writing_the_report_keeps_the_previous_report(inputs: 
     status = main(args)
     err = capsys.readouterr().err
     assert status == exitcodes.COULD_NOT_COMPLETE, err
-    assert err.strip().splitlines()[-1].startswith("error: could not complete: No space left on device")
+    # Named by the report folder the user asked for, not the staging folder beside it.
+    assert err.strip().splitlines()[-1].startswith(f"error: could not complete: {tmp_path / 'latest'}: No space left "
+                                                   "on device")
     assert {p.name: p.read_bytes() for p in (tmp_path / "latest").iterdir() if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latest"]
 

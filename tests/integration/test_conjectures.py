@@ -239,6 +239,36 @@ def test_the_documented_user_conjecture_file_runs(tmp_path):
     assert result["examples"]["run"] >= 10
 
 
+# The documented example as it was written before the layered layout moved the lab (verify.conjectures
+# -> verify.experiments.conjectures) and the core modules.
+OLD_LAYOUT_IMPORTS = {
+    "from verify import Configuration, Conjecture, Observation, check_configuration, configurations, convex_hull_vertices\n":
+        "from verify.claims import check_configuration\nfrom verify.config import Configuration\n"
+        "from verify.conjectures import Conjecture, Observation\nfrom verify.geometry import convex_hull_vertices\n"
+        "from verify.strategies import configurations\n",
+}
+
+
+def test_a_conjecture_file_written_against_the_old_import_paths_runs_and_warns(tmp_path, capsys, monkeypatch):
+    source = (ROOT / "examples" / "my_conjecture.py").read_text(encoding="utf-8")
+    for new, old in OLD_LAYOUT_IMPORTS.items():
+        assert new in source, "examples/my_conjecture.py changed its imports: update OLD_LAYOUT_IMPORTS"
+        source = source.replace(new, old)
+    path = tmp_path / "old_layout.py"
+    path.write_text(source, encoding="utf-8")
+    for name in ("verify.config", "verify.conjectures", "verify.geometry"):  # as in a fresh process
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    status = main(["conjecture", "run", str(path), "--examples", "10", "--results-dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    result = json.loads((tmp_path / "out" / "leaders_at_most_hull_vertices.json").read_text())
+    assert status == {"not refuted": 0, "counterexample": 1, "inconclusive": 3}[result["outcome"]]
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert [line.split(": ")[3].split(" has moved")[0] for line in warnings] == [
+        "verify.config", "verify.conjectures", "verify.geometry"], err
+    assert all(f"{path}:" in line and "DeprecationWarning" in line for line in warnings)
+    assert "verify.conjectures has moved to verify.experiments.conjectures" in err
+
+
 @pytest.mark.slow
 def test_the_documented_user_pytest_example_passes_under_the_ci_profile():
     # A fresh pytest, as a user would start it: none of this run's PYTEST_* (xdist worker) variables.

@@ -134,7 +134,10 @@ def test_default_output_folder_is_reports_latest_and_saved_results_come_from_the
     sections = results["optional_sections"]
     assert sections["sentiment"]["directory"] == "runs/sentiment" and sections["sentiment"]["files"]
     assert sections["conjectures"]["directory"] == "runs/conjectures" and sections["conjectures"]["files"]
-    assert all(item["path"].startswith("runs/") for item in results["inputs"])
+    # Saved results under runs/, the specification the claims are checked against as docs/theory.md: never the
+    # clone's own path.
+    assert all(item["path"].startswith("runs/") for item in results["inputs"] if item["role"] != "specification")
+    assert [item["path"] for item in results["inputs"] if item["role"] == "specification"] == ["docs/theory.md"]
     assert str(ROOT) not in json.dumps({k: v for k, v in results.items() if k != "environment"})
     assert "--runs" not in results["environment"]["command_line"]
 
@@ -311,8 +314,8 @@ def test_sentiment_results_become_an_accuracy_table_and_figures(tmp_path: Path) 
     assert "0.7733 (epoch 31) | 0.7955 (chosen for this d) |" in chosen
     analysis_row = next(line for line in markdown.splitlines() if line.startswith("| `models/sentiment-d4-paper` |"))
     for cell in ("5.25 (1.50, 1-11)", "99.0%", "great 120, worst 80 (900 reviews)", "61.0% / 16.0%",
-                 "2.7% of leaders (1.7% of tokens); 4200 of 15000 reviews", "2 of 3000 (0.125)", "0.8125 (at K: 0.7811); 900 of 15000 differ",
-                 "10 of 15000", "1497 of 3000"):
+                 "2.7% of leaders (1.7% of tokens); 4,200 of 15,000 reviews", "2 of 3,000 (0.125)",
+                 "0.8125 (at K: 0.7811); 900 of 15,000 differ", "10 of 15,000", "1,497 of 3,000"):
         assert cell in analysis_row, cell
     authors_row = next(line for line in markdown.splitlines() if "distinct samples" in line)
     assert authors_row.startswith("| `authors' d=2 embeddings, distinct samples` | 2 | 100 | 4.94 (1.14, 2-9) |")
@@ -364,7 +367,7 @@ def test_the_summary_goes_to_standard_output_and_json_means_what_it_means_everyw
     assert any(line.startswith("skipped the optional sentiment section") for line in lines)
     # Piped (not a terminal), progress is one line per stage on standard error.
     assert captured.err.splitlines() == ["report: checking 1 configuration", "report: checked 1 of 1 configuration",
-                                         "report: figures", "report: writing"]
+                                         "report: kernel", "report: figures", "report: writing"]
     written = (tmp_path / "out" / "results.json").read_text(encoding="utf-8")
 
     assert _report(tmp_path, "--config", str(path), "--runs", str(runs), "--json") == exitcodes.SUCCESS
@@ -384,8 +387,10 @@ def test_the_summary_goes_to_standard_output_and_json_means_what_it_means_everyw
 
 
 def test_an_output_folder_that_cannot_be_written_is_named_as_given(capsys) -> None:
-    """Not the hidden lock file beside it: the folder the user gave (/proc takes no new entries, even from root)."""
+    """Not the hidden lock file beside it: the folder the user gave (/proc takes no new entries, even from root),
+    refused before the campaign starts."""
     assert main(["report", "--out", "/proc/nope", "--jobs", "1", "--examples", "0"]) == exitcodes.COULD_NOT_COMPLETE
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: could not complete: /proc/nope: cannot write a folder there (")
+    assert err.startswith("error: could not complete: /proc/nope: no file can be created in /proc (")
+    assert err.endswith("; nothing was run")
     assert ".lock" not in err and len(err.splitlines()) == 1

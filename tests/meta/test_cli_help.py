@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from pathlib import Path
+
 import click
 import pytest
 
 from verify.app import cli
+from verify.app.commands import COMMANDS as TABLE
 from verify.app.commands.output import JSON_TO_STDOUT, JsonOption
 
 
@@ -22,6 +25,45 @@ def _commands() -> Iterator[tuple[str, click.Command]]:
 
 
 COMMANDS = sorted(_commands(), key=lambda item: item[0])
+
+
+def test_the_static_table_names_every_command_module_and_its_command() -> None:
+    """`--help` lists the commands from verify.app.commands.COMMANDS without importing them: the table is the modules."""
+    folder = Path(cli.__file__).parent / "commands"
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__", "output"}
+    assert {entry.module for entry in TABLE} == modules
+    for entry in TABLE:
+        assert cli.cli.commands[entry.module].name == entry.module
+
+
+@pytest.mark.parametrize("entry", TABLE, ids=[entry.module for entry in TABLE])
+def test_the_tables_summary_is_the_first_sentence_of_the_commands_help(entry) -> None:
+    """`--help` shows what click would show from the command's own help, at any width."""
+    command = cli.cli.commands[entry.module]
+    for limit in (30, 45, 74, 10_000):
+        assert click.utils.make_default_short_help(entry.summary, limit) == command.get_short_help_str(limit)
+
+
+def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    commands = out.split("Commands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in commands if line.strip()] == sorted(entry.module for entry in TABLE)
+
+
+def test_version_names_the_version_the_commit_and_the_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    from verify import __version__
+    from verify.core.versions import source_state
+
+    assert cli.main(["--version"]) == 0
+    line = capsys.readouterr().out.strip()
+    state = source_state()
+    assert line.startswith(f"hardmax-verify {__version__} (")
+    if state.commit is None:
+        assert "commit unknown" in line
+    else:
+        assert state.commit in line
+        assert ("clean working tree" if state.clean else "uncommitted changes") in line
 
 
 def test_the_walk_reaches_every_command():

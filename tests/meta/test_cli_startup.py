@@ -40,13 +40,27 @@ def _imported(args: list[str], cwd: Path) -> tuple[int, list[str]]:
     (["simulate", "config.json", "--layers", "3"], []),          # exact arithmetic: no float layer, no numba
     (["certcheck", "--help"], []),
     (["control", "config.json", "--leaders", "0,1"], ["cvxpy"]),       # the solver only for the command that needs it
-    (["--help"], ["hypothesis", "matplotlib", "numba"]),           # every command's help: all but the extras
+    (["--help"], []),                 # the static table of commands: no command module is imported
+    (["--version"], []),
 ])
 def test_a_command_imports_only_what_it_needs(tmp_path: Path, args: list[str], allowed: list[str]) -> None:
     (tmp_path / "config.json").write_text('{"tokens": [["1", "0"], ["0", "1"], ["-1/2", "1/3"]], "alpha": "1/2"}')
     status, imported = _imported(args, tmp_path)
     assert status == exitcodes.SUCCESS
     assert sorted(set(imported) - set(allowed)) == [], f"hardmax-verify {' '.join(args)} imported {imported}"
+
+
+def test_help_imports_no_command_module(tmp_path: Path) -> None:
+    """`hardmax-verify --help` lists the commands from verify.app.commands.COMMANDS (bench/cli_startup.py times it)."""
+    from verify.app.commands import COMMANDS
+
+    modules = [f"verify.app.commands.{entry.module}" for entry in COMMANDS]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    completed = subprocess.run([sys.executable, "-c", PROBE, json.dumps(modules), "--help"], cwd=tmp_path, env=env,
+                               capture_output=True, text=True, timeout=300)
+    status, imported = json.loads(completed.stdout.splitlines()[-1])
+    assert status == exitcodes.SUCCESS and imported == []
+    assert all(f"  {entry.module} " in completed.stdout for entry in COMMANDS)
 
 
 def test_the_probe_sees_an_import(tmp_path: Path) -> None:

@@ -52,8 +52,14 @@ PARTS: tuple[Part, ...] = (
     Part("core", ("verify.core",), ("certcheck",), "exact numbers and inputs, both engines, geometry, closed forms"),
     Part("claims", ("verify.claims",), ("core", "oracles", "certcheck"),
          "the claim registry, one module per claim, the run they share"),
-    Part("package", ("verify",), ("core",),
-         "public: `import verify` (simulate, Configuration, ... served from the core on first use) and the version"),
+    Part("formal", ("verify.formal",), ("core", "claims"),
+         "the bridge to the Coq development formal/: configurations and certificates as Coq terms, run by coqc "
+         "(untrusted: Coq's kernel checks what it writes)"),
+    Part("package", ("verify",),
+         ("core", "claims", "strategies", "testing", "experiments.conjectures", "experiments.control",
+          "experiments.classify", "moved"),
+         "public: `import verify`, the names users write against (simulate, check_configuration, Conjecture, the "
+         "strategies, ...), each served from its layer on first use, and the version"),
     Part("strategies", ("verify.strategies",), ("core",),
          "public: Hypothesis strategies over the core's configuration families"),
     Part("testing", ("verify.testing",), ("core", "claims"),
@@ -75,12 +81,16 @@ PARTS: tuple[Part, ...] = (
           "experiments.control"),
          "the one list of experiments whose report sections the app renders"),
     Part("app", ("verify.app",),
-         ("package", "core", "claims", "certcheck", "strategies", "experiments.shared",
+         ("package", "core", "claims", "certcheck", "formal", "strategies", "experiments.shared",
           "experiments.sentiment", "experiments.classify", "experiments.conjectures", "experiments.control",
           "experiments.registry"),
          "the command line, the campaign, the report, the self-test"),
     Part("entry", ("verify.__main__", "verify.pytest_plugin"), ("core", "app"),
          "public: `python -m verify` and the pytest plugin"),
+    Part("moved", ("verify._moved",),
+         ("core", "oracles", "claims", "certcheck", "experiments.shared", "experiments.sentiment",
+          "experiments.classify", "experiments.conjectures", "app"),
+         "old import paths: a module that moved is served under its old name, with a DeprecationWarning"),
 )
 
 # What a function may import on first use (slow to import, or optional), and why: third-party packages,
@@ -110,6 +120,7 @@ LOCAL_IMPORTS: dict[str, str] = {
 # Modules that import by name at run time, and why (what they import is checked below).
 DYNAMIC_IMPORTS: dict[str, str] = {
     "verify": "PEP 562 public names: `import verify` stays light (numba comes with the float engine)",
+    "verify._moved": "an old import path imports the module where it lives now",
     "verify.app.cli": "a subcommand's module is imported when that subcommand runs",
     "verify.app.campaign.executors": "a worker imports the modules its tasks need before the first task",
     "verify.claims": "every claim module of the package registers itself; none is named",
@@ -327,15 +338,17 @@ def test_only_the_listed_modules_import_by_name_at_run_time() -> None:
 
 def _imported_by_name() -> tuple[Import, ...]:
     """What the modules of DYNAMIC_IMPORTS import by name, read from the tables they import from."""
+    from verify._moved import MOVED
     from verify.app.campaign.executors import WARM_MODULES
     from verify.app.commands import COMMANDS
     from verify.claims import claim_modules
 
     by_name = {
         "verify": [f"verify.{module}" for module in verify._PUBLIC.values()],  # type: ignore[attr-defined]
-        "verify.app.cli": [f"verify.app.commands.{module}" for module, _ in COMMANDS],
+        "verify.app.cli": [f"verify.app.commands.{entry.module}" for entry in COMMANDS],
         "verify.app.campaign.executors": list(WARM_MODULES),
         "verify.claims": [f"verify.claims.{module}" for module in claim_modules()],
+        "verify._moved": list(MOVED.values()),
     }
     assert set(by_name) == set(DYNAMIC_IMPORTS) and all(by_name.values())
     return tuple(Import(module, target, 0, False) for module, targets in by_name.items() for target in targets)

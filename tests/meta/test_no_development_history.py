@@ -16,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCT = ("README.md", "reports/README.md", "tests/README.md", "docs/", "verify/", "examples/", "properties/",
-           "scripts/", "bench/", "pyproject.toml")
+           "scripts/", "bench/", "pyproject.toml", "CHANGELOG.md", "CITATION.cff")
 # The specification is quoted from outside the project, as it is.
 EXEMPT = {"docs/theory.md"}
 HISTORY = re.compile(r"\bissues? ?#?\d+|\bthis stop\b|\bstops? \d+\b|\b(?:previous|last|this|next|earlier) session\b"

@@ -115,3 +115,10 @@ def test_an_elimination_is_paid_for_before_it_runs(monkeypatch: pytest.MonkeyPat
         with pytest.raises(meter.WorkLimit):
             _positive_definite(S)
     assert certcheck.setup_work(d, 8, A=True) > certcheck.setup_work(d, 8)
+
+
+def test_the_specification_input_is_the_producer_s() -> None:
+    from verify.app.report.citation import SPECIFICATION_ROLE
+
+    assert (checker_results.SPECIFICATION_ROLE, checker_results.SPECIFICATION_PATH) == (SPECIFICATION_ROLE,
+                                                                                        "docs/theory.md")

@@ -95,6 +95,47 @@ def test_twelve_families_get_twelve_distinct_hues(records, tmp_path) -> None:
         assert sum(int(colour[i:i + 2], 16) for i in (1, 3, 5)) <= 3 * 0xcc
 
 
+@pytest.mark.slow  # matplotlib draws for seconds
+def test_the_float_figure_keeps_its_legend_with_its_panel_and_draws_zero_at_zero(records, tmp_path) -> None:
+    fig = _drawn(figures.float_figure, records, tmp_path)
+    left = next(ax for ax in fig.get_axes() if "drifts" in ax.get_title())
+    legend = left.get_legend()
+    assert legend is not None and legend.get_title().get_text() == "family (this panel)"
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[:len(FAMILIES) + 1] == sorted([*FAMILIES, "worked"])
+    # Under its own panel, not beside the other one.
+    box, panel = legend.get_window_extent(), left.get_window_extent()
+    assert box.y1 <= panel.y0 and box.x0 >= panel.x0 - 1 and box.x1 <= panel.x1 + 60
+    # Exact agreement is 0 on the axis, not an invented 1e-20: a scale that has a zero.
+    assert left.get_yscale() == "symlog" and left.get_ylim()[0] == 0
+    # One style per family: 12 families, 12 colours, 12 markers.
+    styles = [(h.get_color(), h.get_marker()) for h in legend.legend_handles[:len(FAMILIES) + 1]]
+    assert len({c for c, _ in styles}) == len({m for _, m in styles}) == len(FAMILIES) + 1
+
+
+@pytest.mark.slow  # matplotlib draws for seconds
+def test_the_convergence_legend_writes_alpha_as_the_tables_do(records, tmp_path) -> None:
+    fig = _drawn(figures.convergence_figure, records, tmp_path)
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert any(label.startswith("alpha = 0.1 (") for label in labels), labels
+    assert not any("1/10" in label for label in labels)
+
+
+@pytest.mark.slow  # matplotlib draws for seconds
+@pytest.mark.parametrize("draw", [figures.worked_panels, figures.convergence_figure, figures.float_figure,
+                                  figures.denominator_figure, figures.leaders_figure], ids=lambda f: f.__name__)
+def test_every_figure_is_drawn_for_the_page_and_says_how_large_its_text_is(draw, records, tmp_path) -> None:
+    """Drawn as wide as report.html shows it, no text under 8 points, and the PNG says so (verify.core.figure_text)."""
+    from verify.core.figure_text import declared_text_px, png_size, smallest_text_px
+
+    fig = _drawn(draw, records, tmp_path)
+    info = draw(records, tmp_path)
+    png = (tmp_path / info.png).read_bytes()
+    assert png_size(png)[0] == round(figures.WIDTH_INCHES * figures.DPI)
+    assert declared_text_px(png) == pytest.approx(smallest_text_px(fig, figures.DPI), abs=0.01)
+    assert declared_text_px(png) >= round(8 * figures.DPI / 72, 2)
+
+
 def test_the_checker_sees_text_that_is_cut(tmp_path) -> None:
     """The measure itself: a label placed past the right edge, and a long title, are reported."""
     fig = Figure(figsize=(3, 2))

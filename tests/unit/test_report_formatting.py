@@ -26,7 +26,8 @@ def test_each_kind_has_its_format() -> None:
     assert fmt.share(0.001) == "0.1%"
     assert fmt.seconds(15.724472136993427) == "15.7 s" and fmt.seconds(0.4213) == "0.42 s"
     assert fmt.fraction(3, 3000) == "3 of 3,000 (0.1%)" and fmt.fraction(0, 0) == "0 of 0"
-    assert fmt.measured(1.5734e-8) == "1.57e-08"
+    assert fmt.measured(1.5734e-8) == "1.57e-8"  # no zero-padded exponent: as the softmax bounds are written
+    assert fmt.measured(4.2e5) == "4.2e+5" and fmt.measured(1e-300) == "1e-300"
     assert fmt.probability(float("nan")) == "nan"   # shown, not hidden
 
 

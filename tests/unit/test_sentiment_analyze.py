@@ -164,7 +164,10 @@ def test_training_curves_compare_train_and_validation_like_for_like(tmp_path):
     assert loss[train] == tuple((e, 0.6 - 0.1 * e) for e in (1, 2, 3))
     assert loss["validation, softmax, end of epoch"] == tuple((e, 0.65 - 0.05 * e) for e in (1, 2, 3))
     assert not [label for label in loss if "running" in label]  # every epoch has its like-for-like number
-    assert "all training reviews, hardmax, end of epoch, certified" in _labels(curves, "acc")
+    # One label per series in both panels: the figure's one legend lists each once, with its own marker.
+    hardmax = "all training reviews, hardmax, end of epoch (accuracy certified)"
+    assert hardmax in _labels(curves, "acc") and hardmax in _labels(curves, "loss")
+    assert {c.label for c in curves if c.metric == "loss"} == {c.label for c in curves if c.metric == "acc"}
     _plot_history(history, tmp_path / "curves.png", "d2-run", {"reviews": 2500, "of": 22500})
     assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -36,7 +36,7 @@ def test_totals_per_d_and_the_report_table():
     section = report_section.section({"files": [{**fields, "path": "runs/sentiment/softmax-certificate.json"}],
                                       "figures": []})
     table = next(t for t in section.tables if t.heading.startswith("Softmax certified"))
-    assert ["2", "8", "trained", "2", "8 of 200 (4.00%)", "99.80%", "187", "0", "5"] in [list(r) for r in table.rows]
+    assert ["2", "8", "trained", "2", "8 of 200 (4.0%)", "99.8%", "187", "0", "5"] in [list(r) for r in table.rows]
     assert "runs/sentiment/softmax-certificate.json" in table.note
 
 

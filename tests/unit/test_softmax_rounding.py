@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from verify.app.cli import main as cli_main
-from verify.core.softmax_bound import decimal_text
+from verify.core.softmax_bound import decimal_text, readable_decimal
 
 ROUND = {"tokens": [["-1/6", "7"], ["5/4", "-8/3"], ["-1", "3/2"], ["1/3", "-3/2"], ["-9/4", "4/5"]],
          "alpha": "1/2", "beta": "100", "layers": 6}
@@ -37,6 +37,23 @@ def test_decimal_text_rounds_in_the_stated_direction(x: Fraction, up: str, down:
     assert decimal_text(x, rounding="up") == up
     assert decimal_text(x, rounding="down") == down
     assert _printed(up) >= x >= _printed(down)
+
+
+@pytest.mark.parametrize("x, up, down", [
+    (Fraction(142, 100), "1.42", "1.42"),          # the radius R of examples/softmax.json: not 1.42e+0
+    (Fraction(1), "1", "1"),                      # ||A|| of the identity: not 1.00e+0
+    (Fraction(911, 10 ** 4), "0.0911", "0.0911"),
+    (Fraction(9995, 1000), "10", "9.99"),
+    (Fraction(-27331, 10 ** 4), "-2.73", "-2.74"),
+    (Fraction(273316, 10 ** 16), "2.74e-11", "2.73e-11"),
+    (Fraction(12345), "1.24e+4", "1.23e+4"),
+    (Fraction(1, 3 * 10 ** 5000), "3.34e-5001", "3.33e-5001"),
+])
+def test_readable_decimal_writes_the_same_digits_as_a_measurement_is_written(x: Fraction, up: str, down: str) -> None:
+    assert readable_decimal(x, rounding="up") == up and readable_decimal(x, rounding="down") == down
+    # The same number as decimal_text's, on the same side of x.
+    assert _printed(up) == _printed(decimal_text(x, rounding="up")) >= x
+    assert _printed(down) == _printed(decimal_text(x, rounding="down")) <= x
 
 
 def test_decimal_text_needs_a_direction() -> None:

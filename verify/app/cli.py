@@ -18,9 +18,11 @@ Ctrl-C later; this module and ``verify/__init__`` import nothing heavy.
 
 from __future__ import annotations
 
+import difflib
 import faulthandler
 import importlib
 import os
+import select
 import sys
 import threading
 import traceback
@@ -34,6 +36,7 @@ from .commands import COMMANDS
 from .commands.output import json_took_argument
 from verify.core.numbers import InputError
 from verify.core.text import one_line
+from verify.core.versions import source_state
 
 DEBUG_ENVIRONMENT = "HARDMAX_VERIFY_DEBUG"
 _DEBUG_HELP = "On an error, also print the Python traceback (for bug reports)."
@@ -66,22 +69,54 @@ class _LazyGroup(click.Group):
 
     ``hardmax-verify check`` then pays for what ``check`` imports, not for matplotlib, numba and
     Hypothesis that other commands need (seconds of start-up, in every subprocess the tests run).
-    ``--help`` and a misspelt name look up every command, so they import all of them.
+    ``--help`` lists the commands from the static table :data:`verify.app.commands.COMMANDS`
+    (names and one-line summaries) and a misspelt name is answered from it too, so neither
+    imports any command.
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name, _ in COMMANDS)
+        return sorted(_BY_NAME)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in dict(COMMANDS):
+        if cmd_name in _BY_NAME:
             _register_command(cmd_name)
-        else:  # unknown: register everything, so that click's "did you mean" sees every name
-            _register_commands()
         return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = click.utils.make_str(args[0])
+        if name not in _BY_NAME and not name.startswith("-") and not ctx.resilient_parsing:
+            near = sorted(difflib.get_close_matches(name, list(_BY_NAME)))
+            hint = "" if not near else (f" (Did you mean {near[0]!r}?)" if len(near) == 1 else
+                                         f" (Did you mean one of: {', '.join(repr(n) for n in near)}?)")
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their summaries, as click lists them, from the table (no command is imported)."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, click.utils.make_default_short_help(_BY_NAME[name].summary, limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+_BY_NAME = {entry.module: entry for entry in COMMANDS}
+
+
+def version_text() -> str:
+    """What ``--version`` prints: the version, the commit of the clone it runs from and whether its tree was clean."""
+    return f"hardmax-verify {__version__} ({source_state().describe()})"
+
+
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(version_text())
+        ctx.exit(exitcodes.SUCCESS)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hardmax-verify")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the version, the git commit it runs from and whether its working tree was clean, and exit.")
 @click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug, help=_DEBUG_HELP)
 def cli() -> None:
     """Exact verification of the clustering theorem for hardmax-attention transformers.
@@ -105,14 +140,14 @@ def _with_debug_option(command: click.Command) -> click.Command:
 def _register_command(module_name: str) -> None:
     """Import the module ``verify.app.commands.MODULE_NAME`` of :data:`verify.app.commands.COMMANDS` and add its command (once)."""
     if module_name not in cli.commands:
-        command = getattr(importlib.import_module(f"verify.app.commands.{module_name}"), dict(COMMANDS)[module_name])
+        command = getattr(importlib.import_module(f"verify.app.commands.{module_name}"), _BY_NAME[module_name].attribute)
         cli.add_command(_with_debug_option(command))
 
 
 def _register_commands() -> None:
     """Import every module of :data:`verify.app.commands.COMMANDS` and add its command (once)."""
-    for module_name, _ in COMMANDS:
-        _register_command(module_name)
+    for entry in COMMANDS:
+        _register_command(entry.module)
 
 
 def describe_os_error(error: OSError) -> str:
@@ -187,7 +222,12 @@ def main(argv: list[str] | None = None) -> int:
             _safe_echo(_INTERRUPTED)
             return exitcodes.INTERRUPTED
         if _broken_pipe(error):
+            # rich writes only to standard output or error, and has already pointed standard output at
+            # /dev/null when it reports a broken pipe; any other broken pipe is asked of the two now.
+            closed_by_reader = isinstance(error, SystemExit) or reader_went_away()
             _silence_stdout()
+            if closed_by_reader:  # `| head`, `| less` quit: output nobody reads, not a failure
+                return exitcodes.SUCCESS
         _report(error, f"error: could not complete: {_could_not_complete(error)}")
         return exitcodes.COULD_NOT_COMPLETE
     # Commands return their exit status (an int) or None for plain success.
@@ -198,6 +238,26 @@ def _broken_pipe(error: BaseException) -> bool:
     """A broken pipe, or rich's way of reporting one (it raises SystemExit(1) while handling it)."""
     return isinstance(error, BrokenPipeError) or (isinstance(error, SystemExit)
                                                   and isinstance(error.__context__, BrokenPipeError))
+
+
+def reader_went_away() -> bool:
+    """Whether standard output (or standard error) is a pipe whose reader has closed it.
+
+    A broken pipe there is the reader choosing not to read the rest (``| head``, quitting
+    ``less``): the command ends quietly, as Unix tools do. A broken pipe anywhere else (a FIFO
+    given as ``--json`` whose reader vanished, a worker's pipe) is an output that was not
+    written, exit status 4.
+    """
+    for fd in (1, 2):
+        try:
+            poller = select.poll()
+            poller.register(fd, select.POLLOUT)
+            events = poller.poll(0)
+        except (OSError, ValueError, AttributeError):  # AttributeError: a platform without poll
+            continue
+        if any(revents & select.POLLERR for _, revents in events):
+            return True
+    return False
 
 
 def _caused_by_interrupt(error: BaseException) -> bool:
@@ -235,6 +295,10 @@ def run() -> None:
         status = main()
     except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled
         status = exitcodes.INTERRUPTED
+    try:  # the last of the output, now rather than in the interpreter's exit, where a closed pipe is a traceback
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        _silence_stdout()  # the command finished: its status stands
     if status == exitcodes.INTERRUPTED:
         interrupts.forget_unhandled()
         _bound_the_exit(status)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import select
 import sys
 import traceback
 from typing import NoReturn
@@ -88,9 +90,32 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("certcheck: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError as error:
+        if not _reader_went_away():  # a FIFO given as --json lost its reader: that file was not written
+            return could_not_complete(error, debug=args.debug)
+        _quiet_stdout()  # `| head` read what it wanted: end quietly, as Unix tools do
+        return 0
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
         return could_not_complete(error, debug=args.debug)
     return result.exit_status
+
+
+def _reader_went_away() -> bool:
+    """Standard output is a pipe whose reader has closed it."""
+    try:
+        poller = select.poll()
+        poller.register(1, select.POLLOUT)
+        return any(revents & select.POLLERR for _, revents in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush does not print a traceback."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
 
 
 def could_not_complete(error: BaseException, *, debug: bool, prefix: str = "certcheck: ") -> int:

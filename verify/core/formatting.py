@@ -14,6 +14,7 @@ results whose fields the report does not know in advance. Missing values are an 
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -100,13 +101,16 @@ def fraction(part: Any, total: Any, noun: str | None = None, plural: str | None 
 
 
 def measured(value: Any, digits: int = 3) -> str:
-    """A measured float: 3 significant digits (``1.57e-08``, ``0.999``, ``42.4``)."""
+    """A measured float: 3 significant digits (``1.57e-8``, ``0.999``, ``42.4``); an exponent without padding."""
     x = _real(value)
     if x is None or not math.isfinite(x):
         return MISSING if x is None else str(x)
     if isinstance(value, int):
         return count(value)
-    return f"{x:.{digits}g}"
+    return _EXPONENT_PADDING.sub(r"e\1", f"{x:.{digits}g}")
+
+
+_EXPONENT_PADDING = re.compile(r"e([-+])0+(?=\d)")
 
 
 def exact(value: Any) -> str:

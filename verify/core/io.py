@@ -8,11 +8,14 @@ file so, strictly (a repeated key, NaN and Infinity refused). Inputs too large t
 (review archives) are streamed from :func:`open_input`, opened and checked the same way;
 :func:`sha256_file` hashes through it.
 
-Outputs: a file is written to a temporary beside it and renamed into place
-(:func:`atomic_write_bytes`); a folder is assembled beside its target and swapped in with a
+Outputs: every output path a command takes is checked before any work
+(:func:`check_writable`: the nearest existing folder must be a folder this process can create
+files in), so a typo in ``--json`` does not cost a campaign. A file is written to a temporary
+beside it and renamed into place (:func:`atomic_write_bytes`); a folder is assembled beside its target and swapped in with a
 single atomic rename (:func:`atomic_directory`), under a lock that makes a second run into
 the same folder refuse (:func:`directory_lock`, :class:`~verify.core.exitcodes.OutputBusy`, exit
-4). Files and folders get the usual permissions (0666 / 0777 less the umask). JSON outputs are
+4). An error while writing (a full disk, a file-size limit) names the user's path, never the
+temporary's. Files and folders get the usual permissions (0666 / 0777 less the umask). JSON outputs are
 made by :func:`json_text`: NaN and Infinity are refused when the text is made (JSON has no such
 numbers and the readers above refuse them), with an error naming the field, so that no file is
 written that its own reader then cannot read.
@@ -44,7 +47,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: folders are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["MAX_INPUT_BYTES", "read_input", "read_text", "read_json", "json_from_bytes", "open_input",
+__all__ = ["MAX_INPUT_BYTES", "UnwritableOutput", "check_writable", "read_input", "read_text", "read_json", "json_from_bytes", "open_input",
            "json_text", "NonFiniteJSON", "atomic_write_text", "atomic_write_bytes", "atomic_directory",
            "directory_lock", "safe_name", "sha256_file"]
 
@@ -253,11 +256,81 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _probe(folder: Path) -> None:
+    """Create and remove an empty file in ``folder``: the one test of writability that holds for root too."""
+    while True:
+        probe = folder / f".hardmax-verify-probe.{secrets.token_hex(4)}"
+        try:
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            break
+        except FileExistsError:
+            continue
+    os.close(fd)
+    probe.unlink(missing_ok=True)
+
+
+class UnwritableOutput(CouldNotComplete):
+    """An output path refused before any work (exit status 4): the message names it and says why."""
+
+
+def check_writable(path: str | os.PathLike[str], *, folder: bool = False, replaced: bool = False) -> None:
+    """Refuse, before any work, an output path that cannot be written: :class:`UnwritableOutput` naming ``path``.
+
+    ``folder``: ``path`` is an output folder, whose files are written into it, or, with
+    ``replaced``, which is replaced whole (assembled beside it, :func:`atomic_directory`);
+    otherwise a file (written beside itself and renamed into place, or in place when it is a
+    device or a FIFO such as ``/dev/stdout``). What is checked: that ``path`` is of the expected
+    kind if it exists, that the nearest existing folder on its way is a folder, not a file, and
+    that a file can be created where the output will be made (an empty probe, created and
+    removed at once). Nothing is left behind and no folder is created.
+    """
+    target = Path(path)
+
+    def refuse(reason: str) -> UnwritableOutput:
+        return UnwritableOutput(f"{os.fspath(path)}: {reason}; nothing was run")
+
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # missing, or a file on the way (found below)
+        mode = None
+    except OSError as error:
+        raise refuse(f"cannot be written ({error.strerror})") from None
+    if mode is not None:
+        if folder and not stat.S_ISDIR(mode):
+            raise refuse("exists and is not a folder")
+        if not folder and stat.S_ISDIR(mode):
+            raise refuse("is a folder, not a file")
+        if not folder and not stat.S_ISREG(mode):  # a device or a FIFO: written in place
+            if not os.access(target, os.W_OK):
+                raise refuse("cannot be written (permission denied)")
+            return
+    if folder and mode is not None and not replaced:
+        parent = target.absolute()  # written into: the folder itself must take new files
+    else:
+        parent = target.absolute().parent
+    while not os.path.lexists(parent) and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise refuse(f"{parent} exists and is not a folder")
+    try:
+        _probe(parent)
+    except OSError as error:
+        raise refuse(f"no file can be created in {parent} ({error.strerror})") from None
+
+
+def _naming(error: OSError, path: Path) -> OSError:
+    """``error`` (of its own kind) naming ``path``, the user's output, instead of a temporary beside it."""
+    if error.errno is None:
+        return error
+    return OSError(error.errno, error.strerror or str(error), os.fspath(path))
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same folder and an atomic rename.
 
     The file gets the permissions of any new file (0666 less the umask). On any error, Ctrl-C
-    included, ``path`` keeps its previous content and the temporary is removed.
+    included, ``path`` keeps its previous content and the temporary is removed; an I/O error
+    names ``path``, not the temporary.
     """
     path = Path(path)
     _ensure_folder(path.parent)
@@ -269,12 +342,17 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
             break
         except FileExistsError:
             continue
+        except OSError as error:
+            raise _naming(error, path) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise _naming(error, path) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -465,6 +543,32 @@ def _swap_in(staging: Path, target: Path) -> None:
     _fsync_folder(target.parent)
 
 
+# Errors of a write itself, which name the output even when the error names no file.
+_WRITE_ERRORS = frozenset(code for code in (errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EROFS,
+                                            getattr(errno, "EDQUOT", None)) if code is not None)
+
+
+def _in_target(error: OSError, staging: Path, target: Path) -> OSError:
+    """An error met while assembling ``target`` in ``staging``, naming the file as the user will see it.
+
+    ``reports/.latest.1a2b3c4d.partial/figures/x.png: No space left on device`` becomes
+    ``reports/latest/figures/x.png: ...``; an error naming no file names the folder.
+    """
+    if error.errno is None:
+        return error
+    name = os.fsdecode(error.filename) if isinstance(error.filename, (str, bytes, os.PathLike)) else None
+    staged = os.fspath(staging)
+    if name is None:
+        if error.errno not in _WRITE_ERRORS:  # not about writing (a lost connection): no file to name
+            return error
+        shown = os.fspath(target)
+    elif name == staged or name.startswith(staged + os.sep):
+        shown = os.fspath(target) + name[len(staged):]
+    else:
+        return error
+    return OSError(error.errno, error.strerror or str(error), shown)
+
+
 @contextmanager
 def atomic_directory(target: Path) -> Iterator[Path]:
     """Yield a fresh folder beside ``target``; on success it replaces ``target`` whole, atomically.
@@ -485,6 +589,9 @@ def atomic_directory(target: Path) -> Iterator[Path]:
         try:
             yield staging
             _swap_in(staging, target)
+        except OSError as error:
+            _remove(staging)
+            raise _in_target(error, staging, target) from None
         except BaseException:
             _remove(staging)
             raise

@@ -63,6 +63,12 @@ CHECKER: dict[str, int | float] = {
 }
 
 
+# Coq's kernel pass (verify.formal, docs/formal.md): one coqc run's wall time and address space.
+KERNEL_TIME_LIMIT = 600.0
+KERNEL_MEMORY_LIMIT = 8 << 30
+PROVE_MAX_BYTES = 256 << 20  # a results.json given to `prove`
+
+
 def check_max_tokens(d: int) -> int:
     """The most tokens in dimension ``d`` whose layer 0 the checker replays within its default work limit
     (small inputs): ``check`` refuses more, since no certificate could be re-verified."""
@@ -103,6 +109,9 @@ def readme_rows() -> list[tuple[str, str, str]]:
         ("`control`", f"at most {CONTROL_MAX_TOKENS} tokens, dimension at most {CONTROL_MAX_DIMENSION}; "
                       f"`--all-leader-sets` at most {CONTROL_MAX_SUBSETS:,} subsets; `--max-tries` at most "
                       f"{CONTROL_MAX_TRIES}, `--max-programs` at most {CONTROL_MAX_PROGRAMS:,}", "-"),
+        ("`prove`", f"a file of at most {_mib(PROVE_MAX_BYTES)}; each coqc run at most "
+                    f"{KERNEL_TIME_LIMIT:g} s of wall time and {_mib(KERNEL_MEMORY_LIMIT)} of memory (a configuration "
+                    "past them is not kernel-checked, exit 3)", "`--time-limit SECONDS`"),
         ("`certcheck` file", f"a regular file, at most {_mib(c['DEFAULT_MAX_BYTES'])}", "`--max-bytes N`"),
         ("`certcheck` replay", f"last layer at most {c['MAX_LAYER']:,}, dimension at most {c['MAX_DIMENSION']}; "
                                "estimated work (about 2 n^2 (d + 2) units a layer for n tokens in d dimensions, more "

@@ -69,7 +69,7 @@ __all__ = [
     "exp_neg_upper_float", "sqrt_upper_float",
     "BoundConstants", "bound_step", "RATIONAL", "FLOAT",
     "LayerMargin", "layer_margin", "LayerBound", "Stop", "SoftmaxCertificate", "SoftmaxBoundBuilder",
-    "softmax_certificate", "float_bounds", "FloatBounds", "decimal_text",
+    "softmax_certificate", "float_bounds", "FloatBounds", "decimal_text", "readable_decimal",
 ]
 
 # Significant bits kept by every outward rounding of the rational arithmetic.
@@ -598,6 +598,31 @@ def float_bounds(margins: np.ndarray, *, radius: np.ndarray, alpha: float, n: in
             stop_reason[too_small] = "margin"
             eps = np.where(stop_layer < 0, following, np.inf)
     return FloatBounds(eps, stop_layer, stop_reason)
+
+
+def readable_decimal(x: Fraction, digits: int = 3, *, rounding: str) -> str:
+    """:func:`decimal_text` as every readable output writes a measured number (verify.core.formatting.measured):
+    plainly between 1e-4 and 1000 (``1.42``, ``0.0911``, ``1``), else ``2.74e-11``; trailing zeros dropped.
+
+    The same digits, rounded the same way: only the notation differs (the JSON records keep
+    :func:`decimal_text`, which the independent checker recomputes).
+    """
+    text = decimal_text(x, digits, rounding=rounding)
+    if text == "0":
+        return text
+    mantissa, _, exponent_text = text.partition("e")
+    exponent = int(exponent_text)
+    sign = "-" if mantissa.startswith("-") else ""
+    digits_text = mantissa.lstrip("-").replace(".", "")
+    if -4 <= exponent < 3:
+        if exponent >= 0:
+            whole, fraction = digits_text[:exponent + 1].ljust(exponent + 1, "0"), digits_text[exponent + 1:]
+        else:
+            whole, fraction = "0", "0" * (-exponent - 1) + digits_text
+        fraction = fraction.rstrip("0")
+        return f"{sign}{whole}" + (f".{fraction}" if fraction else "")
+    head, tail = digits_text[0], digits_text[1:].rstrip("0")
+    return f"{sign}{head}" + (f".{tail}" if tail else "") + f"e{exponent:+d}".replace("e+", "e+")
 
 
 def decimal_text(x: Fraction, digits: int = 3, *, rounding: str) -> str:

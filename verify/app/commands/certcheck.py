@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from verify import certcheck as checker
 from verify.app.cli import debugging
-from .output import emit_json, json_option, summary_console
+from .output import emit_json, identifier_column, json_option, summary_console, summary_table
 
 _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "rejected": "bold red",
           "unsupported": "yellow", checker.NOT_CHECKED: "yellow"}
@@ -78,7 +77,7 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     # Everything below that comes from the file (sources, claim names, reasons) is printed as plain text:
     # Text objects are never parsed for markup, and safe_text escapes control characters.
     for text in result.read_lines() + result.unchecked_lines(verbose=verbose):
-        console.print(Text(text), highlight=False, soft_wrap=True)
+        console.print(Text(text), highlight=False)  # wrapped to the terminal, unlike the outcome lines below
     for o in result.outcomes:
         if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
             line = Text(checker.safe_text(f"{o.source}: {o.claim} ", 1000))
@@ -88,10 +87,10 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
             console.print(line, highlight=False, soft_wrap=True)  # one line per outcome, for grep
     for note in result.notes:
         console.print(Text(checker.safe_text(note, 2000)), highlight=False, soft_wrap=True)
-    table = Table(title=Text(f"independent check of {checker.safe_text(path.name, 200)}"))
-    table.add_column("claim")
+    table = summary_table(Text(f"independent check of {checker.safe_text(path.name, 200)}"))
+    identifier_column(table, "claim")
     for status in checker.OUTCOME_STATUSES:
-        table.add_column(status, justify="right")
+        identifier_column(table, status, justify="right")
     for claim, row in sorted(result.counts().items()):
         table.add_row(Text(checker.safe_text(claim, 60)), *(str(row[s]) for s in checker.OUTCOME_STATUSES))
     console.print(table)

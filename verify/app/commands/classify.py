@@ -15,7 +15,7 @@ from verify.experiments.classify.experiment import VARIANTS, run_imdb
 from verify.experiments.classify.imdb import DEFAULT_CACHE_DIR
 from verify.core.io import atomic_write_text, json_text
 from verify.core.numbers import InputError
-from .output import echo_summary, emit_json, json_option
+from .output import echo_summary, emit_json, json_option, writable_file, writable_folder
 from .output import progress_reporter as _progress
 
 
@@ -45,7 +45,7 @@ def classify() -> None:
 @classify.command("build")
 @click.argument("data_path", metavar="DATA.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the network file (JSON, exact numbers), atomically.")
+              callback=writable_file, help="Where to write the network file (JSON, exact numbers), atomically.")
 @click.option("--width-cap", type=click.IntRange(min=3), default=None, metavar="H",
               help="Largest feed-forward width (at least 3). Without it: the wide network of three blocks (two "
                    "when no separation is needed); "
@@ -124,12 +124,12 @@ def _integers(text: str, option: str, *, low: int = 0) -> list[int]:
 @click.option("--test-reviews", type=click.IntRange(min=1), default=None,
               help="Test reviews to run the networks on [default: all of the split's test part].")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("runs/classify/imdb.json"), show_default=True,
+              default=Path("runs/classify/imdb.json"), show_default=True, callback=writable_file,
               help="The results file (rewritten atomically after every run).")
-@click.option("--networks", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--networks", type=click.Path(file_okay=False, path_type=Path), default=None, callback=writable_folder,
               help="Also write every network and the training data here, for 'classify check' (large files).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE_DIR,
-              show_default=True, help="Cache of preprocessed reviews (shared with the sentiment commands).")
+              show_default=True, callback=writable_folder, help="Cache of preprocessed reviews (shared with the sentiment commands).")
 @click.option("--resume", is_flag=True,
               help="Keep the runs already in --out (same data, embedding and test reviews) and do only the "
                    "others; the file then holds both.")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import shlex
 import time
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import ContextManager
@@ -42,7 +43,7 @@ from ..locations import HOME_VARIABLE, user_folder
 from verify.core.numbers import InputError
 from ..report.provenance import sha256_file
 from verify.core.text import one_line, shorten
-from .output import echo_summary, emit_json, json_option
+from .output import echo_summary, emit_json, json_option, writable_folder
 
 # ``run all`` (or a file of several conjectures) without --time shares about this many seconds
 # among its conjectures, at least SHARED_MIN_SECONDS each: the built-in ones take a few minutes.
@@ -51,13 +52,19 @@ SHARED_MIN_SECONDS = 10.0
 PLAIN_PROGRESS_EVERY = 30.0  # seconds between progress lines when standard error is not a terminal
 
 
+def _show_warning(warning: warnings.WarningMessage) -> None:
+    """A warning the conjecture file's import raised (a moved import path), as one line on standard error."""
+    click.echo(one_line(f"warning: {warning.filename}:{warning.lineno}: {warning.category.__name__}: {warning.message}"),
+               err=True)
+
+
 def _resolve(target: str) -> list[Conjecture]:
     if target == "all":
         return list(BUILTIN_CONJECTURES.values())
     if target == "catalogue":
         return list(CATALOGUE.values())
     if looks_like_file(target):
-        return load_conjectures(target)
+        return load_conjectures(target, on_warning=_show_warning)
     if target in CATALOGUE:
         return [CATALOGUE[target]]
     return [get_conjecture(target)]
@@ -201,7 +208,7 @@ class _ProgressLines:
                    "makes the run reproducible on every machine.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Search seed (same seed and --examples: same result).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None, callback=writable_folder,
               help="Where <name>.json and counterexample CONFIG files are written (default: the user folder's "
                    f"conjectures/: ${HOME_VARIABLE}/conjectures, else $XDG_DATA_HOME/hardmax-verify/conjectures, else "
                    "~/.local/share/hardmax-verify/conjectures).")

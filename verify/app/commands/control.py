@@ -24,7 +24,7 @@ from verify.core.limits import (CONTROL_MAX_DIMENSION, CONTROL_MAX_PROGRAMS, CON
                       CONTROL_MAX_TRIES)
 from verify.core.numbers import InputError
 from verify.core.text import one_line, short_number
-from .output import emit_json, json_option, progress_reporter, summary_console
+from .output import emit_json, json_option, progress_reporter, summary_console, writable_file
 
 _STEP = {"zero_constraint": "a constraint matrix is zero",
          "hull": "a listed token lies in the convex hull of the other tokens",
@@ -197,6 +197,7 @@ def _phases(reporter: Any) -> Callable[[str], None]:
               help=f"Decide every nonempty subset of the hull vertices instead (at most {CONTROL_MAX_SUBSETS:,} "
                    "subsets).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              callback=writable_file,
               help="For a realised design, write the configuration (same tokens and alpha) with the chosen A to FILE; "
                    "'hardmax-verify check FILE' then certifies it.")
 @click.option("--seed", type=click.IntRange(0, 2 ** 32 - 1), default=0, show_default=True,

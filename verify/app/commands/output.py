@@ -6,7 +6,8 @@ One meaning of ``--json`` on every command:
 * ``--json`` or ``--json -``: the JSON record on standard output (and nothing else there: the
   summary goes to standard error, so ``cmd --json | jq`` works);
 * ``--json FILE``: the summary on standard output and the record written to FILE atomically
-  (``wrote FILE`` on standard error).
+  (``wrote FILE`` on standard error). FILE is checked before any work: a path that cannot be
+  written (a missing permission, a file where a folder should be) is refused at once, exit 4.
 
 Progress bars and log lines always go to standard error: standard output carries results only
 (and never starts with a blank line left by a finished progress bar).
@@ -20,16 +21,19 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import click
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, \
     TimeRemainingColumn
+from rich.table import Table
 from rich.text import Text
 
-from verify.core.io import atomic_write_text
+from verify.core.io import atomic_write_text, check_writable
 from verify.core.io import json_text as strict_json_text
 
 __all__ = ["JSON_TO_STDOUT", "JsonOption", "json_option", "json_took_argument", "verdict_line", "StageLines", "LayerLines",
-           "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter"]
+           "summary_console", "echo_summary", "emit_json", "ProgressReporter", "progress_reporter", "summary_table",
+           "identifier_column", "writable_file", "writable_folder"]
 
 JSON_TO_STDOUT = "-"
 
@@ -49,6 +53,8 @@ class JsonOption(click.Option):
         value, args = super().handle_parse_result(ctx, opts, args)
         if isinstance(value, str) and value != JSON_TO_STDOUT:
             ctx.meta[_JSON_TOOK] = value
+            if not ctx.resilient_parsing:
+                check_writable(value)  # before any work: a typo must not cost the run
         return value, args
 
 
@@ -59,6 +65,20 @@ def json_option(what: str = "the full result") -> Callable[[Any], Any]:
         metavar="[FILE|-]",
         help=f"Write {what} as JSON: to standard output with '-' or no value (the readable summary then goes "
              "to standard error), or atomically to FILE. Put it last, or give '-', when an argument follows.")
+
+
+def writable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback of an output file option: refused before any work when it cannot be written (exit status 4)."""
+    if value is not None and not ctx.resilient_parsing:
+        check_writable(value)
+    return value
+
+
+def writable_folder(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback of an output folder option: refused before any work when it cannot be written (exit status 4)."""
+    if value is not None and not ctx.resilient_parsing:
+        check_writable(value, folder=True)
+    return value
 
 
 def json_took_argument(ctx: click.Context | None) -> str | None:
@@ -73,6 +93,21 @@ def json_took_argument(ctx: click.Context | None) -> str | None:
 def summary_console(json_to: str | None) -> Console:
     """Where the readable summary goes: standard error when the JSON takes standard output."""
     return Console(stderr=json_to == JSON_TO_STDOUT)
+
+
+def summary_table(title: str | Text | None = None) -> Table:
+    """A table of a command's summary, narrow enough that 80 columns keep identifiers whole.
+
+    No vertical rules and one space between columns (rich's boxed tables spend three columns a
+    rule and pad both edges: at 80 columns a seven-column table then cut "inconclusive" and
+    "(sections)" to "inconclu…"). Columns of identifiers are added with :func:`identifier_column`.
+    """
+    return Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+
+
+def identifier_column(table: Table, header: str, **options: Any) -> None:
+    """A column of names (claims, variants, configurations) that is never wrapped or cut: the other columns give way."""
+    table.add_column(header, no_wrap=True, **options)
 
 
 def echo_summary(text: str, json_to: str | None) -> None:

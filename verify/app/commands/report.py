@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -20,14 +21,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from verify.core import exitcodes
 from verify.core.formatting import counted
 from ..campaign import default_spec, load_campaign
-from ..campaign.plan import GENERATOR_VERSIONS, parse_results_file, recheck_plan
+from ..campaign.plan import GENERATOR_VERSIONS, MAX_RESULTS_BYTES, parse_results_file, recheck_plan
 from ..campaign.executors import TLSFiles, make_executor
 from ..interrupts import raise_interrupt
-from verify.core.io import directory_lock
+from verify.core.io import check_writable, directory_lock, read_input
+from verify.core.numbers import InputError
 from verify.core.limits import max_jobs
 from verify.core.versions import dependency_versions
 from ..locations import project_runs
 from ..report.build import build_report
+from ..report.citation import citation
+from ..report.schema import validate_results
+from ..report.kernel import kernel_lines
 from .output import StageLines, echo_summary, emit_json, json_option, verdict_line
 
 DEFAULT_OUT = Path("reports") / "latest"
@@ -36,8 +41,10 @@ DEFAULT_OUT = Path("reports") / "latest"
 def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
                         runs: Path | None, outside_hypotheses: bool, scheduler: str | None = None,
                         dask_local: int | None = None, time_budget: float | None = None,
-                        tls: dict[str, Path | None] | None = None) -> str:
+                        tls: dict[str, Path | None] | None = None, kernel: bool = True) -> str:
     parts = ["hardmax-verify", "report", "--out", str(out), "--seed", str(seed)]
+    if not kernel:
+        parts.append("--no-kernel")
     if examples is not None:
         parts += ["--examples", str(examples)]
     if config is not None:
@@ -104,18 +111,29 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
               help="Run no campaign: regenerate the plan of a results.json from its recorded campaign (seed, families, "
                    "counts, sizes) with this installation's generators and compare it, and every record's "
                    "configuration, with the file. Exit 0 the same, 1 a difference (the first is named).")
-@json_option("the full result (the contents of results.json)")
+@click.option("--cite", is_flag=True,
+              help="Run no campaign: print the citable paragraph of the report in --out (what was certified, on which "
+                   "configurations, by which commit and checker, assuming which facts of docs/theory.md) and its "
+                   "BibTeX entry, from its results.json.")
+@click.option("--no-kernel", "no_kernel", is_flag=True,
+              help="Skip the kernel pass (Coq's kernel on every D7 certificate, docs/formal.md; it runs by default "
+                   "when coqc is installed, and the report says when it did not).")
+@json_option("the full result (the contents of results.json; with --cite, the paragraph and the entry)")
 @click.pass_context
 def report(ctx: click.Context, out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None,
            scheduler: str | None, tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None,
            dask_local: int | None, connect_timeout: float, runs: Path | None,
-           time_budget: float | None, outside_hypotheses: bool, recheck: Path | None, json_to: str | None) -> int:
+           time_budget: float | None, outside_hypotheses: bool, recheck: Path | None, cite: bool, no_kernel: bool,
+           json_to: str | None) -> int:
     """Run the verification campaign and write report.md, report.html, results.json and figures/.
 
     The campaign checks every claim (T0..T4, D1..D3 and the replay) exactly on the four worked
     configurations of docs/theory.md §4 and on seed-generated configurations across families.
     The report is written in every case; the exit status combines the verdicts: 0 all
-    certified, 1 something failed, 3 nothing failed but something inconclusive. A second run
+    certified, 1 something failed (or Coq's kernel rejected a certificate), 3 nothing failed but
+    something inconclusive. When coqc is installed the kernel pass checks every D7 certificate
+    with Coq's kernel (docs/formal.md); the report's claims table says per claim how many
+    configurations are kernel-checked. A second run
     into the same --out while one is running is refused (exit status 4). The summary (the
     overall verdict first) goes to standard output; progress to standard error, one line per
     stage when that is not a terminal.
@@ -123,7 +141,16 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
 
     With --recheck results.json no campaign runs: the file's plan is regenerated from its
     campaign and compared (not independent: it uses the suite's own generators; docs/certcheck.md).
+    With --cite no campaign runs either: the citable paragraph of the report in --out is printed
+    (the one at the top of its report.md), computed from its results.json.
     """
+    if cite:
+        given = [f"--{name.replace('_', '-')}" for name in ctx.params if name not in ("cite", "out", "json_to")
+                 and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"--cite runs no campaign: {', '.join(given)} cannot be given with it "
+                                   "(only --out, the report to cite, and --json)")
+        return _cite(out, json_to)
     if recheck is not None:
         given = [f"--{name.replace('_', '-')}" for name in ctx.params
                  if name != "recheck" and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
@@ -132,7 +159,9 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
                                    "(the campaign is the file's)")
         return _recheck(recheck)
 
-    # Checked before anything runs: two executors at once, or an empty address, is bad input.
+    # Before anything runs: an output folder that cannot be written (exit 4), then two executors at
+    # once or an empty address (bad input).
+    check_writable(out, folder=True, replaced=True)
     tls = TLSFiles(ca_file=tls_ca_file, cert=tls_cert, key=tls_key)
     executor = make_executor(jobs=jobs, scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout,
                              tls=tls)
@@ -148,10 +177,24 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
         with directory_lock(out), executor:
             return _run(out, seed, examples, config, jobs, runs, outside_hypotheses, executor,
                         scheduler=scheduler, dask_local=dask_local, time_budget=time_budget, tls=tls.options(),
-                        json_to=json_to)
+                        json_to=json_to, kernel=not no_kernel)
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous_handler)
+
+
+def _cite(out: Path, json_to: str | None) -> int:
+    """``report --cite``: the paragraph and BibTeX entry of the report in ``out``, from its results.json."""
+    path = out / "results.json"
+    raw = read_input(path, expected="a report's results.json (run hardmax-verify report first)", limit=MAX_RESULTS_BYTES)
+    data = parse_results_file(path)
+    errors = validate_results(data)
+    if errors:
+        raise InputError(str(path), f"not a results.json of this version: {errors[0]}")
+    cited = citation(data, results_sha256=hashlib.sha256(raw).hexdigest())
+    echo_summary(f"{cited.paragraph}\n\n{cited.bibtex}", json_to)
+    emit_json(cited.to_json_dict(), json_to)
+    return exitcodes.SUCCESS
 
 
 def _recheck(path: Path) -> int:
@@ -184,7 +227,7 @@ def _version_notes(results: Any) -> list[str]:
 def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: int | None, runs: Path | None,
          outside_hypotheses: bool, executor: Any, *, scheduler: str | None, dask_local: int | None,
          time_budget: float | None = None, tls: dict[str, Path | None] | None = None,
-         json_to: str | None = None) -> int:
+         json_to: str | None = None, kernel: bool = True) -> int:
     spec = load_campaign(config, outside_hypotheses=outside_hypotheses) if config is not None else default_spec()
     changes: dict[str, Any] = {}
     if examples is not None:
@@ -227,14 +270,16 @@ def _run(out: Path, seed: int, examples: int | None, config: Path | None, jobs: 
                                campaign_file=config,
                                argv=list(sys.argv),
                                command_line=_equivalent_command(out, seed, examples, config, jobs, runs, outside_hypotheses,
-                                                                scheduler, dask_local, time_budget, tls),
-                               progress=on_done, executor=executor, on_tasks=on_tasks, on_stage=on_stage)
+                                                                scheduler, dask_local, time_budget, tls, kernel),
+                               progress=on_done, executor=executor, on_tasks=on_tasks, on_stage=on_stage,
+                               kernel=kernel)
     summary = outcome.results["summary"]
     failed = [c for c, row in summary["claims"].items() if row["failed"]]
     inconclusive = [c for c, row in summary["claims"].items() if row["inconclusive"] or row["unchecked"]]
     configurations = counted(summary["examples"], "configuration")
     lines = [verdict_line(configurations, summary["overall"], failed=failed,
                           inconclusive=inconclusive)]
+    lines += kernel_lines(outcome.results.get("kernel"))
     for name, section in outcome.results["optional_sections"].items():
         if section.get("skipped"):
             lines.append(f"skipped the optional {name} section: {section['skipped']}")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from verify.core import exitcodes
 from ..selftest.runner import SelfTestResult, VariantResult, run_selftest
-from .output import StageLines, emit_json, json_option, summary_console
+from .output import StageLines, emit_json, identifier_column, json_option, summary_console, summary_table
 
 
 def _families(checks: list[str]) -> str:
@@ -23,7 +24,7 @@ def _families(checks: list[str]) -> str:
     return "; ".join(parts) or "-"
 
 
-def _shorten(text: str, limit: int = 90) -> str:
+def _shorten(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
@@ -32,22 +33,31 @@ def _row(table: Table, variant: VariantResult, *, baseline: bool) -> None:
         status = "[red]FALSE ALARM[/red]" if variant.caught else "[green]clean[/green]"
     else:
         status = "[green]caught[/green]" if variant.caught else "[red]MISSED[/red]"
-    by = _families(variant.catching_checks())
+    table.add_row(variant.name, variant.arithmetic, status, _families(variant.catching_checks()))
+
+
+def _first_detection(variant: VariantResult) -> str | None:
     first = variant.detections[0] if variant.detections else None
-    where = _shorten(f"{first.configuration}: {first.detail}") if first else "-"
-    table.add_row(variant.name, variant.arithmetic, status, by, where)
+    return None if first is None else _shorten(f"{variant.name}: {first.configuration}: {first.detail}")
 
 
 def render(result: SelfTestResult, console: Console) -> None:
-    table = Table(title=f"Mutation self-test (profile {result.profile})", show_lines=False)
-    for column in ("variant", "engine", "result", "caught by", "first detection (configuration: detail)"):
-        table.add_column(column, overflow="fold")
+    """The table (names kept whole at 80 columns), then each variant's first detection on a line of its own."""
+    table = summary_table(f"Mutation self-test (profile {result.profile})")
+    for column in ("variant", "engine", "result"):
+        identifier_column(table, column)
+    table.add_column("caught by")
     for variant in result.baseline:
         _row(table, variant, baseline=True)
     table.add_section()
     for variant in result.variants:
         _row(table, variant, baseline=False)
     console.print(table)
+    lines = [line for line in map(_first_detection, [*result.baseline, *result.variants]) if line]
+    if lines:
+        console.print("first detection of each (configuration: detail; --json has every one):", highlight=False)
+        for line in lines:  # soft-wrapped: a long line is folded by the terminal, never cut inside a name
+            console.print(Text(f"  {line}"), soft_wrap=True, highlight=False)
     caught = sum(v.caught for v in result.variants)
     if result.ok:
         verdict = "[green]every variant caught[/green]"

@@ -24,7 +24,8 @@ from verify.experiments.sentiment.protocol import (MODELS_BUDGET_BYTES, collect,
 from verify.experiments.sentiment.sources import DATA_ENV, REFERENCE_ENV, resolve_data, resolve_reference
 from verify.experiments.sentiment.steps import corpus_cache, evaluate_checkpoint, train_run
 from verify.experiments.sentiment.summary import load_results, summarize, write_summary
-from .output import ProgressReporter, echo_summary, emit_json, json_option, json_text, progress_reporter
+from .output import ProgressReporter, echo_summary, emit_json, json_option, json_text, progress_reporter, writable_file, \
+    writable_folder
 
 
 def _progress(enabled: bool) -> ContextManager[ProgressReporter]:
@@ -93,6 +94,7 @@ _step_option = click.option(
          "softmax entries that are not 0; fused Adam) or reference (torch autograd). The same function, rounded "
          "differently; each epoch records which one trained it, and a run may resume under the other.")
 _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                             callback=writable_folder,
                              help="Where preprocessed corpora are cached, keyed by the data's sha256 "
                                   "[default: the user cache folder, see docs/sentiment.md].")
 
@@ -102,7 +104,7 @@ _cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, pat
 @click.option("--epochs", type=click.IntRange(min=1), default=101, show_default=True,
               help="Total epochs (a resumed run continues up to this number).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help=f"Checkpoint folder [default: {DEFAULT_RUNS_DIR}/d<d>-<protocol>]; an existing one is resumed.")
+              callback=writable_folder, help=f"Checkpoint folder [default: {DEFAULT_RUNS_DIR}/d<d>-<protocol>]; an existing one is resumed.")
 @_data_option
 @_cache_option
 @click.option("--limit-reviews", type=click.IntRange(min=2), default=None,
@@ -381,7 +383,7 @@ def _softmax_line(row: dict) -> str:
 @_data_option
 @_cache_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(DEFAULT_RUNS_DIR) / "analysis", show_default=True,
+              default=Path(DEFAULT_RUNS_DIR) / "analysis", show_default=True, callback=writable_folder,
               help="Folder for analysis.json and the figures.")
 @click.option("--reviews", "max_reviews", type=click.IntRange(min=1), default=None,
               help="Analyse at most this many test reviews (default: all).")
@@ -524,7 +526,7 @@ def fetch_command(url: str | None, no_keep_archive: bool, json_to: str | None, q
 @click.option("--from-file", "from_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Convert this already downloaded .pth instead of downloading.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
+              callback=writable_file, help="Where to write the arrays [default: the user cache folder, where --reference finds them].")
 @json_option("where the arrays were written")
 @_quiet_option
 def fetch_reference_command(url: str | None, from_file: Path | None, out_path: Path | None, json_to: str | None,
@@ -624,7 +626,7 @@ def protocol_collect(protocol_path: Path, runs_dir: Path, results_dir: Path, mod
               default=Path(DEFAULT_RUNS_DIR) / "protocol", show_default=True,
               help="The finished runs' evaluation records ('sentiment protocol collect' writes them).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True,
+              default=Path(DEFAULT_RUNS_DIR) / "summary", show_default=True, callback=writable_folder,
               help="summary.json and the figures are written here.")
 @click.option("--models", "models_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("models/reproduction"), show_default=True,

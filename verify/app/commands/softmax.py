@@ -12,7 +12,7 @@ from rich.text import Text
 
 from verify.core import exitcodes
 from verify.core.config import Configuration, HypothesisViolation, hypothesis_violations, parse_configuration
-from verify.core.softmax_bound import SoftmaxCertificate, decimal_text, softmax_certificate
+from verify.core.softmax_bound import SoftmaxCertificate, readable_decimal, softmax_certificate
 from verify.core.io import read_text
 from verify.core.limits import DEFAULT_MAX_WORK, work_refusal
 from verify.core.numbers import InputError, parse_json, rational_to_str, to_rational
@@ -73,16 +73,16 @@ def summary_lines(config: Configuration, certificate: SoftmaxCertificate, *, sou
         if stop is not None and record.layer == stop.layer:
             status = "holds; stops here (" + ("tie" if stop.reason == "tie" else "delta <= 2 eta") + ")"
         # Upper bounds (eps, 2 eta) are printed rounded up, the margin delta rounded down.
-        margin = "-" if record.margin is None else decimal_text(record.margin, rounding="down")
-        eta = "-" if record.eta is None else decimal_text(2 * record.eta, rounding="up")
-        table.add_row(str(record.layer), decimal_text(record.bound, rounding="up"), margin, eta, status)
-    lines = [f"R <= {decimal_text(certificate.radius, rounding='up')}, "
-             f"||A|| <= {decimal_text(certificate.norm, rounding='up')} "
+        margin = "-" if record.margin is None else readable_decimal(record.margin, rounding="down")
+        eta = "-" if record.eta is None else readable_decimal(2 * record.eta, rounding="up")
+        table.add_row(str(record.layer), readable_decimal(record.bound, rounding="up"), margin, eta, status)
+    lines = [f"R <= {readable_decimal(certificate.radius, rounding='up')}, "
+             f"||A|| <= {readable_decimal(certificate.norm, rounding='up')} "
              f"({certificate.norm_method}), gamma = {short_number(certificate.gamma)}"]
     if certificate.holds:
         lines.append(f"certified: the softmax trajectory (exact real arithmetic) stays within eps_k of the exact "
                      f"hardmax one at every layer 0..{certificate.layers}; eps_{certificate.layers} <= "
-                     f"{decimal_text(certificate.records[-1].bound, rounding='up')}")
+                     f"{readable_decimal(certificate.records[-1].bound, rounding='up')}")
     elif stop is not None:
         lines.append(f"inconclusive: the certificate stops at {stop.describe()}; the bound holds through layer "
                      f"{certificate.certified_through} of {certificate.layers}")

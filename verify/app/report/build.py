@@ -26,9 +26,12 @@ from ..campaign import CampaignSpec, Checker, Task, claim_counts, closed_form_su
 from ..campaign.executors import error_record
 from ..campaign.merge import merge_records
 from ..campaign.plan import campaign_block, campaign_plan
+from ..locations import project_folder
+from .citation import SPECIFICATION_ROLE, citation
 from .figures import write_figures
 from .glance import section_glance
-from .provenance import environment_block, sha256_file, utc_now
+from .kernel import KERNEL_KEY, kernel_block
+from .provenance import environment_block, sha256_file, sha256_text, utc_now
 from .render import build_document, to_html, to_markdown
 from .schema import SCHEMA_NAME, SCHEMA_VERSION, dumps_results, validate_results
 
@@ -159,6 +162,15 @@ def collect_optional_sections(runs_dir: Path | None, label: str | None = None) -
     return sections, inputs
 
 
+def _specification() -> dict[str, str] | None:
+    """docs/theory.md of the clone the package runs from, as an input entry (None for an installed copy)."""
+    folder = project_folder()
+    path = folder / "docs" / "theory.md" if folder is not None else None
+    if path is None or not path.is_file():
+        return None
+    return {"role": SPECIFICATION_ROLE, "path": "docs/theory.md", "sha256": sha256_file(path)}
+
+
 def _counterexamples(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     found = []
     for record in records:
@@ -195,7 +207,8 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
                  checker: Checker | None = None,
                  progress: Callable[[Task, dict[str, Any]], None] | None = None,
                  on_tasks: Callable[[list[Task]], None] | None = None,
-                 on_stage: Callable[[str], None] | None = None, executor: Any = None) -> ReportOutcome:
+                 on_stage: Callable[[str], None] | None = None, executor: Any = None,
+                 kernel: bool = False) -> ReportOutcome:
     """Run the campaign and write the report folder ``out`` atomically; the report is written in every case.
 
     Parameters
@@ -225,6 +238,9 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         A :class:`verify.app.campaign.executors.Executor` (in-process, process pool, Dask) to run the
         tasks on instead of ``jobs``; started before planning so workers come up meanwhile.
         The caller closes it.
+    kernel
+        Run the kernel pass (Coq's kernel on every D7 certificate, docs/formal.md); False writes
+        no kernel block.
     """
     if seed < 0:
         raise InputError("--seed", f"expected a non-negative integer, got {seed}")
@@ -233,14 +249,15 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
     with directory_lock(Path(out)):
         return _build_report(out=Path(out), seed=seed, spec=spec, jobs=jobs, runs_dir=runs_dir,
                              runs_label=runs_label, campaign_file=campaign_file, argv=argv, command_line=command_line, checker=checker,
-                             progress=progress, on_tasks=on_tasks, on_stage=on_stage, executor=executor)
+                             progress=progress, on_tasks=on_tasks, on_stage=on_stage, executor=executor,
+                             kernel=kernel)
 
 
 def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_dir: Path | None,
                   runs_label: str | None, campaign_file: Path | None, argv: Sequence[str], command_line: str, checker: Checker | None,
                   progress: Callable[[Task, dict[str, Any]], None] | None,
                   on_tasks: Callable[[list[Task]], None] | None, on_stage: Callable[[str], None] | None,
-                  executor: Any) -> ReportOutcome:
+                  executor: Any, kernel: bool = False) -> ReportOutcome:
     started = utc_now()
     clock = time.perf_counter()
     if executor is not None:
@@ -262,6 +279,9 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
     figure_sources = [figure.pop("source") for block in optional.values() for figure in block.get("figures", [])]
     if campaign_file is not None:
         inputs.insert(0, {"role": "campaign", "path": Path(campaign_file).as_posix(), "sha256": sha256_file(campaign_file)})
+    specification = _specification()
+    if specification is not None:  # the statements the claims are checked against, and the facts they assume
+        inputs.insert(0, specification)
     counterexamples = _counterexamples(records)
     statuses = overall_statuses(records)
     # A campaign of no configuration certifies nothing: inconclusive, never "certified".
@@ -281,6 +301,13 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         "counterexamples": counterexamples,
         "optional_sections": optional,
     }
+    kernel_seconds = None
+    if kernel:
+        if on_stage is not None:
+            on_stage("kernel")
+        results[KERNEL_KEY], kernel_seconds = kernel_block(records, jobs=jobs)
+        if results[KERNEL_KEY]["status"] == "rejected":
+            exit_status = exitcodes.FALSE  # a certificate the suite issued is false: the suite failed
 
     with atomic_directory(out) as staging:
         if on_stage is not None:
@@ -300,16 +327,18 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         results["environment"] = environment_block(
             started=started, finished=utc_now(),
             timings={"campaign": campaign_seconds, "figures": figure_seconds,
-                     "per_task_mean": campaign_seconds / max(len(tasks), 1)},
+                     "per_task_mean": campaign_seconds / max(len(tasks), 1),
+                     **({} if kernel_seconds is None else {"kernel": kernel_seconds})},
             argv=list(argv), equivalent_command=command_line, claim_check_seconds=claim_check_seconds)
         if on_stage is not None:
             on_stage("writing")
         errors = validate_results(results)
         if errors:  # a bug in the suite, not bad input: raise and write nothing
             raise RuntimeError("results.json would violate its schema: " + "; ".join(errors[:5]))
-        (staging / "results.json").write_text(dumps_results(results), encoding="utf-8")
+        text = dumps_results(results)
+        (staging / "results.json").write_text(text, encoding="utf-8")
         sections = provider_sections(optional)
-        blocks = build_document(results, figures, sections)
+        blocks = build_document(results, figures, sections, cite=citation(results, results_sha256=sha256_text(text)))
         (staging / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
         (staging / "report.html").write_text(to_html(blocks, report_dir=staging), encoding="utf-8")
     return ReportOutcome(exit_status, out, results)

@@ -1,8 +1,11 @@
 """Results at a glance: what the report opens with.
 
-Per claim the certified / failed / inconclusive counts, how many certificates the independent
-checker re-verified, and one sentence per experiment stating its conclusion with its numbers.
-Everything is computed from ``results.json``; nothing here decides a verdict.
+Two parts, kept apart on the first screen: what **this run verified** (per claim the certified /
+failed / inconclusive counts, how many certificates the independent checker re-verified, the
+campaign's sentence), and the **saved results it did not recompute** (one sentence per
+experiment stating its conclusion with its numbers, read from the files under runs/; they never
+change the run's verdict). Everything is computed from ``results.json``; nothing here decides a
+verdict.
 
 An experiment section states its own conclusion when its provider gives one (the summary
 sentence the provider reads from its saved files, as the sentiment protocol's summary does);
@@ -20,6 +23,7 @@ from typing import Any, Mapping
 
 from verify.core import formatting as fmt
 from verify.experiments.registry import SECTION_PROVIDERS
+from .kernel import kernel_sentence
 
 __all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "section_glance"]
 
@@ -42,7 +46,19 @@ class Glance:
     certificates: int                      # certified verdicts
     recertified: int | None                # re-verified by verify.certcheck (None: checker not available)
     rejected: int                          # certificates the checker rejected
-    sentences: list[tuple[str, str]] = field(default_factory=list)   # (what, conclusion)
+    sentences: list[tuple[str, str]] = field(default_factory=list)   # (what, conclusion): the campaign's first
+    kernel: str | None = None                       # what Coq's kernel checked (None: no kernel block)
+    kernel_checked: dict[str, int] | None = None    # claim -> configurations kernel-checked
+
+    @property
+    def verified(self) -> list[tuple[str, str]]:
+        """What this run verified: the campaign's sentence."""
+        return self.sentences[:1]
+
+    @property
+    def saved(self) -> list[tuple[str, str]]:
+        """The saved results' sentences: read from files, not recomputed by this run."""
+        return self.sentences[1:]
 
 
 def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str] | None = None) -> Glance:
@@ -58,6 +74,13 @@ def at_a_glance(results: Mapping[str, Any], section_summaries: Mapping[str, str]
                     certificates=sum(c.certified for c in claims),
                     recertified=sum(row.get("recertified") or 0 for row in rows) if available else None,
                     rejected=sum(row.get("rejected_by_checker", 0) for row in rows))
+    block = results.get("kernel")
+    if block:
+        glance.kernel = kernel_sentence(block)
+        if block["status"] in ("checked", "rejected"):
+            glance.kernel_checked = {claim: row["kernel-checked"] for claim, row in block["claims"].items()}
+        if block["status"] == "rejected":  # a certificate the suite issued is false: the report fails
+            glance.overall, glance.exit_status = "failed", 1
     glance.sentences.append(("Verification campaign", _campaign_sentence(results, glance)))
     glance.sentences += experiment_sentences(results.get("optional_sections") or {}, section_summaries)
     return glance

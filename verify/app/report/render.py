@@ -16,13 +16,17 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from verify.core import formatting as fmt
+from verify.core.figure_text import declared_text_px, png_size
 from verify.core.io import json_text
 from verify.claims import registry
 from verify.experiments.sections import Section
+from .citation import Citation
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
+from .kernel import kernel_sentence
 
-__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown", "glance_list"]
+__all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown", "glance_list",
+           "saved_results_markdown", "VERIFIED_HEADING", "SAVED_HEADING", "CITE_HEADING"]
 
 _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "inconclusive", "error": "ERROR"}
 
@@ -31,9 +35,17 @@ _STATUS_WORD = {"certified": "certified", "failed": "FAILED", "inconclusive": "i
 LONG_TABLE_ROWS = 20
 
 
+# The two parts of the first screen, and the citable paragraph's heading.
+VERIFIED_HEADING = "Verified by this run"
+SAVED_HEADING = "Saved results, not recomputed by this run"
+SAVED_NOTE = ("read from the saved files named under Provenance, with their sha256; `hardmax-verify certcheck` "
+              "recomputes these numbers from the files; they never change the verdict above")
+CITE_HEADING = "How to cite this run"
+
+
 @dataclass
 class Block:
-    kind: str                      # h1 h2 h3 p list table figure gallery code glance contents
+    kind: str                      # h1 h2 h3 p list table figure gallery code glance contents cite
     text: str = ""
     items: list[str] = field(default_factory=list)
     headers: list[str] = field(default_factory=list)
@@ -57,6 +69,12 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> Block:
 
 def _count(value: Any) -> str:
     return "n/a" if value is None else fmt.count(value)
+
+
+def _kernel_count(block: Mapping[str, Any] | None, claim: str) -> str:
+    if not block or block["status"] in ("skipped", "not completed"):
+        return "n/a"
+    return fmt.count(block["claims"].get(claim, {}).get("kernel-checked", 0))
 
 
 def _some(names: Sequence[str], shown: int = 6) -> str:
@@ -125,6 +143,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         if unsupported:
             text += f"; {unsupported} {'concerns' if unsupported == 1 else 'concern'} a model variant it does not implement"
         notes.append(text + ".")
+    sentence = kernel_sentence(results.get("kernel"))
+    if sentence is not None:
+        block = results["kernel"]
+        reasons = "; ".join(f"{reason} ({fmt.count(n)})" for reason, n in block.get("not_kernel_checked", {}).items())
+        notes.append(sentence + ". A kernel-checked claim rests on formal/Statement.v and Coq's kernel alone "
+                     "(docs/formal.md)" + (f"; not kernel-checked: {reasons}" if reasons else "") + ".")
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
                  "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
                  "distances to certified limits, rounded to float for plotting.")
@@ -134,9 +158,10 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
 
 
 def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
-                   sections: Mapping[str, Section] | None = None) -> list[Block]:
-    """The report's content, from a validated results dictionary, the figures written and the
-    sections the experiments and the lab provide for their saved results (by optional-section key)."""
+                   sections: Mapping[str, Section] | None = None, *, cite: Citation | None = None) -> list[Block]:
+    """The report's content, from a validated results dictionary, the figures written, the sections
+    the experiments and the lab provide for their saved results (by optional-section key) and the
+    citable paragraph (:mod:`verify.app.report.citation`)."""
     sections = sections or {}
     blocks: list[Block] = []
     summary = results["summary"]
@@ -148,6 +173,8 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
 
     blocks.append(_h(1, "hardmax-verify: verification report"))
     blocks.append(Block("glance", glance=at_a_glance(results, {key: s.summary for key, s in sections.items()})))
+    if cite is not None:
+        blocks.append(Block("cite", text=cite.paragraph, items=[cite.bibtex]))
     blocks.append(Block("contents"))
     worked = sum(r["task"]["kind"] == "worked" for r in records)
     families = sorted({r["task"]["family"] for r in records if r["task"]["kind"] == "generated"})
@@ -168,13 +195,15 @@ def build_document(results: Mapping[str, Any], figures: Sequence[FigureInfo],
         record = registry.find(claim)
         rows.append([claim, record.statement if record else "", row["certified"], row["failed"], row["inconclusive"],
                      row["unchecked"], row["exact"], row["measured"], _count(row["recertified"]),
-                     record.assumption if record else ""])
+                     _kernel_count(results.get("kernel"), claim), record.assumption if record else ""])
     blocks.append(_table(["claim", "statement", "certified", "failed", "inconclusive", "not checked", "exact",
-                          "measured", "re-verified by certcheck", "assumed"], rows))
+                          "measured", "re-verified by certcheck", "kernel-checked", "assumed"], rows))
     blocks.append(_p("*exact*: decided in exact arithmetic (certified or failed). *measured*: inconclusive, with "
                      "a float measurement shown instead. *re-verified by certcheck*: certified verdicts whose "
                      "certificate the independent checker (verify.certcheck, standard library only) re-verified "
-                     "from the configuration alone (n/a: checker not available)."))
+                     "from the configuration alone (n/a: checker not available). *kernel-checked*: configurations on "
+                     "which Coq's kernel proved the claim from formal/Statement.v (docs/formal.md; n/a: no kernel "
+                     "pass)."))
     blocks.append(_h(3, "What was assumed or left unchecked"))
     blocks.append(Block("list", items=_unchecked_notes(results)))
 
@@ -465,7 +494,7 @@ def _slug(text: str) -> str:
 
 def _anchors(blocks: Sequence[Block]) -> dict[int, str]:
     """A unique anchor per heading (by block position); repeats get -1, -2 as on GitHub."""
-    seen: dict[str, int] = {"at-a-glance": 1, "contents": 1}
+    seen: dict[str, int] = {"at-a-glance": 1, "contents": 1, _slug(CITE_HEADING): 1}
     anchors = {}
     for index, block in enumerate(blocks):
         if block.kind in ("h1", "h2", "h3"):
@@ -504,22 +533,45 @@ def _glance_markdown(glance: Glance) -> str:
 
 
 def glance_markdown(glance: Glance) -> str:
-    """The at-a-glance block in markdown, without its heading (report.md and the README show the same text)."""
+    """The at-a-glance block in markdown, without its heading (report.md and the README show the same text).
+
+    Two parts: what this run verified, then the saved results it read and did not recompute.
+    """
     overall = _STATUS_WORD.get(glance.overall, glance.overall)
-    out = [f"Overall: **{overall}** (exit status {glance.exit_status}) on "
-           f"{fmt.counted(glance.configurations, 'configuration')}; {_recertified_text(glance)}."]
+    out = [f"**{VERIFIED_HEADING}** (recomputed now, in exact arithmetic):",
+           f"Overall: **{overall}** (exit status {glance.exit_status}) on "
+           f"{fmt.counted(glance.configurations, 'configuration')}; {_recertified_text(glance)}"
+           + (f"; {glance.kernel}." if glance.kernel else ".")]
     lines = ["| claim | " + " | ".join(c.claim for c in glance.claims) + " |",
              "|---|" + "|".join("---" for _ in glance.claims) + "|"]
     lines += [f"| {label} | " + " | ".join(fmt.count(v) for v in values) + " |"
               for _, label, values in _glance_rows(glance)]
+    if glance.kernel_checked is not None:
+        lines.append("| kernel-checked | " + " | ".join(fmt.count(glance.kernel_checked.get(c.claim, 0))
+                                                        for c in glance.claims) + " |")
     out.append("\n".join(lines))
-    out.append(glance_list(glance.sentences))
+    out.append(glance_list(glance.verified))
+    saved = saved_results_markdown(glance.saved)
+    if saved:
+        out.append(saved)
     return "\n\n".join(out)
+
+
+def saved_results_markdown(sentences: Sequence[tuple[str, str]]) -> str:
+    """The second part of the first screen: the saved results' lines under their heading ("" when there is none)."""
+    if not sentences:
+        return ""
+    return f"**{SAVED_HEADING}** ({SAVED_NOTE}):\n\n" + glance_list(sentences)
 
 
 def glance_list(sentences: Sequence[tuple[str, str]]) -> str:
     """The at-a-glance list, one ``- what: conclusion`` line per sentence."""
     return "\n".join(f"- {what}: {sentence}" for what, sentence in sentences)
+
+
+def _cite_markdown(block: Block) -> str:
+    return (f"## {CITE_HEADING}\n\n> {block.text}\n\n<details><summary>BibTeX entry</summary>\n\n```bibtex\n"
+            f"{block.items[0]}\n```\n\n</details>")
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:
@@ -530,6 +582,8 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             out.append("#" * int(block.kind[1]) + " " + block.text)
         elif block.kind == "glance" and block.glance is not None:
             out.append(_glance_markdown(block.glance))
+        elif block.kind == "cite":
+            out.append(_cite_markdown(block))
         elif block.kind == "contents":
             out.append("## Contents\n\n" + "\n".join(f"- [{title}](#{anchor})"
                                                     for anchor, title in _contents(blocks, anchors)))
@@ -600,7 +654,9 @@ h1{font-size:1.6em;margin:.2em 0 .5em}
 .scroll{overflow-x:auto;max-width:100%;margin:1em 0}
 table{border-collapse:collapse;font-size:.85em;overflow-wrap:normal}th,td{border:1px solid #ccc;padding:.25em .5em;
 text-align:left;vertical-align:top}th{background:#f3f3f3}td{min-width:2.5em}
-figure{margin:1.5em 0}img{max-width:100%;height:auto}
+figure{margin:1.5em 0}img{max-width:100%;height:auto}figure img{width:100%;cursor:zoom-in}
+figure.zoomed{position:fixed;inset:0;z-index:10;margin:0;padding:1em;background:rgba(255,255,255,.97);overflow:auto}
+figure.zoomed img{width:auto;min-width:96vw;max-width:none!important;cursor:zoom-out}
 figcaption{font-size:.9em;color:#444}pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.8em;
 white-space:pre-wrap}
 code{background:#f6f6f6;padding:0 .2em}
@@ -610,17 +666,26 @@ details{margin:1em 0}summary{cursor:pointer;color:#0645ad}
 .glance table{font-size:.85em}.glance td{text-align:center}
 .glance ul{margin:.4em 0;padding-left:1.2em}.glance li{margin:.25em 0}
 .what{font-weight:600}
+.glance .part{margin:.4em 0 .6em}.glance h3{font-size:1.02em;margin:.5em 0 .2em}
+.glance .saved{border-top:1px solid #ccc;padding-top:.2em;color:#333}.glance .note{font-size:.88em;margin:.1em 0}
+.cite blockquote{margin:.5em 0;padding:.4em .9em;border-left:4px solid #888;background:#f7f7f7;font-size:.9em}
+.cite h2{font-size:1.15em}
 .badge{display:inline-block;min-width:1.6em;padding:0 .45em;border-radius:.8em;text-align:center;
 font-weight:600;color:#fff}
 .badge.ok{background:#1a7f37}.badge.bad{background:#cf222e}.badge.warn{background:#bf8700}
 .badge.zero{background:#e6e6e6;color:#666;font-weight:400}
 nav.contents ol{columns:3 14em;margin:.3em 0}
-.gallery-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,420px),1fr));gap:1em}
+.gallery-grid{display:grid;grid-template-columns:1fr;gap:1em}
 """
 
 
 def _badge(status: str, value: int, text: str | None = None) -> str:
     return f'<span class="badge {claim_badge_kind(status, value)}">{html.escape(text or fmt.count(value))}</span>'
+
+
+def _sentences_html(sentences: Sequence[tuple[str, str]]) -> str:
+    return "".join(f'<li><span class="what">{html.escape(what)}:</span> {_inline(sentence)}</li>'
+                   for what, sentence in sentences)
 
 
 def _glance_html(glance: Glance) -> str:
@@ -630,21 +695,63 @@ def _glance_html(glance: Glance) -> str:
     head = "".join(f"<th>{html.escape(c.claim)}</th>" for c in glance.claims)
     body = "".join(f"<tr><th>{label}</th>" + "".join(f"<td>{_badge(status, v)}</td>" for v in values) + "</tr>"
                    for status, label, values in _glance_rows(glance))
-    sentences = "".join(f'<li><span class="what">{html.escape(what)}:</span> {_inline(sentence)}</li>'
-                        for what, sentence in glance.sentences)
+    if glance.kernel_checked is not None:
+        body += "<tr><th>kernel-checked</th>" + "".join(
+            f"<td>{_badge('certified', glance.kernel_checked.get(c.claim, 0))}</td>" for c in glance.claims) + "</tr>"
+    kernel = ""
+    if glance.kernel:
+        kernel_kind = "bad" if "REJECTED" in glance.kernel else "ok" if glance.kernel_checked is not None else "warn"
+        kernel = f'; <span class="badge {kernel_kind}">{html.escape(glance.kernel)}</span>'
+    saved = ""
+    if glance.saved:
+        note = SAVED_NOTE[0].upper() + SAVED_NOTE[1:]
+        saved = (f'<div class="part saved"><h3>{html.escape(SAVED_HEADING)}</h3><p class="note">{_inline(note)}.</p>'
+                 f'<ul>{_sentences_html(glance.saved)}</ul></div>')
     return (f'<section class="glance" aria-labelledby="at-a-glance"><h2 id="at-a-glance">Results at a glance</h2>'
+            f'<div class="part verified"><h3>{html.escape(VERIFIED_HEADING)}</h3>'
             f'<p>Overall: <span class="badge {kind}">{html.escape(overall)}</span> (exit status {glance.exit_status}) '
-            f"on {fmt.counted(glance.configurations, 'configuration')}; "
-            f'<span class="badge {checker}">{html.escape(_recertified_text(glance))}</span></p>'
+            f"on {fmt.counted(glance.configurations, 'configuration')}, in exact arithmetic; "
+            f'<span class="badge {checker}">{html.escape(_recertified_text(glance))}</span>{kernel}</p>'
             f'<div class="scroll"><table><thead><tr><th>claim</th>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-            f"<ul>{sentences}</ul></section>")
+            f"<ul>{_sentences_html(glance.verified)}</ul></div>{saved}</section>")
+
+
+def _cite_html(block: Block) -> str:
+    anchor = _slug(CITE_HEADING)
+    return (f'<section class="cite" aria-labelledby="{anchor}"><h2 id="{anchor}">{html.escape(CITE_HEADING)}</h2>'
+            f"<blockquote>{html.escape(block.text)}</blockquote><details><summary>BibTeX entry</summary>"
+            f"<pre><code>{html.escape(block.items[0])}</code></pre></details></section>")
 
 
 def _figure_html(f: FigureInfo, report_dir: Path) -> str:
-    data = base64.b64encode((report_dir / f.png).read_bytes()).decode("ascii")
-    return (f'<figure id="figure-{html.escape(_slug(f.name))}"><img alt="{html.escape(f.title)}" '
+    """A figure as wide as the page, its smallest text declared (``data-text-px``), shown at its own size on a click."""
+    png = (report_dir / f.png).read_bytes()
+    data = base64.b64encode(png).decode("ascii")
+    text_px = declared_text_px(png)
+    declared = f' data-text-px="{text_px:g}"' if text_px is not None else ""
+    size = png_size(png)
+    # As wide as the page, never wider than drawn: a figure drawn for the page fills it, a smaller
+    # one is shown at its own size (scaling it up would blur it).
+    shape = f' width="{size[0]}" height="{size[1]}" style="max-width:min(100%, {size[0]}px)"' if size is not None else ""
+    return (f'<figure id="figure-{html.escape(_slug(f.name))}"><img alt="{html.escape(f.title)}"{declared}{shape} '
+            f'title="Click to enlarge (click again, or Escape, to close)" '
             f'src="data:image/png;base64,{data}">'
             f"<figcaption><strong>{html.escape(f.title)}.</strong> {_inline(f.caption)}</figcaption></figure>")
+
+
+# A click on a figure shows it at its own size over the page; a click or Escape closes it.
+_ZOOM_SCRIPT = """
+document.addEventListener('click', function (event) {
+  var open = document.querySelector('figure.zoomed');
+  if (open) { open.classList.remove('zoomed'); return; }
+  var image = event.target.closest('figure img');
+  if (image) { image.closest('figure').classList.add('zoomed'); }
+});
+document.addEventListener('keydown', function (event) {
+  var open = document.querySelector('figure.zoomed');
+  if (open && event.key === 'Escape') { open.classList.remove('zoomed'); }
+});
+"""
 
 
 def to_html(blocks: Sequence[Block], *, report_dir: Path) -> str:
@@ -660,6 +767,8 @@ def to_html(blocks: Sequence[Block], *, report_dir: Path) -> str:
             out.append(f'<h{level} id="{anchors[index]}">{_inline(block.text)}</h{level}>')
         elif block.kind == "glance" and block.glance is not None:
             out.append(_glance_html(block.glance))
+        elif block.kind == "cite":
+            out.append(_cite_html(block))
         elif block.kind == "contents":
             out.append('<nav class="contents" aria-labelledby="contents"><h2 id="contents">Contents</h2><ol>'
                        + "".join(f'<li><a href="#{anchor}">{_inline(text)}</a></li>'
@@ -681,5 +790,5 @@ def to_html(blocks: Sequence[Block], *, report_dir: Path) -> str:
         elif block.kind == "gallery":
             out.append(_folded('<div class="gallery-grid">' + "".join(_figure_html(f, report_dir) for f in block.figures)
                                + "</div>", block, markdown=False))
-    out += ["</body>", "</html>"]
+    out += [f"<script>{_ZOOM_SCRIPT}</script>", "</body>", "</html>"]
     return "\n".join(out) + "\n"

@@ -15,6 +15,8 @@ Layout (schema version 2)::
       "examples":  [record, ...],                   # sorted by kind, family, seed
       "counterexamples": [{example, claim, file, config, ...}],
       "optional_sections": {key: {directory, files: [{path, sha256, summary, ...}], figures, glance}},
+      "kernel":    {status, coq_version, statement, statement_sha256, configurations,   # optional: Coq's
+                    certificates_kernel_checked, claims, rejected, not_kernel_checked},   # kernel pass
       "environment": {...}                          # LAST key: timestamps, timings (also each
                                                     # configuration's claim checks), versions
     }
@@ -40,7 +42,9 @@ SCHEMA_NAME = "hardmax-verify/results"
 SCHEMA_VERSION = 2
 ENVIRONMENT_KEY = "environment"
 TOP_LEVEL_KEYS = ("schema", "schema_version", "campaign", "plan", "inputs", "summary", "examples",
-                  "counterexamples", "optional_sections", ENVIRONMENT_KEY)
+                  "counterexamples", "optional_sections", "kernel", ENVIRONMENT_KEY)
+# Written only when the report ran the kernel pass or says why not (docs/formal.md).
+OPTIONAL_KEYS = ("kernel",)
 COUNT_KEYS = ("certified", "failed", "inconclusive", "unchecked", "exact", "measured", "vacuous", "recertified",
               "rejected_by_checker")
 
@@ -91,7 +95,7 @@ def validate_results(data: Any) -> list[str]:
     if data.get("schema_version") != SCHEMA_VERSION:
         errors.append(f"results.schema_version: expected {SCHEMA_VERSION}, got {data.get('schema_version')!r}")
     for key in TOP_LEVEL_KEYS:
-        if key not in data:
+        if key not in data and key not in OPTIONAL_KEYS:
             errors.append(f"results.{key}: missing")
     keys = list(data)
     if keys and keys[-1] != ENVIRONMENT_KEY:

@@ -21,6 +21,7 @@ from ..kernel import (CHECKED, CHECKS, CONFIGURATION, DEFAULT_MAX_TOTAL_WORK, DE
                       read_number, same_json, shape_of, stated)
 from ..kernel import problem as _schema_problem
 from .campaign import CAMPAIGN, _campaign_problems
+from .kernel_pass import kernel_outcomes
 from .schema import ERROR_RECORD, RECORD, RESULTS
 from .sections import SECTIONS, _section_keys, _section_outcomes
 
@@ -116,16 +117,20 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
     if listed is not None:
         result.outcomes.append(Outcome(f"{source}.inputs", SECTIONS, "rejected", listed))
     result.outcomes += _section_outcomes(data, source, runs, models)
+    result.outcomes += kernel_outcomes(data, source)
     return result
 
 
 EMBEDDED_CAMPAIGN = "embedded defaults"  # a campaign block's source when no CAMPAIGN.toml was read
+# The report's first input when it runs from a clone: the statements its claims are checked against.
+SPECIFICATION_ROLE, SPECIFICATION_PATH = "specification", "docs/theory.md"
 
 
 def _inputs_problem(data: dict) -> str | None:
-    """The report's ``inputs`` list, re-derived: the CAMPAIGN.toml first when one was read (its path the
-    campaign's source; the file itself is not given to the checker), then each section's saved files and
-    figures with their sha256, in the sections' order (verify/app/report/build.py)."""
+    """The report's ``inputs`` list, re-derived: docs/theory.md first when the report ran from a clone, then the
+    CAMPAIGN.toml when one was read (its path the campaign's source; neither file is given to the checker),
+    then each section's saved files and figures with their sha256, in the sections' order
+    (verify/app/report/build.py)."""
     inputs, sections = data.get("inputs"), data.get("optional_sections")
     campaign: dict = data["campaign"] if isinstance(data.get("campaign"), dict) else {}
     if not isinstance(inputs, list) or not isinstance(sections, dict):
@@ -139,6 +144,10 @@ def _inputs_problem(data: dict) -> str | None:
                 if isinstance(item, dict):
                     expected.append({"role": f"{key} {role}", "path": item.get("path"), "sha256": item.get("sha256")})
     given = list(inputs)
+    if given and isinstance(given[0], dict) and given[0].get("role") == SPECIFICATION_ROLE:
+        if given[0].get("path") != SPECIFICATION_PATH:
+            return f"inputs[0] names the specification {str(given[0].get('path'))[:80]!r}, not {SPECIFICATION_PATH}"
+        given = given[1:]
     source = campaign.get("source")
     if given and isinstance(given[0], dict) and given[0].get("role") == "campaign":
         if source == EMBEDDED_CAMPAIGN or given[0].get("path") != source:
@@ -163,7 +172,7 @@ def _file_problems(data: dict) -> list[tuple[str, str]]:
         problems.append((FILE, f"schema_version is {str(data.get('schema_version'))[:20]}, this checker reads "
                                f"version {SCHEMA_VERSION}"))
     parts = {"examples": CHECKED, "optional_sections": CHECKED}
-    top = _schema_problem(data, Obj({**RESULTS.fields, **parts}))
+    top = _schema_problem(data, Obj({**RESULTS.fields, **parts}, optional=RESULTS.optional))
     if top is not None:
         claim = {"campaign": CAMPAIGN, "plan": CAMPAIGN, "summary": SUMMARY, "counterexamples": SUMMARY,
                  "inputs": SECTIONS}.get(top.split(".")[0].split("[")[0].split(":")[0], FILE)

@@ -96,7 +96,9 @@ _INPUT = Either(
     _AN_INPUT,
     Unchecked("the entry of role campaign, the CAMPAIGN.toml the campaign was read from: the checker is not given the "
               "file (the campaign block itself is checked, and the entry's path is its source)", _AN_INPUT),
-    choose=lambda entry: 1 if isinstance(entry, dict) and entry.get("role") == "campaign" else 0)
+    Unchecked("the entry of role specification, docs/theory.md of the clone the report was built from: the checker is "
+              "not given it (its path is checked)", _AN_INPUT),
+    choose=lambda entry: {"campaign": 1, "specification": 2}.get(entry.get("role"), 0) if isinstance(entry, dict) else 0)
 
 _TOP_COUNTEREXAMPLE = Obj({
     "example": CHECKED, "claim": CHECKED, "claims": CHECKED, "original_n": CHECKED, "shrunk_n": CHECKED,
@@ -139,12 +141,24 @@ _ENVIRONMENT = Unchecked("provenance: when and where the report was built (times
                               "argv": CHECKED, "versions": Obj(extra=(*ANY_KEY, CHECKED)), "git_commit": CHECKED,
                               "platform": CHECKED, "executable": CHECKED}, name="the environment block"))
 
+# Coq's kernel pass (docs/formal.md, verify/app/report/kernel.py): held to the records by results/kernel_pass.py.
+_KERNEL_PASS = Unchecked(
+    "Coq's kernel pass (docs/formal.md): which certificates Coq's kernel accepted is Coq's verdict, not re-derived "
+    "here (hardmax-verify prove re-runs it); the block's keys, and its counts against the file's records, are checked",
+    Either(Obj({key: CHECKED for key in ("status", "coq_version", "statement", "statement_sha256", "configurations",
+                                         "certificates_kernel_checked", "claims", "rejected", "not_kernel_checked")},
+               name="a kernel pass"),
+           Obj({"status": CHECKED, "reason": CHECKED}, name="a kernel pass not run"),
+           choose=lambda block: 0 if isinstance(block, dict) and block.get("status") in ("checked", "rejected") else
+           1 if isinstance(block, dict) and block.get("status") in ("skipped", "not completed") else -1))
+
 RESULTS = Obj({
     "schema": CHECKED, "schema_version": CHECKED, "campaign": _CAMPAIGN,
     "plan": Obj({"campaign_sha256": CHECKED, "tasks": Items(CHECKED)}, name="the plan"),
     "inputs": Items(_INPUT), "summary": _SUMMARY,
     "examples": Items(Either(RECORD, ERROR_RECORD, choose=_is_error)),
-    "counterexamples": Items(_TOP_COUNTEREXAMPLE), "optional_sections": _SECTIONS, "environment": _ENVIRONMENT,
-}, name="a results.json")
+    "counterexamples": Items(_TOP_COUNTEREXAMPLE), "optional_sections": _SECTIONS, "kernel": _KERNEL_PASS,
+    "environment": _ENVIRONMENT,
+}, optional=("kernel",), name="a results.json")
 
 __all__ += ["COUNT_KEYS", "LABEL"]

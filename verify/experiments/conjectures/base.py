@@ -53,10 +53,11 @@ from hypothesis.strategies import SearchStrategy
 
 from verify.core import exitcodes
 from verify.core.exitcodes import CouldNotComplete
-from verify.core.formatting import count, counted
+from verify.core.formatting import count, counted, measured
 from verify.core.config import Configuration, hypothesis_violations, load_configuration, parse_configuration
 from verify.core.io import atomic_write_text, json_text, safe_name
 from verify.core.numbers import rational_to_str
+
 from verify.core.versions import dependency_versions
 from .search import (DEFAULT_SECONDS, ROUND_EXAMPLES, Branch, Budget, Clock, Round, branches_of, level_sizes,
                      rounds)
@@ -464,7 +465,7 @@ def _number_text(value: Any) -> str:
     if isinstance(value, Fraction):
         return rational_to_str(value)
     if isinstance(value, float):
-        return f"{value:.3g}"
+        return measured(value)
     return str(value)
 
 

@@ -9,6 +9,12 @@ does anything its code raises later while it runs (:func:`user_code`).
 
 **A conjecture file is code.** Loading it runs it with the user's rights, like ``python
 FILE.py``: load only files you would run.
+
+A file written against an import path that has moved (``from verify.conjectures import
+Conjecture``) still loads: the old path warns (DeprecationWarning, naming the new one), and the
+warnings the file's import raises are handed to the caller (``on_warning``), which the command
+line prints as one ``warning:`` line each, since Python hides DeprecationWarnings outside
+``__main__``.
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ import importlib.machinery
 import importlib.util
 import sys
 import traceback
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from verify.core.io import read_input
 from verify.core.numbers import InputError
@@ -57,7 +64,8 @@ class _ReadSource(importlib.machinery.SourceFileLoader):
         """Write no bytecode cache."""
 
 
-def load_conjectures(path: str | Path) -> list[Conjecture]:
+def load_conjectures(path: str | Path, *,
+                     on_warning: Callable[[warnings.WarningMessage], None] | None = None) -> list[Conjecture]:
     """Import ``path`` with importlib and return its conjectures, in definition order.
 
     Parameters
@@ -65,6 +73,10 @@ def load_conjectures(path: str | Path) -> list[Conjecture]:
     path
         A ``.py`` file. It is executed as a module named after a hash of its absolute path,
         so two user files with the same name do not collide.
+    on_warning
+        Called with each warning raised while the file is imported, DeprecationWarnings
+        included (an import path that has moved, :mod:`verify._moved`). Without it they are
+        issued again as warnings, under the filters in force.
     """
     path = Path(path)
     where = str(path)
@@ -83,7 +95,9 @@ def load_conjectures(path: str | Path) -> list[Conjecture]:
     # Registered before execution: dataclasses and pickling look the module up by name.
     sys.modules[module_name] = module
     try:
-        with user_code(where, "on import"):
+        with user_code(where, "on import"), warnings.catch_warnings(record=True) as caught:
+            # Deprecations are always recorded; other warnings follow the filters in force.
+            warnings.filterwarnings("always", category=DeprecationWarning)
             try:
                 loader.exec_module(module)
             except SyntaxError as error:
@@ -98,16 +112,21 @@ def load_conjectures(path: str | Path) -> list[Conjecture]:
     except BaseException:
         sys.modules.pop(module_name, None)
         raise
+    for warning in caught:
+        if on_warning is not None:
+            on_warning(warning)
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
 
     declared = getattr(module, "CONJECTURES", None)
     if declared is not None:
         if not isinstance(declared, (list, tuple)) or not all(isinstance(c, Conjecture) for c in declared):
-            raise InputError(where, "CONJECTURES must be a list of verify.experiments.conjectures.Conjecture objects")
+            raise InputError(where, "CONJECTURES must be a list of verify.Conjecture objects")
         conjectures = list(declared)
     else:
         conjectures = [value for value in vars(module).values() if isinstance(value, Conjecture)]
     if not conjectures:
-        raise InputError(where, "defines no Conjecture (create verify.experiments.conjectures.Conjecture objects at module level "
+        raise InputError(where, "defines no Conjecture (create verify.Conjecture objects at module level "
                                 "or list them in CONJECTURES)")
     names = [c.name for c in conjectures]
     if not all(isinstance(name, str) and name.strip() for name in names):

@@ -221,7 +221,7 @@ def section(block: Mapping[str, Any]) -> Section:
 def glance_sentence(numbers: Mapping[str, Any]) -> str:
     """The section's first-screen sentence, from :func:`glance_numbers` (the numbers the checker verifies)."""
     n = numbers
-    return (f"Leader control at layer 0 (docs/theory.md D10, seed {n['seed']}): "
+    return (f"At layer 0 (docs/theory.md D10, seed {n['seed']}), "
             f"{_percent(n['realisable'], n['subsets'])} of {n['subsets']:,} subsets of hull vertices are realisable "
             f"across {n['configurations']:,} configurations; all hull vertices lead together in "
             f"{n['all_vertices_lead']:,} of {n['configurations']:,}; every other token could also be locked for "

@@ -29,8 +29,10 @@ import numpy as np
 
 from verify.core.config import Configuration
 from verify.core.families import FAMILIES, INSIDE_FAMILIES, generate
+from verify.core.figure_text import png_metadata
 from verify.core.geometry import convex_hull_vertices
 from verify.core.numbers import rational_to_str
+from verify.core.text import short_number
 from verify.core.worked import WORKED_CONFIGURATIONS
 from .design import control, decide_system
 from .leader_sets import decide_leader_sets
@@ -210,6 +212,11 @@ def run_study(seed: int, *, rate_cases: int = 600, ns: Sequence[int] = (4, 6, 8,
             "two_clusterings": figure}
 
 
+def matrix_text(rows: Sequence[Sequence[Any]]) -> str:
+    """A matrix as its rows, each entry by the rule of every readable output: ``[[3, 1], [1, 1]]``."""
+    return "[" + ", ".join("[" + ", ".join(short_number(Fraction(x)) for x in row) + "]" for row in rows) + "]"
+
+
 def draw_two_clusterings(data: dict[str, Any], path: Any) -> None:
     """The figure: the same tokens, two matrices A, each token coloured by the leader it locks onto (matplotlib)."""
     import matplotlib  # heavy: only the study script draws
@@ -245,8 +252,7 @@ def draw_two_clusterings(data: dict[str, Any], path: Any) -> None:
                             arrowprops={"arrowstyle": "->", "color": colour[leader], "alpha": 0.6})
                 ax.scatter([x], [y], s=40, color=colour[leader], zorder=3)
             ax.annotate(str(i), (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
-        cells = ", ".join(str(Fraction(x)) for row in design["A"] for x in row)
-        ax.set_title(f"leaders {{{', '.join(map(str, leaders))}}}\nA = [{cells}]", fontsize=9)
+        ax.set_title(f"leaders {{{', '.join(map(str, leaders))}}}\nA = {matrix_text(design['A'])}", fontsize=9)
         ax.set_aspect("equal")
         ax.set_xlabel("first coordinate of the token")
         ax.set_ylabel("second coordinate of the token")
@@ -258,5 +264,5 @@ def draw_two_clusterings(data: dict[str, Any], path: Any) -> None:
                plt.Line2D([], [], color="0.8", label="unit ball of the A-norm, scaled")]
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.suptitle(f"{data['configuration']}: the same tokens, two choices of A (docs/theory.md D10)", fontsize=10)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, metadata=png_metadata(fig, 110))
     plt.close(fig)

@@ -38,6 +38,7 @@ import numpy as np
 from verify.claims import check_configuration
 from verify.core import formatting as fmt
 from verify.core.config import make_configuration
+from verify.core.figure_text import png_metadata
 from verify.core.float_dynamics import rounding_gamma, simulate_batch
 from verify.core.io import atomic_directory, json_text, open_input, safe_name
 from verify.core.numbers import InputError
@@ -513,7 +514,9 @@ def history_curves(history: list[dict], *, train_subset: dict | None = None) -> 
             curves.append(Curve(metric, f"{split}, softmax, end of epoch", recorded(f"{key}_{metric}"), "line", colour))
         for colour, marker, split in (("C4", "^", "train"), ("C2", "s", "validation"), ("C3", "o", "test")):
             what = "all training reviews" if split == "train" else split
-            curves.append(Curve(metric, f"{what}, hardmax, end of epoch{', certified' if metric == 'acc' else ''}",
+            # One label for both panels (the figure's one legend lists each series once); the
+            # accuracy is certified, the loss a float of the certified predictions' logits.
+            curves.append(Curve(metric, f"{what}, hardmax, end of epoch (accuracy certified)",
                                 recorded(f"hardmax_{split}_{metric}"), "marker", colour, marker))
     return [c for c in curves if c.points]
 
@@ -543,9 +546,9 @@ def _plot_history(history: list[dict], path: Path, model: str, train_subset: dic
     for ax in axes:
         for handle, text in zip(*ax.get_legend_handles_labels()):
             entries.setdefault(text, handle)
-    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=2, fontsize=7, frameon=False)
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     fig.suptitle(f"Training curves of {model}", fontsize=10)
-    fig.savefig(path, dpi=120, metadata={"Software": None})
+    fig.savefig(path, dpi=120, metadata=png_metadata(fig, 120))
     plt.close(fig)
 
 
@@ -562,7 +565,7 @@ def _plot_words(top: list[tuple[str, int]], path: Path, model: str, reviews: int
     selection = f"{reviews} " if reviews is not None else ""
     ax.set_title(f"Leader words of {model}\n({selection}correct test reviews with confidence >= 0.95, |w.z + b| > 2)",
                  fontsize=8)
-    fig.savefig(path, dpi=120, metadata={"Software": None})
+    fig.savefig(path, dpi=120, metadata=png_metadata(fig, 120))
     plt.close(fig)
 
 
@@ -607,7 +610,7 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
         # word runs past the panel's edge; ``flip`` puts a second label on the other side vertically.
         right, top = point[0] > middle[0], (point[1] > middle[1]) != flip
         ax.annotate(text, point, xytext=(-3 if right else 3, -3 if top else 3), textcoords="offset points",
-                    ha="right" if right else "left", va="top" if top else "bottom", fontsize=6, **style)
+                    ha="right" if right else "left", va="top" if top else "bottom", fontsize=7.5, **style)
 
     def draw(ax, k: int) -> None:
         Z = positions[k]
@@ -630,20 +633,20 @@ def plot_review_evolution(weights: ModelWeights, ids: np.ndarray, words: tuple[s
             # On the other side of a leader's word at the same spot.
             label(ax, f"{size} tokens ({word})", np.array(spot), flip=True, color="C0", fontweight="bold")
         ax.set_xlim(low[0], high[0]), ax.set_ylim(low[1], high[1])
-        ax.set_title(f"layer {k}", fontsize=8)
-        ax.tick_params(labelsize=6)
+        ax.set_title(f"layer {k}", fontsize=9)
+        ax.tick_params(labelsize=7.5)
 
     fig, axes = plt.subplots(3, 3, figsize=(9, 9.8), layout="constrained")
     for k, ax in enumerate(axes.flat):
         draw(ax, min(k, layers))
     for ax in axes[-1]:
-        ax.set_xlabel("z, first coordinate", fontsize=7)
+        ax.set_xlabel("z, first coordinate", fontsize=8)
     for ax in axes[:, 0]:
-        ax.set_ylabel("z, second coordinate", fontsize=7)
-    fig.legend(handles=legend, loc="outside lower center", ncol=3, fontsize=7, frameon=False)
+        ax.set_ylabel("z, second coordinate", fontsize=8)
+    fig.legend(handles=legend, loc="outside lower center", ncol=3, fontsize=8, frameon=False)
     if title:
-        fig.suptitle(title, fontsize=9)
-    fig.savefig(png, dpi=110, metadata={"Software": None})
+        fig.suptitle(title, fontsize=10)
+    fig.savefig(png, dpi=110, metadata=png_metadata(fig, 110))
     plt.close(fig)
     if gif is not None:
         from matplotlib.animation import FuncAnimation, PillowWriter

@@ -146,7 +146,7 @@ def _fmt_fails(check: Any, total_key: str = "holds") -> str:
     if not isinstance(check, Mapping) or "fails" not in check:
         return "—"
     total = check.get("fails", 0) + check.get(total_key, 0) + check.get("without_leader", 0)
-    return f"{check['fails']} of {total}"
+    return f"{fmt.count(check['fails'])} of {fmt.count(total)}"
 
 
 def _analysis_cells(row: Mapping[str, Any]) -> list[str]:
@@ -160,17 +160,17 @@ def _analysis_cells(row: Mapping[str, Any]) -> list[str]:
              else f"{_fmt_share(row['leader_polar_share'])} / {_fmt_share(row.get('all_polar_share'))}")
     k = row.get("K_vs_converged") or {}
     distance = (k.get("distance_K_to_converged") or {}).get("max")
-    changed = (f"{k['predictions_changed']} of {k.get('configurations', '?')}"
+    changed = (f"{fmt.count(k['predictions_changed'])} of {fmt.count(k.get('configurations'))}"
                + (f" ({distance:.3g})" if isinstance(distance, (int, float)) else "")
                if "predictions_changed" in k else "—")
     unseen = row.get("unseen_words") or {}
     unseen_text = (f"{_fmt_share(unseen.get('unseen_leader_share'))} of leaders "
                    f"({_fmt_share(unseen.get('unseen_token_share'))} of tokens); "
-                   f"{unseen.get('reviews_with_unseen_leader')} of {unseen.get('reviews')} reviews"
+                   f"{fmt.count(unseen.get('reviews_with_unseen_leader'))} of {fmt.count(unseen.get('reviews'))} reviews"
                    if "unseen_leaders" in unseen else "—")
     ablation = row.get("without_attention") or {}
     ablation_text = (f"{ablation['accuracy_without_attention']:.4f} (at K: {ablation.get('accuracy_at_K', float('nan')):.4f}); "
-                     f"{ablation.get('predictions_changed')} of {ablation.get('reviews')} differ"
+                     f"{fmt.count(ablation.get('predictions_changed'))} of {fmt.count(ablation.get('reviews'))} differ"
                      if isinstance(ablation.get("accuracy_without_attention"), (int, float)) else "—")
     return [f"`{row.get('model')}`", str(row.get("d", "—")), str(row.get("epoch", "—")), leader_text,
             _fmt_share(leaders.get("fraction_initial_leaders_mean")), words, polar, unseen_text, changed,
@@ -184,15 +184,15 @@ def _fmt_certified_limits(exact: Any) -> str:
         return "—"
     total = exact["configurations"]
     distance = (exact.get("distance_K_to_limit") or {}).get("max")
-    return (f"{(exact.get('status_counts') or {}).get('certified', 0)} of {total}; "
-            f"{exact.get('predictions_changed')} of {exact.get('limits_certified')}"
+    return (f"{fmt.count((exact.get('status_counts') or {}).get('certified', 0))} of {fmt.count(total)}; "
+            f"{fmt.count(exact.get('predictions_changed'))} of {fmt.count(exact.get('limits_certified'))}"
             + (f"; {distance:.3g}" if isinstance(distance, (int, float)) else ""))
 
 
 def _count_cell(value: Any, total: Any) -> str:
     if not isinstance(value, int) or not isinstance(total, int) or not total:
         return "—"
-    return f"{value} of {total} ({100 * value / total:.2f}%)"
+    return fmt.fraction(value, total)
 
 
 def alpha_cell(group: Mapping[str, Any]) -> str:
@@ -214,9 +214,9 @@ def _softmax_certificate_tables(block: Mapping[str, Any]) -> list[Table]:
             measured = g.get("measured_agreement")
             rows.append([str(g.get("d")), str(g.get("K")), alpha_cell(g), str(g.get("runs")),
                          _count_cell(g.get("certified"), g.get("reviews")),
-                         f"{100 * measured:.2f}%" if isinstance(measured, (int, float)) else "—",
-                         str(reasons.get("margin", 0)), str(reasons.get("undecided", 0) + reasons.get("tie", 0)),
-                         str(reasons.get("decoder", 0))])
+                         fmt.share(measured) if isinstance(measured, (int, float)) else "—",
+                         fmt.count(reasons.get("margin", 0)), fmt.count(reasons.get("undecided", 0) + reasons.get("tie", 0)),
+                         fmt.count(reasons.get("decoder", 0))])
         tables.append(Table(
             heading="Softmax certified to predict what certified hardmax predicts",
             headers=["d", "K", "alpha", "runs", "test reviews certified", "measured agreement (float softmax)",
@@ -270,7 +270,7 @@ def section(block: Mapping[str, Any]) -> Section:
                          (f"{validation:.4f}" + (" (chosen for this d)" if id(e) in chosen else ""))
                          if isinstance(validation, (int, float)) else "—",
                          f"{softmax:.4f}" if isinstance(softmax, (int, float)) else "—",
-                         str(e.get("exact_path", "—")), str(e.get("reviews", "—")),
+                         fmt.count(e.get("exact_path")), fmt.count(e.get("reviews")),
                          f"{seconds:.1f}" if isinstance(seconds, (int, float)) else "—"])
         tables.append(Table(
             heading="Accuracy",

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from verify.core.figure_text import png_metadata
 from verify.core.formatting import counted, noun_for
 from verify.core.io import atomic_write_text, json_text, read_json
 from verify.core.numbers import InputError
@@ -384,7 +385,7 @@ def _figures(tables: list[dict], folder: Path) -> list[str]:
 
     def save(fig, name: str) -> None:
         path = folder / f"{name}.png"
-        fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
+        fig.savefig(path, dpi=120, bbox_inches="tight", metadata=png_metadata(fig, 120))
         plt.close(fig)
         paths.append(str(path))
 

@@ -1,0 +1,324 @@
+"""What a claims report or a results.json record asks of the kernel, claim by claim.
+
+A configuration whose tokens all have D7 fates (leader, fixed, locked) becomes one
+:class:`KernelTask`: the configuration, the fates, the limits and the positions of the last
+layer, for the soundness theorem ``certificate_sound`` of formal/Checker.v. D1 and D3 are
+theorems for every configuration (``D1``, ``D3`` of formal/Checker.v), so they need no task.
+Everything else is "not kernel-checked", with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+from verify.core.config import Configuration, parse_configuration
+from verify.core.linalg import is_symmetric, ldl_decomposition
+from verify.core.numbers import InputError, to_rational
+
+from . import terms
+
+__all__ = ["KERNEL_CHECKED", "REJECTED", "NOT_KERNEL_CHECKED", "COVERED_CLAIMS", "NOT_FORMALISED", "THEOREMS", "ClaimOutcome",
+           "KernelTask", "RecordPlan", "plan_record"]
+
+KERNEL_CHECKED = "kernel-checked"
+REJECTED = "rejected"
+NOT_KERNEL_CHECKED = "not kernel-checked"
+
+# The claims the kernel proves today, and the Coq theorem each rests on (docs/formal.md).
+COVERED_CLAIMS: dict[str, str] = {
+    "T0": "certificate_sound: a leader exists",
+    "T1": "certificate_sound: each leader leads first at its layer and stays fixed; the leaders are exactly these",
+    "T2": "certificate_sound and polytope_sound: the leaders' limits are distinct, exactly the vertices of K",
+    "T3": "certificate_sound and polytope_sound: every token converges to a point on the boundary of K",
+    "T4": "certificate_sound, gram_sound and T4_sound: every non-vertex limit minimises the A-norm over a face of K",
+    "D1": "D1: every layer is a convex combination of the previous one (every configuration)",
+    "D2": "D2 and gram_sound: A = sum d_i v_i v_i^T with d_i >= 0 is symmetric positive semidefinite, so no A-norm decreases",
+    "D3": "D3: a leader leads again and does not move (every configuration)",
+    "replay": "certificate_sound: the positions of the last layer are the model's",
+}
+GENERIC_THEOREMS = ("D1", "D3")
+NO_GRAM = "A has no exact LDL^T with positive pivots (not symmetric positive definite)"
+# The Coq theorems behind each covered claim (formal/Checker.v, formal/Polytope.v), for tables.
+THEOREMS: dict[str, str] = {"T0": "certificate_sound", "T1": "certificate_sound",
+                            "T2": "certificate_sound, polytope_sound", "T3": "certificate_sound, polytope_sound",
+                            "T4": "certificate_sound, gram_sound, T4_sound", "D1": "D1",
+                            "D2": "D2, gram_sound", "D3": "D3",
+                            "replay": "certificate_sound"}
+NOT_FORMALISED: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    claim: str
+    status: str        # kernel-checked | rejected | not kernel-checked
+    reason: str        # the theorem it rests on, or why not
+
+    def to_json_dict(self) -> dict[str, str]:
+        return {"claim": self.claim, "status": self.status, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class KernelTask:
+    """One configuration and its D7 certificate, as the Coq terms of Statement.v's ``Outcome``."""
+
+    name: str
+    config: str                 # a term of type config
+    fates: list[str]            # one term of type fate per token
+    limits: list[str]           # one vector term per token
+    last_layer: int             # K
+    last_positions: str         # ZK, a term of type list vec
+    size: int = 0               # tokens x layers, to plan batches
+    directions: list[str] | None = None     # T2/T3: one vector per token (None: no polytope theorem)
+    multipliers: list[str] | None = None    # T3: one list of (weight, index into K) per token
+    faces: list[str] | None = None          # T4: one direction per token exposing its limit's face
+    gram: tuple[str, str] | None = None     # D2: (ds, vs) with A = sum d_i v_i v_i^T
+    outcome: bool = True                    # the D7 certificate's theorem (False: D2 alone)
+
+    def definitions(self) -> str:
+        text = (f"Definition cfg : config := {self.config}.\n"
+                f"Definition fates : list fate := [{'; '.join(self.fates)}].\n"
+                f"Definition limits : list vec := [{'; '.join(self.limits)}].\n"
+                f"Definition K : nat := {self.last_layer}.\n"
+                f"Definition ZK : list vec := {self.last_positions}.\n")
+        if self.directions is not None and self.multipliers is not None:
+            text += (f"Definition dirs : list vec := [{'; '.join(self.directions)}].\n"
+                     f"Definition mults : list (list (Q * nat)) := [{'; '.join(self.multipliers)}].\n")
+        if self.gram is not None:
+            text += f"Definition ds : list Q := {self.gram[0]}.\nDefinition vs : list vec := {self.gram[1]}.\n"
+        if self.faces is not None:
+            text += f"Definition faces : list vec := [{'; '.join(self.faces)}].\n"
+        return text
+
+    def theorems(self) -> str:
+        """The statements the kernel checks for this configuration, each closed by evaluation at Qed."""
+        text = ("Theorem outcome : Outcome cfg fates limits K ZK.\n"
+                "Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.\n") if self.outcome else ""
+        if self.directions is not None:
+            text += ("Theorem polytope : Polytope fates limits.\n"
+                     "Proof. apply (polytope_sound fates limits dirs mults). vm_cast_no_check (eq_refl true). Qed.\n")
+        if self.gram is not None:
+            text += ("Theorem spsd : symmetric_psd (A cfg).\n"
+                     "Proof. apply (gram_sound (A cfg) ds vs). vm_cast_no_check (eq_refl true). Qed.\n"
+                     "Theorem norms : forall k i, (i < ntokens cfg)%nat ->\n"
+                     "  dot (matvec (A cfg) (position cfg k i)) (position cfg k i) <=\n"
+                     "  dot (matvec (A cfg) (position cfg (S k) i)) (position cfg (S k) i).\n"
+                     "Proof. intros k i Hi. apply D2; [vm_compute; reflexivity | exact spsd | exact Hi]. Qed.\n")
+        if self.faces is not None:
+            text += ("Theorem projections : T4_statement (A cfg) fates limits.\n"
+                     "Proof. apply (T4_sound (A cfg) fates limits faces spsd). vm_cast_no_check (eq_refl true). Qed.\n")
+        return text
+
+    def theorem_names(self) -> list[str]:
+        return ((["outcome"] if self.outcome else []) + (["polytope"] if self.directions is not None else [])
+                + (["spsd", "norms"] if self.gram is not None else []) + (["projections"] if self.faces is not None else []))
+
+
+@dataclass
+class RecordPlan:
+    """The claims of one record: those decided without the kernel, and the task the rest wait on."""
+
+    label: str
+    task: KernelTask | None
+    decided: dict[str, ClaimOutcome] = field(default_factory=dict)
+    waiting: list[str] = field(default_factory=list)   # claims decided by the task's kernel verdict
+
+    def resolve(self, verdict: str, reason: str) -> dict[str, ClaimOutcome]:
+        """Every claim's outcome once the task's verdict is known (kernel-checked / rejected / not kernel-checked)."""
+        out = dict(self.decided)
+        for claim in self.waiting:
+            out[claim] = ClaimOutcome(claim, verdict, COVERED_CLAIMS[claim] if verdict == KERNEL_CHECKED else reason)
+        return {c: out[c] for c in sorted(out)}
+
+
+def _rational(value: Any, where: str) -> Fraction:
+    return to_rational(value, field=where)
+
+
+def _point(value: Any, where: str) -> list[Fraction]:
+    if not isinstance(value, list):
+        raise InputError(where, "expected a list of numbers")
+    return [_rational(x, f"{where}[{i}]") for i, x in enumerate(value)]
+
+
+def _configuration(record: Mapping[str, Any], where: str) -> Configuration:
+    data = record.get("config", record.get("configuration"))
+    key = "config" if "config" in record else "configuration"
+    return parse_configuration(data, outside_hypotheses=True, source=f"{where}.{key}")
+
+
+def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
+    """The kernel's part in one claims report (``check --json``) or results.json record.
+
+    Raises :class:`InputError` for a record that is not of that form.
+    """
+    if not isinstance(record, Mapping):
+        raise InputError(label, "expected a JSON object (a claims report or a results.json record)")
+    config = _configuration(record, label)
+    verdicts = record.get("verdicts")
+    if not isinstance(verdicts, Mapping):
+        raise InputError(f"{label}.verdicts", "expected an object of verdicts")
+    plan = RecordPlan(label, None)
+    needs_task: list[str] = []
+    for claim in sorted(verdicts):
+        verdict = verdicts[claim]
+        status = verdict.get("status") if isinstance(verdict, Mapping) else None
+        if status != "certified":
+            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, f"check did not certify it ({status})")
+        elif config.V is not None:
+            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED,
+                                               "a value matrix V is outside the formalised model (V = alpha I)")
+        elif claim in GENERIC_THEOREMS:
+            plan.decided[claim] = ClaimOutcome(claim, KERNEL_CHECKED, COVERED_CLAIMS[claim])
+        elif claim in COVERED_CLAIMS:
+            needs_task.append(claim)
+        else:
+            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, NOT_FORMALISED.get(claim, "not formalised yet"))
+    if not needs_task:
+        return plan
+    fates = record.get("fates")
+    if not isinstance(fates, list):
+        raise InputError(f"{label}.fates", "expected the list of fates")
+    by_token: dict[int, Mapping[str, Any]] = {}
+    for i, f in enumerate(fates):
+        if not isinstance(f, Mapping) or not isinstance(f.get("token"), int):
+            raise InputError(f"{label}.fates[{i}]", "expected a fate object with a token index")
+        by_token[f["token"]] = f
+    uncovered = [f for f in (by_token.get(i) for i in range(config.n)) if f is None or f.get("kind") not in ("leader", "fixed", "locked")]
+    if len(by_token) != config.n or uncovered:
+        bad = uncovered[0] if uncovered else None
+        reason = ("a token's certificate is a D9 closed-form path, not formalised yet"
+                  if bad is not None and bad.get("kind") == "path"
+                  else "not every token has a D7 fate (leader, fixed or locked)")
+        gram = _gram_terms(config.A_matrix) if "D2" in needs_task else None
+        for claim in needs_task:
+            if claim != "D2" or gram is None:
+                plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, reason)
+        if gram is not None:  # D2 needs A's certificate only
+            plan.task = KernelTask(name=label, config=terms.config(config.tokens, config.alpha, config.A_matrix),
+                                   fates=[], limits=[], last_layer=0, last_positions="[]", size=config.n,
+                                   gram=gram, outcome=False)
+            plan.waiting = ["D2"]
+        elif "D2" in needs_task:
+            plan.decided["D2"] = ClaimOutcome("D2", NOT_KERNEL_CHECKED, NO_GRAM)
+        return plan
+    coq_fates, coq_limits = [], []
+    for i in range(config.n):
+        f = by_token[i]
+        where = f"{label}.fates[token {i}]"
+        members = f.get("set")
+        if not isinstance(f.get("layer"), int) or not isinstance(members, list) or not all(isinstance(j, int) for j in members):
+            raise InputError(where, "expected an integer layer and a list of token indices")
+        coq_fates.append(terms.fate(f["kind"], f["layer"], members))
+        coq_limits.append(terms.vec(_point(f.get("limit"), f"{where}.limit")))
+    replay = verdicts.get("replay")
+    certificate = replay.get("certificate") if isinstance(replay, Mapping) and replay.get("status") == "certified" else None
+    if isinstance(certificate, Mapping):
+        last_layer = certificate.get("last_layer")
+        positions = certificate.get("final_positions")
+        if not isinstance(last_layer, int) or not isinstance(positions, list):
+            raise InputError(f"{label}.verdicts.replay.certificate", "expected last_layer and final_positions")
+        last = terms.matrix(_point(p, f"{label}.verdicts.replay.certificate.final_positions[{i}]")
+                            for i, p in enumerate(positions))
+    else:
+        last_layer, last = 0, terms.matrix(config.tokens)
+        if "replay" in needs_task:
+            needs_task.remove("replay")
+            plan.decided["replay"] = ClaimOutcome("replay", NOT_KERNEL_CHECKED, "no replay certificate")
+    directions = multipliers = None
+    if "T2" in needs_task or "T3" in needs_task:
+        polytope = _polytope_terms(verdicts, by_token, config.n, config.d, label)
+        if isinstance(polytope, str):
+            for claim in ("T2", "T3"):
+                if claim in needs_task:
+                    needs_task.remove(claim)
+                    plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, polytope)
+        else:
+            directions, multipliers = polytope
+    gram = _gram_terms(config.A_matrix) if "D2" in needs_task or "T4" in needs_task else None
+    for claim in ("D2", "T4"):
+        if claim in needs_task and gram is None:
+            needs_task.remove(claim)
+            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, NO_GRAM)
+    faces = _face_terms(verdicts["T4"], config.n, label) if "T4" in needs_task else None
+    plan.task = KernelTask(name=label, config=terms.config(config.tokens, config.alpha, config.A_matrix),
+                           fates=coq_fates, limits=coq_limits, last_layer=last_layer, last_positions=last,
+                           size=config.n * (1 + max([last_layer] + [by_token[i]["layer"] for i in range(config.n)])),
+                           directions=directions, multipliers=multipliers, gram=gram, faces=faces)
+    plan.waiting = needs_task
+    return plan
+
+
+def _polytope_terms(verdicts: Mapping[str, Any], by_token: Mapping[int, Mapping[str, Any]], n: int, d: int,
+                    label: str) -> tuple[list[str], list[str]] | str:
+    """The directions and multipliers of T2's and T3's certificates as Coq terms, one per token
+    (or why there are none: T2 and T3 are checked together)."""
+    t2, t3 = verdicts.get("T2"), verdicts.get("T3")
+    if not (isinstance(t2, Mapping) and isinstance(t3, Mapping) and t2.get("status") == t3.get("status") == "certified"):
+        return "T2 and T3 are kernel-checked together, and check did not certify both"
+    vertices = (t2.get("certificate") or {}).get("vertices")
+    boundary = (t3.get("certificate") or {}).get("boundary")
+    if not isinstance(vertices, list) or not isinstance(boundary, list):
+        raise InputError(f"{label}.verdicts", "expected T2's vertices and T3's boundary in their certificates")
+    leaders = [i for i in range(n) if by_token[i]["kind"] == "leader"]
+    position = {token: index for index, token in enumerate(leaders)}
+    entries: dict[int, Mapping[str, Any]] = {}
+    for where, items in (("T2.certificate.vertices", vertices), ("T3.certificate.boundary", boundary)):
+        for k, entry in enumerate(items):
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("token"), int) or entry["token"] in entries:
+                raise InputError(f"{label}.verdicts.{where}[{k}]", "expected one entry per token, with its index")
+            entries[entry["token"]] = entry
+    directions, multipliers = [], []
+    for i in range(n):
+        entry = entries.get(i)
+        if entry is None:
+            return f"T2's and T3's certificates name no direction for token {i}"
+        where = f"{label}.verdicts (token {i})"
+        direction = _point(entry.get("direction"), f"{where}.direction")
+        if i in position:
+            if not any(direction) and len(leaders) == 1:
+                direction = [Fraction(1)] + [Fraction(0)] * (d - 1)  # K is one point: any normal supports it
+            weights = [(Fraction(1), position[i])]
+        else:
+            raw = entry.get("multipliers", {})
+            if not isinstance(raw, Mapping):
+                raise InputError(f"{where}.multipliers", "expected weights keyed by leader token indices")
+            # A key that names no leader becomes an index past K: the kernel rejects it (never skipped here).
+            weights = [(_rational(w, f"{where}.multipliers.{k}"),
+                        position.get(int(k) if isinstance(k, str) and k.isdigit() else -1, len(leaders)))
+                       for k, w in raw.items()]
+        directions.append(terms.vec(direction))
+        multipliers.append("[" + "; ".join(f"({terms.q(w)}, {j}%nat)" for w, j in weights) + "]")
+    return directions, multipliers
+
+
+def _face_terms(verdict: Mapping[str, Any], n: int, label: str) -> list[str]:
+    """T4's certificate as one direction per token: the direction exposing the face of its limit
+    (a vertex limit's direction is not read: the empty vector)."""
+    certificate = verdict.get("certificate")
+    projections = certificate.get("projections") if isinstance(certificate, Mapping) else None
+    if not isinstance(projections, list):
+        raise InputError(f"{label}.verdicts.T4.certificate", "expected the list of projections")
+    faces = [terms.vec([]) for _ in range(n)]
+    for k, entry in enumerate(projections):
+        where = f"{label}.verdicts.T4.certificate.projections[{k}]"
+        tokens = entry.get("tokens") if isinstance(entry, Mapping) else None
+        if not isinstance(tokens, list) or not all(isinstance(t, int) and 0 <= t < n for t in tokens):
+            raise InputError(where, "expected the tokens of a non-vertex limit")
+        direction = terms.vec(_point(entry.get("direction"), f"{where}.direction"))
+        for t in tokens:
+            faces[t] = direction
+    return faces
+
+
+def _gram_terms(A: list[list[Fraction]]) -> tuple[str, str] | None:
+    """A = sum_i d_i v_i v_i^T (d_i > 0: the pivots of an exact LDL^T, v_i the columns of L) as Coq terms."""
+    if not is_symmetric(A):
+        return None
+    decomposition = ldl_decomposition(A)
+    if decomposition is None or any(p <= 0 for p in decomposition[1]):
+        return None
+    L, D = decomposition
+    columns = [[L[r][j] for r in range(len(L))] for j in range(len(L))]
+    return "[" + "; ".join(terms.q(p) for p in D) + "]", terms.matrix(columns)
