@@ -682,7 +682,7 @@ SOURCES: dict[str, Source] = {
         r"^campaign: \d+ tasks \(seed 0\); cores: \d+; load average before:", r"^in-process ",
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),
     "bench_kernel": CommandOutput("python bench/kernel.py", (
-        r"^Coq [\d.]+, vm_compute; cores \d+", r"^coqc start-up", r"^ +128 +3 +\d+ ",
+        r"^Coq [\d.]+, vm_compute; cores \d+", r"^coqc start-up", r"^128 +3 +\d+ ",
         r"^default campaign \(seed 0\): \d+ D7 certificates", r"^load average after:")),
     "bench_cli_startup": CommandOutput("python bench/cli_startup.py", (
         r"^cores: \d+; load average before:", r"^baseline: python -c pass +[\d.]+ s",
