@@ -98,7 +98,8 @@ _INPUT = Either(
               "file (the campaign block itself is checked, and the entry's path is its source)", _AN_INPUT),
     Unchecked("the entry of role specification, docs/theory.md of the clone the report was built from: the checker is "
               "not given it (its path is checked)", _AN_INPUT),
-    choose=lambda entry: {"campaign": 1, "specification": 2}.get(entry.get("role"), 0) if isinstance(entry, dict) else 0)
+    choose=lambda entry: {"campaign": 1, "specification": 2}.get(str(entry.get("role")), 0) if isinstance(entry, dict)
+    else 0)
 
 _TOP_COUNTEREXAMPLE = Obj({
     "example": CHECKED, "claim": CHECKED, "claims": CHECKED, "original_n": CHECKED, "shrunk_n": CHECKED,
