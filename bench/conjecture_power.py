@@ -5,8 +5,10 @@
     python bench/conjecture_power.py --only at_most_d_plus_one_leaders --seeds 2
     python bench/conjecture_power.py --only NAME --merge runs/conjectures/power/power.json   # measure one, keep the rest
 
-The statements are the catalogue of known-false statements (verify.experiments.conjectures.catalogue) and
-the built-in conjectures expected to be refuted (verify.experiments.conjectures.builtin). Each is run as
+The statements are the catalogue of known-false statements (verify.experiments.conjectures.catalogue), the
+held-out ones, written with a hand-found counterexample before the lab searched them
+(verify.experiments.conjectures.heldout), and the built-in conjectures expected to be refuted
+(verify.experiments.conjectures.builtin). Each is run as
 ``hardmax-verify conjecture run NAME`` runs it by default (a budget of 60 seconds, the rotation
 of families, sizes growing with the rounds) with seeds 0..4; recorded per seed: whether it was
 refuted within the budget, the examples drawn up to the first counterexample (the same on
@@ -44,6 +46,7 @@ sys.path.insert(0, str(REPO))
 from verify.experiments.conjectures import run_conjecture  # noqa: E402
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES  # noqa: E402
 from verify.experiments.conjectures.catalogue import CATALOGUE  # noqa: E402
+from verify.experiments.conjectures.heldout import HELD_OUT  # noqa: E402
 from verify.experiments.conjectures.report_section import POWER_FORMAT, power_rows  # noqa: E402
 from verify.experiments.conjectures.search import DEFAULT_SECONDS  # noqa: E402
 from verify.core.io import atomic_write_text  # noqa: E402
@@ -52,8 +55,10 @@ SEEDS = 5
 
 
 def statements() -> dict[str, tuple[str, Any]]:
-    """name -> (group, conjecture): the catalogue, then the built-in conjectures expected to be refuted."""
+    """name -> (group, conjecture): the catalogue, the held-out statements, then the built-in conjectures expected
+    to be refuted."""
     found: dict[str, tuple[str, Any]] = {name: ("catalogue", c) for name, c in CATALOGUE.items()}
+    found.update({name: ("held-out", c) for name, c in HELD_OUT.items()})
     found.update({name: ("built-in", c) for name, c in BUILTIN_CONJECTURES.items() if c.expected == "refuted"})
     return found
 

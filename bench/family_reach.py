@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 from verify.claims import run_configuration  # noqa: E402
 from verify.core.closed_form import certify  # noqa: E402
 from verify.core.config import Configuration  # noqa: E402
-from verify.experiments.conjectures.builtin import leader_layers  # noqa: E402
+from verify.claims import leader_layers  # noqa: E402
 from verify.core.families import FAMILIES, INSIDE_FAMILIES, MATRIX_KINDS, generate  # noqa: E402
 
 QUANTITIES = ("leaders", "last leader", "constant from", "tie at 0", "self-tie at 0", "end on a tie")
@@ -48,7 +48,7 @@ def measure(config: Configuration) -> dict[str, object]:
     if run.settled_layer is None:
         out.update({"leaders": "unsettled", "last leader": "unsettled", "end on a tie": "unsettled"})
     else:
-        first = leader_layers(run)
+        first = leader_layers(run) or {}
         out["leaders"] = len(first)
         out["last leader"] = max(first.values())
         out["end on a tie"] = sum(1 for f in run.fates if f.kind != "leader" and len(f.attention or ()) > 1)

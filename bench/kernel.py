@@ -61,7 +61,7 @@ def _one_kernel_time(task) -> tuple[float, bool]:
     """The kernel's seconds at this certificate's Qed (coqc -time: the evaluation of the checker, no start-up)."""
     run = check_tasks([task])
     verdict = run.verdicts[task.name]
-    return verdict.seconds, verdict.status == KERNEL_CHECKED
+    return verdict.seconds, verdict.summary == KERNEL_CHECKED
 
 
 def _random_configuration(seed: int, n: int, d: int):
@@ -80,7 +80,7 @@ def _kernel_cpu(tasks: list, jobs: int = 1) -> tuple[float, float, bool]:
     """(wall, CPU of the coqc runs, every certificate kernel-checked) for these tasks."""
     cpu, start = _children_cpu(), time.perf_counter()
     run = check_tasks(tasks, jobs=jobs)
-    ok = all(v.status == KERNEL_CHECKED for v in run.verdicts.values())
+    ok = all(v.summary == KERNEL_CHECKED for v in run.verdicts.values())
     return time.perf_counter() - start, _children_cpu() - cpu, ok
 
 

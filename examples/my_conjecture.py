@@ -14,16 +14,19 @@ LAYER_BUDGET = 60
 
 
 def at_most_hull_vertices(config: Configuration) -> Observation:
-    """Decide one configuration exactly: final leader set (D7 fates) against exact hull vertices."""
+    """Decide one configuration exactly: the certified final leader set against the exact hull vertices."""
     report = check_configuration(config, layer_budget=LAYER_BUDGET, cross_check=False)
-    if report.settled_layer is None:
-        # The leader set is final only once every token is a leader, fixed or locked (D7).
-        return Observation.undecided(f"not every token has a D7 fate within {LAYER_BUDGET} layers")
-    leaders = sorted(f.token for f in report.fates if f.kind == "leader")
+    # Token -> first leading layer, for every final leader: D7 leader fates and the tokens whose D9
+    # closed-form path ends leading; None until every token has a fate (a later leader may still emerge).
+    first_leading = report.leader_layers()
+    if first_leading is None:
+        return Observation.undecided(f"not every token has a fate (D7 or D9) within {LAYER_BUDGET} layers")
+    leaders = sorted(first_leading)
     vertices = convex_hull_vertices(config.tokens)
     if len(leaders) > len(vertices):
         return Observation.failed(f"{len(leaders)} leaders {leaders} but {len(vertices)} hull vertices {vertices}")
-    return Observation.held(leaders=len(leaders), hull_vertices=len(vertices))
+    return Observation.held(leaders=len(leaders), hull_vertices=len(vertices),
+                            last_leader_layer=max(first_leading.values(), default=0))
 
 
 LEADERS_AT_MOST_HULL_VERTICES = Conjecture(

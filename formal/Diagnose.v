@@ -51,11 +51,11 @@ Definition first_failure (c : config) (fates : list fate) (limits : list vec) (K
 
 (** The first token whose T2/T3 conditions fail ([length fates] for a wrong number of
     directions or multipliers), or None. *)
-Definition polytope_failure (fates : list fate) (limits : list vec) (dirs : list vec)
+Definition polytope_failure (d : nat) (fates : list fate) (limits : list vec) (dirs : list vec)
            (mults : list (list (Q * nat))) : option nat :=
   let K := leader_limits fates limits (length fates) in
   if negb (Nat.eqb (length dirs) (length fates) && Nat.eqb (length mults) (length fates)) then Some (length fates)
-  else find (fun i => negb (check_token_polytope fates limits K i (nth i dirs []) (nth i mults [])))
+  else find (fun i => negb (check_token_polytope d fates limits K i (nth i dirs []) (nth i mults [])))
             (seq 0 (length fates)).
 
 (** The first token whose T4 condition fails, or None. *)

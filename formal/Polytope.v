@@ -87,25 +87,34 @@ Definition convex_b (P : list vec) (ws : list (Q * nat)) (x : vec) : bool :=
   forallb (fun wj => Qle_bool 0 (fst wj) && Nat.ltb (snd wj) (length P)) ws &&
   Qeq_bool (wsum ws) 1 && veqb x (combination P ws).
 
-Definition check_token_polytope (fates : list fate) (limits : list vec) (K : list vec)
+Definition check_token_polytope (d : nat) (fates : list fate) (limits : list vec) (K : list vec)
            (i : nat) (v : vec) (ws : list (Q * nat)) : bool :=
   let p := nth i limits [] in
   let top := dot v p in
   (if is_leader_b (nth i fates (Leader 0))
    then forallb (fun q => negb (Qle_bool top (dot v q))) (leader_limits fates limits i) else true) &&
-  convex_b K ws p && nonzero_b v && forallb (fun q => Qle_bool (dot v q) top) K.
+  convex_b K ws p && nonzero_b (firstn d v) && forallb (fun q => Qle_bool (dot v q) top) K.
 
-Definition check_polytope (fates : list fate) (limits : list vec) (dirs : list vec) (mults : list (list (Q * nat))) : bool :=
+Definition check_polytope (d : nat) (fates : list fate) (limits : list vec) (dirs : list vec)
+           (mults : list (list (Q * nat))) : bool :=
   let K := leader_limits fates limits (length fates) in
   Nat.eqb (length dirs) (length fates) && Nat.eqb (length mults) (length fates) &&
-  forallb (fun i => check_token_polytope fates limits K i (nth i dirs []) (nth i mults []))
+  forallb (fun i => check_token_polytope d fates limits K i (nth i dirs []) (nth i mults []))
           (seq 0 (length fates)).
 
-Lemma nonzero_b_correct v : nonzero_b v = true -> exists a, ~ coord v a == 0.
+Lemma nth_firstn_lt (v : vec) d a : (a < d)%nat -> nth a (firstn d v) 0 = nth a v 0.
+Proof.
+  revert d a; induction v as [|q v IH]; intros [|d] [|a] H; cbn; try reflexivity; try lia.
+  apply IH. lia.
+Qed.
+
+Lemma nonzero_b_correct d v : nonzero_b (firstn d v) = true -> exists a, (a < d)%nat /\ ~ coord v a == 0.
 Proof.
   unfold nonzero_b. rewrite existsb_exists. intros (q & Hq & Hn).
-  apply In_nth with (d := 0) in Hq as (a & _ & Ha). exists a. unfold coord. rewrite Ha.
-  intro E. apply Qeq_bool_iff in E. rewrite E in Hn. discriminate.
+  apply In_nth with (d := 0) in Hq as (a & Hlt & Ha). rewrite firstn_length in Hlt.
+  assert (Had : (a < d)%nat) by lia.
+  exists a. split; [exact Had|]. unfold coord. rewrite nth_firstn_lt in Ha by exact Had.
+  rewrite Ha. intro E'. apply Qeq_bool_iff in E'. rewrite E' in Hn. discriminate.
 Qed.
 
 Lemma convex_b_correct P ws x : convex_b P ws x = true -> in_hull P x.
@@ -121,13 +130,13 @@ Qed.
 Lemma leader_b_fate f : is_leader_b f = true <-> is_leader_fate f.
 Proof. destruct f; cbn; split; intro; try exact I; try reflexivity; try discriminate; contradiction. Qed.
 
-Theorem polytope_sound fates limits dirs mults :
-  check_polytope fates limits dirs mults = true -> Polytope fates limits.
+Theorem polytope_sound d fates limits dirs mults :
+  check_polytope d fates limits dirs mults = true -> Polytope d fates limits.
 Proof.
   unfold check_polytope. rewrite !andb_true_iff, forallb_forall. intros ((_ & _) & H).
   set (K := leader_limits fates limits (length fates)) in *.
   assert (Ht : forall i, (i < length fates)%nat ->
-            check_token_polytope fates limits K i (nth i dirs []) (nth i mults []) = true)
+            check_token_polytope d fates limits K i (nth i dirs []) (nth i mults []) = true)
     by (intros i Hi; apply H, in_seq; lia).
   split.
   - intros i Hi Hl Hin. specialize (Ht i Hi). unfold check_token_polytope in Ht. cbv zeta in Ht.
@@ -142,7 +151,7 @@ Proof.
   - intros i Hi. specialize (Ht i Hi). unfold check_token_polytope in Ht. cbv zeta in Ht.
     rewrite !andb_true_iff, forallb_forall in Ht. destruct Ht as (((_ & Hconv) & Hnz) & Hsup).
     split; [apply (convex_b_correct _ _ _ Hconv)|].
-    exists (nth i dirs []). split; [apply nonzero_b_correct, Hnz|].
+    exists (nth i dirs []). split; [apply (nonzero_b_correct d), Hnz|].
     intros y Hy. apply (in_hull_bound _ K y _ false Hy).
     intros j Hj. apply Qle_bool_iff, Hsup, nth_In, Hj.
 Qed.

@@ -45,6 +45,8 @@ Definition mean (xs : list vec) : vec := vscale (1 # Pos.of_nat (length xs)) (vs
 Record config := { A : list vec; alpha : Q; tokens : list vec }.
 
 Definition ntokens (c : config) : nat := length (tokens c).
+(** The dimension d: the length of the first token (every token has it). *)
+Definition dim (c : config) : nat := length (hd [] (tokens c)).
 
 Definition qmax (x y : Q) : Q := if Qle_bool x y then y else x.
 Definition max_list (s : list Q) : Q := fold_right qmax (hd 0 s) s.
@@ -177,17 +179,19 @@ Definition in_hull (P : list vec) (x : vec) : Prop :=
 
 (** T2: no leader's limit is a convex combination of the other leaders' limits, so they are
     pairwise distinct and are exactly the vertices of K. T3: every limit lies on the boundary
-    of K in Q^d: in K, and on a hyperplane with a nonzero normal v that supports K. *)
-Definition Polytope (fates : list fate) (limits : list vec) : Prop :=
+    of K in Q^d: in K, and on a hyperplane with a normal v in Q^d, v <> 0, that supports K. *)
+Definition Polytope (d : nat) (fates : list fate) (limits : list vec) : Prop :=
   let K := leader_limits fates limits (length fates) in
   (forall i, (i < length fates)%nat -> is_leader_fate (nth i fates (Leader 0)) ->
      ~ in_hull (leader_limits fates limits i) (nth i limits [])) /\
   (forall i, (i < length fates)%nat ->
      in_hull K (nth i limits []) /\
-     exists v, (exists a, ~ coord v a == 0) /\ forall y, in_hull K y -> dot v y <= dot v (nth i limits [])).
+     exists v, (exists a, (a < d)%nat /\ ~ coord v a == 0) /\
+       forall y, in_hull K y -> dot v y <= dot v (nth i limits [])).
 
 (** T4: a limit that is no leader's limit minimises the A-norm <A x, x> over a face of K: the
-    face exposed by some v (the points of K where <v, .> is largest), which holds it. *)
+    face exposed by some v (the points of K where <v, .> is largest), which holds it (with
+    [Polytope], which puts every limit in K). *)
 Definition T4_statement (M : list vec) (fates : list fate) (limits : list vec) : Prop :=
   let K := leader_limits fates limits (length fates) in
   forall i, (i < length fates)%nat ->

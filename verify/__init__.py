@@ -50,6 +50,9 @@ _PUBLIC: dict[str, str] = {
     # the claim checks
     "check_configuration": "claims.run",
     "run_configuration": "claims.run",
+    "leader_layers": "claims.run",
+    "certify": "core.closed_form",
+    "find_similarity": "core.similarity",
     "ClaimReport": "claims.run",
     "TokenFate": "claims.run",
     "WORKED_CONFIGURATIONS": "core.worked",
@@ -66,6 +69,8 @@ _PUBLIC: dict[str, str] = {
     "rationals": "strategies",
     "positive_rationals": "strategies",
     "vectors": "strategies",
+    "nonzero_vectors": "strategies",
+    "value_matrices": "strategies",
     "OUTSIDE_KINDS": "strategies",
     # assertion helpers for property tests
     "assert_claim_certified": "testing",

@@ -76,7 +76,7 @@ MOVED: dict[str, str] = {
     "verify.classify.checker": "verify.certcheck.classify",
     **{f"verify.certcheck.{name}": f"verify.certcheck.kernel.{name}" for name in (
         "limits", "common", "meter", "estimate", "numbers", "model", "fates", "closed_form", "statuses", "run",
-        "jsonvalues", "claims")},
+        "jsonvalues", "claims", "similarity")},
     **{f"verify.certcheck.{name}": f"verify.certcheck.results.{name}" for name in (
         "campaign", "sections", "reproduction", "glance")},
     "verify.certcheck.kernel_block": "verify.certcheck.results.kernel_pass",

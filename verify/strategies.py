@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from typing import Sequence
+from typing import Sequence, cast
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -45,13 +45,16 @@ __all__ = [
     "rationals",
     "positive_rationals",
     "vectors",
+    "nonzero_vectors",
     "token_configurations",
     "spd_matrices",
     "alphas",
+    "AlphaRange",
     "configurations",
     "nonsymmetric_pd_matrices",
     "psd_low_rank_matrices",
     "indefinite_matrices",
+    "value_matrices",
     "outside_configurations",
     "OUTSIDE_KINDS",
     "NATIVE_FAMILIES",
@@ -60,6 +63,9 @@ __all__ = [
     "float_stress_configurations",
     "StrategySpec",
     "strategy_spec",
+    "NEEDS_D2",
+    "NONSYMMETRIC_SOURCES",
+    "SEEDED_KINDS",
 ]
 
 Vector = tuple[Fraction, ...]
@@ -68,7 +74,11 @@ Matrix = tuple[tuple[Fraction, ...], ...]
 # Families whose tokens and A are drawn natively (they shrink coordinate by coordinate).
 NATIVE_FAMILIES: dict[str, str] = {"generic": "identity", "diagonal": "diagonal", "dense_spd": "dense",
                                    "ill_conditioned": "ill_conditioned"}
-OUTSIDE_KINDS: tuple[str, ...] = ("origin_token", "duplicates", "nonsymmetric_pd", "psd_low_rank", "indefinite")
+OUTSIDE_KINDS: tuple[str, ...] = ("origin_token", "duplicates", "nonsymmetric_pd", "rotating_polygons", "cyclic_simplices",
+                                   "psd_low_rank", "indefinite")
+# What a draw of the kind "nonsymmetric_pd" is, in turn: A = S + K with free tokens (drawn by Hypothesis),
+# or one of the seeded families of symmetric configurations under a non-symmetric A (docs/theory.md §6).
+NONSYMMETRIC_SOURCES: tuple[str, ...] = ("generic", "rotating_polygons", "cyclic_simplices")
 
 
 def rationals(*, min_value: Fraction | int = -1, max_value: Fraction | int = 1, max_denominator: int = 8,
@@ -113,6 +123,13 @@ def vectors(d: int, *, bound: Fraction | int = 1, max_denominator: int = 8) -> s
     """Rational vectors of Q^d with coordinates in [-bound, bound] (possibly zero)."""
     coordinate = rationals(min_value=-Fraction(bound), max_value=Fraction(bound), max_denominator=max_denominator)
     return st.tuples(*[coordinate] * d)
+
+
+def nonzero_vectors(d: int, *, bound: Fraction | int = 1, max_denominator: int = 8) -> st.SearchStrategy[Vector]:
+    """Rational vectors of Q^d \\ {0} with coordinates in [-bound, bound] (repaired, not filtered: a zero draw
+    becomes (1/max_denominator, 0, ..., 0), so that shrinking ends there)."""
+    return vectors(d, bound=bound, max_denominator=max_denominator).map(
+        lambda v: v if any(v) else (Fraction(1, max_denominator), *v[1:]))
 
 
 def token_configurations(*, min_n: int = 1, max_n: int = 10, d: int | None = None, min_d: int = 1,
@@ -207,11 +224,51 @@ def _draw_spd(draw, d: int, kinds: tuple[str, ...]) -> Matrix:
     raise InvalidArgument(f"spd_matrices: unknown kind {kind!r}; expected one of {', '.join(MATRIX_KINDS)}")
 
 
-@functools.lru_cache(maxsize=1)
-def alphas() -> st.SearchStrategy[Fraction]:
-    """alpha > 0: the paper's 1/2 and a few simple values first (they shrink there), then rationals in [1/8, 4]."""
-    return st.one_of(st.sampled_from((Fraction(1, 2), Fraction(1), Fraction(1, 3), Fraction(2))),
-                     positive_rationals(min_value=Fraction(1, 8), max_value=4, max_denominator=8))
+AlphaRange = tuple[Fraction | int | str, Fraction | int | str]  # (low, high): alpha drawn in [low, high]
+DEFAULT_ALPHA_RANGE: tuple[Fraction, Fraction] = (Fraction(1, 8), Fraction(4))
+SIMPLE_ALPHAS: tuple[Fraction, ...] = (Fraction(1, 2), Fraction(1), Fraction(1, 3), Fraction(2))
+
+
+def alphas(min_value: Fraction | int | str = DEFAULT_ALPHA_RANGE[0],
+           max_value: Fraction | int | str = DEFAULT_ALPHA_RANGE[1]) -> st.SearchStrategy[Fraction]:
+    """alpha > 0 in [min_value, max_value] (default [1/8, 4]).
+
+    The paper's 1/2 and a few simple values first (they shrink there), then, below 1/8, the powers
+    of two down to ``min_value`` (late emergence and long transients scale like 1/alpha, docs/theory.md
+    §6), then rationals of the range with denominators up to max(8, 1/min_value).
+    """
+    low, high = Fraction(min_value), Fraction(max_value)
+    if not 0 < low <= high:
+        raise InvalidArgument(f"alphas: need 0 < min_value <= max_value, got {low}, {high}")
+    return _alpha_strategy(low, high)
+
+
+@functools.lru_cache(maxsize=64)
+def _alpha_strategy(low: Fraction, high: Fraction) -> st.SearchStrategy[Fraction]:
+    powers = []
+    power = Fraction(1, 16)
+    while power >= low:
+        powers.append(power)
+        power /= 2
+    # The default range draws exactly as it always has: the powers of two join only below 1/8.
+    extra = (Fraction(1, 8), *powers) if low < DEFAULT_ALPHA_RANGE[0] else ()
+    simple = tuple(a for a in (*SIMPLE_ALPHAS, *extra) if low <= a <= high)
+    denominator = max(8, math.ceil(1 / low))
+    ranged = positive_rationals(min_value=low, max_value=high, max_denominator=denominator)
+    return st.one_of(st.sampled_from(simple), ranged) if simple else ranged
+
+
+def alpha_strategy(alpha: Fraction | AlphaRange | None) -> st.SearchStrategy[Fraction] | None:
+    """The strategy of a strategy's ``alpha`` argument: None for a fixed alpha (a number), else its range's."""
+    if alpha is None:
+        return alphas()
+    if isinstance(alpha, tuple):
+        if len(alpha) != 2:
+            raise InvalidArgument(f"alpha: expected a number or a (low, high) range, got {alpha!r}")
+        return alphas(*alpha)
+    if Fraction(alpha) <= 0:
+        raise InvalidArgument(f"alpha: expected alpha > 0, got {alpha}")
+    return None
 
 
 def _configuration(tokens: Sequence[Sequence[Fraction]], alpha: Fraction, A: Matrix | None, *, name: str,
@@ -239,7 +296,24 @@ class StrategySpec:
     min_d: int
     max_d: int
     matrix: str | None = None
-    alpha: Fraction | None = None
+    alpha: Fraction | tuple[Fraction, Fraction] | None = None  # fixed, a (low, high) range, or the default range
+
+    def alpha_range(self) -> tuple[Fraction, Fraction]:
+        """The alphas this strategy may draw, as a closed range (one point for a fixed alpha)."""
+        if self.alpha is None:
+            return DEFAULT_ALPHA_RANGE
+        if isinstance(self.alpha, tuple):
+            return self.alpha
+        return (self.alpha, self.alpha)
+
+
+def _spec_alpha(alpha: Fraction | AlphaRange | None) -> Fraction | tuple[Fraction, Fraction] | None:
+    alpha_strategy(alpha)  # validates
+    if alpha is None:
+        return None
+    if isinstance(alpha, tuple):
+        return (Fraction(alpha[0]), Fraction(alpha[1]))
+    return Fraction(alpha)
 
 
 _SPECS: "weakref.WeakKeyDictionary[st.SearchStrategy, StrategySpec]" = weakref.WeakKeyDictionary()
@@ -254,7 +328,7 @@ def strategy_spec(strategy: object) -> StrategySpec | None:
 
 def configurations(family: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
                    min_d: int = 1, max_d: int = 3, matrix: str | None = None,
-                   alpha: Fraction | None = None) -> st.SearchStrategy[Configuration]:
+                   alpha: Fraction | AlphaRange | None = None) -> st.SearchStrategy[Configuration]:
     """Configurations inside the theorem's hypotheses, from one family, a list of families, or all of them.
 
     Parameters
@@ -269,7 +343,8 @@ def configurations(family: str | Sequence[str] | None = None, *, min_n: int = 1,
         Kind of A (:data:`verify.core.families.MATRIX_KINDS`); default: the generic families use their
         own kind, the structured families draw one of the kinds they accept.
     alpha
-        Fixed alpha; default drawn by :func:`alphas`.
+        A fixed alpha, or a range ``(low, high)`` drawn by :func:`alphas` (``(Fraction(1, 256), 4)`` reaches the
+        late leaders of docs/theory.md §6); default :func:`alphas` on [1/8, 4].
     """
     names = INSIDE_FAMILIES if family is None else ((family,) if isinstance(family, str) else tuple(family))
     for name in names:
@@ -286,20 +361,26 @@ def configurations(family: str | Sequence[str] | None = None, *, min_n: int = 1,
     if not usable:
         raise InvalidArgument(f"configurations: no family among {names} fits n <= {max_n}, d <= {max_d}"
                               + ("" if matrix is None else f" and matrix {matrix!r}"))
+    fixed = _spec_alpha(alpha)
     strategy = _draw_configuration(tuple(usable), min_n=min_n, max_n=max_n, min_d=min_d, max_d=max_d, matrix=matrix,
-                                   alpha=alpha)
-    _SPECS[strategy] = StrategySpec("configurations", tuple(usable), min_n, max_n, min_d, max_d, matrix, alpha)
+                                   alpha=fixed)
+    _SPECS[strategy] = StrategySpec("configurations", tuple(usable), min_n, max_n, min_d, max_d, matrix, fixed)
     return strategy
+
+
+def _draw_alpha(draw, alpha: Fraction | tuple[Fraction, Fraction] | None) -> Fraction:
+    ranged = alpha_strategy(alpha)
+    return cast(Fraction, alpha) if ranged is None else draw(ranged)
 
 
 @st.composite
 def _draw_configuration(draw, usable: tuple[str, ...], *, min_n: int, max_n: int, min_d: int, max_d: int,
-                        matrix: str | None, alpha: Fraction | None) -> Configuration:
+                        matrix: str | None, alpha: Fraction | tuple[Fraction, Fraction] | None) -> Configuration:
     name = draw(st.sampled_from(usable))
     spec = FAMILIES[name]
     n = draw(st.integers(max(min_n, spec.min_n), max_n))
     d = draw(st.integers(max(min_d, spec.min_d), max_d))
-    a = alpha if alpha is not None else draw(alphas())
+    a = _draw_alpha(draw, alpha)
     if name in NATIVE_FAMILIES:
         tokens = draw(token_configurations(min_n=n, max_n=n, d=d))
         A = draw(spd_matrices(d, kinds=(matrix or NATIVE_FAMILIES[name],)))
@@ -366,16 +447,39 @@ def indefinite_matrices(draw, d: int) -> Matrix:
     return draw(_with_inertia(d, [-1] * negatives + [1] * (d - negatives)))
 
 
-_NEEDS_D2 = frozenset({"nonsymmetric_pd", "psd_low_rank", "indefinite"})  # kinds whose A needs d >= 2
+@st.composite
+def value_matrices(draw, d: int, *, bound: Fraction | int = 1, max_denominator: int = 8) -> Matrix:
+    """A rank-one value matrix V = u v^T with I + V invertible (1 + v.u != 0), u and v nonzero rational vectors.
+
+    The model variant of docs/theory.md §6: z -> (I + V)^{-1} (z + V mean_{C_i} z_j); V = alpha I is the
+    plain model. Use it as ``Configuration(..., V=draw(value_matrices(d)))`` (outside the hypotheses).
+    """
+    u = draw(nonzero_vectors(d, bound=bound, max_denominator=max_denominator))
+    v = draw(nonzero_vectors(d, bound=bound, max_denominator=max_denominator))
+    if 1 + sum(a * b for a, b in zip(u, v)) == 0:
+        v = tuple(2 * x for x in v)  # repaired rather than filtered: 1 + 2 v.u = -1 != 0
+    return tuple(tuple(a * b for b in v) for a in u)
+
+
+# Kinds whose A needs d >= 2.
+NEEDS_D2 = _NEEDS_D2 = frozenset({"nonsymmetric_pd", "rotating_polygons", "cyclic_simplices", "psd_low_rank", "indefinite"})
+SEEDED_KINDS = frozenset({"rotating_polygons", "cyclic_simplices"})  # drawn from verify.core.families by seed
 
 
 def outside_configurations(kind: str | Sequence[str] | None = None, *, min_n: int = 1, max_n: int = 10,
-                           min_d: int = 1, max_d: int = 3) -> st.SearchStrategy[Configuration]:
+                           min_d: int = 1, max_d: int = 3,
+                           alpha: Fraction | AlphaRange | None = None) -> st.SearchStrategy[Configuration]:
     """Configurations that violate one hypothesis on purpose (``outside_hypotheses`` is set).
 
     ``kind`` is one of :data:`OUTSIDE_KINDS` (or a sequence, or None for all): a token at the
     origin (docs/theory.md D4), duplicated tokens (D5), A positive definite but not symmetric (D8),
     A positive semidefinite of low rank, A indefinite. Everything else is inside the hypotheses.
+    A draw of ``nonsymmetric_pd`` is, in turn (:data:`NONSYMMETRIC_SOURCES`), A = S + K with free
+    tokens, or a symmetric configuration under a non-symmetric A: ``rotating_polygons`` (orbits of a
+    rational rotation of a plane, where every token may attend to the next vertex for ever and no
+    token ever lead, docs/theory.md §6) or ``cyclic_simplices`` (simplices and cross-polytopes whose
+    vertices a signed cyclic permutation carries to each other), also available as kinds of their own.
+    ``alpha`` as for :func:`configurations`.
     """
     kinds = OUTSIDE_KINDS if kind is None else ((kind,) if isinstance(kind, str) else tuple(kind))
     for k in kinds:
@@ -387,17 +491,26 @@ def outside_configurations(kind: str | Sequence[str] | None = None, *, min_n: in
               and max(min_n, 2 if k == "duplicates" else 1) <= max_n]
     if not usable:
         raise InvalidArgument(f"outside_configurations: no kind among {kinds} fits n <= {max_n}, d <= {max_d}")
-    strategy = _draw_outside(tuple(usable), min_n=min_n, max_n=max_n, min_d=min_d, max_d=max_d)
-    _SPECS[strategy] = StrategySpec("outside_configurations", tuple(usable), min_n, max_n, min_d, max_d)
+    fixed = _spec_alpha(alpha)
+    strategy = _draw_outside(tuple(usable), min_n=min_n, max_n=max_n, min_d=min_d, max_d=max_d, alpha=fixed)
+    _SPECS[strategy] = StrategySpec("outside_configurations", tuple(usable), min_n, max_n, min_d, max_d, alpha=fixed)
     return strategy
 
 
 @st.composite
-def _draw_outside(draw, usable: tuple[str, ...], *, min_n: int, max_n: int, min_d: int, max_d: int) -> Configuration:
+def _draw_outside(draw, usable: tuple[str, ...], *, min_n: int, max_n: int, min_d: int, max_d: int,
+                  alpha: Fraction | tuple[Fraction, Fraction] | None = None) -> Configuration:
     needs_d2 = _NEEDS_D2
     chosen = draw(st.sampled_from(usable))
     d = draw(st.integers(max(min_d, 2 if chosen in needs_d2 else 1), max_d))
-    a = draw(alphas())
+    a = _draw_alpha(draw, alpha)
+    source = draw(st.sampled_from(NONSYMMETRIC_SOURCES)) if chosen == "nonsymmetric_pd" else chosen
+    if source in SEEDED_KINDS and max_n < FAMILIES[source].min_n:
+        source = "generic"  # the structure needs more tokens than the bounds allow
+    if source in SEEDED_KINDS:
+        n = draw(st.integers(max(min_n, FAMILIES[source].min_n), max_n))
+        seed = draw(st.integers(0, 2 ** 32 - 1))
+        return generate(source, seed, n=n, d=d, alpha=a)
     if chosen == "origin_token":
         tokens = list(draw(token_configurations(min_n=max(min_n - 1, 0), max_n=max_n - 1, d=d)))
         tokens.insert(draw(st.integers(0, len(tokens))), tuple(Fraction(0) for _ in range(d)))

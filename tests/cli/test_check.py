@@ -60,10 +60,12 @@ def test_file_flag_for_outside_hypotheses_suffices(tmp_path: Path) -> None:
 
 
 def test_inconclusive_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # A skew A (outside the theorem): three tokens each in the next one's attention set, so neither
-    # D7 nor the closed form (D9, "mutual membership") settles them within the budget.
-    config = _write(tmp_path / "c.json", {"tokens": [[1, 0], [0, 1], [-1, -1]], "alpha": "1/2", "A": [[0, -1], [1, 0]],
-                                          "outside_hypotheses": True})
+    # A non-symmetric A (outside the theorem): the regular tetrahedron, each vertex in the next one's attention set,
+    # so neither D7 nor the closed form (D9, "mutual membership") settles it within the budget; the plane of the
+    # rotation and its axis shrink at different rates, so no layer is a similar copy of an earlier one (D11) and T0
+    # stays open. x^T A x = -y^2 / 2 only grows as y shrinks, so D2 holds: nothing fails.
+    config = _write(tmp_path / "c.json", {"tokens": [[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], "alpha": "1/2",
+                                          "A": [[0, 0, 4], [0, "-1/2", 0], [-4, 0, 0]], "outside_hypotheses": True})
     assert main(["check", str(config), "--layer-budget", "6"]) == 3
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("c.json: inconclusive; inconclusive or unchecked: ") and "failed" not in first

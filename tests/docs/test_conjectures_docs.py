@@ -30,15 +30,23 @@ def test_the_power_table_measures_the_whole_catalogue_and_finds_every_statement_
 
     from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES
     from verify.experiments.conjectures.catalogue import CATALOGUE
+    from verify.experiments.conjectures.heldout import HELD_OUT
     from verify.experiments.conjectures.report_section import POWER_FILE, read_power
 
     power = read_power(json.loads((ROOT / "runs" / "conjectures" / POWER_FILE).read_text(encoding="utf-8")))
     names = {s["name"] for s in power["statements"]}
-    assert set(CATALOGUE) <= names  # a statement added to the catalogue needs the benchmark run again
-    assert names <= set(CATALOGUE) | {n for n, c in BUILTIN_CONJECTURES.items() if c.expected == "refuted"}
+    # A statement added to the catalogue or the held-out set needs the benchmark run again.
+    assert set(CATALOGUE) | set(HELD_OUT) <= names
+    assert names <= set(CATALOGUE) | set(HELD_OUT) | {n for n, c in BUILTIN_CONJECTURES.items() if c.expected == "refuted"}
+    assert {s["group"] for s in power["statements"] if s["name"] in HELD_OUT} == {"held-out"}
     assert power["seeds"] >= 5 and power["budget_seconds"] == 60
-    # Under the default budget every known-false statement was refuted, on every seed.
-    assert all(s["refuted"] == s["seeds"] for s in power["statements"]), [s["name"] for s in power["statements"]]
+    # Under the default budget every statement the families were built alongside was refuted, on every seed.
+    missed = [s["name"] for s in power["statements"] if s["refuted"] < s["seeds"]]
+    assert set(missed) <= set(HELD_OUT), missed
+    # A held-out statement the search misses stays in the table, and its blind spot is listed in the docs.
+    page = (ROOT / "docs" / "conjectures.md").read_text(encoding="utf-8")
+    remaining = page.split("Known to remain")[1].split("\n## ")[0]
+    assert all(f"`{name}`" in remaining for name in missed), missed
     # The guess of the docs' reader, false by the square: refuted within a few hundred examples.
     square = next(s for s in power["statements"] if s["name"] == "at_most_d_plus_one_leaders")
     assert square["examples"]["max"] <= 300 and square["counterexample_n"]["min"] == 4

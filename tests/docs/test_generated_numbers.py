@@ -86,7 +86,7 @@ def test_a_stale_saved_result_at_a_glance_fails_the_check_and_a_refresh_mends_it
     ("README.md", "| 2 | `d2-paper` | 0.7914 | 0.7799 |", "| 2 | `d2-paper` | 0.7914 | 0.7800 |"),
     ("README.md", "configurations generated from seed 0 across", "configurations generated from seed 1 across"),
     ("docs/sentiment.md", "| d2-paper | 2.60 | 0.7799 | 0.7924 |", "| d2-paper | 2.60 | 0.7799 | 0.7942 |"),
-    ("docs/conjectures.md", " as expected, 0 surprises", " as expected, 1 surprises"),
+    ("docs/conjectures.md", " (evidence, not a proof), 0 surprises", " (evidence, not a proof), 1 surprises"),
 ])
 def test_a_stale_derived_block_fails_the_check(tmp_path, page, old, new):
     repo = _copy_of_the_docs(tmp_path)

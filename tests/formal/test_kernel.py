@@ -50,7 +50,8 @@ TAMPERS: dict[str, Callable[[dict[str, Any]], None]] = {
     "a locked token's limit": _set(5, limit=["1", "1/2"]),
     "a fixed token's limit": _set(2, limit=["1", "1/1000"]),
     "a replayed position": lambda r: r["verdicts"]["replay"]["certificate"]["final_positions"][4].__setitem__(0, "7/9"),
-    "the replayed layer": lambda r: r["verdicts"]["replay"]["certificate"].__setitem__("last_layer", 0),
+    "the replayed layer": lambda r: r["verdicts"]["replay"]["certificate"].update(
+        last_layer=r["verdicts"]["replay"]["certificate"]["last_layer"] + 1),
 }
 # Wrong T2/T3 certificates: the D7 certificate stands, the polytope theorem is rejected.
 POLYTOPE_TAMPERS: dict[str, Callable[[dict[str, Any]], None]] = {
@@ -77,7 +78,8 @@ def test_every_wrong_certificate_is_rejected(every_fate_report: dict[str, Any]) 
     result = prove_records(records, jobs=2)
     for name, claims, _ in result.records:
         statuses = {c: o.status for c, o in claims.items()}
-        assert {c for c, s in statuses.items() if s == REJECTED} == set(COVERED) - {"D1", "D3"}, name
+        assert {c for c, s in statuses.items() if s == REJECTED} == set(COVERED) - {"D1", "D2", "D3"}, name
+        assert {c for c, s in statuses.items() if s == KERNEL_CHECKED} == {"D1", "D2", "D3"}, name
         assert all(claims[c].reason.startswith("rejected by the kernel: ") for c in ("T0", "T1", "replay")), name
     assert result.exit_status == 1
 
@@ -102,8 +104,8 @@ def test_a_leaders_first_layer_too_early_is_rejected() -> None:
     _fate(early, 1)["layer"] = 0
     _fate(late, 1)["layer"] = 2
     run = check_tasks([plan_record(early, "early").task, plan_record(late, "late").task])
-    assert run.verdicts["early"].status == REJECTED and "token 1 at layer 0" in run.verdicts["early"].reason
-    assert run.verdicts["late"].status == REJECTED and "holds already at layer 1" in run.verdicts["late"].reason
+    assert run.verdicts["early"].summary == REJECTED and "token 1 at layer 0" in run.verdicts["early"].rejected["outcome"]
+    assert run.verdicts["late"].summary == REJECTED and "holds already at layer 1" in run.verdicts["late"].rejected["outcome"]
 
 
 def test_a_rejected_certificate_in_a_batch_leaves_the_others_checked(every_fate_report: dict[str, Any]) -> None:
@@ -112,8 +114,10 @@ def test_a_rejected_certificate_in_a_batch_leaves_the_others_checked(every_fate_
     tasks = [plan_record(every_fate_report, "first").task, plan_record(wrong, "wrong").task,
              plan_record(every_fate_report, "third").task]
     run = check_tasks(tasks)
-    assert [run.verdicts[t].status for t in ("first", "wrong", "third")] == [KERNEL_CHECKED, REJECTED, KERNEL_CHECKED]
-    assert "token 4 at layer 0" in run.verdicts["wrong"].reason
+    assert [run.verdicts[t].summary for t in ("first", "wrong", "third")] == [KERNEL_CHECKED, REJECTED, KERNEL_CHECKED]
+    assert set(run.verdicts["wrong"].rejected) == {"outcome"} and "token 4 at layer 0" in run.verdicts["wrong"].rejected["outcome"]
+    # The rest of the wrong task was checked without the refused theorem.
+    assert run.verdicts["wrong"].status == KERNEL_CHECKED
 
 
 def test_out_of_time_is_not_kernel_checked(every_fate_report: dict[str, Any]) -> None:
@@ -153,9 +157,11 @@ def test_a_wrong_face_or_matrix_certificate_is_rejected() -> None:
     assert good is not None and good.gram is not None and good.faces is not None
     matrix = replace(good, name="matrix", gram=("[(1 # 1); (2 # 1)]", good.gram[1]))
     run = check_tasks([good, face, matrix])
-    assert run.verdicts["good"].status == KERNEL_CHECKED
-    assert run.verdicts["face"].status == REJECTED and "minimise the A-norm" in run.verdicts["face"].reason
-    assert run.verdicts["matrix"].status == REJECTED and "sum of d_i v_i v_i^T" in run.verdicts["matrix"].reason
+    assert run.verdicts["good"].summary == KERNEL_CHECKED
+    assert set(run.verdicts["face"].rejected) == {"projections"}
+    assert "minimise the A-norm" in run.verdicts["face"].rejected["projections"]
+    assert set(run.verdicts["matrix"].rejected) == {"spsd"}
+    assert "sum of d_i v_i v_i^T" in run.verdicts["matrix"].rejected["spsd"]
 
 
 def test_path_fates_are_not_formalised() -> None:

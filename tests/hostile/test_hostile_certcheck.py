@@ -148,6 +148,19 @@ def _value_matrix(d: int) -> dict[str, Any]:
     return dict(_claims(config, {}, 5), outside_hypotheses=True)
 
 
+def _similarity(d: int, digits: int) -> dict[str, Any]:
+    """A failed T0 whose similarity certificate (docs/theory.md D11) has a d x d matrix M of ``digits``-digit
+    fractions under a dense A: M^T A M is paid for before it is multiplied out."""
+    big = "7" * digits
+    config = {"tokens": [[str((t * 5 + c) % 11 - 5) for c in range(d)] for t in range(3)], "A": _dense(d),
+              "alpha": "1/2", "outside_hypotheses": True}
+    similarity = {"format": certcheck.SIMILARITY_FORMAT, "layer": 0, "period": 1, "relabelling": [0, 1, 2],
+                  "M": [[f"{big}{(r * 3 + c) % 10}/{big}1" for c in range(d)] for r in range(d)], "scale": "1",
+                  "contraction_power": 16}
+    T0 = {"claim": "T0", "status": "failed", "summary": "", "evidence": {"similarity": similarity}}
+    return dict(_claims(config, {"T0": T0}, 1), outside_hypotheses=True, stopped_by="similarity")
+
+
 HUGE = "7" * 999_000  # a fraction of two such numbers is just within MAX_CHAIN_DIGITS
 CASES: dict[str, tuple[Any, int, str]] = {
     # name: (file content, exit status, fragment of the answer)
@@ -182,6 +195,9 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "2,000 records in d = 64 with a dense A": (lambda: _many_records(2000, 64, _dense(64)), 2,
                                                "before any layer (the eliminations of A and V"),
     "a dense value matrix in d = 64": (lambda: _value_matrix(64), 1, "claim T0 is missing"),
+    "a similarity certificate of 7,000-digit entries in d = 64": (lambda: _similarity(64, 7000), 3, "work units"),
+    "a similarity certificate of 300-digit entries in d = 64": (lambda: _similarity(64, 300), 1,
+                                                                "T0 rejected: similarity: (M^T A M)[0][0]"),
 }
 
 

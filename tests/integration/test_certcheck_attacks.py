@@ -116,6 +116,27 @@ def test_a_T4_certificate_states_the_layer_its_fates_settle_at(tmp_path: Path, c
     refused_or_rejected(report, tmp_path, capsys, "T4 rejected", "settled_layer")
 
 
+ROTATING_SQUARE = json.loads((REPO / "examples" / "rotating_square.json").read_text(encoding="utf-8"))
+
+
+def test_a_failed_T0_s_similarity_certificate_covers_what_its_evidence_says(tmp_path: Path, capsys: Any) -> None:
+    # docs/theory.md D11: the certificate shows no token ever leads; its contraction power (if any) that every token
+    # converges to 0. The evidence's sentence about the limits may say no more than the certificate shows.
+    report = claims(ROTATING_SQUARE)
+    evidence = report["verdicts"]["T0"]["evidence"]
+    assert report["stopped_by"] == "similarity" and evidence["similarity"]["contraction_power"] is not None
+    assert run_checker(report, tmp_path)[0] == 1 and certcheck.check_report(copy.deepcopy(report)).certificates_of_falsity == 1
+    evidence["similarity"]["contraction_power"] = None
+    refused_or_rejected(report, tmp_path, capsys, "T0 rejected", "evidence.limits")
+    evidence["limits"] = "the limits are not certified (no power of M found to contract)"
+    assert certcheck.check_report(copy.deepcopy(report)).certificates_of_falsity == 1
+    evidence["similarity"]["period"] = 2
+    refused_or_rejected(report, tmp_path, capsys, "T0 rejected", "similarity")
+    evidence["similarity"]["period"] = 1
+    evidence["similarity"]["note"] = "forged"
+    refused_or_rejected(report, tmp_path, capsys, "T0 rejected", "similarity.note")
+
+
 # --------------------------------------------------------------------------- keys the checker does not know
 
 

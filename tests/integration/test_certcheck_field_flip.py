@@ -15,6 +15,7 @@ import copy
 import json
 from fractions import Fraction
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -24,8 +25,10 @@ from tests.common.saved_results import copy_saved_results
 from verify import certcheck
 from verify.app.cli import main as cli_main
 from verify.claims import check_configuration
+from verify.claims.run import similarity_evidence
 from verify.core.config import parse_configuration
 from verify.core.exact_dynamics import exact_layers
+from verify.core.similarity import FORMAT as SIMILARITY_FORMAT, Similarity, check_similarity, score_matrix
 from verify.core.worked import WORKED_CONFIGURATIONS
 from verify.certcheck import classify as classify_checker
 
@@ -59,6 +62,9 @@ def files(small_report: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     out["claims (non-vertex limits)"] = (claims(WORKED_CONFIGURATIONS["non_leader_clusters"]), {})
     chain = [["-1", "-1/2"], ["-1", "1/2"], ["-1", "0"], ["-1", "1/4"], ["-1", "-1/4"]]
     out["claims (closed-form chain)"] = (claims(parse_configuration({"tokens": chain, "alpha": "1/2"})), {})
+    square = parse_configuration(json.loads((REPO / "examples" / "rotating_square.json").read_text()),
+                                 outside_hypotheses=True)
+    out["claims (similarity, D11)"] = (claims(square), {})
 
     def command(*argv: str) -> Any:
         target = root / "out.json"
@@ -78,6 +84,7 @@ def files(small_report: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     out["control (impossible)"] = (command("control", control, "--leaders", "0,1"), {})
     out["leader sets"] = (command("control", control, "--all-leader-sets"), {})
     assert out["claims (closed-form chain)"][0]["fates"][2]["kind"] == "path"
+    assert out["claims (similarity, D11)"][0]["stopped_by"] == "similarity"
     assert out["softmax (stops)"][0]["softmax_certificate"]["stop"] is not None
     assert out["control (impossible)"][0]["outcome"] == "impossible"
     return out
@@ -154,6 +161,37 @@ def _positions(config: dict, last: int) -> list[list[tuple]]:
         if layer.index >= last:
             return out
     return out
+
+
+def similarity_still_holds(flip: Flip) -> bool:
+    """The suite's own check of a changed similarity certificate (verify/core/similarity.py, docs/theory.md D11): it
+    holds on the run's layers, ends at its last layer, no token leads before it, and the limits sentence is its own."""
+    path = flip.path
+    if flip.what in ("removed", "added", "string for an object") or path[:4] != ("verdicts", "T0", "evidence",
+                                                                                   "similarity"):
+        return False
+    run = flip.data
+    cert, config = run["verdicts"]["T0"]["evidence"]["similarity"], run["config"]
+    try:
+        M = tuple(tuple(_F(x) for x in row) for row in cert["M"])
+        q = cert["contraction_power"]
+        candidate = Similarity(int(cert["layer"]), int(cert["period"]), M, tuple(int(j) for j in cert["relabelling"]),
+                               _F(cert["scale"]), None if q is None else int(q))
+        A = [[_F(x) for x in row] for row in config["A"]]
+        layers = _positions(config, candidate.end)
+        if (cert["format"] != SIMILARITY_FORMAT or candidate.end != run["last_layer"]
+                or not check_similarity(layers, A, candidate)):
+            return False
+        limits = similarity_evidence(SimpleNamespace(similarity=candidate))["limits"]
+        if run["verdicts"]["T0"]["evidence"].get("limits", limits) != limits:
+            return False
+        for positions in layers[:candidate.end]:
+            scores = score_matrix(positions, A)
+            if any(max(row) == row[i] and row.count(row[i]) == 1 for i, row in enumerate(scores)):
+                return False  # a leader: C_i = {i}
+        return True
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+        return False
 
 
 # --------------------------------------------------------------------------- the softmax record's oracle
@@ -304,7 +342,7 @@ def _still_true(flip: Flip) -> bool:
         return softmax_record_true(flip.data)
     if isinstance(flip.data, dict) and flip.data.get("format") == "hardmax-verify/control-v1":
         return impossibility_still_true(flip)
-    return witness_still_proves(flip)
+    return witness_still_proves(flip) or similarity_still_holds(flip)
 
 
 def _holes(data: Any, options: dict[str, Any], paths: list[tuple] | None) -> list[str]:
@@ -324,6 +362,7 @@ def _holes(data: Any, options: dict[str, Any], paths: list[tuple] | None) -> lis
 
 
 NAMES = ["results.json", "claims (D7 fates)", "claims (non-vertex limits)", "claims (closed-form chain)",
+         "claims (similarity, D11)",
          "softmax (holds)", "softmax (stops)", "softmax (outside the hypotheses)", "control (realised)",
          "control (impossible)", "leader sets"]
 
@@ -334,8 +373,9 @@ def test_the_untouched_files_verify(files: dict[str, tuple[Any, dict[str, Any]]]
         answer = certcheck_answer(data, **options)
         assert data == before, f"the checker changed the {name} it read (flips share the untouched parts)"
         # An impossible control result is a verified certificate that its statement is false: exit 1, nothing rejected.
-        assert (answer.status, answer.rejected) == ((1, False) if name == "control (impossible)" else (0, False)), (
-            name, answer.text[-2000:])
+        # So is a failed T0 with its similarity certificate (docs/theory.md D11).
+        false = name in ("control (impossible)", "claims (similarity, D11)")
+        assert (answer.status, answer.rejected) == ((1, False) if false else (0, False)), (name, answer.text[-2000:])
 
 
 @pytest.mark.parametrize("name", NAMES)

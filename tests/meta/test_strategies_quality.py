@@ -87,10 +87,7 @@ def has_emerging_leader(config) -> bool:
 
 def final_leaders(config) -> int:
     """The number of final leaders (D7 and D9 fates; 0 when the run does not settle within 60 layers)."""
-    from verify.experiments.conjectures.builtin import leader_layers
-
-    run = run_configuration(config, layer_budget=60)
-    return len(leader_layers(run)) if run.settled_layer is not None else 0
+    return len(run_configuration(config, layer_budget=60).leader_layers() or {})
 
 
 def has_self_tie_at_layer_zero(config) -> bool:
@@ -216,9 +213,10 @@ def test_outside_strategy_reaches_every_kind():
     # Hypothesis starts with its simplest draws, so the first few dozen examples are not balanced.
     examples = sample(outside_configurations(max_d=3), count=200)
     assert all(c.outside_hypotheses and hypothesis_violations(c) for c in examples)
-    kinds = [c.name.split(" ")[0] for c in examples]
+    # A seeded kind is named by its family; a draw of nonsymmetric_pd is one of three sources in turn.
+    kinds = [c.name.split("-seed")[0].split(" ")[0] for c in examples]
     for kind in OUTSIDE_KINDS:
-        assert kinds.count(kind) >= 16, (kind, kinds.count(kind))  # measured: 30 to 48 of 200 each
+        assert kinds.count(kind) >= 8, (kind, kinds.count(kind))  # measured: 15 to 42 of 200 each
 
 
 @pytest.mark.parametrize("kind", OUTSIDE_KINDS)
@@ -229,7 +227,7 @@ def test_outside_kinds_violate_the_hypothesis_they_name(kind):
             assert any(all(x == 0 for x in t) for t in c.tokens)
         elif kind == "duplicates":
             assert len(set(c.tokens)) < c.n
-        elif kind == "nonsymmetric_pd":
+        elif kind in ("nonsymmetric_pd", "rotating_polygons", "cyclic_simplices"):
             symmetric_part = [[(A[r][s] + A[s][r]) / 2 for s in range(c.d)] for r in range(c.d)]
             assert not is_symmetric(A) and is_symmetric_positive_definite(symmetric_part)
         elif kind == "psd_low_rank":

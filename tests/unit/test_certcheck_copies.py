@@ -3,8 +3,9 @@
 The checker compares with the file what it derives itself, and a few of those are the producer's
 words or naming rules (verify/certcheck/ imports nothing of the package): the hypothesis
 violations a claims report lists, the reasons of a control result, a softmax stop's explanation,
-a record's convergence label, the file names of the report's counterexamples. Each copy is
-compared with the producer's here, on inputs that make the producer write each of them.
+a record's convergence label, the file names of the report's counterexamples, what a similarity
+certificate says of the limits. Each copy is compared with the producer's here, on inputs that make
+the producer write each of them.
 """
 
 from __future__ import annotations
@@ -122,3 +123,16 @@ def test_the_specification_input_is_the_producer_s() -> None:
 
     assert (checker_results.SPECIFICATION_ROLE, checker_results.SPECIFICATION_PATH) == (SPECIFICATION_ROLE,
                                                                                         "docs/theory.md")
+
+
+@pytest.mark.parametrize("power", [None, 1, 2, 16])
+def test_a_similarity_certificate_s_limits_sentence_is_the_producer_s(power: int | None) -> None:
+    from types import SimpleNamespace
+
+    from verify.certcheck.kernel.similarity import Similarity as CheckedSimilarity
+    from verify.claims.run import similarity_evidence
+    from verify.core.similarity import Similarity
+
+    found = Similarity(0, 1, ((Fraction(1, 2),),), (0,), Fraction(1, 4), power)
+    producer = similarity_evidence(SimpleNamespace(similarity=found))["limits"]  # type: ignore[arg-type]
+    assert CheckedSimilarity(0, 1, power is not None, power).limits == producer

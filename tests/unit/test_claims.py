@@ -533,9 +533,12 @@ def test_a_late_pattern_change_is_reached_by_the_jump_not_by_layers() -> None:
 
 
 def test_closed_form_left_unsettled_keeps_the_verdicts_inconclusive_with_its_reason() -> None:
-    # Outside the theorem (A positive definite, not symmetric): three tokens each in the next one's
-    # set, so no solving order exists ("mutual membership", docs/theory.md D9).
-    config = make_configuration([[1, 0], [0, 1], [-1, -1]], alpha="1/2", A=[[0, -1], [1, 0]], outside_hypotheses=True)
+    # Outside the theorem (A positive definite, not symmetric): the regular tetrahedron, each vertex
+    # attending to the next under A = I + 2 (R - R^T) with R the rotoreflection v_i -> v_(i+1), so no
+    # solving order exists ("mutual membership", docs/theory.md D9); the axis of R and its plane shrink
+    # at different rates, so no layer is a similar copy of an earlier one either (D11).
+    config = make_configuration([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], alpha="1/2",
+                                A=[[1, 0, 4], [0, 1, 0], [-4, 0, 1]], outside_hypotheses=True)
     report = check_configuration(config, layer_budget=12, cross_check=False)
     assert report.settled_layer is None and report.stopped_by == "layer budget"
     t2 = report.verdicts["T2"]
@@ -546,16 +549,20 @@ def test_closed_form_left_unsettled_keeps_the_verdicts_inconclusive_with_its_rea
 
 
 def test_settled_without_a_leader_leaves_K_empty_and_the_checker_agrees() -> None:
-    # Outside the theorem: two equal tokens tie with each other for ever (D5); the closed form settles
-    # them (no token ever leads), so T2..T4 have no K to refer to and stay inconclusive, with the reason.
+    # Outside the theorem: two equal tokens tie with each other for ever (D5): Z^1 = Z^0, so T0 fails with
+    # a similarity certificate (D11, M = I); the closed form settles them, so T2..T4 have no K to refer to
+    # and stay inconclusive, with the reason.
     from verify import certcheck
 
     config = make_configuration([["1/4"], ["1/4"]], alpha="1/10", outside_hypotheses=True)
     report = check_configuration(config, cross_check=False)
-    assert [f.kind for f in report.fates] == ["path", "path"]
+    assert [f.kind for f in report.fates] == ["path", "path"] and report.stopped_by == "settled"
+    assert report.verdicts["T0"].status == "failed" and report.verdicts["T0"].evidence["similarity"]["M"] == [["1"]]
     for claim in ("T2", "T3", "T4"):
         assert report.verdicts[claim].status == "inconclusive" and "no token ever leads" in report.verdicts[claim].summary
-    assert certcheck.check_report(json.loads(json.dumps(report.to_json_dict()))).exit_status == 0
+    checked = certcheck.check_report(json.loads(json.dumps(report.to_json_dict())))
+    assert checked.exit_status == 1 and checked.certificates_of_falsity == 1
+    assert not [o for o in checked.outcomes if o.status == "rejected"]
 
 
 # ---------------------------------------------------------------------------------------------

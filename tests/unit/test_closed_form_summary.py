@@ -20,8 +20,10 @@ C = F(-7, 8)
 D9_EXAMPLE = make_configuration([[C, F(-1, 2)], [C, F(1, 2)], [C, 0], [C, F(1, 4)], [C, F(-1, 4)]], alpha="1/2")
 # At alpha = 1/100 token 4 ties with itself only at layer 200 and leads from 201 (docs/theory.md D9, the jump).
 OVERSHOOT = make_configuration([["1/2", 1], ["1/2", -1], ["3/5", "3/4"], ["3/5", "-3/4"], ["2/5", 0]], alpha="1/100")
-# Outside the theorem (A not symmetric): no solving order, so D9 leaves every token unsettled.
-MUTUAL = make_configuration([[1, 0], [0, 1], [-1, -1]], alpha="1/2", A=[[0, -1], [1, 0]], outside_hypotheses=True)
+# Outside the theorem (A not symmetric): the regular tetrahedron, each vertex attending to the next; no solving
+# order, so D9 leaves every token unsettled, and no layer is a similar copy of an earlier one (D11).
+MUTUAL = make_configuration([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], alpha="1/2",
+                            A=[[1, 0, 4], [0, 1, 0], [-4, 0, 1]], outside_hypotheses=True)
 BUDGET = 12
 
 

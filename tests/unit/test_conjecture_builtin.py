@@ -1,14 +1,17 @@
 """Built-in conjectures: each predicate on hand-computed configurations, and the strategies' reach."""
 
+import json
 from fractions import Fraction as F
 
 import pytest
 from hypothesis import Phase, find, settings
 from hypothesis import strategies as st
 
+from verify.claims import leader_layers
 from verify.core.config import Configuration
 from verify.experiments.conjectures import builtin
 from verify.experiments.conjectures.base import family_of
+from verify.experiments.conjectures.search import branches_of
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
 from verify.core.geometry import convex_hull_vertices as hull_vertices
 from verify.core.io import safe_name
@@ -121,7 +124,7 @@ def _one_strategy(branches):
     """The strategy of a builtin's family list at the largest sizes (the search rotates through them one by one)."""
     if not isinstance(branches, list):
         return branches
-    return st.one_of(*[b.build(32, 4) for b in branches])
+    return st.one_of(*[b.build(32, 4) for item in branches for b in branches_of(item)])
 
 
 @pytest.mark.parametrize("strategy, family, check", [
@@ -129,6 +132,8 @@ def _one_strategy(branches):
     (builtin._psd_family(), "psd_rank2_d3", lambda c: matrix_rank(c.A) == 2),
     (builtin._nsd_family(), "nsd_rank1_d3", lambda c: matrix_rank(c.A) == 1 and all(c.A[i][i] <= 0 for i in range(3))),
     (builtin._nonsym_family(), "nonsymmetric_pd_d3", lambda c: not is_symmetric(c.A)),
+    (builtin._nonsym_family(), "rotating_polygons", lambda c: not is_symmetric(c.A)),
+    (builtin._nonsym_family(), "cyclic_simplices", lambda c: not is_symmetric(c.A)),
     (builtin._rank_one_value(), "rank_one_value_d2", lambda c: matrix_rank(c.V) == 1),
     (builtin._outside("duplicates"), "duplicates", lambda c: len(set(c.tokens)) < c.n),
     (builtin._outside("origin_token"), "origin_token", lambda c: any(not any(t) for t in c.tokens)),
@@ -158,18 +163,16 @@ def test_ends_at_leader_or_tie_can_fail_on_a_lock_onto_a_non_leader():
     assert builtin.ends_at_leader_or_tie(fates).status == "undecided"
 
 
-# A = -1 (d = 1): tokens 1 and -1 attend to each other. With alpha = 1/2 each moves to
-# (z + (-z)/2) / (3/2) = z/3, so Z^1 = (1/3) Z^0 and the pair shrinks forever without a leader.
-# With alpha = 1 both land on 0 at layer 1: every position is shared, so no leader ever (D5).
-@pytest.mark.parametrize("alpha, kind, layer, factor", [(F(1, 2), "self-similar", 1, "1/3"),
-                                                        (F(1), "all merged", 1, None)])
-def test_no_leader_certificates_by_hand(alpha, kind, layer, factor):
-    certificate = builtin.no_leader_certificate(config([[1], [-1]], alpha=alpha, A=[[-1]]), 10)
-    assert certificate["kind"] == kind and certificate["layer"] == layer
-    assert certificate.get("factor") == factor
+# A = -1 (d = 1): tokens 1 and -1 attend to each other. With alpha = 1 both land on 0 at layer 1:
+# every position is shared, so no leader ever (D5). With alpha = 1/2 each moves to
+# (z + (-z)/2) / (3/2) = z/3: the claim checks' own similarity certificate (D11) decides that.
+def test_no_leader_certificates_by_hand():
+    certificate = builtin.no_leader_certificate(config([[1], [-1]], alpha=F(1), A=[[-1]]), 10)
+    assert certificate["kind"] == "all merged" and certificate["layer"] == 1
+    assert builtin.no_leader_certificate(config([[1], [-1]], alpha=F(1, 2), A=[[-1]]), 10) is None
 
 
-def test_no_leader_certificate_matches_the_exact_trajectory():
+def test_a_self_similar_pair_is_refuted_by_the_claim_checks_with_a_rechecked_certificate():
     # Independent look: 12 exact layers of simulate show no leader, and each layer is 1/3 of the previous.
     from verify.core.trajectory import simulate
 
@@ -177,7 +180,23 @@ def test_no_leader_certificate_matches_the_exact_trajectory():
     assert trajectory.leaders == {}
     for k in range(12):
         assert trajectory.positions[k + 1] == [tuple(x / 3 for x in p) for p in trajectory.positions[k]]
-    assert builtin.no_leader_certificate(config([[1, 0], [-1, 0]], A=[[-1, 0], [0, 1]]), 12)["factor"] == "1/3"
+    observation = builtin._theorem_claims()(config([[1, 0], [-1, 0]], A=[[-1, 0], [0, 1]]))
+    assert observation.status == "failed"
+    assert observation.evidence["T0"]["similarity"]["M"] == [["1/3", "0"], ["0", "1/3"]]
+
+
+def test_a_similarity_certificate_the_checker_rejects_is_an_internal_error(monkeypatch):
+    from verify.experiments.conjectures.base import InternalError
+
+    def forged(report):
+        report = json.loads(json.dumps(dict(report)))
+        report["verdicts"]["T0"]["evidence"]["similarity"]["scale"] = "1/5"
+        return original(report)
+
+    original = builtin._similarity_rechecked
+    monkeypatch.setattr(builtin, "_similarity_rechecked", forged)
+    with pytest.raises(InternalError, match="does not re-verify"):
+        builtin._theorem_claims()(config([[1, 0], [-1, 0]], A=[[-1, 0], [0, 1]]))
 
 
 def test_no_leader_certificate_is_none_when_a_leader_exists():
@@ -213,7 +232,7 @@ def test_regression_leaders_of_layer_0_are_not_dated_by_a_later_closed_form_chai
 
     run = run_configuration(builtin.D9_EXAMPLE, layer_budget=60)
     assert run.chain is not None and run.chain.leaders() == {0: 4, 1: 4}
-    assert builtin.leader_layers(run) == {0: 0, 1: 0}
+    assert leader_layers(run) == {0: 0, 1: 0}
     assert builtin._leader_emergence(builtin.D9_EXAMPLE).measurements["last_leader_layer"] == 0
 
 

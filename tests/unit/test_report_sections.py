@@ -144,7 +144,7 @@ def test_the_power_table_and_its_sentence() -> None:
     section = conjectures.section({"files": [run, {"path": "r/power/power.json", "sha256": "b" * 64,
                                                    "summary": {"format": "x"}, "power": power}]})
     assert [t.heading for t in section.tables] == ["", "Search power: known-false statements"]
-    assert "every outcome as expected" in section.summary and "Search power" in section.summary
+    assert "no surprise: the counterexamples as expected" in section.summary and "Search power" in section.summary
 
 
 def test_a_broken_power_file_names_the_field() -> None:

@@ -56,9 +56,9 @@ from .kernel import (BAD_INPUT, CHECKER_LIMITS, CHECKS, CLOSED_FORM_FORMAT, COUL
                      DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, FORMAT, HORIZON, MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS,
                      MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_DIMENSION, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
                      NOT_CHECKED, OUTCOME_STATUSES, RESTS_ON, RESULTS_SCHEMA, RUN, SCORE_OVERHEAD, SECTION_READ_BYTES,
-                     SUMMARY, WORK_SLACK, BadInput, CheckResult, DecimalText, Limit, Model, Outcome, Rejected,
-                     TooExpensive, canonical_json, canonical_sha256, check_record, check_report, input_bits,
-                     max_checkable_layer, replay_growth, replay_work, safe_text, schema, setup_work, verify_closed_form)
+                     SIMILARITY_FORMAT, SIMILARITY_VERIFIED, SUMMARY, WORK_SLACK, BadInput, CheckResult, DecimalText,
+                     Limit, Model, Outcome, Rejected, TooExpensive, canonical_json, canonical_sha256, check_record,
+                     check_report, input_bits, max_checkable_layer, replay_growth, replay_work, safe_text, schema, setup_work, verify_closed_form)
 from .results import check_results
 from .results.campaign import SEED_STRIDE, WORKED_ALPHA, WORKED_FAMILY, WORKED_TOKENS
 from .results.glance import CONJECTURE_PREDICTS, SUMMARY_FIELDS, SUMMARY_LINES
@@ -72,8 +72,8 @@ __all__ = [
     "schema_of", "schemas", "schema",
     "CheckResult", "Outcome", "OUTCOME_STATUSES", "NOT_CHECKED", "BadInput", "Rejected", "Model", "CHECKS", "RESTS_ON",
     "FORMAT", "RESULTS_SCHEMA", "RUN", "SUMMARY", "HORIZON", "SECTIONS",
-    # closed-form chains (D9)
-    "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT",
+    # closed-form chains (D9), similarity certificates (D11)
+    "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT", "SIMILARITY_FORMAT", "SIMILARITY_VERIFIED",
     # the work estimate and the limits (each name of CHECKER_LIMITS; the modules that use one read it from their own
     # imports, so a test that changes a limit changes it there)
     "replay_work", "replay_growth", "setup_work", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit",

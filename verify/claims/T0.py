@@ -1,5 +1,8 @@
 """T0 (docs/theory.md §2): the set of leaders is nonempty; D0: already at layer 0, a token of largest A-norm leads.
 
+Outside the hypotheses T0 can fail: a run with no leader whose layers repeat up to a similarity
+(docs/theory.md D11) has no leader at any layer; the failed verdict carries that certificate.
+
 Certified with the first layer at which some token has C_i = {i} and those tokens (with their
 positions when the run is small); within the hypotheses, a token of largest A-norm must lead at
 layer 0 (D0), and a failure names it with the two exact scores compared.
@@ -10,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from verify.claims import registry
-from verify.claims.run import ClaimRun, first_leading, make_verdict, named_tokens, q
+from verify.claims.run import ClaimRun, first_leading, make_verdict, named_tokens, q, similarity_evidence
 from verify.core.formatting import counted
 from verify.claims.verdicts import Verdict
 
@@ -22,6 +25,13 @@ from verify.claims.verdicts import Verdict
 def check_T0(run: ClaimRun) -> Verdict:
     """T0: the set of leaders is nonempty (D0: already at layer 0, the token of largest A-norm)."""
     first = first_leading(run)
+    if not first and run.similarity is not None:
+        # D11: no leader at layers 0..k+p-1 and Z^{k+p} = M P Z^k with M^T A M = s A, so none at any layer.
+        sim = run.similarity
+        layers = "layer 0" if sim.end == 1 else f"layers 0..{sim.end - 1}"
+        return make_verdict("T0", "failed", f"no token is ever a leader: none at {layers} and "
+                            f"{sim.describe()}, so the attention pattern repeats for ever", run,
+                            **similarity_evidence(run))
     if not first:
         return make_verdict("T0", "inconclusive", f"no token satisfies C_i = {{i}} within layers 0..{run.last_layer}", run)
     k = min(first.values())

@@ -21,9 +21,9 @@ import pkgutil
 import re
 
 from verify.claims.run import (ClaimReport, ClaimRun, LayerData, TokenFate, check_configuration, layer_limit,
-                               run_configuration)
+                               leader_layers, run_configuration)
 
-__all__ = ["ClaimReport", "ClaimRun", "LayerData", "TokenFate", "check_configuration", "layer_limit",
+__all__ = ["ClaimReport", "ClaimRun", "LayerData", "TokenFate", "check_configuration", "layer_limit", "leader_layers",
            "run_configuration", "SHARED_MODULES", "claim_modules"]
 
 # The modules of this package that are not claims.

@@ -33,6 +33,7 @@ from flint import fmpz_mat
 from verify import certcheck
 from verify.claims import registry
 from verify.core import closed_form, geometry
+from verify.core.similarity import Similarity, find_similarity
 from verify.core.formatting import counted
 from verify.core.config import Configuration, hypothesis_violations
 from verify.core.exact_dynamics import ExactLayer, exact_layers
@@ -42,6 +43,7 @@ from verify.core.text import exact_number
 from verify.claims.verdicts import Verdict
 
 __all__ = [
+    "leader_layers",
     "TokenFate",
     "LayerData",
     "ClaimRun",
@@ -154,11 +156,14 @@ class ClaimRun:
     layer_budget: int
     violations: list[dict[str, Any]] = field(default_factory=list)  # D7 consequences contradicted
     start_mismatch: dict[str, Any] | None = None  # the engine's layer 0 differs from the configuration here
-    stopped_by: str = "settled"  # settled | layer budget | time budget | work limit (the checker's, see run_configuration)
+    # settled | layer budget | time budget | work limit (the checker's, see run_configuration) | similarity (D11)
+    stopped_by: str = "settled"
     time_budget: float | None = None
     cross_check: bool = True  # run the float cross-checks (cvxpy, candidate set); they never decide
     chain: closed_form.Chain | None = None  # the certified closed-form chain (D9) that settled the run, if any
     closed_form_attempts: list[dict[str, Any]] = field(default_factory=list)  # every D9 search: layer, outcome
+    # The similarity certificate (docs/theory.md D11) that stopped a run with no leader: no token ever leads.
+    similarity: Similarity | None = None
     _chain_json: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -176,6 +181,10 @@ class ClaimRun:
     @property
     def settled(self) -> bool:
         return self.settled_layer is not None
+
+    def leader_layers(self) -> dict[int, int] | None:
+        """The certified final leaders with their first leading layers, or None (see :func:`leader_layers`)."""
+        return leader_layers(self)
 
     def fates_in_order(self) -> list[TokenFate]:
         return sorted((f for f in self.fates if f.kind != "unsettled"), key=lambda f: f.order)
@@ -229,6 +238,28 @@ class ClaimRun:
                     "settled_layer": self.settled_layer}
         evidence.update(self.closed_form_evidence())
         return evidence
+
+
+def leader_layers(run: "ClaimRun | ClaimReport") -> dict[int, int] | None:
+    """The certified final leader set, token -> the first layer at which it leads; None when it is not known.
+
+    Known when every token has a fate (D7, or a closed-form path by D9): the leaders are the D7
+    leader fates, with their layer, and the tokens whose closed-form path ends with C_j = {j}, from the
+    first segment of the chain where they lead (and no earlier: D7 would have certified a leader at any
+    layer before the chain starts). Also known, and empty, when a similarity certificate (D11) shows
+    that no token is ever a leader. Otherwise None: tokens without a fate may still lead.
+    """
+    if isinstance(run, ClaimReport):
+        if run.run is None:
+            raise ValueError("this report keeps no run (check_configuration keeps it)")
+        run = run.run
+    if run.similarity is not None and not run.settled:
+        return {}
+    if not run.settled:
+        return None
+    chain_leaders = run.chain.leaders() if run.chain is not None else {}
+    return {f.token: (f.layer or 0) if f.kind == "leader" else chain_leaders.get(f.token, f.layer or 0)
+            for f in run.fates if is_leader(f)}
 
 
 def is_leader(f: TokenFate) -> bool:
@@ -423,6 +454,11 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     chain: closed_form.Chain | None = None
     attempts: list[dict[str, Any]] = []
     progress_layer, wait = 0, CLOSED_FORM_AFTER
+    # D11 is proved for the rule of docs/theory.md §1 (any A); it is searched while no token has led.
+    similarity_applies = _value_matrix_is_the_plain_model(config)
+    led = False
+    scores: list[list[list[Fraction]]] = []
+    similar: Similarity | None = None
     for layer in dynamics([list(t) for t in config.tokens], **kwargs):
         if layer.index != len(data):
             raise RuntimeError(f"dynamics yielded layer index {layer.index}, expected {len(data)}")
@@ -451,15 +487,26 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
                 if chain is None:
                     wait *= 2
                 else:
-                    final = chain.final
-                    for t, limit in enumerate(chain.limits()):
-                        if t not in fates:
-                            fates[t] = TokenFate(t, "path", d.index, limit, final.sets[t], order=order[0],
-                                                 start=d.positions[t])
-                            order[0] += 1
+                    _path_fates(chain, fates, d, order)
+                    settled_layer = d.index
+        led = led or any(C == frozenset({i}) for i, C in enumerate(d.attention))
+        if similarity_applies and not led and settled_layer is None and similar is None:
+            scores.append([[x * d.scale for x in row] for row in d.scores])
+            if d.index >= 1:
+                similar = find_similarity([x.positions for x in data], A, scores=scores)
+            if similar is not None and closed_form_applies:
+                # No token will ever lead (D11); the closed form may still give every token's path (D9).
+                chain, record = _closed_form(config, d)
+                attempts.append(record)
+                if chain is not None:
+                    _path_fates(chain, fates, d, order)
                     settled_layer = d.index
         if progress is not None:
             progress(d.index)
+        if similar is not None and settled_layer is None:
+            # No leader at layers 0..k+p-1 and the pattern repeats for ever: no token will ever lead.
+            stopped_by = "similarity"
+            break
         # One layer past settlement so that D3/D7 consequences and the replay see a transition.
         if (settled_layer is not None and d.index > settled_layer) or d.index >= last_allowed:
             break
@@ -472,7 +519,16 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     all_fates = [fates.get(t, TokenFate(t, "unsettled")) for t in range(config.n)]
     return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations,
                     stopped_by=stopped_by, time_budget=time_budget, start_mismatch=start_mismatch, chain=chain,
-                    closed_form_attempts=attempts)
+                    closed_form_attempts=attempts, similarity=similar)
+
+
+def _path_fates(chain: closed_form.Chain, fates: dict[int, TokenFate], d: LayerData, order: list[int]) -> None:
+    """Every token without a D7 fate follows its path of the certified chain (docs/theory.md D9)."""
+    final = chain.final
+    for t, limit in enumerate(chain.limits()):
+        if t not in fates:
+            fates[t] = TokenFate(t, "path", d.index, limit, final.sets[t], order=order[0], start=d.positions[t])
+            order[0] += 1
 
 
 def _first_difference(engine: list[Point], given: list[Point]) -> dict[str, Any] | None:
@@ -571,7 +627,31 @@ def no_leader(claim: str, run: ClaimRun) -> Verdict | None:
                     "limits) is empty and the claim has nothing to refer to", run, fates=fates_json(run))
 
 
+def similarity_evidence(run: ClaimRun) -> dict[str, Any]:
+    """The D11 certificate of a run that repeats for ever with no leader, and what it says of the limits."""
+    sim = run.similarity
+    if sim is None:
+        return {}
+    limits = (f"every token converges to 0 (the rows of |M^{sim.contraction_power}| sum to less than 1)"
+              if sim.converges_to_zero else "the limits are not certified (no power of M found to contract)")
+    return {"similarity": sim.to_json_dict(), "limits": limits}
+
+
+def not_applicable_without_leaders(claim: str, run: ClaimRun) -> Verdict:
+    """T1..T4 on a run that D11 shows never has a leader: the claim speaks of leaders or of K = conv(leader limits),
+    which is empty, so it has nothing to refer to (inconclusive, with the certificate and what it says)."""
+    sim = run.similarity
+    assert sim is not None
+    what = ("there is no leader to be fixed" if claim == "T1"
+            else "K = conv(leader limits) is empty and the claim has nothing to refer to")
+    limits = "; every token converges to 0" if sim.converges_to_zero else ""
+    return make_verdict(claim, "inconclusive", f"not applicable: no token is ever a leader ({sim.describe()}), so "
+                        f"{what}{limits}", run, **similarity_evidence(run))
+
+
 def inconclusive_unsettled(claim: str, run: ClaimRun, what: str) -> Verdict:
+    if run.similarity is not None:
+        return not_applicable_without_leaders(claim, run)
     unsettled = _unsettled(run)
     closed = ""
     if run.closed_form_attempts:
@@ -648,6 +728,10 @@ class ClaimReport:
     @property
     def limits(self) -> dict[int, Point | None]:
         return {f.token: f.limit for f in self.fates}
+
+    def leader_layers(self) -> dict[int, int] | None:
+        """The certified final leaders with their first leading layers, or None (see :func:`leader_layers`)."""
+        return leader_layers(self)
 
     @property
     def status(self) -> str:

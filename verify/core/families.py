@@ -36,7 +36,10 @@ close_pairs    generic tokens and partners at distance ~10^-9
 
 Outside the hypotheses (for the conjecture lab; ``outside_hypotheses`` is set):
 ``origin_token``, ``duplicates``, ``nonsymmetric_pd`` (A = S + K, K skew: positive definite
-but not symmetric, docs/theory.md D8), ``psd_low_rank``, ``indefinite``, ``negative_semidefinite``.
+but not symmetric, docs/theory.md D8), ``rotating_polygons`` and ``cyclic_simplices`` (symmetric
+configurations under A = c S + b K, preserved by a rational rotation that permutes the tokens:
+tokens that attend to the next one for ever, docs/theory.md §6 and D11), ``psd_low_rank``,
+``indefinite``, ``negative_semidefinite``.
 
 Why the tie families tie forever
 --------------------------------
@@ -697,6 +700,115 @@ def _negative_semidefinite(rng: np.random.Generator, n: int, d: int, A: Matrix |
     return _fill_generic(rng, [], n, d), _congruent(rng, diag)
 
 
+# ----------------------------------------------------------------------------- rotations: non-symmetric A
+# A rational linear map R of finite order that preserves A (R^T A R = A) carries the configuration's
+# orbits to themselves, so the attention pattern is R-equivariant. With A = c S + b K (S symmetric
+# positive definite, K skew, both preserved by R) every token may attend to the next one of its orbit
+# rather than to itself: with b large enough no token leads at layer 0, and on one planar orbit the
+# layers are similar copies of each other (docs/theory.md D11: no token ever leads, T0 fails).
+
+# Rational rotations of order m in the plane and a metric S they preserve (R^T S R = S): the square
+# (order 4, S = I) and the hexagonal lattice (orders 3 and 6, S = [[2, -1], [-1, 2]]).
+_PLANAR_ROTATIONS: dict[int, tuple[list[list[int]], list[list[int]]]] = {
+    4: ([[1, 0], [0, 1]], [[0, -1], [1, 0]]),
+    3: ([[2, -1], [-1, 2]], [[0, -1], [1, -1]]),
+    6: ([[2, -1], [-1, 2]], [[1, -1], [1, 0]]),
+}
+# Ratios b / c of the skew part to the symmetric part (b > 0: A is not symmetric): small ones keep
+# leaders, large ones make every token attend to another.
+_SKEW_RATIOS: tuple[Fraction, ...] = (Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3), Fraction(5))
+
+
+def _orbit(R: Sequence[Sequence[Fraction]], base: Vector, limit: int) -> list[Vector]:
+    """base, R base, R^2 base, ... until it comes back (at most ``limit`` points)."""
+    points = [base]
+    while len(points) < limit:
+        following = _mat_vec(R, points[-1])
+        if following == base:
+            break
+        points.append(following)
+    return points
+
+
+def _conjugated(rng: np.random.Generator, tokens: list[Vector], A: list[list[Fraction]]) -> Built:
+    """The same scores in other coordinates: y = U x, A' = U^{-T} A U^{-1}, U unimodular (or U = I)."""
+    d = len(A)
+    if rng.integers(0, 2):
+        return tokens, _as_matrix(A)
+    U = _unimodular(rng, d)
+    columns = [solve(U, [Fraction(int(r == c)) for r in range(d)]) for c in range(d)]
+    inverse = [[cast(list[Fraction], columns[c])[r] for c in range(d)] for r in range(d)]
+    return [_mat_vec(U, t) for t in tokens], _as_matrix(matmul(transpose(inverse), matmul(A, inverse)))
+
+
+def _pad(rng: np.random.Generator, tokens: list[Vector], n: int, d: int) -> list[Vector]:
+    """Up to n tokens: the structure, then small generic tokens (they break its symmetry on purpose)."""
+    tokens = tokens[:n]
+    return _fill_generic(rng, tokens, n, d, scale=Fraction(1, 4))
+
+
+def _rotating_polygons(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
+    # Orbits of a planar rational rotation R of order m (docs/theory.md §6, general A), in the plane of the
+    # first two coordinates of R^d, A = c S + b J on that plane (J the rotation by 90 degrees, which every
+    # R of determinant 1 preserves) and a positive diagonal on the others; then other coordinates.
+    orders = [m for m in _PLANAR_ROTATIONS if n % m == 0] or list(_PLANAR_ROTATIONS)
+    m = orders[int(rng.integers(0, len(orders)))]
+    S_int, R_int = _PLANAR_ROTATIONS[m]
+    c = Fraction(int(rng.integers(1, 5)), 2)
+    b = c * _SKEW_RATIOS[int(rng.integers(0, len(_SKEW_RATIOS)))]
+    A_full = [[Fraction(0)] * d for _ in range(d)]
+    for r in range(2):
+        for q in range(2):
+            A_full[r][q] = c * S_int[r][q] + b * (-1 if (r, q) == (0, 1) else 1 if (r, q) == (1, 0) else 0)
+    for r in range(2, d):
+        A_full[r][r] = Fraction(int(rng.integers(1, 5)), 2)
+    R = [[Fraction(x) for x in row] for row in R_int]
+    tokens: list[Vector] = []
+    orbits = 1 if n < 2 * m or rng.integers(0, 2) else int(rng.integers(1, n // m + 1))
+    for index in range(orbits):
+        base = _grid_vector(rng, 2)
+        while _is_zero(base):
+            base = _grid_vector(rng, 2)
+        scale = Fraction(1, index + 1)
+        for point in _orbit(R, tuple(scale * x for x in base), m):
+            token = point + tuple(Fraction(0) for _ in range(d - 2))
+            if token not in tokens:
+                tokens.append(token)
+    return _conjugated(rng, _pad(rng, tokens, n, d), A_full)
+
+
+def _cyclic_simplices(rng: np.random.Generator, n: int, d: int, A: Matrix | None, alpha: Fraction) -> Built:
+    # A signed cyclic permutation R of the first k coordinates (R e_i = e_(i+1), R e_k = sigma e_1): the
+    # orbit of e_1 is a simplex (sigma = 1, k vertices) or a cross-polytope (sigma = -1, 2k vertices), and
+    # A = c I + b (R - R^T) is preserved by R; orbits of other base points, then other coordinates.
+    k = int(rng.integers(2, min(d, n) + 1))
+    # For k = 2 only sigma = -1 (the rotation by 90 degrees): the swap is symmetric, so R - R^T = 0.
+    sigma = -1 if k == 2 or (2 * k <= n and rng.integers(0, 2)) else 1
+    R = [[Fraction(0)] * d for _ in range(d)]
+    for i in range(d):
+        if i >= k:
+            R[i][i] = Fraction(1)
+        elif i + 1 < k:
+            R[i + 1][i] = Fraction(1)
+        else:
+            R[0][i] = Fraction(sigma)
+    c = Fraction(int(rng.integers(1, 5)), 2)
+    b = c * _SKEW_RATIOS[int(rng.integers(0, len(_SKEW_RATIOS)))]
+    A_full = [[(c if r == q else Fraction(0)) + b * (R[r][q] - R[q][r]) for q in range(d)] for r in range(d)]
+    order = k if sigma == 1 else 2 * k
+    tokens: list[Vector] = []
+    first = tuple(Fraction(int(i == 0)) for i in range(d))
+    for index in range(max(1, n // order)):
+        base = first if index == 0 else tuple(Fraction(int(rng.integers(-GRID, GRID + 1)), GRID) if i < k
+                                              else Fraction(0) for i in range(d))
+        if _is_zero(base):
+            continue
+        for point in _orbit(R, base, order):
+            if point not in tokens:
+                tokens.append(point)
+    return _conjugated(rng, _pad(rng, tokens, n, d), A_full)
+
+
 # ----------------------------------------------------------------------------- face_mean_ties (docs/theory.md D9)
 # Why face_mean_ties needs D9.
 #
@@ -870,6 +982,13 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
            reaches=frozenset({"duplicates"})),
     Family("nonsymmetric_pd", "A = S + K, S SPD, K skew: positive definite, not symmetric (docs/theory.md D8)",
            _nonsymmetric_pd, min_d=2, outside=True, reaches=frozenset({"nonsymmetric_A"})),
+    Family("rotating_polygons", "orbits of a rational rotation of order 3, 4 or 6 in a plane, A = c S + b J there "
+           "(positive definite, not symmetric): tokens may attend to the next vertex for ever, with no leader "
+           "(docs/theory.md §6, D11)", _rotating_polygons, min_n=2, min_d=2, outside=True,
+           reaches=frozenset({"nonsymmetric_A", "rotating", "no_leader"})),
+    Family("cyclic_simplices", "simplices and cross-polytopes whose vertices a signed cyclic permutation R carries "
+           "to each other, A = c I + b (R - R^T): each vertex may attend to the next", _cyclic_simplices, min_n=2,
+           min_d=2, outside=True, reaches=frozenset({"nonsymmetric_A", "rotating"})),
     Family("psd_low_rank", "A positive semidefinite of rank < d", _psd_low_rank, min_d=2, outside=True,
            reaches=frozenset({"psd_A"})),
     Family("indefinite", "A symmetric indefinite", _indefinite, min_d=2, outside=True,

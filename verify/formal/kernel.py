@@ -1,13 +1,18 @@
 """Running Coq's kernel over many configurations, bounded in time and memory.
 
-Tasks are written into batch files, one Coq module per configuration, each ending in
+Tasks are written into batch files, one Coq module per configuration, each with its theorems
+(``Theorem outcome : HardmaxVerify.Statement.Outcome cfg fates limits K ZK.`` and the others of
+:class:`~verify.formal.tasks.KernelTask`), every one closed by ``vm_cast_no_check (eq_refl true)``
+so that the kernel alone evaluates the checker, once, at ``Qed``. The file imports Statement.v
+only (the proof files are required, not imported, and every name is written in full), so nothing
+of the input or of the proofs can change what a statement means; no text of the input is written
+into it but numbers. It ends by printing the assumptions of every theorem it proves, with D1, D2
+and D3: "Closed under the global context", or nothing in it counts as checked.
 
-    Theorem outcome : Outcome cfg fates limits K ZK.
-    Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.
-
-so that the kernel alone evaluates the checker (``vm_compute``, once, at ``Qed``). coqc stops
-at the first error: the modules before it were checked, the failing one is rejected (and a
-second, untrusted evaluation of ``first_failure`` says why), the rest are run again.
+coqc stops at the first error. An error at a theorem's ``Qed`` is a rejection of that theorem (a
+second, untrusted evaluation in Diagnose.v says why); the file is then run again without it, so
+that the rest is still checked. Running out of time or memory makes the batch's configurations
+not kernel-checked, never rejected.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -35,16 +40,25 @@ DEFAULT_TIME_LIMIT = KERNEL_TIME_LIMIT        # seconds of wall time for one coq
 DEFAULT_MEMORY_LIMIT = KERNEL_MEMORY_LIMIT    # bytes of address space for one coqc run
 BATCH_SIZE = 4000                     # tokens x layers written into one coqc run, at most (one task at least)
 CLOSED = "Closed under the global context"
+# Proved once for every configuration; their assumptions are printed with every batch's.
+GENERIC = ("HardmaxVerify.Checker.D1", "HardmaxVerify.Checker.D3", "HardmaxVerify.Norms.D2")
 
-_HEADER = (f"From {LIBRARY} Require Import Statement Checker Polytope Norms.\n"
+_HEADER = (f"From {LIBRARY} Require Import Statement.\n"
+           f"From {LIBRARY} Require Checker Polytope Norms.\n"
            "From Coq Require Import QArith List.\nImport ListNotations.\nOpen Scope Q_scope.\n\n")
 
 
 @dataclass(frozen=True)
 class KernelVerdict:
-    status: str          # kernel-checked | rejected | not kernel-checked
+    status: str          # kernel-checked | not kernel-checked: the task's theorems that were not refused
     reason: str
-    seconds: float       # the kernel's time at this configuration's Qed (coqc -time), or the run's share
+    seconds: float       # the kernel's time at this configuration's Qeds (coqc -time), or the run's share
+    rejected: dict[str, str] = field(default_factory=dict)   # theorem -> why the kernel refused it
+
+    @property
+    def summary(self) -> str:
+        """rejected when a theorem was refused, else the status."""
+        return REJECTED if self.rejected else self.status
 
 
 @dataclass
@@ -57,34 +71,33 @@ class KernelRun:
     seconds: float
 
     def count(self, status: str) -> int:
-        return sum(1 for v in self.verdicts.values() if v.status == status)
+        return sum(1 for v in self.verdicts.values() if v.summary == status)
 
 
 def _module(index: int, task: KernelTask) -> str:
-    return f"Module M{index}.\n(* {task.name} *)\n{task.definitions()}{task.theorems()}End M{index}.\n\n"
+    return f"Module M{index}.\n{task.definitions()}{task.theorems()}End M{index}.\n\n"
 
 
-def standalone_text(task: KernelTask) -> str:
+def _assumptions(names: Sequence[str]) -> str:
+    return f"Definition all_outcomes := ({', '.join([*names, *GENERIC])}).\nPrint Assumptions all_outcomes.\n"
+
+
+def standalone_text(task: KernelTask, title: str = "") -> str:
     """One configuration's proof as a file to check by hand (docs/formal.md): coqc -Q BUILD HardmaxVerify FILE."""
-    return (f"(* {task.name}: checked by Coq's kernel against formal/Statement.v (sha256 {statement_sha256()}) *)\n"
-            + _HEADER + task.definitions() + "\n" + task.theorems()
-            + "".join(f"Print Assumptions {name}.\n" for name in task.theorem_names()) + "\n"
-              "(* The statement's model, evaluated: the positions (numerator, denominator) and the attention\n"
-              "   sets of layer 1. *)\n"
-              "Require Import HardmaxVerify.Diagnose.\n"
-              "Eval vm_compute in exact_form (layers cfg 1).\n"
-              "Eval vm_compute in attention_sets cfg (layers cfg 1).\n")
+    shown = re.sub(r"[^A-Za-z0-9 _.,-]", "_", title)[:80]  # nothing of the input can close the comment
+    return (f"(* {shown}: checked by Coq's kernel against formal/Statement.v (sha256 {statement_sha256()}) *)\n"
+            + _HEADER + task.definitions() + "\n" + task.theorems() + _assumptions(task.theorem_names()) + "\n"
+            "(* The statement's model, evaluated: the positions (numerator, denominator) and the attention\n"
+            "   sets of layer 1. *)\n"
+            "Require Import HardmaxVerify.Diagnose.\n"
+            "Eval vm_compute in exact_form (layers cfg 1).\n"
+            "Eval vm_compute in attention_sets cfg (layers cfg 1).\n")
 
 
 def batch_text(tasks: Sequence[KernelTask]) -> str:
-    """The Coq file that checks these tasks (also what ``prove --write-coq`` saves).
-
-    It ends by printing the assumptions of all its theorems together (one pass over their
-    dependencies): "Closed under the global context", or the file does not count as checked.
-    """
-    every = ", ".join(f"M{i}.{name}" for i, t in enumerate(tasks) for name in t.theorem_names())
+    """The Coq file that checks these tasks: their modules, then the assumptions of every theorem."""
     return (_HEADER + "".join(_module(i, t) for i, t in enumerate(tasks))
-            + f"Definition all_outcomes := ({every}).\nPrint Assumptions all_outcomes.\n")
+            + _assumptions([f"M{i}.{name}" for i, t in enumerate(tasks) for name in t.theorem_names()]))
 
 
 def _limits(memory: int) -> Callable[[], None]:
@@ -114,49 +127,54 @@ def _run_coqc(text: str, folder: Path, name: str, *, time_limit: float, memory_l
 _ERROR_LINE = re.compile(r'File "[^"]*", line (\d+)')
 _FAILURE = re.compile(r"=\s*(NoFailure|AlphaNotPositive|FateCount|LimitCount|NoLeader|"
                       r"(?:TokenFails|TokenNotFirst)\s+(\d+)\s+(\d+)|ReplayFails\s+(\d+))")
-
-
-_POLYTOPE_FAILURE = re.compile(r"=\s*(None|Some\s+(\d+)%nat)")
+_FOUND = re.compile(r"=\s*(None|Some\s+(\d+)%nat)")
 _BOOL = re.compile(r"=\s*(true|false)\s*:\s*bool")
+# How coqc says that it ran out of memory or stack (the kernel did not finish: nothing is refused).
+_RESOURCE = re.compile(r"Out of memory|Stack overflow|Cannot allocate|memory exhausted", re.I)
+
+_DIAGNOSIS = {
+    "outcome": "Eval vm_compute in first_failure cfg fates limits K ZK.\n",
+    "polytope": "Eval vm_compute in polytope_failure (dim cfg) fates limits dirs mults.\n",
+    "spsd": "Eval vm_compute in check_gram (A cfg) ds vs.\n",
+    "projections": "Eval vm_compute in t4_failure (A cfg) fates limits faces.\n",
+}
 
 
-def _diagnose(task: KernelTask, folder: Path, *, time_limit: float, memory_limit: int) -> str:
-    """Why the checker rejects ``task``: evaluate the untrusted ``first_failure``,
-    ``polytope_failure``, ``t4_failure`` and ``check_gram`` (Diagnose.v)."""
-    text = (_HEADER.replace("Statement Checker", "Statement Checker Diagnose") + task.definitions()
-            + "Eval vm_compute in first_failure cfg fates limits K ZK.\n"
-            + ("Eval vm_compute in polytope_failure fates limits dirs mults.\n" if task.directions is not None else "")
-            + ("Eval vm_compute in t4_failure (A cfg) fates limits faces.\n" if task.faces is not None else "")
-            + ("Eval vm_compute in check_gram (A cfg) ds vs.\n" if task.gram is not None else ""))
+def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float, memory_limit: int) -> str:
+    """Why the kernel refused ``theorem`` of ``task``: an untrusted evaluation in Diagnose.v."""
+    if theorem not in _DIAGNOSIS:
+        return f"the kernel refused its {theorem} theorem"
+    text = ("Require Import HardmaxVerify.Statement HardmaxVerify.Checker HardmaxVerify.Polytope "
+            "HardmaxVerify.Norms HardmaxVerify.Diagnose.\n"
+            "From Coq Require Import QArith List.\nImport ListNotations.\nOpen Scope Q_scope.\n"
+            + task.definitions() + _DIAGNOSIS[theorem])
     status, output, _ = _run_coqc(text, folder, "diagnose", time_limit=time_limit, memory_limit=memory_limit)
-    found = _FAILURE.search(output) if status == 0 else None
-    if found is None:
-        return "the kernel rejected the certificate"
-    if found.group(1) == "NoFailure":
-        rest = output[found.end():]
-        answers = _POLYTOPE_FAILURE.findall(rest)
-        if task.directions is not None and answers and answers[0][1]:
-            return (f"token {answers[0][1]}: its limit is not where T2 and T3 say (a direction that does "
-                    "not separate or support, or multipliers that do not give the limit)")
-        if task.faces is not None and len(answers) > (task.directions is not None) and answers[-1][1]:
-            return (f"token {answers[-1][1]}: its limit does not minimise the A-norm over the face its "
-                    "direction exposes")
-        gram = _BOOL.search(rest) if task.gram is not None else None
-        if gram is not None and gram.group(1) == "false":
-            return "A is not the sum of d_i v_i v_i^T the certificate gives (with every d_i >= 0)"
-    word = found.group(1).split()[0]
-    if word == "TokenFails":
-        return (f"token {found.group(3)} at layer {found.group(2)}: the conditions of its fate do not hold "
-                "in the model's own layers")
-    if word == "TokenNotFirst":
-        return (f"token {found.group(3)}: its fate's condition holds already at layer {found.group(2)}, "
-                "before the layer the certificate names")
-    return {"NoFailure": "the kernel rejected the proof although the checker accepts (report this)",
-            "AlphaNotPositive": "alpha is not positive",
-            "FateCount": "the fates are not one per token",
-            "LimitCount": "the limits are not one per token",
-            "NoLeader": "no token has the fate leader",
-            "ReplayFails": f"the positions of layer {found.group(4)} are not the model's"}[word]
+    if status != 0:
+        return f"the kernel refused its {theorem} theorem"
+    if theorem == "outcome":
+        found = _FAILURE.search(output)
+        word = found.group(1).split()[0] if found else ""
+        if word == "TokenFails":
+            return (f"token {found.group(3)} at layer {found.group(2)}: the conditions of its fate do not hold "
+                    "in the model's own layers")
+        if word == "TokenNotFirst":
+            return (f"token {found.group(3)}: its fate's condition holds already at layer {found.group(2)}, "
+                    "before the layer the certificate names")
+        return {"NoFailure": "the kernel refused the proof although the checker accepts (report this)",
+                "AlphaNotPositive": "alpha is not positive",
+                "FateCount": "the fates are not one per token",
+                "LimitCount": "the limits are not one per token",
+                "NoLeader": "no token has the fate leader",
+                "ReplayFails": f"the positions of layer {found.group(4) if found else '?'} are not the model's"}.get(
+            word, "the kernel refused the D7 certificate")
+    if theorem == "spsd":
+        return "A is not the sum of d_i v_i v_i^T the certificate gives (with every d_i >= 0)"
+    found = _FOUND.search(output)
+    token = found.group(2) if found and found.group(2) else "?"
+    if theorem == "polytope":
+        return (f"token {token}: its limit is not where T2 and T3 say (a direction that does not separate or "
+                "support, or multipliers that do not give the limit)")
+    return f"token {token}: its limit does not minimise the A-norm over the face its direction exposes"
 
 
 _QED_TIME = re.compile(r"Chars (\d+) - \d+ \[Qed\.\] ([0-9.]+) secs")
@@ -192,6 +210,7 @@ def _batches(tasks: Sequence[KernelTask], jobs: int = 1) -> list[list[KernelTask
 def _check_batch(batch: list[KernelTask], folder: Path, *, time_limit: float, memory_limit: int) -> dict[str, KernelVerdict]:
     verdicts: dict[str, KernelVerdict] = {}
     pending = list(batch)
+    refused: dict[str, dict[str, str]] = {t.name: {} for t in batch}
     while pending:
         text = batch_text(pending)
         status, output, seconds = _run_coqc(text, folder, "batch", time_limit=time_limit, memory_limit=memory_limit,
@@ -200,49 +219,66 @@ def _check_batch(batch: list[KernelTask], folder: Path, *, time_limit: float, me
         if status is None:  # out of time: alone, each task gets the whole limit
             if len(pending) == 1:
                 verdicts[pending[0].name] = KernelVerdict(NOT_KERNEL_CHECKED,
-                                                          f"the kernel did not finish within {time_limit:g} s", seconds)
+                                                          f"the kernel did not finish within {time_limit:g} s", seconds,
+                                                          refused[pending[0].name])
                 return verdicts
             for task in pending:
-                verdicts.update(_check_batch([task], folder, time_limit=time_limit, memory_limit=memory_limit))
+                one = _check_batch([task], folder, time_limit=time_limit, memory_limit=memory_limit)[task.name]
+                verdicts[task.name] = KernelVerdict(one.status, one.reason, one.seconds,
+                                                    {**refused[task.name], **one.rejected})
             return verdicts
         if status == 0 and CLOSED in output:
             for task, kernel in zip(pending, _kernel_seconds(text, output, len(pending))):
-                verdicts[task.name] = KernelVerdict(KERNEL_CHECKED, "", kernel)
+                verdicts[task.name] = KernelVerdict(KERNEL_CHECKED, "", kernel, refused[task.name])
             return verdicts
         line = _ERROR_LINE.search(output)
-        failing = _failing_module(text, int(line.group(1))) if line else None
-        if status == 0 or failing is None or failing >= len(pending):
-            reason = "coqc did not check the file" + (f" ({' '.join(output.split()[:12])})" if output else "")
-            if "Out of memory" in output or status == -9 or status == 137:
-                reason = f"the kernel ran out of memory ({memory_limit >> 20} MiB)"
+        where = _failing_theorem(text, int(line.group(1))) if line else None
+        if status < 0 or _RESOURCE.search(output) or where is None or status == 0:
+            if status < 0 or _RESOURCE.search(output):
+                reason = f"the kernel ran out of memory or stack (at most {memory_limit >> 20} MiB)"
+            else:
+                reason = "coqc did not check the file it was given (the bridge wrote terms it refuses)"
             for task in pending:
-                verdicts[task.name] = KernelVerdict(NOT_KERNEL_CHECKED, reason, share)
+                verdicts[task.name] = KernelVerdict(NOT_KERNEL_CHECKED, reason, share, refused[task.name])
             return verdicts
-        rejected = pending[failing]
-        verdicts[rejected.name] = KernelVerdict(
-            REJECTED, _diagnose(rejected, folder, time_limit=time_limit, memory_limit=memory_limit), share)
-        # The modules before it passed their Qed; they run again so that their assumptions are printed too.
-        pending = pending[:failing] + pending[failing + 1:]
+        index, theorem = where
+        task = pending[index]
+        if index >= len(pending) or theorem not in task.theorem_names() or theorem in refused[task.name]:
+            for other in pending:  # an error this loop cannot place: say so, never loop
+                verdicts[other.name] = KernelVerdict(NOT_KERNEL_CHECKED, "coqc failed where no theorem was checked",
+                                                     share, refused[other.name])
+            return verdicts
+        refused[task.name][theorem] = _diagnose(task, theorem, folder, time_limit=time_limit, memory_limit=memory_limit)
+        # Run again without it: the modules before it print their assumptions, the rest is checked.
+        pending[index] = task.without(theorem)
     return verdicts
 
 
-def _failing_module(text: str, line: int) -> int | None:
-    """The index of the module whose text holds ``line`` (1-based)."""
-    index = None
+def _failing_theorem(text: str, line: int) -> tuple[int, str] | None:
+    """(module index, theorem) whose text holds ``line`` (1-based), or None outside any theorem."""
+    index, theorem = None, None
     for content in text.splitlines()[:line]:
         found = re.match(r"Module M(\d+)\.", content)
         if found:
-            index = int(found.group(1))
-    return index
+            index, theorem = int(found.group(1)), None
+        found = re.match(r"Theorem (\w+) :", content)
+        if found:
+            theorem = found.group(1)
+        if content.startswith("Definition "):
+            theorem = None
+    return (index, theorem) if index is not None and theorem is not None else None
 
 
 def check_tasks(tasks: Sequence[KernelTask], *, jobs: int = 1, time_limit: float = DEFAULT_TIME_LIMIT,
                 memory_limit: int = DEFAULT_MEMORY_LIMIT, progress: Callable[[int, int], None] | None = None) -> KernelRun:
-    """The kernel's verdict on every task (tasks need distinct names).
+    """The kernel's verdict on every task.
 
-    Raises :class:`~verify.formal.library.CoqUnavailable` when coqc is missing and
-    :class:`CouldNotComplete` when the library does not build.
+    Raises :class:`~verify.formal.library.CoqUnavailable` when coqc is missing,
+    :class:`CouldNotComplete` when the library does not build, and ValueError for two tasks of
+    one name (their verdicts would be one).
     """
+    if len({t.name for t in tasks}) != len(tasks):
+        raise ValueError("check_tasks: every task needs a name of its own")
     start = time.monotonic()
     version, sha = coq_version(), statement_sha256()
     built_library()

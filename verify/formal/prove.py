@@ -8,7 +8,7 @@ report, a saved claims report, or each record of a results.json then goes throug
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -35,6 +35,7 @@ class ProveResult:
     records: list[tuple[str, dict[str, ClaimOutcome], float | None]]   # label, claim outcomes, kernel seconds
     kernel: KernelRun
     certificates: int = 0   # D7 certificates (one a configuration) the kernel checked
+    outside: list[str] = field(default_factory=list)   # labels of configurations outside the hypotheses
 
     def counts(self) -> dict[str, dict[str, int]]:
         """claim -> status -> number of records."""
@@ -71,9 +72,11 @@ class ProveResult:
             "kernel_seconds": round(self.kernel.seconds, 3),
             "certificates_kernel_checked": self.configurations_checked,
             "counts": self.counts(),
-            "records": [{"label": label, "kernel_seconds": None if s is None else round(s, 3),
+            "records": [{"label": label, **({"outside_hypotheses": True} if label in self.outside else {}),
+                         "kernel_seconds": None if s is None else round(s, 3),
                          "claims": {c: {"status": o.status, "reason": o.reason} for c, o in claims.items()}}
                         for label, claims, s in self.records],
+            **({"outside_hypotheses": True} if self.outside else {}),
         }
 
 
@@ -112,14 +115,25 @@ def write_coq_files(plans: list[RecordPlan], folder: Path) -> list[Path]:
         while name in used:
             name += "_"
         used.add(name)
-        written.append(atomic_write_text(folder / f"{name}.v", standalone_text(plan.task)))
+        written.append(atomic_write_text(folder / f"{name}.v", standalone_text(plan.task, plan.label)))
     return written
+
+
+def _distinct(labels: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return out
 
 
 def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1,
                   time_limit: float = DEFAULT_TIME_LIMIT,
                   progress: Callable[[int, int], None] | None = None, write_coq: Path | None = None) -> ProveResult:
-    plans: list[RecordPlan] = [plan_record(record, label) for label, record in records]
+    labels = _distinct([label for label, _ in records])
+    plans: list[RecordPlan] = [plan_record(record, label) for label, (_, record) in zip(labels, records)]
+    outside = [label for label, (_, record) in zip(labels, records) if _outside(record)]
     if write_coq is not None:
         write_coq_files(plans, write_coq)
     kernel = check_tasks([p.task for p in plans if p.task is not None], jobs=jobs, time_limit=time_limit,
@@ -130,11 +144,16 @@ def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1
             out.append((plan.label, plan.resolve(NOT_KERNEL_CHECKED, ""), None))
             continue
         verdict = kernel.verdicts[plan.task.name]
-        reason = verdict.reason if verdict.status != REJECTED else f"rejected by the kernel: {verdict.reason}"
-        out.append((plan.label, plan.resolve(verdict.status, reason), verdict.seconds))
+        out.append((plan.label, plan.resolve(verdict.status, verdict.reason, verdict.rejected), verdict.seconds))
     certificates = sum(1 for p in plans if p.task is not None and p.task.outcome
-                       and kernel.verdicts[p.task.name].status == KERNEL_CHECKED)
-    return ProveResult(out, kernel, certificates)
+                       and kernel.verdicts[p.task.name].status == KERNEL_CHECKED
+                       and "outcome" not in kernel.verdicts[p.task.name].rejected)
+    return ProveResult(out, kernel, certificates, outside)
+
+
+def _outside(record: Mapping[str, Any]) -> bool:
+    config = record.get("config", record.get("configuration"))
+    return isinstance(config, Mapping) and config.get("outside_hypotheses") is True
 
 
 def prove_path(path: Path, *, outside_hypotheses: bool = False, layer_budget: int = 200, jobs: int = 1,

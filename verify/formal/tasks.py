@@ -9,7 +9,7 @@ Everything else is "not kernel-checked", with the reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -59,9 +59,21 @@ class ClaimOutcome:
         return {"claim": self.claim, "status": self.status, "reason": self.reason}
 
 
+# Names are written in full, so that nothing imported can stand in for Statement.v's definitions:
+# the generated file imports Statement.v only, and merely requires the proof files.
+S = "HardmaxVerify.Statement."
+# The theorems each claim rests on, besides D1, D2 and D3, whose assumptions every batch prints.
+CLAIM_THEOREMS: dict[str, tuple[str, ...]] = {
+    "T0": ("outcome",), "T1": ("outcome",), "replay": ("outcome",),
+    "T2": ("outcome", "polytope"), "T3": ("outcome", "polytope"),
+    "T4": ("outcome", "polytope", "spsd", "projections"),
+    "D1": (), "D2": ("spsd", "norms"), "D3": (),
+}
+
+
 @dataclass(frozen=True)
 class KernelTask:
-    """One configuration and its D7 certificate, as the Coq terms of Statement.v's ``Outcome``."""
+    """One configuration and its certificates, as Coq terms of Statement.v, with the theorems to check."""
 
     name: str
     config: str                 # a term of type config
@@ -73,46 +85,66 @@ class KernelTask:
     directions: list[str] | None = None     # T2/T3: one vector per token (None: no polytope theorem)
     multipliers: list[str] | None = None    # T3: one list of (weight, index into K) per token
     faces: list[str] | None = None          # T4: one direction per token exposing its limit's face
-    gram: tuple[str, str] | None = None     # D2: (ds, vs) with A = sum d_i v_i v_i^T
-    outcome: bool = True                    # the D7 certificate's theorem (False: D2 alone)
+    gram: tuple[str, str] | None = None     # D2, T4: (ds, vs) with A = sum d_i v_i v_i^T
+    outcome: bool = True                    # the D7 certificate's theorem
 
     def definitions(self) -> str:
-        text = (f"Definition cfg : config := {self.config}.\n"
-                f"Definition fates : list fate := [{'; '.join(self.fates)}].\n"
-                f"Definition limits : list vec := [{'; '.join(self.limits)}].\n"
+        text = (f"Definition cfg : {S}config := {self.config}.\n"
+                f"Definition fates : list {S}fate := [{'; '.join(self.fates)}].\n"
+                f"Definition limits : list {S}vec := [{'; '.join(self.limits)}].\n"
                 f"Definition K : nat := {self.last_layer}.\n"
-                f"Definition ZK : list vec := {self.last_positions}.\n")
+                f"Definition ZK : list {S}vec := {self.last_positions}.\n")
         if self.directions is not None and self.multipliers is not None:
-            text += (f"Definition dirs : list vec := [{'; '.join(self.directions)}].\n"
+            text += (f"Definition dirs : list {S}vec := [{'; '.join(self.directions)}].\n"
                      f"Definition mults : list (list (Q * nat)) := [{'; '.join(self.multipliers)}].\n")
         if self.gram is not None:
-            text += f"Definition ds : list Q := {self.gram[0]}.\nDefinition vs : list vec := {self.gram[1]}.\n"
+            text += f"Definition ds : list Q := {self.gram[0]}.\nDefinition vs : list {S}vec := {self.gram[1]}.\n"
         if self.faces is not None:
-            text += f"Definition faces : list vec := [{'; '.join(self.faces)}].\n"
+            text += f"Definition faces : list {S}vec := [{'; '.join(self.faces)}].\n"
         return text
+
+    def theorem_texts(self) -> dict[str, str]:
+        """The statements the kernel checks for this configuration, each closed by evaluation at Qed."""
+        cast = "vm_cast_no_check (eq_refl true). Qed.\n"
+        A = f"({S}A cfg)"
+        texts = {}
+        if self.outcome:
+            texts["outcome"] = (f"Theorem outcome : {S}Outcome cfg fates limits K ZK.\n"
+                                f"Proof. apply HardmaxVerify.Checker.certificate_sound. {cast}")
+        if self.directions is not None:
+            texts["polytope"] = (f"Theorem polytope : {S}Polytope ({S}dim cfg) fates limits.\n"
+                                 f"Proof. apply (HardmaxVerify.Polytope.polytope_sound ({S}dim cfg) fates limits dirs mults). "
+                                 + cast)
+        if self.gram is not None:
+            texts["spsd"] = (f"Theorem spsd : {S}symmetric_psd {A}.\n"
+                             f"Proof. apply (HardmaxVerify.Norms.gram_sound {A} ds vs). {cast}")
+            position = f"{S}position cfg"
+            texts["norms"] = (f"Theorem norms : forall k i, (i < {S}ntokens cfg)%nat ->\n"
+                              f"  {S}dot ({S}matvec {A} ({position} k i)) ({position} k i) <=\n"
+                              f"  {S}dot ({S}matvec {A} ({position} (S k) i)) ({position} (S k) i).\n"
+                              "Proof. intros k i Hi. apply HardmaxVerify.Norms.D2; "
+                              "[vm_compute; reflexivity | exact spsd | exact Hi]. Qed.\n")
+            if self.faces is not None:
+                texts["projections"] = (f"Theorem projections : {S}T4_statement {A} fates limits.\n"
+                                        f"Proof. apply (HardmaxVerify.Norms.T4_sound {A} fates limits faces spsd). "
+                                        + cast)
+        return texts
 
     def theorems(self) -> str:
-        """The statements the kernel checks for this configuration, each closed by evaluation at Qed."""
-        text = ("Theorem outcome : Outcome cfg fates limits K ZK.\n"
-                "Proof. apply certificate_sound. vm_cast_no_check (eq_refl true). Qed.\n") if self.outcome else ""
-        if self.directions is not None:
-            text += ("Theorem polytope : Polytope fates limits.\n"
-                     "Proof. apply (polytope_sound fates limits dirs mults). vm_cast_no_check (eq_refl true). Qed.\n")
-        if self.gram is not None:
-            text += ("Theorem spsd : symmetric_psd (A cfg).\n"
-                     "Proof. apply (gram_sound (A cfg) ds vs). vm_cast_no_check (eq_refl true). Qed.\n"
-                     "Theorem norms : forall k i, (i < ntokens cfg)%nat ->\n"
-                     "  dot (matvec (A cfg) (position cfg k i)) (position cfg k i) <=\n"
-                     "  dot (matvec (A cfg) (position cfg (S k) i)) (position cfg (S k) i).\n"
-                     "Proof. intros k i Hi. apply D2; [vm_compute; reflexivity | exact spsd | exact Hi]. Qed.\n")
-        if self.faces is not None:
-            text += ("Theorem projections : T4_statement (A cfg) fates limits.\n"
-                     "Proof. apply (T4_sound (A cfg) fates limits faces spsd). vm_cast_no_check (eq_refl true). Qed.\n")
-        return text
+        return "".join(self.theorem_texts().values())
 
     def theorem_names(self) -> list[str]:
-        return ((["outcome"] if self.outcome else []) + (["polytope"] if self.directions is not None else [])
-                + (["spsd", "norms"] if self.gram is not None else []) + (["projections"] if self.faces is not None else []))
+        return list(self.theorem_texts())
+
+    def without(self, theorem: str) -> "KernelTask":
+        """This task without ``theorem`` (and the theorems that use it): to check the rest after a rejection."""
+        if theorem == "outcome":
+            return replace(self, outcome=False)
+        if theorem == "polytope":
+            return replace(self, directions=None, multipliers=None)
+        if theorem in ("spsd", "norms"):
+            return replace(self, gram=None, faces=None)
+        return replace(self, faces=None)
 
 
 @dataclass
@@ -124,11 +156,18 @@ class RecordPlan:
     decided: dict[str, ClaimOutcome] = field(default_factory=dict)
     waiting: list[str] = field(default_factory=list)   # claims decided by the task's kernel verdict
 
-    def resolve(self, verdict: str, reason: str) -> dict[str, ClaimOutcome]:
-        """Every claim's outcome once the task's verdict is known (kernel-checked / rejected / not kernel-checked)."""
+    def resolve(self, status: str, reason: str, rejected: Mapping[str, str] | None = None) -> dict[str, ClaimOutcome]:
+        """Every claim's outcome once the task's verdict is known: ``status`` and ``reason`` for the
+        task, ``rejected`` the theorems the kernel refused and why (a claim resting on one is rejected)."""
         out = dict(self.decided)
         for claim in self.waiting:
-            out[claim] = ClaimOutcome(claim, verdict, COVERED_CLAIMS[claim] if verdict == KERNEL_CHECKED else reason)
+            refused = [t for t in CLAIM_THEOREMS[claim] if t in (rejected or {})]
+            if refused:
+                out[claim] = ClaimOutcome(claim, REJECTED, f"rejected by the kernel: {(rejected or {})[refused[0]]}")
+            elif status == KERNEL_CHECKED:
+                out[claim] = ClaimOutcome(claim, KERNEL_CHECKED, COVERED_CLAIMS[claim])
+            else:
+                out[claim] = ClaimOutcome(claim, status, reason)
         return {c: out[c] for c in sorted(out)}
 
 
@@ -148,60 +187,69 @@ def _configuration(record: Mapping[str, Any], where: str) -> Configuration:
     return parse_configuration(data, outside_hypotheses=True, source=f"{where}.{key}")
 
 
+def _not(plan: RecordPlan, claims: list[str], reason: str, only: tuple[str, ...] | None = None) -> None:
+    """Move ``claims`` (those of ``only``, when given) from the kernel's list to not kernel-checked."""
+    for claim in list(claims):
+        if only is None or claim in only:
+            claims.remove(claim)
+            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, reason)
+
+
 def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
     """The kernel's part in one claims report (``check --json``) or results.json record.
 
-    Raises :class:`InputError` for a record that is not of that form.
+    Raises :class:`InputError` for a record that is not of that form. Numbers are read exactly
+    from their text (a float given through the Python API is its binary value).
     """
     if not isinstance(record, Mapping):
         raise InputError(label, "expected a JSON object (a claims report or a results.json record)")
+    if "config" in record and "configuration" in record:
+        raise InputError(f"{label}.configuration", "a record holds one configuration: 'config' or 'configuration'")
     config = _configuration(record, label)
     verdicts = record.get("verdicts")
     if not isinstance(verdicts, Mapping):
         raise InputError(f"{label}.verdicts", "expected an object of verdicts")
     plan = RecordPlan(label, None)
     needs_task: list[str] = []
+    outside = ("a value matrix V is outside the formalised model (V = alpha I)" if config.V is not None else
+               "softmax attention (beta) is outside the formalised model (hardmax)" if config.beta is not None else None)
     for claim in sorted(verdicts):
         verdict = verdicts[claim]
         status = verdict.get("status") if isinstance(verdict, Mapping) else None
         if status != "certified":
             plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, f"check did not certify it ({status})")
-        elif config.V is not None:
-            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED,
-                                               "a value matrix V is outside the formalised model (V = alpha I)")
-        elif claim in GENERIC_THEOREMS:
-            plan.decided[claim] = ClaimOutcome(claim, KERNEL_CHECKED, COVERED_CLAIMS[claim])
+        elif outside is not None:
+            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, outside)
         elif claim in COVERED_CLAIMS:
             needs_task.append(claim)
         else:
             plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, NOT_FORMALISED.get(claim, "not formalised yet"))
     if not needs_task:
         return plan
+    config_term = terms.config(config.tokens, config.alpha, config.A_matrix)
+    gram = _gram_terms(config.A_matrix) if "D2" in needs_task or "T4" in needs_task else None
+    if gram is None:
+        _not(plan, needs_task, NO_GRAM, ("D2", "T4"))
     fates = record.get("fates")
     if not isinstance(fates, list):
         raise InputError(f"{label}.fates", "expected the list of fates")
     by_token: dict[int, Mapping[str, Any]] = {}
     for i, f in enumerate(fates):
-        if not isinstance(f, Mapping) or not isinstance(f.get("token"), int):
-            raise InputError(f"{label}.fates[{i}]", "expected a fate object with a token index")
+        if not isinstance(f, Mapping) or not isinstance(f.get("token"), int) or f["token"] in by_token:
+            raise InputError(f"{label}.fates[{i}]", "expected one fate object per token, with its index")
         by_token[f["token"]] = f
     uncovered = [f for f in (by_token.get(i) for i in range(config.n)) if f is None or f.get("kind") not in ("leader", "fixed", "locked")]
     if len(by_token) != config.n or uncovered:
         bad = uncovered[0] if uncovered else None
-        reason = ("a token's certificate is a D9 closed-form path, not formalised yet"
-                  if bad is not None and bad.get("kind") == "path"
-                  else "not every token has a D7 fate (leader, fixed or locked)")
-        gram = _gram_terms(config.A_matrix) if "D2" in needs_task else None
-        for claim in needs_task:
-            if claim != "D2" or gram is None:
-                plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, reason)
-        if gram is not None:  # D2 needs A's certificate only
-            plan.task = KernelTask(name=label, config=terms.config(config.tokens, config.alpha, config.A_matrix),
-                                   fates=[], limits=[], last_layer=0, last_positions="[]", size=config.n,
-                                   gram=gram, outcome=False)
-            plan.waiting = ["D2"]
-        elif "D2" in needs_task:
-            plan.decided["D2"] = ClaimOutcome("D2", NOT_KERNEL_CHECKED, NO_GRAM)
+        _not(plan, needs_task, "a token's certificate is a D9 closed-form path, not formalised yet"
+             if bad is not None and bad.get("kind") == "path" else "not every token has a D7 fate (leader, fixed or locked)",
+             ("T0", "T1", "T2", "T3", "T4", "replay"))
+        if not needs_task:
+            return plan
+        # D1, D2 and D3 need no certificate of the fates: A's, and the theorems' assumptions.
+        plan.task = KernelTask(name=label, config=config_term, fates=[], limits=[], last_layer=0,
+                               last_positions="[]", size=config.n, gram=gram, outcome=False)
+        plan.waiting = needs_task
         return plan
     coq_fates, coq_limits = [], []
     for i in range(config.n):
@@ -217,33 +265,25 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
     if isinstance(certificate, Mapping):
         last_layer = certificate.get("last_layer")
         positions = certificate.get("final_positions")
-        if not isinstance(last_layer, int) or not isinstance(positions, list):
+        if not isinstance(last_layer, int) or isinstance(last_layer, bool) or not isinstance(positions, list):
             raise InputError(f"{label}.verdicts.replay.certificate", "expected last_layer and final_positions")
         last = terms.matrix(_point(p, f"{label}.verdicts.replay.certificate.final_positions[{i}]")
                             for i, p in enumerate(positions))
+        if last_layer < 1:  # layer 0 is the input: nothing replayed
+            _not(plan, needs_task, "the replay certificate replays no layer", ("replay",))
     else:
         last_layer, last = 0, terms.matrix(config.tokens)
-        if "replay" in needs_task:
-            needs_task.remove("replay")
-            plan.decided["replay"] = ClaimOutcome("replay", NOT_KERNEL_CHECKED, "no replay certificate")
+        _not(plan, needs_task, "no replay certificate", ("replay",))
     directions = multipliers = None
-    if "T2" in needs_task or "T3" in needs_task:
+    if any(c in needs_task for c in ("T2", "T3", "T4")):
         polytope = _polytope_terms(verdicts, by_token, config.n, config.d, label)
         if isinstance(polytope, str):
-            for claim in ("T2", "T3"):
-                if claim in needs_task:
-                    needs_task.remove(claim)
-                    plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, polytope)
+            _not(plan, needs_task, polytope, ("T2", "T3", "T4"))
         else:
             directions, multipliers = polytope
-    gram = _gram_terms(config.A_matrix) if "D2" in needs_task or "T4" in needs_task else None
-    for claim in ("D2", "T4"):
-        if claim in needs_task and gram is None:
-            needs_task.remove(claim)
-            plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, NO_GRAM)
     faces = _face_terms(verdicts["T4"], config.n, label) if "T4" in needs_task else None
-    plan.task = KernelTask(name=label, config=terms.config(config.tokens, config.alpha, config.A_matrix),
-                           fates=coq_fates, limits=coq_limits, last_layer=last_layer, last_positions=last,
+    plan.task = KernelTask(name=label, config=config_term, fates=coq_fates, limits=coq_limits, last_layer=last_layer,
+                           last_positions=last,
                            size=config.n * (1 + max([last_layer] + [by_token[i]["layer"] for i in range(config.n)])),
                            directions=directions, multipliers=multipliers, gram=gram, faces=faces)
     plan.waiting = needs_task
@@ -256,7 +296,7 @@ def _polytope_terms(verdicts: Mapping[str, Any], by_token: Mapping[int, Mapping[
     (or why there are none: T2 and T3 are checked together)."""
     t2, t3 = verdicts.get("T2"), verdicts.get("T3")
     if not (isinstance(t2, Mapping) and isinstance(t3, Mapping) and t2.get("status") == t3.get("status") == "certified"):
-        return "T2 and T3 are kernel-checked together, and check did not certify both"
+        return "T2, T3 and T4 rest on T2's and T3's certificates together, and check did not certify both"
     vertices = (t2.get("certificate") or {}).get("vertices")
     boundary = (t3.get("certificate") or {}).get("boundary")
     if not isinstance(vertices, list) or not isinstance(boundary, list):

@@ -11,6 +11,8 @@ from typing import Iterable, Sequence
 
 __all__ = ["q", "vec", "matrix", "nat_list", "fate", "config"]
 
+S = "HardmaxVerify.Statement."  # names in full: nothing imported can stand in for Statement.v's
+
 
 def q(x: Fraction | int) -> str:
     x = Fraction(x)
@@ -32,13 +34,13 @@ def nat_list(xs: Iterable[int]) -> str:
 def fate(kind: str, layer: int, members: Sequence[int]) -> str:
     """``Leader k``, ``Fixed k G`` or ``Locked k F`` (Statement.v's fates)."""
     if kind == "leader":
-        return f"(Leader {int(layer)})"
+        return f"({S}Leader {int(layer)})"
     if kind == "fixed":
-        return f"(Fixed {int(layer)} {nat_list(members)})"
+        return f"({S}Fixed {int(layer)} {nat_list(members)})"
     if kind == "locked":
-        return f"(Locked {int(layer)} {nat_list(members)})"
+        return f"({S}Locked {int(layer)} {nat_list(members)})"
     raise ValueError(f"no Coq fate for kind {kind!r}")
 
 
 def config(tokens: Sequence[Sequence[Fraction]], alpha: Fraction, A: Sequence[Sequence[Fraction]]) -> str:
-    return f"{{| A := {matrix(A)}; alpha := {q(alpha)}; tokens := {matrix(tokens)} |}}"
+    return f"{{| {S}A := {matrix(A)}; {S}alpha := {q(alpha)}; {S}tokens := {matrix(tokens)} |}}"

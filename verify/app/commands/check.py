@@ -60,10 +60,14 @@ def fates_table(report: ClaimReport) -> Table:
 
 
 def fate_legend(report: ClaimReport) -> list[str]:
-    """What each fate in the table means (only those that occur)."""
+    """What each fate in the table means (only those that occur), and what a similarity certificate adds."""
     kinds = sorted({f.kind for f in report.fates})
-    return [f"  {kind}: {_FATE_MEANING[kind]}" for kind in kinds if kind in _FATE_MEANING] + \
-        ["  (a limit too long to write exactly is shown as ≈ its decimal value; --json has every one exactly)"]
+    lines = [f"  {kind}: {_FATE_MEANING[kind]}" for kind in kinds if kind in _FATE_MEANING]
+    similar = report.run.similarity if report.run is not None else None
+    if similar is not None:
+        lines.append(f"  D11: {similar.describe()}: no token is ever a leader; "
+                     + ("every token converges to 0" if similar.converges_to_zero else "the limits are not certified"))
+    return lines + ["  (a limit too long to write exactly is shown as ≈ its decimal value; --json has every one exactly)"]
 
 
 @click.command("check")
@@ -102,9 +106,11 @@ def check(config_path: Path, outside_hypotheses: bool, layer_budget: int, time_b
         report = check_configuration(config, layer_budget=layer_budget, cross_check=not no_cross_check,
                                      progress=progress, time_budget=time_budget)
 
+    stopped = {"settled": "", "similarity": ", stopped: the pattern repeats for ever (D11)"}.get(
+        report.stopped_by, f", stopped by the {report.stopped_by}")
     title = (f"{shown_name}: n={config.n}, d={config.d}, layers 0..{report.layers_run}"
              f"{'' if report.settled_layer is None else f', settled at layer {report.settled_layer}'}"
-             f"{f', stopped by the {report.stopped_by}' if report.stopped_by != 'settled' else ''}"
+             f"{stopped}"
              f"{', OUTSIDE HYPOTHESES' if config.outside_hypotheses else ''}")
     table = Table(title=Text(title))
     table.add_column("claim")

@@ -1,16 +1,18 @@
 """``hardmax-verify conjecture``: list, run and re-check conjectures beyond the theorem's hypotheses.
 
     hardmax-verify conjecture list
-    hardmax-verify conjecture run NAME|all|catalogue|FILE.py [--time SECONDS] [--examples N]
-                                  [--seed N] [--results-dir DIR]
+    hardmax-verify conjecture run NAME|all|catalogue|heldout|FILE.py [--name NAME] [--time SECONDS]
+                                  [--examples N] [--seed N] [--results-dir DIR]
     hardmax-verify conjecture check NAME|FILE.py CONFIG.json
 
 The search of each conjecture runs until a counterexample or its budget: --time seconds
 (default 60 for one conjecture; ``all`` shares about four minutes among its conjectures),
 --examples examples, or whichever comes first when both are given; --examples alone is
 reproducible on every machine. A conjecture may state the outcome its author expects (held or
-refuted); a run then marks each result "as expected" or "SURPRISE". Exit status of ``run``: 0
-every outcome as expected (a conjecture without an expectation: not refuted), 1 a surprise or
+refuted); a run then marks each result "as expected" (a counterexample to a statement expected
+to be refuted), "consistent with the expectation" (not refuted, expected to hold: evidence, not a
+proof) or "SURPRISE". Exit status of ``run``: 0 no surprise (a conjecture without an expectation:
+not refuted), 1 a surprise or
 a counterexample to a conjecture without an expectation, 3 nothing of that but something
 inconclusive, 2 bad input (unknown name, broken file, a file whose code raises or exits).
 
@@ -33,10 +35,11 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from verify.core import exitcodes
 from verify.core.formatting import counted
-from verify.experiments.conjectures.base import Conjecture, ConjectureResult, SearchProgress, coverage_sentence, recheck_file, \
-    run_conjecture
+from verify.experiments.conjectures.base import (AS_EXPECTED, CONSISTENT, CONSISTENT_WORDS, Conjecture, ConjectureResult,
+                                                SearchProgress, coverage_sentence, recheck_file, run_conjecture)
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
 from verify.experiments.conjectures.catalogue import CATALOGUE
+from verify.experiments.conjectures.heldout import HELD_OUT
 from verify.experiments.conjectures.loader import load_conjectures, looks_like_file, user_code
 from verify.experiments.conjectures.search import DEFAULT_SECONDS
 from ..locations import HOME_VARIABLE, user_folder
@@ -63,11 +66,26 @@ def _resolve(target: str) -> list[Conjecture]:
         return list(BUILTIN_CONJECTURES.values())
     if target == "catalogue":
         return list(CATALOGUE.values())
+    if target == "heldout":
+        return list(HELD_OUT.values())
     if looks_like_file(target):
         return load_conjectures(target, on_warning=_show_warning)
     if target in CATALOGUE:
         return [CATALOGUE[target]]
+    if target in HELD_OUT:
+        return [HELD_OUT[target]]
     return [get_conjecture(target)]
+
+
+def _chosen(conjectures: list[Conjecture], names: tuple[str, ...], target: str) -> list[Conjecture]:
+    """The conjectures named by --name (all of them without it), in the file's order."""
+    if not names:
+        return conjectures
+    known = {c.name for c in conjectures}
+    missing = [name for name in names if name not in known]
+    if missing:
+        raise InputError("--name", f"no conjecture named \"{shorten(missing[0])}\" in {shorten(target)}")
+    return [c for c in conjectures if c.name in names]
 
 
 def default_seconds(count: int) -> float:
@@ -110,9 +128,9 @@ def conjecture() -> None:
 
 
 @conjecture.command("list")
-@json_option("the built-in and catalogued conjectures (name, group, kind, expected outcome, statement, scope)")
+@json_option("the built-in, catalogued and held-out conjectures (name, group, kind, expected outcome, statement, scope)")
 def list_command(json_to: str | None) -> int:
-    """List the built-in conjectures and the catalogue of known-false statements, with their expected outcomes."""
+    """List the built-in conjectures, the catalogue and the held-out known-false statements, with their expectations."""
     lines = ["Built-in conjectures (`conjecture run all`):"]
     for c in BUILTIN_CONJECTURES.values():
         lines.append(f"  {c.name}  [{c.kind}; {_expectation_words(c)}]")
@@ -122,10 +140,16 @@ def list_command(json_to: str | None) -> int:
     for c in CATALOGUE.values():
         lines.append(f"  {c.name}  [{_expectation_words(c)}]")
         lines.append(f"      {c.statement}")
+    lines.append("Held-out false statements, written with a counterexample found by hand before the lab searched "
+                 "them (`conjecture run heldout`, bench/conjecture_power.py):")
+    for c in HELD_OUT.values():
+        lines.append(f"  {c.name}  [{_expectation_words(c)}]")
+        lines.append(f"      {c.statement}")
     echo_summary("\n".join(lines), json_to)
     emit_json([{"name": c.name, "group": group, "kind": c.kind, "expected": c.expected, "statement": c.statement,
                 "scope": c.scope}
-               for group, conjectures in (("built-in", BUILTIN_CONJECTURES), ("catalogue", CATALOGUE))
+               for group, conjectures in (("built-in", BUILTIN_CONJECTURES), ("catalogue", CATALOGUE),
+                                          ("held-out", HELD_OUT))
                for c in conjectures.values()], json_to)
     return exitcodes.SUCCESS
 
@@ -142,11 +166,14 @@ def reproduce_command(result: ConjectureResult, target: str) -> str | None:
 
 
 def _verdict_text(result: ConjectureResult) -> str:
-    """``, as expected (expected to hold)``, ``, SURPRISE (expected to be refuted)``, or nothing."""
+    """``, as expected (expected to be refuted)``, ``, consistent with the expectation (expected to hold;
+    evidence, not a proof)``, ``, SURPRISE (expected to be refuted)``, or nothing."""
     if result.verdict == "surprise":
         return f", SURPRISE ({_expectation_words(result.conjecture)})"
-    if result.verdict == "as expected":
+    if result.verdict == AS_EXPECTED:
         return f", as expected ({_expectation_words(result.conjecture)})"
+    if result.verdict == CONSISTENT:
+        return f", {CONSISTENT} ({_expectation_words(result.conjecture)}; evidence, not a proof)"
     return ""
 
 
@@ -198,7 +225,7 @@ class _ProgressLines:
 
 
 @conjecture.command("run", epilog=_FILE_WARNING)
-@click.argument("target", metavar="NAME|all|catalogue|FILE.py")
+@click.argument("target", metavar="NAME|all|catalogue|heldout|FILE.py")
 @click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True, max=10 ** 6), default=None,
               help=f"Search budget of each conjecture in seconds (default {DEFAULT_SECONDS:g}; `all` and files of "
                    f"several conjectures share about {SHARED_SECONDS:g} s, at least {SHARED_MIN_SECONDS:g} s each). "
@@ -212,9 +239,13 @@ class _ProgressLines:
               help="Where <name>.json and counterexample CONFIG files are written (default: the user folder's "
                    f"conjectures/: ${HOME_VARIABLE}/conjectures, else $XDG_DATA_HOME/hardmax-verify/conjectures, else "
                    "~/.local/share/hardmax-verify/conjectures).")
+@click.option("--name", "names", multiple=True, metavar="NAME",
+              help="Run only the conjecture of this name from FILE.py, all, catalogue or heldout (repeat for several); the "
+                   "budget is then shared among those chosen only, so one conjecture of a file gets the budget of "
+                   "one.")
 @json_option("every result (the contents of the <name>.json files)")
 def run_command(target: str, seconds: float | None, examples: int | None, seed: int, results_dir: Path | None,
-                json_to: str | None) -> int:
+                names: tuple[str, ...], json_to: str | None) -> int:
     """Search for counterexamples with Hypothesis within a budget; report not refuted / counterexample / inconclusive.
 
     The search draws from the families of verify.core.families in rotation (ties, symmetric polygons,
@@ -222,8 +253,9 @@ def run_command(target: str, seconds: float | None, examples: int | None, seed: 
     allows. "Not refuted" is evidence, not a proof: each result says how many examples were
     drawn, in how long, from which families, and the range of every quantity the predicate
     measured. Each result of a conjecture that states an expected outcome (held or refuted;
-    `conjecture list` shows them) is marked "as expected" or "SURPRISE". Exit status 0 when every
-    outcome is as expected (or not refuted, without an expectation), 1 on a surprise or a
+    `conjecture list` shows them) is marked "as expected" (refuted when expected to be),
+    "consistent with the expectation" (not refuted when expected to hold: evidence, not a proof) or
+    "SURPRISE". Exit status 0 when nothing is a surprise (or not refuted, without an expectation), 1 on a surprise or a
     counterexample nobody expected, 3 when nothing is false but something is inconclusive, 4 at
     once on an internal error (two of the suite's own computations disagree, such as a measured
     softmax deviation above its certified bound: a bug, never a counterexample).
@@ -236,7 +268,7 @@ def run_command(target: str, seconds: float | None, examples: int | None, seed: 
     """
     if seconds is not None and not math.isfinite(seconds):
         raise InputError("--time", f"expected a number of seconds, got {seconds}")
-    conjectures = _resolve(target)
+    conjectures = _chosen(_resolve(target), names, target)
     if seconds is None and examples is None:
         seconds = default_seconds(len(conjectures))
     if results_dir is None:
@@ -244,7 +276,8 @@ def run_command(target: str, seconds: float | None, examples: int | None, seed: 
     # The canonical command that reruns exactly this (every option spelled out).
     words = ["hardmax-verify", "conjecture", "run", target, "--seed", str(seed), "--results-dir", str(results_dir)]
     words += (["--time", f"{seconds:g}"] if seconds is not None else []) + \
-        (["--examples", str(examples)] if examples is not None else [])
+        (["--examples", str(examples)] if examples is not None else []) + \
+        [word for name in names for word in ("--name", name)]
     provenance: dict[str, str] = {"command": shlex.join(words)}
     if looks_like_file(target):
         provenance["conjecture_file_sha256"] = sha256_file(target)
@@ -261,8 +294,8 @@ def run_command(target: str, seconds: float | None, examples: int | None, seed: 
             lines.finish()
             results.append(result)
             echo_summary(summary_lines(result, target), json_to)
-    names = ", ".join(one_line(r.result_path.name) for r in results if r.result_path is not None)
-    click.echo(f"results written to {one_line(str(results_dir))}/ ({names})", err=True)
+    written = ", ".join(one_line(r.result_path.name) for r in results if r.result_path is not None)
+    click.echo(f"results written to {one_line(str(results_dir))}/ ({written})", err=True)
     if len(results) > 1:
         echo_summary(count_line(results), json_to)
     emit_json([r.to_json_dict() for r in results], json_to)
@@ -270,14 +303,16 @@ def run_command(target: str, seconds: float | None, examples: int | None, seed: 
 
 
 def count_line(results: list[ConjectureResult]) -> str:
-    """``14 as expected, 0 surprises, 0 inconclusive (of 14 conjectures)``; results without an expectation by outcome."""
+    """``12 as expected, 5 consistent with the expectation (evidence, not a proof), 0 surprises, 0 inconclusive
+    (of 17 conjectures)``; results without an expectation by outcome."""
     counts = {v: sum(r.verdict == v for r in results)
-              for v in ("as expected", "surprise", "inconclusive", "not refuted", "counterexample")}
-    nouns = {"as expected": ("as expected", "as expected"), "surprise": ("surprise", "surprises"),
-             "inconclusive": ("inconclusive", "inconclusive"),
+              for v in (AS_EXPECTED, CONSISTENT, "surprise", "inconclusive", "not refuted", "counterexample")}
+    nouns = {AS_EXPECTED: (AS_EXPECTED, AS_EXPECTED), CONSISTENT: (CONSISTENT_WORDS, CONSISTENT_WORDS),
+             "surprise": ("surprise", "surprises"), "inconclusive": ("inconclusive", "inconclusive"),
              "not refuted": ("not refuted (no expectation)", "not refuted (no expectation)"),
              "counterexample": ("counterexample (no expectation)", "counterexamples (no expectation)")}
-    shown = [v for v in ("as expected", "surprise", "inconclusive") if any(r.conjecture.expected for r in results)]
+    shown = [v for v in (AS_EXPECTED, CONSISTENT, "surprise", "inconclusive")
+             if any(r.conjecture.expected for r in results) and (v != CONSISTENT or counts[v])]
     shown += [v for v in ("not refuted", "counterexample") if counts[v]]
     if "inconclusive" not in shown and counts["inconclusive"]:
         shown.append("inconclusive")
@@ -292,11 +327,12 @@ def count_line(results: list[ConjectureResult]) -> str:
 def check_command(target: str, config_path: Path, name: str | None, json_to: str | None) -> int:
     """Re-check one configuration against a conjecture rigorously (exact, or arb for softmax).
 
-    Exit 1 if the configuration is a counterexample, 0 if the statement holds on it, 3 if
-    undecided (whatever the conjecture's expected outcome: this checks one configuration), 4 on
+    Prints "satisfied by this configuration" (evidence about it, not a proof of the statement),
+    "COUNTEREXAMPLE" or "undecided". Exit 1 if the configuration is a counterexample, 0 if it
+    satisfies the statement, 3 if undecided (whatever the conjecture's expected outcome: this checks one configuration), 4 on
     an internal error (two of the suite's own computations disagree: a bug, not a verdict).
     """
-    if target in ("all", "catalogue"):
+    if target in ("all", "catalogue", "heldout"):
         raise InputError(target, "`conjecture check` takes one conjecture: a name or a FILE.py")
     conjectures = _resolve(target)
     if name is not None:
@@ -308,8 +344,21 @@ def check_command(target: str, config_path: Path, name: str | None, json_to: str
     with _guard(target):
         observation = recheck_file(conjectures[0], config_path)
     chosen = conjectures[0]
-    echo_summary(f"{one_line(chosen.name)}: {observation.status} — {one_line(observation.detail)} "
-                 f"(the conjecture: {_expectation_words(chosen)})", json_to)
-    emit_json({"conjecture": chosen.name, "config": str(config_path), "status": observation.status,
+    status = ONE_CONFIGURATION[observation.status]
+    detail = f" — {one_line(observation.detail)}" if observation.detail else ""
+    echo_summary(f"{one_line(chosen.name)}: {status[1]}{detail} ({status[2]}; the conjecture: "
+                 f"{_expectation_words(chosen)})", json_to)
+    emit_json({"conjecture": chosen.name, "config": str(config_path), "status": status[0],
                "detail": observation.detail, "expected": chosen.expected}, json_to)
     return {"held": exitcodes.SUCCESS, "failed": exitcodes.FALSE}.get(observation.status, exitcodes.INCONCLUSIVE)
+
+
+# What one configuration's check says (the JSON status, the line's words, what it means): a configuration that
+# satisfies a statement is evidence about that configuration only, never a proof of the statement.
+ONE_CONFIGURATION: dict[str, tuple[str, str, str]] = {
+    "held": ("satisfied", "satisfied by this configuration",
+             "checked exactly on this one configuration: evidence, not a proof of the statement"),
+    "failed": ("counterexample", "COUNTEREXAMPLE: this configuration falsifies the statement",
+               "checked exactly"),
+    "undecided": ("undecided", "undecided on this configuration", "nothing was decided"),
+}

@@ -27,6 +27,8 @@ DESCRIPTIONS = {
     "classify.data.json": "a labelled dataset of two sequences (classify build, classify check)",
     "control.json": "eight tokens for leader control: choose A so that given tokens lead (control, docs/control.md)",
     "softmax.json": "the triangle with beta and layers, for the softmax-against-hardmax bound (softmax, docs/softmax.md)",
+    "rotating_square.json": "docs/theory.md §6: A positive definite, not symmetric, and no token ever leads (check: T0 "
+                            "fails with a D11 certificate, certcheck re-verifies it)",
     "my_conjecture.py": "a user conjecture for the lab (conjecture run); it is code, run only what you trust",
     "test_user_example.py": "a property test on the public API (pytest)",
 }

@@ -2,11 +2,12 @@
 
 Exact numbers read from text (:mod:`.numbers`), the replay of the hardmax dynamics
 (docs/theory.md §1, :mod:`.model`), the D7 and D9 fates (:mod:`.fates`), one routine per claim
-(:mod:`.claims`), closed-form chains (:mod:`.closed_form`), which verdict status the replay
-justifies (:mod:`.statuses`), one run as a claims report or a record states it (:mod:`.run`), the
-work meter and estimate (:mod:`.meter`, :mod:`.estimate`), the documented limits (:mod:`.limits`),
-JSON values compared and hashed (:mod:`.jsonvalues`), and the schema of every file (:mod:`.schema`
-its language, :mod:`.report_schema` a claims report and a run). It imports the standard library
+(:mod:`.claims`), closed-form chains (:mod:`.closed_form`), similarity certificates
+(:mod:`.similarity`), which verdict status the replay justifies (:mod:`.statuses`), one run as a
+claims report or a record states it (:mod:`.run`), the work meter and estimate (:mod:`.meter`,
+:mod:`.estimate`), the documented limits (:mod:`.limits`), JSON values compared and hashed
+(:mod:`.jsonvalues`), and the schema of every file (:mod:`.schema` its language,
+:mod:`.report_schema` a claims report and a run). It imports the standard library
 and its own modules only.
 
 Everything outside the kernel (the results auditor beside it, the softmax, control and
@@ -38,6 +39,7 @@ from .report_schema import CLAIMS_REPORT, CONFIGURATION, LABEL, RUN_FIELDS
 from .run import HORIZON, RUN, SUMMARY, Run, admit, check_record, check_report, check_run, hypothesis_violations, shape_of
 from .schema import (ANY_KEY, CHECKED, CLAIM_KEY, INDEX_KEY, LAYER_KEY, Checked, Either, Items, Node, Obj, Projection, Row,
                      Unchecked, node_at, problem, rows, unchecked)
+from .similarity import FORMAT as SIMILARITY_FORMAT, VERIFIED as SIMILARITY_VERIFIED
 from .statuses import combine_statuses
 
 __all__ = [
@@ -58,7 +60,8 @@ __all__ = [
     "json_count", "json_number", "number_of", "get_in", "UNREADABLE", "Unreadable",
     # the replay, the claims, one run
     "Model", "model_of", "models_cached", "CHECKS", "RESTS_ON", "CLOSED_FORM_FORMAT", "TooExpensive",
-    "verify_closed_form", "Run", "RUN", "SUMMARY", "HORIZON", "check_report", "check_record", "check_run", "admit",
+    "verify_closed_form", "SIMILARITY_FORMAT",
+    "SIMILARITY_VERIFIED", "Run", "RUN", "SUMMARY", "HORIZON", "check_report", "check_record", "check_run", "admit",
     "shape_of", "hypothesis_violations", "combine_statuses",
     # the schema
     "schema", "CHECKED", "Checked", "Unchecked", "Projection", "Node", "Obj", "Items", "Either", "Row", "ANY_KEY",

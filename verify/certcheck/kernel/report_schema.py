@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .similarity import FIELDS as SIMILARITY_FIELDS
 from .schema import ANY_KEY, CHECKED, INDEX_KEY, LAYER_KEY, Checked, Either, Items, Node, Obj, Unchecked
 
 __all__ = ["CONFIGURATION", "FATE", "RUN_FATE", "CHAIN", "CERTIFICATES", "verdict_node", "CLAIMS_REPORT",
@@ -119,9 +120,19 @@ _NOT_CERTIFIED_EVIDENCE = Obj({key: CHECKED for key in RUN_EVIDENCE} | {"closed_
                               name="a verdict's evidence")
 
 
+# A failed T0 verdict may carry a similarity certificate (docs/theory.md D11) that no token is ever a leader, and what
+# it says of the limits: both re-verified (:mod:`.similarity`).
+SIMILARITY = Obj({key: CHECKED for key in SIMILARITY_FIELDS}, name="a similarity certificate (D11)")
+_FAILED_T0_EVIDENCE = Obj({**_NOT_CERTIFIED_EVIDENCE.fields, "similarity": SIMILARITY, "limits": CHECKED},
+                          optional=(*_NOT_CERTIFIED_EVIDENCE.optional, "similarity", "limits"),
+                          extra=_NOT_CERTIFIED_EVIDENCE.extra, name="a failed T0 verdict's evidence")
+
+
 def _verdict(claim: str, status: str) -> Obj:
+    evidence = (_evidence(claim) if status == "certified" else _FAILED_T0_EVIDENCE if (claim, status) == ("T0", "failed")
+                else _NOT_CERTIFIED_EVIDENCE)
     fields: dict[str, Node] = {"claim": CHECKED, "status": CHECKED, "summary": Unchecked(SUMMARY_SENTENCE),
-                               "evidence": _evidence(claim) if status == "certified" else _NOT_CERTIFIED_EVIDENCE,
+                               "evidence": evidence,
                                "cross_checks": Unchecked(CROSS_CHECKS)}
     if status == "certified":
         fields["certificate"] = CERTIFICATES[claim]
@@ -168,4 +179,4 @@ CLAIMS_REPORT = Obj({
 }, name="a claims report")
 
 ANY = Checked()  # an opaque value compared whole (a plan entry's options, a task)
-__all__ += ["VERDICTS", "EVIDENCE_FIELDS", "RUN_EVIDENCE", "ANY", "ANY_KEY"]
+__all__ += ["SIMILARITY", "VERDICTS", "EVIDENCE_FIELDS", "RUN_EVIDENCE", "ANY", "ANY_KEY"]

@@ -29,6 +29,7 @@ from .report_schema import CLAIMS_REPORT, CONFIGURATION
 from .schema import CHECKED, Obj
 from .schema import problem as _schema_problem
 from .statuses import Facts, combine_statuses, _verify, _without_routine, facts_of
+from .similarity import STOPPED_BY, VERIFIED, stated_similarity
 
 
 class Run(NamedTuple):
@@ -252,7 +253,13 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
     budget = run.layer_budget
     if isinstance(budget, int) and not isinstance(budget, bool) and last > budget:
         problems.append(f"last_layer {last} is beyond the layer budget {budget}")
-    if run.stopped_by is not None:
+    if run.stopped_by == STOPPED_BY:
+        # docs/theory.md D11: the run stops at layer k + p of the failed T0 verdict's certificate, which must hold.
+        similar = stated_similarity(run.verdicts, m)
+        if similar is None or similar.end != last:
+            problems.append(f"stopped_by is {STOPPED_BY!r}, but the T0 verdict carries no similarity certificate that "
+                            f"holds with layer + period = last_layer {last}")
+    elif run.stopped_by is not None:
         allowed = {"settled"} if facts.settled is not None else {"layer budget", "time budget", "work limit"}
         if run.stopped_by not in allowed:
             problems.append(f"stopped_by is {str(run.stopped_by)[:30]!r}, expected "
@@ -397,6 +404,8 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
         admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
         result = CheckResult(check_run(run))
         result.work = meter[1] - meter[0]
+        # A failed T0 whose similarity certificate holds (docs/theory.md D11) is a checked certificate of falsity.
+        result.certificates_of_falsity = sum(o.status == "failed" and o.reason.startswith(VERIFIED) for o in result.outcomes)
         return result
 
 

@@ -20,6 +20,7 @@ from .model import Chain, Context, Fate, Model
 from .numbers import _show, _text
 from .report_schema import verdict_node
 from .schema import problem as _schema_problem
+from .similarity import judge_failed_T0
 
 
 class Facts:
@@ -111,6 +112,9 @@ def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_faile
         if cert is not None:
             return "rejected", f"a {status} verdict carries a certificate"
         if status == "failed":
+            judged = judge_failed_T0(verdict, ctx.model) if claim == "T0" else None  # docs/theory.md D11
+            if judged is not None:
+                return judged
             return "failed", "the file reports this claim false (certcheck re-verifies certificates, not counterexamples)"
         reason = facts.inconclusive_reason(claim)
         if reason is None and replay_failed:

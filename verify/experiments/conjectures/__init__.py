@@ -9,19 +9,22 @@ Public API for your own conjecture files (``hardmax-verify conjecture run my_con
 A search rotates through the families of verify.core.families with growing sizes until a
 counterexample or its budget (:mod:`verify.experiments.conjectures.search`); without a counterexample the
 outcome is "not refuted", with what was covered. The catalogue of known-false statements
-(:mod:`verify.experiments.conjectures.catalogue`) measures the search's power. See docs/conjectures.md and
-examples/my_conjecture.py.
+(:mod:`verify.experiments.conjectures.catalogue`) and the held-out ones written before the search ran on
+them (:mod:`verify.experiments.conjectures.heldout`) measure the search's power. See docs/conjectures.md
+and examples/my_conjecture.py.
 """
 
 from .base import Conjecture, ConjectureResult, Observation, SearchProgress, family_of, recheck_file, run_conjecture
 from .builtin import BUILTIN_CONJECTURES, get_conjecture
 from .catalogue import CATALOGUE
+from .heldout import HELD_OUT
 from .loader import load_conjectures
 from .search import Branch, Budget
 
 __all__ = [
     "BUILTIN_CONJECTURES",
     "CATALOGUE",
+    "HELD_OUT",
     "Branch",
     "Budget",
     "Conjecture",

@@ -27,10 +27,13 @@ error propagates (exit status 4). It is a bug to report, never a counterexample.
 ``"held"`` is reserved for a statement the lab proves; no search outcome is ever ``"held"``.
 
 A conjecture may declare what its author expects (``expected``: ``"held"`` or ``"refuted"``);
-a decided outcome is then **as expected** or a **surprise**. Without an expectation there is
-neither: the outcome is the verdict. Exit statuses (:mod:`verify.core.exitcodes`): as expected 0,
-surprise 1; without an expectation, not refuted 0 and counterexample 1 (the statement checked
-came out false); inconclusive 3.
+a decided outcome is then judged against it. A confirmed counterexample to a statement expected
+to be refuted is **as expected** (an exact fact); a search that does not refute a statement
+expected to hold is only **consistent with the expectation** (evidence, not a proof: a search
+proves nothing true); any other decided outcome is a **surprise**. Without an expectation there
+is neither: the outcome is the verdict. Exit statuses (:mod:`verify.core.exitcodes`): as expected
+and consistent with the expectation 0, surprise 1; without an expectation, not refuted 0 and
+counterexample 1 (the statement checked came out false); inconclusive 3.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import random
 import statistics
 import traceback
 from collections import Counter
@@ -59,8 +63,10 @@ from verify.core.io import atomic_write_text, json_text, safe_name
 from verify.core.numbers import rational_to_str
 
 from verify.core.versions import dependency_versions
+from .optimise import OPTIMISE_PROBES, OPTIMISE_SEEDS, Scope, numeric_target, optimise, simplicity
 from .search import (DEFAULT_SECONDS, ROUND_EXAMPLES, Branch, Budget, Clock, Round, branches_of, level_sizes,
-                     rounds)
+                     round_seed, rounds)
+from .shrink import RESEARCH_EXAMPLES, Reduction, reduce_counterexample
 
 __all__ = [
     "family_of",
@@ -71,6 +77,9 @@ __all__ = [
     "run_conjecture",
     "recheck_file",
     "EXPECTATIONS",
+    "AS_EXPECTED",
+    "CONSISTENT",
+    "CONSISTENT_WORDS",
     "result_stem",
     "coverage_sentence",
     "InternalError",
@@ -81,6 +90,11 @@ Outcome = Literal["held", "not refuted", "counterexample", "inconclusive"]
 Expectation = Literal["held", "refuted"]
 # The outcomes each expectation predicts ("held" is reserved for a proof; a search can only fail to refute).
 EXPECTATIONS: dict[str, tuple[Outcome, ...]] = {"held": ("held", "not refuted"), "refuted": ("counterexample",)}
+# The verdict of an outcome an expectation predicts: a refutation (or a proof) is as expected, a search that
+# found nothing is evidence only.
+AS_EXPECTED = "as expected"
+CONSISTENT = "consistent with the expectation"
+CONSISTENT_WORDS = "consistent with the expectation (evidence, not a proof)"
 # Counterexample CONFIG files go one level down, so that RESULTS/*.json are the run results only.
 COUNTEREXAMPLE_DIR = "counterexamples"
 # Shrinking a counterexample stops after SHRINK_CALLS calls of the predicate (a number: the
@@ -202,8 +216,10 @@ class Conjecture:
     expected
         What the author expects, if anything: ``"held"`` (believed true), ``"refuted"`` (a
         statement known to be false, kept to show the lab finds its counterexample), or None
-        (the default: no expectation, and no result is then called "as expected" or a
-        surprise). A decided outcome that differs from a stated expectation is a *surprise* (exit 1).
+        (the default: no expectation, and no result is then judged against one). A counterexample to a
+        statement expected to be refuted is *as expected*; no counterexample to one expected to hold is
+        *consistent with the expectation* (evidence, not a proof). A decided outcome that differs from a
+        stated expectation is a *surprise* (exit 1).
     target
         Name of a measurement Hypothesis should push upwards (:func:`hypothesis.target`), to
         search for worst cases (for a statement "X <= k", the X).
@@ -294,17 +310,21 @@ class ConjectureResult:
 
     @property
     def verdict(self) -> str:
-        """``as expected``, ``surprise`` or ``inconclusive``; without an expectation, the outcome itself."""
+        """``as expected`` (a counterexample to a statement expected to be refuted), ``consistent with the
+        expectation`` (not refuted, expected to hold: evidence, not a proof), ``surprise`` or ``inconclusive``;
+        without an expectation, the outcome itself."""
         if self.outcome == "inconclusive":
             return "inconclusive"
         if self.conjecture.expected is None:
             return self.outcome
-        return "surprise" if self.surprise else "as expected"
+        if self.surprise:
+            return "surprise"
+        return CONSISTENT if self.outcome == "not refuted" else AS_EXPECTED
 
     @property
     def exit_status(self) -> int:
-        return {"as expected": exitcodes.SUCCESS, "surprise": exitcodes.FALSE, "inconclusive": exitcodes.INCONCLUSIVE,
-                "not refuted": exitcodes.SUCCESS, "held": exitcodes.SUCCESS,
+        return {AS_EXPECTED: exitcodes.SUCCESS, CONSISTENT: exitcodes.SUCCESS, "surprise": exitcodes.FALSE,
+                "inconclusive": exitcodes.INCONCLUSIVE, "not refuted": exitcodes.SUCCESS, "held": exitcodes.SUCCESS,
                 "counterexample": exitcodes.FALSE}[self.verdict]
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -567,6 +587,12 @@ class _Search:
         self.target_values: dict[str, list[float]] = {}  # branch label -> the target's values its examples gave
         self.focused: list[str] = []                      # the branch of each rotation's focus rounds
         self.strategies: dict[tuple[int, int], SearchStrategy[Configuration]] = {}
+        self.origin: dict[str, Branch] = {}              # config key -> the branch that drew (or optimised) it
+        self.scoped: dict[Scope, Branch] = {b.scope: b for b in self.branches if b.scope is not None}
+        self.probes = 0                                   # the optimiser's probes (decided ones are examples too)
+        self.probes_undecided: Counter[str] = Counter()   # probes the predicate left undecided: reasons
+        self.optimiser_best: float | None = None
+        self.reduction: Reduction | None = None
 
     # ------------------------------------------------------------------ one example
     def observe(self, config: Configuration) -> Observation:
@@ -591,6 +617,8 @@ class _Search:
                 self.shrink_complete = False
                 raise _OutOfTime
         observation = self.observe(config)
+        if self.current is not None:
+            self.origin.setdefault(_config_key(config), self.current.branch)
         if self.searching:
             self.records.append((config, observation))
             value = observation.measurements.get(self.conjecture.target) if self.conjecture.target else None
@@ -615,7 +643,7 @@ class _Search:
             if self.budget.seconds is not None:
                 self.shrink_deadline = self.clock.elapsed + max(SHRINK_MIN_SECONDS, SHRINK_SHARE * self.budget.seconds)
         self.failing = (config, observation)
-        if self.smallest is None or _simplicity(config) < _simplicity(self.smallest[0]):
+        if self.smallest is None or _simplicity(config) <= _simplicity(self.smallest[0]):  # ties: the later (shrunk)
             self.smallest = (config, observation)
 
     def _report(self) -> None:
@@ -650,6 +678,14 @@ class _Search:
                 self.stopped_by = "no usable strategy"
                 return
             if rnd.rotation != rotation:
+                if self.conjecture.target is not None:
+                    # The worst-case optimiser: local search from the best examples so far (optimise.py).
+                    before = len(self.memo)
+                    stop = self._optimise_round(rotation)
+                    if stop is not None:
+                        self.stopped_by = stop
+                        return
+                    new_in_rotation += len(self.memo) - before
                 # A whole rotation drew nothing new from strategies that did not change: they are exhausted.
                 if new_in_rotation == 0 and (rnd.level == level or not any(b.grows for b in self.branches)):
                     self.stopped_by = "exhausted"
@@ -672,6 +708,121 @@ class _Search:
                     return
                 dropped.add(rnd.branch.label)
                 self.problems[rnd.branch.label] = outcome
+
+    # ------------------------------------------------------------------ the worst-case optimiser
+    def _optimise_round(self, rotation: int) -> str | None:
+        """One optimiser round from the best examples of branches with a known scope; why the search stops, or None."""
+        target = self.conjecture.target
+        assert target is not None
+        rng = random.Random(round_seed(self.seed, -1 - rotation))
+        seeds: list[tuple[Configuration, Observation, Scope]] = []
+        seen: set[str] = set()
+        ranked = sorted(((numeric_target(obs, target), index) for index, (_, obs) in enumerate(self.records)
+                         if numeric_target(obs, target) is not None), key=lambda item: (-(item[0] or 0.0), item[1]))
+        # The best examples so far, then a few others drawn at random: a climb stuck on one example's
+        # neighbourhood gets other starting points.
+        order = [index for _, index in ranked[:OPTIMISE_SEEDS]]
+        rest = [index for _, index in ranked[OPTIMISE_SEEDS:]]
+        order += rng.sample(rest, min(len(rest), OPTIMISE_SEEDS))
+        for index in order:
+            config, observation = self.records[index]
+            key = _config_key(config)
+            branch = self.origin.get(key)
+            if branch is None or branch.scope is None or key in seen:
+                continue
+            seen.add(key)
+            seeds.append((config, observation, branch.scope))
+        if not seeds:
+            return None
+        try:
+            optimise(seeds, target=target, evaluate=self._probe, rng=rng, probes=OPTIMISE_PROBES)
+        except _Refuted:
+            return "counterexample"
+        except _Aborted:
+            return "internal error"
+        return None
+
+    def _probe(self, config: Configuration, scope: Scope) -> Observation | None:
+        """Decide one optimiser candidate; None once the budget is spent. A failure ends the search as usual."""
+        if self._spent():
+            return None
+        key = _config_key(config)
+        observation = self.observe(config)
+        self.probes += 1
+        branch = self.scoped.get(scope)
+        if branch is not None:
+            self.origin.setdefault(key, branch)
+        if observation.status == "undecided":
+            # Not an example: a probe near a boundary may need more layers than the predicate's budget.
+            self.probes_undecided[observation.detail] += 1
+            return observation
+        self.records.append((config, observation))
+        value = numeric_target(observation, self.conjecture.target or "")
+        if value is not None:
+            self.optimiser_best = value if self.optimiser_best is None else max(self.optimiser_best, value)
+            if branch is not None:
+                self.target_values.setdefault(branch.label, []).append(value)
+        self.largest = (max(self.largest[0], config.n), max(self.largest[1], config.d))
+        self._report()
+        if observation.status == "failed":
+            self.found(config, observation)
+            raise _Refuted(observation.detail)
+        return observation
+
+    # ------------------------------------------------------------------ structural shrinking
+    def reduce(self) -> None:
+        """Shrink the reported counterexample further within its branch (:mod:`.shrink`), when the branch's scope is known."""
+        reported = self.reported()
+        if reported is None:
+            return
+        config, observation = reported
+        branch = self.origin.get(_config_key(config))
+        if branch is None or branch.scope is None:
+            return
+        scope = branch.scope
+
+        def check(candidate: Configuration) -> Observation | None:
+            if self.shrink_deadline is not None and self.clock.elapsed > self.shrink_deadline:
+                return None
+            try:
+                return self.observe(candidate)
+            except _Aborted:
+                raise
+        research = (lambda n, d: self._research(branch, n, d)) if branch.grows else None
+        reduced, reduced_observation, self.reduction = reduce_counterexample(config, observation, scope=scope,
+                                                                             check=check, research=research)
+        if reduced is not config:
+            self.failing = (reduced, reduced_observation)
+            self.smallest = (reduced, reduced_observation)
+            self.origin.setdefault(_config_key(reduced), branch)
+
+    def _research(self, branch: Branch, max_n: int, max_d: int) -> tuple[Configuration, Observation] | None:
+        """A short Hypothesis run of ``branch`` bounded by (max_n, max_d); its shrunk failing example, or None."""
+        if self.shrink_deadline is not None and self.clock.elapsed > self.shrink_deadline:
+            return None
+        failing: list[tuple[Configuration, Observation]] = []
+
+        def body(config: Configuration) -> None:
+            if self.shrink_deadline is not None and self.clock.elapsed > self.shrink_deadline:
+                raise _OutOfTime
+            observation = self.observe(config)
+            if observation.status == "failed":
+                failing.append((config, observation))
+                raise _Refuted(observation.detail)
+
+        run_settings = settings(
+            settings.get_profile("default"), max_examples=RESEARCH_EXAMPLES, derandomize=False, database=None,
+            deadline=None, report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False,
+            phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck))
+        strategy = branch.build(max_n, max_d)
+        test = hypothesis.seed(round_seed(self.seed, 10_000 + 100 * max_n + max_d))(run_settings(given(strategy)(body)))
+        try:
+            test()
+        except (_Refuted, _OutOfTime, Unsatisfiable, FailedHealthCheck, Flaky):
+            pass
+        if not failing:
+            return None
+        return min(failing, key=lambda item: _simplicity(item[0]))
 
     def _focus(self) -> Branch | None:
         """The branch whose examples pushed the target highest (then: spread widest), or None before any value."""
@@ -737,15 +888,15 @@ class _Search:
         return None
 
     def reported(self) -> tuple[Configuration, Observation] | None:
-        """The counterexample to report: Hypothesis's shrunk one, or the simplest seen if shrinking was cut short."""
+        """The counterexample to report: the simplest failing example seen (fewest tokens, lowest dimension, shortest
+        numbers), Hypothesis's shrunk one included. For a seeded family Hypothesis shrinks the seed, not the
+        configuration, so its last one need not be the simplest."""
         if self.failing is None:
             return None
-        return self.failing if self.shrink_complete else self.smallest
+        return self.smallest if self.smallest is not None else self.failing
 
 
-def _simplicity(config: Configuration) -> tuple[int, int, int]:
-    """Smaller is simpler: fewer tokens, lower dimension, shorter numbers."""
-    return (config.n, config.d, len(_config_key(config)))
+_simplicity = simplicity  # one rule of what is simpler (optimise.py)
 
 
 def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, seconds: float | None = None, seed: int = 0,
@@ -785,6 +936,11 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
     budget = Budget(examples=examples, seconds=DEFAULT_SECONDS if examples is None and seconds is None else seconds)
     search = _Search(conjecture, budget, seed, progress)
     search.run()
+    if search.internal_error is None and search.failing is not None:
+        try:
+            search.reduce()
+        except _Aborted:
+            pass
     if search.internal_error is not None:
         raise search.internal_error
     search_records = search.records
@@ -810,6 +966,14 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
     }
     if search.focused:
         search_block["focus"] = dict(Counter(search.focused))
+    if search.probes:
+        search_block["optimiser"] = {"probes": search.probes,
+                                     "undecided": sum(search.probes_undecided.values()),
+                                     "best": _json_number(search.optimiser_best)
+                                     if search.optimiser_best is None or not float(search.optimiser_best).is_integer()
+                                     else int(search.optimiser_best)}
+        if search.probes_undecided:
+            search_block["optimiser"]["undecided_reasons"] = dict(search.probes_undecided.most_common(3))
     if search.problems:
         search_block["dropped"] = search.problems
     counterexample: dict[str, Any] | None = None
@@ -829,6 +993,8 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
                                            "reported": {"n": config.n, "d": config.d},
                                            "calls": min(search.shrink_calls, SHRINK_CALLS),
                                            "complete": search.shrink_complete}
+            if search.reduction is not None:
+                counterexample["shrinking"]["structural"] = search.reduction.to_json_dict()
     elif search.problem is not None:
         outcome, reason = "inconclusive", search.problem
     elif search.stopped_by == "no usable strategy":
@@ -846,6 +1012,9 @@ def run_conjecture(conjecture: Conjecture, *, examples: int | None = None, secon
         stop = {"examples": "the budget of examples was spent", "time": "the budget of seconds was spent",
                 "exhausted": "the strategies had no new example left"}.get(search.stopped_by, search.stopped_by)
         reason = f"not refuted by {examples_text} ({stop}); evidence, not a proof"
+        if search.probes_undecided:
+            reason += (f"; {counted(sum(search.probes_undecided.values()), 'probe')} of the worst-case optimiser "
+                       "left undecided (not counted as examples)")
     result = ConjectureResult(
         conjecture=conjecture, outcome=outcome, reason=reason, examples_run=len(search_records),
         distinct_examples=distinct, status_counts={k: status_counts.get(k, 0) for k in ("held", "failed", "undecided")},

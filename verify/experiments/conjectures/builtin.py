@@ -21,6 +21,7 @@ arb precision; the D10 subset one also shrinks the impossible subset to a minima
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 from dataclasses import replace
@@ -29,8 +30,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from hypothesis import assume
 from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
 
-from verify.claims import ClaimRun, check_configuration, registry, run_configuration
+from verify import certcheck
+from verify.claims import check_configuration, leader_layers, registry, run_configuration
 from verify.core.closed_form import certify
 from verify.core.config import Configuration, make_configuration
 from verify.core.exact_dynamics import exact_layers, group_tokens
@@ -44,7 +47,7 @@ from verify.strategies import (alphas, configurations, indefinite_matrices, nons
 from verify.core.numbers import InputError, rational_to_str
 from verify.core.softmax_bound import SoftmaxCertificate, decimal_text, softmax_certificate
 from verify.core.worked import WORKED_CONFIGURATIONS
-from .base import Conjecture, Expectation, Observation, StrategyInput
+from .base import Conjecture, Expectation, InternalError, Observation, StrategyInput
 from .leader_control import all_hull_vertices_lead_together, hull_vertex_subsets_confirm, hull_vertex_subsets_realisable
 from .search import Branch
 from .softmax import Enclosure, compare_resolved, layer_deviations, overall_deviation
@@ -117,8 +120,11 @@ def _sized(family: str, d: int, matrices: st.SearchStrategy[Matrix], *, cap: int
     return Branch(family, lambda max_n, _max_d: _with_A(family, d, matrices, max_n=max(2, min(cap, max_n)), alpha=alpha))
 
 
-def _nonsym_family() -> list[Branch]:
-    return [_sized(f"nonsymmetric_pd_d{d}", d, nonsymmetric_pd_matrices(d), cap=6) for d in (2, 3)]
+def _nonsym_family() -> list[SearchStrategy[Configuration] | Branch]:
+    """Symmetric configurations under a non-symmetric A first (rotating polygons, cyclic simplices: docs/theory.md
+    §6), then free tokens under A = S + K in d = 2, 3."""
+    return [outside_configurations(("rotating_polygons", "cyclic_simplices"), min_n=2, max_n=6, min_d=2, max_d=3),
+            *[_sized(f"nonsymmetric_pd_d{d}", d, nonsymmetric_pd_matrices(d), cap=6) for d in (2, 3)]]
 
 
 def _psd_family(alpha: st.SearchStrategy[Fraction] | None = None) -> list[Branch]:
@@ -208,17 +214,14 @@ def _claims_of_role(role: registry.Role) -> tuple[str, ...]:
 
 
 def no_leader_certificate(config: Configuration, budget: int) -> dict[str, Any] | None:
-    """An exact proof that no token is ever a leader (T0 false), or None.
+    """An exact proof that no token is ever a leader (T0 false) beyond the claim checks' own, or None.
 
-    Two finite certificates, each checked on the exact layers 0..k, none of which has a leader:
+    The claim checks already prove it when the layers repeat up to a similarity (docs/theory.md
+    D11: T0 fails with the certificate). Two more finite certificates, each checked on the exact
+    layers 0..k, none of which has a leader:
 
     * *all merged*: at layer k every position is shared by two or more tokens. Equal tokens
       stay equal and always tie (D5 holds for every A), so no C_i = {i} ever again.
-    * *self-similar*: Z^k = c P Z^{k-1} for a rational c != 0 and a permutation P of the
-      tokens. The update commutes with relabelling and is homogeneous, and scaling every token
-      by c multiplies every score by c^2 > 0 (same attention sets), so
-      Z^{k-1+j} = (c P)^j Z^{k-1} for all j: the attention sets of every later layer are those
-      of layer k-1 relabelled, and layer k-1 has no leader.
     * *A-twins* (A symmetric, no value matrix): at layer k every token i has a twin j != i with
       A z_i = A z_j. Twins have equal score rows, hence equal attention sets and means, so
       A(z_i - z_j) shrinks by 1/(1+alpha) and stays 0: twins forever. And
@@ -227,7 +230,6 @@ def no_leader_certificate(config: Configuration, budget: int) -> dict[str, Any] 
     """
     A = config.A_matrix
     symmetric = config.V is None and all(A[r][c] == A[c][r] for r in range(config.d) for c in range(config.d))
-    previous: list[tuple[Fraction, ...]] | None = None
     for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A, V=config.V):
         if layer.leaders():
             return None
@@ -242,19 +244,22 @@ def no_leader_certificate(config: Configuration, budget: int) -> dict[str, Any] 
             if all(count >= 2 for count in images.values()):
                 return {"kind": "A-twins", "layer": layer.index,
                         "positions": [[rational_to_str(x) for x in p] for p in positions]}
-        if previous is not None:
-            before = max(abs(x) for p in previous for x in p)
-            after = max(abs(x) for p in positions for x in p)
-            if before != 0 and after != 0:
-                for c in (after / before, -after / before):
-                    if Counter(tuple(c * x for x in p) for p in previous) == counts:
-                        return {"kind": "self-similar", "layer": layer.index, "factor": rational_to_str(c),
-                                "positions_before": [[rational_to_str(x) for x in p] for p in previous],
-                                "positions": [[rational_to_str(x) for x in p] for p in positions]}
-        previous = positions
         if layer.index >= budget:
             return None
     raise AssertionError("unreachable")
+
+
+def _similarity_rechecked(report: Mapping[str, Any]) -> None:
+    """A T0 refuted by a similarity certificate (docs/theory.md D11) is re-verified by the independent checker first.
+
+    The claim checks found and checked the certificate; the checker (verify/certcheck) re-derives the
+    layers and checks it again with its own arithmetic. A disagreement is a bug of the suite.
+    """
+    outcome = next((o for o in certcheck.check_report(copy.deepcopy(dict(report))).outcomes
+                    if o.claim == "T0"), None)
+    if outcome is None or outcome.status != "failed" or not outcome.reason.startswith(certcheck.SIMILARITY_VERIFIED):
+        raise InternalError("the independent checker does not re-verify the similarity certificate of T0: "
+                            + (outcome.reason if outcome is not None else "no T0 outcome"))
 
 
 def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Observation]:
@@ -278,6 +283,8 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
                               and v["status"] == "failed")
         extra = {"derived_facts_failed": ", ".join(facts_failed) or "none"}
         failed = sorted(cid for cid in (*theorem, *engine) if verdicts[cid]["status"] == "failed")
+        if "similarity" in verdicts["T0"].get("evidence", {}) and verdicts["T0"]["status"] == "failed":
+            _similarity_rechecked(report)
         if failed:
             summary = "; ".join(f"{cid}: {verdicts[cid]['summary']}" for cid in failed)
             return Observation.failed(summary, evidence={cid: verdicts[cid].get("evidence", {}) for cid in failed},
@@ -289,9 +296,7 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
                 where = certificate["layer"]
                 how = {"all merged": "every position is shared by two or more tokens (D5)",
                        "A-twins": "every token has a twin with the same image under the symmetric A, and twins "
-                                  "tie with each other forever",
-                       "self-similar": f"Z^{where} = ({certificate.get('factor')}) P Z^{where - 1}: the configuration "
-                                       "repeats up to scale and relabelling forever"}[certificate["kind"]]
+                                  "tie with each other forever"}[certificate["kind"]]
                 return Observation.failed(f"T0: no token leads at layers 0..{where} and {how}, so no token is ever "
                                           "a leader", evidence={"claim": "T0", "certificate": certificate},
                                           failed_claims="T0", **extra)
@@ -301,24 +306,12 @@ def _theorem_claims(budget: int = CLAIMS_BUDGET) -> Callable[[Configuration], Ob
     return predicate
 
 
-def leader_layers(run: ClaimRun) -> dict[int, int]:
-    """Token -> the first layer at which it leads, for the final leaders of a settled run.
-
-    A leader fate (D7) carries its layer; a token on a closed-form path whose set is itself (D9)
-    leads from the first segment of the chain where it does, and no earlier: D7 would have
-    certified it as a leader at any layer before the chain starts.
-    """
-    chain_leaders = run.chain.leaders() if run.chain is not None else {}
-    return {f.token: (f.layer or 0) if f.kind == "leader" else chain_leaders.get(f.token, f.layer or 0)
-            for f in run.fates if f.kind == "leader" or (f.kind == "path" and f.attention == {f.token})}
-
-
 def _leader_emergence(config: Configuration) -> Observation:
     run = run_configuration(config, layer_budget=CLAIMS_BUDGET)
-    if run.settled_layer is None:
+    leaders = leader_layers(run)
+    if leaders is None or not leaders:
         return Observation.undecided(f"not every token has a fate (D7, or a closed-form path by D9) within "
                                      f"{CLAIMS_BUDGET} layers")
-    leaders = leader_layers(run)
     last = max(leaders.values())
     return Observation.held(f"final leader set {sorted(leaders)} complete at layer {last}",
                             last_leader_layer=last, leaders=len(leaders))
@@ -584,7 +577,8 @@ MERGE_ALPHAS = st.sampled_from((Fraction(1), Fraction(1, 2), Fraction(2)))
 def _build() -> dict[str, Conjecture]:
     conjectures = [
         _claims_conjecture("theorem_nonsymmetric_pd", "for A positive definite but not symmetric (x^T A x > 0)",
-                           _nonsym_family(), ("nonsymmetric_pd_d2", "nonsymmetric_pd_d3"), expected="held"),
+                           _nonsym_family(), ("rotating_polygons", "cyclic_simplices", "nonsymmetric_pd_d2",
+                                              "nonsymmetric_pd_d3"), expected="refuted"),
         _claims_conjecture("theorem_psd_low_rank", "for A positive semidefinite of rank 1 or 2 in d = 3, 4",
                            [*_psd_family(), *[_psd_kernel_twins(d, r) for r in (1, 2) for d in (3, 4)]],
                            (*(f"psd_rank{r}_d{d}" for r in (1, 2) for d in (3, 4)), "psd_kernel_twins_rank{1,2}_d{3,4}"),

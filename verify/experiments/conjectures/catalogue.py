@@ -21,13 +21,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
-from verify.claims import ClaimRun, run_configuration
+from verify.claims import ClaimRun, leader_layers, run_configuration
 from verify.core.closed_form import certify
 from verify.core.config import Configuration, make_configuration
 from verify.core.formatting import counted
 from verify.strategies import configurations
 from .base import Conjecture, Observation
-from .builtin import CLAIMS_BUDGET, leader_layers
+from .builtin import CLAIMS_BUDGET
 
 __all__ = ["CATALOGUE", "KNOWN", "EASY", "get_catalogued"]
 
@@ -50,7 +50,7 @@ def _leaders_at_most(bound: Callable[[Configuration], int], words: str) -> Calla
         run = _settled(config)
         if run is None:
             return Observation.undecided(UNSETTLED)
-        leaders = sorted(leader_layers(run))
+        leaders = sorted(leader_layers(run) or {})
         if len(leaders) > bound(config):
             return Observation.failed(f"{len(leaders)} leaders {leaders} in d = {config.d}, more than {words}",
                                       evidence={"leaders": leaders}, leaders=len(leaders))
@@ -64,8 +64,8 @@ def _emerged_by(layer: int) -> Callable[[Configuration], Observation]:
         run = _settled(config)
         if run is None:
             return Observation.undecided(UNSETTLED)
-        first = leader_layers(run)
-        last = max(first.values())
+        first = leader_layers(run) or {}
+        last = max(first.values(), default=0)
         late = sorted(token for token, at in first.items() if at > layer)
         if late:
             return Observation.failed(f"token {late[0]} first leads at layer {first[late[0]]}, after layer {layer}",
@@ -80,7 +80,7 @@ def _ends_at_leaders(config: Configuration) -> Observation:
     run = _settled(config)
     if run is None:
         return Observation.undecided(UNSETTLED)
-    leaders = leader_layers(run)
+    leaders = leader_layers(run) or {}
     leader_limits = {run.fates[t].limit for t in leaders}
     elsewhere = [f for f in run.fates if f.limit not in leader_limits]
     distinct = len({f.limit for f in run.fates})

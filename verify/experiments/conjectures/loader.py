@@ -3,7 +3,7 @@
 The file defines :class:`~verify.experiments.conjectures.Conjecture` objects at module level (or a list
 ``CONJECTURES``); ``hardmax-verify conjecture run my_conj.py`` runs them all. Every way the
 file can be wrong (missing, not a regular file, not Python, raising on import, exiting, defining
-no conjecture, reusing the name of a built-in conjecture or of a catalogued statement) becomes one
+no conjecture, reusing the name of a built-in conjecture or of a catalogued or held-out statement) becomes one
 :class:`~verify.core.numbers.InputError`, which the CLI prints as one line with exit status 2; so
 does anything its code raises later while it runs (:func:`user_code`).
 
@@ -35,6 +35,7 @@ from verify.core.text import shorten
 from .base import Conjecture
 from .builtin import BUILTIN_CONJECTURES
 from .catalogue import CATALOGUE
+from .heldout import HELD_OUT
 
 __all__ = ["load_conjectures", "looks_like_file", "user_code"]
 
@@ -135,9 +136,10 @@ def load_conjectures(path: str | Path, *,
     if duplicates:
         raise InputError(where, f"two conjectures share the name \"{shorten(duplicates[0])}\"")
     for name in names:
-        if name in BUILTIN_CONJECTURES or name in CATALOGUE:
+        if name in BUILTIN_CONJECTURES or name in CATALOGUE or name in HELD_OUT:
             # Its results would land in the built-in's result file and be read as the built-in's.
-            what = "a built-in conjecture" if name in BUILTIN_CONJECTURES else "a catalogued statement"
+            what = ("a built-in conjecture" if name in BUILTIN_CONJECTURES else
+                    "a catalogued statement" if name in CATALOGUE else "a held-out statement")
             raise InputError(where, f"the conjecture \"{shorten(name)}\" has the name of {what}; give it another name")
     return conjectures
 

@@ -142,7 +142,7 @@ def power_rows(data: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 
     rows = []
     for entry in sorted(data["statements"], key=order):
-        name = f"`{entry['name']}`" + (" (built-in)" if entry["group"] == "built-in" else "")
+        name = f"`{entry['name']}`" + {"built-in": " (built-in)", "held-out": " (held-out)"}.get(entry["group"], "")
         refuted = f"{entry['refuted']} of {entry['seeds']}"
         if entry["refuted"]:
             sizes = entry["counterexample_n"]
@@ -166,6 +166,11 @@ def power_sentence(power: Mapping[str, Any]) -> str:
     always = [s for s in statements if s["refuted"] == s["seeds"]]
     text = (f"Search power ({power['seeds']} seeds, {power['budget_seconds']:g} s budget each): "
             f"{len(always)} of {len(statements)} known-false statements refuted on every seed")
+    held_out = [s for s in statements if s["group"] == "held-out"]
+    if held_out:
+        text += (f" (held-out, written before the search ran on them: "
+                 f"{sum(s['refuted'] == s['seeds'] for s in held_out)} of {len(held_out)} on every seed, "
+                 f"{sum(s['refuted'] > 0 for s in held_out)} on some seed)")
     missed = [s["name"] for s in statements if s["refuted"] < s["seeds"]]
     if missed:
         text += f"; not always refuted: {', '.join(missed)}"
@@ -212,8 +217,14 @@ def runs_sentence(numbers: Mapping[str, Any]) -> str:
             + ", ".join(f"{n:,} {outcome}" for outcome, n in numbers["outcomes"].items()))
     surprises = numbers["not_as_expected"]
     if numbers["expectations_stated"]:
-        text += ("; every outcome as expected" if not surprises
-                 else f"; {len(surprises):,} not as expected: {', '.join(surprises)}")
+        if surprises:
+            text += f"; {len(surprises):,} not as expected: {', '.join(surprises)}"
+        else:
+            found = [words for outcome, words in (("counterexample", "the counterexamples as expected"),
+                                                  ("not refuted", "the runs not refuted consistent with the "
+                                                                  "expectation (evidence, not a proof)"))
+                     if numbers["outcomes"].get(outcome)]
+            text += "; no surprise" + (": " + ", ".join(found) if found else "")
     return text + ". A conjecture's counterexample is a finding, not a failure of the suite."
 
 
@@ -248,5 +259,6 @@ def section(block: Mapping[str, Any]) -> Section:
                                   f"statement searched with the default budget of {power['budget_seconds']:g} s, seeds "
                                   f"0-{power['seeds'] - 1}. Examples to the first counterexample are the same on every "
                                   "machine; CPU seconds are this machine's. Built-in conjectures expected to be refuted "
-                                  "are marked." + power_updates_text(power))))
+                                  "are marked, and so are the held-out statements, written with a counterexample found "
+                                  "by hand before the search ran on them." + power_updates_text(power))))
     return Section(TITLE, summary=" ".join(sentences), tables=tables, list_files=False)

@@ -30,7 +30,8 @@ from hypothesis.strategies import SearchStrategy
 
 from verify.core.config import Configuration
 from verify.core.families import FAMILIES, MAX_D, MAX_N
-from verify.strategies import StrategySpec, configurations, outside_configurations, strategy_spec
+from .optimise import Scope
+from verify.strategies import NEEDS_D2, SEEDED_KINDS, StrategySpec, configurations, outside_configurations, strategy_spec
 
 __all__ = ["Branch", "Round", "Budget", "Clock", "branches_of", "rounds", "level_sizes", "round_seed", "SIZE_LEVELS",
            "ROUND_EXAMPLES", "ROTATIONS_PER_LEVEL", "FOCUS_ROUNDS", "FOCUS_EXAMPLES", "DEFAULT_SECONDS"]
@@ -57,6 +58,9 @@ class Branch:
     label: str
     build: StrategyBuilder
     grows: bool = True
+    # Where the branch's configurations live (alpha range, smallest sizes), when known: the worst-case
+    # optimiser and the structural shrinker work only inside it (None: a strategy of your own, left alone).
+    scope: Scope | None = None
 
     @classmethod
     def fixed(cls, label: str, strategy: SearchStrategy[Configuration]) -> "Branch":
@@ -68,8 +72,8 @@ def _minimum(spec: StrategySpec, name: str) -> tuple[int, int]:
     if spec.kind == "configurations":
         own = FAMILIES[name]
         return max(spec.min_n, own.min_n), max(spec.min_d, own.min_d)
-    needs_d2 = name in ("nonsymmetric_pd", "psd_low_rank", "indefinite")
-    return max(spec.min_n, 2 if name == "duplicates" else 1), max(spec.min_d, 2 if needs_d2 else 1)
+    needs_d2 = name in NEEDS_D2
+    return max(spec.min_n, 2 if name == "duplicates" or name in SEEDED_KINDS else 1), max(spec.min_d, 2 if needs_d2 else 1)
 
 
 def _family_branch(spec: StrategySpec, name: str) -> Branch | None:
@@ -83,9 +87,10 @@ def _family_branch(spec: StrategySpec, name: str) -> Branch | None:
         if spec.kind == "configurations":
             return configurations(family=name, min_n=spec.min_n, max_n=top_n, min_d=spec.min_d, max_d=top_d,
                                   matrix=spec.matrix, alpha=spec.alpha)
-        return outside_configurations(kind=name, min_n=spec.min_n, max_n=top_n, min_d=spec.min_d, max_d=top_d)
+        return outside_configurations(kind=name, min_n=spec.min_n, max_n=top_n, min_d=spec.min_d, max_d=top_d,
+                                      alpha=spec.alpha)
 
-    return Branch(name, build)
+    return Branch(name, build, scope=Scope(spec.alpha_range(), min_n=min_n, min_d=min_d, label=name))
 
 
 def branches_of(strategy: SearchStrategy[Configuration] | Branch | Sequence[Any]) -> list[Branch]:
