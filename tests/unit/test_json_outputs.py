@@ -146,6 +146,7 @@ NOT_WRITTEN = {
     ("certcheck/jsontext.py", "_unique_keys"),       # a key quoted in a message
     ("certcheck/kernel/jsonvalues.py", "canonical_json"),   # the checker's own canonical text, for sha256
     ("certcheck/kernel/model.py", "model_of"),             # a cache key
+    ("certcheck/kernel/similarity.py", "no_leader_ever"),   # a cache key
     ("certcheck/kernel/statuses.py", "facts_of"),           # a key
     ("certcheck/classify/__init__.py", "_construction_problems"),  # a block quoted in a message
     ("experiments/classify/experiment.py", "run_imdb"),   # json.loads(json.dumps(...)): plain JSON values in memory
