@@ -2,7 +2,7 @@
 
     python bench/certcheck_limits.py [--only NAME]
 
-Each workload is a claims report at a corner of verify/certcheck/limits.py's CHECKER_LIMITS, built here
+Each workload is a claims report at a corner of verify/certcheck/kernel/limits.py's CHECKER_LIMITS, built here
 (never read from elsewhere), and checked in this process with ``certcheck.check_file`` under the
 default limits; printed per corner: the checker's estimate of the replay work (work units), the
 units its meter charged, the exit status and the CPU seconds of this process (one core; the
@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO))
 
 from verify import certcheck  # noqa: E402
 from verify.certcheck import control as control_checker  # noqa: E402
-from verify.certcheck import model as checker_model  # noqa: E402
+from verify.certcheck.kernel import model as checker_model  # noqa: E402
 from verify.certcheck import softmax as softmax_checker  # noqa: E402
 
 

@@ -49,7 +49,8 @@ from matplotlib.figure import Figure
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from verify.experiments.classify import SCALING_RESULTS_FORMAT, checker, oracle  # noqa: E402
+from verify.certcheck import classify as checker  # noqa: E402
+from verify.experiments.classify import SCALING_RESULTS_FORMAT, oracle  # noqa: E402
 from verify.experiments.classify.construction import build_network  # noqa: E402
 from verify.experiments.classify.dataset import dataset_to_json  # noqa: E402
 from verify.experiments.classify.network import forward, initial_state  # noqa: E402

@@ -20,7 +20,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verify.experiments.classify import checker, oracle
+from verify.certcheck import classify as checker
+from verify.experiments.classify import oracle
 from verify.experiments.classify.construction import build_network
 from verify.experiments.classify.dataset import InseparableDataset, dataset_to_json, distribution_key
 from verify.experiments.classify.network import (FeedForward, Network, Unit, _CompiledFeedForward, apply_feedforward, exact,

@@ -219,6 +219,35 @@ def certcheck_limits_table() -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def certcheck_unchecked_table() -> str:
+    """docs/certcheck.md's table of every field the checker does not check, from its own schemas."""
+    from verify import certcheck
+
+    lines = ["| file | field | why it is not checked |", "|---|---|---|"]
+    for kind, node in certcheck.schemas().items():
+        lines += [f"| {kind} | `{row.pattern}` | {row.reason} |" for row in certcheck.schema.rows(node)]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def certcheck_trusted_base() -> str:
+    """docs/certcheck.md's sentence on the checker's size: the kernel, what reads and dispatches a file, each checker."""
+    from verify import certcheck
+
+    package = Path(certcheck.__file__).parent
+
+    def lines(*parts: str) -> int:
+        paths = [p for part in parts for p in ((package / part).rglob("*.py") if (package / part).is_dir()
+                                                else [package / part])]
+        return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths if "__pycache__" not in p.parts)
+
+    kernel, front = lines("kernel"), lines("jsontext.py", "files.py", "cli.py", "__init__.py", "__main__.py")
+    return (f"the kernel (`verify/certcheck/kernel/`) has {kernel:,} lines; with the JSON reader, the dispatcher "
+            f"and the command line, what a claims report's verdict rests on is {kernel + front:,} lines. The "
+            f"results auditor beside it (`results/`) adds {lines('results'):,} for a results.json, and the other "
+            f"checkers {lines('softmax'):,} (softmax records), {lines('control'):,} (control results) and "
+            f"{lines('classify'):,} (classification networks)")
+
+
 def selftest_sentence() -> str:
     return (f"{len(EXACT_MUTANTS) + len(FLOAT_MUTANTS)} wrong variants: {len(EXACT_MUTANTS)} of the update rule "
             f"and {len(FLOAT_MUTANTS)} of the float engine")
@@ -609,6 +638,8 @@ SOURCES: dict[str, Source] = {
     "campaign": Derived(campaign_sentence),
     "limits": Derived(limits_table),
     "certcheck_limits": Derived(certcheck_limits_table),
+    "certcheck_unchecked": Derived(certcheck_unchecked_table),
+    "certcheck_trusted_base": Derived(certcheck_trusted_base),
     "selftest_variants": Derived(selftest_sentence),
     "conjecture_count": Derived(conjecture_count_line),
     "fast_lane_examples": Derived(fast_lane_sentence),

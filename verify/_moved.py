@@ -71,6 +71,15 @@ MOVED: dict[str, str] = {
     "verify.report.formatting": "verify.core.formatting",
     "verify.app.report.formatting": "verify.core.formatting",
     "verify.selftest": "verify.app.selftest",
+    # the independent checkers: the classification checker joins them; their kernel and the results auditor
+    "verify.experiments.classify.checker": "verify.certcheck.classify",
+    "verify.classify.checker": "verify.certcheck.classify",
+    **{f"verify.certcheck.{name}": f"verify.certcheck.kernel.{name}" for name in (
+        "limits", "common", "meter", "estimate", "numbers", "model", "fates", "closed_form", "statuses", "run",
+        "jsonvalues", "claims", "similarity")},
+    **{f"verify.certcheck.{name}": f"verify.certcheck.results.{name}" for name in (
+        "campaign", "sections", "reproduction", "glance")},
+    "verify.certcheck.kernel_block": "verify.certcheck.results.kernel_pass",
 }
 
 

@@ -81,14 +81,14 @@ def test_unwritable_json_destination_exits_4_and_leaves_nothing(tmp_path: Path, 
 
 def test_internal_error_exits_4_and_debug_prints_the_traceback(tmp_path: Path, capsys: Any,
                                                                monkeypatch: Any) -> None:
-    from verify.certcheck import run as one_run
+    from verify.certcheck.kernel import run as one_run
 
     path, _ = _claims(tmp_path)
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ZeroDivisionError("a bug in the checker")
 
-    monkeypatch.setattr(one_run, "_check_run", broken)  # what check_report calls
+    monkeypatch.setattr(one_run, "check_run", broken)  # what check_report calls
     for argv in (["certcheck", str(path)], ["certcheck", str(path), "--debug"], ["--debug", "certcheck", str(path)]):
         assert main(argv) == 4
         err = capsys.readouterr().err
@@ -158,11 +158,11 @@ def test_an_inconclusive_verdict_is_accepted_and_said_to_carry_no_certificate(tm
 
 
 def test_max_work_help_states_the_estimate_the_checker_makes() -> None:
-    # --help quotes the per-layer work of verify/certcheck/estimate.py, the estimate --max-work bounds.
+    # --help quotes the per-layer work of verify/certcheck/kernel/estimate.py, the estimate --max-work bounds.
     import re
 
     from verify.app.commands.certcheck import certcheck as command
-    from verify.certcheck import estimate
+    from verify.certcheck.kernel import estimate
 
     formula = re.search(r"costs about (.+?) work units a layer", " ".join((estimate.__doc__ or "").split()))
     assert formula is not None

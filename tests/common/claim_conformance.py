@@ -10,7 +10,7 @@ registry conforms when
   check's function is that module's ``check_<id>``;
 * its **property module** ``properties/<property_module>.py`` exists and names the claim;
 * a claim check has its **checker routine** ``check_<key>`` in its own module
-  ``verify/certcheck/claims/<key>.py`` (``key`` its certificate key), listed under that key in
+  ``verify/certcheck/kernel/claims/<key>.py`` (``key`` its certificate key), listed under that key in
   the checker's own table ``verify.certcheck.CHECKS``;
 * **docs/claims.md** names it: a claim check has a row in the table of claim checks
   (``| <id> |``), an assertion is named in the text;
@@ -110,7 +110,7 @@ def property_problems(claim: registry.Claim, *, root: Path | None = None) -> lis
 
 def checker_problems(claim: registry.Claim, *, routines: dict[str, Any] | None = None) -> list[str]:
     """A claim check's certificate key is a routine of the independent checker: ``check_<key>`` of its module
-    ``verify/certcheck/claims/<key>.py``, in the checker's table under that key."""
+    ``verify/certcheck/kernel/claims/<key>.py``, in the checker's table under that key."""
     routines = certcheck.CHECKS if routines is None else routines
     if claim.kind != "check":
         return []
@@ -118,14 +118,14 @@ def checker_problems(claim: registry.Claim, *, routines: dict[str, Any] | None =
     if key not in routines:
         return [f"the independent checker has no routine {key!r} (verify.certcheck.CHECKS)"]
     try:
-        module = importlib.import_module(f"verify.certcheck.claims.{key}")
+        module = importlib.import_module(f"verify.certcheck.kernel.claims.{key}")
     except ImportError as error:
-        return [f"no checker module verify/certcheck/claims/{key}.py ({error})"]
+        return [f"no checker module verify/certcheck/kernel/claims/{key}.py ({error})"]
     problems = []
     if routines[key] is not getattr(module, f"check_{key}", None):
-        problems.append(f"the checker's routine {key!r} is not check_{key} of verify/certcheck/claims/{key}.py")
+        problems.append(f"the checker's routine {key!r} is not check_{key} of verify/certcheck/kernel/claims/{key}.py")
     if not (module.__doc__ or "").strip():
-        problems.append(f"verify/certcheck/claims/{key}.py has no docstring saying what it checks")
+        problems.append(f"verify/certcheck/kernel/claims/{key}.py has no docstring saying what it checks")
     return problems
 
 

@@ -219,10 +219,10 @@ def test_every_documented_module_exists_and_the_standalone_checkers_run():
     import importlib.util
 
     modules = {m.group(1) for c in COMMANDS for m in re.finditer(r"python -m (verify[\w.]*)", c.text)}
-    assert "verify.experiments.classify.checker" in modules
+    assert "verify.certcheck.classify" in modules
     assert [m for m in sorted(modules) if importlib.util.find_spec(m) is None] == []
     ran = {c.text.split()[2] for page in PAGES for c, run in _plan(page) if run and c.text.startswith("python -m")}
-    assert {"verify.certcheck", "verify.experiments.classify.checker"} <= ran
+    assert {"verify.certcheck", "verify.certcheck.classify"} <= ran
 
 
 def test_plain_command_lines_run_in_process_and_shell_lines_in_a_shell():

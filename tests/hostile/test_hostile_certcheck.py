@@ -1,4 +1,4 @@
-"""Hostile inputs to the independent checker: every limit of verify/certcheck/limits.py's CHECKER_LIMITS, at and past it.
+"""Hostile inputs to the independent checker: every limit of verify/certcheck/kernel/limits.py's CHECKER_LIMITS, at and past it.
 
 Each case runs ``hardmax-verify certcheck`` in a subprocess under the bounds of ``hostile_run``
 (60 s, 2 GiB) on a file made here, and must end with its documented answer: a refusal (exit 2,
@@ -24,14 +24,27 @@ from verify import certcheck
 # --------------------------------------------------------------------------- files made here
 
 
-def _claims(config: dict[str, Any], verdicts: dict[str, Any], last: int, settled: int | None = None) -> dict[str, Any]:
-    return {"format": certcheck.FORMAT, "config": config, "verdicts": verdicts, "last_layer": last,
-            "settled_layer": settled}
+def _claims(config: dict[str, Any], verdicts: dict[str, Any], last: int, settled: int | None = None,
+            fates: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A claims report with every field of the format (docs/certificates.md); fates default to unsettled."""
+    statuses = [v["status"] for v in verdicts.values()]
+    return {"format": certcheck.FORMAT, "config": config, "outside_hypotheses": False, "hypothesis_violations": [],
+            "layer_budget": max(last, 1), "time_budget": None,
+            "stopped_by": "settled" if settled is not None else "layer budget", "last_layer": last,
+            "settled_layer": settled,
+            "status": "inconclusive" if "inconclusive" in statuses or len(verdicts) < 9 else "certified",
+            "fates": fates if fates is not None else [
+                {"token": t, "kind": "unsettled", "layer": None, "set": None, "limit": None}
+                for t in range(len(config["tokens"]))],
+            "verdicts": verdicts}
 
 
 def _verdict(claim: str, certificate: dict[str, Any] | None) -> dict[str, Any]:
-    return {"claim": claim, "status": "certified" if certificate is not None else "inconclusive", "summary": "",
-            "evidence": {}, "certificate": certificate}
+    verdict = {"claim": claim, "status": "certified" if certificate is not None else "inconclusive", "summary": "",
+               "evidence": {}}
+    if certificate is not None:
+        verdict["certificate"] = certificate
+    return verdict
 
 
 def _text(x: Fraction) -> str:
@@ -40,7 +53,8 @@ def _text(x: Fraction) -> str:
 
 def _chain(paths: list[list[dict[str, Any]]], *, until: int | None = None, segments: int = 1) -> dict[str, Any]:
     """Two tokens (1, 0) and (0, 1), each its own leader, with a certified chain of the given paths."""
-    segment = {"layer": 0, "sets": [[0], [1]], "until": until, "paths": paths}
+    segment = {"layer": 0, "status": "certified" if until is None else "jump", "sets": [[0], [1]], "until": until,
+               "paths": paths}
     chain = {"format": certcheck.CLOSED_FORM_FORMAT, "status": "certified", "start_layer": 0,
              "segments": [dict(segment, layer=k * (until or 1)) for k in range(segments)]}
     fates = [{"token": t, "kind": "path", "layer": 0, "set": [t], "limit": ["1", "0"] if t == 0 else ["0", "1"]}
@@ -76,13 +90,12 @@ def _leaders(d: int) -> dict[str, Any]:
         "T2": _verdict("T2", {"settled_layer": 0, "fates": fates, "vertices": [
             {"token": i, "limit": position[i], "direction": position[i]} for i in range(n)]}),
         "T3": _verdict("T3", {"settled_layer": 0, "fates": fates, "boundary": []}),
-        "T4": _verdict("T4", {"vacuous": True, "fates": fates, "projections": []}),
+        "T4": _verdict("T4", {"vacuous": True, "settled_layer": 0, "fates": fates, "projections": []}),
         "D1": _verdict("D1", None), "replay": _verdict("replay", None),
         "D2": _verdict("D2", {"last_layer": 0, "norms": [[str(sum(x * x for x in row)) for row in rows]]}),
         "D3": _verdict("D3", {"last_layer": 0, "leaders": leaders}),
     }
-    return dict(_claims({"tokens": position, "alpha": "1/2"}, verdicts, 0, 0), stopped_by="settled",
-                status="inconclusive", fates=fates)
+    return _claims({"tokens": position, "alpha": "1/2"}, verdicts, 0, 0, fates=fates)
 
 
 def _replay(n: int, d: int, alpha: str, last: int | None = None) -> dict[str, Any]:
@@ -93,6 +106,59 @@ def _replay(n: int, d: int, alpha: str, last: int | None = None) -> dict[str, An
         last = certcheck.max_checkable_layer(n, d, bits=model.bits, growth=model.growth)
     return _claims({"tokens": tokens, "alpha": alpha},
                    {"replay": _verdict("replay", {"last_layer": last, "final_positions": [["0"] * d] * n})}, last)
+
+
+def _one_token_record(i: int, d: int, A: list[list[str]] | None = None) -> dict[str, Any]:
+    """A record of one token in dimension d (a leader at layer 0), with the fields a record has."""
+    config: dict[str, Any] = {"tokens": [[str(1 + i)] + ["0"] * (d - 1)], "alpha": "1/2"}
+    if A is not None:
+        config["A"] = A
+    return {"task": {"kind": "generated", "family": "f", "seed": i, "name": f"f-{i}", "n": 1, "d": d, "alpha": "1/2",
+                     "options": {}},
+            "configuration": config, "status": "inconclusive", "layers_run": 1, "settled_layer": 0,
+            "stopped_by": "settled", "verdicts": {"T0": _verdict("T0", {"layer": 0, "leaders": [0]})},
+            "fates": [{"token": 0, "kind": "leader", "layer": 0, "set": [0], "limit": config["tokens"][0]}],
+            "horizon": 30, "denominator_bits": [1] * 31,
+            "convergence": {"max_A_distance": [0.0] * 31, "tokens_with_limit": 1, "tokens_without_limit": [],
+                            "kind": "exact squared distance, square root in float64"},
+            "certcheck": {"available": True, "verified": ["T0"], "rejected": {}, "unsupported": {}}}
+
+
+def _many_records(count: int, d: int, A: list[list[str]] | None = None) -> dict[str, Any]:
+    """A results.json of ``count`` one-token records (no plan: rejected, after every record is checked)."""
+    records = [_one_token_record(i, d, A) for i in range(count)]
+    return {"schema": "hardmax-verify/results", "schema_version": 2, "campaign": {}, "plan": None, "inputs": [],
+            "summary": {"overall": "inconclusive", "exit_status": 3, "examples": count, "errors": 0, "claims": {}},
+            "examples": records, "counterexamples": [], "optional_sections": {}}
+
+
+def _dense(d: int, seed: int = 0) -> list[list[str]]:
+    """A dense symmetric positive definite d x d integer matrix (B^T B + d I, B with entries in -3..3)."""
+    import random
+    rng = random.Random(seed)
+    B = [[rng.randint(-3, 3) for _ in range(d)] for _ in range(d)]
+    return [[str(sum(B[k][r] * B[k][c] for k in range(d)) + (d if r == c else 0)) for c in range(d)] for r in range(d)]
+
+
+def _value_matrix(d: int) -> dict[str, Any]:
+    """Three tokens in d = 64 with a dense value matrix V: its inverse is computed, once and paid for."""
+    V = [[str((r * 7 + c * 3) % 7 - 3) for c in range(d)] for r in range(d)]
+    config = {"tokens": [[str((t * 5 + c) % 11 - 5) for c in range(d)] for t in range(3)], "V": V, "alpha": "1/2",
+              "outside_hypotheses": True}
+    return dict(_claims(config, {}, 5), outside_hypotheses=True)
+
+
+def _similarity(d: int, digits: int) -> dict[str, Any]:
+    """A failed T0 whose similarity certificate (docs/theory.md D11) has a d x d matrix M of ``digits``-digit
+    fractions under a dense A: M^T A M is paid for before it is multiplied out."""
+    big = "7" * digits
+    config = {"tokens": [[str((t * 5 + c) % 11 - 5) for c in range(d)] for t in range(3)], "A": _dense(d),
+              "alpha": "1/2", "outside_hypotheses": True}
+    similarity = {"format": certcheck.SIMILARITY_FORMAT, "layer": 0, "period": 1, "relabelling": [0, 1, 2],
+                  "M": [[f"{big}{(r * 3 + c) % 10}/{big}1" for c in range(d)] for r in range(d)], "scale": "1",
+                  "contraction_power": 16}
+    T0 = {"claim": "T0", "status": "failed", "summary": "", "evidence": {"similarity": similarity}}
+    return dict(_claims(config, {"T0": T0}, 1), outside_hypotheses=True, stopped_by="similarity")
 
 
 HUGE = "7" * 999_000  # a fraction of two such numbers is just within MAX_CHAIN_DIGITS
@@ -120,11 +186,23 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "corner: leaders d=2": (lambda: _leaders(2), 0, "everything verified"),
     "corner: replay n=60 d=2": (lambda: _replay(60, 2, "1/2"), 1, "final_positions"),
     "corner: replay n=2 alpha=999/1000": (lambda: _replay(2, 1, "999/1000"), 1, "final_positions"),
+    # Dimensions and eliminations: a configuration's d^3 work is bounded and paid for.
+    "dimension 65": (lambda: _claims({"tokens": [["1"] + ["0"] * 64], "alpha": "1/2"}, {}, 1), 2,
+                     "beyond the checker's limit of 64"),
+    "12 KB file in d = 1500": (lambda: _claims({"tokens": [["1"] + ["0"] * 1499, ["0", "1"] + ["0"] * 1498],
+                                               "alpha": "1/2"}, {}, 1), 2, "beyond the checker's limit of 64"),
+    "2,000 one-token records in d = 64": (lambda: _many_records(2000, 64), 1, "2,000 certificates verified"),
+    "2,000 records in d = 64 with a dense A": (lambda: _many_records(2000, 64, _dense(64)), 2,
+                                               "before any layer (the eliminations of A and V"),
+    "a dense value matrix in d = 64": (lambda: _value_matrix(64), 1, "claim T0 is missing"),
+    "a similarity certificate of 7,000-digit entries in d = 64": (lambda: _similarity(64, 7000), 3, "work units"),
+    "a similarity certificate of 300-digit entries in d = 64": (lambda: _similarity(64, 300), 1,
+                                                                "T0 rejected: similarity: (M^T A M)[0][0]"),
 }
 
 
 @pytest.mark.parametrize("case", slow_except(sorted(CASES), "chain term with power 10^18", "last layer 5001",
-                                             "chain numbers of 2,000,000 digits"))
+                                             "chain numbers of 2,000,000 digits", "12 KB file in d = 1500"))
 def test_every_limit_of_the_checker_gives_its_documented_answer_in_bounded_time(tmp_path: Path, case: str) -> None:
     build, status, fragment = CASES[case]
     (tmp_path / "hostile.json").write_text(json.dumps(build()), encoding="utf-8")

@@ -33,7 +33,7 @@ import pytest
 
 from tests.common.saved_results import copy_saved_results
 from verify import certcheck
-from verify.certcheck import reproduction
+from verify.certcheck.results import reproduction
 from verify.app.cli import main as cli_main
 from verify.app.report.build import build_report, collect_optional_sections
 from verify.app.report.glance import experiment_sentences

@@ -7,8 +7,8 @@ token count, which a routine can recount from the configuration.
   report, and the independent checker reports it unsupported (never verified) until it has a
   routine; with one, it is re-verified.
 * Added as a project would add it, in a copy of the package: its module ``verify/claims/X1.py``
-  (record and check), its checker module ``verify/certcheck/claims/X1.py`` (the routine) with its
-  line in the checker's table (``verify/certcheck/claims/__init__.py``), its property module
+  (record and check), its checker module ``verify/certcheck/kernel/claims/X1.py`` (the routine) with its
+  line in the checker's table (``verify/certcheck/kernel/claims/__init__.py``), its property module
   ``properties/test_X1.py`` and its row in ``docs/claims.md``, and nothing else. In a fresh
   interpreter it is then registered, decided, re-verified, passes the claim conformance kit, and
   its property passes.
@@ -158,7 +158,7 @@ def check_X1(cert: dict, ctx: Context) -> None:
     if cert.get("tokens") != ctx.model.n or ctx.model.n < 1:
         raise Rejected(f"tokens is {cert.get('tokens')!r}, the configuration has {ctx.model.n}")
 '''
-# Its line in the checker's table (verify/certcheck/claims/__init__.py): the import and the entry.
+# Its line in the checker's table (verify/certcheck/kernel/claims/__init__.py): the import and the entry.
 TABLE_EDITS = (("from .T4 import check_T4\n", "from .T4 import check_T4\nfrom .X1 import check_X1\n"),
                ('"replay": check_replay}', '"replay": check_replay, "X1": check_X1}'))
 PROPERTY_MODULE = f'''"""X1 (toy): "{STATEMENT}"."""
@@ -206,8 +206,8 @@ def test_adding_a_claim_touches_its_module_checker_routine_property_and_docs(tmp
     before = _snapshot(copy)
 
     (copy / "verify" / "claims" / "X1.py").write_text(CLAIM_MODULE, encoding="utf-8")
-    (copy / "verify" / "certcheck" / "claims" / "X1.py").write_text(CHECKER_MODULE, encoding="utf-8")
-    table_path = copy / "verify" / "certcheck" / "claims" / "__init__.py"
+    (copy / "verify" / "certcheck" / "kernel" / "claims" / "X1.py").write_text(CHECKER_MODULE, encoding="utf-8")
+    table_path = copy / "verify" / "certcheck" / "kernel" / "claims" / "__init__.py"
     table = table_path.read_text(encoding="utf-8")
     for old, new in TABLE_EDITS:
         assert table.count(old) == 1, old
@@ -220,8 +220,8 @@ def test_adding_a_claim_touches_its_module_checker_routine_property_and_docs(tmp
 
     after = _snapshot(copy)
     touched = sorted(path for path in set(before) | set(after) if before.get(path) != after.get(path))
-    assert touched == ["docs/claims.md", "properties/test_X1.py", "verify/certcheck/claims/X1.py",
-                       "verify/certcheck/claims/__init__.py", "verify/claims/X1.py"]
+    assert touched == ["docs/claims.md", "properties/test_X1.py", "verify/certcheck/kernel/claims/X1.py",
+                       "verify/certcheck/kernel/claims/__init__.py", "verify/claims/X1.py"]
 
     env = {**os.environ, "PYTHONPATH": str(copy), "HYPOTHESIS_PROFILE": "ci"}
     probe = subprocess.run([sys.executable, "-c", PROBE], cwd=copy, env=env, capture_output=True, text=True,

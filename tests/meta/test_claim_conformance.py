@@ -2,7 +2,7 @@
 
 The kit is what adding a claim must satisfy (docs/claims.md): a complete record in its own module
 ``verify/claims/<id>.py``, a property module, a checker routine in its own module
-``verify/certcheck/claims/<key>.py``, a row in docs/claims.md, and a check that keeps the verdict
+``verify/certcheck/kernel/claims/<key>.py``, a row in docs/claims.md, and a check that keeps the verdict
 contract and issues certificates the independent checker re-verifies. The second half shows each
 rule catching a toy claim that breaks it.
 """
@@ -68,15 +68,15 @@ def test_a_claim_without_its_module_property_routine_or_docs_is_found() -> None:
 
 
 def test_a_checker_routine_outside_its_own_module_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The routine must be check_<key> of verify/certcheck/claims/<key>.py, the module the checker's table imports."""
+    """The routine must be check_<key> of verify/certcheck/kernel/claims/<key>.py, the module the checker's table imports."""
     from verify import certcheck
 
     t0 = registry.get("T0")
     assert kit.checker_problems(t0) == []
     monkeypatch.setitem(certcheck.CHECKS, "T0", lambda cert, ctx: None)
-    assert any("is not check_T0 of verify/certcheck/claims/T0.py" in p for p in kit.checker_problems(t0))
+    assert any("is not check_T0 of verify/certcheck/kernel/claims/T0.py" in p for p in kit.checker_problems(t0))
     monkeypatch.setitem(certcheck.CHECKS, "X9", lambda cert, ctx: None)
-    assert any("no checker module verify/certcheck/claims/X9.py" in p for p in kit.checker_problems(_toy(_certified)))
+    assert any("no checker module verify/certcheck/kernel/claims/X9.py" in p for p in kit.checker_problems(_toy(_certified)))
 
 
 @pytest.mark.parametrize("check, expected", [

@@ -3,7 +3,7 @@
 * the claims of docs/theory.md are registered, in its order, with the roles and facts the
   consumers read (what each claim must provide is the conformance kit's,
   tests/meta/test_claim_conformance.py);
-* the independent checker's own table (verify/certcheck/claims/ keeps it, importing nothing from
+* the independent checker's own table (verify/certcheck/kernel/claims/ keeps it, importing nothing from
   the package) has the registry's claim checks under their keys, in the same order, and no other.
 
 The import structure around it is tests/meta/test_import_directions.py's.

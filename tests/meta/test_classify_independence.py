@@ -1,10 +1,11 @@
 """The classification checker and oracle are independent of the construction they check.
 
-verify/experiments/classify/checker.py and verify/experiments/classify/oracle.py may import only the standard library
-and nothing from the package. Shown two ways: their ASTs name no other import, and the checker,
-copied alone into a fresh interpreter where the package and every third-party module are
+verify/certcheck/classify/ may import only the standard library and the checker package it belongs
+to (relative imports inside verify/certcheck/), verify/experiments/classify/oracle.py only the
+standard library. Shown two ways: their ASTs name no other import, and the checker, its package
+copied alone into a fresh interpreter where the project and every third-party module are
 unimportable, still certifies a built network, rejects a changed one, and loads nothing outside
-the standard library.
+the standard library and its package.
 """
 
 from __future__ import annotations
@@ -12,18 +13,27 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
-import verify.experiments.classify.checker as checker_module
+import verify.certcheck.classify as checker_module
 import verify.experiments.classify.oracle as oracle_module
 from verify.experiments.classify.construction import build_network
 from verify.experiments.classify.dataset import dataset_to_json, make_dataset
 from tests.common.import_blocker import (THIRD_PARTY_IMPORT, blocked, dynamic_import_words, imports_of,
-                                         outside_standard_library, run_alone)
+                                         outside_standard_library, outside_the_package, run_alone, run_package_alone)
 
-@pytest.mark.parametrize("module", [checker_module, oracle_module], ids=["checker", "oracle"])
-def test_imports_only_the_standard_library(module) -> None:
-    source = Path(module.__file__).read_text()
+PACKAGE = Path(checker_module.__file__).parent.parent  # verify/certcheck/
+
+
+def test_the_checker_imports_only_the_standard_library_and_its_package() -> None:
+    source = Path(checker_module.__file__).read_text()
+    imports = imports_of(source)
+    assert imports, "the AST walk found no import at all"
+    assert outside_the_package("certcheck.classify", True, imports) == []
+    assert dynamic_import_words(source) == []
+
+
+def test_the_oracle_imports_only_the_standard_library() -> None:
+    source = Path(oracle_module.__file__).read_text()
     imports = imports_of(source)
     assert imports, "the AST walk found no import at all"
     assert outside_standard_library(imports) == []
@@ -41,20 +51,22 @@ def test_checker_runs_with_the_package_unimportable(tmp_path: Path) -> None:
     network = build_network(dataset, width_cap=4).to_json()
     (tmp_path / "data.json").write_text(json.dumps(dataset_to_json(dataset)))
     (tmp_path / "net.json").write_text(json.dumps(network))
-    source = Path(checker_module.__file__).read_text()
-    good = run_alone(source, "net.json", "data.json", cwd=tmp_path)
+    def run(*args: str):
+        return run_package_alone(PACKAGE, *args, cwd=tmp_path, name="certcheck", module="classify")
+
+    good = run("net.json", "data.json")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "all 4 sequences classified exactly" in good.stdout
     assert "OUTSIDE []" in good.stderr
     network["blocks"][-1]["feedforward"]["W"][0][0] = "1000"
     (tmp_path / "net.json").write_text(json.dumps(network))
-    bad = run_alone(source, "net.json", "data.json", cwd=tmp_path)
+    bad = run("net.json", "data.json")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "misclassified" in bad.stdout
-    # Its strict JSON reading is its own too: labels stated twice are refused, not read as the last.
+    # Its strict JSON reading is the checker package's: labels stated twice are refused, not read as the last.
     text = json.dumps(dataset_to_json(dataset))
     (tmp_path / "data.json").write_text(text.replace('"labels": ', '"labels": [5, 5, 5, 5], "labels": ', 1))
-    twice = run_alone(source, "net.json", "data.json", cwd=tmp_path)
+    twice = run("net.json", "data.json")
     assert twice.returncode == 2 and 'the key "labels" appears twice in one object' in twice.stderr, twice.stderr
 
 

@@ -29,7 +29,7 @@ def test_the_checker_imports_only_the_standard_library() -> None:
     imports = imports_of(source)
     assert imports, "the AST walk found no import at all"
     assert outside_the_package("certcheck.control", True, imports) == []
-    assert {name for name, level in imports if level} == {"common", "jsontext", "meter", "numbers"}
+    assert {name for name, level in imports if level} == {"jsontext", "kernel"}
     assert dynamic_import_words(source) == []
 
 

@@ -44,11 +44,11 @@ class Part:
 # Bottom to top: a part may import the parts it names (within a part, anything, without a cycle).
 PARTS: tuple[Part, ...] = (
     Part("certcheck", ("verify.certcheck",), (),
-         "the independent certificate checker (claims, results, softmax records, control results): the standard "
-         "library only, never the engines it checks"),
-    Part("oracles", ("verify.core.oracle", "verify.experiments.classify.checker", "verify.experiments.classify.oracle"), (),
-         "the other independent oracles (the replay's one-step oracle, exact classification's checker and "
-         "oracle): the standard library only"),
+         "the independent checkers (claims, results, softmax records, control results, classification networks): "
+         "the standard library only, never the engines they check"),
+    Part("oracles", ("verify.core.oracle", "verify.experiments.classify.oracle"), (),
+         "the other independent oracles (the replay's one-step oracle, exact classification's literal forward "
+         "pass): the standard library only"),
     Part("core", ("verify.core",), ("certcheck",), "exact numbers and inputs, both engines, geometry, closed forms"),
     Part("claims", ("verify.claims",), ("core", "oracles", "certcheck"),
          "the claim registry, one module per claim, the run they share"),
@@ -69,7 +69,7 @@ PARTS: tuple[Part, ...] = (
     Part("experiments.sentiment", ("verify.experiments.sentiment",),
          ("core", "claims", "experiments.shared"), "the sentiment experiment"),
     Part("experiments.classify", ("verify.experiments.classify",),
-         ("core", "oracles", "experiments.shared"), "exact sequence classification"),
+         ("core", "certcheck", "experiments.shared"), "exact sequence classification"),
     Part("experiments.control", ("verify.experiments.control",), ("core", "experiments.shared"),
          "leader control: choosing A so that chosen tokens lead (docs/theory.md D10)"),
     Part("experiments.conjectures", ("verify.experiments.conjectures",),
@@ -81,15 +81,15 @@ PARTS: tuple[Part, ...] = (
           "experiments.control"),
          "the one list of experiments whose report sections the app renders"),
     Part("app", ("verify.app",),
-         ("package", "core", "oracles", "claims", "certcheck", "formal", "strategies", "experiments.shared",
+         ("package", "core", "claims", "certcheck", "formal", "strategies", "experiments.shared",
           "experiments.sentiment", "experiments.classify", "experiments.conjectures", "experiments.control",
           "experiments.registry"),
          "the command line, the campaign, the report, the self-test"),
     Part("entry", ("verify.__main__", "verify.pytest_plugin"), ("core", "app"),
          "public: `python -m verify` and the pytest plugin"),
     Part("moved", ("verify._moved",),
-         ("core", "oracles", "claims", "experiments.shared", "experiments.sentiment", "experiments.classify",
-          "experiments.conjectures", "app"),
+         ("core", "oracles", "claims", "certcheck", "experiments.shared", "experiments.sentiment",
+          "experiments.classify", "experiments.conjectures", "app"),
          "old import paths: a module that moved is served under its old name, with a DeprecationWarning"),
 )
 

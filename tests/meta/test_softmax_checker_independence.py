@@ -25,8 +25,8 @@ def test_checker_imports_only_the_standard_library_and_the_checker_package():
     imports = imports_of(CHECKER.read_text())
     assert ("json", 0) in imports
     assert outside_the_package("certcheck.softmax", True, imports) == []
-    # From the package: the shared readers (JSON, numbers) and work units, nothing of the claims' checks.
-    assert {name for name, level in imports if level} == {"estimate", "jsontext", "limits", "meter", "numbers"}
+    # From the package: the JSON reader and the kernel's interface (numbers, work units, the schema language).
+    assert {name for name, level in imports if level} == {"jsontext", "kernel"}
 
 
 def test_the_import_check_would_see_an_engine_import():

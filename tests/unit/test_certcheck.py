@@ -20,9 +20,9 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from tests.common.results_files import results_of
 from verify import certcheck
-from verify.certcheck import numbers as checker_numbers
-from verify.certcheck.claims import T4 as T4_routine
+from verify.certcheck.kernel import numbers as checker_numbers
 from verify.claims import check_configuration
 from verify.core.config import parse_configuration
 from verify.core.exact_dynamics import exact_layers
@@ -169,9 +169,9 @@ def test_certified_without_certificate_unknown_claim_and_downgraded_claim() -> N
 
 
 def test_positive_definite_known_answers() -> None:
-    assert checker_numbers._positive_definite([[F(2), F(1)], [F(1), F(2)]])
-    assert not checker_numbers._positive_definite([[F(1), F(2)], [F(2), F(1)]])
-    assert not checker_numbers._positive_definite([[F(1), F(0)], [F(0), F(0)]])
+    assert checker_numbers.positive_definite([[F(2), F(1)], [F(1), F(2)]])
+    assert not checker_numbers.positive_definite([[F(1), F(2)], [F(2), F(1)]])
+    assert not checker_numbers.positive_definite([[F(1), F(0)], [F(0), F(0)]])
 
 
 # --------------------------------------------------------------------------- bad input
@@ -232,40 +232,10 @@ def test_main_exit_statuses(tmp_path: Path) -> None:
 
 def _results(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A results.json around claims reports, assembled by the report's own functions
-    (verify/app/campaign/): a campaign of one family "fixtures" whose plan lists the reports'
+    (tests/common/results_files.py): a campaign of one family "fixtures" whose plan lists the reports'
     configurations (task j is named fixtures-j), records, their certcheck blocks, summary counts
     and status."""
-    from verify.core import exitcodes
-    from verify.app.campaign import claim_counts, overall_statuses
-    from verify.app.campaign.plan import canonical_sha256
-    from verify.app.campaign.recheck import recheck_certificates
-
-    reports_ = list(copy.deepcopy(records).values())
-    sizes = [(len(r["config"]["tokens"]), len(r["config"]["tokens"][0])) for r in reports_]
-    campaign = {"seed": 0, "examples": len(reports_), "layer_budget": 60, "worked": False, "float_check": False,
-                "shrink": False,
-                "families": [{"name": "fixtures", "share": 1, "n": [min(n for n, _ in sizes), max(n for n, _ in sizes)],
-                              "d": [d for _, d in sizes], "alpha": sorted({r["config"]["alpha"] for r in reports_}),
-                              "options": {}}],
-                "source": "test", "outside_hypotheses": any(r["config"].get("outside_hypotheses") for r in reports_),
-                "time_budget": None, "tasks": len(reports_)}
-    examples, entries = [], []
-    for j, (r, (n, d)) in enumerate(zip(reports_, sizes)):
-        task = {"kind": "generated", "family": "fixtures", "seed": j, "name": f"fixtures-{j}", "n": n, "d": d,
-                "alpha": r["config"]["alpha"], "options": {}}
-        entries.append({**task, "configuration_sha256": canonical_sha256(r["config"])})
-        record = {"task": task, "configuration": r["config"], "status": r["status"], "layers_run": r["last_layer"],
-                  "settled_layer": r["settled_layer"], "stopped_by": r["stopped_by"], "fates": r["fates"],
-                  "verdicts": r["verdicts"]}
-        record["certcheck"] = recheck_certificates(record, layer_budget=r["layer_budget"])
-        examples.append(record)
-    exit_status = exitcodes.combine(overall_statuses(examples))
-    overall = {0: "certified", 1: "failed"}.get(exit_status, "inconclusive")
-    return {"schema": "hardmax-verify/results", "schema_version": 2, "campaign": campaign,
-            "plan": {"campaign_sha256": canonical_sha256(campaign), "tasks": entries},
-            "summary": {"overall": overall, "exit_status": exit_status, "examples": len(examples), "errors": 0,
-                        "claims": claim_counts(examples)},
-            "examples": examples, "counterexamples": [], "optional_sections": {}}
+    return results_of(records.values())
 
 
 def test_results_file_every_record_and_the_summary(tmp_path: Path) -> None:
@@ -557,7 +527,7 @@ def test_the_verdict_line_counts_in_the_singular_for_one(statuses: list[str], li
 def test_the_checker_counts_by_the_report_s_rule() -> None:
     """The checker's own count-and-noun helper (it imports nothing from the suite) writes what the report's does,
     so a note it recomputes (the reproduction's epoch-cap note) reads the same."""
-    from verify.certcheck.common import counted
+    from verify.certcheck.kernel.common import counted
     from verify.core.formatting import counted as report_counted
     for value in (0, 1, 2, 999, 1000, 1502, 10 ** 6):
         for noun, plural in (("run", None), ("study", "studies"), ("planned task has", "planned tasks have")):
@@ -614,7 +584,7 @@ def _set_the_checkers_default_work(monkeypatch: Any, limit: int) -> None:
     """DEFAULT_MAX_WORK in every module of the checker that reads it (the estimate, a run's checks, the readers)."""
     modules = [module for name, module in sys.modules.items()
                if (name == "verify.certcheck" or name.startswith("verify.certcheck.")) and hasattr(module, "DEFAULT_MAX_WORK")]
-    assert {"verify.certcheck.estimate", "verify.certcheck.run"} <= {module.__name__ for module in modules}
+    assert {"verify.certcheck.kernel.estimate", "verify.certcheck.kernel.run"} <= {module.__name__ for module in modules}
     for module in modules:
         monkeypatch.setattr(module, "DEFAULT_MAX_WORK", limit)
 
@@ -975,8 +945,7 @@ def test_forged_lock_with_a_token_scoring_higher_than_F() -> None:
     forged = [{"token": t, "kind": "leader", "layer": 0, "set": [t], "limit": report["config"]["tokens"][t]}
               for t in (0, 1, 2)]
     forged.append({"token": 3, "kind": "locked", "layer": 0, "set": [0, 1], "limit": ["1/2", "1/2", "0"], "value": "1/2"})
-    report["verdicts"]["T3"]["status"] = "certified"
-    report["verdicts"]["T3"]["certificate"] = {"fates": forged, "boundary": []}
+    _forge(report, "T3", {"settled_layer": 0, "fates": forged, "boundary": []})
     assert "token 2 scores 3/5 > 1/2" in _reason(report, "T3")
 
 
@@ -1013,7 +982,7 @@ def test_forged_D2_where_the_A_norm_decreases() -> None:
     A = [[_q(x) for x in row] for row in report["config"]["A"]]
     last = report["last_layer"]
     norms = [[str(_dot([_dot(row, z) for row in A], z)) for z in _positions(report, k)] for k in range(last + 1)]
-    report["verdicts"]["D2"].update(status="certified", certificate={"last_layer": last, "norms": norms})
+    _forge(report, "D2", {"last_layer": last, "norms": norms})
     assert "decreases" in _reason(report, "D2")
 
 
@@ -1026,14 +995,22 @@ def test_forged_T4_with_a_negative_kkt_value() -> None:
     projection = {"tokens": [2], "limit": ["1", "0"], "fate": "locked", "layer": 0, "set": [0, 1],
                   "direction": ["1", "-1"], "face_value": "1", "face": [0, 1], "multipliers": {"0": "1/2", "1": "1/2"},
                   "kkt": {"0": "1", "1": "-1"}}
-    report["verdicts"]["T4"].update(status="certified", certificate={
-        "vacuous": False, "fates": report["verdicts"]["T3"]["certificate"]["fates"], "projections": [projection]})
+    fates = report["verdicts"]["T3"]["certificate"]["fates"]
+    _forge(report, "T4", {"vacuous": False, "settled_layer": max(f["layer"] for f in fates), "fates": fates,
+                          "projections": [projection]})
     assert "kkt[1] = -1 < 0" in _reason(report, "T4")
+
+
+def _forge(report: dict[str, Any], claim: str, certificate: dict[str, Any]) -> None:
+    """``claim`` certified with a forged ``certificate`` (its evidence the run's fields only, as a certified verdict's)."""
+    evidence = {key: report["verdicts"][claim]["evidence"][key] for key in ("outside_hypotheses", "last_layer",
+                                                                          "settled_layer")}
+    report["verdicts"][claim].update(status="certified", certificate=certificate, evidence=evidence)
 
 
 def _forged_T3(data: dict[str, Any], fates: list[dict[str, Any]]) -> dict[str, Any]:
     report = _report(parse_configuration(data))
-    report["verdicts"]["T3"].update(status="certified", certificate={"fates": fates, "boundary": []})
+    _forge(report, "T3", {"settled_layer": max(f["layer"] for f in fates), "fates": fates, "boundary": []})
     return report
 
 
@@ -1330,7 +1307,7 @@ def test_D1_missing_a_token() -> None:
 
 def test_T4_needs_a_positive_definite_symmetric_part(monkeypatch: Any) -> None:
     """The KKT values prove an A-projection only for (A + A^T)/2 positive definite (known answers above)."""
-    monkeypatch.setattr(T4_routine, "_positive_definite", lambda S: False)
+    monkeypatch.setattr(certcheck.Model, "Asym_positive_definite", property(lambda self: False))
     report = copy.deepcopy(reports()["non_leader_clusters"])
     assert "not positive definite" in _reason(report, "T4")
     vacuous = copy.deepcopy(reports()["square"])
@@ -1344,7 +1321,7 @@ def test_T4_needs_a_positive_definite_symmetric_part(monkeypatch: Any) -> None:
 ], ids=["one", "two"])
 def test_a_section_s_files_are_counted_in_the_singular_for_one(tmp_path: Path, n: int, absent: str,
                                                                unlisted: str) -> None:
-    from verify.certcheck.sections import _section_outcomes
+    from verify.certcheck.results.sections import _section_outcomes
     data = {"optional_sections": {"control": {"files": [{"path": f"runs/control/x{i}.json", "sha256": "0" * 64}
                                                         for i in range(n)], "directory": "runs/control"}}}
     [missing] = _section_outcomes(data, "r.json", str(tmp_path / "missing"))

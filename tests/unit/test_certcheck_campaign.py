@@ -21,12 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verify import certcheck
-from verify.certcheck import campaign as checker_campaign
-from verify.certcheck import glance as checker_glance
-from verify.certcheck import jsonvalues as checker_json
-from verify.certcheck import meter as checker_meter
-from verify.certcheck import model as checker_model
-from verify.certcheck import sections as checker_sections
+from verify.certcheck.results import campaign as checker_campaign
+from verify.certcheck.results import glance as checker_glance
+from verify.certcheck.kernel import jsonvalues as checker_json
+from verify.certcheck.kernel import meter as checker_meter
+from verify.certcheck.kernel import model as checker_model
+from verify.certcheck.results import sections as checker_sections
 from verify.core import limits
 from verify.app.campaign import CampaignSpec, FamilySpec, plan_tasks
 from verify.app.campaign import tasks as campaign_tasks
@@ -168,9 +168,9 @@ def test_the_first_screen_numbers_agree_on_the_projects_saved_results() -> None:
         files = {item["path"]: json.loads((REPO / item["path"]).read_text(encoding="utf-8"),
                                           parse_float=certcheck.DecimalText)
                  for item in block["files"] if "unreadable" not in item["summary"]}
-        expected = checker_glance._glance_numbers(key, files, len(block["files"]))
+        expected = checker_glance.glance_numbers(key, files, len(block["files"]))
         stored = json.loads(json.dumps(block["glance"]), parse_float=certcheck.DecimalText)
-        assert checker_json._same_json(stored, expected), key
+        assert checker_json.same_json(stored, expected), key
         assert checker_sections._section_problems(key, json.loads(json.dumps(block)), str(REPO / "runs"), "runs",
                                                   json.loads(json.dumps(_inputs(sections))), [1 << 30]) == []
 
@@ -188,7 +188,7 @@ def test_a_conjecture_refuted_where_it_was_expected_to_hold_is_not_as_expected()
     numbers = section_glance("conjectures", block)
     assert numbers is not None and numbers["not_as_expected"] == ["a"]
     files = {item["path"]: item["summary"] for item in block["files"]}
-    assert checker_glance._glance_numbers("conjectures", files, 2) == numbers
+    assert checker_glance.glance_numbers("conjectures", files, 2) == numbers
 
 
 def test_the_limits_table_mirrors_the_checkers() -> None:
@@ -217,7 +217,7 @@ def test_the_meter_stops_a_file_that_needs_more_work_than_it_may(monkeypatch: py
 
 def test_a_chain_with_more_powers_than_tokens_is_rejected_before_any_expansion() -> None:
     chain = [{"format": certcheck.CLOSED_FORM_FORMAT, "status": "certified", "start_layer": 0, "segments": [
-        {"layer": 0, "sets": [[0], [1]], "until": None,
+        {"layer": 0, "status": "certified", "sets": [[0], [1]], "until": None,
          "paths": [[{"base": "1", "power": 0, "coefficient": ["1", "0"]},
                     {"base": "1/2", "power": power, "coefficient": ["1", "0"]}],
                    [{"base": "1", "power": 0, "coefficient": ["0", "1"]}]]}]}

@@ -1,4 +1,4 @@
-"""The independent checker's verification of closed-form certificates (docs/theory.md D9, verify/certcheck/closed_form.py).
+"""The independent checker's verification of closed-form certificates (docs/theory.md D9, verify/certcheck/kernel/closed_form.py).
 
 It must accept every certificate the builder makes, reject every tampered one (a coefficient, a
 base, a power, a segment boundary, a set, a claimed limit or leader, a final segment that fails
@@ -22,13 +22,13 @@ import pytest
 
 import verify
 from verify import certcheck as checker
-from verify.certcheck import closed_form
+from verify.certcheck.kernel import closed_form
 from verify.core.closed_form import ExpPoly, certify, chain_to_json, exppoly_to_json, solve_recurrence
 from verify.core.families import generate
 from verify.core.families import generate_face_mean_ties
 
 PACKAGE = Path(verify.__file__).parent / "certcheck"
-CHECKER = PACKAGE / "closed_form.py"
+CHECKER = PACKAGE / "kernel" / "closed_form.py"
 C = F(-7, 8)
 D9_EXAMPLE = [(C, F(-1, 2)), (C, F(1, 2)), (C, F(0)), (C, F(1, 4)), (C, F(-1, 4))]
 OVERSHOOT = [(F(1, 2), F(1)), (F(1, 2), F(-1)), (F(3, 5), F(3, 4)), (F(3, 5), F(-3, 4)), (F(2, 5), F(0))]
@@ -59,8 +59,8 @@ def test_imports_only_the_standard_library():
             imports.append((node.module or "", node.level))
     assert imports
     for module, level in imports:
-        if level:  # the checker's own modules, beside it in verify/certcheck/
-            assert level == 1 and (PACKAGE / f"{module}.py").is_file(), f"relative import of {module!r}"
+        if level:  # the kernel's own modules, beside it in verify/certcheck/kernel/
+            assert level == 1 and (PACKAGE / "kernel" / f"{module}.py").is_file(), f"relative import of {module!r}"
         else:
             assert module.partition(".")[0] in sys.stdlib_module_names or module == "__future__", module
 
@@ -81,7 +81,7 @@ class Block:
 sys.meta_path.insert(0, Block())
 sys.modules["verify"] = None
 sys.path.insert(0, sys.argv[1])
-from certcheck.closed_form import verify_closed_form
+from certcheck.kernel.closed_form import verify_closed_form
 c = Fraction(-7, 8)
 tokens = [(c, Fraction(-1, 2)), (c, Fraction(1, 2)), (c, Fraction(0)), (c, Fraction(1, 4)), (c, Fraction(-1, 4))]
 import json
@@ -101,7 +101,7 @@ print(sorted(summary["leaders"].items()))
 def test_hand_written_certificate():
     # d = 1, alpha = 1/2 (r = 2/3): token 0 = 1 leads, token 1 = 1/2 locks onto it: 1 - (1/2)(2/3)^t.
     data = {"format": checker.CLOSED_FORM_FORMAT, "start_layer": 0, "status": "certified", "segments": [
-        {"layer": 0, "until": None, "sets": [[0], [0]],
+        {"layer": 0, "status": "certified", "until": None, "sets": [[0], [0]],
          "paths": [[{"coefficient": ["1"], "power": 0, "base": "1"}],
                    [{"coefficient": ["-1/2"], "power": 0, "base": "2/3"},
                     {"coefficient": ["1"], "power": 0, "base": "1"}]]}],
@@ -448,7 +448,8 @@ def test_a_downgrade_that_only_an_unchecked_chain_would_show_is_inconclusive(mon
     report = copy.deepcopy(overshoot_report)
     verdict = report["verdicts"]["T2"]
     verdict["evidence"]["closed_form"] = verdict["certificate"]["closed_form"]
-    verdict.update(status="inconclusive", certificate=None)
+    verdict["status"] = "inconclusive"
+    del verdict["certificate"]
     report["status"] = "inconclusive"
     assert _outcomes(report)[1]["T2"][0] == "rejected"
     monkeypatch.setattr(closed_form, "MAX_CHAIN_THRESHOLD", OVERSHOOT_LIMIT)
@@ -474,7 +475,7 @@ def test_a_huge_segment_boundary_is_beyond_the_limits_at_once():
     # A segment "until" of 10^9 would make the checker evaluate (2/3)^(10^9): refused as too expensive.
     data = certificate(D9_EXAMPLE, F(1, 2))
     final = data["segments"][0]
-    data["segments"] = [{**final, "until": 10 ** 9}, {**copy.deepcopy(final), "layer": 10 ** 9}]
+    data["segments"] = [{**final, "status": "jump", "until": 10 ** 9}, {**copy.deepcopy(final), "layer": 10 ** 9}]
     del data["limits"], data["leaders"]
     previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the checker evaluated the huge boundary"))
     signal.alarm(30)
@@ -498,7 +499,8 @@ def test_a_run_downgraded_although_its_chain_settles_it_is_rejected(d9_report):
     report = copy.deepcopy(d9_report)
     verdict = report["verdicts"]["T2"]
     verdict["evidence"]["closed_form"] = verdict["certificate"]["closed_form"]
-    verdict.update(status="inconclusive", certificate=None)
+    verdict["status"] = "inconclusive"
+    del verdict["certificate"]
     report["status"] = "inconclusive"
     rejected_claims = {o.claim for o in checker.check_report(report).outcomes if o.status == "rejected"}
     assert "T2" in rejected_claims

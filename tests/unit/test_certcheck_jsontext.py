@@ -25,11 +25,11 @@ from tests.common.blocking import within_seconds
 from verify import certcheck
 from verify.certcheck import control as control_checker
 from verify.certcheck import jsontext
-from verify.certcheck import reproduction
-from verify.certcheck import sections as checker_sections
+from verify.certcheck.results import reproduction
+from verify.certcheck.results import sections as checker_sections
 from verify.certcheck import softmax as softmax_checker
-from verify.certcheck.glance import _scalar_summary
-from verify.certcheck.jsonvalues import DecimalText
+from verify.certcheck.results.glance import scalar_summary as _scalar_summary
+from verify.certcheck.kernel.jsonvalues import DecimalText
 
 DEEP = 100_000  # far beyond the interpreter's recursion limit
 
@@ -318,7 +318,7 @@ def test_a_saved_file_is_hashed_with_its_bytes_kept_within_the_budget(tmp_path: 
     budget = [1000]
     digest, raw = checker_sections._hash_file(str(_write(tmp_path, content)), budget)
     assert (digest, raw, budget) == (hashlib.sha256(content).hexdigest(), content, [1000 - len(content)])
-    with pytest.raises(checker_sections._SectionLimit, match="more than .* bytes in all"):
+    with pytest.raises(checker_sections.SectionLimit, match="more than .* bytes in all"):
         checker_sections._hash_file(str(_write(tmp_path, content)), [len(content) - 1])
     for target, reason in ((tmp_path, "not a regular file"), (tmp_path / "absent.json", "absent.json: ")):
         with pytest.raises(checker_sections.Rejected, match=reason):
@@ -344,14 +344,14 @@ def _protocol_summary(tmp_path: Path) -> tuple[dict, str, Path]:
 
 def test_the_protocol_file_is_read_within_its_limit(tmp_path: Path) -> None:
     data, base, path = _protocol_summary(tmp_path)
-    with pytest.raises(checker_sections._SectionLimit, match="was not found beside the runs folder"):
-        reproduction._reproduction_problem(data, base)
+    with pytest.raises(checker_sections.SectionLimit, match="was not found beside the runs folder"):
+        reproduction.reproduction_problem(data, base)
     path.write_bytes(b"# " + b"x" * reproduction.PROTOCOL_FILE_BYTES)
-    assert reproduction._reproduction_problem(data, base) == \
+    assert reproduction.reproduction_problem(data, base) == \
         f"the protocol file {path} is more than {reproduction.PROTOCOL_FILE_BYTES} bytes"
     path.write_bytes(b"[common]\n")
     digest = hashlib.sha256(b"[common]\n").hexdigest()
-    assert reproduction._reproduction_problem(data, base) == \
+    assert reproduction.reproduction_problem(data, base) == \
         f"summary.json gives the protocol sha256 {'0' * 64}, the file {path} has {digest}"
 
 
@@ -360,5 +360,5 @@ def test_a_protocol_file_replaced_by_a_fifo_after_it_was_looked_at_is_not_waited
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data, base, path = _protocol_summary(tmp_path)
     _fifo_looking_regular(tmp_path, monkeypatch, path)
-    error = within_seconds(reproduction._reproduction_problem, data, base)
-    assert isinstance(error, checker_sections._SectionLimit) and "not a regular file" in str(error), error
+    error = within_seconds(reproduction.reproduction_problem, data, base)
+    assert isinstance(error, checker_sections.SectionLimit) and "not a regular file" in str(error), error

@@ -96,7 +96,9 @@ def test_three_way_tie_is_fixed_by_D7b_and_projects_onto_the_edge() -> None:
 def test_T4_vacuous_is_said_so() -> None:
     verdict = check_configuration(WORKED_CONFIGURATIONS["triangle"]).verdicts["T4"]
     assert verdict.status == "certified" and "no non-vertex limits" in verdict.summary
-    assert verdict.certificate == {"vacuous": True, "fates": verdict.certificate["fates"], "projections": []}  # type: ignore[index]
+    report = check_configuration(WORKED_CONFIGURATIONS["triangle"])
+    assert verdict.certificate == {"vacuous": True, "settled_layer": report.settled_layer,  # type: ignore[index]
+                                   "fates": verdict.certificate["fates"], "projections": []}  # type: ignore[index]
 
 
 def test_lower_dimensional_K_is_its_own_boundary() -> None:

@@ -8,7 +8,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from verify.experiments.classify import checker, oracle
+from verify.certcheck import classify as checker
+from verify.experiments.classify import oracle
 from verify.experiments.classify.construction import build_network
 from verify.experiments.classify.dataset import dataset_to_json, make_dataset, parse_dataset
 from verify.experiments.classify.strategies import generate_dataset
@@ -69,7 +70,8 @@ def test_a_recorded_output_that_disagrees_with_the_replay_is_rejected() -> None:
     (lambda n, d: n.update(format="x"), "format"),
     (lambda n, d: d.update(sequences=[[["1", "2"]]] * 3), "d"),
     (lambda n, d: n.update(d=3), "blocks[0].attention.V"),
-    (lambda n, d: n["blocks"][0].update(extra=1), "blocks[0]"),
+    (lambda n, d: n["blocks"][0].update(extra=1), "blocks[0].extra"),
+    (lambda n, d: n.update(leaders=[1]), "leaders"),
     (lambda n, d: n["blocks"][-1]["feedforward"]["b"].append("1"), "blocks[2].feedforward.b"),
     (lambda n, d: n["blocks"][1]["attention"].update(rho="one"), "blocks[1].attention.rho"),
     (lambda n, d: n["blocks"][1]["attention"].update(B={"key": ["1"]}), "blocks[1].attention.B"),
@@ -145,7 +147,7 @@ def test_a_fifo_is_refused_by_build_and_check_without_blocking(tmp_path) -> None
     # The commands first, each in a child process, so that a reader that blocks fails by the timeout.
     for argv in (["-m", "verify", "classify", "build", str(fifo), "--out", str(tmp_path / "out.json")],
                  ["-m", "verify", "classify", "check", str(tmp_path / "net.json"), str(fifo)],
-                 ["-m", "verify.experiments.classify.checker", str(tmp_path / "net.json"), str(fifo)]):
+                 ["-m", "verify.certcheck.classify", str(tmp_path / "net.json"), str(fifo)]):
         done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=30)
         assert done.returncode == 2 and "not a regular file" in done.stderr, (argv, done.stderr)
         assert done.stderr.count("\n") == 1
@@ -220,12 +222,12 @@ def test_a_repeated_key_in_either_file_is_bad_input_naming_the_file(tmp_path, ca
     (tmp_path / "data.json").write_text(json.dumps(data).replace('"labels": ', '"labels": [5, 5, 5], "labels": ', 1))
     assert json.loads((tmp_path / "data.json").read_text())["labels"] == data["labels"]
     assert checker.main(files) == 2
-    assert f"{tmp_path / 'data.json'}: not valid JSON (the key \"labels\" appears twice" in capsys.readouterr().err
+    assert f"{tmp_path / 'data.json'}: the key \"labels\" appears twice in one object" in capsys.readouterr().err
     (tmp_path / "data.json").write_text(json.dumps(data))
     block = json.dumps(network["blocks"][0])
     (tmp_path / "net.json").write_text(json.dumps(network).replace(block, block[:-1] + ', "attention": null}', 1))
     assert checker.main(files) == 2
-    assert f"{tmp_path / 'net.json'}: not valid JSON (the key \"attention\" appears twice" in capsys.readouterr().err
+    assert f"{tmp_path / 'net.json'}: the key \"attention\" appears twice in one object" in capsys.readouterr().err
 
 
 def test_a_file_larger_than_the_limit_is_refused_before_it_is_read(tmp_path) -> None:

@@ -8,7 +8,8 @@ from fractions import Fraction as F
 import pytest
 from flint import fmpq
 
-from verify.experiments.classify import checker, oracle
+from verify.certcheck import classify as checker
+from verify.experiments.classify import oracle
 from verify.experiments.classify.construction import ConstructionError, _Builder, build_network
 from verify.experiments.classify.dataset import InseparableDataset, dataset_to_json, make_dataset
 from verify.experiments.classify.strategies import generate_dataset

@@ -248,8 +248,8 @@ def test_the_work_is_priced_by_the_sizes_of_the_numbers(realised: dict) -> None:
     # Short tokens, the same count: within the limit, checked (and rejected on its merits: the design is for 8).
     data["configuration"]["tokens"] = [[str(1 + i), str(2 + i * i)] for i in range(60)]
     assert checker.check_control(data).status == "rejected"
-    from verify.certcheck import meter
-    assert checker._cost is meter._cost  # the claims checker's rule itself, not a copy of it
+    from verify.certcheck.kernel import meter
+    assert checker.cost is meter.cost  # the claims checker's rule itself, not a copy of it
 
 
 def test_the_subset_count_is_checked_before_any_design(leader_sets: dict, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -232,7 +232,7 @@ def test_a_dataset_larger_than_its_limit_is_refused_before_it_is_parsed(tmp_path
         load_dataset(path)
     assert caught.value.field == str(path)
     # The limit is the independent checker's, so that a file one of them reads the other reads too.
-    from verify.experiments.classify.checker import MAX_BYTES
+    from verify.certcheck.classify import MAX_BYTES
     monkeypatch.undo()
     assert dataset_module.MAX_DATA_BYTES == MAX_BYTES
 

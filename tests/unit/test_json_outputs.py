@@ -135,19 +135,20 @@ def test_a_protocol_record_with_a_nan_is_refused_naming_the_field_and_not_writte
 INDEPENDENT_WRITERS = {
     ("certcheck/cli.py", "main"),
     ("certcheck/softmax/__init__.py", "main"),
-    ("experiments/classify/checker.py", "main"),
+    ("certcheck/classify/__init__.py", "main"),
 }
 # Texts that are no file's content: keys, hashes' input, messages, in-memory round trips.
 NOT_WRITTEN = {
     ("app/campaign/plan.py", "canonical_json"),      # the text a plan's sha256 is taken of (allow_nan=False)
     ("app/campaign/plan.py", "_shown"),              # a value quoted in a message
-    ("certcheck/closed_form.py", "_run_chain"),      # a key telling distinct values apart
-    ("certcheck/fates.py", "_fates_of"),             # a key
+    ("certcheck/kernel/closed_form.py", "_run_chain"),      # a key telling distinct values apart
+    ("certcheck/kernel/fates.py", "_fates_of"),             # a key
     ("certcheck/jsontext.py", "_unique_keys"),       # a key quoted in a message
-    ("certcheck/jsonvalues.py", "canonical_json"),   # the checker's own canonical text, for sha256
-    ("certcheck/model.py", "_model"),                # a cache key
-    ("certcheck/statuses.py", "facts_of"),           # a key
-    ("experiments/classify/checker.py", "_unique_keys"),  # a key quoted in a message
+    ("certcheck/kernel/jsonvalues.py", "canonical_json"),   # the checker's own canonical text, for sha256
+    ("certcheck/kernel/model.py", "model_of"),             # a cache key
+    ("certcheck/kernel/similarity.py", "no_leader_ever"),   # a cache key
+    ("certcheck/kernel/statuses.py", "facts_of"),           # a key
+    ("certcheck/classify/__init__.py", "_construction_problems"),  # a block quoted in a message
     ("experiments/classify/experiment.py", "run_imdb"),   # json.loads(json.dumps(...)): plain JSON values in memory
     ("experiments/conjectures/base.py", "_config_key"),   # a key
     ("experiments/conjectures/base.py", "_confirm"),      # json.loads(json.dumps(...)), in memory

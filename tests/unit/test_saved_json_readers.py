@@ -25,8 +25,8 @@ from verify.app.campaign.plan import parse_results_file
 from verify.app.cli import main
 from verify.app.commands.sentiment import _alpha_fixed, _earlier_softmax_rows
 from verify.app.report.build import collect_optional_sections
-from verify.certcheck import sections as checker_sections
-from verify.certcheck.jsonvalues import _UNREADABLE
+from verify.certcheck.results import sections as checker_sections
+from verify.certcheck.kernel.jsonvalues import UNREADABLE
 from verify.core.io import json_from_bytes, read_json
 from verify.core.numbers import InputError
 from verify.experiments.classify.experiment import previous_results
@@ -191,7 +191,7 @@ def test_a_report_lists_an_ambiguous_saved_file_as_unreadable_as_certcheck_expec
                     "summary": {"unreadable": item["summary"]["unreadable"]}}
     assert fragment in item["summary"]["unreadable"]
     # certcheck reads the same bytes, refuses them too, and so accepts the item as the report wrote it.
-    assert checker_sections._section_file_problem("sentiment", item, path.read_bytes(), str(runs)) == (None, _UNREADABLE)
+    assert checker_sections._section_file_problem("sentiment", item, path.read_bytes(), str(runs)) == (None, UNREADABLE)
 
 
 def test_a_report_reads_a_clean_saved_file(tmp_path: Path) -> None:
@@ -209,7 +209,6 @@ def test_a_report_reads_a_clean_saved_file(tmp_path: Path) -> None:
 ALLOWED_DECODERS = {
     ("core/numbers.py", "parse_json"),
     ("certcheck/jsontext.py", "decode_json"),
-    ("experiments/classify/checker.py", "_read_json"),  # stdlib only: the same rule, its own copy
     ("experiments/sentiment/checkpoints.py", "_embedding_layout"),
     ("experiments/sentiment/checkpoints.py", "_compact_header"),
     ("app/commands/report.py", "_run"),

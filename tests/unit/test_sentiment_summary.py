@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.certcheck import reproduction
+from verify.certcheck.results import reproduction
 from verify.experiments.sentiment.protocol import load_protocol
 from verify.experiments.sentiment.summary import _seeds, accuracy_axis, cell, conclusion_sentence, summarize
 
@@ -102,7 +102,7 @@ def test_runs_that_reach_the_epoch_cap_still_improving_are_named(tmp_path):
 
 @pytest.mark.parametrize("capped,opening", [(["d2-K8-s0"], "1 run reached"), (["d2-K8-s0", "d4-K8-s0"], "2 runs reached")])
 def test_the_independent_checker_writes_the_epoch_cap_note_as_the_summary_does(capped, opening):
-    """verify/certcheck/reproduction.py recomputes the note with its own count-and-noun helper: the same text for
+    """verify/certcheck/results/reproduction.py recomputes the note with its own count-and-noun helper: the same text for
     one run and for several (runs kept as records only, so no checkpoint history is needed)."""
     document = tomllib.loads(PROTOCOL.read_text(encoding="utf-8"))
     cap = document["common"]["epochs"]

@@ -1,5 +1,5 @@
 """D11 similarity certificates (docs/theory.md D11): found by verify.core.similarity, used by the claim checks,
-re-verified by the independent checker (verify/certcheck/similarity.py), and every tampered field rejected."""
+re-verified by the independent checker (verify/certcheck/kernel/similarity.py), and every tampered field rejected."""
 
 import copy
 import json

@@ -207,11 +207,11 @@ def test_work_beyond_the_estimate_is_unsupported_not_rejected(monkeypatch):
 def test_the_work_units_are_the_claims_checkers():
     """Same units: one layer of n tokens in d costs the claims checker's price of its products."""
     from verify import certcheck
-    from verify.certcheck import meter
+    from verify.certcheck.kernel import meter
     n, d = 5, 3
     one = checker.estimated_work(n, d, 0, bits=10, growth=0)
-    assert one == int(meter._cost(n * d * d + n * n * (d + certcheck.SCORE_OVERHEAD) + n * d, 10, 10)
-                      + meter._cost(checker.STEP_OPERATIONS, 20, 20))
+    assert one == int(meter.cost(n * d * d + n * n * (d + certcheck.SCORE_OVERHEAD) + n * d, 10, 10)
+                      + meter.cost(checker.STEP_OPERATIONS, 20, 20))
     assert checker.DEFAULT_MAX_WORK == certcheck.DEFAULT_MAX_WORK
     # Numbers that grow cost more per layer (Karatsuba beyond 512 bits).
     assert checker.estimated_work(n, d, 50, bits=10, growth=100) > 51 * one * 2

@@ -17,15 +17,13 @@ summary (counts per claim, overall status, exit status) are recomputed from the 
 **What it may import: the standard library, and its own modules.** Nothing from the rest of
 ``verify`` (the code it checks) and nothing outside the standard library; its modules import
 each other relatively, so the folder runs on its own wherever it is copied
-(tests/meta/test_certcheck_independence.py shows both). Its modules, bottom up: ``limits``
-(every limit, documented), ``jsontext`` (the one strict JSON reader of every file it opens),
-``common`` (markers, exceptions, outcomes), ``meter`` and ``estimate`` (the work units: charged
-as checks run, estimated before), ``numbers`` (exact readers and arithmetic), ``model`` (its own
-replay), ``fates`` (D7, D9 fates), ``claims/`` (one module per claim, and the table
-:data:`CHECKS`), ``closed_form`` (D9 chains), ``statuses``, ``run`` (one run: a claims report or
-a record), ``jsonvalues``, ``campaign``, ``glance``, ``reproduction``, ``sections``, ``results``
-(a results.json), ``softmax/`` (docs/theory.md §6) and ``control/`` (D10), each also runnable on
-its own, ``files`` (the kinds of file) and ``cli`` (the command line).
+(tests/meta/test_certcheck_independence.py shows both). Its parts: ``kernel/``, the certificate
+core behind one named interface (exact numbers, the replay, the D7 and D9 fates, one routine per
+claim, closed-form chains, statuses, one run, the meter and estimate, the limits, the schemas);
+beside it ``results/`` (the results auditor: a results.json, its campaign, plan and optional
+sections), ``softmax/`` (docs/theory.md §6), ``control/`` (D10) and ``classify/`` (§7), each also
+runnable on its own; ``jsontext`` (the one strict JSON reader of every file the checkers open,
+and their one atomic writer), ``files`` (the kinds of file) and ``cli`` (the command line).
 
 Usage::
 
@@ -52,38 +50,34 @@ is not a positive multiple of I none is proved, so T1-T4 and D3 certificates are
 
 from __future__ import annotations
 
-from .campaign import SEED_STRIDE, WORKED_ALPHA, WORKED_FAMILY, WORKED_TOKENS
-from .claims import CHECKS, RESTS_ON
 from .cli import could_not_complete, main, one_line, write_json
-from .closed_form import CLOSED_FORM_FORMAT, TooExpensive, verify_closed_form
-from .common import (BAD_INPUT, COULD_NOT_COMPLETE, FORMAT, NOT_CHECKED, OUTCOME_STATUSES, RESULTS_SCHEMA, BadInput,
-                     CheckResult, Outcome, Rejected)
-from .estimate import input_bits, max_checkable_layer, replay_growth, replay_work
-from .files import KINDS, check_data, check_file, file_kind, read_json
-from .glance import CONJECTURE_PREDICTS, SUMMARY_FIELDS, SUMMARY_LINES
-from .jsonvalues import DecimalText, canonical_json, canonical_sha256
-from .limits import (CHECKER_LIMITS, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_CHAIN_DIGITS,
-                     MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
-                     SCORE_OVERHEAD, SECTION_READ_BYTES, WORK_SLACK, Limit)
-from .model import Model
-from .reproduction import AUTHORS_SOFTMAX_TEST_ACCURACY, CHECKPOINT_HISTORY_BYTES, REPRODUCTION_RECORD_BYTES
+from .files import KINDS, check_data, check_file, file_kind, read_json, schema_of, schemas
+from .kernel import (BAD_INPUT, CHECKER_LIMITS, CHECKS, CLOSED_FORM_FORMAT, COULD_NOT_COMPLETE, DEFAULT_MAX_BYTES,
+                     DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, FORMAT, HORIZON, MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS,
+                     MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_DIMENSION, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
+                     NOT_CHECKED, OUTCOME_STATUSES, RESTS_ON, RESULTS_SCHEMA, RUN, SCORE_OVERHEAD, SECTION_READ_BYTES,
+                     SIMILARITY_FORMAT, SIMILARITY_VERIFIED, SUMMARY, WORK_SLACK, BadInput, CheckResult, DecimalText,
+                     Limit, Model, Outcome, Rejected, TooExpensive, canonical_json, canonical_sha256, check_record,
+                     check_report, input_bits, max_checkable_layer, replay_growth, replay_work, safe_text, schema, setup_work, verify_closed_form)
 from .results import check_results
-from .run import HORIZON, RUN, SUMMARY, check_record, check_report
-from .similarity import FORMAT as SIMILARITY_FORMAT, VERIFIED as SIMILARITY_VERIFIED
-from .sections import (SECTION_FILES, SECTION_ITEM_FIELDS, SECTION_PARSE_BYTES, SECTIONS, SENTIMENT_EVALUATION_FIELDS,
-                       runs_folder)
+from .results.campaign import SEED_STRIDE, WORKED_ALPHA, WORKED_FAMILY, WORKED_TOKENS
+from .results.glance import CONJECTURE_PREDICTS, SUMMARY_FIELDS, SUMMARY_LINES
+from .results.reproduction import AUTHORS_SOFTMAX_TEST_ACCURACY, CHECKPOINT_HISTORY_BYTES, REPRODUCTION_RECORD_BYTES
+from .results.sections import (SECTION_FILES, SECTION_ITEM_FIELDS, SECTION_PARSE_BYTES, SECTIONS,
+                               SENTIMENT_EVALUATION_FIELDS, runs_folder)
 
 __all__ = [
     # checking a file, a decoded file, a claims report, a results.json, one record
     "check_file", "check_data", "check_report", "check_results", "check_record", "read_json", "file_kind", "KINDS",
+    "schema_of", "schemas", "schema",
     "CheckResult", "Outcome", "OUTCOME_STATUSES", "NOT_CHECKED", "BadInput", "Rejected", "Model", "CHECKS", "RESTS_ON",
     "FORMAT", "RESULTS_SCHEMA", "RUN", "SUMMARY", "HORIZON", "SECTIONS",
     # closed-form chains (D9), similarity certificates (D11)
     "verify_closed_form", "TooExpensive", "CLOSED_FORM_FORMAT", "SIMILARITY_FORMAT", "SIMILARITY_VERIFIED",
     # the work estimate and the limits (each name of CHECKER_LIMITS; the modules that use one read it from their own
     # imports, so a test that changes a limit changes it there)
-    "replay_work", "replay_growth", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit", "SCORE_OVERHEAD",
-    "DEFAULT_MAX_BYTES", "MAX_DIGITS", "MAX_LAYER", "DEFAULT_MAX_WORK", "DEFAULT_MAX_TOTAL_WORK", "WORK_SLACK",
+    "replay_work", "replay_growth", "setup_work", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit",
+    "SCORE_OVERHEAD", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "MAX_LAYER", "MAX_DIMENSION", "DEFAULT_MAX_WORK", "DEFAULT_MAX_TOTAL_WORK", "WORK_SLACK",
     "MAX_CHAIN_DIGITS", "MAX_CHAIN_SEGMENTS", "MAX_CHAIN_THRESHOLD", "MAX_SECTION_FILES", "MAX_SECTION_BYTES",
     "SECTION_READ_BYTES", "SECTION_PARSE_BYTES", "REPRODUCTION_RECORD_BYTES", "CHECKPOINT_HISTORY_BYTES",
     # the facts typed in a second time, which tests compare with the suite's
@@ -91,5 +85,5 @@ __all__ = [
     "SECTION_FILES", "SECTION_ITEM_FIELDS", "SENTIMENT_EVALUATION_FIELDS", "SUMMARY_FIELDS", "SUMMARY_LINES",
     "CONJECTURE_PREDICTS", "AUTHORS_SOFTMAX_TEST_ACCURACY", "runs_folder",
     # the command line
-    "main", "write_json", "could_not_complete", "one_line", "BAD_INPUT", "COULD_NOT_COMPLETE",
+    "main", "write_json", "could_not_complete", "one_line", "safe_text", "BAD_INPUT", "COULD_NOT_COMPLETE",
 ]

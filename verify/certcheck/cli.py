@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import json
 import os
 import select
 import sys
-import tempfile
 import traceback
 from typing import NoReturn
 
-from .common import BAD_INPUT, BadInput, COULD_NOT_COMPLETE
 from .files import check_file
-from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK
+from .jsontext import write_text
+from .kernel import BAD_INPUT, COULD_NOT_COMPLETE, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, BadInput
 
 # The first line of the package's docstring, which --help shows.
 DESCRIPTION = "The independent certificate checker: re-verifies claim reports with the standard library only."
@@ -38,36 +36,9 @@ def _positive_int(text: str) -> int:
 
 
 def write_json(text: str, destination: str) -> None:
-    """Write ``text`` to ``destination`` ("-": standard output) whole or not at all (a temporary
-    file renamed into place, so a full disk leaves no half-written file)."""
-    if destination == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    if os.path.exists(destination) and not os.path.isfile(destination):
-        # A device or FIFO (/dev/stdout, a pipe): written in place, never replaced by a rename.
-        with open(destination, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        return
-    directory = os.path.dirname(os.path.abspath(destination))
-    blocker = directory
-    while blocker and not os.path.isdir(blocker):
-        if os.path.exists(blocker):  # a file where a folder must be: name it, not the temporary file
-            raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", blocker)
-        parent = os.path.dirname(blocker)
-        blocker = "" if parent == blocker else parent
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".certcheck.", suffix=".partial")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, destination)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Write ``text`` to ``destination`` ("-": standard output) whole or not at all (:func:`.jsontext.write_text`,
+    the writer every checker shares)."""
+    write_text(text, destination)
 
 
 class _OneLineParser(argparse.ArgumentParser):

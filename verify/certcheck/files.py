@@ -14,28 +14,18 @@ from __future__ import annotations
 from typing import Any
 
 from . import control, jsontext, softmax
-from .common import BadInput, CheckResult, FORMAT, Outcome, RESULTS_SCHEMA
-from .jsonvalues import DecimalText
-from .limits import DEFAULT_MAX_BYTES
+from .kernel import (CLAIMS_REPORT, DEFAULT_MAX_BYTES, FORMAT, RESULTS_SCHEMA, BadInput, CheckResult, DecimalText, Node,
+                     Outcome, check_report, reading, record_read, unchecked)
 from .results import check_results
-from .run import check_report
+from .results.schema import RESULTS
 
 
 SOFTMAX_MARKER = "softmax_certificate"  # the key of a ``hardmax-verify softmax --json`` record (docs/theory.md §6)
 CONTROL_FORMAT = "hardmax-verify/control-v1"  # the ``format`` of a ``hardmax-verify control --json`` result (D10)
-CLAIMS_KEYS = frozenset({"format", "config", "outside_hypotheses", "hypothesis_violations", "layer_budget", "time_budget",
-                         "stopped_by", "last_layer", "settled_layer", "status", "fates", "verdicts"})
-RESULTS_KEYS = frozenset({"schema", "schema_version", "campaign", "plan", "inputs", "summary", "examples",
-                          "counterexamples", "optional_sections", "kernel", "environment"})
-SOFTMAX_KEYS = frozenset({"command", "config", SOFTMAX_MARKER, "status"})
-CONTROL_KEYS = {
-    "control": frozenset({"format", "kind", "configuration", "replaced_A", "leaders", "requested_targets", "outcome",
-                          "exit_status", "proves", "does_not_prove", "reason", "targets", "design", "limits",
-                          "infeasibility", "leading", "tried", "search", "solver_runs"}),
-    "leader_sets": frozenset({"format", "kind", "configuration", "replaced_A", "hull", "designs", "certificates",
-                              "subsets", "counts", "maximal_realisable", "minimal_impossible", "programs", "exit_status",
-                              "proves", "does_not_prove"}),
-}
+CLAIMS_KEYS = frozenset(CLAIMS_REPORT.fields)
+RESULTS_KEYS = frozenset(RESULTS.fields)
+SOFTMAX_KEYS = frozenset(softmax.RECORD.fields)
+CONTROL_KEYS = {kind: frozenset(node.fields) for kind, node in control.RESULTS.items()}
 KINDS = ("claims", "results", "softmax", "control")
 KIND_NAMES = {"claims": "claims report", "results": "verification report", "softmax": "softmax record",
               "control": "control result"}
@@ -63,8 +53,9 @@ def file_kind(data: Any, source: str = "file") -> str:
     if data.get("format") == CONTROL_FORMAT:
         markers.append(("control", "format"))
     if not markers:
-        raise BadInput(source, f"neither a claims report ({FORMAT!r}), a verification report ({RESULTS_SCHEMA!r}), a "
-                               f"softmax record (a {SOFTMAX_MARKER!r} object) nor a control result ({CONTROL_FORMAT!r})")
+        raise BadInput(source, f"no kind's marker (its format, schema or {SOFTMAX_MARKER}): neither a claims report "
+                               f"({FORMAT!r}), a verification report ({RESULTS_SCHEMA!r}), a softmax record (a "
+                               f"{SOFTMAX_MARKER!r} object) nor a control result ({CONTROL_FORMAT!r})")
     if len(markers) > 1:
         fields = " and ".join(f"{field} ({kind})" for kind, field in markers)
         raise BadInput(f"{source}.{markers[1][1]}", f"the file carries the markers of more than one kind: {fields}")
@@ -136,16 +127,20 @@ def _check_control(data: dict, source: str) -> CheckResult:
 def check_data(data: Any, *, source: str = "file", max_work: int = None,  # type: ignore[assignment]
                max_total_work: int = None, runs: str | None = None,  # type: ignore[assignment]
                models: str | None = None) -> CheckResult:
-    """Re-verify a decoded file of any of the four kinds (:func:`file_kind` decides which)."""
+    """Re-verify a decoded file of any of the four kinds (:func:`file_kind` decides which); the result also
+    lists the fields of the file that are not checked (:func:`.schema.unchecked`)."""
     kind = file_kind(data, source)
     if kind == "claims":
-        return check_report(data, source=source, max_work=max_work, max_total_work=max_total_work)
-    if kind == "results":
-        return check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs,
-                             models=models)
-    if kind == "softmax":
-        return _check_softmax(data, source, max_work)
-    return _check_control(data, source)
+        result = check_report(data, source=source, max_work=max_work, max_total_work=max_total_work)
+    elif kind == "results":
+        result = check_results(data, source=source, max_work=max_work, max_total_work=max_total_work, runs=runs,
+                               models=models)
+    elif kind == "softmax":
+        result = _check_softmax(data, source, max_work)
+    else:
+        result = _check_control(data, source)
+    result.unchecked = unchecked(data, schema_of(data))
+    return result
 
 
 def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # type: ignore[assignment]
@@ -164,5 +159,26 @@ def check_file(path: str, *, max_work: int = None, max_bytes: int = None,  # typ
     OSError
         Reading failed after the file was opened (exit status 4).
     """
-    return check_data(read_json(path, max_bytes), source=str(path), max_work=max_work, max_total_work=max_total_work,
-                      runs=runs, models=models)
+    data = read_json(path, max_bytes)
+    kind = file_kind(data, str(path))
+    with reading() as read:
+        record_read("checked", f"{path} ({KIND_NAMES[kind]})")
+        result = check_data(data, source=str(path), max_work=max_work, max_total_work=max_total_work, runs=runs,
+                            models=models)
+    result.read = list(read)
+    return result
+
+
+def schema_of(data: Any) -> Node:
+    """The schema (:mod:`.schema`) of a decoded file of a known kind (:func:`file_kind`)."""
+    kind = file_kind(data)
+    if kind == "control":
+        return control.RESULTS[data["kind"]]
+    return {"claims": CLAIMS_REPORT, "results": RESULTS, "softmax": softmax.RECORD}[kind]
+
+
+def schemas() -> dict[str, Node]:
+    """Every kind of file's schema, by name (docs/certcheck.md's table of what is not checked)."""
+    return {"claims report": CLAIMS_REPORT, "verification report (results.json)": RESULTS,
+            "softmax record": softmax.RECORD, "control result": control.RESULTS["control"],
+            "leader-sets result": control.RESULTS["leader_sets"]}

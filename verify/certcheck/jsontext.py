@@ -1,4 +1,4 @@
-"""Strict JSON from a bounded regular file: the one reader behind every part of the checker.
+"""Strict JSON from a bounded regular file, and text written whole or not at all: the one reader and the one writer of every checker.
 
 A file must say one thing to every reader. ``json.loads`` keeps the last of two equal keys in one
 object where another reader keeps the first, and it accepts ``NaN`` and ``Infinity``, which are
@@ -19,12 +19,17 @@ pieces (a file hashed without being kept) or reads a file that is not JSON.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import stat
+import sys
+import tempfile
 from typing import Any, BinaryIO, Callable
 
-__all__ = ["UnreadableJSON", "Refused", "read_json_file", "read_bounded", "open_bounded", "decode_json", "KINDS",
+__all__ = ["UnreadableJSON", "Refused", "read_json_file", "read_bounded", "open_bounded", "decode_json", "write_text",
+           "KINDS",
            "NOT_FOUND", "CANNOT_OPEN", "NOT_REGULAR", "TOO_LARGE", "NOT_UTF8", "REPEATED_KEY", "NOT_A_NUMBER",
            "REFUSED", "NOT_JSON"]
 
@@ -186,3 +191,42 @@ def read_json_file(path: str, *, max_bytes: int, parse_float: Callable[[str], An
         Reading failed after the file was opened.
     """
     return decode_json(read_bounded(path, max_bytes), path, parse_float=parse_float, parse_int=parse_int)
+
+
+def write_text(text: str, destination: str) -> None:
+    """Write ``text`` to ``destination`` ("-": standard output) whole or not at all: a temporary file in the same
+    folder, renamed into place, so that a full disk or an interruption leaves no half-written file. A device or
+    FIFO there (/dev/stdout, a pipe) is written in place, never replaced by a rename.
+
+    Raises
+    ------
+    OSError
+        The folder is missing or not writable, the disk is full (the temporary file is removed).
+    """
+    if destination == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    if os.path.exists(destination) and not os.path.isfile(destination):
+        with open(destination, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    directory = os.path.dirname(os.path.abspath(destination))
+    blocker = directory
+    while blocker and not os.path.isdir(blocker):
+        if os.path.exists(blocker):  # a file where a folder must be: name it, not the temporary file
+            raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", blocker)
+        parent = os.path.dirname(blocker)
+        blocker = "" if parent == blocker else parent
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".certcheck.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, destination)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -47,7 +47,8 @@ def check_T4(run: ClaimRun) -> Verdict:
     fates = fates_json(run)
     if not groups:
         return make_verdict("T4", "certified", "vacuous: no non-vertex limits", run,
-                        certificate=run.with_chain({"vacuous": True, "fates": fates, "projections": []}), non_vertex_limits=0)
+                        certificate=run.with_chain({"vacuous": True, "settled_layer": run.settled_layer, "fates": fates,
+                                                    "projections": []}), non_vertex_limits=0)
     Asym = [[(run.A[r][c] + run.A[c][r]) / 2 for c in range(len(run.A))] for r in range(len(run.A))]
     if not is_symmetric_positive_definite(Asym):
         return make_verdict("T4", "inconclusive", "the symmetric part of A is not positive definite: the A-norm "
@@ -110,7 +111,8 @@ def check_T4(run: ClaimRun) -> Verdict:
             return make_verdict("T4", "failed", f"limit {show(p)} lies outside K, so on no face of K", run,
                             tokens=[m.token for m in members], limit=qv(p))
         projections.append(entry)
-    cert = run.with_chain({"vacuous": False, "fates": fates, "projections": projections})
+    cert = run.with_chain({"vacuous": False, "settled_layer": run.settled_layer, "fates": fates,
+                           "projections": projections})
     summary = (f"{counted(len(projections), 'non-vertex limit')}, {'' if len(projections) == 1 else 'each '}the exact "
                "A-projection of 0 onto a face of K")
     verdict = make_verdict("T4", "certified", summary, run, certificate=cert, non_vertex_limits=len(projections),

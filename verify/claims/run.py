@@ -406,7 +406,8 @@ def layer_limit(config: Configuration, layer_budget: int) -> int:
     numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
     numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
     checkable = certcheck.max_checkable_layer(config.n, config.d, bits=certcheck.input_bits(numbers),
-                                              growth=certcheck.replay_growth(config.alpha, config.V))
+                                              growth=certcheck.replay_growth(config.alpha, config.V),
+                                              A=config.A is not None, V=config.V is not None)
     if checkable < 0:
         raise InputError("tokens", f"{config.n} tokens in d = {config.d}: replaying even layer 0 is more work than the "
                          f"independent checker allows by default ({certcheck.DEFAULT_MAX_WORK:g} units), so no "

@@ -42,11 +42,12 @@ CONTROL_MAX_TRIES = 64               # --max-tries: orders of the target search
 CONTROL_MAX_PROGRAMS = 4096          # --max-programs: design programs of the target search
 
 
-# The independent checker's limits (verify/certcheck/limits.py, CHECKER_LIMITS), by name.
+# The independent checker's limits (verify/certcheck/kernel/limits.py, CHECKER_LIMITS), by name.
 CHECKER: dict[str, int | float] = {
     "DEFAULT_MAX_BYTES": 64 << 20,          # the file read (--max-bytes)
     "MAX_DIGITS": 100_000,                  # characters of a number
     "MAX_LAYER": 5000,                      # the last layer a run states
+    "MAX_DIMENSION": 64,                    # the dimension of a configuration
     "DEFAULT_MAX_WORK": 40_000_000,         # estimated work of checking one configuration (--max-work)
     "DEFAULT_MAX_TOTAL_WORK": 80_000_000,   # the same for all the configurations of a file (--max-total-work)
     "WORK_SLACK": 1.2,                      # work charged as the checks run, as a multiple of the total limit
@@ -112,8 +113,9 @@ def readme_rows() -> list[tuple[str, str, str]]:
                     f"{KERNEL_TIME_LIMIT:g} s of wall time and {_mib(KERNEL_MEMORY_LIMIT)} of memory (a configuration "
                     "past them is not kernel-checked, exit 3)", "`--time-limit SECONDS`"),
         ("`certcheck` file", f"a regular file, at most {_mib(c['DEFAULT_MAX_BYTES'])}", "`--max-bytes N`"),
-        ("`certcheck` replay", f"last layer at most {c['MAX_LAYER']:,}; estimated work (about 2 n^2 (d + 2) units a "
-                               "layer for n tokens in d dimensions, more as the numbers grow) at most "
+        ("`certcheck` replay", f"last layer at most {c['MAX_LAYER']:,}, dimension at most {c['MAX_DIMENSION']}; "
+                               "estimated work (about 2 n^2 (d + 2) units a layer for n tokens in d dimensions, more "
+                               "as the numbers grow, and d^3 for each matrix A or V) at most "
                                f"{c['DEFAULT_MAX_WORK']:,.0f} per configuration and {c['DEFAULT_MAX_TOTAL_WORK']:,.0f} "
                                f"per file; the work done is metered, and past {c['WORK_SLACK']} times the file's "
                                "limit the rest is unsupported (exit 3)", "`--max-work N`, `--max-total-work N`"),

@@ -11,7 +11,7 @@ converges to 0.
 
 :func:`find_similarity` searches for (k, p, M, P, s) among the layers of a run and returns a
 :class:`Similarity` it has checked exactly (:func:`check_similarity`, the one implementation of
-the conditions in the suite; the independent checker has its own, ``verify/certcheck/similarity.py``).
+the conditions in the suite; the independent checker has its own, ``verify/certcheck/kernel/similarity.py``).
 How M is found: P is searched on the score matrices (s S^k_{P(i) P(j)} = S^{k+p}_{ij} is
 necessary); then M is solved on the span U of layer k's positions and, when U is not all of R^d,
 extended as t I (t^2 = s) on a complement W that A separates from U (x^T A w = w^T A x = 0), or

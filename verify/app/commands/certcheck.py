@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.text import Text
 
 from verify import certcheck as checker
 from verify.app.cli import debugging
@@ -73,20 +74,27 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
         return checker.could_not_complete(error, debug=debug, prefix="error: ")
     console = summary_console(json_to)
+    # Everything below that comes from the file (sources, claim names, reasons) is printed as plain text:
+    # Text objects are never parsed for markup, and safe_text escapes control characters.
+    for text in result.read_lines() + result.unchecked_lines(verbose=verbose):
+        console.print(Text(text), highlight=False)  # wrapped to the terminal, unlike the outcome lines below
     for o in result.outcomes:
         if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
-            console.print(f"{o.source}: {o.claim} [{_STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
-                          markup=True, highlight=False, soft_wrap=True)  # one line per outcome, for grep
-    for line in result.notes:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
-    table = summary_table(f"independent check of {path.name}")
+            line = Text(checker.safe_text(f"{o.source}: {o.claim} ", 1000))
+            line.append(o.status, style=_STYLE[o.status])
+            if o.reason:
+                line.append(checker.safe_text(f": {o.reason}", 2000))
+            console.print(line, highlight=False, soft_wrap=True)  # one line per outcome, for grep
+    for note in result.notes:
+        console.print(Text(checker.safe_text(note, 2000)), highlight=False, soft_wrap=True)
+    table = summary_table(Text(f"independent check of {checker.safe_text(path.name, 200)}"))
     identifier_column(table, "claim")
     for status in checker.OUTCOME_STATUSES:
         identifier_column(table, status, justify="right")
     for claim, row in sorted(result.counts().items()):
-        table.add_row(claim, *(str(row[s]) for s in checker.OUTCOME_STATUSES))
+        table.add_row(Text(checker.safe_text(claim, 60)), *(str(row[s]) for s in checker.OUTCOME_STATUSES))
     console.print(table)
-    console.print(result.verdict_line(), highlight=False, soft_wrap=True)
+    console.print(Text(result.verdict_line()), highlight=False, soft_wrap=True)
     try:
         emit_json(result.to_json_dict(), json_to)
     except Exception as error:  # noqa: BLE001 - disk full, unwritable folder: not a verdict

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from verify.core import exitcodes
-from verify.experiments.classify import checker
+from verify.certcheck import classify as checker
 from verify.experiments.classify.construction import build_network
 from verify.experiments.classify.dataset import load_dataset
 from verify.experiments.classify.experiment import VARIANTS, run_imdb
@@ -83,7 +83,7 @@ def build(data_path: Path, out_path: Path, width_cap: int | None, seed: int, jso
 def check(network_path: Path, data_path: Path, json_to: str | None, quiet: bool) -> int:
     """Replay NET.json on every sequence of DATA.json with the independent checker.
 
-    The checker (verify/experiments/classify/checker.py) uses the standard library only and shares no code
+    The checker (verify/certcheck/classify/) uses the standard library only and shares no code
     with the construction. Exit status 0 every sequence classified as its label, 1 one is not
     (it is named), 2 bad input.
     """
@@ -98,6 +98,7 @@ def check(network_path: Path, data_path: Path, json_to: str | None, quiet: bool)
         summary += ": certified"
     if result.recorded_outputs and not result.compared_outputs:
         summary += " (the network file records outputs for another dataset; not compared)"
+    summary = "\n".join([summary, *result.unchecked_lines()])
     _emit(json_to, record, summary)
     return result.exit_status
 

@@ -52,13 +52,12 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from ..jsontext import UnreadableJSON, decode_json, read_bounded, read_json_file
-from ..common import counted
-from ..meter import _cost
-from ..numbers import _cf_digits
+from ..kernel import CHECKED, Items, Obj, Unchecked, cost, counted, read_digits
+from ..kernel import problem as _schema_problem
 
 __all__ = ["FORMAT", "MAX_TOKENS", "MAX_DIMENSION", "MAX_DIGITS", "MAX_SUBSETS", "MAX_WORK", "MAX_BYTES",
            "BadInput", "ControlCheck", "Item", "check_control", "check_control_file", "read_control_file", "load_if_control", "is_control_result",
-           "is_positive_semidefinite", "main"]
+           "is_positive_semidefinite", "realised_problem", "RESULTS", "REASONS", "expected_reason", "main"]
 
 FORMAT = "hardmax-verify/control-v1"
 MAX_TOKENS = 256
@@ -72,7 +71,73 @@ STEPS = ("zero_constraint", "hull", "lambda_min", "facial", "lp")
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 FRACTION_OPERATION = 8     # work units of one Fraction operation (a reduction by gcd) on numbers of WORK_BITS bits
 # Python refuses int <-> decimal text conversions of more than about 4300 digits; numbers are read
-# in chunks below it, up to MAX_DIGITS, by the claims checker's reader (.numbers._cf_digits).
+# in chunks below it, up to MAX_DIGITS, by the claims checker's reader (.numbers.read_digits).
+
+
+_LABEL = "a name for a reader: it states nothing the checks use"
+_PAIR = Obj({"token": CHECKED, "target": CHECKED}, name="a token and its target")
+_CONFIGURATION = Obj({"name": Unchecked(_LABEL), "tokens": CHECKED,
+                      "alpha": Unchecked("the configuration's alpha: a D10 answer holds for every alpha > 0")},
+                     optional=("name",), name="a control result's configuration")
+_REPLACED = Unchecked("the configuration's own A, which the result replaces: nothing the result states rests on it")
+_INFEASIBILITY = Obj({"step": CHECKED, "weights": Items(Obj({"token": CHECKED, "attends_to": CHECKED,
+                                                              "rival": CHECKED, "y": CHECKED}, name="a weight")),
+                      "S": CHECKED}, name="an infeasibility certificate")
+_DESIGN = Obj({"A": CHECKED, "pivots": CHECKED,
+               "denominator": Unchecked("the denominator the solver's A was rounded to before any projection (0: a "
+                                        "design of the target search): provenance; the design's A itself is checked"),
+               "source": Unchecked("which solver or search proposed the design: provenance"),
+               "margins": Items(Obj({"token": CHECKED, "attends_to": CHECKED, "closest_rival": CHECKED,
+                                     "margin": CHECKED}, name="a margin"))}, name="a design")
+_LOG = "the producer's log of what it tried (solver outcomes and searches): nothing a certificate rests on"
+RESULTS: dict[str, Obj] = {
+    "control": Obj({
+        "format": CHECKED, "kind": CHECKED, "configuration": _CONFIGURATION, "replaced_A": _REPLACED,
+        "leaders": CHECKED, "requested_targets": Items(_PAIR), "outcome": CHECKED, "exit_status": CHECKED,
+        "proves": CHECKED, "does_not_prove": CHECKED, "reason": CHECKED, "targets": Items(_PAIR), "design": _DESIGN,
+        "limits": CHECKED, "infeasibility": _INFEASIBILITY, "leading": _DESIGN, "tried": Unchecked(_LOG),
+        "search": Unchecked("the target search's settings and the maps it tried (its log)",
+                            Obj({"seed": CHECKED, "max_tries": CHECKED, "max_programs": CHECKED,
+                                 "target_maps": CHECKED})),
+        "solver_runs": Unchecked("the solvers' runs (floats): evidence that never decides, which the exact "
+                                 "certificates do"),
+    }, optional=("targets", "design", "limits", "infeasibility", "leading", "tried", "search", "solver_runs"),
+        name="a control result"),
+    "leader_sets": Obj({
+        "format": CHECKED, "kind": CHECKED, "configuration": _CONFIGURATION, "replaced_A": _REPLACED,
+        "hull": Obj({"vertices": Items(Obj({"token": CHECKED, "direction": CHECKED}, name="a hull vertex")),
+                     "inside": Items(Obj({"token": CHECKED, "weights": Items(Obj({"token": CHECKED, "weight": CHECKED},
+                                                                                 name="a weight"))},
+                                         name="a token inside the hull"))}, name="the hull"),
+        "designs": Items(Obj({"A": CHECKED, "pivots": CHECKED, "leaders": CHECKED}, name="a design")),
+        "certificates": Items(_INFEASIBILITY),
+        "subsets": Items(Obj({"leaders": CHECKED, "outcome": CHECKED, "by": CHECKED, "tried": Unchecked(_LOG)},
+                             optional=("by", "tried"), name="a subset")),
+        "counts": CHECKED, "maximal_realisable": CHECKED, "minimal_impossible": CHECKED,
+        "programs": Unchecked("how many design programs the producer solved (its log)"),
+        "exit_status": CHECKED, "proves": CHECKED, "does_not_prove": CHECKED,
+    }, name="a leader-sets result"),
+}
+# Why a control result stopped where it did (verify/experiments/control/design.py's reasons, typed here a second
+# time; a test compares them): by outcome, and for an inconclusive one by whether an A making L lead is given.
+REASONS = {
+    "realised": "",
+    "impossible": "no symmetric positive definite A makes every listed token lead at layer 0",
+    "inconclusive": "the solvers' answers could not be turned into an exact certificate either way",
+    "inconclusive, one leader given an A": "the listed token can lead at layer 0 (an exact A is given), but the only "
+                                           "target map, every other token onto it, has no exact design",
+    "inconclusive, given an A": "every listed token can lead at layer 0 (an exact A is given), but no target map "
+                                "locking every other token onto a leader was found",
+}
+
+
+def expected_reason(outcome: str, leaders: list, requested: dict, leading: bool) -> str:
+    """The reason a control result of ``outcome`` gives."""
+    if outcome == "impossible":
+        return REASONS["impossible"] + (" with the requested targets" if requested else "")
+    if outcome == "inconclusive" and leading:
+        return REASONS["inconclusive, one leader given an A" if len(leaders) == 1 else "inconclusive, given an A"]
+    return REASONS[outcome]
 
 
 class BadInput(Exception):
@@ -139,9 +204,9 @@ def _number(x: Any, where: str) -> Fraction:
     top, _, bottom = x.partition("/")
     if len(top.lstrip("-")) > MAX_DIGITS or len(bottom) > MAX_DIGITS:
         raise _beyond_digits(where)
-    denominator = _cf_digits(bottom) if bottom else 1
+    denominator = read_digits(bottom) if bottom else 1
     _need(denominator != 0, f"{where}: zero denominator")
-    numerator = _cf_digits(top.lstrip("-"))
+    numerator = read_digits(top.lstrip("-"))
     return Fraction(-numerator if top.startswith("-") else numerator, denominator)
 
 
@@ -296,6 +361,10 @@ def _check_design(block: Any, tokens: list[tuple], roles: dict[int, int], where:
     stated = [_number(p, f"{where}.pivots[{i}]") for i, p in enumerate(_list(_get(block, "pivots", where),
                                                                               f"{where}.pivots", limit=d))]
     _need(stated == pivots, f"{where}.pivots: not the LDL^T pivots of A")
+    if "denominator" in block:
+        denominator = block["denominator"]
+        _need(isinstance(denominator, int) and not isinstance(denominator, bool) and denominator >= 0,
+              f"{where}.denominator: expected a non-negative integer")
     s = _scores(tokens, A)
     entries = _list(_get(block, "margins", where), f"{where}.margins", limit=n)
     seen: set[int] = set()
@@ -410,6 +479,9 @@ def _check_one(data: dict, tokens: list[tuple]) -> list[Item]:
                 "inconclusive": present & {"leading"}}[outcome]
     _need(present == expected, f"outcome {outcome}: expected the blocks {sorted(expected)}, found {sorted(present)}")
     _check_statements(data, outcome, requested)
+    _need(data.get("reason") == expected_reason(outcome, leaders, requested, "leading" in data),
+          f"reason: not what a{'n' if outcome[0] in 'aeiou' else ''} {outcome} result says "
+          f"({expected_reason(outcome, leaders, requested, 'leading' in data)!r})")
     if outcome == "realised":
         targets: dict[int, int] = {}
         for e, entry in enumerate(_list(data["targets"], "targets", limit=n)):
@@ -435,6 +507,42 @@ def _check_one(data: dict, tokens: list[tuple]) -> list[Item]:
         return [Item("D10", "inconclusive", "the A under which the listed tokens lead at layer 0 verifies; "
                                             "nothing more is claimed")]
     return [Item("D10", "inconclusive", "no certificate is claimed")]
+
+
+def realised_problem(raw_tokens: Any, raw_A: Any, raw_leaders: Any, raw_targets: Any, where: str) -> str | None:
+    """Why ``raw_A`` does not realise ``raw_leaders`` with every other token attending only to its target
+    (``raw_targets``: [{token, target}]) from layer 0 on (docs/theory.md D10), or None when it does: A
+    symmetric positive definite, each leader scoring itself strictly highest, each other token its target.
+    What a saved study's designs state (its figure shows them), re-verified as a control result's design is."""
+    try:
+        if not isinstance(raw_tokens, list) or not raw_tokens or not isinstance(raw_tokens[0], list):
+            raise Rejected(f"{where}.tokens: expected a list of points")
+        n, d = len(raw_tokens), len(raw_tokens[0])
+        if n > MAX_TOKENS or not 1 <= d <= MAX_DIMENSION:
+            raise Rejected(f"{where}.tokens: {n} tokens in dimension {d}, beyond the checker's limits")
+        tokens = _tokens(raw_tokens, d)
+        leaders = [_index(x, n, f"{where}.leaders[]") for x in _list(raw_leaders, f"{where}.leaders", limit=n)]
+        _need(bool(leaders) and len(set(leaders)) == len(leaders), f"{where}.leaders: empty or a token listed twice")
+        targets: dict[int, int] = {}
+        for e, entry in enumerate(_list(raw_targets, f"{where}.targets", limit=n)):
+            m = _index(_get(entry, "token", f"{where}.targets[{e}]"), n, f"{where}.targets[{e}].token")
+            t = _index(_get(entry, "target", f"{where}.targets[{e}]"), n, f"{where}.targets[{e}].target")
+            _need(m not in targets and t in leaders, f"{where}.targets[{e}]: token {m} -> {t} twice, or not to a leader")
+            targets[m] = t
+        _need(set(targets) == set(range(n)) - set(leaders), f"{where}.targets: not exactly the tokens outside the leaders")
+        A = _matrix(raw_A, d, f"{where}.A")
+        _need(all(A[i][j] == A[j][i] for i in range(d) for j in range(i)), f"{where}.A: not symmetric")
+        pivots = _pivots(A)
+        _need(pivots is not None and all(p > 0 for p in pivots), f"{where}.A: not positive definite")
+        s = _scores(tokens, A)
+        roles = {**{i: i for i in leaders}, **targets}
+        for m in range(n):
+            row, t = s.rows[m], roles[m]
+            _need(all(row[t] > row[k] for k in range(n) if k != t),
+                  f"{where}: under A, token {m} does not attend only to {'itself' if t == m else f'token {t}'} at layer 0")
+    except (Rejected, BadInput) as error:
+        return str(error)
+    return None
 
 
 def _leaders_under(s: _Scores) -> set[int]:
@@ -543,6 +651,7 @@ def _check_sets(data: dict, tokens: list[tuple]) -> list[Item]:
             by_kind["impossible"].append(members)
             items.append(Item("D10", "verified", ""))
         else:
+            _need("by" not in entry, f"{at}: an inconclusive subset names no design or certificate")
             mask = _mask(members, bit)
             _need(not below[mask] and not above[mask],
                   f"{at}: inconclusive, but a certificate of the file decides it (a downgraded answer)")
@@ -594,8 +703,8 @@ def sized_work(data: dict, kind: str, tokens: list[tuple]) -> float:
         if isinstance(block, dict) and "A" in block:
             A = _matrix(block["A"], d, f"designs[{e}].A" if kind != "control" else "A")
             a_bits = _common_bits(x for row in A for x in row)
-            work += (_cost(n * d * d, token_bits, a_bits) + _cost(n * n * d, token_bits + a_bits, token_bits)
-                     + FRACTION_OPERATION * _cost(d ** 3, a_bits, a_bits))
+            work += (cost(n * d * d, token_bits, a_bits) + cost(n * n * d, token_bits + a_bits, token_bits)
+                     + FRACTION_OPERATION * cost(d ** 3, a_bits, a_bits))
             if work > MAX_WORK:
                 break
     for block in certificates:
@@ -603,11 +712,11 @@ def sized_work(data: dict, kind: str, tokens: list[tuple]) -> float:
         if isinstance(weights, list):
             y_bits = max((_string_bits(w.get("y")) for w in weights if isinstance(w, dict)), default=1)
             entry_bits = 2 * token_bits + y_bits
-            work += FRACTION_OPERATION * (_cost(len(weights) * d * d, entry_bits, entry_bits)
-                                          + _cost(d ** 3, d * entry_bits, d * entry_bits))
+            work += FRACTION_OPERATION * (cost(len(weights) * d * d, entry_bits, entry_bits)
+                                          + cost(d ** 3, d * entry_bits, d * entry_bits))
     if kind != "control":
         subsets = data.get("subsets")
-        work += FRACTION_OPERATION * _cost(n * n * d, token_bits, token_bits)
+        work += FRACTION_OPERATION * cost(n * n * d, token_bits, token_bits)
         work += 17 * (len(subsets) if isinstance(subsets, list) else 0)
     return work
 
@@ -627,6 +736,11 @@ def check_control(data: Any) -> ControlCheck:
     kind = data.get("kind")
     if kind not in ("control", "leader_sets"):
         raise BadInput("kind: expected 'control' or 'leader_sets'")
+    shape = _schema_problem({**data, "configuration": None}, Obj({**RESULTS[kind].fields, "configuration": CHECKED},
+                                                                 optional=RESULTS[kind].optional))
+    config_shape = _schema_problem(data.get("configuration"), RESULTS[kind].fields["configuration"], "configuration")
+    if config_shape is not None:
+        raise BadInput(config_shape)
     raw, n, d = _shape(data)
     if kind == "control":
         blocks = 2
@@ -644,6 +758,7 @@ def check_control(data: Any) -> ControlCheck:
         raise BadInput(f"the check would take more than {MAX_WORK:,} units of work (n = {n}, d = {d}, "
                        f"{blocks} matrices, {weights} weights)")
     try:
+        _need(shape is None, str(shape))
         tokens = _tokens(raw, d)
         _admit_sizes(data, kind, tokens)
         items = _check_one(data, tokens) if kind == "control" else _check_sets(data, tokens)

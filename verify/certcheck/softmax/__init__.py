@@ -48,16 +48,39 @@ import traceback
 from fractions import Fraction
 from typing import Any
 
-from ..estimate import input_bits, replay_growth
 from ..jsontext import REPEATED_KEY, Refused, UnreadableJSON, read_json_file
-from ..limits import DEFAULT_MAX_WORK, SCORE_OVERHEAD
-from ..meter import WorkLimit, _charge, _cost, _gcd_cost, _metered
-from ..numbers import _bits, _cf_digits, _integer_rows, _power_of_ten
+from ..kernel import (CHECKED, DEFAULT_MAX_WORK, SCORE_OVERHEAD, Either, Items, Obj, Unchecked, WorkLimit, bits_of, charge,
+                      cost, gcd_cost, input_bits, integer_rows, metered, positive_definite, power_of_ten, read_digits,
+                      replay_growth, setup_work)
+from ..kernel import problem as _schema_problem
 
 __all__ = ["KIND", "DEFAULT_MAX_WORK", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "BadInput", "SoftmaxCheck",
            "is_softmax_record", "check_record", "check_path", "estimated_work", "record_work", "exp_lower", "main"]
 
 KIND = "softmax-certificate"
+COMMAND = "softmax"  # a record's "command"
+
+_LABEL = "a name or description for a reader: it states nothing the checks use"
+CONFIGURATION = Obj({
+    "name": Unchecked(_LABEL), "description": Unchecked(_LABEL), "tokens": CHECKED, "alpha": CHECKED, "A": CHECKED,
+    "outside_hypotheses": Unchecked("the option the run was given: it must be true when the configuration is outside "
+                                    "the theorem's hypotheses (decided exactly), and may be true when it is not"),
+    "beta": CHECKED, "layers": CHECKED,
+}, optional=("name", "description", "A", "outside_hypotheses", "beta", "layers"), name="a softmax record's configuration")
+CERTIFICATE = Obj({
+    "kind": CHECKED, "n": CHECKED, "alpha": CHECKED, "beta": CHECKED, "layers": CHECKED, "gamma": CHECKED,
+    "radius": CHECKED, "norm_bound": CHECKED, "norm_method": CHECKED,
+    "check_slack": Unchecked("the relative slack the producer rounded with: the checker proves every inequality "
+                             "itself, whatever slack made it hold"),
+    "approx_rounding": Obj({"bound_approx": CHECKED, "margin_approx": CHECKED}), "holds": CHECKED,
+    "certified_through": CHECKED,
+    "stop": Either(Obj({"layer": CHECKED, "reason": CHECKED, "token": CHECKED, "tokens": CHECKED,
+                        "explanation": CHECKED}, name="a stop"), none=True),
+    "records": Items(Obj({"layer": CHECKED, "bound": CHECKED, "bound_approx": CHECKED, "margin": CHECKED,
+                          "margin_approx": CHECKED, "eta": CHECKED}, name="a layer record")),
+}, name="a softmax certificate")
+RECORD = Obj({"command": CHECKED, "config": CONFIGURATION, "softmax_certificate": CERTIFICATE, "status": CHECKED,
+              "outside_hypotheses": CHECKED}, optional=("outside_hypotheses",), name="a softmax record")
 MAX_TOKENS = 4096
 MAX_DIMENSION = 64
 MAX_LAYERS = 100_000
@@ -71,7 +94,7 @@ STEP_OPERATIONS = 64
 VERIFIED, REJECTED, BAD_INPUT, NOT_CHECKED, COULD_NOT_COMPLETE = 0, 1, 2, 3, 4
 # Python refuses int <-> decimal text conversions of more than about 4300 digits (a guard against
 # quadratic conversions); numbers are read in chunks below it, up to MAX_DIGITS, by the claims
-# checker's reader (.numbers._cf_digits).
+# checker's reader (.numbers.read_digits).
 
 
 class BadInput(Exception):
@@ -133,15 +156,15 @@ def _parse_exact(text: str) -> Fraction | None:
     if slash:
         if not (head.isdigit() and tail.isdigit()):
             return None
-        denominator = _cf_digits(tail)
+        denominator = read_digits(tail)
         if denominator == 0:
             return None
-        value = Fraction(_cf_digits(head), denominator)
+        value = Fraction(read_digits(head), denominator)
     else:
         whole, _, fraction = head.partition(".")
         if not (whole + fraction).isdigit():
             return None
-        value = Fraction(_cf_digits(whole + fraction), _power_of_ten(len(fraction)))
+        value = Fraction(read_digits(whole + fraction), power_of_ten(len(fraction)))
     return -value if text[:1] == "-" else value
 
 
@@ -153,7 +176,7 @@ def _exact(x: Any, where: str) -> Fraction:
         raise BadInput(f"{where}: a number of {len(x)} characters, beyond the checker's limit of {MAX_DIGITS}")
     if isinstance(x, str) and x:
         bits = int(len(x) * 3.33) + 1
-        _charge(_cost(1, bits, bits) + _gcd_cost(1, bits))  # conversion, reduction
+        charge(cost(1, bits, bits) + gcd_cost(1, bits))  # conversion, reduction
         value = _parse_exact(x)
         if value is not None:
             return value
@@ -176,7 +199,7 @@ def is_softmax_record(data: Any) -> bool:
 def _json_int(text: str) -> int:
     if len(text) > MAX_DIGITS:
         raise Refused(f"an integer of {len(text)} digits, beyond the checker's limit of {MAX_DIGITS}")
-    return -_cf_digits(text[1:]) if text[:1] == "-" else _cf_digits(text)
+    return -read_digits(text[1:]) if text[:1] == "-" else read_digits(text)
 
 
 def _read(path: str, max_bytes: int) -> Any:
@@ -263,10 +286,10 @@ class _Layer:
         self.top: list[list[int]] = []
         self.margin: Fraction | None = None
         self.tie: tuple[int, list[int]] | None = None
-        N, D = _integer_rows(self.points)
+        N, D = integer_rows(self.points)
         self.integers, self.denominator = N, D
-        size, a_bits = _bits(N), _bits(A_integer)
-        _charge(_cost(m * d * d, size, a_bits) + _cost(m * m * (d + SCORE_OVERHEAD), size + a_bits, size))
+        size, a_bits = bits_of(N), bits_of(A_integer)
+        charge(cost(m * d * d, size, a_bits) + cost(m * m * (d + SCORE_OVERHEAD), size + a_bits, size))
         smallest: int | None = None
         for u in range(m):
             Az = [sum(map(operator.mul, row, N[u])) for row in A_integer]
@@ -287,8 +310,8 @@ class _Layer:
         """The next layer: z' = (z + alpha mean(top)) / (1 + alpha), from the integer numerators."""
         N, D, d = self.integers, self.denominator, len(self.integers[0])
         a, b = alpha.numerator, alpha.denominator
-        size = _bits(N)
-        _charge(_cost(sum(map(len, self.top)) * d, size) + _cost(len(self.points) * d, size, size))
+        size = bits_of(N)
+        charge(cost(sum(map(len, self.top)) * d, size) + cost(len(self.points) * d, size, size))
         new = []
         for u, top in enumerate(self.top):
             count = sum(self.counts[v] for v in top)
@@ -313,9 +336,9 @@ def estimated_work(n: int, d: int, last: int, *, bits: int, growth: int, record_
         size = bits + k * growth
         stated = record_bits[k] if record_bits is not None and k < len(record_bits) else 0
         step = max(2 * size, stated)
-        total += (_cost(n * d * d + n * n * (d + SCORE_OVERHEAD) + n * d, size, size)
-                  + _cost(STEP_OPERATIONS, step, step)
-                  + (3 * (_cost(1, stated, stated) + _gcd_cost(1, stated)) if stated else 0))  # reading
+        total += (cost(n * d * d + n * n * (d + SCORE_OVERHEAD) + n * d, size, size)
+                  + cost(STEP_OPERATIONS, step, step)
+                  + (3 * (cost(1, stated, stated) + gcd_cost(1, stated)) if stated else 0))  # reading
         if total > 1 << 62:
             break
     return int(total)
@@ -341,8 +364,10 @@ def record_work(data: Any) -> int:
     numbers = [_config_number(x, "config.tokens") for t in tokens for x in t] + [alpha]
     if config.get("A") is not None:
         numbers += [_config_number(x, "config.A") for row in config["A"] for x in row]
-    return estimated_work(len(tokens), len(tokens[0]), len(records) - 1, bits=input_bits(numbers),
-                          growth=replay_growth(alpha), record_bits=[_text_bits(r) for r in records])
+    bits = input_bits(numbers)
+    return estimated_work(len(tokens), len(tokens[0]), len(records) - 1, bits=bits, growth=replay_growth(alpha),
+                          record_bits=[_text_bits(r) for r in records]) + int(setup_work(len(tokens[0]), bits,
+                                                                                         A=config.get("A") is not None))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,6 +384,10 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
     config, cert = data.get("config"), data["softmax_certificate"]
     if not isinstance(config, dict):
         raise BadInput("config: expected the configuration object")
+    shape = _schema_problem({**data, "softmax_certificate": {}}, Obj({**RECORD.fields, "softmax_certificate": CHECKED},
+                                                                    optional=RECORD.optional))
+    if shape is not None:  # the record's own keys and its configuration's: refused, as a malformed input
+        raise BadInput(shape)
     tokens = config.get("tokens")
     if not (isinstance(tokens, list) and 0 < len(tokens) <= MAX_TOKENS and all(isinstance(t, list) for t in tokens)
             and len({len(t) for t in tokens}) == 1 and 0 < len(tokens[0]) <= MAX_DIMENSION):
@@ -374,7 +403,7 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
     _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=1, growth=0), n, d, len(records) - 1, max_work)
     meter: list = [0.0, 0.0]
     try:
-        with _metered(max_work) as meter:
+        with metered(max_work) as meter:
             Z0 = [tuple(_config_number(x, f"config.tokens[{i}][{c}]") for c, x in enumerate(t))
                   for i, t in enumerate(tokens)]
             alpha = _config_number(config.get("alpha"), "config.alpha")
@@ -395,16 +424,61 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
             # growing by alpha's update each layer; refused before the replay when beyond the limit.
             bits = input_bits([x for z in Z0 for x in z] + [x for row in A for x in row] + [alpha])
             _refuse_beyond(estimated_work(n, d, len(records) - 1, bits=bits, growth=replay_growth(alpha),
-                                          record_bits=[_text_bits(r) for r in records]),
-                           n, d, len(records) - 1, max_work)
+                                          record_bits=[_text_bits(r) for r in records])
+                           + int(setup_work(d, bits, A=raw_A is not None)), n, d, len(records) - 1, max_work)
+            shape = _schema_problem(cert, CERTIFICATE, "softmax_certificate")
+            if shape is not None:
+                raise _Rejected(shape)
             result = _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"),
                             identity=raw_A is None)
+            _check_configuration_fields(data, cert, Z0, A, raw_A is None)
     except _Rejected as error:
         result = SoftmaxCheck("rejected", str(error), layers=layers, certified_through=None, stop=None)
     except WorkLimit as error:
         result = SoftmaxCheck("unsupported", str(error), layers=layers, certified_through=None, stop=None)
     result.work = meter[1] - meter[0]
     return result
+
+
+def _check_configuration_fields(data: dict, cert: dict, Z0: list, A: list, identity: bool) -> None:
+    """What the record states besides the certificate: its command, and a configuration that agrees with it
+    (beta and layers, when the configuration states them, are the certificate's) and is marked outside the
+    theorem's hypotheses (docs/theory.md §2: a zero or repeated token, A not symmetric positive definite)
+    exactly when it is, both in the configuration and on the record (recorded only when true)."""
+    config = data["config"]
+    _require(data.get("command") == COMMAND, f"command: expected {COMMAND!r}")
+    if "beta" in config:
+        _require(_exact(config["beta"], "config.beta") == _exact(cert.get("beta"), "beta"),
+                 "config.beta: not the certificate's beta")
+    if "layers" in config:
+        _require(config["layers"] == cert.get("layers") and not isinstance(config["layers"], bool),
+                 "config.layers: not the certificate's layers")
+    # Recorded only when true, and then in both places (the command's convention); true it must be when the
+    # configuration is outside the hypotheses, and it may be on one inside them (the option the run was given).
+    for where, holder in (("config.outside_hypotheses", config), ("outside_hypotheses", data)):
+        _require(holder.get("outside_hypotheses", True) is True, f"{where}: recorded only when true")
+    _require(("outside_hypotheses" in config) == ("outside_hypotheses" in data),
+             "outside_hypotheses: the record and its configuration disagree")
+    reason = outside_reason(Z0, A, identity)
+    _require(not reason or data.get("outside_hypotheses") is True,
+             f"outside_hypotheses: the configuration is outside the theorem's hypotheses ({reason}), but the record "
+             "does not say so")
+
+
+def outside_reason(Z0: list, A: list, identity: bool) -> str:
+    """How the configuration is outside the theorem's hypotheses ("" when it is not)."""
+    reasons = []
+    if any(not any(z) for z in Z0):
+        reasons.append("a token is the origin")
+    if len(set(Z0)) < len(Z0):
+        reasons.append("two tokens are equal")
+    if not identity:
+        d = len(A)
+        if any(A[r][c] != A[c][r] for r in range(d) for c in range(r)):
+            reasons.append("A is not symmetric")
+        elif not positive_definite(A):
+            reasons.append("A is not positive definite")
+    return "; ".join(reasons)
 
 
 def _refuse_beyond(work: int, n: int, d: int, last: int, max_work: int) -> None:
@@ -450,6 +524,10 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
     if stop is not None:
         _require(isinstance(stop, dict) and stop.get("layer") == last and stop.get("reason") in ("tie", "margin"),
                  "stop: expected the last record's layer and a reason 'tie' or 'margin'")
+        if stop["reason"] == "margin":
+            _require(stop.get("token") is None and stop.get("tokens") is None,
+                     "stop: a margin stop names no token and no tied pair")
+        _require(stop.get("explanation") == _stop_explanation(stop), "stop.explanation: not what the stop is")
 
     bounds, margins, etas = [], [], []
     for k, record in enumerate(records):
@@ -474,7 +552,7 @@ def _check(cert: dict, Z0: list, alpha: Fraction, A: list, n: int, layers: int, 
         layer = _Layer(positions, A_integer, A_scale)
         eps = bounds[k]
         size = max(_size(x) for x in (eps, margins[k], etas[k], beta, R, norm, gamma))
-        _charge(_cost(STEP_OPERATIONS, size, size))
+        charge(cost(STEP_OPERATIONS, size, size))
         _require(eps >= 0, f"layer {k}: negative bound")
         if k == last and stop is not None:  # the stated stop
             if stop["reason"] == "tie":
@@ -535,6 +613,15 @@ def _decimal(x: Fraction, *, upward: bool, digits: int = 3) -> str:
         exponent += 1
     text = str(abs(mantissa))
     return ("-" if mantissa < 0 else "") + text[0] + ("." + text[1:] if digits > 1 else "") + f"e{exponent:+d}"
+
+
+def _stop_explanation(stop: dict) -> str:
+    """The sentence a stop carries (verify/core/softmax_bound.py's Stop.describe, typed here a second time)."""
+    if stop.get("reason") == "tie":
+        a, b = stop["tokens"] if isinstance(stop.get("tokens"), list) and len(stop["tokens"]) == 2 else (None, None)
+        return (f"layer {stop.get('layer')}: token {stop.get('token')}'s attention set holds two distinct positions "
+                f"(tokens {a} and {b} tie for its top score)")
+    return f"layer {stop.get('layer')}: the margin delta is at most 2 eta (the score error the bound allows)"
 
 
 def _check_tie_tokens(stop: dict, layer: _Layer, n: int) -> None:

@@ -1,5 +1,8 @@
 """Exact sequence classification (docs/theory.md §7): build a hardmax transformer for a dataset, certify it.
 
+Its independent replay, the checker, is verify/certcheck/classify/ (standard library only, no code shared
+with the rest).
+
 Modules
 -------
 dataset       DATA.json (sequences of tokens in Q^d, one label each), its fingerprint, separability
@@ -7,7 +10,6 @@ network       the block family in exact arithmetic (feed-forward ReLU layers, ha
               rank <= 1 key-query matrix), the network file, and the exact forward pass with a float
               filter whose proven error bound decides where exact work can be skipped
 construction  separate, collapse, read out: the wide (3 blocks) and narrow (width <= 4) networks
-checker       the independent replay (standard library only, no code shared with the rest)
 oracle        a literal per-token forward pass: the tests' oracle and the benchmark's baseline
 strategies    seeded dataset families (shared, nested, repeated, equal-mean) and Hypothesis strategies
 imdb          IMDb reviews embedded with a d = 2 embedding, through the sentiment package's loaders

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Sequence
 from verify.core.formatting import counted
 from verify.core.io import read_json
 from verify.core.numbers import InputError, rational_to_str, to_rational
-from .checker import MAX_BYTES
+from verify.certcheck.classify import MAX_BYTES
 
 __all__ = ["MAX_DATA_BYTES", "Dataset", "InseparableDataset", "load_dataset", "parse_dataset", "dataset_to_json",
            "make_dataset", "subset", "distribution_key", "inseparable_groups", "first_inseparable_pair",
@@ -37,7 +37,7 @@ __all__ = ["MAX_DATA_BYTES", "Dataset", "InseparableDataset", "load_dataset", "p
 
 Token = tuple[Fraction, ...]
 
-# The largest DATA.json read: the independent checker's limit (verify.experiments.classify.checker),
+# The largest DATA.json read: the independent checker's limit (verify.certcheck.classify),
 # so that a file one of them reads the other reads too.
 MAX_DATA_BYTES = MAX_BYTES
 

@@ -22,7 +22,9 @@ from typing import Any, Callable, Sequence
 
 from verify.core.io import atomic_write_text, json_text, read_json
 from verify.core.numbers import InputError
-from . import IMDB_RESULTS_FORMAT, checker
+from verify.certcheck import classify as checker
+
+from . import IMDB_RESULTS_FORMAT
 from .construction import NARROW_WIDTH, build_network
 from .dataset import Dataset, dataset_to_json, inseparable_groups, subset
 from .imdb import embedded_reviews

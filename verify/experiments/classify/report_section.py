@@ -253,7 +253,7 @@ def _imdb_tables(imdb: Mapping[str, Any]) -> tuple[list[Table], str]:
             f"{_n(next(iter(samples.values()))['test_reviews']) if samples else '—'} of the split's test part. "
             "'Certified' means every kept review's final tokens all have its label as first coordinate, decided in "
             "exact rational arithmetic by the construction's forward pass and again by the independent checker "
-            "(verify/experiments/classify/checker.py). Test accuracy is evidence about generalisation, not a certificate: the "
+            "(verify/certcheck/classify/). Test accuracy is evidence about generalisation, not a certificate: the "
             "prediction is the label nearest to the mean first coordinate of the final tokens (exact; a tie counts "
             "as wrong), mean ± sd over the construction seeds, beside the rate of always answering the majority "
             "class. CPU seconds are means over the seeds.")

@@ -1,0 +1,578 @@
+"""Closed-form chains (docs/theory.md D9), verified exactly; a run's certified chain read from its verdicts.
+
+A chain (format hardmax-verify/closed-form-v1) is a list of segments. For segment s, starting at
+layer k_s with sets F_j and paths zhat_j(t) (exponential polynomials, sums of c t^a b^t), it is
+verified exactly:
+
+(i)   zhat_j(0) is the replay's position of token j at the chain's first layer for s = 0, and the
+      previous segment's zhat_j(until) later, with k_s = k_(s-1) + until;
+(ii)  zhat_j(t+1) = r zhat_j(t) + gamma mean_{v in F_j} zhat_v(t) as an identity: both sides
+      expanded into coefficients of t^a b^t ((t+1)^a by the binomial theorem) and compared (these
+      functions are linearly independent on the integers t >= 0);
+(iii) with s_jv(t) = <A zhat_j(t), zhat_v(t)>: s_jv - s_jv' vanishes for v, v' in F_j, and
+      s_jv - s_jw > 0 for w outside F_j, at every integer t in [0, until), or every t >= 0 for the
+      last segment of a certified chain.
+
+Signs for every t >= 0 use a threshold computed here, never read from the chain: with c t^a b^t
+the leading term (largest b, then largest a) and R_i(t) = |c_i/c| t^(a_i-a) (b_i/b)^t for every
+other term whose coefficient has the sign opposite to c, each R_i is nonincreasing for
+t >= t_i = max(1, ceil((a_i - a)/(1 - b_i/b))), so from the first T in t_0, 2 t_0, 4 t_0, ...
+with sum R_i(T) < 1 on, f has the sign of c. Below T every t is evaluated exactly. A tie that is
+not identical is nonzero somewhere among any M consecutive integers (M = sum over distinct b of
+1 + highest power), which bounds that work. Numbers of a chain may be longer than int() reads
+from text (positions after a jump of t layers have about t log10(1 + 1/alpha) digits): they are
+read here in chunks, up to MAX_CHAIN_DIGITS; every other number of a file keeps MAX_DIGITS.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from .common import Rejected, counted
+from .limits import MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD
+from .meter import charge, cost, gcd_cost
+from .model import Chain, Model
+from .numbers import read_digits, _q
+
+
+CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
+# MAX_CHAIN_THRESHOLD (.limits) is the largest t the checker scans a sign up to or evaluates a path
+# at (a sign threshold, a segment's `until`); a chain that needs more is not checkable here: neither
+# verified nor rejected.
+_SEGMENT_KINDS = {"unsettled": "without paths", "jump": "that ends at its until", "certified": "that holds for every t"}
+_CF_RATIONAL = re.compile(r"\A-?[0-9]+(/[0-9]+)?\Z", re.ASCII)
+
+
+class TooExpensive(Exception):
+    """A chain needs a scan or an evaluation beyond :data:`MAX_CHAIN_THRESHOLD`: neither verified nor rejected.
+
+    A limit of this checker, not a fault of the chain: what rests on the chain is *unsupported*
+    (exit status 3), never rejected. Raised only after every other condition the checker can
+    reach has held, so a chain that is also wrong somewhere it can check is rejected instead.
+    """
+
+
+def _cf_number(value, where):
+    if isinstance(value, bool):
+        raise Rejected(f"{where}: expected a rational, got a boolean")
+    if isinstance(value, int):
+        return Fraction(value)
+    if not isinstance(value, str) or len(value) > MAX_CHAIN_DIGITS or not _CF_RATIONAL.match(value):
+        raise Rejected(f"{where}: expected a rational 'p/q', got {str(value)[:40]!r}")
+    numerator, _, denominator = value.partition("/")
+    sign = -1 if numerator.startswith("-") else 1
+    bits = int(len(value) * 3.33) + 1
+    charge(cost(2, bits, bits) + gcd_cost(1, bits))  # the digits' conversion, then the reduction
+    denominator = read_digits(denominator) if denominator else 1
+    if denominator == 0:
+        raise Rejected(f"{where}: zero denominator")
+    return Fraction(sign * read_digits(numerator.lstrip("-")), denominator)
+
+
+def _cf_bits(paths) -> int:
+    """The largest bit size among the bases and coefficients of exponential polynomials."""
+    return max((max(x.numerator.bit_length(), x.denominator.bit_length())
+                for path in paths for (base, _), c in path.items() for x in (base, *c)), default=1)
+
+
+def _cf_jordan_problem(paths, n) -> str | None:
+    """Why ``paths`` cannot satisfy the update rule of n tokens, by the size of their terms (None: they may).
+
+    The rule zhat(t+1) = M zhat(t) (M the n x n matrix r I + gamma W of the segment's sets) is a
+    linear recurrence: by coordinate and base b, the coefficient polynomials q satisfy
+    b q(t+1) = M q(t), so a term t^a b^t with a nonzero coefficient needs a Jordan chain of M of
+    length a + 1 at the eigenvalue b. Over all bases, sum (1 + highest power) <= n. A chain that
+    states more is rejected before any term is expanded (this bounds every power, and the number
+    of terms of a path, by n).
+    """
+    highest: dict = {}
+    for path in paths:
+        for base, power in path:
+            highest[base] = max(highest.get(base, 0), power)
+    needed = sum(1 + a for a in highest.values())
+    if needed > n:
+        return (f"its terms need {needed} independent solutions of the update rule (sum over the bases of 1 + the "
+                f"highest power), but {n} tokens have at most {n} (D9: powers below the Jordan chains of the rule)")
+    return None
+
+
+def _cf_count(value, where, low):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise Rejected(f"{where}: expected an integer >= {low}, got {value!r}")
+    return value
+
+
+def _cf_read_path(data, d, where):
+    """{(base, power): [coefficient vector]} with zero vectors dropped and equal keys summed."""
+    if not isinstance(data, list):
+        raise Rejected(f"{where}: expected a list of terms")
+    path = {}
+    for i, term in enumerate(data):
+        here = f"{where}[{i}]"
+        if not isinstance(term, dict):
+            raise Rejected(f"{here}: expected an object")
+        base = _cf_number(term.get("base"), here + ".base")
+        if base <= 0 or base > 1:
+            raise Rejected(f"{here}.base: must satisfy 0 < base <= 1, got {_q(base)}")
+        power = _cf_count(term.get("power"), here + ".power", 0)
+        vector = term.get("coefficient")
+        if not isinstance(vector, list) or len(vector) != d:
+            raise Rejected(f"{here}.coefficient: expected {counted(d, 'number')}")
+        coefficient = [_cf_number(x, f"{here}.coefficient[{c}]") for c, x in enumerate(vector)]
+        old = path.get((base, power), [Fraction(0)] * d)
+        path[(base, power)] = [x + y for x, y in zip(old, coefficient)]
+    return {key: c for key, c in path.items() if any(c)}
+
+
+def _cf_read_sets(data, n, where):
+    if not isinstance(data, list) or len(data) != n:
+        raise Rejected(f"{where}: expected {counted(n, 'set')}")
+    sets = []
+    for j, members in enumerate(data):
+        if not isinstance(members, list) or not members:
+            raise Rejected(f"{where}[{j}]: expected a non-empty list of tokens")
+        chosen = set()
+        for v in members:
+            if _cf_count(v, f"{where}[{j}]", 0) >= n:
+                raise Rejected(f"{where}[{j}]: token {v} out of range")
+            chosen.add(v)
+        sets.append(chosen)
+    return sets
+
+
+# ----------------------------------------------------------------------------- exponential polynomials
+
+
+def _cf_value(path, t, d):
+    """The exact vector zhat(t)."""
+    total = [Fraction(0)] * d
+    bits = _cf_bits([path])
+    for (base, power), c in path.items():
+        size = t * max(base.numerator.bit_length(), base.denominator.bit_length()) + power * t.bit_length() + bits
+        charge(gcd_cost(d + 1, size))
+        weight = Fraction(t) ** power * base ** t
+        total = [x + weight * y for x, y in zip(total, c)]
+    return total
+
+
+def _cf_next(path, d):
+    """zhat(t + 1) as coefficients: c (t+1)^a b^(t+1) = sum_i c b binom(a, i) t^i b^t."""
+    out = {}
+    for (base, power), c in path.items():
+        for i in range(power + 1):
+            factor = base * math.comb(power, i)
+            old = out.get((base, i), [Fraction(0)] * d)
+            out[(base, i)] = [x + factor * y for x, y in zip(old, c)]
+    return {key: c for key, c in out.items() if any(c)}
+
+
+def _cf_rule(path_j, members, paths, r, gamma, d):
+    """r zhat_j(t) + gamma mean_{v in F_j} zhat_v(t) as coefficients."""
+    out = {key: [r * x for x in c] for key, c in path_j.items()}
+    weight = gamma / len(members)
+    for v in members:
+        for key, c in paths[v].items():
+            old = out.get(key, [Fraction(0)] * d)
+            out[key] = [x + weight * y for x, y in zip(old, c)]
+    return {key: c for key, c in out.items() if any(c)}
+
+
+class _CFScores:
+    """The scores <A zhat_j(t), zhat_v(t)> of one segment, times a positive constant.
+
+    Every coefficient is multiplied by one common denominator (and A by its own), so the
+    arithmetic is on integers; bases are numbered, and a score is {(base pair, power): integer}.
+    A positive constant changes no sign and no identity. :meth:`scalar` turns a difference of
+    two scores back into {(base, power): Fraction} for the sign checks.
+    """
+
+    def __init__(self, paths, matrix):
+        bases = sorted({b for path in paths for b, _ in path})
+        number = {b: i for i, b in enumerate(bases)}
+        self.bases = sorted({b * c for b in bases for c in bases})  # products of two path bases
+        product_number = {b: i for i, b in enumerate(self.bases)}
+        self.products = {(i, k): product_number[b * c] for i, b in enumerate(bases) for k, c in enumerate(bases)}
+        denominators = [x.denominator for path in paths for c in path.values() for x in c]
+        bits = _cf_bits(paths)
+        # The common denominator (at most the sum of the sizes), then every score: |T_j| |T_v| d products
+        # of scaled integers for every pair (j, v), and a fraction per term of each difference compared.
+        scale_bits = min(sum(x.bit_length() for x in denominators), len(denominators) * bits) + 1
+        charge(cost(len(denominators), scale_bits, bits))
+        scale = math.lcm(*denominators)
+        total_terms = sum(len(path) for path in paths)
+        size = scale.bit_length() + bits
+        a_bits = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for row in matrix for x in row)
+        charge(cost(total_terms * total_terms * len(matrix), size + a_bits, size)
+                + gcd_cost(total_terms * total_terms * len(paths), 2 * size + a_bits))
+        a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
+        whole = [[int(x * a_scale) for x in row] for row in matrix]
+        self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
+        self.left = [[(i, a, [sum(m * x for m, x in zip(row, c)) for row in whole]) for i, a, c in terms]
+                     for terms in self.right]
+
+    def score(self, j, v):
+        out = {}
+        for i, a1, c1 in self.left[j]:
+            for k, a2, c2 in self.right[v]:
+                x = sum(p * q for p, q in zip(c1, c2))
+                if x:
+                    key = (self.products[(i, k)], a1 + a2)
+                    out[key] = out.get(key, 0) + x
+        return out
+
+    def scalar(self, score_p, score_q):
+        """score_p - score_q as {(base, power): Fraction}, zero coefficients dropped."""
+        out = dict(score_p)
+        for key, x in score_q.items():
+            out[key] = out.get(key, 0) - x
+        return {(self.bases[b], a): Fraction(x) for (b, a), x in out.items() if x}
+
+
+def _cf_signs(f, start, stop):
+    """(t, N(t)) for t = start .. stop - 1 with N(t) = f(t) D L^t an integer (D, L > 0): N(t) has
+    the sign of f(t). L is the common denominator of the bases, D of the coefficients."""
+    L = math.lcm(*(b.denominator for b, _ in f))
+    D = math.lcm(*(x.denominator for x in f.values()))
+    by_base = {}
+    for (b, a), x in f.items():
+        by_base.setdefault(b.numerator * (L // b.denominator), []).append((a, x.numerator * (D // x.denominator)))
+    coefficient_bits = max(abs(c).bit_length() + a * max(stop, 1).bit_length() for terms in by_base.values()
+                           for a, c in terms)
+    charge(cost(max(stop - start, 0) * len(f), coefficient_bits,
+                  max(stop, 1) * max(P.bit_length() for P in by_base)))
+    powers = {P: P ** start for P in by_base}
+    for t in range(start, stop):
+        yield t, sum(sum(c * t ** a for a, c in terms) * powers[P] for P, terms in by_base.items())
+        for P in powers:
+            powers[P] *= P
+
+
+def _cf_threshold(f):
+    """T with sign f(t) = sign of the leading coefficient for every t >= T (see the module docstring)."""
+    lead_key = max(f)
+    b, a = lead_key
+    c = f[lead_key]
+    against = [(key, x) for key, x in f.items() if key != lead_key and (x > 0) != (c > 0)]
+    t0 = 1
+    for (bi, ai), _ in against:
+        q = bi / b
+        if q < 1 and ai > a:
+            t0 = max(t0, math.ceil((ai - a) / (1 - q)))
+    # sum R_i(T) < 1  iff  |c| T^a b^T - sum |c_i| T^(a_i) b_i^T > 0: the sign of one more exp-poly at T.
+    margin = {lead_key: abs(c)}
+    for key, x in against:
+        margin[key] = -abs(x)
+    T = t0
+    while True:
+        if T > MAX_CHAIN_THRESHOLD:
+            raise TooExpensive(f"a sign needs a scan beyond t = {MAX_CHAIN_THRESHOLD}")
+        for _, value in _cf_signs(margin, T, T + 1):
+            if value > 0:
+                return T
+        T *= 2
+
+
+def _cf_zero_bound(f):
+    highest = {}
+    for b, a in f:
+        highest[b] = max(highest.get(b, 0), a)
+    return sum(1 + a for a in highest.values())
+
+
+def _cf_check_tie(f, until, what):
+    """f = 0 at every t < until (until None: identically, by coefficients)."""
+    if not f:
+        return
+    if until is None:
+        raise Rejected(f"{what}: the tie is not an identity (nonzero coefficients)")
+    # A nonzero f vanishes at no more than M - 1 integers: among min(until, M) values a nonzero
+    # shows exactly when the tie breaks before until.
+    for t, value in _cf_signs(f, 0, min(until, _cf_zero_bound(f))):
+        if value != 0:
+            raise Rejected(f"{what}: the tie breaks at t = {t}")
+
+
+def _cf_check_positive(f, until, what):
+    """f > 0 at every t < until (until None: every t >= 0); returns the threshold used (0 if none)."""
+    if not f:
+        raise Rejected(f"{what}: the difference vanishes identically")
+    if all(x > 0 for x in f.values()):
+        # Every term is positive for t >= 1; at t = 0 only the terms without a power of t remain.
+        if sum((x for (_, a), x in f.items() if a == 0), Fraction(0)) <= 0:
+            raise Rejected(f"{what}: fails at t = 0")
+        return 1
+    lead = f[max(f)]
+    if until is None and lead < 0:
+        raise Rejected(f"{what}: the leading coefficient is negative, so it fails for large t")
+    try:
+        T = _cf_threshold(f)
+    except TooExpensive:
+        if until is None or until > MAX_CHAIN_THRESHOLD:
+            raise
+        T = until
+    stop = min(until, T) if until is not None and lead > 0 else (until if until is not None else T)
+    for t, value in _cf_signs(f, 0, stop):
+        if value <= 0:
+            raise Rejected(f"{what}: fails at t = {t} ({'zero' if value == 0 else 'negative'})")
+    return T if lead > 0 else 0
+
+
+# ----------------------------------------------------------------------------- the chain
+
+
+def verify_closed_form(certificate, *, positions, alpha, A=None):
+    """Verify a closed-form certificate against the caller's exact data; raise :class:`Rejected`, or
+    :class:`TooExpensive` when a condition is beyond this checker's limits and every other one holds.
+
+    ``positions``: the exact positions (Fractions) of every token at the chain's first layer,
+    from a trusted source (the configuration, or the checker's own replay); ``alpha`` > 0;
+    ``A``: the d x d matrix (None: identity). Returns a summary: the segments' layers, the
+    layer from which the last segment holds, the largest threshold used, and for a certified
+    chain the limits and the leaders with their first layers (checked against the
+    certificate's claims when it makes them).
+    """
+    if not isinstance(certificate, dict) or certificate.get("format") != CLOSED_FORM_FORMAT:
+        raise Rejected(f"format: expected {CLOSED_FORM_FORMAT!r}")
+    n = len(positions)
+    d = len(positions[0])
+    start = [[Fraction(x) for x in p] for p in positions]
+    alpha = Fraction(alpha)
+    if alpha <= 0:
+        raise Rejected("alpha: must be positive")
+    r = 1 / (1 + alpha)
+    gamma = 1 - r
+    matrix = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)] if A is None else \
+        [[Fraction(x) for x in row] for row in A]
+    status = certificate.get("status")
+    if status not in ("certified", "unsettled"):
+        raise Rejected(f"status: expected certified or unsettled, got {status!r}")
+    segments = certificate.get("segments")
+    if not isinstance(segments, list) or not segments or len(segments) > MAX_CHAIN_SEGMENTS:
+        raise Rejected("segments: expected a non-empty list")
+    layer = _cf_count(certificate.get("start_layer"), "start_layer", 0)
+    layers = []
+    all_sets = []
+    largest = 0
+    beyond_limit = None  # the first sign the checker could not scan (raised once everything else held)
+    previous_paths = None
+    sets = paths = None
+    for s, segment in enumerate(segments):
+        where = f"segments[{s}]"
+        if not isinstance(segment, dict):
+            raise Rejected(f"{where}: expected an object")
+        if _cf_count(segment.get("layer"), where + ".layer", 0) != layer:
+            raise Rejected(f"{where}.layer: expected {layer}, got {segment.get('layer')!r}")
+        last = s == len(segments) - 1
+        kind = "unsettled" if segment.get("paths") is None else "jump" if segment.get("until") is not None else "certified"
+        if segment.get("status") != kind:
+            raise Rejected(f"{where}.status: expected {kind!r} for a segment {_SEGMENT_KINDS[kind]}, got "
+                           f"{str(segment.get('status'))[:20]!r}")
+        sets = _cf_read_sets(segment.get("sets"), n, where + ".sets")
+        all_sets.append((layer, sets))
+        if segment.get("paths") is None:
+            # Only an unsettled chain may end without paths; it then states where it stopped.
+            if not last or status != "unsettled":
+                raise Rejected(f"{where}.paths: missing")
+            stated = segment.get("positions")
+            if not isinstance(stated, list) or len(stated) != n:
+                raise Rejected(f"{where}.positions: expected {counted(n, 'position')}")
+            for j, p in enumerate(stated):
+                if not isinstance(p, list) or [_cf_number(x, f"{where}.positions[{j}]") for x in p] != start[j]:
+                    raise Rejected(f"{where}.positions[{j}]: not the position reached at layer {layer}")
+            layers.append(layer)
+            paths = None
+            break
+        raw = segment.get("paths")
+        if not isinstance(raw, list) or len(raw) != n:
+            raise Rejected(f"{where}.paths: expected {counted(n, 'path')}")
+        paths = [_cf_read_path(p, d, f"{where}.paths[{j}]") for j, p in enumerate(raw)]
+        until = segment.get("until")
+        if until is not None:
+            until = _cf_count(until, where + ".until", 1)
+        if last and status == "certified" and until is not None:
+            raise Rejected(f"{where}.until: the last segment of a certified chain must hold for every t (null)")
+        if until is None and not (last and status == "certified"):
+            raise Rejected(f"{where}.until: only the last segment of a certified chain may hold for every t")
+        # (i)
+        for j in range(n):
+            if _cf_value(paths[j], 0, d) != start[j]:
+                raise Rejected(f"{where}: (i) token {j} does not start at its position of layer {layer}")
+        # (ii), paid for first: the expansions of (t+1)^a and the rule's sums, fraction by fraction
+        jordan = _cf_jordan_problem(paths, n)
+        if jordan is not None:
+            raise Rejected(f"{where}: (ii) {jordan}")
+        bits = _cf_bits(paths) + _cf_bits([{(Fraction(1), 0): [r, gamma]}])
+        terms = [len(path) for path in paths]
+        charge(gcd_cost(d * sum(sum(a + 1 for _, a in path) + len(path) + sum(terms[v] for v in sets[j])
+                                  for j, path in enumerate(paths)), 2 * bits + 64))
+        for j in range(n):
+            if _cf_next(paths[j], d) != _cf_rule(paths[j], sets[j], paths, r, gamma, d):
+                raise Rejected(f"{where}: (ii) token {j}'s path does not satisfy the update rule identically")
+        # (iii)
+        table = _CFScores(paths, matrix)
+        for j in range(n):
+            members = sorted(sets[j])
+            scores = [table.score(j, v) for v in range(n)]
+            first = members[0]
+            for v in members[1:]:
+                _cf_check_tie(table.scalar(scores[v], scores[first]), until,
+                           f"{where}: (iii) token {j}, members {first} and {v}")
+            for w in range(n):
+                if w not in sets[j]:
+                    what = f"{where}: (iii) token {j}, member {first} over {w}"
+                    try:
+                        largest = max(largest, _cf_check_positive(table.scalar(scores[first], scores[w]), until, what))
+                    except TooExpensive as error:
+                        beyond_limit = beyond_limit or f"{what}: {error}"
+        layers.append(layer)
+        if until is not None:
+            if until > MAX_CHAIN_THRESHOLD:
+                # Evaluating the paths at t = until (the next segment's start) is the expensive part.
+                raise TooExpensive(beyond_limit or f"{where}.until: {until} is beyond t = {MAX_CHAIN_THRESHOLD}, "
+                                   "the last t this checker evaluates a path at")
+            start = [_cf_value(paths[j], until, d) for j in range(n)]
+            layer += until
+        previous_paths = paths
+    summary = {"layers": layers, "final_layer": layers[-1], "largest_threshold": largest}
+    if status != "certified":
+        if beyond_limit:
+            raise TooExpensive(beyond_limit)
+        summary["reached_layer"] = layer
+        return summary
+    assert paths is not None and previous_paths is paths
+    limits = []
+    for j, path in enumerate(paths):
+        if any(base == 1 and power > 0 for base, power in path):
+            raise Rejected(f"token {j}: the final path grows without bound")
+        limits.append(path.get((Fraction(1), 0), [Fraction(0)] * d))
+    leaders = {}
+    for start_layer, sets in all_sets:
+        for j, members in enumerate(sets):
+            if members == {j} and j not in leaders:
+                leaders[j] = start_layer
+    if "limits" in certificate:
+        stated = certificate["limits"]
+        if not isinstance(stated, list) or len(stated) != n or any(
+                not isinstance(p, list) or [_cf_number(x, f"limits[{j}]") for x in p] != limits[j]
+                for j, p in enumerate(stated)):
+            raise Rejected("limits: not the constant terms of the final paths")
+    if "leaders" in certificate:
+        stated = certificate["leaders"]
+        if not isinstance(stated, list) or not all(isinstance(x, dict) for x in stated) or \
+                {(x.get("token"), x.get("first_layer")) for x in stated} != set(leaders.items()) or \
+                len(stated) != len(leaders):
+            raise Rejected("leaders: not the tokens with F_j = {j} at their first segment")
+    if beyond_limit:
+        raise TooExpensive(beyond_limit)
+    summary["limits"] = limits
+    summary["leaders"] = leaders
+    summary["final_sets"] = [frozenset(members) for members in sets]
+    return summary
+
+
+def _stated_chain(certificate, *, n, d):
+    """What a certified chain states, read but NOT verified: (final sets, limits, leaders).
+
+    For a chain beyond this checker's limits (:class:`TooExpensive`): the rest of the run is
+    still checked against what the chain says, so that only the chain itself stays unverified.
+    Nothing read here is ever reported verified. Raises :class:`Rejected` when malformed.
+    """
+    segments = certificate.get("segments") if isinstance(certificate, dict) else None
+    if not isinstance(segments, list) or not segments:
+        raise Rejected("segments: expected a non-empty list")
+    leaders = {}
+    sets = []
+    for s, segment in enumerate(segments):
+        where = f"segments[{s}]"
+        if not isinstance(segment, dict):
+            raise Rejected(f"{where}: expected an object")
+        layer = _cf_count(segment.get("layer"), where + ".layer", 0)
+        sets = _cf_read_sets(segment.get("sets"), n, where + ".sets")
+        for j, members in enumerate(sets):
+            if members == {j} and j not in leaders:
+                leaders[j] = layer
+    raw = segments[-1].get("paths")
+    if not isinstance(raw, list) or len(raw) != n:
+        raise Rejected(f"segments[{len(segments) - 1}].paths: expected {counted(n, 'path')}")
+    limits = []
+    for j, data in enumerate(raw):
+        path = _cf_read_path(data, d, f"segments[{len(segments) - 1}].paths[{j}]")
+        if any(base == 1 and power > 0 for base, power in path):
+            raise Rejected(f"token {j}: the final path grows without bound")
+        limits.append(path.get((Fraction(1), 0), [Fraction(0)] * d))
+    return [frozenset(members) for members in sets], limits, leaders
+
+
+# --------------------------------------------------------------------------- a run's chain
+
+
+class ChainReading(NamedTuple):
+    """The run's certified closed-form chain as far as the checker gets with it.
+
+    ``chain``: verified; ``problem``: why it is rejected; ``beyond_limits``: why it could not be
+    checked within the checker's limits (then ``stated`` holds what it says, unverified, when
+    that can be read), which is neither a verification nor a rejection.
+    """
+
+    chain: Chain | None = None
+    problem: str | None = None
+    beyond_limits: str | None = None
+    stated: Chain | None = None
+
+
+def _run_chain(verdicts: dict, m: Model) -> ChainReading:
+    """The run's certified closed-form chain (docs/theory.md D9), verified here, or what is wrong with it.
+
+    Verdicts that rely on a chain carry it under "closed_form" in their certificate or evidence;
+    every one must carry the same chain. It is verified from the replay's positions at its first
+    layer (a layer of the run). Unsettled chains settle nothing and are not read.
+    """
+    found: dict[str, Any] = {}
+    for verdict in verdicts.values():
+        if not isinstance(verdict, dict):
+            continue
+        for part in ("certificate", "evidence"):
+            holder = verdict.get(part)
+            data = holder.get("closed_form") if isinstance(holder, dict) else None
+            if isinstance(data, dict) and data.get("status") == "certified":
+                found.setdefault(json.dumps(data, sort_keys=True), data)
+    if not found:
+        return ChainReading()
+    if len(found) > 1:
+        return ChainReading(problem=f"the verdicts carry {len(found)} different certified closed-form chains")
+    data = next(iter(found.values()))
+    if m.V is not None:
+        return ChainReading(problem="a closed-form chain (D9) is checked for the rule with alpha only, not with a "
+                                    "value matrix V")
+    start = data.get("start_layer")
+    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= m.last:
+        return ChainReading(problem=f"closed_form.start_layer is {str(start)[:20]}, not a layer of the run (0..{m.last})")
+    try:
+        summary = verify_closed_form(data, positions=m.layer(start), alpha=m.alpha, A=m.A)
+    except Rejected as error:
+        return ChainReading(problem=f"closed-form chain (D9) rejected: {str(error)[:300]}")
+    except TooExpensive as error:
+        try:
+            sets, limits, leaders = _stated_chain(data, n=m.n, d=m.d)
+        except Rejected as malformed:  # beyond the limits, and malformed where it was not reached
+            return ChainReading(problem=f"closed-form chain (D9) rejected: {str(malformed)[:300]}")
+        reason = f"closed-form chain (D9) beyond the checker's limits: {str(error)[:300]}"
+        stated = _chain(start, sets, limits, leaders)
+        if isinstance(stated, str):
+            return ChainReading(problem=stated)
+        return ChainReading(beyond_limits=reason, stated=stated)
+    chain = _chain(start, summary["final_sets"], summary["limits"], summary["leaders"])
+    return ChainReading(problem=chain) if isinstance(chain, str) else ChainReading(chain=chain)
+
+
+def _chain(start: int, sets: list, limits: list, leaders: dict) -> Chain | str:
+    """The chain's outcome as the fates use it, or why it cannot become fate entries."""
+    points = [tuple(p) for p in limits]
+    # A limit becomes a fate entry, whose numbers are read with MAX_DIGITS and written by str(int).
+    if any(max(abs(x.numerator), x.denominator).bit_length() > 13_000 for p in points for x in p):
+        return "a closed-form limit has more digits than a fate entry may hold (about 4000)"
+    return Chain(start, sets, points, leaders)
