@@ -9,6 +9,8 @@ running out of memory.
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -103,3 +105,16 @@ def test_every_batch_prints_the_assumptions_of_the_generic_theorems(every_fate_r
     assert all(name in printed for name in GENERIC) and "Print Assumptions all_outcomes." in printed
     # Only Statement.v is imported: the proof files cannot change what a statement means.
     assert "Require Import Statement." in text and "Require Checker Paths Polytope Norms." in text
+
+
+
+def test_a_lower_inherited_memory_limit_is_kept_not_raised() -> None:
+    """A process under a lower address-space limit (a batch system, the hostile runs) cannot raise
+    it: coqc must start under that limit rather than fail in its preexec function."""
+    code = ("import resource; from verify.formal.kernel import _limits\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))\n"
+            "_limits(64 << 30)()\n"
+            "print(resource.getrlimit(resource.RLIMIT_AS))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"({6 << 30}, {6 << 30})"

@@ -101,8 +101,13 @@ def batch_text(tasks: Sequence[KernelTask]) -> str:
 
 
 def _limits(memory: int) -> Callable[[], None]:
+    """Cap coqc's address space at ``memory``, or at the limit this process already runs under
+    when that is lower (a process may lower its limit, never raise it)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
+
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     return apply
 
 
