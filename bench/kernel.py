@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu, ok = _kernel_cpu(tasks, jobs=args.jobs)
         failures += not ok
         verdict = "goal met" if wall <= CAMPAIGN_GOAL_SECONDS else f"goal missed by {wall - CAMPAIGN_GOAL_SECONDS:.1f} s"
-        print(f"\ndefault campaign (seed {args.seed}): {len(tasks)} D7 certificates of {len(records)} configurations, "
+        print(f"\ndefault campaign (seed {args.seed}): {len(tasks)} configurations of {len(records)} with certificates (D7 fates, D9 paths), "
               f"kernel pass {wall:.1f} s wall, {cpu:.1f} CPU s, --jobs {args.jobs} "
               f"(goal {CAMPAIGN_GOAL_SECONDS:.0f} s: {verdict})" + ("" if ok else "; NOT ALL KERNEL-CHECKED"))
     print(f"load average after: {_load()}")

@@ -688,7 +688,7 @@ SOURCES: dict[str, Source] = {
         r"^process pool .*cold", r"^process pool .*warm", r"^load average after:")),
     "bench_kernel": CommandOutput("python bench/kernel.py", (
         r"^Coq [\d.]+, vm_compute; cores \d+", r"^coqc start-up", r"^128 +3 +\d+ ",
-        r"^default campaign \(seed 0\): \d+ D7 certificates", r"^load average after:")),
+        r"^default campaign \(seed 0\): \d+ configurations of \d+ with certificates", r"^load average after:")),
     "bench_cli_startup": CommandOutput("python bench/cli_startup.py", (
         r"^cores: \d+; load average before:", r"^baseline: python -c pass +[\d.]+ s",
         r"^hardmax-verify --help +[\d.]+ s +[\d.]+x the baseline +\((within|ABOVE) the target of 1 s\)",

@@ -1,6 +1,6 @@
 """The bridge to the Coq development in ``formal/``: certificates written as Coq terms and checked by Coq's kernel.
 
-Untrusted by design. This package writes a configuration and its D7 certificate as Coq terms,
+Untrusted by design. This package writes a configuration and its D7 or D9 certificate as Coq terms,
 runs ``coqc`` and reads back what the kernel said; a wrong term can only make the kernel reject
 (or prove a statement about another configuration, which the statement's own evaluation of the
 model exposes: docs/formal.md). What a kernel-checked verdict trusts is ``formal/Statement.v``,

@@ -1,7 +1,7 @@
 """``hardmax-verify prove FILE``: the claims of a configuration, claims report or results.json checked by Coq's kernel.
 
 What the kernel proves is stated in formal/Statement.v (docs/formal.md); this command writes each
-configuration and its D7 certificate as Coq terms (verify/formal, untrusted) and says, claim by
+configuration and its D7 or D9 certificate as Coq terms (verify/formal, untrusted) and says, claim by
 claim, kernel-checked, rejected by the kernel, or not kernel-checked and why.
 """
 

@@ -116,7 +116,7 @@ def _equivalent_command(out: Path, seed: int, examples: int | None, config: Path
                    "configurations, by which commit and checker, assuming which facts of docs/theory.md) and its "
                    "BibTeX entry, from its results.json.")
 @click.option("--no-kernel", "no_kernel", is_flag=True,
-              help="Skip the kernel pass (Coq's kernel on every D7 certificate, docs/formal.md; it runs by default "
+              help="Skip the kernel pass (Coq's kernel on every D7 or D9 certificate, docs/formal.md; it runs by default "
                    "when coqc is installed, and the report says when it did not).")
 @json_option("the full result (the contents of results.json; with --cite, the paragraph and the entry)")
 @click.pass_context
@@ -131,7 +131,7 @@ def report(ctx: click.Context, out: Path, seed: int, examples: int | None, confi
     configurations of docs/theory.md §4 and on seed-generated configurations across families.
     The report is written in every case; the exit status combines the verdicts: 0 all
     certified, 1 something failed (or Coq's kernel rejected a certificate), 3 nothing failed but
-    something inconclusive. When coqc is installed the kernel pass checks every D7 certificate
+    something inconclusive. When coqc is installed the kernel pass checks every D7 or D9 certificate
     with Coq's kernel (docs/formal.md); the report's claims table says per claim how many
     configurations are kernel-checked. A second run
     into the same --out while one is running is refused (exit status 4). The summary (the

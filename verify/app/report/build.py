@@ -239,7 +239,7 @@ def build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int = 1, run
         tasks on instead of ``jobs``; started before planning so workers come up meanwhile.
         The caller closes it.
     kernel
-        Run the kernel pass (Coq's kernel on every D7 certificate, docs/formal.md); False writes
+        Run the kernel pass (Coq's kernel on every D7 or D9 certificate, docs/formal.md); False writes
         no kernel block.
     """
     if seed < 0:

@@ -1,7 +1,7 @@
 """The report's kernel pass: the campaign's certificates checked by Coq's kernel (docs/formal.md).
 
 The block it adds to results.json (``"kernel"``) says which Coq checked, against which statement
-(formal/Statement.v and its sha256), how many D7 certificates the kernel checked, and per claim
+(formal/Statement.v and its sha256), how many configurations' certificates (D7 fates, D9 paths) the kernel checked, and per claim
 how many configurations are kernel-checked, rejected or not kernel-checked. It is deterministic
 (its time goes to the environment block). Without coqc, or with ``--no-kernel``, the block says
 the pass was skipped and why; the report is written either way.
@@ -65,7 +65,7 @@ def kernel_sentence(block: Mapping[str, Any] | None) -> str | None:
     if block["status"] in ("skipped", "not completed"):
         return f"Coq's kernel did not check this report ({block['status']}: {block['reason']})"
     text = (f"{fmt.count(block['certificates_kernel_checked'])} of {fmt.counted(block['configurations'], 'configuration')}' "
-            f"D7 certificates checked by Coq's kernel (Coq {block['coq_version']}, vm_compute; statement "
+            f"certificates (D7 fates, D9 paths) checked by Coq's kernel (Coq {block['coq_version']}, vm_compute; statement "
             f"{block['statement']}, sha256 {block['statement_sha256'][:16]}…)")
     if block["rejected"]:
         text += f"; the kernel REJECTED {fmt.counted(len(block['rejected']), 'certificate')}"
