@@ -164,7 +164,7 @@ def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float
         if word == "NoFailure" and task.segment is not None:
             return _diagnose(task, "segment", folder, time_limit=time_limit, memory_limit=memory_limit)
         if found is None:
-            return "the kernel refused the D7 certificate"
+            return "the kernel refused the certificate"
         if word == "TokenFails":
             return (f"token {found.group(3)} at layer {found.group(2)}: the conditions of its fate do not hold "
                     "in the model's own layers")
@@ -177,7 +177,7 @@ def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float
                 "LimitCount": "the limits are not one per token",
                 "NoLeader": "no token has the fate leader",
                 "ReplayFails": f"the positions of layer {found.group(4) if found else '?'} are not the model's"}.get(
-            word, "the kernel refused the D7 certificate")
+            word, "the kernel refused the certificate")
     if theorem == "spsd":
         return "A is not the sum of d_i v_i v_i^T the certificate gives (with every d_i >= 0)"
     if theorem == "segment":

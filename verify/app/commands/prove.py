@@ -82,8 +82,9 @@ def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, ti
         count = sum(1 for _, claims, _ in result.records for o in claims.values() if o.reason == reason)
         out.print(Text(f"not kernel-checked ({count}): {one_line(reason)}"), soft_wrap=True)
     out.print(Text(f"Coq {result.kernel.coq_version}, vm_compute; statement formal/Statement.v "
-                   f"sha256 {result.kernel.statement_sha256}; {result.configurations_checked} D7 "
-                   f"certificate{'' if result.configurations_checked == 1 else 's'} checked by the kernel "
+                   f"sha256 {result.kernel.statement_sha256}; the certificates (D7 fates, D9 paths) of "
+                   f"{result.configurations_checked} configuration{'' if result.configurations_checked == 1 else 's'} "
+                   f"checked by the kernel "
                    f"in {result.kernel.seconds:.1f} s"), soft_wrap=True)
     emit_json(result.to_json_dict(), json_to)
     return status
