@@ -24,10 +24,10 @@ def scores_itself_highest(A: Sequence[Sequence[Fraction]], pts: Sequence[Point])
     On integers over one common denominator (:class:`IntegerPoints`): the n^2 leader pairs are the
     quadratic part of T2, and the positive scale leaves every comparison as it is.
     """
-    points = IntegerPoints(pts)
+    if not pts:
+        return []
     highest = []
-    for idx, v in enumerate(pts):
-        scores, _scale = points.scaled_scores(mat_vec(A, v))
+    for idx, scores in enumerate(IntegerPoints(pts).scores_under(A)):
         own = scores[idx]
         highest.append(all(own > s for j, s in enumerate(scores) if j != idx))
     return highest

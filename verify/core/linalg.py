@@ -10,6 +10,8 @@ from fractions import Fraction
 from math import lcm
 from typing import Sequence
 
+from flint import fmpz_mat
+
 Matrix = list[list[Fraction]]
 
 __all__ = [
@@ -71,6 +73,15 @@ class IntegerPoints:
         w_denominator = lcm(*(x.denominator for x in w))
         wi = [int(x * w_denominator) for x in w]
         return [sum(a * b for a, b in zip(wi, row)) for row in self.rows], w_denominator * self.denominator
+
+    def scores_under(self, A: Sequence[Sequence[Fraction]]) -> list[list[int]]:
+        """s with <A p_i, p_j> = s[i][j] / scale for every pair, one scale > 0 (one integer matrix product)."""
+        a_denominator = lcm(*(x.denominator for row in A for x in row))
+        A_int = fmpz_mat([[int(x * a_denominator) for x in row] for row in A])
+        P = fmpz_mat(self.rows)
+        n = len(self.rows)
+        entries = [int(x) for x in (P * A_int.transpose() * P.transpose()).entries()]  # p_i^T A^T p_j
+        return [entries[i * n:(i + 1) * n] for i in range(n)]
 
     def max_score(self, w: Sequence[Fraction]) -> Fraction:
         """max_j <w, p_j>, exactly (at least one point)."""
