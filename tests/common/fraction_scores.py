@@ -20,8 +20,11 @@ def _mat_vec(A: Sequence[Vector], v: Vector) -> list[Fraction]:
 
 def fraction_scores_itself_highest(A: Sequence[Vector], pts: Sequence[Vector]) -> list[bool]:
     """T2: does A v score v strictly above every other leader limit?"""
-    return [all(_dot(_mat_vec(A, v), v) > _dot(_mat_vec(A, v), u) for j, u in enumerate(pts) if j != i)
-            for i, v in enumerate(pts)]
+    highest = []
+    for i, v in enumerate(pts):
+        c = _mat_vec(A, v)
+        highest.append(all(_dot(c, v) > _dot(c, u) for j, u in enumerate(pts) if j != i))
+    return highest
 
 
 def fraction_supports_at(points: list[Vector]) -> Callable[[Vector, Vector, object], bool]:
