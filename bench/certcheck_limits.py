@@ -26,6 +26,10 @@ machine may be shared, so wall time is not used). The corners:
   with every design); ``control sets h=256``: 256 hull vertices and 60 designs in d = 32 (no
   such file can list its 2^256 - 1 subsets: rejected before any design).
 
+Every corner must get its expected status: verified (exit 0), or rejected (exit 1) for the files wrong on purpose;
+a file the checker refuses for another reason would time nothing of what is claimed here, so the bench then exits 1
+naming the corner (tests/unit/test_bench_certcheck_limits.py checks the corners' construction at small sizes).
+
 Target: every corner under 60 CPU seconds (docs/certcheck.md, Limits).
 """
 
@@ -48,6 +52,7 @@ from verify import certcheck  # noqa: E402
 from verify.certcheck import control as control_checker  # noqa: E402
 from verify.certcheck.kernel import model as checker_model  # noqa: E402
 from verify.certcheck import softmax as softmax_checker  # noqa: E402
+from verify.experiments.control.result import STATEMENTS as CONTROL_STATEMENTS  # noqa: E402
 
 
 def _text(x: Fraction) -> str:
@@ -80,8 +85,9 @@ def leaders_report(points: list[list[Fraction]]) -> dict:
     leaders = [{"token": i, "first_layer": 0, "position": position[i]} for i in range(n)]
 
     def verdict(claim: str, certificate: dict | None) -> dict:
-        status = "certified" if certificate is not None else "inconclusive"
-        return {"claim": claim, "status": status, "summary": "", "evidence": {}, "certificate": certificate}
+        if certificate is None:  # an inconclusive verdict has no certificate field
+            return {"claim": claim, "status": "inconclusive", "summary": "", "evidence": {}}
+        return {"claim": claim, "status": "certified", "summary": "", "evidence": {}, "certificate": certificate}
 
     verdicts = {
         "T0": verdict("T0", {"layer": 0, "leaders": list(range(n))}),
@@ -89,14 +95,28 @@ def leaders_report(points: list[list[Fraction]]) -> dict:
         "T2": verdict("T2", {"settled_layer": 0, "fates": fates,
                              "vertices": [{"token": i, "limit": position[i], "direction": position[i]} for i in range(n)]}),
         "T3": verdict("T3", {"settled_layer": 0, "fates": fates, "boundary": []}),
-        "T4": verdict("T4", {"vacuous": True, "fates": fates, "projections": []}),
+        "T4": verdict("T4", {"vacuous": True, "settled_layer": 0, "fates": fates, "projections": []}),
         "D1": verdict("D1", None),
         "D2": verdict("D2", {"last_layer": 0, "norms": [[_text(x) for x in norms]]}),
         "D3": verdict("D3", {"last_layer": 0, "leaders": leaders}),
         "replay": verdict("replay", None),
     }
-    return {"format": certcheck.FORMAT, "config": {"tokens": position, "alpha": "1/2"}, "last_layer": 0,
+    return {"format": certcheck.FORMAT, "config": {"tokens": position, "alpha": "1/2"}, "outside_hypotheses": False,
+            "hypothesis_violations": [], "layer_budget": 200, "time_budget": None, "last_layer": 0,
             "settled_layer": 0, "stopped_by": "settled", "status": "inconclusive", "fates": fates, "verdicts": verdicts}
+
+
+CLAIMS = ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay")
+
+
+def _run(config: dict, last_layer: int, settled_layer: int | None, certified: dict[str, dict]) -> dict:
+    """A run deciding every claim: the ``certified`` ones with their certificates, the others inconclusive."""
+    verdicts = {claim: ({"claim": claim, "status": "certified", "summary": "", "evidence": {},
+                         "certificate": certified[claim]} if claim in certified
+                        else {"claim": claim, "status": "inconclusive", "summary": "", "evidence": {}})
+                for claim in CLAIMS}
+    return {"format": certcheck.FORMAT, "config": config, "outside_hypotheses": False, "hypothesis_violations": [],
+            "layer_budget": 5000, "time_budget": None, "last_layer": last_layer, "settled_layer": settled_layer, "verdicts": verdicts}
 
 
 def replay_report(n: int, d: int, alpha: str) -> dict:
@@ -105,15 +125,13 @@ def replay_report(n: int, d: int, alpha: str) -> dict:
     model = certcheck.Model({"tokens": tokens, "alpha": alpha})
     last = certcheck.max_checkable_layer(n, d, bits=model.bits, growth=model.growth)
     certificate = {"last_layer": last, "final_positions": [["0"] * d] * n}
-    return {"format": certcheck.FORMAT, "config": {"tokens": tokens, "alpha": alpha}, "last_layer": last,
-            "settled_layer": None, "verdicts": {"replay": {"claim": "replay", "status": "certified", "summary": "",
-                                                           "evidence": {}, "certificate": certificate}}}
+    return _run({"tokens": tokens, "alpha": alpha}, last, None, {"replay": certificate})
 
 
 def chain_report() -> dict:
     """Two tokens with a certified closed-form chain whose one term has power 10^18."""
     chain = {"format": certcheck.CLOSED_FORM_FORMAT, "status": "certified", "start_layer": 0, "segments": [
-        {"layer": 0, "sets": [[0], [1]], "until": None,
+        {"layer": 0, "status": "certified", "sets": [[0], [1]], "until": None,
          "paths": [[{"base": "1", "power": 0, "coefficient": ["1", "0"]},
                     {"base": "1/2", "power": 10 ** 18, "coefficient": ["1", "0"]}],
                    [{"base": "1", "power": 0, "coefficient": ["0", "1"]}]]}]}
@@ -123,9 +141,7 @@ def chain_report() -> dict:
     certificate = {"last_layer": 0, "settled_layer": 0, "fates": fates, "closed_form": chain,
                    "leaders": [{"token": 0, "first_layer": 0, "position": ["1", "0"]},
                                {"token": 1, "first_layer": 0, "position": ["0", "1"]}]}
-    return {"format": certcheck.FORMAT, "config": config, "last_layer": 0, "settled_layer": 0,
-            "verdicts": {"T1": {"claim": "T1", "status": "certified", "summary": "", "evidence": {},
-                                "certificate": certificate}}}
+    return _run(config, 0, 0, {"T1": certificate})
 
 
 def softmax_record(tokens: list[list[str]], *, alpha: str, beta: int, layers: int) -> dict:
@@ -193,35 +209,40 @@ def _control_sets(tokens: list[list[Fraction]], vertices: int, designs: int, *, 
             "designs": [design] * designs, "certificates": [], "subsets": subsets,
             "counts": {"subsets": 2 ** vertices - 1, **kinds},
             "maximal_realisable": [leaders] if realisable else [], "minimal_impossible": [],
-            "exit_status": 0 if realisable else 3}
+            "replaced_A": None, "programs": 0, "exit_status": 0 if realisable else 3,
+            # what the command states (the engine's statements, not the checker's copy)
+            "proves": CONTROL_STATEMENTS["leader_sets"][0], "does_not_prove": CONTROL_STATEMENTS["leader_sets"][1]}
 
 
-def control_dense() -> tuple[str, dict]:
+def control_dense(d: int = 32, h: int = 16, inside_triples: int = 120, designs: int | None = None) -> tuple[str, dict]:
     """256 tokens in d = 32: 16 vertices of equal norm (rotations of (1, ..., 32)) and 240 means of two or three
-    of them (inside, never leading under A = I); the most designs (A = I) that fit the control checker's work."""
-    d, h = 32, 16
+    of them (inside, never leading under A = I); the most designs (A = I) that fit the control checker's work
+    (or ``designs``; smaller d, h and triples: the same construction at a size a test can check)."""
     vertices = [[Fraction((c + i) % d + 1) for c in range(d)] for i in range(h)]
-    combinations = list(itertools.combinations(range(h), 2)) + list(itertools.combinations(range(h), 3))[:120]
+    combinations = (list(itertools.combinations(range(h), 2))
+                    + list(itertools.combinations(range(h), 3))[:inside_triples])
     inside = [[sum((vertices[v][c] for v in combination), Fraction(0)) / len(combination) for c in range(d)]
               for combination in combinations]
     tokens = vertices + inside
-    assert len({tuple(t) for t in tokens}) == 256
-    one = _control_sets(tokens, h, 1, realisable=True, combinations=combinations)
-    fixed = control_checker.sized_work({**one, "designs": []}, "leader_sets", tokens)
-    per_design = control_checker.sized_work(one, "leader_sets", tokens) - fixed
-    designs = int((control_checker.MAX_WORK - fixed) // per_design)
-    return (f"control sets n=256 d=32 h=16 ({designs} designs)",
+    assert len({tuple(t) for t in tokens}) == len(tokens)
+    if designs is None:
+        one = _control_sets(tokens, h, 1, realisable=True, combinations=combinations)
+        fixed = control_checker.sized_work({**one, "designs": []}, "leader_sets", tokens)
+        per_design = control_checker.sized_work(one, "leader_sets", tokens) - fixed
+        designs = int((control_checker.MAX_WORK - fixed) // per_design)
+    return (f"control sets n={len(tokens)} d={d} h={h} ({designs} designs)",
             _control_sets(tokens, h, designs, realisable=True, combinations=combinations))
 
 
-def control_repeated_designs() -> tuple[str, dict]:
+def control_repeated_designs(half: int = 8, designs: int = 65535) -> tuple[str, dict]:
     """16 tokens on a parabola (all hull vertices), 65,535 identical designs (A = I); the subsets inside the design's
     leader set realisable, every other one inconclusive (each must be shown undecided by every design)."""
-    tokens = [[Fraction(x), Fraction(x * x + 1)] for x in range(-8, 8)]
+    tokens = [[Fraction(x), Fraction(x * x + 1)] for x in range(-half, half)]
+    h = len(tokens)
     led = [i for i, t in enumerate(tokens)
            if all(t[0] * t[0] + t[1] * t[1] > t[0] * u[0] + t[1] * u[1] for j, u in enumerate(tokens) if j != i)]
-    data = _control_sets(tokens, 16, 65535, realisable=False)
-    data["hull"]["vertices"] = [{"token": i, "direction": [str(2 * (i - 8)), "-1"]} for i in range(16)]
+    data = _control_sets(tokens, h, designs, realisable=False)
+    data["hull"]["vertices"] = [{"token": i, "direction": [str(2 * (i - half)), "-1"]} for i in range(h)]
     for design in data["designs"][:1]:
         design["leaders"] = led
     realisable = []
@@ -229,9 +250,9 @@ def control_repeated_designs() -> tuple[str, dict]:
         if set(entry["leaders"]) <= set(led):
             entry.update(outcome="realisable", by=0)
             realisable.append(entry["leaders"])
-    data["counts"].update(realisable=len(realisable), inconclusive=2 ** 16 - 1 - len(realisable))
+    data["counts"].update(realisable=len(realisable), inconclusive=2 ** h - 1 - len(realisable))
     data["maximal_realisable"] = [led]
-    return "control sets h=16 65535 designs", data
+    return f"control sets h={h} {designs} designs", data
 
 
 def control_wide_hull() -> tuple[str, dict]:
@@ -243,7 +264,7 @@ def control_wide_hull() -> tuple[str, dict]:
     return "control sets h=256 (60 designs)", data
 
 
-def measure_other(name: str, data: dict, folder: Path, kind: str) -> None:
+def measure_other(name: str, data: dict, folder: Path, kind: str) -> int:
     """A softmax record or a control result, checked by its own checker under its default limits."""
     path = folder / f"{name.split(' (')[0].replace(' ', '_').replace('/', '-')}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -269,9 +290,10 @@ def measure_other(name: str, data: dict, folder: Path, kind: str) -> None:
     charged_text = charged if isinstance(charged, str) else f"{charged:.3g}"
     print(f"{name:32s} {path.stat().st_size / 2**20:6.1f} MiB  estimated {estimate:>9s}  charged {charged_text:>9s} units  "
           f"exit {status}  {seconds:6.1f} CPU s", flush=True)
+    return status
 
 
-def measure(name: str, data: dict, folder: Path) -> None:
+def measure(name: str, data: dict, folder: Path) -> int:
     path = folder / f"{name.replace(' ', '_').replace('/', '-')}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     runs = data.get("config") and [data] or []
@@ -290,9 +312,16 @@ def measure(name: str, data: dict, folder: Path) -> None:
     seconds = time.process_time() - started
     print(f"{name:32s} {path.stat().st_size / 2**20:6.1f} MiB  estimated {estimate:9.3g}  charged {charged:9.3g} units  "
           f"exit {status}  {seconds:6.1f} CPU s", flush=True)
+    return status
 
 
-def main() -> None:
+# The exit status each corner must get: 0 (verified) for a file built right, 1 (rejected) for the files wrong on
+# purpose. A corner that gets another status timed the wrong thing (a file the checker refused early, say): the
+# bench then fails, naming it.
+VERIFIED, REJECTED = 0, 1
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=None, help="run the corners whose name contains this text")
     args = parser.parse_args()
@@ -303,27 +332,36 @@ def main() -> None:
     n16 = max(n for n in range(1, 4000) if certcheck.replay_work(n, 16, 0) <= certcheck.DEFAULT_MAX_WORK)
     n2 = max(n for n in range(1, 8000) if certcheck.replay_work(n, 2, 0) <= certcheck.DEFAULT_MAX_WORK)
     corners = {
-        f"leaders d=64 n={n64}": lambda: leaders_report(_sphere(n64, 64)),
-        f"leaders d=16 n={n16}": lambda: leaders_report(_sphere(n16, 16)),
-        f"leaders d=2 n={n2}": lambda: leaders_report(_sphere(n2, 2)),
-        "replay n=60 d=2 alpha=1/2": lambda: replay_report(60, 2, "1/2"),
-        "replay n=2 d=1 alpha=999/1000": lambda: replay_report(2, 1, "999/1000"),
-        "chain power 10^18": chain_report,
+        f"leaders d=64 n={n64}": (lambda: leaders_report(_sphere(n64, 64)), VERIFIED),
+        f"leaders d=16 n={n16}": (lambda: leaders_report(_sphere(n16, 16)), VERIFIED),
+        f"leaders d=2 n={n2}": (lambda: leaders_report(_sphere(n2, 2)), VERIFIED),
+        "replay n=60 d=2 alpha=1/2": (lambda: replay_report(60, 2, "1/2"), REJECTED),
+        "replay n=2 d=1 alpha=999/1000": (lambda: replay_report(2, 1, "999/1000"), REJECTED),
+        "chain power 10^18": (chain_report, REJECTED),
     }
-    others = {"softmax d=64": ("softmax", lambda: softmax_wide(64)), "softmax d=1": ("softmax", softmax_long),
-              "control sets n=256": ("control", control_dense),
-              "control sets h=16 65535": ("control", control_repeated_designs),
-              "control sets h=256": ("control", control_wide_hull)}
+    others = {"softmax d=64": ("softmax", lambda: softmax_wide(64), VERIFIED),
+              "softmax d=1": ("softmax", softmax_long, VERIFIED),
+              "control sets n=256": ("control", control_dense, VERIFIED),
+              "control sets h=16 65535": ("control", control_repeated_designs, VERIFIED),
+              "control sets h=256": ("control", control_wide_hull, REJECTED)}
+    wrong: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
-        for name, build in corners.items():
+        for name, (build, expected) in corners.items():
             if args.only is None or args.only in name:
-                measure(name, build(), Path(folder))
-        for key, (kind, make) in others.items():
+                if measure(name, build(), Path(folder)) != expected:
+                    wrong.append(f"{name} (expected exit {expected})")
+        for key, (kind, make, expected) in others.items():
             if args.only is None or args.only in key:
                 name, data = make()
-                measure_other(name, data, Path(folder), kind)
+                if measure_other(name, data, Path(folder), kind) != expected:
+                    wrong.append(f"{name} (expected exit {expected})")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if wrong:
+        print(f"FAILED: {len(wrong)} corner(s) did not get their expected status, so their times measure something "
+              f"else: {'; '.join(wrong)}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

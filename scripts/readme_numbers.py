@@ -676,6 +676,11 @@ SOURCES: dict[str, Source] = {
     "bench_certcheck": CommandOutput("python bench/certcheck_limits.py", (
         r"^certcheck at the corners of its default limits", r"^leaders d=64 n=\d+ .* exit 0 ",
         r"^chain power 10\^18 .* exit 1 ", r"^load average after:")),
+    "bench_claim_checks": CommandOutput("python bench/claim_checks.py", (
+        r"^cores: \d+; load average before: .*workload: n=512, d=16",
+        r"^baseline: Fraction claim checks +[\d.]+ CPU s",
+        r"^check: integer scores +[\d.]+ CPU s +[\d.]+x the baseline +\((within|ABOVE) the target of 6 s\)",
+        r"^reports byte for byte equal: yes", r"^load average after:")),
     "bench_control": CommandOutput("python bench/control.py", (
         r"^cores: \d+, load average", r"^one control call \(CPU seconds",
         r"^50 +8 +[\d.]+ \[[\d.]+\]", r"^largest: [\d.]+ s \((within|ABOVE) the target\)",

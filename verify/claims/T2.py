@@ -6,13 +6,31 @@ leader set is final (D7 fates, or a D9 chain).
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import Sequence
+
 from verify.claims import registry
 from verify.claims.run import (SETTLED, ClaimRun, Point, fate_violation_verdict, fates_json, inconclusive_unsettled,
                                leader_limits, make_verdict, no_leader, q, qv)
 from verify.claims.verdicts import Verdict
 from verify.core import geometry
 from verify.core.formatting import counted
-from verify.core.linalg import dot, mat_vec
+from verify.core.linalg import IntegerPoints, mat_vec
+
+
+def scores_itself_highest(A: Sequence[Sequence[Fraction]], pts: Sequence[Point]) -> list[bool]:
+    """For every point v of ``pts``: does A v score v strictly above every other point (C = {v})?
+
+    On integers over one common denominator (:class:`IntegerPoints`): the n^2 leader pairs are the
+    quadratic part of T2, and the positive scale leaves every comparison as it is.
+    """
+    if not pts:
+        return []
+    highest = []
+    for idx, scores in enumerate(IntegerPoints(pts).scores_under(A)):
+        own = scores[idx]
+        highest.append(all(own > s for j, s in enumerate(scores) if j != idx))
+    return highest
 
 
 def check_T2(run: ClaimRun) -> Verdict:
@@ -35,10 +53,11 @@ def check_T2(run: ClaimRun) -> Verdict:
         seen[limits[t]] = t
     vertices = []
     pts = [limits[t] for t in tokens]
+    highest = scores_itself_highest(run.A, pts)
     for idx, t in enumerate(tokens):
         v = limits[t]
         c = mat_vec(run.A, v)  # C_t = {t}: A z_t scores z_t strictly above every other token
-        if not all(dot(c, v) > dot(c, limits[u]) for u in tokens if u != t):
+        if not highest[idx]:
             separating = geometry.separating_direction(idx, pts)
             if separating is None:
                 weights = geometry.point_in_hull_weights(v, [limits[u] for u in tokens if u != t]) or {}

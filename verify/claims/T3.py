@@ -9,7 +9,7 @@ the exact A-projections of the origin onto its faces).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 from verify.claims import registry
 from verify.claims.run import (ClaimRun, Point, TokenFate, fate_direction, fate_violation_verdict, fates_json,
@@ -18,7 +18,16 @@ from verify.claims.run import (ClaimRun, Point, TokenFate, fate_direction, fate_
 from verify.claims.verdicts import Verdict
 from verify.core import geometry
 from verify.core.formatting import counted
-from verify.core.linalg import dot, is_symmetric_positive_definite
+from verify.core.linalg import IntegerPoints, dot, is_symmetric_positive_definite
+
+
+def supports_at(direction: Sequence[Fraction], x: Sequence[Fraction], points: IntegerPoints) -> bool:
+    """<direction, u> <= <direction, x> for every point u: the hyperplane of ``direction`` through x supports them.
+
+    The points' scores on integers over their common denominator (one per leader and non-leader: the
+    quadratic part of T3); only the maximum meets x's score as a Fraction.
+    """
+    return points.max_score(direction) <= dot(direction, x)
 
 
 # Cross-check the candidate set S (projections onto every face of K) only when K has few faces.
@@ -73,6 +82,7 @@ def check_T3(run: ClaimRun) -> Verdict:
     limits = leader_limits(run)
     tokens = sorted(limits)
     pts = [limits[t] for t in tokens]
+    points = IntegerPoints(pts)
     boundary: list[dict[str, Any]] = []
     non_leaders = [f for f in run.fates_in_order() if not is_leader(f)]
     for f in non_leaders:
@@ -84,7 +94,7 @@ def check_T3(run: ClaimRun) -> Verdict:
                             **outside_evidence(x, pts, "the limit", "every leader limit"))
         direction: list[Fraction] | None = fate_direction(run, f)
         if not (direction is not None and any(t != 0 for t in direction)
-                and all(dot(direction, u) <= dot(direction, x) for u in pts)):
+                and supports_at(direction, x, points)):
             direction = geometry.supporting_direction(x, pts)
         if direction is None:
             ineq, _ = geometry.facets(pts)

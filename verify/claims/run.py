@@ -331,23 +331,29 @@ def _settle(data: LayerData, fates: dict[int, TokenFate], A: list[list[Fraction]
     for i, F in enumerate(data.attention):
         if i in fates or i in F or not F <= fixed:
             continue
-        locked = _locking_value(pos, F, A)
+        locked = locking_value(data, F, A)
         if locked is not None:
             m, value = locked
             establish(TokenFate(i, "locked", k, m, F, value))
 
 
-def _locking_value(pos: Sequence[Point], F: frozenset[int], A: list[list[Fraction]]) -> tuple[Point, Fraction] | None:
-    """(m_F, <A m_F, v>) when <A m_F, .> is equal on F and maximal over all tokens (D7), else None."""
-    m = mean(pos[v] for v in sorted(F))
-    w = mat_vec(A, m)
-    values = {dot(w, pos[v]) for v in F}
+def locking_value(data: LayerData, F: frozenset[int], A: list[list[Fraction]]) -> tuple[Point, Fraction] | None:
+    """(m_F, <A m_F, v>) when <A m_F, .> is equal on F and maximal over all tokens (D7), else None.
+
+    Decided on the layer's integer scores: <A m_F, z_j> = sum_{v in F} scores[v][j] * scale / |F| (A is
+    linear, scale > 0), so the test is n sums of integers instead of n Fraction dot products.
+    """
+    rows = [data.scores[v] for v in sorted(F)]
+    summed = [sum(column) for column in zip(*rows)]  # |F| <A m_F, z_j> / scale
+    values = {summed[v] for v in F}
     if len(values) != 1:
         return None
     value = values.pop()
-    if any(dot(w, p) > value for p in pos):
+    if max(summed) > value:
         return None
-    return m, value
+    pos = data.positions
+    m = mean(pos[v] for v in sorted(F))
+    return m, dot(mat_vec(A, m), pos[min(F)])
 
 
 def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction, with_rate: bool,

@@ -10,6 +10,8 @@ from fractions import Fraction
 from math import lcm
 from typing import Sequence
 
+from flint import fmpz_mat
+
 Matrix = list[list[Fraction]]
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "rank",
     "row_basis",
     "nullspace",
+    "IntegerPoints",
 ]
 
 
@@ -49,6 +52,41 @@ def mat_vec(M: Sequence[Sequence[Fraction]], v: Sequence[Fraction]) -> list[Frac
 
 def dot(u: Sequence[Fraction], v: Sequence[Fraction]) -> Fraction:
     return sum((a * b for a, b in zip(u, v)), Fraction(0))
+
+
+class IntegerPoints:
+    """Rational points as integer rows over one common denominator: p_j = rows[j] / denominator.
+
+    Many scores <w, p_j> of one direction w then cost integer products instead of Fraction ones (a
+    Fraction product reduces by a gcd every time), with the same answers: every score is scaled by
+    the same positive integer, so comparisons and maxima are unchanged.
+    """
+
+    __slots__ = ("rows", "denominator")
+
+    def __init__(self, points: Sequence[Sequence[Fraction]]) -> None:
+        self.denominator: int = lcm(*(x.denominator for p in points for x in p))
+        self.rows: list[list[int]] = [[int(x * self.denominator) for x in p] for p in points]
+
+    def scaled_scores(self, w: Sequence[Fraction]) -> tuple[list[int], int]:
+        """(s, scale) with <w, p_j> = s[j] / scale for every point j, scale > 0."""
+        w_denominator = lcm(*(x.denominator for x in w))
+        wi = [int(x * w_denominator) for x in w]
+        return [sum(a * b for a, b in zip(wi, row)) for row in self.rows], w_denominator * self.denominator
+
+    def scores_under(self, A: Sequence[Sequence[Fraction]]) -> list[list[int]]:
+        """s with <A p_i, p_j> = s[i][j] / scale for every pair, one scale > 0 (one integer matrix product)."""
+        a_denominator = lcm(*(x.denominator for row in A for x in row))
+        A_int = fmpz_mat([[int(x * a_denominator) for x in row] for row in A])
+        P = fmpz_mat(self.rows)
+        n = len(self.rows)
+        entries = [int(x) for x in (P * A_int.transpose() * P.transpose()).entries()]  # p_i^T A^T p_j
+        return [entries[i * n:(i + 1) * n] for i in range(n)]
+
+    def max_score(self, w: Sequence[Fraction]) -> Fraction:
+        """max_j <w, p_j>, exactly (at least one point)."""
+        scores, scale = self.scaled_scores(w)
+        return Fraction(max(scores), scale)
 
 
 def is_symmetric(M: Sequence[Sequence[Fraction]]) -> bool:

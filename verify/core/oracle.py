@@ -36,6 +36,13 @@ def _matrix(A: Sequence[Sequence[Fraction]] | None, d: int) -> list[list[Fractio
 def scores(positions: Sequence[Sequence[Fraction]], *, A: Sequence[Sequence[Fraction]] | None = None
            ) -> list[list[Fraction]]:
     """The exact score matrix s[i][j] = <A z_i, z_j> = sum_{r,c} A[r][c] z_i[c] z_j[r]."""
+    rows, scale = _integer_scores(positions, A)
+    return [[s * scale for s in row] for row in rows]
+
+
+def _integer_scores(positions: Sequence[Sequence[Fraction]], A: Sequence[Sequence[Fraction]] | None
+                    ) -> tuple[list[list[int]], Fraction]:
+    """(N, scale): <A z_i, z_j> = N[i][j] * scale with N integers and scale > 0."""
     d = len(positions[0])
     M = _matrix(A, d)
     # Integers for speed: positions over one common denominator, A over another.
@@ -45,14 +52,15 @@ def scores(positions: Sequence[Sequence[Fraction]], *, A: Sequence[Sequence[Frac
     Mi = [[int(x * a_den) for x in row] for row in M]
     AN = [[sum(Mi[r][c] * z[c] for c in range(d)) for r in range(d)] for z in N]  # A z_i
     scale = Fraction(1, den * den * a_den)
-    return [[sum(a * b for a, b in zip(Az, z)) * scale for z in N] for Az in AN]
+    return [[sum(a * b for a, b in zip(Az, z)) for z in N] for Az in AN], scale
 
 
 def attention_sets(positions: Sequence[Sequence[Fraction]], *, A: Sequence[Sequence[Fraction]] | None = None
                    ) -> list[frozenset[int]]:
     """C_i for every token i: all indices attaining the maximal score (ties kept, docs/theory.md §1)."""
     result = []
-    for row in scores(positions, A=A):
+    # One positive scale for every score: the maxima and ties of the integers are those of the scores.
+    for row in _integer_scores(positions, A)[0]:
         top = max(row)
         result.append(frozenset(j for j, s in enumerate(row) if s == top))
     return result

@@ -47,6 +47,12 @@ STATEMENTS: dict[str, tuple[str, str]] = {
                    "final leader set (docs/theory.md D10, 'What it does not say')"),
     "inconclusive": ("nothing beyond the certificates included (an A under which L leads at layer 0, when given)",
                      "neither that L can be realised nor that it cannot"),
+    # the result of --all-leader-sets (not an outcome of one call)
+    "leader_sets": ("each realisable subset leads at layer 0 under the design named (every subset of the tokens "
+                    "leading under an A leads under it); each impossible subset contains the tokens of a certificate "
+                    "that no symmetric positive definite A makes them all lead at layer 0",
+                    "a token outside a realisable set may also lead under that design; nothing about leaders "
+                    "that emerge after layer 0"),
 }
 
 
@@ -178,10 +184,7 @@ def leader_sets_json(config: Configuration, result: LeaderSets) -> dict[str, Any
         "minimal_impossible": [list(s) for s in result.minimal_impossible()],
         "programs": result.programs,
         "exit_status": leader_sets_exit_status(result),
-        "proves": ("each realisable subset leads at layer 0 under the design named (every subset of the tokens "
-                   "leading under an A leads under it); each impossible subset contains the tokens of a certificate "
-                   "that no symmetric positive definite A makes them all lead at layer 0"),
-        "does_not_prove": "a token outside a realisable set may also lead under that design; nothing about leaders "
-                          "that emerge after layer 0",
+        "proves": STATEMENTS["leader_sets"][0],
+        "does_not_prove": STATEMENTS["leader_sets"][1],
     }
 
