@@ -116,3 +116,22 @@ def test_a_failed_t0_without_a_certificate_is_not_kernel_checked(square_report: 
     del record["verdicts"]["T0"]["evidence"]["similarity"]
     plan = plan_record(record, "no certificate")
     assert plan.decided["T0"].status == NOT_KERNEL_CHECKED and "no similarity certificate" in plan.decided["T0"].reason
+
+
+def _results_with(verdict: dict[str, Any]) -> dict[str, Any]:
+    block = {"status": "checked", "coq_version": "8.16.1", "statement": "formal/Statement.v", "statement_sha256": "ab" * 32,
+             "configurations": 1, "certificates_kernel_checked": 1, "rejected": [], "not_kernel_checked": {},
+             "claims": {"T0": {"kernel-checked": 1, "rejected": 0, "not kernel-checked": 0}}}
+    return {"examples": [{"task": {"name": "square"}, "status": "failed", "verdicts": {"T0": verdict}}], "kernel": block}
+
+
+def test_certcheck_counts_a_kernel_checked_failure_only_with_its_certificate(square_report: dict[str, Any]) -> None:
+    """certcheck holds the kernel block to the records: a T0 kernel-checked on a record where it failed needs
+    the record's D11 certificate."""
+    from verify.certcheck.results.kernel_pass import kernel_outcomes
+
+    verdict = copy.deepcopy(square_report["verdicts"]["T0"])
+    assert [o.status for o in kernel_outcomes(_results_with(verdict), "r")] == ["verified"]
+    del verdict["evidence"]["similarity"]
+    (outcome,) = kernel_outcomes(_results_with(verdict), "r")
+    assert outcome.status == "rejected" and "decides it on 0" in outcome.reason
