@@ -1,13 +1,14 @@
 (** * Similarity certificates (docs/theory.md D11): an attention pattern that repeats forever.
 
-    If <A M x, M y> = s <A x, y> for all x, y with s > 0 and Z^(k+p) = M Z^k (token by token,
-    the relabelling P being the identity), then every later layer repeats the pattern:
-    Z^(k+p+t) = M Z^(k+t) and C(Z^(k+p+t)) = C(Z^(k+t)) for every t. So when no token leads at
-    layers 0 .. k+p-1, none ever leads ([NoLeaderEver], the failure of T0). The identity on
-    all x, y follows from a finite check on the unit vectors e_a, e_b, a, b < d (the entries
+    If <A M x, M y> = s <A x, y> for all x, y with s > 0, P is a permutation of the tokens and
+    z_i^(k+p) = M z_(P i)^k for every token i, then every later layer repeats the pattern up to P:
+    z_i^(k+p+t) = M z_(P i)^(k+t), and C_i(Z^(k+p+t)) is C_(P i)(Z^(k+t)) relabelled. So a leader
+    of layer k+p+t is (relabelled) a leader of layer k+t, and when no token leads at layers
+    0 .. k+p-1 (p > 0), none ever leads ([NoLeaderEver], the failure of T0). The identity on all
+    x, y follows from a finite check on the unit vectors e_a, e_b, a, b < d (the entries
     (M^T A M)_{ba} = s A_{ba}), since both sides are bilinear and read only d coordinates. *)
 
-From Coq Require Import QArith List Lia Setoid Morphisms Bool.
+From Coq Require Import QArith List Lia Setoid Morphisms Bool Permutation.
 From HardmaxVerify Require Import Statement Algebra Dynamics Checker.
 Import ListNotations.
 Open Scope Q_scope.
@@ -186,76 +187,143 @@ Proof.
 Qed.
 End Forms.
 
-(** ** One layer commutes with M *)
-Section OneLayer.
-Variable c : config.
-Variable M : list vec.
-Variable s : Q.
-Hypothesis Hs : 0 < s.
-Hypothesis Hsim : forall x y, dot (matvec (A c) (matvec M x)) (matvec M y) == s * dot (matvec (A c) x) y.
-
-(** Z' is M Z, token by token. *)
-Definition related (Z' Z : list vec) : Prop :=
-  length Z' = length Z /\ forall j, (j < length Z)%nat -> veq (zpos Z' j) (matvec M (zpos Z j)).
-
-Lemma related_all Z' Z : related Z' Z -> forall j, veq (zpos Z' j) (matvec M (zpos Z j)).
-Proof.
-  intros [Hl H] j. destruct (Nat.lt_ge_cases j (length Z)) as [Hj|Hj]; [apply H, Hj|].
-  unfold zpos. rewrite !nth_overflow by lia. symmetry. apply matvec_nil.
-Qed.
-
-Lemma related_score Z' Z i j : related Z' Z -> score (A c) Z' i j == s * score (A c) Z i j.
-Proof. intro H. unfold score. rewrite !(related_all _ _ H). apply Hsim. Qed.
-
-Lemma related_top Z' Z i : related Z' Z -> (0 < length Z)%nat -> top (A c) Z' i == s * top (A c) Z i.
-Proof.
-  intros H Hn. destruct (top_attained (A c) Z i Hn) as (j & Hj & E).
-  apply top_is.
-  - exists j. split; [destruct H as [-> _]; exact Hj|]. rewrite related_score by exact H. rewrite E. reflexivity.
-  - intros l Hl. rewrite related_score by exact H. apply Qmult_le_l; [exact Hs|].
-    apply score_le_top. destruct H as [Hlen _]. lia.
-Qed.
-
-Lemma related_attention Z' Z i : related Z' Z -> attention (A c) Z' i = attention (A c) Z i.
-Proof.
-  intro H. assert (Hl := proj1 H). apply attention_ext; [exact Hl|]. intro j. rewrite !mem_attention, Hl.
-  split; intros [Hj E]; split; auto.
-  - assert (Hn : (0 < length Z)%nat) by lia.
-    rewrite (related_score Z' Z i j H), (related_top Z' Z i H Hn) in E.
-    apply Qmult_inj_l in E; [exact E|]. intro E0. rewrite E0 in Hs. discriminate.
-  - assert (Hn : (0 < length Z)%nat) by lia.
-    rewrite (related_score Z' Z i j H), (related_top Z' Z i H Hn), E. reflexivity.
-Qed.
-
-Lemma matvec_vsum xs : veq (matvec M (vsum xs)) (vsum (map (matvec M) xs)).
+(** ** M commutes with sums and means *)
+Lemma matvec_vsum M xs : veq (matvec M (vsum xs)) (vsum (map (matvec M) xs)).
 Proof.
   induction xs as [|x xs IH]; cbn [vsum fold_right map]; [apply matvec_nil|].
   rewrite matvec_vadd. fold (vsum xs). fold (vsum (map (matvec M) xs)). rewrite IH. reflexivity.
 Qed.
 
-Lemma matvec_mean xs : veq (matvec M (mean xs)) (mean (map (matvec M) xs)).
+Lemma matvec_mean M xs : veq (matvec M (mean xs)) (mean (map (matvec M) xs)).
 Proof. unfold mean. rewrite matvec_vscale, matvec_vsum, map_length. reflexivity. Qed.
 
-Lemma related_layer Z' Z : related Z' Z -> related (layer c Z') (layer c Z).
+(** ** One layer commutes with M, up to a relabelling P of the tokens: z'_j = M z_(P j) *)
+Lemma NoDup_map_on {T U} (f : T -> U) l : (forall a b, In a l -> In b l -> f a = f b -> a = b) -> NoDup l -> NoDup (map f l).
 Proof.
-  intro H. split; [rewrite !length_layer; apply H|]. intros j Hj. rewrite length_layer in Hj.
-  rewrite !zpos_layer by (try destruct H as [-> _]; exact Hj).
-  rewrite matvec_update, (related_attention Z' Z j H).
-  apply update_proper; [apply related_all, H|].
-  rewrite matvec_mean, map_map. apply mean_ext. intros l _. apply related_all, H.
+  induction l as [|x l IH]; intros Hf Hn; cbn [map]; [constructor|].
+  inversion Hn as [|? ? Hx Hl]; subst. constructor.
+  - intro H. apply in_map_iff in H as (y & E & Hy). apply Hx. rewrite (Hf y x) in Hy; auto. right; exact Hy. left; reflexivity.
+  - apply IH; [intros; apply Hf; auto; right; auto | exact Hl].
 Qed.
 
-Lemma related_layers k p : related (layers c (k + p)) (layers c k) ->
-  forall t, related (layers c (k + p + t)) (layers c (k + t)).
+Lemma qsum_perm l l' : Permutation l l' -> qsum l == qsum l'.
+Proof.
+  induction 1; unfold qsum in *; cbn [fold_right]; try reflexivity.
+  - rewrite IHPermutation. reflexivity.
+  - ring.
+  - rewrite IHPermutation1. exact IHPermutation2.
+Qed.
+
+Lemma mean_perm xs ys : Permutation xs ys -> veq (mean xs) (mean ys).
+Proof.
+  intros H a. rewrite !coord_mean, (Permutation_length H). apply Qmult_comp; [reflexivity|].
+  apply qsum_perm, Permutation_map, H.
+Qed.
+
+Lemma NoDup_attention M Z i : NoDup (attention M Z i).
+Proof. rewrite attention_filter. apply NoDup_filter, seq_NoDup. Qed.
+
+Section Relabelled.
+Variable c : config.
+Variable M : list vec.
+Variable s : Q.
+Hypothesis Hs : 0 < s.
+Hypothesis Hsim : forall x y, dot (matvec (A c) (matvec M x)) (matvec M y) == s * dot (matvec (A c) x) y.
+Variable P : list nat.
+Notation n := (length P).
+Notation perm j := (nth j P 0%nat).
+Hypothesis P_range : forall j, In j P -> (j < n)%nat.
+Hypothesis P_nodup : NoDup P.
+
+Lemma perm_lt j : (j < n)%nat -> (perm j < n)%nat.
+Proof. intro H. apply P_range, nth_In, H. Qed.
+
+Lemma perm_onto x : (x < n)%nat -> exists j, (j < n)%nat /\ perm j = x.
+Proof.
+  intro H. assert (Hin : In x P).
+  { assert (Hincl : incl P (seq 0 n)) by (intros y Hy; apply in_seq; split; [lia | apply P_range, Hy]).
+    assert (Hlen : (length (seq 0 n) <= n)%nat) by (rewrite seq_length; apply le_n).
+    apply (NoDup_length_incl P_nodup Hlen Hincl). apply in_seq. split; [lia | exact H]. }
+  apply In_nth with (d := 0%nat) in Hin as (j & Hj & E). exists j. auto.
+Qed.
+
+Lemma perm_inj a b : (a < n)%nat -> (b < n)%nat -> perm a = perm b -> a = b.
+Proof. intros Ha Hb E. exact (proj1 (NoDup_nth P 0%nat) P_nodup a b Ha Hb E). Qed.
+
+(** Z' is M Z relabelled by P. *)
+Definition relabelled (Z' Z : list vec) : Prop :=
+  length Z' = n /\ length Z = n /\ forall j, (j < n)%nat -> veq (zpos Z' j) (matvec M (zpos Z (perm j))).
+
+Lemma relabelled_score Z' Z i j : relabelled Z' Z -> (i < n)%nat -> (j < n)%nat ->
+  score (A c) Z' i j == s * score (A c) Z (perm i) (perm j).
+Proof. intros (_ & _ & H) Hi Hj. unfold score. rewrite (H i Hi), (H j Hj). apply Hsim. Qed.
+
+Lemma relabelled_top Z' Z i : relabelled Z' Z -> (i < n)%nat -> top (A c) Z' i == s * top (A c) Z (perm i).
+Proof.
+  intros H Hi. destruct H as (H1 & H2 & H3).
+  destruct (top_attained (A c) Z (perm i) ltac:(lia)) as (x & Hx & E).
+  destruct (perm_onto x ltac:(lia)) as (j & Hj & <-).
+  apply top_is.
+  - exists j. split; [lia|]. rewrite (relabelled_score Z' Z i j (conj H1 (conj H2 H3)) Hi Hj), E. reflexivity.
+  - intros l Hl. rewrite (relabelled_score Z' Z i l (conj H1 (conj H2 H3)) Hi ltac:(lia)).
+    apply Qmult_le_l; [exact Hs|].
+    apply score_le_top. pose proof (perm_lt l ltac:(lia)). lia.
+Qed.
+
+Lemma relabelled_mem Z' Z i j : relabelled Z' Z -> (i < n)%nat ->
+  (In j (attention (A c) Z' i) <-> (j < n)%nat /\ In (perm j) (attention (A c) Z (perm i))).
+Proof.
+  intros H Hi. assert (Hl := H). destruct Hl as (H1 & H2 & _). rewrite !mem_attention, H1, H2.
+  split; intros [Hj E]; split; auto.
+  - split; [apply perm_lt, Hj|].
+    rewrite (relabelled_score Z' Z i j H Hi Hj), (relabelled_top Z' Z i H Hi) in E.
+    apply Qmult_inj_l in E; [exact E|]. intro E0. rewrite E0 in Hs. discriminate.
+  - destruct E as [_ E]. rewrite (relabelled_score Z' Z i j H Hi Hj), (relabelled_top Z' Z i H Hi), E. reflexivity.
+Qed.
+
+Lemma relabelled_attention Z' Z i : relabelled Z' Z -> (i < n)%nat ->
+  Permutation (map (fun j => perm j) (attention (A c) Z' i)) (attention (A c) Z (perm i)).
+Proof.
+  intros H Hi. apply NoDup_Permutation.
+  - apply NoDup_map_on; [|apply NoDup_attention]. intros a b Ha Hb E.
+    apply (relabelled_mem Z' Z i) in Ha, Hb; auto. apply perm_inj; tauto.
+  - apply NoDup_attention.
+  - intro x. rewrite in_map_iff. split.
+    + intros (j & <- & Hj). apply (relabelled_mem Z' Z i j H Hi) in Hj. tauto.
+    + intro Hx. assert (Hxn : (x < n)%nat) by (destruct H as (_ & H2 & _); rewrite <- H2; eapply attention_bound, Hx).
+      destruct (perm_onto x Hxn) as (j & Hj & <-). exists j. split; [reflexivity|].
+      apply (relabelled_mem Z' Z i j H Hi). auto.
+Qed.
+
+Lemma relabelled_layer Z' Z : relabelled Z' Z -> relabelled (layer c Z') (layer c Z).
+Proof.
+  intro H. assert (Hl := H). destruct Hl as (H1 & H2 & H3).
+  split; [rewrite length_layer; exact H1|]. split; [rewrite length_layer; exact H2|]. intros j Hj.
+  rewrite zpos_layer by lia. rewrite (zpos_layer c Z (perm j)) by (pose proof (perm_lt j Hj); lia).
+  rewrite matvec_update. apply update_proper; [apply H3, Hj|].
+  rewrite matvec_mean, map_map.
+  rewrite (mean_ext _ (fun l => matvec M (zpos Z (perm l)))) by
+    (intros l Hin; apply H3; rewrite <- H1; eapply attention_bound, Hin).
+  rewrite <- (map_map (fun l => perm l) (fun x => matvec M (zpos Z x))).
+  apply mean_perm, Permutation_map, relabelled_attention; auto.
+Qed.
+
+Lemma relabelled_layers k p : relabelled (layers c (k + p)) (layers c k) ->
+  forall t, relabelled (layers c (k + p + t)) (layers c (k + t)).
 Proof.
   intros H t. induction t as [|t IH]; [rewrite !Nat.add_0_r; exact H|].
-  rewrite !Nat.add_succ_r. cbn [layers]. apply related_layer, IH.
+  rewrite !Nat.add_succ_r. cbn [layers]. apply relabelled_layer, IH.
 Qed.
 
-Lemma attends_repeat k p : related (layers c (k + p)) (layers c k) ->
-  forall t i, attends c (k + p + t) i = attends c (k + t) i.
-Proof. intros H t i. unfold attends. apply related_attention, related_layers, H. Qed.
-End OneLayer.
+(** A leader of layer k+p+t is, relabelled, a leader of layer k+t. *)
+Lemma leads_relabelled k p : relabelled (layers c (k + p)) (layers c k) ->
+  forall t i, (i < n)%nat -> leads c (k + p + t) i -> leads c (k + t) (perm i).
+Proof.
+  intros H t i Hi E. unfold leads, attends in *.
+  assert (Hp := relabelled_attention _ _ i (relabelled_layers k p H t) Hi).
+  rewrite E in Hp. cbn [map] in Hp. exact (Permutation_length_1_inv Hp).
+Qed.
+End Relabelled.
 
 (** ** The checker and its soundness *)
 Definition no_leader_at (c : config) (Z : list vec) : bool :=
@@ -268,9 +336,21 @@ Fixpoint no_leader_run (c : config) (m : nat) (Z : list vec) : bool :=
   | S m' => no_leader_at c Z && no_leader_run c m' (layer c Z)
   end.
 
-Definition check_similarity (c : config) (k p : nat) (M : list vec) (s : Q) : bool :=
+Fixpoint nodupb (l : list nat) : bool :=
+  match l with [] => true | x :: l' => negb (mem x l') && nodupb l' end.
+
+Lemma nodupb_correct l : nodupb l = true -> NoDup l.
+Proof.
+  induction l as [|x l IH]; intro H; [constructor|]. cbn [nodupb] in H. apply andb_true_iff in H as [H1 H2].
+  constructor; [|apply IH, H2]. intro Hx. apply mem_In in Hx. rewrite Hx in H1. discriminate.
+Qed.
+
+(** P is a permutation of the tokens 0 .. n-1, and z_i^(k+p) = M z_(P i)^k. *)
+Definition check_similarity (c : config) (k p : nat) (M : list vec) (s : Q) (P : list nat) : bool :=
   negb (Qle_bool s 0) && Nat.ltb 0 p && similar_entries (A c) M s (dim c) &&
-  veqb_all (layers c (k + p)) (map (matvec M) (layers c k)) && no_leader_run c (k + p) (tokens c).
+  (Nat.eqb (length P) (ntokens c) && forallb (fun j => Nat.ltb j (length P)) P && nodupb P) &&
+  veqb_all (layers c (k + p)) (map (fun j => matvec M (nth j (layers c k) [])) P) &&
+  no_leader_run c (k + p) (tokens c).
 
 Lemma no_leader_run_sound c m : forall j, no_leader_run c m (layers c j) = true ->
   forall k i, (j <= k < j + m)%nat -> (i < ntokens c)%nat -> ~ leads c k i.
@@ -284,20 +364,26 @@ Proof.
   - apply (IH (S j)); [exact H2 | lia | exact Hi].
 Qed.
 
-Theorem similarity_sound c k p M s : check_similarity c k p M s = true -> NoLeaderEver c.
+Theorem similarity_sound c k p M s P : check_similarity c k p M s P = true -> NoLeaderEver c.
 Proof.
-  unfold check_similarity. rewrite !andb_true_iff. intros [[[[Hs Hp] He] Hrel] Hno].
+  unfold check_similarity. rewrite !andb_true_iff. intros [[[[[Hs Hp] He] [[HPn HPr] HPd]] Hrel] Hno].
   assert (Hs' : 0 < s) by (apply Qnot_le_lt; intro E; apply Qle_bool_iff in E; rewrite E in Hs; discriminate).
-  apply Nat.ltb_lt in Hp.
+  apply Nat.ltb_lt in Hp. apply Nat.eqb_eq in HPn. apply nodupb_correct in HPd.
+  assert (HPr' : forall j, In j P -> (j < length P)%nat) by (intros j Hj; rewrite forallb_forall in HPr; apply Nat.ltb_lt, HPr, Hj).
   assert (Hsim := similar_entries_sound _ _ _ _ He).
-  assert (Hr : related M (layers c (k + p)) (layers c k)).
-  { apply veqb_all_correct in Hrel as [Hl Hn]. rewrite map_length in Hl. split; [exact Hl|].
-    intros j Hj. unfold zpos. rewrite Hn. rewrite nth_indep with (d' := matvec M []) by (rewrite map_length; exact Hj).
-    rewrite map_nth. reflexivity. }
+  assert (Hr : relabelled M P (layers c (k + p)) (layers c k)).
+  { apply veqb_all_correct in Hrel as [Hl Hn]. rewrite map_length in Hl.
+    split; [exact Hl|]. split; [rewrite length_layers; congruence|].
+    intros j Hj. unfold zpos. rewrite Hn.
+    rewrite nth_indep with (d' := (fun j => matvec M (nth j (layers c k) [])) 0%nat) by (rewrite map_length; exact Hj).
+    pose proof (map_nth (fun j => matvec M (nth j (layers c k) [])) P 0%nat j) as E. cbv beta in E.
+    rewrite E. reflexivity. }
   change (tokens c) with (layers c 0) in Hno.
   assert (Hbase := no_leader_run_sound c (k + p) 0 Hno).
   intro l. induction l as [l IH] using (well_founded_induction lt_wf). intros i Hi.
   destruct (Nat.lt_ge_cases l (k + p)) as [Hl|Hl]; [apply Hbase; lia|].
-  replace l with (k + p + (l - k - p))%nat by lia. unfold leads.
-  rewrite (attends_repeat c M s Hs' Hsim k p Hr). apply IH; [lia | exact Hi].
+  replace l with (k + p + (l - k - p))%nat by lia. intro E.
+  assert (Hi' : (i < length P)%nat) by (rewrite HPn; exact Hi).
+  apply (leads_relabelled c M s Hs' Hsim P HPr' HPd k p Hr) in E; [|exact Hi'].
+  revert E. apply IH; [lia|]. rewrite <- HPn. apply perm_lt; assumption.
 Qed.

@@ -1,5 +1,6 @@
 """Coq's kernel on D11 similarity certificates (docs/theory.md D11): the rotating square's T0 failure is
-kernel-checked, and every wrong certificate (M, s, k, p) is rejected, naming the part that fails."""
+kernel-checked, with or without a relabelling, and every wrong certificate (M, s, P, p) is rejected,
+naming the part that fails."""
 
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ def _set(**changes: Any) -> Callable[[dict[str, Any]], None]:
 TAMPERS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "another M": (_set(M=[["1/2", "-1/2"], ["1/2", "1/3"]]), "M^T A M = s A"),
     "M = I (the layers are not M times the last)": (_set(M=[["1", "0"], ["0", "1"]], scale="1"), "layer k + p"),
+    "the identity M with the rotation's relabelling": (_set(relabelling=[1, 2, 3, 0]), "layer k + p"),
     "a wrong scale": (_set(scale="1/3"), "M^T A M = s A"),
     "scale zero": (_set(scale="0"), "not positive"),
     "a negative scale": (_set(scale="-1/2"), "not positive"),
@@ -103,12 +105,26 @@ def test_a_configuration_with_a_leader_cannot_be_said_to_fail(every_fate_report:
     assert "leads" in claims["T0"].reason or "layer k + p" in claims["T0"].reason
 
 
-def test_a_relabelling_is_not_kernel_checked_and_says_why(square_report: dict[str, Any]) -> None:
-    record = copy.deepcopy(square_report)
-    _similarity(record)["relabelling"] = [1, 2, 3, 0]
-    plan = plan_record(record, "relabelled")
-    assert plan.decided["T0"].status == NOT_KERNEL_CHECKED and "relabelling" in plan.decided["T0"].reason
-    assert plan.failing == []
+# z_i^1 = M z_i^0 = M J^-1 z_(i+1)^0 (J the quarter turn that maps each vertex to the next): the same failure
+# with the relabelling P(i) = i + 1 mod 4 and M' = M J^-1 = (I + J^-1)/2, M'^T A M' = A/2 since J^T A J = A.
+RELABELLED = {"M": [["1/2", "1/2"], ["-1/2", "1/2"]], "relabelling": [1, 2, 3, 0]}
+
+
+def test_a_relabelled_certificate_is_kernel_checked_and_a_wrong_relabelling_rejected(square_report: dict[str, Any]) -> None:
+    records = []
+    for name, relabelling in (("P(i) = i + 1", [1, 2, 3, 0]), ("another permutation", [1, 0, 3, 2]),
+                              ("not a permutation", [1, 1, 3, 0]), ("too short", [1, 2, 3]),
+                              ("an index past the tokens", [1, 2, 3, 4])):
+        record = copy.deepcopy(square_report)
+        _similarity(record).update(RELABELLED, relabelling=relabelling)
+        records.append((name, record))
+    result = prove_records(records)
+    outcomes = {name: claims["T0"] for name, claims, _ in result.records}
+    assert outcomes.pop("P(i) = i + 1").status == KERNEL_CHECKED
+    assert all(o.status == REJECTED for o in outcomes.values()), outcomes
+    assert "(relabelled by P)" in outcomes["another permutation"].reason
+    for name in ("not a permutation", "too short", "an index past the tokens"):
+        assert "not a permutation" in outcomes[name].reason, (name, outcomes[name].reason)
 
 
 def test_a_failed_t0_without_a_certificate_is_not_kernel_checked(square_report: dict[str, Any]) -> None:

@@ -145,13 +145,15 @@ _DIAGNOSIS = {
     "spsd": "Eval vm_compute in check_gram (A cfg) ds vs.\n",
     "projections": "Eval vm_compute in t4_failure (A cfg) fates limits faces.\n",
     "no_leader": ("Eval vm_compute in (negb (Qle_bool sims 0), Nat.ltb 0 simp, similar_entries (A cfg) simM sims (dim cfg),\n"
-                  "  veqb_all (layers cfg (simk + simp)) (map (matvec simM) (layers cfg simk)),\n"
+                  "  Nat.eqb (length simP) (ntokens cfg) && forallb (fun j => Nat.ltb j (length simP)) simP && nodupb simP,\n"
+                  "  veqb_all (layers cfg (simk + simp)) (map (fun j => matvec simM (nth j (layers cfg simk) [])) simP),\n"
                   "  no_leader_run cfg (simk + simp) (tokens cfg)).\n"),
 }
 # The parts of check_similarity, in order, and what each one's failure means.
 _SIMILARITY_PARTS = ("the scale s is not positive", "the period p is not positive",
                      "M^T A M = s A does not hold entry by entry (or M, A have entries past the dimension)",
-                     "the positions of layer k + p are not M times those of layer k",
+                     "the relabelling P is not a permutation of the tokens",
+                     "the positions of layer k + p are not M times those of layer k (relabelled by P)",
                      "a token leads at a layer before k + p")
 
 

@@ -4,7 +4,7 @@ A configuration whose tokens all have D7 fates (leader, fixed, locked) becomes o
 :class:`KernelTask`: the configuration, the fates, the limits and the positions of the last
 layer, for the soundness theorem ``certificate_sound`` of formal/Checker.v. D1 and D3 are
 theorems for every configuration (``D1``, ``D3`` of formal/Checker.v), so they need no task.
-A T0 verdict ``failed`` with a D11 similarity certificate (relabelling the identity) becomes the
+A T0 verdict ``failed`` with a D11 similarity certificate (M, s and the relabelling P) becomes the
 theorem ``no_leader`` (``similarity_sound`` of formal/Similarity.v): the kernel proves the failure.
 Everything else is "not kernel-checked", with the reason.
 """
@@ -98,7 +98,7 @@ class KernelTask:
     gram: tuple[str, str] | None = None     # D2, T4: (ds, vs) with A = sum d_i v_i v_i^T
     outcome: bool = True                    # the D7 certificate's theorem
     segment: str | None = None              # a D9 chain's final segment (formal/Paths.v), for path fates
-    similarity: tuple[int, int, str, str] | None = None   # D11: (k, p, M, s) with Z^(k+p) = M Z^k, T0 fails
+    similarity: tuple[int, int, str, str, str] | None = None   # D11: (k, p, M, s, P), z_i^(k+p) = M z_(P i)^k
 
     def definitions(self) -> str:
         text = (f"Definition cfg : {S}config := {self.config}.\n"
@@ -116,9 +116,10 @@ class KernelTask:
         if self.segment is not None:
             text += f"Definition seg : HardmaxVerify.Paths.segment := {self.segment}.\n"
         if self.similarity is not None:
-            k, p, M, s = self.similarity
+            k, p, M, s, P = self.similarity
             text += (f"Definition simk : nat := {k}.\nDefinition simp : nat := {p}.\n"
-                     f"Definition simM : list {S}vec := {M}.\nDefinition sims : Q := {s}.\n")
+                     f"Definition simM : list {S}vec := {M}.\nDefinition sims : Q := {s}.\n"
+                     f"Definition simP : list nat := {P}.\n")
         return text
 
     def theorem_texts(self) -> dict[str, str]:
@@ -150,7 +151,7 @@ class KernelTask:
                                         + cast)
         if self.similarity is not None:
             texts["no_leader"] = (f"Theorem no_leader : {S}NoLeaderEver cfg.\n"
-                                  "Proof. apply (HardmaxVerify.Similarity.similarity_sound cfg simk simp simM sims). "
+                                  "Proof. apply (HardmaxVerify.Similarity.similarity_sound cfg simk simp simM sims simP). "
                                   + cast)
         return texts
 
@@ -242,12 +243,12 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
     needs_task: list[str] = []
     outside = ("a value matrix V is outside the formalised model (V = alpha I)" if config.V is not None else
                "softmax attention (beta) is outside the formalised model (hardmax)" if config.beta is not None else None)
-    similarity: tuple[int, int, str, str] | None = None
+    similarity: tuple[int, int, str, str, str] | None = None
     for claim in sorted(verdicts):
         verdict = verdicts[claim]
         status = verdict.get("status") if isinstance(verdict, Mapping) else None
         if claim == "T0" and status == "failed" and outside is None:
-            found = _similarity_terms(verdict, config.n, f"{label}.verdicts.T0.evidence.similarity")
+            found = _similarity_terms(verdict, f"{label}.verdicts.T0.evidence.similarity")
             if isinstance(found, str):
                 plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, found)
             else:
@@ -356,8 +357,9 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
     return plan
 
 
-def _similarity_terms(verdict: Mapping[str, Any], n: int, where: str) -> tuple[int, int, str, str] | str:
-    """A failed T0's D11 certificate as Coq terms (k, p, M, s), or why the kernel cannot check it."""
+def _similarity_terms(verdict: Mapping[str, Any], where: str) -> tuple[int, int, str, str, str] | str:
+    """A failed T0's D11 certificate as Coq terms (k, p, M, s, P), or why the kernel cannot check it
+    (a relabelling that is no permutation of the tokens is written as given: the kernel rejects it)."""
     evidence = verdict.get("evidence")
     certificate = evidence.get("similarity") if isinstance(evidence, Mapping) else None
     if not isinstance(certificate, Mapping) or certificate.get("format") != SIMILARITY_FORMAT:
@@ -366,12 +368,14 @@ def _similarity_terms(verdict: Mapping[str, Any], n: int, where: str) -> tuple[i
     M = certificate.get("M")
     if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (layer, period)):
         raise InputError(f"{where}.layer", "expected nonnegative integers layer and period")
-    if not isinstance(relabelling, list) or not isinstance(M, list):
-        raise InputError(f"{where}.M", "expected the matrix M and the relabelling")
-    if relabelling != list(range(n)):
-        return "a D11 certificate with a relabelling P other than the identity is not formalised"
+    if not isinstance(M, list):
+        raise InputError(f"{where}.M", "expected the matrix M")
+    if not isinstance(relabelling, list) or not all(isinstance(j, int) and not isinstance(j, bool) and j >= 0
+                                                    for j in relabelling):
+        raise InputError(f"{where}.relabelling", "expected a list of token indices")
     rows = [_point(row, f"{where}.M[{r}]") for r, row in enumerate(M)]
-    return layer, period, terms.matrix(rows), terms.q(_rational(certificate.get("scale"), f"{where}.scale"))
+    return (layer, period, terms.matrix(rows), terms.q(_rational(certificate.get("scale"), f"{where}.scale")),
+            terms.nat_list(relabelling))
 
 
 def _chain(verdicts: Mapping[str, Any]) -> Any:

@@ -48,7 +48,7 @@ def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, ti
     replayed last layer are then kernel-checked; D1 and D3 are theorems for every configuration,
     D2 for every A that is symmetric positive semidefinite. A value matrix and softmax attention
     are not formalised: those claims are reported not kernel-checked. A T0 that check found
-    failed with a D11 similarity certificate (relabelling the identity) is kernel-checked as a
+    failed with a D11 similarity certificate is kernel-checked as a
     failure: the kernel proves that no token ever leads (the line says "T0 fails"). Exit status 0 every claim
     kernel-checked, 1 the kernel rejected a certificate, 2 bad input, 3 nothing rejected but
     something not kernel-checked, 4 could not complete (coqc missing: scripts/setup.sh).
