@@ -202,3 +202,6 @@ Definition T4_statement (M : list vec) (fates : list fate) (limits : list vec) :
     exists v, (forall y, in_hull K y -> dot v y <= dot v (nth i limits [])) /\
       forall x, in_hull K x -> dot v x == dot v (nth i limits []) ->
         dot (matvec M (nth i limits [])) (nth i limits []) <= dot (matvec M x) x.
+
+(** T0 fails: no token leads at any layer (docs/theory.md D11, a pattern that repeats). *)
+Definition NoLeaderEver (c : config) : Prop := forall k i, (i < ntokens c)%nat -> ~ leads c k i.

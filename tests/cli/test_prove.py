@@ -25,7 +25,7 @@ def test_a_configuration_is_checked_then_kernel_checked(tmp_path: Path, capsys: 
     assert main(["prove", str(config), "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert printed.splitlines()[0] == "c.json: kernel-checked"
-    assert library.statement_sha256() in printed and "the certificates (D7 fates, D9 paths) of 1 configuration checked" in printed
+    assert library.statement_sha256() in printed and "the certificates (D7 fates, D9 paths, D11 similarities) of 1 configuration checked" in printed
     record = json.loads(out.read_text(encoding="utf-8"))
     assert record["format"] == "hardmax-verify/prove-v1" and record["statement_sha256"] == library.statement_sha256()
     claims = record["records"][0]["claims"]

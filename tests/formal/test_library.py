@@ -47,8 +47,9 @@ def test_forbidden_words_are_found() -> None:
 def test_soundness_theorems_rest_on_nothing(tmp_path: Path) -> None:
     """Print Assumptions of every theorem a kernel-checked result uses: closed under the global context."""
     built = library.built_library()
-    theorems = ("certificate_sound", "paths_sound", "D1", "D3", "D2", "polytope_sound", "gram_sound", "T4_sound")
-    (tmp_path / "A.v").write_text(f"From {library.LIBRARY} Require Import Checker Paths Polytope Norms.\n"
+    theorems = ("certificate_sound", "paths_sound", "D1", "D3", "D2", "polytope_sound", "gram_sound", "T4_sound",
+                "similarity_sound")
+    (tmp_path / "A.v").write_text(f"From {library.LIBRARY} Require Import Checker Similarity Paths Polytope Norms.\n"
                                   + "".join(f"Print Assumptions {t}.\n" for t in theorems), encoding="utf-8")
     done = subprocess.run([library.coqc_path(), "-q", "-Q", str(built), library.LIBRARY, "A.v"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)

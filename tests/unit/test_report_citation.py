@@ -66,7 +66,8 @@ def test_the_kernel_checked_statement_is_named_with_its_sha256(results: dict) ->
     block = {"status": "checked", "coq_version": "8.19.0", "statement": "formal/Statement.v", "statement_sha256": "cd" * 32,
              "configurations": 7, "certificates_kernel_checked": 6, "claims": {}, "rejected": [], "not_kernel_checked": {}}
     text = citation.citation({**results, citation.KERNEL_CHECKED_KEY: block}).paragraph
-    assert ("Coq's kernel (Coq 8.19.0) checked the certificates (D7 fates, D9 paths) for 6 of the 7 configurations against the statement "
+    assert ("Coq's kernel (Coq 8.19.0) checked the certificates (D7 fates, D9 paths, D11 similarities) "
+            "for 6 of the 7 configurations against the statement "
             f"formal/Statement.v (sha256 {'cd' * 32}).") in text
     assert "No statement" not in text
     rejected = {**block, "status": "rejected", "rejected": [{"task": "x", "reason": "y"}]}

@@ -44,7 +44,7 @@ CLOSED = "Closed under the global context"
 GENERIC = ("HardmaxVerify.Checker.D1", "HardmaxVerify.Checker.D3", "HardmaxVerify.Norms.D2")
 
 _HEADER = (f"From {LIBRARY} Require Import Statement.\n"
-           f"From {LIBRARY} Require Checker Paths Polytope Norms.\n"
+           f"From {LIBRARY} Require Checker Similarity Paths Polytope Norms.\n"
            "From Coq Require Import QArith List.\nImport ListNotations.\nOpen Scope Q_scope.\n\n")
 
 
@@ -144,7 +144,17 @@ _DIAGNOSIS = {
     "polytope": "Eval vm_compute in polytope_failure (dim cfg) fates limits dirs mults.\n",
     "spsd": "Eval vm_compute in check_gram (A cfg) ds vs.\n",
     "projections": "Eval vm_compute in t4_failure (A cfg) fates limits faces.\n",
+    "no_leader": ("Eval vm_compute in (negb (Qle_bool sims 0), Nat.ltb 0 simp, similar_entries (A cfg) simM sims (dim cfg),\n"
+                  "  Nat.eqb (length simP) (ntokens cfg) && forallb (fun j => Nat.ltb j (length simP)) simP && nodupb simP,\n"
+                  "  veqb_all (layers cfg (simk + simp)) (map (fun j => matvec simM (nth j (layers cfg simk) [])) simP),\n"
+                  "  no_leader_run cfg (simk + simp) (tokens cfg)).\n"),
 }
+# The parts of check_similarity, in order, and what each one's failure means.
+_SIMILARITY_PARTS = ("the scale s is not positive", "the period p is not positive",
+                     "M^T A M = s A does not hold entry by entry (or M, A have entries past the dimension)",
+                     "the relabelling P is not a permutation of the tokens",
+                     "the positions of layer k + p are not M times those of layer k (relabelled by P)",
+                     "a token leads at a layer before k + p")
 
 
 def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float, memory_limit: int) -> str:
@@ -152,7 +162,7 @@ def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float
     if theorem not in _DIAGNOSIS:
         return f"the kernel refused its {theorem} theorem"
     text = ("Require Import HardmaxVerify.Statement HardmaxVerify.Checker HardmaxVerify.Paths HardmaxVerify.Polytope "
-            "HardmaxVerify.Norms HardmaxVerify.Diagnose.\n"
+            "HardmaxVerify.Norms HardmaxVerify.Similarity HardmaxVerify.Diagnose.\n"
             "From Coq Require Import QArith List.\nImport ListNotations.\nOpen Scope Q_scope.\n"
             + task.definitions() + _DIAGNOSIS[theorem])
     status, output, _ = _run_coqc(text, folder, "diagnose", time_limit=time_limit, memory_limit=memory_limit)
@@ -178,6 +188,11 @@ def _diagnose(task: KernelTask, theorem: str, folder: Path, *, time_limit: float
                 "NoLeader": "no token has the fate leader",
                 "ReplayFails": f"the positions of layer {found.group(4) if found else '?'} are not the model's"}.get(
             word, "the kernel refused the certificate")
+    if theorem == "no_leader":
+        found = re.search(r"=\s*\(([a-z,\s]+)\)", output)
+        parts = [w.strip() for w in found.group(1).split(",")] if found else []
+        failing = [why for why, value in zip(_SIMILARITY_PARTS, parts) if value == "false"]
+        return f"the D11 certificate: {failing[0]}" if failing else "the kernel refused the D11 certificate"
     if theorem == "spsd":
         return "A is not the sum of d_i v_i v_i^T the certificate gives (with every d_i >= 0)"
     if theorem == "segment":

@@ -34,7 +34,7 @@ STATUSES = (KERNEL_CHECKED, REJECTED, NOT_KERNEL_CHECKED)
 class ProveResult:
     records: list[tuple[str, dict[str, ClaimOutcome], float | None]]   # label, claim outcomes, kernel seconds
     kernel: KernelRun
-    certificates: int = 0   # D7 certificates (one a configuration) the kernel checked
+    certificates: int = 0   # D7/D9 or D11 certificates (one a configuration) the kernel checked
     outside: list[str] = field(default_factory=list)   # labels of configurations outside the hypotheses
 
     def counts(self) -> dict[str, dict[str, int]]:
@@ -58,7 +58,7 @@ class ProveResult:
 
     @property
     def configurations_checked(self) -> int:
-        """Records whose D7 certificate the kernel checked."""
+        """Records whose D7/D9 certificate (or D11 similarity certificate) the kernel checked."""
         return self.certificates
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -145,9 +145,10 @@ def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1
             continue
         verdict = kernel.verdicts[plan.task.name]
         out.append((plan.label, plan.resolve(verdict.status, verdict.reason, verdict.rejected), verdict.seconds))
-    certificates = sum(1 for p in plans if p.task is not None and p.task.outcome
+    certificates = sum(1 for p in plans if p.task is not None
                        and kernel.verdicts[p.task.name].status == KERNEL_CHECKED
-                       and "outcome" not in kernel.verdicts[p.task.name].rejected)
+                       and ((p.task.outcome and "outcome" not in kernel.verdicts[p.task.name].rejected)
+                            or (p.task.similarity is not None and "no_leader" not in kernel.verdicts[p.task.name].rejected)))
     return ProveResult(out, kernel, certificates, outside)
 
 

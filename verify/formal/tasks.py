@@ -4,6 +4,8 @@ A configuration whose tokens all have D7 fates (leader, fixed, locked) becomes o
 :class:`KernelTask`: the configuration, the fates, the limits and the positions of the last
 layer, for the soundness theorem ``certificate_sound`` of formal/Checker.v. D1 and D3 are
 theorems for every configuration (``D1``, ``D3`` of formal/Checker.v), so they need no task.
+A T0 verdict ``failed`` with a D11 similarity certificate (M, s and the relabelling P) becomes the
+theorem ``no_leader`` (``similarity_sound`` of formal/Similarity.v): the kernel proves the failure.
 Everything else is "not kernel-checked", with the reason.
 """
 
@@ -40,10 +42,15 @@ COVERED_CLAIMS: dict[str, str] = {
     "D3": "D3: a leader leads again and does not move (every configuration)",
     "replay": "certificate_sound (paths_sound with a D9 path): the positions of the last layer are the model's",
 }
+# The claims whose failure the kernel proves, and the theorem it rests on.
+FAILURES: dict[str, str] = {
+    "T0": "T0 fails: similarity_sound proves that no token ever leads (the pattern repeats forever, D11)",
+}
+SIMILARITY_FORMAT = "hardmax-verify/similarity-v1"
 GENERIC_THEOREMS = ("D1", "D3")
 NO_GRAM = "A has no exact LDL^T with positive pivots (not symmetric positive definite)"
 # The Coq theorems behind each covered claim (formal/Checker.v, formal/Polytope.v), for tables.
-THEOREMS: dict[str, str] = {"T0": "certificate_sound", "T1": "certificate_sound",
+THEOREMS: dict[str, str] = {"T0": "certificate_sound (holds), similarity_sound (fails, D11)", "T1": "certificate_sound",
                             "T2": "certificate_sound, polytope_sound", "T3": "certificate_sound, polytope_sound",
                             "T4": "certificate_sound, gram_sound, T4_sound", "D1": "D1",
                             "D2": "D2, gram_sound", "D3": "D3",
@@ -71,6 +78,7 @@ CLAIM_THEOREMS: dict[str, tuple[str, ...]] = {
     "T4": ("outcome", "polytope", "spsd", "projections"),
     "D1": (), "D2": ("spsd", "norms"), "D3": (),
 }
+FAILURE_THEOREMS: dict[str, tuple[str, ...]] = {"T0": ("no_leader",)}
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,7 @@ class KernelTask:
     gram: tuple[str, str] | None = None     # D2, T4: (ds, vs) with A = sum d_i v_i v_i^T
     outcome: bool = True                    # the D7 certificate's theorem
     segment: str | None = None              # a D9 chain's final segment (formal/Paths.v), for path fates
+    similarity: tuple[int, int, str, str, str] | None = None   # D11: (k, p, M, s, P), z_i^(k+p) = M z_(P i)^k
 
     def definitions(self) -> str:
         text = (f"Definition cfg : {S}config := {self.config}.\n"
@@ -106,6 +115,11 @@ class KernelTask:
             text += f"Definition faces : list {S}vec := [{'; '.join(self.faces)}].\n"
         if self.segment is not None:
             text += f"Definition seg : HardmaxVerify.Paths.segment := {self.segment}.\n"
+        if self.similarity is not None:
+            k, p, M, s, P = self.similarity
+            text += (f"Definition simk : nat := {k}.\nDefinition simp : nat := {p}.\n"
+                     f"Definition simM : list {S}vec := {M}.\nDefinition sims : Q := {s}.\n"
+                     f"Definition simP : list nat := {P}.\n")
         return text
 
     def theorem_texts(self) -> dict[str, str]:
@@ -135,6 +149,10 @@ class KernelTask:
                 texts["projections"] = (f"Theorem projections : {S}T4_statement {A} fates limits.\n"
                                         f"Proof. apply (HardmaxVerify.Norms.T4_sound {A} fates limits faces spsd). "
                                         + cast)
+        if self.similarity is not None:
+            texts["no_leader"] = (f"Theorem no_leader : {S}NoLeaderEver cfg.\n"
+                                  "Proof. apply (HardmaxVerify.Similarity.similarity_sound cfg simk simp simM sims simP). "
+                                  + cast)
         return texts
 
     def theorems(self) -> str:
@@ -149,6 +167,8 @@ class KernelTask:
             return replace(self, outcome=False)
         if theorem == "polytope":
             return replace(self, directions=None, multipliers=None)
+        if theorem == "no_leader":
+            return replace(self, similarity=None)
         if theorem in ("spsd", "norms"):
             return replace(self, gram=None, faces=None)
         return replace(self, faces=None)
@@ -162,17 +182,20 @@ class RecordPlan:
     task: KernelTask | None
     decided: dict[str, ClaimOutcome] = field(default_factory=dict)
     waiting: list[str] = field(default_factory=list)   # claims decided by the task's kernel verdict
+    failing: list[str] = field(default_factory=list)   # of these, the claims whose failure the kernel proves
 
     def resolve(self, status: str, reason: str, rejected: Mapping[str, str] | None = None) -> dict[str, ClaimOutcome]:
         """Every claim's outcome once the task's verdict is known: ``status`` and ``reason`` for the
         task, ``rejected`` the theorems the kernel refused and why (a claim resting on one is rejected)."""
         out = dict(self.decided)
         for claim in self.waiting:
-            refused = [t for t in CLAIM_THEOREMS[claim] if t in (rejected or {})]
+            theorems = FAILURE_THEOREMS[claim] if claim in self.failing else CLAIM_THEOREMS[claim]
+            refused = [t for t in theorems if t in (rejected or {})]
             if refused:
                 out[claim] = ClaimOutcome(claim, REJECTED, f"rejected by the kernel: {(rejected or {})[refused[0]]}")
             elif status == KERNEL_CHECKED:
-                out[claim] = ClaimOutcome(claim, KERNEL_CHECKED, COVERED_CLAIMS[claim])
+                out[claim] = ClaimOutcome(claim, KERNEL_CHECKED,
+                                          FAILURES[claim] if claim in self.failing else COVERED_CLAIMS[claim])
             else:
                 out[claim] = ClaimOutcome(claim, status, reason)
         return {c: out[c] for c in sorted(out)}
@@ -220,10 +243,18 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
     needs_task: list[str] = []
     outside = ("a value matrix V is outside the formalised model (V = alpha I)" if config.V is not None else
                "softmax attention (beta) is outside the formalised model (hardmax)" if config.beta is not None else None)
+    similarity: tuple[int, int, str, str, str] | None = None
     for claim in sorted(verdicts):
         verdict = verdicts[claim]
         status = verdict.get("status") if isinstance(verdict, Mapping) else None
-        if status != "certified":
+        if claim == "T0" and status == "failed" and outside is None:
+            found = _similarity_terms(verdict, f"{label}.verdicts.T0.evidence.similarity")
+            if isinstance(found, str):
+                plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, found)
+            else:
+                similarity = found
+                plan.failing.append(claim)
+        elif status != "certified":
             plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, f"check did not certify it ({status})")
         elif outside is not None:
             plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, outside)
@@ -231,7 +262,7 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
             needs_task.append(claim)
         else:
             plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, NOT_FORMALISED.get(claim, "not formalised yet"))
-    if not needs_task:
+    if not needs_task and similarity is None:
         return plan
     config_term = terms.config(config.tokens, config.alpha, config.A_matrix)
     gram = _gram_terms(config.A_matrix) if "D2" in needs_task or "T4" in needs_task else None
@@ -261,12 +292,14 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
         _not(plan, needs_task, (f"a token's closed-form path (D9) cannot be checked: {path_reason}"
                                 if path_reason is not None else "not every token has a D7 fate or a closed-form path"),
              ("T0", "T1", "T2", "T3", "T4", "replay"))
-        if not needs_task:
+        if not needs_task and similarity is None:
             return plan
         # D1, D2 and D3 need no certificate of the fates: A's, and the theorems' assumptions.
         plan.task = KernelTask(name=label, config=config_term, fates=[], limits=[], last_layer=0,
-                               last_positions="[]", size=config.n, gram=gram, outcome=False)
-        plan.waiting = needs_task
+                               last_positions="[]",
+                               size=config.n * (1 + (similarity[0] + similarity[1] if similarity else 0)),
+                               gram=gram, outcome=False, similarity=similarity)
+        plan.waiting = needs_task + plan.failing
         return plan
     coq_fates, coq_limits = [], []
     layers_used, kinds = [], []
@@ -318,9 +351,31 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
                            last_positions=last,
                            size=config.n * (1 + max([last_layer] + layers_used)) * (2 if segment is not None else 1),
                            directions=directions, multipliers=multipliers, gram=gram, faces=faces,
-                           segment=segment[0] if segment is not None else None, outcome="leader" in kinds)
-    plan.waiting = needs_task
+                           segment=segment[0] if segment is not None else None, outcome="leader" in kinds,
+                           similarity=similarity)
+    plan.waiting = needs_task + plan.failing
     return plan
+
+
+def _similarity_terms(verdict: Mapping[str, Any], where: str) -> tuple[int, int, str, str, str] | str:
+    """A failed T0's D11 certificate as Coq terms (k, p, M, s, P), or why the kernel cannot check it
+    (a relabelling that is no permutation of the tokens is written as given: the kernel rejects it)."""
+    evidence = verdict.get("evidence")
+    certificate = evidence.get("similarity") if isinstance(evidence, Mapping) else None
+    if not isinstance(certificate, Mapping) or certificate.get("format") != SIMILARITY_FORMAT:
+        return "check did not certify it (failed with no similarity certificate, D11)"
+    layer, period, relabelling = certificate.get("layer"), certificate.get("period"), certificate.get("relabelling")
+    M = certificate.get("M")
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (layer, period)):
+        raise InputError(f"{where}.layer", "expected nonnegative integers layer and period")
+    if not isinstance(M, list):
+        raise InputError(f"{where}.M", "expected the matrix M")
+    if not isinstance(relabelling, list) or not all(isinstance(j, int) and not isinstance(j, bool) and j >= 0
+                                                    for j in relabelling):
+        raise InputError(f"{where}.relabelling", "expected a list of token indices")
+    rows = [_point(row, f"{where}.M[{r}]") for r, row in enumerate(M)]
+    return (layer, period, terms.matrix(rows), terms.q(_rational(certificate.get("scale"), f"{where}.scale")),
+            terms.nat_list(relabelling))
 
 
 def _chain(verdicts: Mapping[str, Any]) -> Any:

@@ -17,7 +17,7 @@ from verify.core.limits import MAX_LAYER_BUDGET
 from verify.core.text import one_line
 from verify.formal.kernel import DEFAULT_TIME_LIMIT
 from verify.formal.prove import STATUSES, prove_path
-from verify.formal.tasks import NOT_KERNEL_CHECKED, REJECTED, THEOREMS
+from verify.formal.tasks import FAILURES, KERNEL_CHECKED, NOT_KERNEL_CHECKED, REJECTED, THEOREMS
 from .output import emit_json, json_option, progress_reporter, summary_console, verdict_line
 
 _STYLE = {"kernel-checked": "green", "rejected": "bold red", "not kernel-checked": "yellow"}
@@ -47,7 +47,9 @@ def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, ti
     certificates: T0, T1 (with the final leader set and every token's limit), T2-T4 and the
     replayed last layer are then kernel-checked; D1 and D3 are theorems for every configuration,
     D2 for every A that is symmetric positive semidefinite. A value matrix and softmax attention
-    are not formalised: those claims are reported not kernel-checked. Exit status 0 every claim
+    are not formalised: those claims are reported not kernel-checked. A T0 that check found
+    failed with a D11 similarity certificate is kernel-checked as a
+    failure: the kernel proves that no token ever leads (the line says "T0 fails"). Exit status 0 every claim
     kernel-checked, 1 the kernel rejected a certificate, 2 bad input, 3 nothing rejected but
     something not kernel-checked, 4 could not complete (coqc missing: scripts/setup.sh).
     """
@@ -62,7 +64,9 @@ def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, ti
     out.print(Text(verdict_line(shown, overall)), soft_wrap=True)
     for label, claims, _ in result.records:
         for claim, outcome in claims.items():
-            if verbose or outcome.status == REJECTED:
+            # A failure the kernel proves (T0 with a D11 certificate) is always said: its count reads as kernel-checked.
+            proved_failure = outcome.status == KERNEL_CHECKED and outcome.reason == FAILURES.get(claim)
+            if verbose or outcome.status == REJECTED or proved_failure:
                 line = Text(f"{one_line(label)}: {claim} ")
                 line.append(outcome.status, style=_STYLE[outcome.status])
                 line.append(f": {one_line(outcome.reason)}" if outcome.reason else "")
@@ -82,7 +86,8 @@ def prove(path: Path, outside_hypotheses: bool, layer_budget: int, jobs: int, ti
         count = sum(1 for _, claims, _ in result.records for o in claims.values() if o.reason == reason)
         out.print(Text(f"not kernel-checked ({count}): {one_line(reason)}"), soft_wrap=True)
     out.print(Text(f"Coq {result.kernel.coq_version}, vm_compute; statement formal/Statement.v "
-                   f"sha256 {result.kernel.statement_sha256}; the certificates (D7 fates, D9 paths) of "
+                   f"sha256 {result.kernel.statement_sha256}; the certificates (D7 fates, D9 paths, D11 similarities) "
+                   f"of "
                    f"{result.configurations_checked} configuration{'' if result.configurations_checked == 1 else 's'} "
                    f"checked by the kernel "
                    f"in {result.kernel.seconds:.1f} s"), soft_wrap=True)

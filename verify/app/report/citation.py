@@ -65,7 +65,8 @@ class KernelChecked:
     def sentence(self) -> str:
         counted = ("" if self.checked is None or self.configurations is None else
                    f" for {fmt.count(self.checked)} of the {fmt.counted(self.configurations, 'configuration')}")
-        text = (f"Coq's kernel ({self.kernel}) checked the certificates (D7 fates, D9 paths){counted} against the statement "
+        text = (f"Coq's kernel ({self.kernel}) checked the certificates (D7 fates, D9 paths, D11 similarities){counted} "
+                f"against the statement "
                 f"{self.statement} (sha256 {self.sha256})")
         return text + (f"; it REJECTED {fmt.counted(self.rejected, 'certificate')}." if self.rejected else ".")
 

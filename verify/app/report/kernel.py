@@ -1,8 +1,8 @@
 """The report's kernel pass: the campaign's certificates checked by Coq's kernel (docs/formal.md).
 
 The block it adds to results.json (``"kernel"``) says which Coq checked, against which statement
-(formal/Statement.v and its sha256), how many configurations' certificates (D7 fates, D9 paths) the kernel checked, and per claim
-how many configurations are kernel-checked, rejected or not kernel-checked. It is deterministic
+(formal/Statement.v and its sha256), how many configurations' certificates (D7 fates, D9 paths,
+D11 similarities) the kernel checked, and per claim how many configurations are kernel-checked, rejected or not kernel-checked. It is deterministic
 (its time goes to the environment block). Without coqc, or with ``--no-kernel``, the block says
 the pass was skipped and why; the report is written either way.
 """
@@ -65,7 +65,8 @@ def kernel_sentence(block: Mapping[str, Any] | None) -> str | None:
     if block["status"] in ("skipped", "not completed"):
         return f"Coq's kernel did not check this report ({block['status']}: {block['reason']})"
     text = (f"{fmt.count(block['certificates_kernel_checked'])} of {fmt.counted(block['configurations'], 'configuration')}' "
-            f"certificates (D7 fates, D9 paths) checked by Coq's kernel (Coq {block['coq_version']}, vm_compute; statement "
+            f"certificates (D7 fates, D9 paths, D11 similarities) checked by Coq's kernel (Coq {block['coq_version']}, "
+            f"vm_compute; statement "
             f"{block['statement']}, sha256 {block['statement_sha256'][:16]}…)")
     if block["rejected"]:
         text += f"; the kernel REJECTED {fmt.counted(len(block['rejected']), 'certificate')}"

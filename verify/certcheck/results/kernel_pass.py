@@ -2,7 +2,8 @@
 
 This checker cannot run Coq. It checks what it can: the block's keys, that its counts are whole
 numbers over the configurations the file holds, that no claim is kernel-checked on more
-configurations than the file certifies it on, that only the formalised claims count as
+configurations than the file decides it on (certifies it, or, for T0, finds it failed with a D11
+similarity certificate, whose failure the kernel proves), that only the formalised claims count as
 kernel-checked, and that the rejected certificates name tasks of the file. Whether the kernel
 accepted each certificate is Coq's verdict: ``hardmax-verify prove results.json`` runs it again.
 """
@@ -53,6 +54,15 @@ def _whole(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
+def _decided(claim: str, verdict: dict) -> bool:
+    """The file decides the claim: certified, or T0 failed with a D11 certificate (the kernel can prove that failure)."""
+    if verdict.get("status") == "certified":
+        return True
+    evidence = verdict.get("evidence")
+    return (claim == "T0" and verdict.get("status") == "failed" and isinstance(evidence, dict)
+            and isinstance(evidence.get("similarity"), dict))
+
+
 def _problems(data: dict, block: dict) -> list[str]:
     examples = [r for r in data.get("examples", []) if isinstance(r, dict) and r.get("status") != "error"]
     names = {str(r.get("task", {}).get("name")) for r in examples if isinstance(r.get("task"), dict)}
@@ -67,8 +77,7 @@ def _problems(data: dict, block: dict) -> list[str]:
     if not _whole(block["certificates_kernel_checked"]) or block["certificates_kernel_checked"] > n:
         problems.append("certificates_kernel_checked is not a count of the file's records")
     certified = {claim: sum(1 for r in examples if isinstance(r.get("verdicts"), dict)
-                            and isinstance(r["verdicts"].get(claim), dict)
-                            and r["verdicts"][claim].get("status") == "certified")
+                            and isinstance(r["verdicts"].get(claim), dict) and _decided(claim, r["verdicts"][claim]))
                  for claim in (block["claims"] if isinstance(block["claims"], dict) else {})}
     if not isinstance(block["claims"], dict):
         return problems + ["claims is not an object"]
@@ -79,7 +88,7 @@ def _problems(data: dict, block: dict) -> list[str]:
         if sum(row.values()) != n:
             problems.append(f"claims.{claim}: the counts add up to {sum(row.values())}, not {n}")
         if row["kernel-checked"] > certified.get(claim, 0):
-            problems.append(f"claims.{claim}: {row['kernel-checked']} kernel-checked, the file certifies it on "
+            problems.append(f"claims.{claim}: {row['kernel-checked']} kernel-checked, the file decides it on "
                             f"{certified.get(claim, 0)}")
         if claim not in FORMALISED and row["kernel-checked"]:
             problems.append(f"claims.{claim}: kernel-checked, but the claim is not formalised")
