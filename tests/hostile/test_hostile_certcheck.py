@@ -9,6 +9,7 @@ are checked in full (exit 0).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from fractions import Fraction
@@ -249,3 +250,60 @@ def test_a_section_file_that_is_a_fifo_is_never_read(tmp_path: Path) -> None:
     (tmp_path / "results.json").write_text(json.dumps(_results_with_sections(files)))
     outcome = run(["certcheck", "results.json", "--runs", "runs"], tmp_path)
     assert outcome.status == 1 and "(sections) rejected" in outcome.out, outcome.describe()
+
+
+# --------------------------------------------------------------------------- values of another JSON type
+
+
+@functools.lru_cache(maxsize=None)
+def _two_records() -> str:
+    """A results.json of two real records (the report's own functions; tests/common/results_files.py), as JSON."""
+    from tests.common.results_files import results_of
+    from verify.claims import check_configuration
+    from verify.core.worked import WORKED_CONFIGURATIONS
+
+    reports = [json.loads(json.dumps(check_configuration(WORKED_CONFIGURATIONS[name]).to_json_dict()))
+               for name in ("triangle", "square")]
+    return json.dumps(results_of(reports))
+
+
+def _set(*path: Any, to: Any) -> Any:
+    def change(data: Any) -> None:
+        for key in path[:-1]:
+            data = data[key]
+        data[path[-1]] = to
+    return change
+
+
+# A list, an object or a number where the checker compares, sorts, hashes or looks up names: each once made it
+# stop with an internal error (exit 4: "could not complete") instead of rejecting the file.
+WRONG_TYPES: dict[str, tuple[Any, str]] = {
+    "a verdict's evidence that is a number": (_set("examples", 0, "verdicts", "T0", "evidence", to=7), "evidence"),
+    "a record's certcheck.verified that is a number": (_set("examples", 0, "certcheck", "verified", to=7),
+                                                       "certcheck verified"),
+    "a record's certcheck.verified of a name and a number": (_set("examples", 0, "certcheck", "verified",
+                                                                  to=["T0", 1]), "certcheck verified"),
+    "a record's certcheck.rejected that is a number": (_set("examples", 0, "certcheck", "rejected", to=7),
+                                                       "certcheck rejected"),
+    "a record's stopped_by that is a list": (_set("examples", 0, "stopped_by", to=["settled"]), "stopped_by"),
+    "a planned task's name that is a list": (_set("plan", "tasks", 0, "name", to=["triangle"]), "not a name"),
+    "a record's task name that is an object": (_set("examples", 1, "task", "name", to={"name": "square"}),
+                                               "not a name"),
+}
+
+
+@pytest.mark.parametrize("case", slow_except(sorted(WRONG_TYPES), "a record's certcheck.verified that is a number"))
+def test_a_value_of_another_json_type_is_rejected_not_an_internal_error(tmp_path: Path, case: str) -> None:
+    change, fragment = WRONG_TYPES[case]
+    data = json.loads(_two_records())
+    change(data)
+    (tmp_path / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "results.json"], tmp_path)
+    assert outcome.status == 1, outcome.describe()
+    assert fragment in outcome.out and "REJECTED" in outcome.out, outcome.describe()
+
+
+@pytest.mark.parametrize("kind", [["control"], {"kind": "control"}])
+def test_a_control_result_s_kind_that_is_not_a_string_is_refused(tmp_path: Path, kind: Any) -> None:
+    (tmp_path / "control.json").write_text(json.dumps({"format": "hardmax-verify/control-v1", "kind": kind}))
+    assert_refused(run(["certcheck", "control.json"], tmp_path), 2, "control.json.kind")

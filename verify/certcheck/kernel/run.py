@@ -261,7 +261,7 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
                             f"holds with layer + period = last_layer {last}")
     elif run.stopped_by is not None:
         allowed = {"settled"} if facts.settled is not None else {"layer budget", "time budget", "work limit"}
-        if run.stopped_by not in allowed:
+        if not isinstance(run.stopped_by, str) or run.stopped_by not in allowed:  # a list is not hashable
             problems.append(f"stopped_by is {str(run.stopped_by)[:30]!r}, expected "
                             f"{' or '.join(repr(a) for a in sorted(allowed))}")
         elif run.stopped_by == "layer budget" and isinstance(budget, int) and last != budget:

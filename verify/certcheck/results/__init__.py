@@ -208,16 +208,25 @@ def _certcheck_block_problem(block: Any, outcomes: list) -> str | None:
     expected_unsupported = sorted(o.claim for o in outcomes if o.status == "unsupported")
     if not isinstance(block, dict) or block.get("available") is not True:
         return "the record's certcheck block is missing or says the checker was not available"
-    if sorted(block.get("verified") or []) != expected_verified:
-        return (f"the record says certcheck verified {sorted(block.get('verified') or [])}, "
+    verified = _claim_names(block.get("verified"))
+    if verified != expected_verified:
+        return (f"the record says certcheck verified {brief_json(block.get('verified'))[:200]}, "
                 f"this run verifies {expected_verified}")
     rejected = block.get("rejected")
     expected_rejected = sorted({o.claim for o in outcomes if o.status == "rejected"})
     if not isinstance(rejected, dict) or sorted(rejected) != expected_rejected:
         return (f"the record says certcheck rejected {sorted(rejected) if isinstance(rejected, dict) else rejected!r}"[:200]
                 + f", this run rejects {expected_rejected}")
-    if sorted(block.get("unsupported") or []) != expected_unsupported:
+    unsupported = block.get("unsupported")
+    if not isinstance(unsupported, dict) or sorted(unsupported) != expected_unsupported:
         return "the record's unsupported certificates differ from this run's"
+    return None
+
+
+def _claim_names(value: Any) -> list[str] | None:
+    """A stated list of claim names, sorted; None when it is not a list of strings (a file may hold anything)."""
+    if isinstance(value, list) and all(isinstance(name, str) for name in value):
+        return sorted(value)
     return None
 
 
@@ -424,11 +433,12 @@ def _claim_counts(examples: list, claim: str, verified: dict) -> dict[str, int]:
             row["exact"] += 1
         if isinstance(verdict.get("certificate"), dict) and verdict["certificate"].get("vacuous") is True:
             row["vacuous"] += 1
-        elif any(str(key).startswith("measured") for key in (verdict.get("evidence") or {})):
+        elif isinstance(verdict.get("evidence"), dict) and any(str(key).startswith("measured")
+                                                                for key in verdict["evidence"]):
             row["measured"] += 1
         if claim in verified.get(i, []):
             row["recertified"] += 1
         block = record.get("certcheck")
-        if isinstance(block, dict) and claim in (block.get("rejected") or {}):
+        if isinstance(block, dict) and isinstance(block.get("rejected"), dict) and claim in block["rejected"]:
             row["rejected_by_checker"] += 1
     return row
