@@ -256,6 +256,27 @@ def test_results_file_every_record_and_the_summary(tmp_path: Path) -> None:
     assert "recertified" in rejected[2].reason
 
 
+def test_a_record_turned_into_a_task_error_is_not_checked_never_everything_verified(tmp_path: Path) -> None:
+    # A forger hides a record (a failed verdict, say) as a task that raised: the record the report writes for it,
+    # and the summary the report computes. Nothing in it is false, but none of its claims was checked: exit 3,
+    # and the last line says so instead of "everything verified".
+    from tests.common.results_files import summary_of
+
+    data = _results({n: reports()[n] for n in ("triangle", "square")})
+    data["examples"][1] = {"task": data["examples"][1]["task"], "status": "error",
+                           "error": "ZeroDivisionError: injected", "attempts": 2}
+    data["summary"] = summary_of(data["examples"], data["campaign"]["layer_budget"])
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data))
+    result = certcheck.check_file(str(path))
+    assert {o.status for o in result.outcomes if o.status != "verified"} == {certcheck.NOT_CHECKED}, result.outcomes
+    assert result.exit_status == 3
+    assert "everything verified" not in result.verdict_line()
+    assert result.verdict_line().endswith("1 task raised an error and was not checked")
+    assert [(o.source, o.claim) for o in result.outcomes if o.status == certcheck.NOT_CHECKED] == [
+        (f"{path}.examples[1]", "(run)")]
+
+
 def test_report_hook_calls_the_checker() -> None:
     from verify.app.campaign.recheck import recheck_certificates
 

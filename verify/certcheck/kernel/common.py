@@ -60,7 +60,7 @@ class Outcome(NamedTuple):
     numbers recomputed), inconclusive (an inconclusive verdict the replay confirms cannot be
     decided), failed (the file reports the claim false), rejected (something that does not
     verify), unsupported (beyond what the checker implements or its limits) or not checked (a
-    section whose saved files were not given)."""
+    section whose saved files were not given, a task that raised and states no verdict)."""
 
     source: str
     claim: str
@@ -71,7 +71,7 @@ class Outcome(NamedTuple):
 OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported", "not checked")
 
 
-NOT_CHECKED = "not checked"  # a section whose saved files were not given (an Outcome status)
+NOT_CHECKED = "not checked"  # a section whose saved files were not given, a task that raised (an Outcome status)
 
 
 _READ = threading.local()
@@ -148,7 +148,13 @@ class CheckResult:
         elif "unsupported" in statuses:
             verdict = "nothing rejected, but some certificates could not be checked"
         elif NOT_CHECKED in statuses:
-            verdict = "nothing rejected, but some saved results the report quotes were not checked"
+            # A run not checked is a task that raised (its record states no verdict); the rest are saved results.
+            tasks = sum(o.status == NOT_CHECKED and o.claim == "(run)" for o in self.outcomes)
+            parts = [f"{counted(tasks, 'task')} raised an error and {'was' if tasks == 1 else 'were'} not checked"
+                     ] if tasks else []
+            if any(o.status == NOT_CHECKED and o.claim != "(run)" for o in self.outcomes):
+                parts.append("some saved results the report quotes were not checked")
+            verdict = "nothing rejected, but " + "; ".join(parts)
         elif "inconclusive" in statuses:
             # An inconclusive verdict states nothing false and carries no certificate: accepted, never proof.
             undecided = sum(o.status == "inconclusive" and not o.claim.startswith("(") for o in self.outcomes)

@@ -15,9 +15,9 @@ import statistics
 from fractions import Fraction
 from typing import Any
 
-from ..kernel import (CHECKED, CHECKS, CONFIGURATION, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, HORIZON, RESULTS_SCHEMA,
-                      RUN, SUMMARY, BadInput, CheckResult, Obj, Outcome, Rejected, Run, admit, brief_json, check_run,
-                      combine_statuses, counted, json_count, max_checkable_layer, metered, model_of, models_cached,
+from ..kernel import (CHECKED, CHECKS, CONFIGURATION, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, HORIZON, NOT_CHECKED,
+                      RESULTS_SCHEMA, RUN, SUMMARY, BadInput, CheckResult, Obj, Outcome, Rejected, Run, admit, brief_json,
+                      check_run, combine_statuses, counted, json_count, max_checkable_layer, metered, model_of, models_cached,
                       read_number, same_json, shape_of, stated)
 from ..kernel import problem as _schema_problem
 from .campaign import CAMPAIGN, _campaign_problems
@@ -26,6 +26,8 @@ from .schema import ERROR_RECORD, RECORD, RESULTS
 from .sections import SECTIONS, _section_keys, _section_outcomes
 
 SCHEMA_VERSION = 2  # the results.json version this checker reads (verify/app/report/schema.py)
+# A task that raised states no verdict, so none of its claims is checked: not checked (exit 3), never "verified".
+TASK_ERROR = "the task raised an error: none of its claims was checked"
 
 
 def _record_run(record: Any, where: str, campaign: dict) -> Run:
@@ -91,8 +93,7 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
             # A task that raised: its record holds the task, the error and nothing else (no verdict to count).
             shape = _schema_problem(examples[i], ERROR_RECORD)
             result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "rejected", shape) if shape else
-                                   Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
-                                           "the task raised an error and was not checked"))
+                                   Outcome(f"{source}.examples[{i}]", RUN, NOT_CHECKED, TASK_ERROR))
             continue
         outcomes = check_run(records[i])
         result.outcomes += outcomes
