@@ -289,6 +289,7 @@ WRONG_TYPES: dict[str, tuple[Any, str]] = {
     "a planned task's name that is a list": (_set("plan", "tasks", 0, "name", to=["triangle"]), "not a name"),
     "a record's task name that is an object": (_set("examples", 1, "task", "name", to={"name": "square"}),
                                                "not a name"),
+    "a kernel block's status that is a list": (_set("kernel", to={"status": ["checked"]}), "kernel"),
 }
 
 
