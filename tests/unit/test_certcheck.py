@@ -1379,3 +1379,21 @@ def test_no_reason_of_a_schema_drops_out_of_the_not_checked_table() -> None:
             assert reason in table[where], (kind, where, reason)
     table = {row.pattern: row.reason for row in schema.rows(certcheck.schemas()["verification report (results.json)"])}
     assert "role campaign" in table["inputs[]"] and "role specification" in table["inputs[]"]
+
+
+@pytest.mark.parametrize("field, value", [("layer_budget", [60]), ("layer_budget", True), ("layer_budget", -1),
+                                          ("time_budget", [1]), ("time_budget", "1 hour"), ("time_budget", 0)])
+def test_a_run_s_budget_that_is_not_a_number_is_rejected(field: str, value: Any) -> None:
+    # The budgets are inputs of the run, not re-derived, but the checks on them (last_layer within the layer budget,
+    # equal to it when the run stopped by it; a time budget when it stopped by time) were skipped for a list.
+    report = copy.deepcopy(reports()["triangle"])
+    assert certcheck.check_report(copy.deepcopy(report)).exit_status == 0
+    report[field] = value
+    result = certcheck.check_report(report)
+    assert result.exit_status == 1
+    assert any(o.status == "rejected" and o.claim == "(run)" and o.reason.startswith(f"{field} is ")
+               for o in result.outcomes), result.outcomes
+    # "2.5": a decimal as the JSON reader keeps it; 2.5: as the report's hook passes it (recheck_certificates)
+    for fine in ({"time_budget": 30}, {"time_budget": "2.5"}, {"time_budget": 2.5}, {"time_budget": None}):
+        report = dict(copy.deepcopy(reports()["triangle"]), **fine)
+        assert certcheck.check_report(report).exit_status == 0, fine

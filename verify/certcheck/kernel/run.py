@@ -12,6 +12,7 @@ builder's hook for one record.
 from __future__ import annotations
 
 import sys
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -237,6 +238,20 @@ def _hypotheses_problems(run: Run, m: Model) -> list[str]:
     return problems
 
 
+def _positive_seconds(value: Any) -> bool:
+    """A time budget: a positive number, or a decimal the JSON reader kept as its text (Decimal compares it without
+    expanding an exponent such as 1e999999999)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):  # a caller's own dict (the report's hook)
+        return value > 0 and value != float("inf")
+    if not isinstance(value, str) or len(value) > 40:
+        return False
+    try:
+        seconds = Decimal(value)
+    except ArithmeticError:
+        return False
+    return seconds.is_finite() and seconds > 0
+
+
 def _run_problems(run: Run, facts: Facts) -> list[str]:
     """What a run states besides its verdicts, against the replay: settled and last layer, how it
     stopped, its combined status, its fates (the report's "exact limit" column reads them) and
@@ -251,6 +266,12 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
     elif settled is not None and last > settled + 1:
         problems.append(f"last_layer is {last}, but a run stops one layer after settling (layer {settled})")
     budget = run.layer_budget
+    if budget is not None and not (isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0):
+        # An input of the run, not re-derived, but a number: another value would skip the two checks on it.
+        problems.append(f"layer_budget is {brief_json(budget)[:30]}, expected a whole number of layers")
+    if run.time_budget is not None and not _positive_seconds(run.time_budget):
+        problems.append(f"time_budget is {brief_json(run.time_budget)[:30]}, expected null or a positive number of "
+                        "seconds")
     if isinstance(budget, int) and not isinstance(budget, bool) and last > budget:
         problems.append(f"last_layer {last} is beyond the layer budget {budget}")
     if run.stopped_by == STOPPED_BY:
