@@ -1397,3 +1397,23 @@ def test_a_run_s_budget_that_is_not_a_number_is_rejected(field: str, value: Any)
     for fine in ({"time_budget": 30}, {"time_budget": "2.5"}, {"time_budget": 2.5}, {"time_budget": None}):
         report = dict(copy.deepcopy(reports()["triangle"]), **fine)
         assert certcheck.check_report(report).exit_status == 0, fine
+
+
+@pytest.mark.parametrize("field", ["status", "stopped_by", "layer_budget", "outside_hypotheses", "hypothesis_violations"])
+def test_a_run_field_set_to_null_is_rejected(tmp_path: Path, field: str) -> None:
+    # A null status, stopped_by, layer budget or hypotheses flag/list read as "not stated" (the report builder's hook
+    # states no such field) and skipped its comparison with the replay: the file verified. A file states them.
+    report = copy.deepcopy(reports()["triangle"])
+    report[field] = None
+    result = certcheck.check_report(report)
+    assert result.exit_status == 1
+    assert any(o.claim == "(run)" and o.status == "rejected" and o.reason.startswith(f"{field}: null")
+               for o in result.outcomes), result.outcomes
+    if field in ("status", "stopped_by"):  # a results.json record's own fields
+        data = _results({"triangle": reports()["triangle"]})
+        data["examples"][0][field] = None
+        path = tmp_path / "results.json"
+        path.write_text(json.dumps(data))
+        result = certcheck.check_file(str(path))
+        assert any(o.claim == "(run)" and o.status == "rejected" and o.reason.startswith(f"{field}: null")
+                   for o in result.outcomes), result.outcomes

@@ -52,6 +52,17 @@ class Run(NamedTuple):
     problems: tuple = ()               # keys of the run the schema does not have, or lacks (report_schema)
 
 
+# The run's fields a file must state (never null): a null one would skip its comparison with the replay, as a run
+# that does not state it (the report builder's hook) does. A claims report states all five, a record the first two.
+STATED_FIELDS = ("status", "stopped_by", "layer_budget", "outside_hypotheses", "hypothesis_violations")
+
+
+def null_fields(data: Any, keys: tuple[str, ...]) -> str | None:
+    """The problem with a run whose file holds null in one of ``keys`` (see STATED_FIELDS), or None."""
+    null = [key for key in keys if isinstance(data, dict) and key in data and data[key] is None]
+    return f"{', '.join(null)}: null, where the file must state {'it' if len(null) == 1 else 'them'}" if null else None
+
+
 def shape_of(config: Any, where: str) -> tuple[int, int]:
     tokens = config.get("tokens") if isinstance(config, dict) else None
     if not (isinstance(tokens, list) and tokens and all(isinstance(t, list) and t for t in tokens)
@@ -419,7 +430,8 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
               fates=data.get("fates"), status=data.get("status"), stopped_by=data.get("stopped_by"),
               layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"),
               outside_hypotheses=data.get("outside_hypotheses"),
-              hypothesis_violations=data.get("hypothesis_violations"), problems=() if top is None else (top,))
+              hypothesis_violations=data.get("hypothesis_violations"),
+              problems=tuple(p for p in (top, null_fields(data, STATED_FIELDS)) if p is not None))
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
     with models_cached(), metered(total) as meter:
         admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)

@@ -18,7 +18,7 @@ from typing import Any
 from ..kernel import (CHECKED, CHECKS, CONFIGURATION, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, HORIZON, NOT_CHECKED,
                       RESULTS_SCHEMA, RUN, SUMMARY, BadInput, CheckResult, Obj, Outcome, Rejected, Run, admit, brief_json,
                       check_run, combine_statuses, counted, json_count, max_checkable_layer, metered, model_of, models_cached,
-                      read_number, same_json, shape_of, stated)
+                      null_fields, read_number, same_json, shape_of, stated, STATED_FIELDS)
 from ..kernel import problem as _schema_problem
 from .campaign import CAMPAIGN, _campaign_problems
 from .kernel_pass import kernel_outcomes
@@ -47,7 +47,7 @@ def _record_run(record: Any, where: str, campaign: dict) -> Run:
                record.get("settled_layer"), fates=record.get("fates"), status=record.get("status"),
                stopped_by=record.get("stopped_by"), layer_budget=campaign.get("layer_budget"),
                time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"),
-               problems=() if shape is None else (shape,))
+               problems=tuple(p for p in (shape, null_fields(record, STATED_FIELDS[:2])) if p is not None))
 
 
 def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
