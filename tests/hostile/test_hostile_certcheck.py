@@ -308,3 +308,25 @@ def test_a_value_of_another_json_type_is_rejected_not_an_internal_error(tmp_path
 def test_a_control_result_s_kind_that_is_not_a_string_is_refused(tmp_path: Path, kind: Any) -> None:
     (tmp_path / "control.json").write_text(json.dumps({"format": "hardmax-verify/control-v1", "kind": kind}))
     assert_refused(run(["certcheck", "control.json"], tmp_path), 2, "control.json.kind")
+
+
+# --------------------------------------------------------------------------- names that would be markup
+
+
+@pytest.mark.parametrize("name", slow_except(["[red]x[/red]", "[/]", "[link=http://x]y", "[on red]verified[/on red]",
+                                              "[white on white]"], "[/]"))
+def test_a_name_of_markup_in_a_key_is_printed_as_text(tmp_path: Path, name: str) -> None:
+    # The command line prints with rich: a section or claim key from the file must neither crash it (exit 4: a
+    # closing tag with nothing open) nor style away the word that says what happened to it.
+    data = json.loads(_two_records())
+    data["optional_sections"][name] = {"directory": None, "files": [], "skipped": "x"}
+    (tmp_path / "sections.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "sections.json"], tmp_path)
+    assert outcome.status == 3, outcome.describe()
+    assert f"{name}: (sections) not checked" in outcome.out, outcome.describe()
+    data = json.loads(_two_records())
+    data["examples"][0]["verdicts"][name] = data["examples"][0]["verdicts"]["T0"]
+    (tmp_path / "claims.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "claims.json"], tmp_path)
+    assert outcome.status == 1, outcome.describe()
+    assert name in outcome.out and "REJECTED" in outcome.out, outcome.describe()

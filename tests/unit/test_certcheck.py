@@ -1417,3 +1417,18 @@ def test_a_run_field_set_to_null_is_rejected(tmp_path: Path, field: str) -> None
         result = certcheck.check_file(str(path))
         assert any(o.claim == "(run)" and o.status == "rejected" and o.reason.startswith(f"{field}: null")
                    for o in result.outcomes), result.outcomes
+
+
+def test_a_section_certcheck_has_no_routine_for_is_not_checked_even_without_files(tmp_path: Path) -> None:
+    # docs/certcheck.md: a section without a routine is reported not checked. Without files it was passed over in
+    # silence, so any key (a forged section for a renderer to show, its "skipped" sentence) rode along unread.
+    data = _results({"triangle": reports()["triangle"]})
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data))
+    assert certcheck.check_file(str(path)).exit_status == 0
+    data["optional_sections"]["forged"] = {"directory": None, "files": [], "skipped": "every claim kernel-checked"}
+    path.write_text(json.dumps(data))
+    result = certcheck.check_file(str(path))
+    assert result.exit_status == 3
+    assert [(o.claim, o.status) for o in result.outcomes if o.status != "verified"] == [("(sections)", "not checked")]
+    assert any("no routine for the section 'forged'" in o.reason for o in result.outcomes)
