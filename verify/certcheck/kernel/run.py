@@ -12,7 +12,6 @@ builder's hook for one record.
 from __future__ import annotations
 
 import sys
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -21,7 +20,7 @@ from .closed_form import _run_chain
 from .common import BadInput, CLAIM_ID, CheckResult, FORMAT, Outcome, Point, Rejected
 from .estimate import replay_work, setup_work
 from .fates import _fate_value, _is_leader
-from .jsonvalues import brief_json, same_json
+from .jsonvalues import brief_json, json_number, same_json
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_DIMENSION, MAX_LAYER, RUN_OVERHEAD
 from .meter import WorkLimit, charge, metered
 from .model import Context, Fate, Model, model_of, models_cached
@@ -52,8 +51,7 @@ class Run(NamedTuple):
     problems: tuple = ()               # keys of the run the schema does not have, or lacks (report_schema)
 
 
-# The run's fields a file must state (never null): a null one would skip its comparison with the replay, as a run
-# that does not state it (the report builder's hook) does. A claims report states all five, a record the first two.
+# Fields a file states (a claims report all five, a record the first two): null would skip their comparison.
 STATED_FIELDS = ("status", "stopped_by", "layer_budget", "outside_hypotheses", "hypothesis_violations")
 
 
@@ -249,20 +247,6 @@ def _hypotheses_problems(run: Run, m: Model) -> list[str]:
     return problems
 
 
-def _positive_seconds(value: Any) -> bool:
-    """A time budget: a positive number, or a decimal the JSON reader kept as its text (Decimal compares it without
-    expanding an exponent such as 1e999999999)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):  # a caller's own dict (the report's hook)
-        return value > 0 and value != float("inf")
-    if not isinstance(value, str) or len(value) > 40:
-        return False
-    try:
-        seconds = Decimal(value)
-    except ArithmeticError:
-        return False
-    return seconds.is_finite() and seconds > 0
-
-
 def _run_problems(run: Run, facts: Facts) -> list[str]:
     """What a run states besides its verdicts, against the replay: settled and last layer, how it
     stopped, its combined status, its fates (the report's "exact limit" column reads them) and
@@ -280,7 +264,8 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
     if budget is not None and not (isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0):
         # An input of the run, not re-derived, but a number: another value would skip the two checks on it.
         problems.append(f"layer_budget is {brief_json(budget)[:30]}, expected a whole number of layers")
-    if run.time_budget is not None and not _positive_seconds(run.time_budget):
+    seconds = json_number(run.time_budget)  # a decimal kept as its text (DecimalText) too, never a string
+    if run.time_budget is not None and not (seconds is not None and 0 < seconds < float("inf")):
         problems.append(f"time_budget is {brief_json(run.time_budget)[:30]}, expected null or a positive number of "
                         "seconds")
     if isinstance(budget, int) and not isinstance(budget, bool) and last > budget:
