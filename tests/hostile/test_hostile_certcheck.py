@@ -193,6 +193,9 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "12 KB file in d = 1500": (lambda: _claims({"tokens": [["1"] + ["0"] * 1499, ["0", "1"] + ["0"] * 1498],
                                                "alpha": "1/2"}, {}, 1), 2, "beyond the checker's limit of 64"),
     "2,000 one-token records in d = 64": (lambda: _many_records(2000, 64), 1, "2,000 certificates verified"),
+    # Each run costs the meter's RUN_OVERHEAD whatever its size: 60,000 one-token records (60 MB) are refused at
+    # once, where they once kept the checker busy for minutes after the meter had stopped checking them.
+    "60,000 one-token records in d = 1": (lambda: _many_records(60_000, 1), 2, "at least 5,000 units each"),
     "2,000 records in d = 64 with a dense A": (lambda: _many_records(2000, 64, _dense(64)), 2,
                                                "before any layer (the eliminations of A and V"),
     "a dense value matrix in d = 64": (lambda: _value_matrix(64), 1, "claim T0 is missing"),
@@ -330,3 +333,19 @@ def test_a_name_of_markup_in_a_key_is_printed_as_text(tmp_path: Path, name: str)
     outcome = run(["certcheck", "claims.json"], tmp_path)
     assert outcome.status == 1, outcome.describe()
     assert name in outcome.out and "REJECTED" in outcome.out, outcome.describe()
+
+
+@pytest.mark.slow  # a 17 MB file
+def test_a_file_of_100_000_task_errors_prints_a_bounded_answer(tmp_path: Path) -> None:
+    # Every task error is reported not checked; one line each would be 100,000 lines. The first few are printed
+    # and the rest counted in one line (--verbose lists them).
+    data = _many_records(0, 1)
+    data["examples"] = [{"task": {"kind": "generated", "family": "f", "seed": i, "name": f"f-{i}", "n": 1, "d": 1,
+                                  "alpha": "1/2", "options": {}}, "status": "error", "error": "x", "attempts": 1}
+                        for i in range(100_000)]
+    (tmp_path / "errors.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "errors.json"], tmp_path)
+    assert outcome.status == 1, outcome.describe()  # no plan, no summary counts: rejected
+    assert len(outcome.out.splitlines()) < 100, outcome.describe()
+    assert "... and 99,990 more tasks that raised an error (--verbose lists them)" in outcome.out, outcome.describe()
+    assert "(run)" in outcome.out and "100000" in outcome.out  # the table still counts every one

@@ -78,7 +78,14 @@ def admit(runs: list, max_work: int, max_total_work: int) -> None:
     whose configurations alone are beyond the limits; then each run's replay through its last layer."""
     shapes = []
     smallest = 0.0
-    for run in runs:
+    for index, run in enumerate(runs):
+        # Every run costs RUN_OVERHEAD whatever its size (the meter charges it): 60,000 one-token records, 60 MB,
+        # would otherwise be admitted and keep the checker busy for minutes after the meter stopped their checks.
+        if (index + 1) * RUN_OVERHEAD > max_total_work:
+            raise BadInput(f"{run.source}", f"checking the file's runs up to this one ({index + 1:,}, at least "
+                                            f"{RUN_OVERHEAD:,} units each) is {(index + 1) * RUN_OVERHEAD:.3g} units of "
+                                            f"work, more than the limit of {max_total_work:.3g} for one file (raise it "
+                                            f"with --max-total-work)")
         last = run.last_layer
         if isinstance(last, bool) or not isinstance(last, int) or last < 0:
             raise BadInput(f"{run.source}.last_layer", f"expected a non-negative integer, got {str(last)[:40]}")
@@ -114,7 +121,7 @@ def admit(runs: list, max_work: int, max_total_work: int) -> None:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying {n} tokens in d = {d} through layer {run.last_layer} is {work:.3g} units of work, "
                            f"more than the limit of {max_work:.3g} (raise it with --max-work)")
-        total += work
+        total += work + RUN_OVERHEAD
         if total > max_total_work:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying the file's configurations up to this one is {total:.3g} units of work, more "
