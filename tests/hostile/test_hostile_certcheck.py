@@ -9,6 +9,7 @@ are checked in full (exit 0).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from fractions import Fraction
@@ -192,6 +193,9 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "12 KB file in d = 1500": (lambda: _claims({"tokens": [["1"] + ["0"] * 1499, ["0", "1"] + ["0"] * 1498],
                                                "alpha": "1/2"}, {}, 1), 2, "beyond the checker's limit of 64"),
     "2,000 one-token records in d = 64": (lambda: _many_records(2000, 64), 1, "2,000 certificates verified"),
+    # Each run costs the meter's RUN_OVERHEAD whatever its size: 60,000 one-token records (60 MB) are refused at
+    # once, where they once kept the checker busy for minutes after the meter had stopped checking them.
+    "60,000 one-token records in d = 1": (lambda: _many_records(60_000, 1), 2, "at least 5,000 units each"),
     "2,000 records in d = 64 with a dense A": (lambda: _many_records(2000, 64, _dense(64)), 2,
                                                "before any layer (the eliminations of A and V"),
     "a dense value matrix in d = 64": (lambda: _value_matrix(64), 1, "claim T0 is missing"),
@@ -249,3 +253,99 @@ def test_a_section_file_that_is_a_fifo_is_never_read(tmp_path: Path) -> None:
     (tmp_path / "results.json").write_text(json.dumps(_results_with_sections(files)))
     outcome = run(["certcheck", "results.json", "--runs", "runs"], tmp_path)
     assert outcome.status == 1 and "(sections) rejected" in outcome.out, outcome.describe()
+
+
+# --------------------------------------------------------------------------- values of another JSON type
+
+
+@functools.lru_cache(maxsize=None)
+def _two_records() -> str:
+    """A results.json of two real records (the report's own functions; tests/common/results_files.py), as JSON."""
+    from tests.common.results_files import results_of
+    from verify.claims import check_configuration
+    from verify.core.worked import WORKED_CONFIGURATIONS
+
+    reports = [json.loads(json.dumps(check_configuration(WORKED_CONFIGURATIONS[name]).to_json_dict()))
+               for name in ("triangle", "square")]
+    return json.dumps(results_of(reports))
+
+
+def _set(*path: Any, to: Any) -> Any:
+    def change(data: Any) -> None:
+        for key in path[:-1]:
+            data = data[key]
+        data[path[-1]] = to
+    return change
+
+
+# A list, an object or a number where the checker compares, sorts, hashes or looks up names: each once made it
+# stop with an internal error (exit 4: "could not complete") instead of rejecting the file.
+WRONG_TYPES: dict[str, tuple[Any, str]] = {
+    "a verdict's evidence that is a number": (_set("examples", 0, "verdicts", "T0", "evidence", to=7), "evidence"),
+    "a record's certcheck.verified that is a number": (_set("examples", 0, "certcheck", "verified", to=7),
+                                                       "certcheck verified"),
+    "a record's certcheck.verified of a name and a number": (_set("examples", 0, "certcheck", "verified",
+                                                                  to=["T0", 1]), "certcheck verified"),
+    "a record's certcheck.rejected that is a number": (_set("examples", 0, "certcheck", "rejected", to=7),
+                                                       "certcheck rejected"),
+    "a record's stopped_by that is a list": (_set("examples", 0, "stopped_by", to=["settled"]), "stopped_by"),
+    "a planned task's name that is a list": (_set("plan", "tasks", 0, "name", to=["triangle"]), "not a name"),
+    "a record's task name that is an object": (_set("examples", 1, "task", "name", to={"name": "square"}),
+                                               "not a name"),
+    "a kernel block's status that is a list": (_set("kernel", to={"status": ["checked"]}), "kernel"),
+}
+
+
+@pytest.mark.parametrize("case", slow_except(sorted(WRONG_TYPES), "a record's certcheck.verified that is a number"))
+def test_a_value_of_another_json_type_is_rejected_not_an_internal_error(tmp_path: Path, case: str) -> None:
+    change, fragment = WRONG_TYPES[case]
+    data = json.loads(_two_records())
+    change(data)
+    (tmp_path / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "results.json"], tmp_path)
+    assert outcome.status == 1, outcome.describe()
+    assert fragment in outcome.out and "REJECTED" in outcome.out, outcome.describe()
+
+
+@pytest.mark.parametrize("kind", [["control"], {"kind": "control"}])
+def test_a_control_result_s_kind_that_is_not_a_string_is_refused(tmp_path: Path, kind: Any) -> None:
+    (tmp_path / "control.json").write_text(json.dumps({"format": "hardmax-verify/control-v1", "kind": kind}))
+    assert_refused(run(["certcheck", "control.json"], tmp_path), 2, "control.json.kind")
+
+
+# --------------------------------------------------------------------------- names that would be markup
+
+
+@pytest.mark.parametrize("name", slow_except(["[red]x[/red]", "[/]", "[link=http://x]y", "[on red]verified[/on red]",
+                                              "[white on white]"], "[/]"))
+def test_a_name_of_markup_in_a_key_is_printed_as_text(tmp_path: Path, name: str) -> None:
+    # The command line prints with rich: a section or claim key from the file must neither crash it (exit 4: a
+    # closing tag with nothing open) nor style away the word that says what happened to it.
+    data = json.loads(_two_records())
+    data["optional_sections"][name] = {"directory": None, "files": [], "skipped": "x"}
+    (tmp_path / "sections.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "sections.json"], tmp_path)
+    assert outcome.status == 3, outcome.describe()
+    assert f"{name}: (sections) not checked" in outcome.out, outcome.describe()
+    data = json.loads(_two_records())
+    data["examples"][0]["verdicts"][name] = data["examples"][0]["verdicts"]["T0"]
+    (tmp_path / "claims.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "claims.json"], tmp_path)
+    assert outcome.status == 1, outcome.describe()
+    assert name in outcome.out and "REJECTED" in outcome.out, outcome.describe()
+
+
+@pytest.mark.slow  # a 17 MB file
+def test_a_file_of_100_000_task_errors_prints_a_bounded_answer(tmp_path: Path) -> None:
+    # Every task error is reported not checked; one line each would be 100,000 lines. The first few are printed
+    # and the rest counted in one line (--verbose lists them).
+    data = _many_records(0, 1)
+    data["examples"] = [{"task": {"kind": "generated", "family": "f", "seed": i, "name": f"f-{i}", "n": 1, "d": 1,
+                                  "alpha": "1/2", "options": {}}, "status": "error", "error": "x", "attempts": 1}
+                        for i in range(100_000)]
+    (tmp_path / "errors.json").write_text(json.dumps(data), encoding="utf-8")
+    outcome = run(["certcheck", "errors.json"], tmp_path)
+    assert outcome.status == 1, outcome.describe()  # no plan, no summary counts: rejected
+    assert len(outcome.out.splitlines()) < 100, outcome.describe()
+    assert "... and 99,990 more tasks that raised an error (--verbose lists them)" in outcome.out, outcome.describe()
+    assert "(run)" in outcome.out and "100000" in outcome.out  # the table still counts every one

@@ -256,6 +256,27 @@ def test_results_file_every_record_and_the_summary(tmp_path: Path) -> None:
     assert "recertified" in rejected[2].reason
 
 
+def test_a_record_turned_into_a_task_error_is_not_checked_never_everything_verified(tmp_path: Path) -> None:
+    # A forger hides a record (a failed verdict, say) as a task that raised: the record the report writes for it,
+    # and the summary the report computes. Nothing in it is false, but none of its claims was checked: exit 3,
+    # and the last line says so instead of "everything verified".
+    from tests.common.results_files import summary_of
+
+    data = _results({n: reports()[n] for n in ("triangle", "square")})
+    data["examples"][1] = {"task": data["examples"][1]["task"], "status": "error",
+                           "error": "ZeroDivisionError: injected", "attempts": 2}
+    data["summary"] = summary_of(data["examples"], data["campaign"]["layer_budget"])
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data))
+    result = certcheck.check_file(str(path))
+    assert {o.status for o in result.outcomes if o.status != "verified"} == {certcheck.NOT_CHECKED}, result.outcomes
+    assert result.exit_status == 3
+    assert "everything verified" not in result.verdict_line()
+    assert result.verdict_line().endswith("1 task raised an error and was not checked")
+    assert [(o.source, o.claim) for o in result.outcomes if o.status == certcheck.NOT_CHECKED] == [
+        (f"{path}.examples[1]", "(run)")]
+
+
 def test_report_hook_calls_the_checker() -> None:
     from verify.app.campaign.recheck import recheck_certificates
 
@@ -1328,3 +1349,88 @@ def test_a_section_s_files_are_counted_in_the_singular_for_one(tmp_path: Path, n
     assert missing.status == certcheck.NOT_CHECKED and missing.reason.startswith(absent), missing
     [listed] = _section_outcomes(data, "r.json", str(tmp_path))
     assert listed.status == "rejected" and listed.reason.startswith(unlisted), listed
+
+
+def test_no_reason_of_a_schema_drops_out_of_the_not_checked_table() -> None:
+    # docs/certcheck.md's "not checked" table is certcheck.schema.rows of every schema. Two not-checked shapes at one
+    # pattern (inputs[]: the campaign file's entry and the specification's) once kept only the first reason, so the
+    # table did not say why the specification's sha256 is not checked. Every reason must be in its pattern's row.
+    from verify.certcheck.kernel import schema
+
+    def reasons(node: Any, where: str) -> Any:
+        if isinstance(node, schema.Unchecked):
+            yield where, node.reason
+        elif isinstance(node, schema.Either):
+            for option in node.options:
+                yield from reasons(option, where)
+        elif isinstance(node, schema.Items):
+            yield from reasons(node.item, f"{where}[]")
+        elif isinstance(node, schema.Obj):
+            for key, child in node.fields.items():
+                shown = "*" if node.wildcard else key
+                yield from reasons(child, f"{where}.{shown}" if where else shown)
+            if node.extra is not None:  # keys of one kind: * in a map, <what they are> beside named fields
+                shown = f"<{node.extra[0]}>" if node.fields else "*"
+                yield from reasons(node.extra[2], f"{where}.{shown}" if where else shown)
+
+    for kind, node in certcheck.schemas().items():
+        table = {row.pattern: row.reason for row in schema.rows(node)}
+        for where, reason in reasons(node, ""):
+            assert reason in table[where], (kind, where, reason)
+    table = {row.pattern: row.reason for row in schema.rows(certcheck.schemas()["verification report (results.json)"])}
+    assert "role campaign" in table["inputs[]"] and "role specification" in table["inputs[]"]
+
+
+@pytest.mark.parametrize("field, value", [("layer_budget", [60]), ("layer_budget", True), ("layer_budget", -1),
+                                          ("time_budget", [1]), ("time_budget", "1 hour"), ("time_budget", 0)])
+def test_a_run_s_budget_that_is_not_a_number_is_rejected(tmp_path: Path, field: str, value: Any) -> None:
+    # The budgets are inputs of the run, not re-derived, but the checks on them (last_layer within the layer budget,
+    # equal to it when the run stopped by it; a time budget when it stopped by time) were skipped for a list.
+    report = copy.deepcopy(reports()["triangle"])
+    assert certcheck.check_report(copy.deepcopy(report)).exit_status == 0
+    report[field] = value
+    result = certcheck.check_report(report)
+    assert result.exit_status == 1
+    assert any(o.status == "rejected" and o.claim == "(run)" and o.reason.startswith(f"{field} is ")
+               for o in result.outcomes), result.outcomes
+    for fine in ({"time_budget": 30}, {"time_budget": 2.5}, {"time_budget": None}):
+        report = dict(copy.deepcopy(reports()["triangle"]), **fine)
+        assert certcheck.check_report(report).exit_status == 0, fine
+        path = tmp_path / "claims.json"  # through the file reader, which keeps a decimal as its text
+        path.write_text(json.dumps(report))
+        assert certcheck.check_file(str(path)).exit_status == 0, fine
+
+
+@pytest.mark.parametrize("field", ["status", "stopped_by", "layer_budget", "outside_hypotheses", "hypothesis_violations"])
+def test_a_run_field_set_to_null_is_rejected(tmp_path: Path, field: str) -> None:
+    # A null status, stopped_by, layer budget or hypotheses flag/list read as "not stated" (the report builder's hook
+    # states no such field) and skipped its comparison with the replay: the file verified. A file states them.
+    report = copy.deepcopy(reports()["triangle"])
+    report[field] = None
+    result = certcheck.check_report(report)
+    assert result.exit_status == 1
+    assert any(o.claim == "(run)" and o.status == "rejected" and o.reason.startswith(f"{field}: null")
+               for o in result.outcomes), result.outcomes
+    if field in ("status", "stopped_by"):  # a results.json record's own fields
+        data = _results({"triangle": reports()["triangle"]})
+        data["examples"][0][field] = None
+        path = tmp_path / "results.json"
+        path.write_text(json.dumps(data))
+        result = certcheck.check_file(str(path))
+        assert any(o.claim == "(run)" and o.status == "rejected" and o.reason.startswith(f"{field}: null")
+                   for o in result.outcomes), result.outcomes
+
+
+def test_a_section_certcheck_has_no_routine_for_is_not_checked_even_without_files(tmp_path: Path) -> None:
+    # docs/certcheck.md: a section without a routine is reported not checked. Without files it was passed over in
+    # silence, so any key (a forged section for a renderer to show, its "skipped" sentence) rode along unread.
+    data = _results({"triangle": reports()["triangle"]})
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data))
+    assert certcheck.check_file(str(path)).exit_status == 0
+    data["optional_sections"]["forged"] = {"directory": None, "files": [], "skipped": "every claim kernel-checked"}
+    path.write_text(json.dumps(data))
+    result = certcheck.check_file(str(path))
+    assert result.exit_status == 3
+    assert [(o.claim, o.status) for o in result.outcomes if o.status != "verified"] == [("(sections)", "not checked")]
+    assert any("no routine for the section 'forged'" in o.reason for o in result.outcomes)

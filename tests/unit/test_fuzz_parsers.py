@@ -167,6 +167,15 @@ def test_huge_integer_digits_name_the_limit() -> None:
         to_rational("1/" + "3" * 5000, field="alpha")
 
 
+def test_a_json_integer_beyond_the_digit_limit_is_refused_naming_where_it_is() -> None:
+    # json.loads's integer hook knows no path: the refusal named only the file ("d.json: number has too many
+    # digits"), where a number written as a string names its field. Now both name it.
+    text = '{"sequences": [[["1", "0"]], [[0, 1' + "0" * 5000 + ']]], "labels": ["0", "1"]}'
+    with pytest.raises(InputError, match=r"^data\.json: sequences\[1\]\[0\]\[1\]: number has too many digits"):
+        parse_json(text, source="data.json")
+    assert parse_json('{"a": [1, {"b": 2}]}') == {"a": [1, {"b": 2}]}
+
+
 # -- The CLI end to end on random files. ------------------------------------------------------
 
 def _run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

@@ -215,3 +215,12 @@ def test_the_work_units_are_the_claims_checkers():
     assert checker.DEFAULT_MAX_WORK == certcheck.DEFAULT_MAX_WORK
     # Numbers that grow cost more per layer (Karatsuba beyond 512 bits).
     assert checker.estimated_work(n, d, 50, bits=10, growth=100) > 51 * one * 2
+
+
+def test_a_status_set_to_null_is_rejected():
+    # null skipped the comparison of the record's status with what its certificate shows (certified when it holds).
+    data = record(**HOLDS)
+    assert data["status"] == "certified"
+    data["status"] = None
+    result = checker.check_record(data)
+    assert result.status == "rejected" and "status" in result.reason

@@ -61,7 +61,8 @@ def file_kind(data: Any, source: str = "file") -> str:
         raise BadInput(f"{source}.{markers[1][1]}", f"the file carries the markers of more than one kind: {fields}")
     kind = markers[0][0]
     if kind == "control":
-        allowed = CONTROL_KEYS.get(data.get("kind"))  # type: ignore[arg-type]
+        stated_kind = data.get("kind")  # any JSON value: a list or an object is not hashable
+        allowed = CONTROL_KEYS.get(stated_kind) if isinstance(stated_kind, str) else None
         if allowed is None:
             raise BadInput(f"{source}.kind", f"expected one of {sorted(CONTROL_KEYS)} in a control result")
     else:

@@ -114,8 +114,41 @@ def _too_many_digits(field: str) -> InputError:
     return InputError(field, f"number has too many digits (limit {sys.get_int_max_str_digits()})")
 
 
-def _parse_json_int(text: str) -> int:
-    return _digits_guarded(lambda: int(text), "")
+class _LongInteger:
+    """A JSON integer beyond Python's int-string limit, kept unconverted until the file is parsed, so that
+    the refusal can name where it is (json.loads's own hook knows no path)."""
+
+    __slots__ = ()
+
+
+_LONG_INTEGER = _LongInteger()
+
+
+def _json_int_reader(seen: list[bool]) -> Callable[[str], Any]:
+    """json.loads's reader of integers: one beyond the limit becomes :data:`_LONG_INTEGER` (noted in ``seen``)."""
+    def parse(text: str) -> Any:
+        try:
+            return int(text)
+        except ValueError as error:
+            if "digits" not in str(error):
+                raise
+            seen.append(True)
+            return _LONG_INTEGER
+    return parse
+
+
+def _long_integer_path(value: Any) -> str | None:
+    """Where the first :class:`_LongInteger` of a parsed value is (``sequences[0][1][0]``), or None."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if item is _LONG_INTEGER:
+            return where or "(the value itself)"
+        if isinstance(item, dict):
+            stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def _check_exponent(decimal: Decimal, field: str) -> None:
@@ -156,9 +189,13 @@ def parse_json(text: str, *, source: str = "input", parse_float: Callable[[str],
     exponent is read, by default exactly (:class:`~decimal.Decimal`); ``float`` for saved results,
     which were written from floats (:func:`verify.core.io.read_json`).
     """
+    seen: list[bool] = []
     try:
-        return json.loads(text, parse_float=parse_float, parse_int=_parse_json_int, parse_constant=_refuse_constant,
-                          object_pairs_hook=_unique_keys)
+        value = json.loads(text, parse_float=parse_float, parse_int=_json_int_reader(seen),
+                           parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+        if seen:  # an integer beyond the limit: refused, naming where it is
+            raise InputError(source, f"{_long_integer_path(value)}: {_too_many_digits('').message}")
+        return value
     except json.JSONDecodeError as error:
         raise InputError(source, f"malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     except InputError as error:

@@ -78,13 +78,15 @@ def certcheck(path: Path, json_to: str | None, verbose: bool, max_work: int, max
     # Text objects are never parsed for markup, and safe_text escapes control characters.
     for text in result.read_lines() + result.unchecked_lines(verbose=verbose):
         console.print(Text(text), highlight=False)  # wrapped to the terminal, unlike the outcome lines below
-    for o in result.outcomes:
-        if verbose or o.status in ("rejected", "failed", "unsupported", checker.NOT_CHECKED):
-            line = Text(checker.safe_text(f"{o.source}: {o.claim} ", 1000))
-            line.append(o.status, style=_STYLE[o.status])
-            if o.reason:
-                line.append(checker.safe_text(f": {o.reason}", 2000))
-            console.print(line, highlight=False, soft_wrap=True)  # one line per outcome, for grep
+    shown, more = result.shown_outcomes(verbose=verbose)
+    for o in shown:
+        line = Text(checker.safe_text(f"{o.source}: {o.claim} ", 1000))
+        line.append(o.status, style=_STYLE[o.status])
+        if o.reason:
+            line.append(checker.safe_text(f": {o.reason}", 2000))
+        console.print(line, highlight=False, soft_wrap=True)  # one line per outcome, for grep
+    if more:
+        console.print(Text(more), highlight=False, soft_wrap=True)
     for note in result.notes:
         console.print(Text(checker.safe_text(note, 2000)), highlight=False, soft_wrap=True)
     table = summary_table(Text(f"independent check of {checker.safe_text(path.name, 200)}"))

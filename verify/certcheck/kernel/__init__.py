@@ -36,7 +36,8 @@ from .model import Model, model_of, models_cached
 from .numbers import (bits_of, elimination_work, int_text, integer_rows, inverse, positive_definite, power_of_ten,
                       read_digits, read_number)
 from .report_schema import CLAIMS_REPORT, CONFIGURATION, LABEL, RUN_FIELDS
-from .run import HORIZON, RUN, SUMMARY, Run, admit, check_record, check_report, check_run, hypothesis_violations, shape_of
+from .run import (HORIZON, RUN, STATED_FIELDS, SUMMARY, Run, admit, check_record, check_report, check_run,
+                  hypothesis_violations, null_fields, shape_of)
 from .schema import (ANY_KEY, CHECKED, CLAIM_KEY, INDEX_KEY, LAYER_KEY, Checked, Either, Items, Node, Obj, Projection, Row,
                      Unchecked, node_at, problem, rows, unchecked)
 from .similarity import FORMAT as SIMILARITY_FORMAT, VERIFIED as SIMILARITY_VERIFIED
@@ -62,7 +63,7 @@ __all__ = [
     "Model", "model_of", "models_cached", "CHECKS", "RESTS_ON", "CLOSED_FORM_FORMAT", "TooExpensive",
     "verify_closed_form", "SIMILARITY_FORMAT",
     "SIMILARITY_VERIFIED", "Run", "RUN", "SUMMARY", "HORIZON", "check_report", "check_record", "check_run", "admit",
-    "shape_of", "hypothesis_violations", "combine_statuses",
+    "shape_of", "hypothesis_violations", "null_fields", "STATED_FIELDS", "combine_statuses",
     # the schema
     "schema", "CHECKED", "Checked", "Unchecked", "Projection", "Node", "Obj", "Items", "Either", "Row", "ANY_KEY",
     "CLAIM_KEY", "INDEX_KEY", "LAYER_KEY", "problem", "unchecked", "rows", "node_at", "CLAIMS_REPORT",

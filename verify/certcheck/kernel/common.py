@@ -60,7 +60,7 @@ class Outcome(NamedTuple):
     numbers recomputed), inconclusive (an inconclusive verdict the replay confirms cannot be
     decided), failed (the file reports the claim false), rejected (something that does not
     verify), unsupported (beyond what the checker implements or its limits) or not checked (a
-    section whose saved files were not given)."""
+    section whose saved files were not given, a task that raised and states no verdict)."""
 
     source: str
     claim: str
@@ -71,7 +71,8 @@ class Outcome(NamedTuple):
 OUTCOME_STATUSES = ("verified", "inconclusive", "failed", "rejected", "unsupported", "not checked")
 
 
-NOT_CHECKED = "not checked"  # a section whose saved files were not given (an Outcome status)
+NOT_CHECKED = "not checked"  # a section whose saved files were not given, a task that raised (an Outcome status)
+SHOWN_TASK_ERRORS = 10  # task errors printed one a line without --verbose (the rest counted in one line)
 
 
 _READ = threading.local()
@@ -148,7 +149,13 @@ class CheckResult:
         elif "unsupported" in statuses:
             verdict = "nothing rejected, but some certificates could not be checked"
         elif NOT_CHECKED in statuses:
-            verdict = "nothing rejected, but some saved results the report quotes were not checked"
+            # A run not checked is a task that raised (its record states no verdict); the rest are saved results.
+            tasks = sum(o.status == NOT_CHECKED and o.claim == "(run)" for o in self.outcomes)
+            parts = [f"{counted(tasks, 'task')} raised an error and {'was' if tasks == 1 else 'were'} not checked"
+                     ] if tasks else []
+            if any(o.status == NOT_CHECKED and o.claim != "(run)" for o in self.outcomes):
+                parts.append("some saved results the report quotes were not checked")
+            verdict = "nothing rejected, but " + "; ".join(parts)
         elif "inconclusive" in statuses:
             # An inconclusive verdict states nothing false and carries no certificate: accepted, never proof.
             undecided = sum(o.status == "inconclusive" and not o.claim.startswith("(") for o in self.outcomes)
@@ -172,9 +179,26 @@ class CheckResult:
         return [safe_text("not checked (measured, labels, logs; docs/certcheck.md, \"Not checked\"): "
                           + ", ".join(row.pattern for row in self.unchecked), 4000)]
 
+    def shown_outcomes(self, *, verbose: bool = False) -> tuple[list[Outcome], str | None]:
+        """The outcomes printed one a line (``verbose``: all) and a line counting the task errors past the first
+        SHOWN_TASK_ERRORS (300,000 tasks that raised would print 300,000 lines)."""
+        shown, errors = [], 0
+        for o in self.outcomes:
+            if not (verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)):
+                continue
+            if not verbose and o.status == NOT_CHECKED and o.claim == "(run)":
+                errors += 1
+                if errors > SHOWN_TASK_ERRORS:
+                    continue
+            shown.append(o)
+        more = errors - SHOWN_TASK_ERRORS
+        return shown, (f"... and {counted(more, 'more task')} that raised an error (--verbose lists them)"
+                       if more > 0 else None)
+
     def outcome_lines(self, *, verbose: bool = False) -> list[str]:
+        shown, more = self.shown_outcomes(verbose=verbose)
         return [safe_text(f"{o.source}: {o.claim} {o.status}" + (f": {o.reason}" if o.reason else ""), 2000)
-                for o in self.outcomes if verbose or o.status in ("rejected", "failed", "unsupported", NOT_CHECKED)]
+                for o in shown] + ([more] if more else [])
 
     def lines(self, *, verbose: bool = False) -> list[str]:
         out = self.read_lines() + self.unchecked_lines(verbose=verbose) + self.outcome_lines(verbose=verbose)

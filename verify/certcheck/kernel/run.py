@@ -20,7 +20,7 @@ from .closed_form import _run_chain
 from .common import BadInput, CLAIM_ID, CheckResult, FORMAT, Outcome, Point, Rejected
 from .estimate import replay_work, setup_work
 from .fates import _fate_value, _is_leader
-from .jsonvalues import brief_json, same_json
+from .jsonvalues import brief_json, json_number, same_json
 from .limits import DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_DIMENSION, MAX_LAYER, RUN_OVERHEAD
 from .meter import WorkLimit, charge, metered
 from .model import Context, Fate, Model, model_of, models_cached
@@ -51,6 +51,16 @@ class Run(NamedTuple):
     problems: tuple = ()               # keys of the run the schema does not have, or lacks (report_schema)
 
 
+# Fields a file states (a claims report all five, a record the first two): null would skip their comparison.
+STATED_FIELDS = ("status", "stopped_by", "layer_budget", "outside_hypotheses", "hypothesis_violations")
+
+
+def null_fields(data: Any, keys: tuple[str, ...]) -> str | None:
+    """The problem with a run whose file holds null in one of ``keys`` (see STATED_FIELDS), or None."""
+    null = [key for key in keys if isinstance(data, dict) and key in data and data[key] is None]
+    return f"{', '.join(null)}: null, where the file must state {'it' if len(null) == 1 else 'them'}" if null else None
+
+
 def shape_of(config: Any, where: str) -> tuple[int, int]:
     tokens = config.get("tokens") if isinstance(config, dict) else None
     if not (isinstance(tokens, list) and tokens and all(isinstance(t, list) and t for t in tokens)
@@ -68,7 +78,14 @@ def admit(runs: list, max_work: int, max_total_work: int) -> None:
     whose configurations alone are beyond the limits; then each run's replay through its last layer."""
     shapes = []
     smallest = 0.0
-    for run in runs:
+    for index, run in enumerate(runs):
+        # Every run costs RUN_OVERHEAD whatever its size (the meter charges it): 60,000 one-token records, 60 MB,
+        # would otherwise be admitted and keep the checker busy for minutes after the meter stopped their checks.
+        if (index + 1) * RUN_OVERHEAD > max_total_work:
+            raise BadInput(f"{run.source}", f"checking the file's runs up to this one ({index + 1:,}, at least "
+                                            f"{RUN_OVERHEAD:,} units each) is {(index + 1) * RUN_OVERHEAD:.3g} units of "
+                                            f"work, more than the limit of {max_total_work:.3g} for one file (raise it "
+                                            f"with --max-total-work)")
         last = run.last_layer
         if isinstance(last, bool) or not isinstance(last, int) or last < 0:
             raise BadInput(f"{run.source}.last_layer", f"expected a non-negative integer, got {str(last)[:40]}")
@@ -104,7 +121,7 @@ def admit(runs: list, max_work: int, max_total_work: int) -> None:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying {n} tokens in d = {d} through layer {run.last_layer} is {work:.3g} units of work, "
                            f"more than the limit of {max_work:.3g} (raise it with --max-work)")
-        total += work
+        total += work + RUN_OVERHEAD
         if total > max_total_work:
             raise BadInput(f"{run.source}.last_layer",
                            f"replaying the file's configurations up to this one is {total:.3g} units of work, more "
@@ -251,6 +268,13 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
     elif settled is not None and last > settled + 1:
         problems.append(f"last_layer is {last}, but a run stops one layer after settling (layer {settled})")
     budget = run.layer_budget
+    if budget is not None and not (isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0):
+        # An input of the run, not re-derived, but a number: another value would skip the two checks on it.
+        problems.append(f"layer_budget is {brief_json(budget)[:30]}, expected a whole number of layers")
+    seconds = json_number(run.time_budget)  # a decimal kept as its text (DecimalText) too, never a string
+    if run.time_budget is not None and not (seconds is not None and 0 < seconds < float("inf")):
+        problems.append(f"time_budget is {brief_json(run.time_budget)[:30]}, expected null or a positive number of "
+                        "seconds")
     if isinstance(budget, int) and not isinstance(budget, bool) and last > budget:
         problems.append(f"last_layer {last} is beyond the layer budget {budget}")
     if run.stopped_by == STOPPED_BY:
@@ -261,7 +285,7 @@ def _run_problems(run: Run, facts: Facts) -> list[str]:
                             f"holds with layer + period = last_layer {last}")
     elif run.stopped_by is not None:
         allowed = {"settled"} if facts.settled is not None else {"layer budget", "time budget", "work limit"}
-        if run.stopped_by not in allowed:
+        if not isinstance(run.stopped_by, str) or run.stopped_by not in allowed:  # a list is not hashable
             problems.append(f"stopped_by is {str(run.stopped_by)[:30]!r}, expected "
                             f"{' or '.join(repr(a) for a in sorted(allowed))}")
         elif run.stopped_by == "layer budget" and isinstance(budget, int) and last != budget:
@@ -398,7 +422,8 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
               fates=data.get("fates"), status=data.get("status"), stopped_by=data.get("stopped_by"),
               layer_budget=data.get("layer_budget"), time_budget=data.get("time_budget"),
               outside_hypotheses=data.get("outside_hypotheses"),
-              hypothesis_violations=data.get("hypothesis_violations"), problems=() if top is None else (top,))
+              hypothesis_violations=data.get("hypothesis_violations"),
+              problems=tuple(p for p in (top, null_fields(data, STATED_FIELDS)) if p is not None))
     total = DEFAULT_MAX_TOTAL_WORK if max_total_work is None else max_total_work
     with models_cached(), metered(total) as meter:
         admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)

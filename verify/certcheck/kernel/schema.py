@@ -242,7 +242,7 @@ def unchecked(value: Any, node: Node, prefix: str = "") -> list[Row]:
     while stack:
         value, node, where = stack.pop()
         if isinstance(node, Unchecked):
-            found.setdefault(where, node.reason)
+            _note(found, Row(where, node.reason))
             continue
         if isinstance(node, Either):
             if value is None:
@@ -288,5 +288,15 @@ def rows(node: Node, prefix: str = "") -> Iterator[Row]:
 
     done: dict[str, str] = {}
     for row in walk(node, prefix):
-        done.setdefault(row.pattern, row.reason)
+        _note(done, row)
     yield from (Row(p, r) for p, r in done.items())
+
+
+def _note(found: dict[str, str], row: Row) -> None:
+    """Record ``row``; a pattern with two reasons (the options of an Either: inputs[]'s campaign and specification
+    entries) keeps both, so that neither drops out of the table or the output."""
+    reasons = found.get(row.pattern)
+    if reasons is None:
+        found[row.pattern] = row.reason
+    elif row.reason != reasons and not reasons.startswith(row.reason + "; ") and not reasons.endswith("; " + row.reason):
+        found[row.pattern] = f"{reasons}; {row.reason}"

@@ -15,10 +15,10 @@ import statistics
 from fractions import Fraction
 from typing import Any
 
-from ..kernel import (CHECKED, CHECKS, CONFIGURATION, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, HORIZON, RESULTS_SCHEMA,
-                      RUN, SUMMARY, BadInput, CheckResult, Obj, Outcome, Rejected, Run, admit, brief_json, check_run,
-                      combine_statuses, counted, json_count, max_checkable_layer, metered, model_of, models_cached,
-                      read_number, same_json, shape_of, stated)
+from ..kernel import (CHECKED, CHECKS, CONFIGURATION, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, HORIZON, NOT_CHECKED,
+                      RESULTS_SCHEMA, RUN, SUMMARY, BadInput, CheckResult, Obj, Outcome, Rejected, Run, admit, brief_json,
+                      check_run, combine_statuses, counted, json_count, max_checkable_layer, metered, model_of, models_cached,
+                      null_fields, read_number, same_json, shape_of, stated, STATED_FIELDS)
 from ..kernel import problem as _schema_problem
 from .campaign import CAMPAIGN, _campaign_problems
 from .kernel_pass import kernel_outcomes
@@ -26,6 +26,8 @@ from .schema import ERROR_RECORD, RECORD, RESULTS
 from .sections import SECTIONS, _section_keys, _section_outcomes
 
 SCHEMA_VERSION = 2  # the results.json version this checker reads (verify/app/report/schema.py)
+# A task that raised states no verdict, so none of its claims is checked: not checked (exit 3), never "verified".
+TASK_ERROR = "the task raised an error: none of its claims was checked"
 
 
 def _record_run(record: Any, where: str, campaign: dict) -> Run:
@@ -45,7 +47,7 @@ def _record_run(record: Any, where: str, campaign: dict) -> Run:
                record.get("settled_layer"), fates=record.get("fates"), status=record.get("status"),
                stopped_by=record.get("stopped_by"), layer_budget=campaign.get("layer_budget"),
                time_budget=campaign.get("time_budget"), certcheck=record.get("certcheck"),
-               problems=() if shape is None else (shape,))
+               problems=tuple(p for p in (shape, null_fields(record, STATED_FIELDS[:2])) if p is not None))
 
 
 def check_results(data: dict, *, source: str = "results", max_work: int = None,  # type: ignore[assignment]
@@ -91,8 +93,7 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
             # A task that raised: its record holds the task, the error and nothing else (no verdict to count).
             shape = _schema_problem(examples[i], ERROR_RECORD)
             result.outcomes.append(Outcome(f"{source}.examples[{i}]", RUN, "rejected", shape) if shape else
-                                   Outcome(f"{source}.examples[{i}]", RUN, "inconclusive",
-                                           "the task raised an error and was not checked"))
+                                   Outcome(f"{source}.examples[{i}]", RUN, NOT_CHECKED, TASK_ERROR))
             continue
         outcomes = check_run(records[i])
         result.outcomes += outcomes
@@ -208,16 +209,25 @@ def _certcheck_block_problem(block: Any, outcomes: list) -> str | None:
     expected_unsupported = sorted(o.claim for o in outcomes if o.status == "unsupported")
     if not isinstance(block, dict) or block.get("available") is not True:
         return "the record's certcheck block is missing or says the checker was not available"
-    if sorted(block.get("verified") or []) != expected_verified:
-        return (f"the record says certcheck verified {sorted(block.get('verified') or [])}, "
+    verified = _claim_names(block.get("verified"))
+    if verified != expected_verified:
+        return (f"the record says certcheck verified {brief_json(block.get('verified'))[:200]}, "
                 f"this run verifies {expected_verified}")
     rejected = block.get("rejected")
     expected_rejected = sorted({o.claim for o in outcomes if o.status == "rejected"})
     if not isinstance(rejected, dict) or sorted(rejected) != expected_rejected:
         return (f"the record says certcheck rejected {sorted(rejected) if isinstance(rejected, dict) else rejected!r}"[:200]
                 + f", this run rejects {expected_rejected}")
-    if sorted(block.get("unsupported") or []) != expected_unsupported:
+    unsupported = block.get("unsupported")
+    if not isinstance(unsupported, dict) or sorted(unsupported) != expected_unsupported:
         return "the record's unsupported certificates differ from this run's"
+    return None
+
+
+def _claim_names(value: Any) -> list[str] | None:
+    """A stated list of claim names, sorted; None when it is not a list of strings (a file may hold anything)."""
+    if isinstance(value, list) and all(isinstance(name, str) for name in value):
+        return sorted(value)
     return None
 
 
@@ -424,11 +434,12 @@ def _claim_counts(examples: list, claim: str, verified: dict) -> dict[str, int]:
             row["exact"] += 1
         if isinstance(verdict.get("certificate"), dict) and verdict["certificate"].get("vacuous") is True:
             row["vacuous"] += 1
-        elif any(str(key).startswith("measured") for key in (verdict.get("evidence") or {})):
+        elif isinstance(verdict.get("evidence"), dict) and any(str(key).startswith("measured")
+                                                                for key in verdict["evidence"]):
             row["measured"] += 1
         if claim in verified.get(i, []):
             row["recertified"] += 1
         block = record.get("certcheck")
-        if isinstance(block, dict) and claim in (block.get("rejected") or {}):
+        if isinstance(block, dict) and isinstance(block.get("rejected"), dict) and claim in block["rejected"]:
             row["rejected_by_checker"] += 1
     return row

@@ -183,8 +183,11 @@ def _record_problems(campaign: dict, entries: list, examples: list) -> list[tupl
                 problems.append((what, f"the name {str(name)[:60]!r} is {'not a name' if not isinstance(name, str) else 'used twice'}"))
                 break
             seen.add(name)
-    missing = [n for n in planned if n not in set(recorded)]
-    unplanned = [n for n in recorded if n not in set(planned)]
+    # Each set once (a name rebuilt per lookup is quadratic work), of the names that are strings: another JSON
+    # value (a list, an object) is not hashable, and was reported above.
+    planned_names, recorded_names = ({n for n in names if isinstance(n, str)} for names in (planned, recorded))
+    missing = [n for n in planned if isinstance(n, str) and n not in recorded_names]
+    unplanned = [n for n in recorded if isinstance(n, str) and n not in planned_names]
     if missing:
         problems.append(("examples", f"{counted(len(missing), 'planned task has', 'planned tasks have')} no record: "
                                      f"{', '.join(map(str, missing[:5]))[:200]}"))

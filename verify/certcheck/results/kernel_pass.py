@@ -32,7 +32,8 @@ def kernel_outcomes(data: dict, source: str) -> list[Outcome]:
     if not isinstance(block, dict):
         return [Outcome(where, KERNEL, "rejected", "expected an object")]
     status = block.get("status")
-    allowed = KEYS.get("checked" if status == "rejected" else status)  # type: ignore[arg-type]
+    # Any JSON value: a list or an object is not hashable.
+    allowed = KEYS.get("checked" if status == "rejected" else status) if isinstance(status, str) else None
     if allowed is None:
         return [Outcome(where, KERNEL, "rejected", f"status {str(status)[:30]!r} is not one of checked, rejected, "
                                                    "skipped, not completed")]

@@ -134,12 +134,12 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         if not isinstance(block, dict) or not isinstance(block.get("files"), list):
             outcomes.append(Outcome(where, SECTIONS, "rejected", "expected an object with a list of files"))
             continue
+        if key not in SECTION_FILES:  # with files or without: its block is nothing this checker read
+            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, f"certcheck has no routine for the section {str(key)[:40]!r}"))
+            continue
         if not block["files"]:
             if "glance" in block:
                 outcomes.append(Outcome(where, SECTIONS, "rejected", "glance numbers without any saved file"))
-            continue
-        if key not in SECTION_FILES:
-            outcomes.append(Outcome(where, SECTIONS, NOT_CHECKED, f"certcheck has no routine for the section {str(key)[:40]!r}"))
             continue
         folder = SECTION_FILES[key][0]
         directory = block.get("directory")

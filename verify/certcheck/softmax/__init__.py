@@ -429,6 +429,8 @@ def check_record(data: Any, *, max_work: int = DEFAULT_MAX_WORK) -> SoftmaxCheck
             shape = _schema_problem(cert, CERTIFICATE, "softmax_certificate")
             if shape is not None:
                 raise _Rejected(shape)
+            if "status" in data and data["status"] is None:  # null would skip the comparison below
+                raise _Rejected("status: null, expected certified or inconclusive")
             result = _check(cert, Z0, alpha, A, n, layers, records, status=data.get("status"),
                             identity=raw_A is None)
             _check_configuration_fields(data, cert, Z0, A, raw_A is None)
