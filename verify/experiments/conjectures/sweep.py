@@ -144,17 +144,30 @@ def _exact_settling(run: ClaimRun) -> int | None:
 
 
 def _exact_constancy(run: ClaimRun) -> int | None:
-    """Constant from layer c: leaders ({i}, D3) and locked tokens (F, D7) keep their sets for ever,
-    so once every token has one of those fates the sets computed from c on are the sets for ever.
-    A fixed or path fate does not pin its set: then the value is not established (None)."""
-    if not run.settled or any(f.kind not in ("leader", "locked") for f in run.fates):
+    """The first layer from which every attention set stays the same for ever, where the run proves it.
+
+    A certified D9 chain gives every token's sets for ever from its last segment's layer (a jump
+    before it changes them at that layer). Without a chain, leaders ({i}, D3) and locked tokens
+    (F, D7) keep their sets for ever from their fate layer. A fixed fate does not pin its set, and
+    an unsettled run proves nothing: then the value is not established (None).
+    """
+    if not run.settled:
         return None
-    last = len(run.data) - 1
-    if max(f.layer for f in run.fates) > last:  # never expected: the run stops after the fates
+    chain = run.chain
+    if chain is not None and chain.certified:
+        final = tuple(chain.final.sets)
+        constant_from = chain.final.layer
+        if len(chain.segments) > 1:  # the jump before the last segment changed the sets at its layer
+            return constant_from
+    elif all(f.kind in ("leader", "locked") and f.layer is not None for f in run.fates):
+        constant_from = max(f.layer for f in run.fates if f.layer is not None)
+        if constant_from >= len(run.data):
+            return None
+        final = tuple(run.data[constant_from].attention)
+    else:
         return None
-    final = run.data[last].attention
-    constant_from = last
-    while constant_from > 0 and run.data[constant_from - 1].attention == final:
+    constant_from = min(constant_from, len(run.data))
+    while constant_from > 0 and tuple(run.data[constant_from - 1].attention) == final:
         constant_from -= 1
     return constant_from
 
@@ -185,7 +198,8 @@ def _screen_distinct_limits(run: FloatRun) -> int | None:
 MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     Measurement("last_leader_layer", "the first leading layer of the last token to become a leader",
                 _exact_last_leader, _screen_last_leader),
-    Measurement("settling_layer", "the layer at which every token has its D7/D9 fate (as check reports it)",
+    Measurement("settling_layer", "the layer at which check's D7/D9 fates settle every token (a D9 closed form can "
+                "settle a token before it first leads)",
                 _exact_settling, None),
     Measurement("constancy_layer", "the layer from which the attention pattern stays constant",
                 _exact_constancy, _screen_constancy),
