@@ -5,7 +5,6 @@ leader, docs/theory.md T1, D3); the independent checker re-verifies them and ref
 """
 
 import json
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -169,7 +168,7 @@ def test_output_that_cannot_be_written_is_status_4(tmp_path, capsys):
 
 
 MEASUREMENT_FILE = '''
-from verify.experiments.conjectures.sweep import Measurement
+from verify import Measurement
 
 def token_count(run):
     return {value}

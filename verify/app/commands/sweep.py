@@ -24,7 +24,7 @@ from verify.core.io import atomic_write_text, directory_lock, json_text, read_te
 from verify.core.limits import MAX_LAYER_BUDGET
 from verify.core.numbers import InputError, rational_to_str, to_rational
 from verify.experiments.conjectures.loader import looks_like_file
-from verify.experiments.conjectures.sweep import (MEASUREMENTS, QUANTILES, SWEEP_FORMAT, Cell, Measurement, applicable,
+from verify.experiments.conjectures.sweep import (MEASUREMENTS, QUANTILES, SWEEP_FORMAT, Measurement, applicable,
                                                  cell_key, cells_of, load_measurement, measure_cell, save_cell,
                                                  saved_cell)
 from .output import emit_json, identifier_column, json_option, progress_reporter, summary_console, summary_table

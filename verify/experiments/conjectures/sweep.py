@@ -218,7 +218,7 @@ def load_measurement(path: str | Path) -> Measurement:
     module = import_user_file(path, expected="a Python file defining one Measurement")
     found = [value for value in vars(module).values() if isinstance(value, Measurement)]
     if len(found) != 1:
-        raise InputError(where, f"expected exactly one verify.experiments.conjectures.sweep.Measurement at module "
+        raise InputError(where, f"expected exactly one verify.Measurement at module "
                                 f"level, found {len(found)}")
     measurement = found[0]
     if not isinstance(measurement.name, str) or not measurement.name.strip():

@@ -1,4 +1,4 @@
-"""verify.experiments.conjectures.sweep: the float screens agree with the exact readings, quantiles, seeds, patterns.
+"""verify.experiments.conjectures.sweep (measurements): the float screens agree with the exact readings, quantiles, seeds, patterns.
 
 The screens run the float engine under its proven bound (docs/theory.md §6 measurements); where a
 screen gives a value it must be the exact engine's value (T1, D3, D7 fates) on the same draw.
