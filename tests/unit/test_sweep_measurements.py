@@ -61,6 +61,11 @@ def test_every_screen_value_is_the_exact_value(n, alpha):
                 compared += 1
                 assert value == measurement.exact(run), (measurement.name, config.name)
     assert compared >= 12  # the screen measured most draws (last_leader_layer and leader_count at least)
+    # Stopping at settling (what the leader measurements run) reads the same values.
+    for full, short in zip(screens, screen_cell(configs, layers=200, until_settled=True)):
+        for measurement in MEASUREMENTS.values():
+            if measurement.screen_until_settled:
+                assert (full and measurement.screen(full)) == (short and measurement.screen(short))
 
 
 def test_exact_readings_on_a_late_leader():
@@ -81,3 +86,4 @@ def test_cells_name_and_range():
     assert cell_key("leader_count", cell) == "leader_count-coplanar-n4-d2-alpha1_16"
     assert applicable(cell) == "family coplanar needs d >= 3"
     assert applicable(Cell("generic", 4, 2, Fraction(1))) is None
+    assert "/" not in cell_key("../../evil", cell) and not cell_key("../../evil", cell).startswith(".")

@@ -39,7 +39,7 @@ from verify.core.config import Configuration
 from verify.core.families import FAMILIES, generate
 from verify.core.float_dynamics import MergedBatch, float_layers, merge_identical_tokens
 from verify.core.float_rounding import SMALLEST_NORMAL, UNDERFLOW_SLACK, UNIT_ROUNDOFF
-from verify.core.io import atomic_write_text, json_text, read_json
+from verify.core.io import atomic_write_text, json_text, read_json, safe_name
 from verify.core.numbers import InputError, rational_to_str
 from .loader import import_user_file, user_code
 
@@ -99,6 +99,8 @@ class Measurement:
     description: str
     exact: Callable[[ClaimRun], int | None]
     screen: Callable[[FloatRun], int | None] | None = None
+    # The screen reads only the layers up to settling (every point leads or attends to a leader).
+    screen_until_settled: bool = False
 
 
 # ----------------------------------------------------------------------------- the registered measurements
@@ -197,18 +199,18 @@ def _screen_distinct_limits(run: FloatRun) -> int | None:
 
 MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     Measurement("last_leader_layer", "the first leading layer of the last token to become a leader",
-                _exact_last_leader, _screen_last_leader),
+                _exact_last_leader, _screen_last_leader, screen_until_settled=True),
     Measurement("settling_layer", "the layer at which check's D7/D9 fates settle every token (a D9 closed form can "
                 "settle a token before it first leads)",
                 _exact_settling, None),
     Measurement("constancy_layer", "the layer from which the attention pattern stays constant",
                 _exact_constancy, _screen_constancy),
     Measurement("leader_count", "the number of tokens that are eventually leaders",
-                _exact_leader_count, _screen_leader_count),
+                _exact_leader_count, _screen_leader_count, screen_until_settled=True),
     Measurement("distinct_limits", "the number of distinct limit points of the tokens",
                 _exact_distinct_limits, _screen_distinct_limits),
     Measurement("late_leader", "1 when some token first leads after layer 0, else 0",
-                _exact_late, _screen_late),
+                _exact_late, _screen_late, screen_until_settled=True),
 )}
 
 
@@ -245,7 +247,8 @@ class Cell:
 def cell_key(measurement: str, cell: Cell) -> str:
     """The file stem of a cell's saved result: readable, and one per (measurement, cell)."""
     alpha = f"{cell.alpha.numerator}_{cell.alpha.denominator}"
-    return f"{measurement}-{cell.family}-n{cell.n}-d{cell.d}-alpha{alpha}"
+    # A user's measurement names it: never a path, never a control character (safe_name).
+    return safe_name(f"{measurement}-{cell.family}-n{cell.n}-d{cell.d}-alpha{alpha}", max_length=160)
 
 
 def sample_seed(seed: int, index: int) -> int:
@@ -294,11 +297,13 @@ def _float_batch(configs: Sequence[Configuration]) -> tuple[MergedBatch, np.ndar
     return batch, e0, matrix_bound, collided
 
 
-def screen_cell(configs: Sequence[Configuration], *, layers: int) -> list[FloatRun | None]:
+def screen_cell(configs: Sequence[Configuration], *, layers: int, until_settled: bool = False) -> list[FloatRun | None]:
     """The float trajectories of one cell's configurations (same n, d, alpha), over their decided layers.
 
-    None for a configuration the float engine cannot screen at all (float collision, alpha or a
-    token outside float64's normal range, an undecided set at layer 0).
+    None for a configuration the float engine cannot screen at all (float collision, alpha
+    outside float64's normal range, an undecided set at layer 0). With ``until_settled`` a
+    configuration stops being recorded at the first layer at which every point leads or attends
+    to a leader (enough for the leader measurements; the run then counts as not complete).
     """
     if not configs:
         return []
@@ -306,25 +311,30 @@ def screen_cell(configs: Sequence[Configuration], *, layers: int) -> list[FloatR
     if not alpha >= SMALLEST_NORMAL or not math.isfinite(alpha):
         return [None] * len(configs)
     batch, e0, matrix_bound, collided = _float_batch(configs)
-    B = len(configs)
-    counts = batch.counts
-    patterns: list[list[tuple[int, ...]]] = [[] for _ in range(B)]
-    live = np.array([not c for c in collided])
+    B, m = batch.weights.shape
+    points = np.arange(m)
+    real = points[None, :] < batch.counts[:, None]  # rows past a configuration's point count are padding
+    active = ~np.array(collided)
+    last_trusted = np.full(B, -1)
+    history: list[np.ndarray] = []
     for layer in float_layers(batch, alpha=np.full(B, alpha), initial_error=e0, matrix_bound=matrix_bound):
-        for b in np.nonzero(live)[0]:
-            m = int(counts[b])
-            if layer.undecided_rows[b, :m].any() or layer.tie_rows[b, :m].any():
-                live[b] = False
-                continue
-            patterns[b].append(tuple(int(t) for t in layer.argmax[b, :m]))
-        if layer.index == layers or not live.any():
+        active &= ~((layer.undecided_rows | layer.tie_rows) & real).any(axis=1)
+        history.append(layer.argmax.copy())
+        last_trusted[active] = layer.index
+        if until_settled:
+            leads = layer.argmax == points[None, :]
+            settled = (leads | np.take_along_axis(leads, layer.argmax, axis=1) | ~real).all(axis=1)
+            active &= ~settled
+        if layer.index == layers or not active.any():
             break
     runs: list[FloatRun | None] = []
     for b in range(B):
-        if collided[b] or not patterns[b]:
+        if collided[b] or last_trusted[b] < 0:
             runs.append(None)
-        else:
-            runs.append(FloatRun(patterns[b], layers, complete=len(patterns[b]) == layers + 1))
+            continue
+        count = int(batch.counts[b])
+        patterns = [tuple(int(t) for t in history[k][b, :count]) for k in range(int(last_trusted[b]) + 1)]
+        runs.append(FloatRun(patterns, layers, complete=int(last_trusted[b]) == layers))
     return runs
 
 
@@ -355,7 +365,8 @@ def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: in
     """
     seeds = [sample_seed(seed, j) for j in range(samples)]
     configs = [generate(cell.family, s, n=cell.n, d=cell.d, alpha=cell.alpha) for s in seeds]
-    screens = screen_cell(configs, layers=layers) if measurement.screen is not None else [None] * samples
+    screens = (screen_cell(configs, layers=layers, until_settled=measurement.screen_until_settled)
+               if measurement.screen is not None else [None] * samples)
     values: list[int | None] = []
     exactly = 0
     for j, (config, screen) in enumerate(zip(configs, screens)):
