@@ -210,3 +210,16 @@ def test_an_uncertified_extreme_is_never_called_certified(tmp_path, monkeypatch)
     assert status == 3
     assert extreme["certified"] is False and extreme["certified_value"] is None
     assert "not certified" in (out / "sweep.md").read_text()
+
+
+def test_a_failed_claim_on_an_extreme_is_status_1(tmp_path, monkeypatch):
+    # The extreme checked on a wrong engine (the self-test's wrong normalisation): the replay catches it.
+    from verify.app.selftest.mutants import wrong_normalisation
+    real = sweep_module.check_configuration
+    monkeypatch.setattr(sweep_module, "check_configuration",
+                        lambda config, **kw: real(config, **{**kw, "dynamics": wrong_normalisation}))
+    out = tmp_path / "out"
+    assert main(["sweep", "leader_count", "--out", str(out), "--n", "4", "--samples", "3"]) == 1
+    result = json.loads((out / "sweep.json").read_text())["cells"][0]["result"]
+    assert result["status"] == "failed" and result["extreme"]["certified"] is False
+    assert result["reason"].startswith("a claim came out false in the exact check: ")

@@ -195,8 +195,8 @@ def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str 
     MEASUREMENT is one of last_leader_layer, settling_layer, constancy_layer, leader_count,
     distinct_limits, late_leader, or a FILE.py defining one Measurement (it runs with your
     rights, as `python FILE.py` would). Each finished cell is saved in DIR/cells/ at once: a rerun
-    with the same grid skips it. Exit status 0 every cell's extreme certified, 3 some not, 2 bad
-    input, 4 could not complete.
+    with the same grid skips it. Exit status 0 every cell's extreme certified, 1 a claim came out
+    false on an extreme, 3 some extreme not certified, 2 bad input, 4 could not complete.
     """
     measurement, where = _measurement(target)
     grid = read_grid({"n": n, "d": d, "alpha": alpha, "samples": samples, "families": families, "seed": seed,
@@ -241,8 +241,9 @@ def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str 
         atomic_write_text(out / "sweep.md", markdown_table(measurement, rows))
         atomic_write_text(out / "sweep.csv", csv_table(rows))
     measured = [e["result"] for e in entries if e["result"] is not None]
-    status = (exitcodes.SUCCESS if measured and all(r["status"] == "certified" for r in measured)
-              else exitcodes.INCONCLUSIVE)
+    statuses = {r["status"] for r in measured}
+    status = (exitcodes.FALSE if "failed" in statuses else
+              exitcodes.SUCCESS if measured and statuses == {"certified"} else exitcodes.INCONCLUSIVE)
     console = summary_console(json_to)
     table = summary_table(Text(f"sweep {measurement.name}: {len(measured)} cells"))
     identifier_column(table, "family")

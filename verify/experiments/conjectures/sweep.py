@@ -413,6 +413,10 @@ def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: in
     result["extreme"] = extreme
     if certified:
         result["status"] = "certified"
+    elif report.status == "failed":  # a claim of the theorem came out false on this draw: a finding, exit 1
+        result["status"] = "failed"
+        result["reason"] = "a claim came out false in the exact check: " + ", ".join(
+            sorted(c for c, v in report.verdicts.items() if v.status == "failed"))
     else:
         result["status"] = "inconclusive"
         result["reason"] = (f"the exact check came out {report.status}" if report.status != "certified"
