@@ -171,6 +171,8 @@ def command_costs(repo: Path = ROOT) -> str:
         ("`conjecture run all`", f"about {SHARED_SECONDS / 60:g} minutes shared among the built-in conjectures"),
         ("`selftest`", "under a minute on two cores"),
         ("`control examples/control.json --leaders ...`", "seconds; `--all-leader-sets` on larger inputs, minutes"),
+        ("`sweep MEASUREMENT`", "a float batch per cell, exact runs for the samples its proven bound leaves undecided "
+         "and for each cell's extreme: seconds per small cell (docs/sweep.md)"),
         ("`sentiment train`", train),
         ("`python -m pytest -n 2`", tests),
     ]

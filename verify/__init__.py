@@ -83,6 +83,8 @@ _PUBLIC: dict[str, str] = {
     "run_conjecture": "experiments.conjectures.base",
     "InternalError": "experiments.conjectures.base",
     "BUILTIN_CONJECTURES": "experiments.conjectures.builtin",
+    # measurement sweeps (docs/sweep.md)
+    "Measurement": "experiments.conjectures.sweep",
     # geometry
     "convex_hull_vertices": "core.geometry",
     "faces": "core.geometry",

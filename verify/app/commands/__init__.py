@@ -36,6 +36,8 @@ COMMANDS: list[CommandEntry] = [
                  "Choose A so that the listed tokens lead, with exact certificates both ways (docs/theory.md D10)."),
     CommandEntry("softmax", "softmax",
                  "Certify how far softmax attention at inverse temperature B can be from hardmax, layer by layer."),
+    CommandEntry("sweep", "sweep",
+                 "Measure a quantity over a grid of seeded families, with each cell's extreme certified exactly."),
     CommandEntry("examples", "examples",
                  "The example files the README and docs/ use, shipped with the package: list them, or copy them out."),
 ]

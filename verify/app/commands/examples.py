@@ -30,6 +30,7 @@ DESCRIPTIONS = {
     "rotating_square.json": "docs/theory.md §6: A positive definite, not symmetric, and no token ever leads (check: T0 "
                             "fails with a D11 certificate, certcheck re-verifies it)",
     "my_conjecture.py": "a user conjecture for the lab (conjecture run); it is code, run only what you trust",
+    "my_measurement.py": "a user measurement for a sweep (sweep FILE.py); it is code, run only what you trust",
     "test_user_example.py": "a property test on the public API (pytest)",
 }
 

@@ -27,6 +27,7 @@ import traceback
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, Iterator
 
 from verify.core.io import read_input
@@ -37,7 +38,7 @@ from .builtin import BUILTIN_CONJECTURES
 from .catalogue import CATALOGUE
 from .heldout import HELD_OUT
 
-__all__ = ["load_conjectures", "looks_like_file", "user_code"]
+__all__ = ["import_user_file", "load_conjectures", "looks_like_file", "user_code"]
 
 
 def looks_like_file(target: str) -> bool:
@@ -65,19 +66,13 @@ class _ReadSource(importlib.machinery.SourceFileLoader):
         """Write no bytecode cache."""
 
 
-def load_conjectures(path: str | Path, *,
-                     on_warning: Callable[[warnings.WarningMessage], None] | None = None) -> list[Conjecture]:
-    """Import ``path`` with importlib and return its conjectures, in definition order.
+def import_user_file(path: str | Path, *, expected: str,
+                     on_warning: Callable[[warnings.WarningMessage], None] | None = None) -> ModuleType:
+    """Import the user's Python file ``path`` (a conjecture file, a sweep's measurement file) and return the module.
 
-    Parameters
-    ----------
-    path
-        A ``.py`` file. It is executed as a module named after a hash of its absolute path,
-        so two user files with the same name do not collide.
-    on_warning
-        Called with each warning raised while the file is imported, DeprecationWarnings
-        included (an import path that has moved, :mod:`verify._moved`). Without it they are
-        issued again as warnings, under the filters in force.
+    The one way a user file is run: read once, bounded, regular files only; executed as a module
+    named after a hash of its absolute path; whatever it raises or exits with on import is bad
+    input naming the file (:func:`user_code`); its warnings go to ``on_warning``.
     """
     path = Path(path)
     where = str(path)
@@ -85,7 +80,7 @@ def load_conjectures(path: str | Path, *,
         raise InputError(where, "expected a Python file ending in .py")
     # Read once, bounded, regular files only (a FIFO or /dev/zero would hang the import); the
     # code executed is exactly these bytes.
-    source = read_input(path, expected="a Python file defining Conjecture objects")
+    source = read_input(path, expected=expected)
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     module_name = f"hardmax_user_conjectures_{digest}"
     loader = _ReadSource(module_name, str(path), source)
@@ -119,6 +114,25 @@ def load_conjectures(path: str | Path, *,
         else:
             warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
 
+    return module
+
+
+def load_conjectures(path: str | Path, *,
+                     on_warning: Callable[[warnings.WarningMessage], None] | None = None) -> list[Conjecture]:
+    """Import ``path`` with importlib and return its conjectures, in definition order.
+
+    Parameters
+    ----------
+    path
+        A ``.py`` file. It is executed as a module named after a hash of its absolute path,
+        so two user files with the same name do not collide.
+    on_warning
+        Called with each warning raised while the file is imported, DeprecationWarnings
+        included (an import path that has moved, :mod:`verify._moved`). Without it they are
+        issued again as warnings, under the filters in force.
+    """
+    where = str(path)
+    module = import_user_file(path, expected="a Python file defining Conjecture objects", on_warning=on_warning)
     declared = getattr(module, "CONJECTURES", None)
     if declared is not None:
         if not isinstance(declared, (list, tuple)) or not all(isinstance(c, Conjecture) for c in declared):

@@ -1,0 +1,225 @@
+"""`hardmax-verify sweep`: exit statuses, bad input named, byte-identical reruns, resume, certified extremes re-checked.
+
+The extremes' certificates are claims reports (T1's records the first leading layer of every
+leader, docs/theory.md T1, D3); the independent checker re-verifies them and refuses a tampered one.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verify.app.cli import main
+from verify.core.config import parse_configuration
+from verify.core.exact_dynamics import exact_layers
+from verify.experiments.conjectures import sweep as sweep_module
+
+# A small grid with a late leader in its n = 4 cell (seed 1): the extreme's value is 1, not 0.
+GRID = ["--n", "3,4", "--d", "2", "--alpha", "1", "--samples", "20", "--seed", "1"]
+OUTPUTS = ("sweep.json", "sweep.md", "sweep.csv")
+
+
+def run_sweep(out: Path, *extra: str, measurement: str = "last_leader_layer") -> int:
+    return main(["sweep", measurement, "--out", str(out), *GRID, *extra])
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_sweep_certifies_every_extreme_and_writes_the_tables(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_sweep(out, "--json", str(tmp_path / "record.json")) == 0
+    record = json.loads((out / "sweep.json").read_text())
+    assert json.loads((tmp_path / "record.json").read_text()) == record  # --json FILE: the same record
+    assert record["format"] == "hardmax-verify/sweep-v1" and record["measurement"] == "last_leader_layer"
+    results = [cell["result"] for cell in record["cells"]]
+    assert [r["status"] for r in results] == ["certified", "certified"]
+    for result in results:
+        assert result["samples"] == 20 and result["defined"] + result["undefined"] == 20
+        assert result["min"] <= result["q50"] <= result["q90"] <= result["q99"] <= result["max"]
+        assert result["extreme"]["certified"] is True
+        assert result["extreme"]["certified_value"] == result["max"]
+    assert "| generic | 4 | 2 | 1 | 20 |" in (out / "sweep.md").read_text()
+    csv_lines = (out / "sweep.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("family,n,d,alpha") and len(csv_lines) == 3
+    assert "cell 2/2" in capsys.readouterr().err  # progress on standard error
+
+
+def first_leading_layers(config_json: dict, layers: int = 60) -> dict[int, int]:
+    """An independent reading of T1's quantity: the exact engine's layers, no claim code."""
+    config = parse_configuration(config_json)
+    first: dict[int, int] = {}
+    for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A):
+        for i in layer.leaders():
+            first.setdefault(i, layer.index)
+        if layer.index == layers:
+            break
+    return first
+
+
+def test_a_certified_extreme_is_recomputed_independently_and_its_certificate_verifies(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_sweep(out) == 0
+    record = json.loads((out / "sweep.json").read_text())
+    late = [c["result"] for c in record["cells"] if c["cell"]["n"] == 4][0]
+    extreme = late["extreme"]
+    assert extreme["certified_value"] == 1  # the late leader this grid is chosen for
+    assert max(first_leading_layers(extreme["config"]).values()) == extreme["certified_value"]
+    certificate = out / extreme["certificate"]
+    capsys.readouterr()
+    assert main(["certcheck", str(certificate)]) == 0
+
+    # Tampered: the late leader's first leading layer moved to 0 in T1's certificate.
+    report = json.loads(certificate.read_text())
+    leaders = report["verdicts"]["T1"]["certificate"]["leaders"]
+    late_leader = next(entry for entry in leaders if entry["first_layer"] == 1)
+    late_leader["first_layer"] = 0
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(report))
+    assert main(["certcheck", str(tampered)]) == 1
+
+
+def test_same_seed_gives_byte_identical_files(tmp_path):
+    assert run_sweep(tmp_path / "a") == 0
+    assert run_sweep(tmp_path / "b") == 0
+    assert files_of(tmp_path / "a") == files_of(tmp_path / "b")
+    assert run_sweep(tmp_path / "c", "--seed", "2") == 0  # the last --seed wins: another draw
+    assert files_of(tmp_path / "c")["sweep.json"] != files_of(tmp_path / "a")["sweep.json"]
+
+
+def test_an_interrupted_sweep_resumes_and_ends_as_an_uninterrupted_one(tmp_path, monkeypatch, capsys):
+    assert run_sweep(tmp_path / "fresh") == 0
+    real = sweep_module.measure_cell
+    calls = []
+
+    def stopped_on_the_second_cell(*args, **kwargs):
+        calls.append(args[1])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("verify.app.commands.sweep.measure_cell", stopped_on_the_second_cell)
+    out = tmp_path / "out"
+    assert run_sweep(out) == 130
+    left = files_of(out)
+    assert [name for name in left if name.startswith("cells/")] == ["cells/last_leader_layer-generic-n3-d2-alpha1_1.json"]
+    assert not any(name in left for name in OUTPUTS)  # no table from a half-done sweep
+    assert not [p for p in tmp_path.rglob("*") if ".partial" in p.name or p.name.endswith(".lock")]
+
+    monkeypatch.setattr("verify.app.commands.sweep.measure_cell", real)
+    capsys.readouterr()
+    assert run_sweep(out) == 0
+    assert "cell 1/2 last_leader_layer-generic-n3-d2-alpha1_1: done in an earlier run, skipped" in capsys.readouterr().err
+    assert files_of(out) == files_of(tmp_path / "fresh")
+
+
+def test_a_saved_cell_of_other_parameters_is_recomputed(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_sweep(out) == 0
+    capsys.readouterr()
+    assert main(["sweep", "last_leader_layer", "--out", str(out), *GRID[:-4], "--samples", "5", "--seed", "1"]) == 0
+    assert "skipped" not in capsys.readouterr().err
+    assert json.loads((out / "sweep.json").read_text())["cells"][0]["result"]["samples"] == 5
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--n", "0"], "--n"),
+    (["--n", "3,x"], "--n"),
+    (["--alpha", "-1/2"], "--alpha"),
+    (["--alpha", "abc"], "--alpha"),
+    (["--samples", "0"], "--samples"),
+    (["--families", "nonesuch"], "--families"),
+    (["--families", "duplicates"], "--families"),  # outside the hypotheses
+    (["--layers", "many"], "--layers"),
+])
+def test_bad_input_names_the_field(tmp_path, capsys, args, field):
+    assert main(["sweep", "last_leader_layer", "--out", str(tmp_path / "out"), *args]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and error[0].startswith(f"error: {field}: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_measurement_and_grid_file(tmp_path, capsys):
+    assert main(["sweep", "nonesuch", "--out", str(tmp_path / "o")]) == 2
+    assert "error: MEASUREMENT: unknown measurement 'nonesuch'" in capsys.readouterr().err
+    grid = tmp_path / "grid.toml"
+    grid.write_text('n = [3]\nd = [2]\nalpha = ["1"]\nsamples = 4\nseeds = 3\n')
+    assert main(["sweep", "leader_count", "--out", str(tmp_path / "o"), "--grid", str(grid)]) == 2
+    assert f"error: {grid}: seeds: unknown key" in capsys.readouterr().err
+    grid.write_text('n = [3]\nd = [2]\nalpha = ["1"]\nsamples = 4\n')
+    assert main(["sweep", "leader_count", "--out", str(tmp_path / "o"), "--grid", str(grid), "--n", "4"]) == 2
+    assert "error: --grid: give the grid in the file or as options, not both" in capsys.readouterr().err
+
+
+def test_grid_file_equals_the_same_options(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('n = [3, 4]\nd = [2]\nalpha = ["1"]\nsamples = 20\nseed = 1\n')
+    assert main(["sweep", "last_leader_layer", "--out", str(tmp_path / "toml"), "--grid", str(grid)]) == 0
+    assert run_sweep(tmp_path / "options") == 0
+    assert files_of(tmp_path / "toml") == files_of(tmp_path / "options")
+
+
+def test_output_that_cannot_be_written_is_status_4(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert run_sweep(blocker / "out") == 4
+    assert "error: could not complete" in capsys.readouterr().err
+
+
+MEASUREMENT_FILE = '''
+from verify import Measurement
+
+def token_count(run):
+    return {value}
+
+COUNT = Measurement("token_count", "the number of tokens (a test measurement)", token_count)
+'''
+
+
+def test_a_users_measurement_file(tmp_path, capsys):
+    path = tmp_path / "mine.py"
+    path.write_text(MEASUREMENT_FILE.format(value="run.config.n"))
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--out", str(out), "--n", "3", "--samples", "3"]) == 0
+    result = json.loads((out / "sweep.json").read_text())["cells"][0]["result"]
+    assert (result["min"], result["max"], result["extreme"]["certified_value"]) == (3, 3, 3)
+    assert result["measured_exactly"] == 3  # no screen: every sample measured on the exact run
+
+    path.write_text(MEASUREMENT_FILE.format(value="None"))  # never defined: nothing to certify, inconclusive
+    assert main(["sweep", str(path), "--out", str(tmp_path / "none"), "--n", "3", "--samples", "3"]) == 3
+    assert json.loads((tmp_path / "none" / "sweep.json").read_text())["cells"][0]["result"]["extreme"] is None
+
+    path.write_text(MEASUREMENT_FILE.format(value="1 / 0"))  # the file's own error: bad input naming it
+    capsys.readouterr()
+    assert main(["sweep", str(path), "--out", str(tmp_path / "err"), "--n", "3", "--samples", "3"]) == 2
+    assert f"error: {path}: raised ZeroDivisionError" in capsys.readouterr().err
+
+
+def test_an_uncertified_extreme_is_never_called_certified(tmp_path, monkeypatch):
+    # The exact check of the extreme comes back inconclusive (a layer budget too small to settle): status 3.
+    real = sweep_module.check_configuration
+    monkeypatch.setattr(sweep_module, "check_configuration",
+                        lambda config, **kw: real(config, **{**kw, "layer_budget": 1, "closed_form_search": False}))
+    out = tmp_path / "out"
+    status = main(["sweep", "settling_layer", "--out", str(out), "--n", "6", "--samples", "3", "--alpha", "1/16",
+                   "--families", "emerging_leader"])
+    record = json.loads((out / "sweep.json").read_text())
+    extreme = record["cells"][0]["result"]["extreme"]
+    assert extreme["claims_status"] == "inconclusive"  # the family's leader emerges only at layer 1 or later
+    assert status == 3
+    assert extreme["certified"] is False and extreme["certified_value"] is None
+    assert "not certified" in (out / "sweep.md").read_text()
+
+
+def test_a_failed_claim_on_an_extreme_is_status_1(tmp_path, monkeypatch):
+    # The extreme checked on a wrong engine (the self-test's wrong normalisation): the replay catches it.
+    from verify.app.selftest.mutants import wrong_normalisation
+    real = sweep_module.check_configuration
+    monkeypatch.setattr(sweep_module, "check_configuration",
+                        lambda config, **kw: real(config, **{**kw, "dynamics": wrong_normalisation}))
+    out = tmp_path / "out"
+    assert main(["sweep", "leader_count", "--out", str(out), "--n", "4", "--samples", "3"]) == 1
+    result = json.loads((out / "sweep.json").read_text())["cells"][0]["result"]
+    assert result["status"] == "failed" and result["extreme"]["certified"] is False
+    assert result["reason"].startswith("a claim came out false in the exact check: ")

@@ -1,0 +1,258 @@
+"""``hardmax-verify sweep MEASUREMENT``: a measurement over a grid of seeded families, extremes certified exactly.
+
+    hardmax-verify sweep MEASUREMENT|FILE.py --out DIR [--n 3,4,6] [--d 2,3] [--alpha 1/16,1/4,1]
+                         [--samples N] [--families generic,...] [--seed S] [--layers L] [--json [FILE|-]]
+    hardmax-verify sweep MEASUREMENT|FILE.py --out DIR --grid GRID.toml
+
+What is computed is in :mod:`verify.experiments.conjectures.sweep`; this module reads the grid,
+shows progress, keeps the output folder (resume, atomic files) and writes the tables.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.text import Text
+
+from verify.core import exitcodes
+from verify.core.families import FAMILIES, INSIDE_FAMILIES, MAX_D, MAX_N
+from verify.core.io import atomic_write_text, directory_lock, json_text, read_text
+from verify.core.limits import MAX_LAYER_BUDGET
+from verify.core.numbers import InputError, rational_to_str, to_rational
+from verify.experiments.conjectures.loader import looks_like_file
+from verify.experiments.conjectures.sweep import (MEASUREMENTS, QUANTILES, SWEEP_FORMAT, Measurement, applicable,
+                                                 cell_key, cells_of, load_measurement, measure_cell, save_cell,
+                                                 saved_cell)
+from .output import emit_json, identifier_column, json_option, progress_reporter, summary_console, summary_table
+
+MAX_SAMPLES = 1_000_000
+DEFAULTS: dict[str, Any] = {"n": "4", "d": "2", "alpha": "1/4", "samples": 100, "families": "generic", "seed": 0,
+                            "layers": 200}
+COLUMNS = ("family", "n", "d", "alpha", "samples", "defined", "min", "q50", "q90", "q99", "max", "share_nonzero",
+           "extreme", "status")
+# The terminal summary (80 columns): the files have every column.
+SUMMARY_COLUMNS = ("family", "n", "d", "alpha", "q50", "q90", "max", "share_nonzero", "extreme")
+
+
+def _integers(text: Any, field: str, low: int, high: int) -> list[int]:
+    items = text if isinstance(text, list) else str(text).split(",")
+    values = []
+    for item in items:
+        try:
+            value = int(str(item).strip())
+        except ValueError:
+            raise InputError(field, f"expected integers separated by commas, got {str(item).strip()!r}") from None
+        if not low <= value <= high:
+            raise InputError(field, f"expected values in {low}..{high}, got {value}")
+        values.append(value)
+    if not values:
+        raise InputError(field, "expected at least one value")
+    return sorted(set(values))
+
+
+def _alphas(text: Any, field: str) -> list[Fraction]:
+    items = text if isinstance(text, list) else str(text).split(",")
+    values = []
+    for item in items:
+        value = to_rational(str(item).strip() if not isinstance(item, (int, float)) else item, field=field)
+        if value <= 0:
+            raise InputError(field, f"expected alpha > 0, got {rational_to_str(value)}")
+        values.append(value)
+    if not values:
+        raise InputError(field, "expected at least one value")
+    return sorted(set(values))
+
+
+def _families(text: Any, field: str) -> list[str]:
+    items = text if isinstance(text, list) else str(text).split(",")
+    names = []
+    for item in (str(i).strip() for i in items):
+        if item not in FAMILIES:
+            raise InputError(field, f"unknown family {item!r}; expected some of {', '.join(INSIDE_FAMILIES)}")
+        if item not in INSIDE_FAMILIES:
+            raise InputError(field, f"family {item!r} lies outside the theorem's hypotheses; the sweep measures "
+                                    "families inside them")
+        if item not in names:
+            names.append(item)
+    if not names:
+        raise InputError(field, "expected at least one family")
+    return names
+
+
+def _count(value: Any, field: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) and not str(value).strip().lstrip("-").isdigit():
+        raise InputError(field, f"expected an integer, got {value!r}")
+    number = int(value)
+    if not low <= number <= high:
+        raise InputError(field, f"expected {low}..{high}, got {number}")
+    return number
+
+
+def read_grid(options: dict[str, Any], grid_file: Path | None) -> dict[str, Any]:
+    """The grid from the options or from a TOML file (not both), checked, each error naming its field."""
+    given = {key: value for key, value in options.items() if value is not None}
+    raw: dict[str, Any] = dict(DEFAULTS)
+    prefix = "--"
+    if grid_file is not None:
+        if given:
+            raise InputError("--grid", f"give the grid in the file or as options, not both (also given: "
+                                       f"--{sorted(given)[0]})")
+        try:
+            data = tomllib.loads(read_text(grid_file, expected="a TOML grid file"))
+        except tomllib.TOMLDecodeError as error:
+            raise InputError(str(grid_file), f"not valid TOML: {error}") from None
+        unknown = sorted(set(data) - set(DEFAULTS))
+        if unknown:
+            raise InputError(f"{grid_file}: {unknown[0]}", f"unknown key; expected some of {', '.join(DEFAULTS)}")
+        raw.update(data)
+        prefix = f"{grid_file}: "
+    else:
+        raw.update(given)
+    return {
+        "families": _families(raw["families"], f"{prefix}families"),
+        "n": _integers(raw["n"], f"{prefix}n", 1, MAX_N),
+        "d": _integers(raw["d"], f"{prefix}d", 1, MAX_D),
+        "alpha": _alphas(raw["alpha"], f"{prefix}alpha"),
+        "samples": _count(raw["samples"], f"{prefix}samples", 1, MAX_SAMPLES),
+        "seed": _count(raw["seed"], f"{prefix}seed", 0, 2**63 - 1),
+        "layers": _count(raw["layers"], f"{prefix}layers", 1, MAX_LAYER_BUDGET),
+    }
+
+
+def _measurement(target: str) -> tuple[Measurement, str]:
+    if looks_like_file(target):
+        return load_measurement(target), target
+    if target not in MEASUREMENTS:
+        raise InputError("MEASUREMENT", f"unknown measurement {target!r}; expected one of {', '.join(MEASUREMENTS)} "
+                                        "or a FILE.py")
+    return MEASUREMENTS[target], "measurement"
+
+
+def _cell_text(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _extreme_text(result: dict[str, Any]) -> str:
+    extreme = result.get("extreme")
+    if not extreme:
+        return "-"
+    if extreme["certified"]:
+        return f"{extreme['certified_value']} certified"
+    return f"{extreme['screen_value']} not certified"
+
+
+def table_rows(cells: list[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for entry in cells:
+        cell, result = entry["cell"], entry["result"]
+        if result is None:
+            rows.append([cell["family"], str(cell["n"]), str(cell["d"]), cell["alpha"], "-", "-", "-", "-", "-", "-",
+                         "-", "-", "-", f"not applicable: {entry['not_applicable']}"])
+            continue
+        rows.append([cell["family"], str(cell["n"]), str(cell["d"]), cell["alpha"], str(result["samples"]),
+                     str(result["defined"]), *(_cell_text(result[k]) for k in ("min", "q50", "q90", "q99", "max")),
+                     _cell_text(result["share_nonzero"]), _extreme_text(result), result["status"]])
+    return rows
+
+
+def markdown_table(measurement: Measurement, rows: list[list[str]]) -> str:
+    lines = [f"# sweep: {measurement.name}", "", measurement.description + ".", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["", "Quantiles are nearest-rank over the samples whose value is defined; `certified` marks an extreme "
+                  "re-computed with the exact engine whose every claim came out certified (docs/sweep.md).", ""]
+    return "\n".join(lines)
+
+
+def csv_table(rows: list[list[str]]) -> str:
+    def field(text: str) -> str:
+        return f'"{text.replace(chr(34), chr(34) * 2)}"' if any(c in text for c in ',"\n') else text
+    return "\n".join(",".join(field(c) for c in line) for line in [list(COLUMNS), *rows]) + "\n"
+
+
+@click.command("sweep")
+@click.argument("target", metavar="MEASUREMENT")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder: sweep.md, sweep.csv, sweep.json, cells/ (resume) and certificates/.")
+@click.option("--grid", "grid_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A TOML file with the grid (keys n, d, alpha, samples, families, seed, layers) instead of options.")
+@click.option("--n", "n", default=None, help=f"Token counts, comma-separated (default {DEFAULTS['n']}).")
+@click.option("--d", "d", default=None, help=f"Dimensions, comma-separated (default {DEFAULTS['d']}).")
+@click.option("--alpha", "alpha", default=None, help=f"Exact step parameters, comma-separated (default {DEFAULTS['alpha']}).")
+@click.option("--samples", default=None, help=f"Configurations drawn per cell (default {DEFAULTS['samples']}).")
+@click.option("--families", default=None, help=f"Families inside the hypotheses, comma-separated (default {DEFAULTS['families']}).")
+@click.option("--seed", default=None, help=f"The sweep's seed (default {DEFAULTS['seed']}): the same seed gives the same files.")
+@click.option("--layers", default=None, help=f"Layer budget of every run (default {DEFAULTS['layers']}).")
+@json_option("the sweep's record (as sweep.json)")
+def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str | None, alpha: str | None,
+          samples: str | None, families: str | None, seed: str | None, layers: str | None, json_to: str | None) -> int:
+    """Measure a quantity over a grid of seeded families, with each cell's extreme certified exactly.
+
+    MEASUREMENT is one of last_leader_layer, settling_layer, constancy_layer, leader_count,
+    distinct_limits, late_leader, or a FILE.py defining one Measurement (it runs with your
+    rights, as `python FILE.py` would). Each finished cell is saved in DIR/cells/ at once: a rerun
+    with the same grid skips it. Exit status 0 every cell's extreme certified, 1 a claim came out
+    false on an extreme, 3 some extreme not certified, 2 bad input, 4 could not complete.
+    """
+    measurement, where = _measurement(target)
+    grid = read_grid({"n": n, "d": d, "alpha": alpha, "samples": samples, "families": families, "seed": seed,
+                      "layers": layers}, grid_file)
+    cells = list(cells_of(grid["families"], grid["n"], grid["d"], grid["alpha"]))
+    entries: list[dict[str, Any]] = []
+    with directory_lock(out), progress_reporter() as reporter:
+        (out / "cells").mkdir(parents=True, exist_ok=True)
+        (out / "certificates").mkdir(exist_ok=True)
+        for index, cell in enumerate(cells):
+            key = cell_key(measurement.name, cell)
+            entry: dict[str, Any] = {"cell": cell.to_json_dict(), "result": None}
+            reason = applicable(cell)
+            if reason is not None:
+                entry["not_applicable"] = reason
+                entries.append(entry)
+                continue
+            parameters = {"measurement": measurement.name, **cell.to_json_dict(), "samples": grid["samples"],
+                          "seed": grid["seed"], "layers": grid["layers"]}
+            path = out / "cells" / f"{key}.json"
+            result = saved_cell(path, parameters)
+            if result is not None:
+                reporter.log(f"cell {index + 1}/{len(cells)} {key}: done in an earlier run, skipped")
+            else:
+                def store(report: dict[str, Any], key: str = key) -> str:
+                    relative = f"certificates/{key}.json"
+                    atomic_write_text(out / relative, json_text(report, where=relative))
+                    return relative
+
+                result = measure_cell(measurement, cell, samples=grid["samples"], seed=grid["seed"],
+                                      layers=grid["layers"], where=where, progress=reporter.update,
+                                      certificate=store)
+                save_cell(path, parameters, result)
+                reporter.log(f"cell {index + 1}/{len(cells)} {key}: {result['status']}")
+            entry["result"] = result
+            entries.append(entry)
+        record = {"format": SWEEP_FORMAT, "measurement": measurement.name, "description": measurement.description,
+                  "grid": {**grid, "alpha": [rational_to_str(a) for a in grid["alpha"]]},
+                  "quantiles": [name for name, _ in QUANTILES], "cells": entries}
+        rows = table_rows(entries)
+        atomic_write_text(out / "sweep.json", json_text(record, where="sweep.json"))
+        atomic_write_text(out / "sweep.md", markdown_table(measurement, rows))
+        atomic_write_text(out / "sweep.csv", csv_table(rows))
+    measured = [e["result"] for e in entries if e["result"] is not None]
+    statuses = {r["status"] for r in measured}
+    status = (exitcodes.FALSE if "failed" in statuses else
+              exitcodes.SUCCESS if measured and statuses == {"certified"} else exitcodes.INCONCLUSIVE)
+    console = summary_console(json_to)
+    table = summary_table(Text(f"sweep {measurement.name}: {len(measured)} cells"))
+    identifier_column(table, "family")
+    shown = [COLUMNS.index(c) for c in SUMMARY_COLUMNS]
+    for column in SUMMARY_COLUMNS[1:]:
+        table.add_column(column.replace("share_nonzero", "nonzero"))
+    for row in rows:
+        table.add_row(*(Text(row[i]) for i in shown))
+    console.print(table)
+    console.print(Text(f"wrote {out}/sweep.md, sweep.csv, sweep.json"), soft_wrap=True)
+    emit_json(record, json_to)
+    return status
