@@ -248,11 +248,11 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
         verdict = verdicts[claim]
         status = verdict.get("status") if isinstance(verdict, Mapping) else None
         if claim == "T0" and status == "failed" and outside is None:
-            found = _similarity_terms(verdict, f"{label}.verdicts.T0.evidence.similarity")
-            if isinstance(found, str):
-                plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, found)
+            similar = _similarity_terms(verdict, f"{label}.verdicts.T0.evidence.similarity")
+            if isinstance(similar, str):
+                plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, similar)
             else:
-                similarity = found
+                similarity = similar
                 plan.failing.append(claim)
         elif status != "certified":
             plan.decided[claim] = ClaimOutcome(claim, NOT_KERNEL_CHECKED, f"check did not certify it ({status})")
@@ -278,7 +278,7 @@ def plan_record(record: Mapping[str, Any], label: str) -> RecordPlan:
         by_token[f["token"]] = f
     uncovered = [f for f in (by_token.get(i) for i in range(config.n))
                  if f is None or f.get("kind") not in ("leader", "fixed", "locked", "path")]
-    segment = None
+    segment: tuple[str, int, list[list[int]]] | None = None
     path_reason: str | None = None
     if not uncovered and len(by_token) == config.n and any(f.get("kind") == "path" for f in by_token.values()):
         chain = _chain(verdicts)
@@ -366,7 +366,8 @@ def _similarity_terms(verdict: Mapping[str, Any], where: str) -> tuple[int, int,
         return "check did not certify it (failed with no similarity certificate, D11)"
     layer, period, relabelling = certificate.get("layer"), certificate.get("period"), certificate.get("relabelling")
     M = certificate.get("M")
-    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (layer, period)):
+    if not (isinstance(layer, int) and isinstance(period, int)) or isinstance(layer, bool) or isinstance(period, bool) \
+            or layer < 0 or period < 0:
         raise InputError(f"{where}.layer", "expected nonnegative integers layer and period")
     if not isinstance(M, list):
         raise InputError(f"{where}.M", "expected the matrix M")
