@@ -1,17 +1,18 @@
 """Coq's kernel agrees with ``check`` (docs/formal.md): on every configuration, a claim is
 kernel-checked only where ``check`` certified it, everything ``check`` certified from D7 fates and
 D9 paths is kernel-checked (D2 and T4 when A has an exact LDL^T with positive pivots; D1 and D3
-always; within the documented limits), and the kernel never rejects what ``check`` certified.
+always; within the documented limits), a T0 that ``check`` finds failed with a D11 similarity
+certificate is kernel-checked as failed, and the kernel never rejects what ``check`` certified.
 
 Each example is one coqc run (a fraction of a second), so the examples are fewer than the
 profile's.
 """
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from verify.claims import check_configuration
 from verify.core.linalg import is_symmetric_positive_definite, ldl_decomposition
-from verify.core.families import TIE_FAMILIES
+from verify.core.families import TIE_FAMILIES, generate
 from verify.formal.prove import prove_records
 from verify.formal.tasks import COVERED_CLAIMS, KERNEL_CHECKED, REJECTED
 from verify.strategies import configurations, outside_configurations
@@ -31,8 +32,14 @@ def _agree(config) -> None:
     for claim, outcome in claims.items():
         certified = report["verdicts"][claim]["status"] == "certified"
         assert outcome.status != REJECTED, (claim, outcome.reason)
+        # D11: the kernel proves a failed T0 (no token ever leads) from its similarity certificate.
+        proved_failure = (claim == "T0" and report["verdicts"]["T0"]["status"] == "failed"
+                          and isinstance(report["verdicts"]["T0"].get("evidence"), dict)
+                          and "similarity" in report["verdicts"]["T0"]["evidence"])
         if outcome.status == KERNEL_CHECKED:
-            assert certified and claim in COVERED_CLAIMS, claim
+            assert (certified and claim in COVERED_CLAIMS) or proved_failure, claim
+        elif proved_failure and not _documented_limit(outcome.reason):
+            raise AssertionError(f"T0 fails with a D11 certificate, but {outcome.status}: {outcome.reason}")
         elif certified and claim in expected and not _documented_limit(outcome.reason):
             raise AssertionError(f"{claim}: certified, but {outcome.status}: {outcome.reason}")
 
@@ -56,5 +63,6 @@ def test_kernel_agrees_with_check_on_persistent_ties(config):
 
 @settings(max_examples=5)
 @given(outside_configurations(max_n=8))
+@example(generate("rotating_polygons", 1, n=3, d=2))  # no leader ever: T0 fails with a D11 certificate
 def test_kernel_agrees_with_check_outside_the_hypotheses(config):
     _agree(config)
