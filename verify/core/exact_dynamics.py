@@ -34,15 +34,15 @@ I), so only dot products of length d are approximated.
 (r, s >= 0 the smallest shifts that leave every entry below 2^52 in magnitude, from
 ``int.bit_length``): x_c = floor(w_c / 2^r) and y'_c = floor(y_c / 2^s) are integers of
 magnitude at most 2^52, so converting them to float64 is exact, and w_c / 2^r = x_c + a_c,
-y_c / 2^s = y'_c + b_c with a_c, b_c in [0, 1). No value can overflow (|x_c y'_c| <= 2^104, a sum
+y_c / 2^s = y'_c + b_c with a_c, b_c in [0, 1), and a_c = 0 when r = 0, b_c = 0 when s = 0. No value can overflow (|x_c y'_c| <= 2^104, a sum
 of d of them at most d 2^104) or underflow (every product and partial sum of integer-valued
 floats is an integer: 0 or at least 1 in magnitude), whatever the size of the integers:
 thousands of bits only raise r and s. The float t = fl(sum_c x_c y'_c), summed in any order, is
 within gamma_d sum_c |x_c| |y'_c| of sum_c x_c y'_c (Higham (3.5); there is no underflow term),
-which is within sum_c (a_c |y'_c| + |x_c| b_c + a_c b_c) <= sum_c (|y'_c| + |x_c| + 1) of
-S = (w . y) / 2^(r + s). With X = sum_c |x_c|, Y = max_c |y'_c| and Y1 = sum_c |y'_c|:
+which is within sum_c (a_c |y'_c| + |x_c| b_c + a_c b_c) of S = (w . y) / 2^(r + s). With
+X = sum_c |x_c|, Y = max_c |y'_c|, Y1 = sum_c |y'_c| and [P] = 1 if P holds, else 0:
 
-    |t - S| <= R = gamma_d X Y + X + Y1 + d.
+    |t - S| <= R = gamma_d X Y + [r > 0] Y1 + [s > 0] X + [r > 0 and s > 0] d.
 
 R is evaluated in float64 (R') with at most 2d + 10 roundings of non-negative terms, so
 R' >= (1 - u)^(2d+10) R > R / 2 for any d < 2^50: the factor 2 below is that safety factor.
@@ -87,7 +87,8 @@ from .float_rounding import rounding_gamma
 from .linalg import identity, matmul, solve, transpose
 from .numbers import InputError, to_rational
 
-__all__ = ["TokenGroups", "ExactLayer", "exact_layers", "group_tokens", "float_candidates", "refine_candidates", "proven_below_top"]
+__all__ = ["TokenGroups", "ExactLayer", "exact_layers", "group_tokens", "prefilter_candidates", "float_candidates",
+           "refine_candidates", "proven_below_top"]
 
 
 @dataclass(frozen=True)
@@ -224,9 +225,12 @@ def _float_dots(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return t
 
 
-def _dot_bound(x_norm: np.ndarray, y_max: np.ndarray | float, y_sum: np.ndarray | float, d: int) -> np.ndarray:
-    """R = gamma_d X Y + X + Y1 + d of the module docstring ("One scaled dot product"), in float64."""
-    return rounding_gamma(d) * x_norm * y_max + x_norm + y_sum + float(d)
+def _dot_bound(x_norm: np.ndarray, y_max: np.ndarray | float, y_sum: np.ndarray | float, d: int,
+               x_shifted: np.ndarray, y_shifted: np.ndarray | bool) -> np.ndarray:
+    """R = gamma_d X Y + [r > 0] Y1 + [s > 0] X + [r > 0 and s > 0] d of the module docstring
+    ("One scaled dot product"), in float64; ``x_shifted`` and ``y_shifted`` say where r > 0 and s > 0."""
+    return (rounding_gamma(d) * x_norm * y_max + np.where(x_shifted, y_sum, 0.0) + np.where(y_shifted, x_norm, 0.0)
+            + np.where(x_shifted & y_shifted, float(d), 0.0))
 
 
 def proven_below_top(top: np.ndarray, scores: np.ndarray, bound: np.ndarray) -> np.ndarray:
@@ -259,11 +263,13 @@ def float_candidates(rows: Sequence[Sequence[int]], points: Sequence[Sequence[in
     s = max(0, max(point_bits) - _FLOAT_BITS)
     y = _scaled_floats(points, [s] * m, d)
     row_bits = point_bits if rows is points else _bit_lengths(rows)
-    x = _scaled_floats(rows, [max(0, b - _FLOAT_BITS) for b in row_bits], d)
+    row_shifts = [max(0, b - _FLOAT_BITS) for b in row_bits]
+    x = _scaled_floats(rows, row_shifts, d)
     t = _float_dots(x, y)
     top = t.max(axis=1)
     abs_y = np.abs(y)
-    bound = _dot_bound(np.abs(x).sum(axis=1), abs_y.max(), abs_y.sum(axis=1).max(), d)
+    bound = _dot_bound(np.abs(x).sum(axis=1), abs_y.max(), abs_y.sum(axis=1).max(), d,
+                       np.array(row_shifts) > 0, s > 0)
     open_ = ~proven_below_top(top, t, bound)
     count = open_.sum(axis=1)
     best = np.argmax(open_, axis=1)
@@ -297,10 +303,12 @@ def refine_candidates(rows: Sequence[Sequence[int]], points: Sequence[Sequence[i
         differences = [[a - b for a, b in zip(points[v], reference)] for v in others]
         shifts = [max(0, b - _FLOAT_BITS) for b in _bit_lengths(differences)]
         y = _scaled_floats(differences, shifts, d)
-        x = _scaled_floats([rows[u] for u in open_rows], [max(0, row_bits[u] - _FLOAT_BITS) for u in open_rows], d)
+        row_shifts = [max(0, row_bits[u] - _FLOAT_BITS) for u in open_rows]
+        x = _scaled_floats([rows[u] for u in open_rows], row_shifts, d)
         t = _float_dots(x, y)
         abs_y = np.abs(y)
-        bound = _dot_bound(np.abs(x).sum(axis=1)[:, None], abs_y.max(axis=1)[None, :], abs_y.sum(axis=1)[None, :], d)
+        bound = _dot_bound(np.abs(x).sum(axis=1)[:, None], abs_y.max(axis=1)[None, :], abs_y.sum(axis=1)[None, :], d,
+                           (np.array(row_shifts) > 0)[:, None], (np.array(shifts) > 0)[None, :])
         with np.errstate(invalid="ignore", over="ignore"):
             below = np.isfinite(t) & np.isfinite(bound) & (-t > _DIFFERENCE_FACTOR * bound)
         # On one scale per row (the shifts differ between points): only to choose the next reference.
@@ -318,18 +326,28 @@ def refine_candidates(rows: Sequence[Sequence[int]], points: Sequence[Sequence[i
     return refined
 
 
+def prefilter_candidates(rows: Sequence[Sequence[int]], points: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
+    """Row u's candidates after the whole prefilter: a single one is its exact attention set.
+
+    :func:`float_candidates`, then up to three rounds of :func:`refine_candidates`; every exact
+    maximiser of each row is among its candidates (module docstring, "The prefilter's bound").
+    """
+    candidates = float_candidates(rows, points)
+    for _ in range(_REFINE_ROUNDS):
+        refined = refine_candidates(rows, points, candidates)
+        if refined == candidates:
+            break
+        candidates = refined
+    return candidates
+
+
 def _decide(W: fmpz_mat, N: fmpz_mat, numerators: Sequence[Sequence[int]], form_rows: Sequence[Sequence[int]],
             m: int, prefilter: bool) -> tuple[tuple[tuple[int, ...], ...], fmpz_mat | None]:
     """Attention sets of one layer, and the full integer score matrix when it was computed."""
     if not prefilter:
         scores = W * N.transpose()
         return _attention_sets(scores, m), scores
-    candidates = float_candidates(form_rows, numerators)
-    for _ in range(_REFINE_ROUNDS):
-        refined = refine_candidates(form_rows, numerators, candidates)
-        if refined == candidates:
-            break
-        candidates = refined
+    candidates = prefilter_candidates(form_rows, numerators)
     open_rows = [u for u, c in enumerate(candidates) if len(c) > 1]
     if not open_rows:
         return tuple(candidates), None
