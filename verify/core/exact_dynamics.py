@@ -212,7 +212,7 @@ def _bit_lengths(rows: Sequence[Sequence[int]]) -> list[int]:
 
 
 def _scaled_floats(rows: Sequence[Sequence[int]], shifts: Sequence[int], d: int) -> np.ndarray:
-    """floor(rows[u][c] / 2^shifts[u]) as float64: exact, each below 2^52 in magnitude."""
+    """floor(rows[u][c] / 2^shifts[u]) as float64: exact, each at most 2^52 in magnitude."""
     return np.array([[x >> r for x in row] if r else row for row, r in zip(rows, shifts)],
                     dtype=np.float64).reshape(len(rows), d)
 
