@@ -675,6 +675,9 @@ SOURCES: dict[str, Source] = {
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",
         r"^\(b\) simulate_batch +[\d.]+ ms/config +speed-up vs \(a\): +[\d.]+x",
         r"^\(d\) exact, plain Fraction +[\d.]+ ms/config +\(c\) vs \(d\): +[\d.]+x")),
+    "bench_exact_prefilter": CommandOutput("python bench/exact_prefilter.py", (
+        r"^cores: \d+; load average before: .*d=2", r"^128 +8 +[\d.]+s +[\d.]+s +[\d.]+s +[\d.]+x .* yes$",
+        r"^128 +60 +\(not run\) .* yes$", r"^target: \(c\) >= 100x \(a\) at n = 128, 8 layers: ", r"^load average after:")),
     "bench_certcheck": CommandOutput("python bench/certcheck_limits.py", (
         r"^certcheck at the corners of its default limits", r"^leaders d=64 n=\d+ .* exit 0 ",
         r"^chain power 10\^18 .* exit 1 ", r"^load average after:")),
