@@ -54,31 +54,64 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
         pair_scale = d * d * matrix_bound[b]
         scores = np.empty(count)
         magnitude = np.empty(count)
-        direction = np.empty(d)
+        members = np.empty(count, dtype=np.int64)
+        # Structure of arrays: coordinate r of every point is contiguous, so a row's scores are d
+        # passes over v that the compiler vectorises, each score still summed over r = 0, 1, ...
+        # from 0 exactly as the rounding bound counts it (float_dynamics docstring, "score").
+        columns = np.empty((d, count))
+        directions = np.zeros((count, d))
         largest_error = 0.0
         largest_magnitude = 0.0
         for v in range(count):
             top_coordinate = 0.0
             for r in range(d):
-                top_coordinate = max(top_coordinate, abs(Z[b, v, r]))
+                x = Z[b, v, r]
+                columns[r, v] = x
+                top_coordinate = max(top_coordinate, abs(x))
             magnitude[v] = top_coordinate
             largest_error = max(largest_error, error[b, v])
             largest_magnitude = max(largest_magnitude, top_coordinate)
+        # directions[u, r] = sum_c Z[u, c] At[c, r], summed over c = 0, 1, ... from 0.
+        for u in range(count):
+            for c in range(d):
+                x = Z[b, u, c]
+                for r in range(d):
+                    directions[u, r] += x * At[b, c, r]
         worst_pair = 0.0
         for u in range(count):
-            for r in range(d):
-                acc = 0.0
-                for c in range(d):
-                    acc += Z[b, u, c] * At[b, c, r]
-                direction[r] = acc
+            for v in range(count):
+                scores[v] = 0.0
+            r = 0
+            # Four terms of each score per pass: one load and store of the partial score per four
+            # products, the terms still added one at a time in the order of r.
+            while r + 4 <= d:
+                d0 = directions[u, r]
+                d1 = directions[u, r + 1]
+                d2 = directions[u, r + 2]
+                d3 = directions[u, r + 3]
+                c0 = columns[r]
+                c1 = columns[r + 1]
+                c2 = columns[r + 2]
+                c3 = columns[r + 3]
+                for v in range(count):
+                    acc = scores[v]
+                    acc += d0 * c0[v]
+                    acc += d1 * c1[v]
+                    acc += d2 * c2[v]
+                    acc += d3 * c3[v]
+                    scores[v] = acc
+                r += 4
+            while r < d:
+                dr = directions[u, r]
+                cr = columns[r]
+                for v in range(count):
+                    scores[v] += dr * cr[v]
+                r += 1
             top = -np.inf
             best = 0
             finite = True
             for v in range(count):
-                acc = 0.0
-                for r in range(d):
-                    acc += direction[r] * Z[b, v, r]
-                scores[v] = acc
+                acc = scores[v]
                 if not np.isfinite(acc):
                     finite = False
                 if acc > top:
@@ -106,6 +139,7 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
                     if not (top - scores[v] > (bound_top + bound_v) * BOUND_SAFETY):
                         near = True
                 if scores[v] == top:
+                    members[equal] = v
                     equal += 1
                     if record:
                         attention[b, u, v] = True
@@ -127,14 +161,12 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
                                    + UNDERFLOW_SLACK) * BOUND_SAFETY
             else:
                 total = 0.0
-                for v in range(count):
-                    if scores[v] == top:
-                        total += W[b, v]
+                for i in range(equal):
+                    total += W[b, members[i]]
                 for r in range(d):
                     acc = 0.0
-                    for v in range(count):
-                        if scores[v] == top:
-                            acc += W[b, v] * Z[b, v, r]
+                    for i in range(equal):
+                        acc += W[b, members[i]] * Z[b, members[i], r]
                     new_Z[b, u, r] = (Z[b, u, r] + a * (acc / total)) / (1.0 + a) if total > 0 else np.nan
                 # Only reached on an undecided row, after which no bound of this configuration is
                 # claimed; keep a configuration-wide value.
