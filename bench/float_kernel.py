@@ -41,10 +41,13 @@ def _threads(argv: list[str]) -> str:
     return "1"
 
 
-# Thread counts are read when numpy's BLAS and numba load, so they are set before the imports.
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_name] = _threads(sys.argv[1:])
+# Thread counts are read when numpy's BLAS and numba load, so they are set before the imports (only when
+# run as a script: numba refuses a changed count in a process that has started its threads).
+if __name__ == "__main__":
+    for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[_name] = _threads(sys.argv[1:])
 
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -145,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     for kernel in (layer_kernel, row_layout_layer_kernel):
         run_layer(kernel, workload(8, 2, 0), record=False)
     one, five, _ = os.getloadavg()
-    print(f"one layer, one configuration, N(0,1) tokens, dense A; threads: {os.environ['NUMBA_NUM_THREADS']}; "
+    print(f"one layer, one configuration, N(0,1) tokens, dense A; threads: {numba.get_num_threads()}; "
           f"best of {args.repeat}; load average {one:.2f} {five:.2f}")
     print(f"{'n':>5} {'d':>3} | {'old ms':>8} {'new ms':>8} {'numpy ms':>9} {'floor ms':>9} | "
           f"{'new GF/s':>8} {'floor GF/s':>10} | {'new/old':>7} {'new/numpy':>9} {'floor/new':>9} | bits  argmax")
