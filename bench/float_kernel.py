@@ -6,7 +6,7 @@ One layer of one configuration of n tokens drawn from N(0, 1)^d, A a dense norma
 engine's work for every A; the identity costs the same), timed four ways, best of ``--repeat``
 rounds, the four interleaved in each round:
 
-(old)   the row-layout kernel the engine used before (tests/common/float_kernel_oracle.py): each
+(old)   the row-layout kernel of tests/common/float_kernel_oracle.py, the test oracle: each
         score's reduction over d innermost, which the compiler leaves scalar;
 (new)   verify.core.float_kernel.layer_kernel, the engine's kernel;
 (numpy) the same layer in plain numpy: the score matrix by two matrix products, then the bound

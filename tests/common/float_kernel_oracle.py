@@ -1,7 +1,8 @@
-"""The float engine's layer kernel as it was written first, a score's reduction over d innermost in a
-row-per-token layout: the oracle that verify/core/float_kernel.py's vectorised kernel must match bit for
-bit (the rounding bound of verify/core/float_dynamics.py counts the roundings of this summation order,
-which both keep), and the baseline bench/float_kernel.py times it against. Not imported by the product."""
+"""The float engine's layer kernel in a row-per-token layout, each score's reduction over d innermost.
+
+The oracle that verify/core/float_kernel.py's vectorised kernel must match bit for bit (the rounding
+bound of verify/core/float_dynamics.py counts the roundings of this summation order, which both keep),
+and the baseline bench/float_kernel.py times it against. Not imported by the product."""
 
 from __future__ import annotations
 

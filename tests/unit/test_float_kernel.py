@@ -1,5 +1,5 @@
 """The float engine's compiled kernel (verify/core/float_kernel.py) gives, bit for bit, what the row-layout
-kernel it replaced gives (tests/common/float_kernel_oracle.py): new positions, error bounds, margins,
+kernel of tests/common/float_kernel_oracle.py gives: new positions, error bounds, margins,
 argmax, undecided and tie flags, attention masks and score bounds, layer after layer.
 
 Bit identity is the point: the rounding bound of verify/core/float_dynamics.py counts the roundings of
