@@ -101,9 +101,9 @@ def _block_scores(directions, columns, u0, rows, block, count, d):  # pragma: no
 
 
 @numba.njit(inline="always", cache=True)
-def _first_maximum(scores, count, skip):  # pragma: no cover - compiled
-    """(index, value) of the first v != skip whose score exceeds every earlier one, (-1, -inf) when none
-    exceeds -inf: what the scan "if s_v > best: take v" gives, NaN never taken. Four interleaved scans
+def _first_maximum(scores, count):  # pragma: no cover - compiled
+    """(index, value) of the first v whose score exceeds every earlier one, (-1, -inf) when none exceeds
+    -inf: what the scan "if s_v > best: take v" gives, NaN never taken. Four interleaved scans
     (v = 0, 1, 2, 3 mod 4) run without waiting for each other; of their maxima the earliest index among
     the equal ones is the scan's answer."""
     t0 = t1 = t2 = t3 = -np.inf
@@ -111,25 +111,25 @@ def _first_maximum(scores, count, skip):  # pragma: no cover - compiled
     v = 0
     while v + 4 <= count:
         x = scores[v]
-        if x > t0 and v != skip:
+        if x > t0:
             t0 = x
             i0 = v
         x = scores[v + 1]
-        if x > t1 and v + 1 != skip:
+        if x > t1:
             t1 = x
             i1 = v + 1
         x = scores[v + 2]
-        if x > t2 and v + 2 != skip:
+        if x > t2:
             t2 = x
             i2 = v + 2
         x = scores[v + 3]
-        if x > t3 and v + 3 != skip:
+        if x > t3:
             t3 = x
             i3 = v + 3
         v += 4
     while v < count:
         x = scores[v]
-        if x > t0 and v != skip:
+        if x > t0:
             t0 = x
             i0 = v
         v += 1
@@ -193,7 +193,7 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
             if j == 0:
                 _block_scores(directions, columns, u, min(ROWS, count - u), block, count, d)
             scores = block[j]
-            best, top = _first_maximum(scores, count, -1)
+            best, top = _first_maximum(scores, count)
             if best < 0:
                 best = 0
             # Vectorised counts, free of any order: non-finite scores and float maximisers.
@@ -216,10 +216,10 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
             worst_pair = max(worst_pair, bound_any)
             quick = (bound_top + bound_any) * BOUND_SAFETY
             near = not (finite and np.isfinite(top))
-            # The best score set aside: the scan's maximum of the others, as if best were skipped.
+            # With the top score set aside (-inf is never taken), the scan's maximum of the others.
             kept = scores[best]
             scores[best] = -np.inf
-            second = _first_maximum(scores, count, -1)[1]
+            second = _first_maximum(scores, count)[1]
             scores[best] = kept
             if not near:
                 failed = 0
