@@ -28,7 +28,7 @@ from typing import Any, Iterator, Sequence
 import cdd
 import cdd.gmp as cdd_gmp
 
-from .linalg import rank, solve
+from .linalg import IntegerPoints, rank, solve
 
 __all__ = [
     "Projection",
@@ -196,36 +196,34 @@ class Projection:
     certified: bool
 
 
-def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, max_iterations: int = 10000
-                   ) -> Projection:
+def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, max_iterations: int = 10000,
+                   gram: Sequence[Sequence[Fraction]] | None = None) -> Projection:
     """Wolfe's minimum-norm-point algorithm in the inner product <x, y>_M = x^T M y, exact.
 
     M must be symmetric positive definite (identity when None) for the answer to mean anything;
-    the returned certificate is checked exactly either way.
+    the returned certificate is checked exactly either way. ``gram``, when the caller has it, is
+    the matrix of <V_a, V_b>_M (computed once for many subsets of one point set, e.g. with
+    :meth:`verify.core.linalg.IntegerPoints.gram`); the iterate x = sum lam_j V_j enters only through
+    it, <x, V_t>_M = sum_j lam_j <V_j, V_t>_M, so the answer is the same with it or without.
     """
     pts = [tuple(Fraction(x) for x in v) for v in V]
     if not pts:
         raise ValueError("min_norm_point needs at least one point")
     d = len(pts[0])
     Mq = _identity(d) if M is None else [[Fraction(x) for x in row] for row in M]
-    ip = lambda x, y: _inner(Mq, x, y)  # noqa: E731
-    gram: dict[tuple[int, int], Fraction] = {}
+    G = IntegerPoints(pts).gram(Mq) if gram is None else gram
 
     def g(a: int, b: int) -> Fraction:
-        key = (a, b) if a <= b else (b, a)
-        if key not in gram:
-            gram[key] = ip(pts[a], pts[b])
-        return gram[key]
+        return G[a][b] if a <= b else G[b][a]
 
     def combo(lam: dict[int, Fraction]) -> Point:
         return tuple(sum((w * pts[j][c] for j, w in lam.items()), Fraction(0)) for c in range(d))
 
     start = min(range(len(pts)), key=lambda j: (g(j, j), j))
     lam: dict[int, Fraction] = {start: Fraction(1)}
-    x = pts[start]
     for _ in range(max_iterations):
-        xx = ip(x, x)
-        values = [ip(x, p) for p in pts]
+        values = [sum((w * G[j][t] for j, w in lam.items()), Fraction(0)) for t in range(len(pts))]
+        xx = sum((w * values[j] for j, w in lam.items()), Fraction(0))
         j = min(range(len(pts)), key=lambda t: (values[t], t))
         if values[j] >= xx or j in lam:
             break
@@ -243,12 +241,10 @@ def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, 
             alpha = dict(zip(S, sol[:k]))
             if all(a > 0 for a in alpha.values()):
                 lam = alpha
-                x = combo(lam)
                 break
             theta = min(lam[s] / (lam[s] - alpha[s]) for s in S if alpha[s] <= 0)
             lam = {s: (1 - theta) * lam[s] + theta * alpha[s] for s in S}
             lam = {s: w for s, w in lam.items() if w > 0}
-            x = combo(lam)
         else:  # pragma: no cover - the minor loop always breaks
             pass
         if sol is None:
@@ -261,16 +257,19 @@ def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, 
     return Projection(x, dict(sorted(lam.items())), kkt, certified)
 
 
-def project_origin_exact(vertices: Sequence[Sequence[Fraction]], A: Matrix | None = None) -> Projection:
+def project_origin_exact(vertices: Sequence[Sequence[Fraction]], A: Matrix | None = None, *,
+                         gram: Sequence[Sequence[Fraction]] | None = None) -> Projection:
     """The A-norm projection of 0 onto conv(vertices), exact, with its optimality certificate.
 
     ||x||_A^2 = x^T A x depends only on the symmetric part of A, whose gradient 2 Asym x gives
     the optimality condition <Asym x, v - x> >= 0 for every vertex v (A symmetric positive
     definite: then the minimiser is unique and this condition is necessary and sufficient).
+    ``gram``: the vertices' inner products in that symmetric part, if the caller has them
+    (see :func:`min_norm_point`).
     """
     d = len(vertices[0])
     M = _identity(d) if A is None else _symmetric_part(A)
-    return min_norm_point(vertices, M)
+    return min_norm_point(vertices, M, gram=gram)
 
 
 def point_in_hull_weights(point: Sequence[Fraction], points: Sequence[Sequence[Fraction]]
