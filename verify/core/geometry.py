@@ -410,6 +410,12 @@ def smallest_face_direction(point: Sequence[Fraction], points: Sequence[Sequence
 # Float cross-check
 
 
+def load_solver() -> None:
+    """Import cvxpy, which :func:`project_origin_cvxpy` imports on first use (about a second): for a caller
+    that times its claim checks and wants the time of checking, not of importing."""
+    import cvxpy  # noqa: F401
+
+
 def project_origin_cvxpy(vertices: Sequence[Sequence[Fraction]], A: Matrix | None = None) -> dict[str, Any]:
     """Clarabel's answer to min x^T A x over x = V lam, lam >= 0, sum lam = 1 (float evidence).
 
