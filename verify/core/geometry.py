@@ -27,8 +27,9 @@ from typing import Any, Iterator, Sequence
 
 import cdd
 import cdd.gmp as cdd_gmp
+from flint import fmpq, fmpq_mat
 
-from .linalg import IntegerPoints, rank, solve
+from .linalg import IntegerPoints, rank
 
 __all__ = [
     "Projection",
@@ -212,43 +213,49 @@ def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, 
     d = len(pts[0])
     Mq = _identity(d) if M is None else [[Fraction(x) for x in row] for row in M]
     G = IntegerPoints(pts).gram(Mq) if gram is None else gram
+    # The iterations in python-flint's rationals (exact, as Fraction is, and several times faster),
+    # the answer returned in Fractions.
+    Gq = [[fmpq(x.numerator, x.denominator) for x in row] for row in G]
+    zero, one = fmpq(0), fmpq(1)
+    n = len(pts)
 
-    def g(a: int, b: int) -> Fraction:
-        return G[a][b] if a <= b else G[b][a]
+    def g(a: int, b: int) -> fmpq:
+        return Gq[a][b] if a <= b else Gq[b][a]
 
     def combo(lam: dict[int, Fraction]) -> Point:
         return tuple(sum((w * pts[j][c] for j, w in lam.items()), Fraction(0)) for c in range(d))
 
-    start = min(range(len(pts)), key=lambda j: (g(j, j), j))
-    lam: dict[int, Fraction] = {start: Fraction(1)}
+    start = min(range(n), key=lambda j: (g(j, j), j))
+    weights: dict[int, fmpq] = {start: one}
     for _ in range(max_iterations):
-        values = [sum((w * G[j][t] for j, w in lam.items()), Fraction(0)) for t in range(len(pts))]
-        xx = sum((w * values[j] for j, w in lam.items()), Fraction(0))
-        j = min(range(len(pts)), key=lambda t: (values[t], t))
-        if values[j] >= xx or j in lam:
+        values = [sum((w * Gq[j][t] for j, w in weights.items()), zero) for t in range(n)]
+        xx = sum((w * values[j] for j, w in weights.items()), zero)
+        j = min(range(n), key=lambda t: (values[t], t))
+        if values[j] >= xx or j in weights:
             break
-        lam[j] = Fraction(0)
+        weights[j] = zero
         while True:
-            S = sorted(lam)
+            S = sorted(weights)
             # Affine minimiser on aff(S): [G 1; 1^T 0] [a; mu] = [0; 1].
             k = len(S)
-            system = [[g(S[r], S[c]) for c in range(k)] + [Fraction(1)] for r in range(k)]
-            system.append([Fraction(1)] * k + [Fraction(0)])
-            sol = solve(system, [Fraction(0)] * k + [Fraction(1)])
-            if sol is None:  # affinely dependent active set: drop the newest point (degenerate input)
-                lam.pop(j, None)
+            entries = [e for r in range(k) for e in [g(S[r], S[c]) for c in range(k)] + [one]] + [one] * k + [zero]
+            try:
+                solution = fmpq_mat(k + 1, k + 1, entries).solve(fmpq_mat(k + 1, 1, [zero] * k + [one]))
+            except ZeroDivisionError:  # affinely dependent active set: drop the newest point (degenerate input)
+                solution = None
+            if solution is None:
+                weights.pop(j, None)
                 break
-            alpha = dict(zip(S, sol[:k]))
+            alpha = {s: solution[r, 0] for r, s in enumerate(S)}
             if all(a > 0 for a in alpha.values()):
-                lam = alpha
+                weights = alpha
                 break
-            theta = min(lam[s] / (lam[s] - alpha[s]) for s in S if alpha[s] <= 0)
-            lam = {s: (1 - theta) * lam[s] + theta * alpha[s] for s in S}
-            lam = {s: w for s, w in lam.items() if w > 0}
-        else:  # pragma: no cover - the minor loop always breaks
-            pass
-        if sol is None:
+            theta = min(weights[s] / (weights[s] - alpha[s]) for s in S if alpha[s] <= 0)
+            weights = {s: (1 - theta) * weights[s] + theta * alpha[s] for s in S}
+            weights = {s: w for s, w in weights.items() if w > 0}
+        if solution is None:
             break
+    lam = {s: Fraction(int(w.p), int(w.q)) for s, w in weights.items()}
     x = combo(lam)
     Mx = [sum((Mq[r][c] * x[c] for c in range(d)), Fraction(0)) for r in range(d)]
     kkt = {t: sum((Mx[r] * (pts[t][r] - x[r]) for r in range(d)), Fraction(0)) for t in range(len(pts))}
