@@ -66,7 +66,8 @@ def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders:
         members = sorted(face.members)
         if len(members) > 1:
             face_gram = [[gram[a][b] for b in members] for a in members]
-            candidates.add(geometry.project_origin_exact([pts[i] for i in members], run.A, gram=face_gram).point)
+            # project_origin_exact's projection, in Asym (its symmetric part of A) computed once here.
+            candidates.add(geometry.min_norm_point([pts[i] for i in members], Asym, gram=face_gram).point)
     missing = [f.token for f in non_leaders if f.limit not in candidates]
     return {"check": "candidate set S = vertices of K + exact A-projections of 0 onto every face of K",
             "faces": len(all_faces), "candidates": len(candidates), "agree": not missing, "tokens_not_in_S": missing}

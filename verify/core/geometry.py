@@ -257,8 +257,14 @@ def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, 
             break
     lam = {s: Fraction(int(w.p), int(w.q)) for s, w in weights.items()}
     x = combo(lam)
-    Mx = [sum((Mq[r][c] * x[c] for c in range(d)), Fraction(0)) for r in range(d)]
-    kkt = {t: sum((Mx[r] * (pts[t][r] - x[r]) for r in range(d)), Fraction(0)) for t in range(len(pts))}
+    if all(Mq[r][c] == Mq[c][r] for r in range(d) for c in range(r)):
+        # <M x, V_t - x> = <x, V_t>_M - <x, x>_M for a symmetric M: from the Gram matrix, in fmpq.
+        values = [sum((w * Gq[j][t] for j, w in weights.items()), zero) for t in range(n)]
+        xx = sum((w * values[j] for j, w in weights.items()), zero)
+        kkt = {t: Fraction(int(v.p), int(v.q)) for t, v in enumerate(value - xx for value in values)}
+    else:
+        Mx = [sum((Mq[r][c] * x[c] for c in range(d)), Fraction(0)) for r in range(d)]
+        kkt = {t: sum((Mx[r] * (pts[t][r] - x[r]) for r in range(d)), Fraction(0)) for t in range(len(pts))}
     certified = (all(w >= 0 for w in lam.values()) and sum(lam.values()) == 1
                  and all(v >= 0 for v in kkt.values()))
     return Projection(x, dict(sorted(lam.items())), kkt, certified)
