@@ -270,19 +270,16 @@ def min_norm_point(V: Sequence[Sequence[Fraction]], M: Matrix | None = None, *, 
     return Projection(x, dict(sorted(lam.items())), kkt, certified)
 
 
-def project_origin_exact(vertices: Sequence[Sequence[Fraction]], A: Matrix | None = None, *,
-                         gram: Sequence[Sequence[Fraction]] | None = None) -> Projection:
+def project_origin_exact(vertices: Sequence[Sequence[Fraction]], A: Matrix | None = None) -> Projection:
     """The A-norm projection of 0 onto conv(vertices), exact, with its optimality certificate.
 
     ||x||_A^2 = x^T A x depends only on the symmetric part of A, whose gradient 2 Asym x gives
     the optimality condition <Asym x, v - x> >= 0 for every vertex v (A symmetric positive
     definite: then the minimiser is unique and this condition is necessary and sufficient).
-    ``gram``: the vertices' inner products in that symmetric part, if the caller has them
-    (see :func:`min_norm_point`).
     """
     d = len(vertices[0])
     M = _identity(d) if A is None else _symmetric_part(A)
-    return min_norm_point(vertices, M, gram=gram)
+    return min_norm_point(vertices, M)
 
 
 def point_in_hull_weights(point: Sequence[Fraction], points: Sequence[Sequence[Fraction]]
