@@ -678,6 +678,9 @@ SOURCES: dict[str, Source] = {
     "bench_float_kernel": CommandOutput("python bench/float_kernel.py", (
         r"^one layer, one configuration, N\(0,1\) tokens, dense A; threads: \d+", r"^ *2048 +64 \| .* \| same  agrees",
         r"^n=2048 d=64 new within 4x of the DGEMM floor: ", r"^load average after:")),
+    "bench_exact_prefilter": CommandOutput("python bench/exact_prefilter.py", (
+        r"^cores: \d+; load average before: .*d=2", r"^128 +8 +[\d.]+s +[\d.]+s +[\d.]+s +[\d.]+x .* yes$",
+        r"^128 +60 +\(not run\) .* yes$", r"^target: \(c\) >= 100x \(a\) at n = 128, 8 layers: ", r"^load average after:")),
     "bench_certcheck": CommandOutput("python bench/certcheck_limits.py", (
         r"^certcheck at the corners of its default limits", r"^leaders d=64 n=\d+ .* exit 0 ",
         r"^chain power 10\^18 .* exit 1 ", r"^load average after:")),

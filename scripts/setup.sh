@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # pycddlib has no Linux wheel; it compiles against Debian's cddlib and GMP. The browser tests
 # render the report in Debian's headless Chromium through its chromedriver. Coq (8.16.1 in
 # Debian 12) checks the certificates in its kernel (formal/, docs/formal.md).
-APT_PACKAGES="libcdd-dev libgmp-dev chromium chromium-driver coq libcoq-stdlib"
+APT_PACKAGES="libcdd-dev libgmp-dev chromium chromium-driver coq libcoq-stdlib libcoq-bignums"
 need_apt=0
 for pkg in $APT_PACKAGES; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt=1

@@ -104,7 +104,7 @@ def test_every_batch_prints_the_assumptions_of_the_generic_theorems(every_fate_r
     printed = text.split("Definition all_outcomes := ")[1]
     assert all(name in printed for name in GENERIC) and "Print Assumptions all_outcomes." in printed
     # Only Statement.v is imported: the proof files cannot change what a statement means.
-    assert "Require Import Statement." in text and "Require Checker Similarity Paths Polytope Norms." in text
+    assert "Require Import Statement." in text and "Require Checker Similarity Paths Fast Polytope Norms." in text
 
 
 

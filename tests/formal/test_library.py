@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.formal import library
+from verify.formal import kernel, library
 
 FORMAL = Path(__file__).resolve().parents[2] / "formal"
 # Vernacular that would let a proof rest on something unproved.
@@ -44,25 +44,40 @@ def test_forbidden_words_are_found() -> None:
     assert not FORBIDDEN.findall(_without_comments("(* Admitted (* nested Axiom *) *) Qed."))
 
 
-def test_soundness_theorems_rest_on_nothing(tmp_path: Path) -> None:
-    """Print Assumptions of every theorem a kernel-checked result uses: closed under the global context."""
+def test_soundness_theorems_rest_on_nothing_but_primitive_integers(tmp_path: Path) -> None:
+    """Print Assumptions of every theorem a kernel-checked result uses: closed under the global context, or,
+    for the fast replay, Coq's primitive integers and nothing else."""
     built = library.built_library()
     theorems = ("certificate_sound", "paths_sound", "D1", "D3", "D2", "polytope_sound", "gram_sound", "T4_sound",
                 "similarity_sound")
     (tmp_path / "A.v").write_text(f"From {library.LIBRARY} Require Import Checker Similarity Paths Polytope Norms.\n"
                                   + "".join(f"Print Assumptions {t}.\n" for t in theorems), encoding="utf-8")
-    done = subprocess.run([library.coqc_path(), "-q", "-Q", str(built), library.LIBRARY, "A.v"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.count("Closed under the global context") == len(theorems), done.stdout
+    (tmp_path / "F.v").write_text(f"From {library.LIBRARY} Require Import Fast.\n"
+                                  "Definition fast := (fast_certificate_sound, fast_paths_sound).\n"
+                                  "Print Assumptions fast.\n", encoding="utf-8")
+    for name in ("A.v", "F.v"):
+        done = subprocess.run([library.coqc_path(), "-q", "-Q", str(built), library.LIBRARY, name], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        if name == "A.v":
+            assert done.stdout.count("Closed under the global context") == len(theorems), done.stdout
+        else:
+            assert "Axioms:" in done.stdout and kernel.assumptions_accepted(done.stdout), done.stdout
 
 
 def test_a_theorem_resting_on_an_axiom_is_seen(tmp_path: Path) -> None:
-    """The check above can fail: an axiom shows in Print Assumptions."""
+    """The check above can fail: an axiom shows in Print Assumptions, and only the primitive integers pass."""
     (tmp_path / "B.v").write_text("Axiom x : False.\nTheorem t : 1 = 2. Proof. destruct x. Qed.\nPrint Assumptions t.\n",
                                   encoding="utf-8")
     done = subprocess.run([library.coqc_path(), "-q", "B.v"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert "Closed under the global context" not in done.stdout and "x : False" in done.stdout
+    assert not kernel.assumptions_accepted(done.stdout)
+    # Beside the primitive integers, one more axiom is refused; the primitive integers alone pass.
+    primitive = "Axioms:\n" + "".join(f"{name} : T\n" for name in sorted(kernel.PRIMITIVE_INTEGERS))
+    assert kernel.assumptions_accepted(primitive)
+    assert not kernel.assumptions_accepted(primitive + "Top.x : False\n")
+    assert not kernel.assumptions_accepted(primitive.replace("Uint63.mul_spec", "Uint63.mul_spec'"))
+    assert not kernel.assumptions_accepted("Axioms:\n")
 
 
 def test_statement_is_short_and_hashed() -> None:

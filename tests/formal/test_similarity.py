@@ -137,6 +137,7 @@ def test_a_failed_t0_without_a_certificate_is_not_kernel_checked(square_report: 
 def _results_with(verdict: dict[str, Any]) -> dict[str, Any]:
     block = {"status": "checked", "coq_version": "8.16.1", "statement": "formal/Statement.v", "statement_sha256": "ab" * 32,
              "configurations": 1, "certificates_kernel_checked": 1, "rejected": [], "not_kernel_checked": {},
+             "unchecked_configurations": [],
              "claims": {"T0": {"kernel-checked": 1, "rejected": 0, "not kernel-checked": 0}}}
     return {"examples": [{"task": {"name": "square"}, "status": "failed", "verdicts": {"T0": verdict}}], "kernel": block}
 

@@ -88,3 +88,49 @@ def test_a_rejection_fails_the_report(small_report: Path, tmp_path: Path, monkey
     assert outcome.exit_status == 1
     glance = (tmp_path / "r" / "report.md").read_text(encoding="utf-8").split("## Contents")[0]
     assert "Overall: **FAILED** (exit status 1)" in glance and "the kernel REJECTED 1 certificate" in glance
+
+
+def test_configurations_left_unchecked_are_named(small_report: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A certificate the kernel did not finish is named with its reason, in the block, the summary and
+    the report; certcheck holds the list to the counts."""
+    import functools
+
+    from verify.app.report import kernel as kernel_module
+    from verify.formal.prove import prove_records
+
+    results = _results(small_report)
+    assert results["kernel"]["unchecked_configurations"] == []
+    records = results["examples"]
+    monkeypatch.setattr(kernel_module, "prove_records", functools.partial(prove_records, time_limit=1e-3))
+    block, _ = kernel_block(records[:2])
+    names = [r["task"]["name"] for r in records[:2]]
+    assert block["certificates_kernel_checked"] == 0 and block["status"] == "checked"
+    assert [u["task"] for u in block["unchecked_configurations"]] == names
+    assert all("did not finish" in u["reason"] for u in block["unchecked_configurations"])
+    lines = kernel_module.kernel_lines(block)
+    assert any(line.startswith(f"kernel: not kernel-checked {names[0]}: ") for line in lines)
+
+    monkeypatch.setattr(build_module, "kernel_block", lambda records, jobs: ({**block, "configurations": len(records),
+                                                                              "certificates_kernel_checked": len(records) - 2},
+                                                                             0.0))
+    build_report(out=tmp_path / "r", seed=SMALL_SEED, spec=SMALL_SPEC, runs_dir=None, kernel=True)
+    markdown = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert f"Configurations whose certificate the kernel did not check: {names[0]} (" in markdown
+
+    def verdict(unchecked: list[dict[str, str]]) -> str:
+        data = copy.deepcopy(results)
+        data["kernel"]["unchecked_configurations"] = unchecked
+        path = tmp_path / "u.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return [o.status for o in certcheck.check_file(str(path)).outcomes if o.claim == "(kernel)"][0]
+
+    # Every configuration is already kernel-checked: naming one as unchecked, or a task not in the file, is refused.
+    assert verdict([]) == "verified"
+    assert verdict([{"task": names[0], "reason": "x"}]) == "rejected"
+    assert verdict([{"task": "nothing-of-this-file", "reason": "x"}]) == "rejected"
+    data = copy.deepcopy(results)
+    data["kernel"]["certificates_kernel_checked"] -= 1   # one configuration unaccounted for
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert certcheck.check_file(str(path)).exit_status == 1

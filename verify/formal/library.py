@@ -23,9 +23,9 @@ __all__ = ["LIBRARY", "MODULES", "STATEMENT", "CoqUnavailable", "coqc_path", "co
 # The logical name the development is compiled under (coqc -Q DIR HardmaxVerify).
 LIBRARY = "HardmaxVerify"
 # In dependency order; Statement.v is the trusted statement.
-MODULES = ("Statement", "Algebra", "Dynamics", "Checker", "Similarity", "ExpPoly", "Paths", "Polytope", "Norms", "Diagnose")
+MODULES = ("Statement", "Algebra", "Dynamics", "Checker", "Similarity", "ExpPoly", "Paths", "Fast", "Polytope", "Norms", "Diagnose")
 STATEMENT = "Statement.v"
-SETUP_HINT = "install Coq with scripts/setup.sh (Debian's coq and libcoq-stdlib)"
+SETUP_HINT = "install Coq with scripts/setup.sh (Debian's coq, libcoq-stdlib and libcoq-bignums)"
 BUILD_SECONDS = 600
 
 

@@ -36,6 +36,8 @@ class ProveResult:
     kernel: KernelRun
     certificates: int = 0   # D7/D9 or D11 certificates (one a configuration) the kernel checked
     outside: list[str] = field(default_factory=list)   # labels of configurations outside the hypotheses
+    # (label, why) of every configuration neither kernel-checked nor rejected: no certificate, a time limit
+    unchecked: list[tuple[str, str]] = field(default_factory=list)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """claim -> status -> number of records."""
@@ -72,6 +74,7 @@ class ProveResult:
             "kernel_seconds": round(self.kernel.seconds, 3),
             "certificates_kernel_checked": self.configurations_checked,
             "counts": self.counts(),
+            "not_kernel_checked_configurations": [{"label": label, "reason": why} for label, why in self.unchecked],
             "records": [{"label": label, **({"outside_hypotheses": True} if label in self.outside else {}),
                          "kernel_seconds": None if s is None else round(s, 3),
                          "claims": {c: {"status": o.status, "reason": o.reason} for c, o in claims.items()}}
@@ -139,17 +142,31 @@ def prove_records(records: list[tuple[str, Mapping[str, Any]]], *, jobs: int = 1
     kernel = check_tasks([p.task for p in plans if p.task is not None], jobs=jobs, time_limit=time_limit,
                          progress=progress)
     out: list[tuple[str, dict[str, ClaimOutcome], float | None]] = []
+    certificates = 0
+    unchecked: list[tuple[str, str]] = []
     for plan in plans:
         if plan.task is None:
-            out.append((plan.label, plan.resolve(NOT_KERNEL_CHECKED, ""), None))
+            claims = plan.resolve(NOT_KERNEL_CHECKED, "")
+            out.append((plan.label, claims, None))
+            unchecked.append((plan.label, _why_not(claims)))
             continue
         verdict = kernel.verdicts[plan.task.name]
-        out.append((plan.label, plan.resolve(verdict.status, verdict.reason, verdict.rejected), verdict.seconds))
-    certificates = sum(1 for p in plans if p.task is not None
-                       and kernel.verdicts[p.task.name].status == KERNEL_CHECKED
-                       and ((p.task.outcome and "outcome" not in kernel.verdicts[p.task.name].rejected)
-                            or (p.task.similarity is not None and "no_leader" not in kernel.verdicts[p.task.name].rejected)))
-    return ProveResult(out, kernel, certificates, outside)
+        claims = plan.resolve(verdict.status, verdict.reason, verdict.rejected)
+        out.append((plan.label, claims, verdict.seconds))
+        if verdict.status == KERNEL_CHECKED and (
+                (plan.task.outcome and "outcome" not in verdict.rejected)
+                or (plan.task.similarity is not None and "no_leader" not in verdict.rejected)):
+            certificates += 1
+        elif not any(o.status == REJECTED for o in claims.values()):
+            unchecked.append((plan.label, verdict.reason if verdict.status != KERNEL_CHECKED else _why_not(claims)))
+    return ProveResult(out, kernel, certificates, outside, unchecked)
+
+
+def _why_not(claims: Mapping[str, ClaimOutcome]) -> str:
+    """Why a configuration's certificate was not kernel-checked: T0's reason, else the first claim's."""
+    reasons = [o.reason for c, o in sorted(claims.items(), key=lambda item: item[0] != "T0")
+               if o.status == NOT_KERNEL_CHECKED and o.reason]
+    return reasons[0] if reasons else "no certificate the kernel can check"
 
 
 def _outside(record: Mapping[str, Any]) -> bool:

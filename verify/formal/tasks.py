@@ -128,8 +128,8 @@ class KernelTask:
         A = f"({S}A cfg)"
         texts = {}
         if self.outcome:
-            sound = ("HardmaxVerify.Checker.certificate_sound" if self.segment is None
-                     else "(HardmaxVerify.Paths.paths_sound cfg fates limits K ZK seg)")
+            sound = ("HardmaxVerify.Fast.fast_certificate_sound" if self.segment is None
+                     else "(HardmaxVerify.Fast.fast_paths_sound cfg fates limits K ZK seg)")
             texts["outcome"] = (f"Theorem outcome : {S}Outcome cfg fates limits K ZK.\n"
                                 f"Proof. apply {sound}. {cast}")
         if self.directions is not None:

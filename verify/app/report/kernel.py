@@ -17,7 +17,7 @@ from verify.formal.library import CoqUnavailable
 from verify.formal.prove import prove_records
 from verify.formal.tasks import REJECTED
 
-__all__ = ["kernel_block", "skipped_block", "kernel_sentence", "kernel_lines", "KERNEL_KEY"]
+__all__ = ["kernel_block", "skipped_block", "kernel_sentence", "kernel_lines", "unchecked_shown", "KERNEL_KEY"]
 
 KERNEL_KEY = "kernel"
 
@@ -54,6 +54,7 @@ def kernel_block(records: Sequence[Mapping[str, Any]], *, jobs: int = 1) -> tupl
         "claims": result.counts(),
         "rejected": rejected,
         "not_kernel_checked": {reason: reasons[reason] for reason in sorted(reasons)},
+        "unchecked_configurations": [{"task": label, "reason": why} for label, why in result.unchecked],
     }
     return block, result.kernel.seconds
 
@@ -78,4 +79,14 @@ def kernel_lines(block: Mapping[str, Any] | None) -> list[str]:
     sentence = kernel_sentence(block)
     if sentence is None or block is None:
         return []
-    return [f"kernel: {sentence}"] + [f"kernel REJECTED {r['task']}: {r['reason']}" for r in block.get("rejected", [])]
+    return ([f"kernel: {sentence}"] + [f"kernel REJECTED {r['task']}: {r['reason']}" for r in block.get("rejected", [])]
+            + [f"kernel: not kernel-checked {u['task']}: {u['reason']}" for u in unchecked_shown(block)])
+
+
+SHOWN_UNCHECKED = 10   # configurations named in the summary and the report; results.json names them all
+
+
+def unchecked_shown(block: Mapping[str, Any]) -> list[Mapping[str, str]]:
+    """The first configurations the kernel did not check, to name (results.json has every one)."""
+    unchecked = block.get("unchecked_configurations", [])
+    return unchecked[:SHOWN_UNCHECKED] if isinstance(unchecked, list) else []

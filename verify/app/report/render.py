@@ -23,7 +23,7 @@ from verify.experiments.sections import Section
 from .citation import Citation
 from .figures import FigureInfo
 from .glance import Glance, at_a_glance, claim_badge_kind
-from .kernel import kernel_sentence
+from .kernel import kernel_sentence, unchecked_shown
 
 __all__ = ["Block", "build_document", "to_markdown", "to_html", "folded_summary", "glance_markdown", "glance_list",
            "saved_results_markdown", "VERIFIED_HEADING", "SAVED_HEADING", "CITE_HEADING"]
@@ -149,6 +149,12 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
         reasons = "; ".join(f"{reason} ({fmt.count(n)})" for reason, n in block.get("not_kernel_checked", {}).items())
         notes.append(sentence + ". A kernel-checked claim rests on formal/Statement.v and Coq's kernel alone "
                      "(docs/formal.md)" + (f"; not kernel-checked: {reasons}" if reasons else "") + ".")
+        unchecked = block.get("unchecked_configurations", [])
+        if unchecked:
+            named = "; ".join(f"{u['task']} ({u['reason']})" for u in unchecked_shown(block))
+            more = len(unchecked) - len(unchecked_shown(block))
+            notes.append(f"Configurations whose certificate the kernel did not check: {named}"
+                         + (f", and {fmt.count(more)} more (results.json names them)" if more > 0 else "") + ".")
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "
                  "rounding bound flags the attention sets it cannot decide). The convergence curves are exact "
                  "distances to certified limits, rounded to float for plotting.")

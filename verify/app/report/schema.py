@@ -16,7 +16,8 @@ Layout (schema version 2)::
       "counterexamples": [{example, claim, file, config, ...}],
       "optional_sections": {key: {directory, files: [{path, sha256, summary, ...}], figures, glance}},
       "kernel":    {status, coq_version, statement, statement_sha256, configurations,   # optional: Coq's
-                    certificates_kernel_checked, claims, rejected, not_kernel_checked},   # kernel pass
+                    certificates_kernel_checked, claims, rejected, not_kernel_checked,
+                    unchecked_configurations},   # kernel pass
       "environment": {...}                          # LAST key: timestamps, timings (also each
                                                     # configuration's claim checks), versions
     }

@@ -4,7 +4,8 @@ This checker cannot run Coq. It checks what it can: the block's keys, that its c
 numbers over the configurations the file holds, that no claim is kernel-checked on more
 configurations than the file decides it on (certifies it, or, for T0, finds it failed with a D11
 similarity certificate, whose failure the kernel proves), that only the formalised claims count as
-kernel-checked, and that the rejected certificates name tasks of the file. Whether the kernel
+kernel-checked, and that the rejected certificates and the configurations left unchecked name tasks of
+the file (every configuration is one of kernel-checked, rejected or named as unchecked). Whether the kernel
 accepted each certificate is Coq's verdict: ``hardmax-verify prove results.json`` runs it again.
 """
 
@@ -19,7 +20,8 @@ KERNEL = "(kernel)"
 STATUSES = ("kernel-checked", "rejected", "not kernel-checked")
 FORMALISED = ("T0", "T1", "T2", "T3", "T4", "D1", "D2", "D3", "replay")   # the claims formal/ proves
 KEYS = {"checked": {"status", "coq_version", "statement", "statement_sha256", "configurations",
-                    "certificates_kernel_checked", "claims", "rejected", "not_kernel_checked"},
+                    "certificates_kernel_checked", "claims", "rejected", "not_kernel_checked",
+                    "unchecked_configurations"},
         "skipped": {"status", "reason"}, "not completed": {"status", "reason"}}
 NOT_RE_DERIVED = "the kernel's verdicts are Coq's, not re-derived here (hardmax-verify prove re-runs them)"
 
@@ -102,4 +104,18 @@ def _problems(data: dict, block: dict) -> list[str]:
     if not isinstance(block["not_kernel_checked"], dict) or not all(
             isinstance(k, str) and _whole(v) for k, v in block["not_kernel_checked"].items()):
         problems.append("not_kernel_checked: expected reason -> count")
+    unchecked = block["unchecked_configurations"]
+    if not isinstance(unchecked, list) or not all(isinstance(u, dict) and set(u) == {"task", "reason"}
+                                                  and u["task"] in names and isinstance(u["reason"], str)
+                                                  for u in unchecked):
+        return problems + ["unchecked_configurations: expected entries {task, reason} naming tasks of the file"]
+    tasks = [u["task"] for u in unchecked]
+    if len(set(tasks)) != len(tasks) or set(tasks) & {r.get("task") for r in rejected if isinstance(r, dict)}:
+        problems.append("unchecked_configurations: a task named twice, or also among the rejected")
+    elif _whole(block["certificates_kernel_checked"]) and (
+            block["certificates_kernel_checked"] + len(tasks) + (len(rejected) if isinstance(rejected, list) else 0) < n
+            or block["certificates_kernel_checked"] + len(tasks) > n):
+        # Every configuration is kernel-checked, rejected or named here (a rejected one may still count as checked).
+        problems.append(f"unchecked_configurations: {len(tasks)} named, but {block['certificates_kernel_checked']} of "
+                        f"{n} configurations are kernel-checked")
     return problems

@@ -147,7 +147,8 @@ _KERNEL_PASS = Unchecked(
     "Coq's kernel pass (docs/formal.md): which certificates Coq's kernel accepted is Coq's verdict, not re-derived "
     "here (hardmax-verify prove re-runs it); the block's keys, and its counts against the file's records, are checked",
     Either(Obj({key: CHECKED for key in ("status", "coq_version", "statement", "statement_sha256", "configurations",
-                                         "certificates_kernel_checked", "claims", "rejected", "not_kernel_checked")},
+                                         "certificates_kernel_checked", "claims", "rejected", "not_kernel_checked",
+                                         "unchecked_configurations")},
                name="a kernel pass"),
            Obj({"status": CHECKED, "reason": CHECKED}, name="a kernel pass not run"),
            choose=lambda block: 0 if isinstance(block, dict) and block.get("status") in ("checked", "rejected") else
