@@ -675,6 +675,9 @@ SOURCES: dict[str, Source] = {
         r"^workload: B=\d+, n=\d+", r"^\(a\) per-token loop \(baseline\) +[\d.]+ ms/config",
         r"^\(b\) simulate_batch +[\d.]+ ms/config +speed-up vs \(a\): +[\d.]+x",
         r"^\(d\) exact, plain Fraction +[\d.]+ ms/config +\(c\) vs \(d\): +[\d.]+x")),
+    "bench_float_kernel": CommandOutput("python bench/float_kernel.py", (
+        r"^one layer, one configuration, N\(0,1\) tokens, dense A; threads: \d+", r"^ *2048 +64 \| .* \| same  agrees",
+        r"^n=2048 d=64 new within 4x of the DGEMM floor: ", r"^load average after:")),
     "bench_exact_prefilter": CommandOutput("python bench/exact_prefilter.py", (
         r"^cores: \d+; load average before: .*d=2", r"^128 +8 +[\d.]+s +[\d.]+s +[\d.]+s +[\d.]+x .* yes$",
         r"^128 +60 +\(not run\) .* yes$", r"^target: \(c\) >= 100x \(a\) at n = 128, 8 layers: ", r"^load average after:")),

@@ -176,3 +176,31 @@ def test_exact_projection_agrees_with_cvxpy_on_seeded_random_faces() -> None:
         solver = geometry.project_origin_cvxpy(points, A)
         assert solver["status"] == "optimal"
         assert max(abs(a - float(b)) for a, b in zip(solver["point"], exact.point)) < 1e-5
+
+
+def _plain_inner(M, x, y) -> F:
+    return sum((x[r] * M[r][c] * y[c] for r in range(len(x)) for c in range(len(y))), F(0))
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_min_norm_point_is_the_same_from_a_given_gram_matrix_and_its_kkt_is_the_direct_one(symmetric: bool) -> None:
+    """The Gram matrix a caller passes (T3's cross-check: one per configuration, sliced per face) gives the
+    answer computed without it; the certificate's <M x, V_t - x> is the direct sum, also for the Gram
+    shortcut a symmetric M takes."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        d = int(rng.integers(2, 5))
+        V = [tuple(F(int(a), int(b)) for a, b in zip(rng.integers(-9, 10, d), rng.integers(1, 7, d))) for _ in range(int(rng.integers(2, 8)))]
+        B = [[F(int(x), 3) for x in row] for row in rng.integers(-3, 4, (d, d))]
+        M = [[sum((B[k][r] * B[k][c] for k in range(d)), F(0)) + (F(1) if r == c else F(0)) for c in range(d)] for r in range(d)]
+        if not symmetric:
+            M[0][d - 1] += F(1, 5)
+        gram = [[_plain_inner(M, a, b) for b in V] for a in V]
+        plain, given = geometry.min_norm_point(V, M), geometry.min_norm_point(V, M, gram=gram)
+        assert plain == given
+        Mx = [sum((M[r][c] * plain.point[c] for c in range(d)), F(0)) for r in range(d)]
+        assert plain.kkt == {t: sum((Mx[r] * (V[t][r] - plain.point[r]) for r in range(d)), F(0)) for t in range(len(V))}
+        assert sum(plain.multipliers.values()) == 1
+        assert plain.point == tuple(sum((w * V[j][c] for j, w in plain.multipliers.items()), F(0)) for c in range(d))

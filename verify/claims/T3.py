@@ -60,10 +60,14 @@ def _candidate_cross_check(run: ClaimRun, limits: dict[int, Point], non_leaders:
     except ValueError:
         return {"check": "candidate set S", "status": "skipped", "reason": f"K has more than {FACE_LIMIT} faces"}
     candidates = set(pts)
+    # Every face's projection needs its members' A-inner products: all pairs at once, sliced per face.
+    gram = IntegerPoints(pts).gram(Asym)
     for face in all_faces:
         members = sorted(face.members)
         if len(members) > 1:
-            candidates.add(geometry.project_origin_exact([pts[i] for i in members], run.A).point)
+            face_gram = [[gram[a][b] for b in members] for a in members]
+            # project_origin_exact's projection, in Asym (its symmetric part of A) computed once here.
+            candidates.add(geometry.min_norm_point([pts[i] for i in members], Asym, gram=face_gram).point)
     missing = [f.token for f in non_leaders if f.limit not in candidates]
     return {"check": "candidate set S = vertices of K + exact A-projections of 0 onto every face of K",
             "faces": len(all_faces), "candidates": len(candidates), "agree": not missing, "tokens_not_in_S": missing}

@@ -26,7 +26,8 @@ for A = I) and A_hat the float matrix used (A_hat = A for float input; for a rat
 |A_hat_rs - A_rs| <= 2 u a, since a >= 2^-1022 is required there and then eta <= u a):
 
 * **score.** The kernel computes s_uv = sum_r (sum_c A_hat_rc z_u,c) z_v,r, two loops of d
-  products and additions starting from 0, so each of the d^2 terms A_hat_rc z_u,c z_v,r carries
+  products and additions starting from 0 (each sum taken in the order of its index, whatever
+  order the kernel visits the pairs (u, v) in), so each of the d^2 terms A_hat_rc z_u,c z_v,r carries
   at most 2d roundings (relative error gamma_2d), and each product may add tau: at most d^2
   of them, carried by a factor |z_v,r| <= rho_v, and d more, in all at most
   2 eta d (d rho_v + 1). With x the exact points (|x_u,c - z_u,c| <= e_u), the exact score

@@ -30,6 +30,116 @@ def _pair_score_bound(eu, ru, ev, rv, pair_scale, score_rounding, d):  # pragma:
             + UNDERFLOW_SLACK * d * (1.0 + d * (ru + rv)))
 
 
+ROWS = 4  # rows of scores computed together: each column value loaded once for four rows
+
+
+@numba.njit(inline="always", cache=True)
+def _block_scores(directions, columns, u0, rows, block, count, d):  # pragma: no cover - compiled
+    """block[j, v] = <direction of u0 + j, z_v> for j < rows, each summed over r = 0, 1, ... from 0 as the
+    rounding bound counts it (float_dynamics docstring, "score"): v innermost, so the compiler
+    vectorises over v, and each pass adds four terms r..r+3 in order for all rows at once."""
+    for j in range(rows):
+        for v in range(count):
+            block[j, v] = 0.0
+    if rows < ROWS:
+        for j in range(rows):
+            for r in range(d):
+                dr = directions[u0 + j, r]
+                cr = columns[r]
+                row = block[j]
+                for v in range(count):
+                    row[v] += dr * cr[v]
+        return
+    s0 = block[0]
+    s1 = block[1]
+    s2 = block[2]
+    s3 = block[3]
+    r = 0
+    while r + 4 <= d:
+        a0, a1, a2, a3 = directions[u0, r], directions[u0, r + 1], directions[u0, r + 2], directions[u0, r + 3]
+        b0, b1, b2, b3 = directions[u0 + 1, r], directions[u0 + 1, r + 1], directions[u0 + 1, r + 2], directions[u0 + 1, r + 3]
+        e0, e1, e2, e3 = directions[u0 + 2, r], directions[u0 + 2, r + 1], directions[u0 + 2, r + 2], directions[u0 + 2, r + 3]
+        f0, f1, f2, f3 = directions[u0 + 3, r], directions[u0 + 3, r + 1], directions[u0 + 3, r + 2], directions[u0 + 3, r + 3]
+        c0, c1, c2, c3 = columns[r], columns[r + 1], columns[r + 2], columns[r + 3]
+        for v in range(count):
+            x0, x1, x2, x3 = c0[v], c1[v], c2[v], c3[v]
+            acc = s0[v]
+            acc += a0 * x0
+            acc += a1 * x1
+            acc += a2 * x2
+            acc += a3 * x3
+            s0[v] = acc
+            acc = s1[v]
+            acc += b0 * x0
+            acc += b1 * x1
+            acc += b2 * x2
+            acc += b3 * x3
+            s1[v] = acc
+            acc = s2[v]
+            acc += e0 * x0
+            acc += e1 * x1
+            acc += e2 * x2
+            acc += e3 * x3
+            s2[v] = acc
+            acc = s3[v]
+            acc += f0 * x0
+            acc += f1 * x1
+            acc += f2 * x2
+            acc += f3 * x3
+            s3[v] = acc
+        r += 4
+    while r < d:
+        a0, b0, e0, f0 = directions[u0, r], directions[u0 + 1, r], directions[u0 + 2, r], directions[u0 + 3, r]
+        c0 = columns[r]
+        for v in range(count):
+            x0 = c0[v]
+            s0[v] += a0 * x0
+            s1[v] += b0 * x0
+            s2[v] += e0 * x0
+            s3[v] += f0 * x0
+        r += 1
+
+
+@numba.njit(inline="always", cache=True)
+def _first_maximum(scores, count):  # pragma: no cover - compiled
+    """(index, value) of the first v whose score exceeds every earlier one, (-1, -inf) when none exceeds
+    -inf: what the scan "if s_v > best: take v" gives, NaN never taken. Four interleaved scans
+    (v = 0, 1, 2, 3 mod 4) run without waiting for each other; of their maxima the earliest index among
+    the equal ones is the scan's answer."""
+    t0 = t1 = t2 = t3 = -np.inf
+    i0 = i1 = i2 = i3 = -1
+    v = 0
+    while v + 4 <= count:
+        x = scores[v]
+        if x > t0:
+            t0 = x
+            i0 = v
+        x = scores[v + 1]
+        if x > t1:
+            t1 = x
+            i1 = v + 1
+        x = scores[v + 2]
+        if x > t2:
+            t2 = x
+            i2 = v + 2
+        x = scores[v + 3]
+        if x > t3:
+            t3 = x
+            i3 = v + 3
+        v += 4
+    while v < count:
+        x = scores[v]
+        if x > t0:
+            t0 = x
+            i0 = v
+        v += 1
+    top, index = t0, i0
+    for t, i in ((t1, i1), (t2, i2), (t3, i3)):
+        if i >= 0 and (t > top or (t == top and (index < 0 or i < index))):
+            top, index = t, i
+    return index, top
+
+
 @numba.njit(parallel=True, cache=True)
 def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding, record,
                  new_Z, new_error, argmax, undecided, tie, attention, score_error, margin):  # pragma: no cover - compiled
@@ -52,38 +162,48 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
         count = counts[b]
         a = alpha[b]
         pair_scale = d * d * matrix_bound[b]
-        scores = np.empty(count)
         magnitude = np.empty(count)
-        direction = np.empty(d)
+        members = np.empty(count, dtype=np.int64)
+        # Structure of arrays: coordinate r of every point is contiguous, so a row's scores are d
+        # passes over v that the compiler vectorises, each score still summed over r = 0, 1, ...
+        # from 0 exactly as the rounding bound counts it (float_dynamics docstring, "score").
+        columns = np.empty((d, count))
+        directions = np.zeros((count, d))
         largest_error = 0.0
         largest_magnitude = 0.0
         for v in range(count):
             top_coordinate = 0.0
             for r in range(d):
-                top_coordinate = max(top_coordinate, abs(Z[b, v, r]))
+                x = Z[b, v, r]
+                columns[r, v] = x
+                top_coordinate = max(top_coordinate, abs(x))
             magnitude[v] = top_coordinate
             largest_error = max(largest_error, error[b, v])
             largest_magnitude = max(largest_magnitude, top_coordinate)
-        worst_pair = 0.0
+        # directions[u, r] = sum_c Z[u, c] At[c, r], summed over c = 0, 1, ... from 0.
         for u in range(count):
-            for r in range(d):
-                acc = 0.0
-                for c in range(d):
-                    acc += Z[b, u, c] * At[b, c, r]
-                direction[r] = acc
-            top = -np.inf
-            best = 0
-            finite = True
-            for v in range(count):
-                acc = 0.0
+            for c in range(d):
+                x = Z[b, u, c]
                 for r in range(d):
-                    acc += direction[r] * Z[b, v, r]
-                scores[v] = acc
-                if not np.isfinite(acc):
-                    finite = False
-                if acc > top:
-                    top = acc
-                    best = v
+                    directions[u, r] += x * At[b, c, r]
+        worst_pair = 0.0
+        block = np.empty((ROWS, count))
+        for u in range(count):
+            j = u % ROWS
+            if j == 0:
+                _block_scores(directions, columns, u, min(ROWS, count - u), block, count, d)
+            scores = block[j]
+            best, top = _first_maximum(scores, count)
+            if best < 0:
+                best = 0
+            # Vectorised counts, free of any order: non-finite scores and float maximisers.
+            nonfinite = 0
+            equal = 0
+            for v in range(count):
+                acc = scores[v]
+                nonfinite += not np.isfinite(acc)
+                equal += acc == top
+            finite = nonfinite == 0
             eu = error[b, u]
             ru = magnitude[u]
             et = error[b, best]
@@ -96,19 +216,31 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
             worst_pair = max(worst_pair, bound_any)
             quick = (bound_top + bound_any) * BOUND_SAFETY
             near = not (finite and np.isfinite(top))
-            equal = 0
-            second = -np.inf
-            for v in range(count):
-                if v != best:
-                    second = max(second, scores[v])
-                if v != best and not near and not (top - scores[v] > quick):
-                    bound_v = _pair_score_bound(eu, ru, error[b, v], magnitude[v], pair_scale, score_rounding, d)
-                    if not (top - scores[v] > (bound_top + bound_v) * BOUND_SAFETY):
-                        near = True
-                if scores[v] == top:
-                    equal += 1
-                    if record:
-                        attention[b, u, v] = True
+            # With the top score set aside (-inf is never taken), the scan's maximum of the others.
+            kept = scores[best]
+            scores[best] = -np.inf
+            second = _first_maximum(scores, count)[1]
+            scores[best] = kept
+            if not near:
+                failed = 0
+                for v in range(count):
+                    failed += not (top - scores[v] > quick)
+                # The quick test always fails for v = best itself (when top - top = 0 <= quick).
+                if failed > (not (top - scores[best] > quick)):
+                    for v in range(count):
+                        if v != best and not (top - scores[v] > quick):
+                            bound_v = _pair_score_bound(eu, ru, error[b, v], magnitude[v], pair_scale, score_rounding, d)
+                            if not (top - scores[v] > (bound_top + bound_v) * BOUND_SAFETY):
+                                near = True
+                                break
+            if record or equal != 1:
+                found = 0
+                for v in range(count):
+                    if scores[v] == top:
+                        members[found] = v
+                        found += 1
+                        if record:
+                            attention[b, u, v] = True
             argmax[b, u] = best
             tie[b, u] = equal > 1
             if count == 1:
@@ -127,14 +259,12 @@ def layer_kernel(Z, W, counts, At, alpha, error, matrix_bound, score_rounding, s
                                    + UNDERFLOW_SLACK) * BOUND_SAFETY
             else:
                 total = 0.0
-                for v in range(count):
-                    if scores[v] == top:
-                        total += W[b, v]
+                for i in range(equal):
+                    total += W[b, members[i]]
                 for r in range(d):
                     acc = 0.0
-                    for v in range(count):
-                        if scores[v] == top:
-                            acc += W[b, v] * Z[b, v, r]
+                    for i in range(equal):
+                        acc += W[b, members[i]] * Z[b, members[i], r]
                     new_Z[b, u, r] = (Z[b, u, r] + a * (acc / total)) / (1.0 + a) if total > 0 else np.nan
                 # Only reached on an undecided row, after which no bound of this configuration is
                 # claimed; keep a configuration-wide value.

@@ -83,6 +83,16 @@ class IntegerPoints:
         entries = [int(x) for x in (P * A_int.transpose() * P.transpose()).entries()]  # p_i^T A^T p_j
         return [entries[i * n:(i + 1) * n] for i in range(n)]
 
+    def gram(self, M: Sequence[Sequence[Fraction]]) -> Matrix:
+        """G with G[i][j] = p_i^T M p_j exactly, every pair at once (one integer matrix product)."""
+        m_denominator = lcm(*(x.denominator for row in M for x in row))
+        M_int = fmpz_mat([[int(x * m_denominator) for x in row] for row in M])
+        P = fmpz_mat(self.rows)
+        n = len(self.rows)
+        scale = m_denominator * self.denominator ** 2
+        entries = [Fraction(int(x), scale) for x in (P * M_int * P.transpose()).entries()]
+        return [entries[i * n:(i + 1) * n] for i in range(n)]
+
     def max_score(self, w: Sequence[Fraction]) -> Fraction:
         """max_j <w, p_j>, exactly (at least one point)."""
         scores, scale = self.scaled_scores(w)
