@@ -182,7 +182,8 @@ Proof. unfold tval. rewrite pow_add, pow_mul_base. ring. Qed.
 (** <M p(t), q(t)> as a scalar exponential polynomial *)
 Definition score_terms (M : list vec) (p q : list vterm) : list sterm :=
   flat_map (fun term => match term with (c, a, b) =>
-    map (fun term' => match term' with (c', a', b') => (dot (matvec M c) c', (a + a')%nat, b * b') end) q end) p.
+    let u := matvec M c in
+    map (fun term' => match term' with (c', a', b') => (dot u c', (a + a')%nat, b * b') end) q end) p.
 
 Lemma matvec_veval M p t : veq (matvec M (veval p t))
   (veval (map (fun term => match term with (c, a, b) => (matvec M c, a, b) end) p) t).

@@ -179,19 +179,17 @@ Definition path_of (ZH : list (list vterm)) (v : nat) : list vterm := nth v ZH [
 Definition path_update (alpha : Q) (zj : list vterm) (ZH : list (list vterm)) (F : list nat) : list vterm :=
   tscale (/ (1 + alpha)) (zj ++ tscale (alpha * (1 # Pos.of_nat (length F))) (flat_map (path_of ZH) F)).
 
-(** s_jv(t) - s_jw(t), with s_jv(t) = <A zh_j(t), zh_v(t)> *)
-Definition score_gap (M : list vec) (ZH : list (list vterm)) (j v w : nat) : list sterm :=
-  score_terms M (path_of ZH j) (path_of ZH v) ++ sscale (-1) (score_terms M (path_of ZH j) (path_of ZH w)).
-
 Definition check_token_segment (c : config) (Z : list vec) (ZH : list (list vterm)) (j : nat) (F : list nat)
            (Ts : list nat) : bool :=
   let n := length Z in
   let v0 := hd O F in
+  (* s_jv(t) - s_jv0(t) for v in F and s_jv0(t) - s_jw(t) for every w, s_jv0 computed once *)
+  let s0 := score_terms (A c) (path_of ZH j) (path_of ZH v0) in
   negb (list_eqb F []) && increasing F && forallb (fun v => Nat.ltb v n) F &&
   veqb (veval (path_of ZH j) 0) (zpos Z j) &&
   vzero (shift (path_of ZH j) ++ tscale (-1) (path_update (alpha c) (path_of ZH j) ZH F)) &&
-  forallb (fun v => szero (score_gap (A c) ZH j v v0)) F &&
-  forallb (fun w => mem w F || positive_always (drop_zeros (snormal (score_gap (A c) ZH j v0 w))) (nth w Ts O))
+  forallb (fun v => szero (score_terms (A c) (path_of ZH j) (path_of ZH v) ++ sscale (-1) s0)) F &&
+  forallb (fun w => mem w F || positive_always (drop_zeros (snormal (s0 ++ sscale (-1) (score_terms (A c) (path_of ZH j) (path_of ZH w))))) (nth w Ts O))
           (seq 0 n).
 
 Definition check_segment (c : config) (Z : list vec) (ZH : list (list vterm)) (sets : list (list nat))
@@ -218,10 +216,9 @@ Proof.
   rewrite (veval_app p (tscale (-1) q) t k), coord_vadd, (veval_tscale (-1) q t k), coord_vscale, coord_nil in E. lra.
 Qed.
 
-Lemma seval_score_gap M ZH j v w t :
-  seval (score_gap M ZH j v w) t ==
-  dot (matvec M (veval (path_of ZH j) t)) (veval (path_of ZH v) t) - dot (matvec M (veval (path_of ZH j) t)) (veval (path_of ZH w) t).
-Proof. unfold score_gap. rewrite seval_app, seval_sscale, !seval_score_terms. ring. Qed.
+Lemma seval_gap M p q r t : seval (score_terms M p q ++ sscale (-1) (score_terms M p r)) t ==
+  dot (matvec M (veval p t)) (veval q t) - dot (matvec M (veval p t)) (veval r t).
+Proof. rewrite seval_app, seval_sscale, !seval_score_terms. ring. Qed.
 
 Section Segment.
 Variables (c : config) (k0 : nat) (ZH : list (list vterm)) (sets : list (list nat)) (Ts : list (list nat)).
@@ -239,7 +236,7 @@ Qed.
 Lemma segment_sets Z t : length Z = n -> (forall j, (j < n)%nat -> veq (zpos Z j) (veval (path_of ZH j) t)) ->
   forall j, (j < n)%nat -> attention (A c) Z j = nth j sets [].
 Proof.
-  intros Hl Hpos j Hj. pose proof (segment_token j Hj) as H. unfold check_token_segment in H.
+  intros Hl Hpos j Hj. pose proof (segment_token j Hj) as H. unfold check_token_segment in H. cbv zeta in H.
   rewrite length_layers, !andb_true_iff, !forallb_forall in H.
   destruct H as ((((((Hne & Hinc) & Hlt) & _) & _) & Hties) & Hstrict).
   set (F := nth j sets []) in *. set (v0 := hd O F) in *.
@@ -250,11 +247,11 @@ Proof.
   assert (Hsc : forall l, (l < n)%nat -> score (A c) Z j l == S l).
   { intros l Hl'. unfold score, S. rewrite (Hpos j Hj), (Hpos l Hl'). reflexivity. }
   assert (Htie : forall v, In v F -> S v == S v0).
-  { intros v Hv. pose proof (szero_correct _ (Hties v Hv) t) as E. rewrite seval_score_gap in E. unfold S. lra. }
+  { intros v Hv. pose proof (szero_correct _ (Hties v Hv) t) as E. rewrite seval_gap in E. unfold S. lra. }
   assert (Hgap : forall w, (w < n)%nat -> ~ In w F -> S w < S v0).
   { intros w Hw Hn. assert (Hin : In w (seq 0 n)) by (apply in_seq; lia). specialize (Hstrict w Hin).
     destruct (mem w F) eqn:Em; [apply mem_In in Em; contradiction|]. cbn [orb] in Hstrict.
-    pose proof (positive_always_sound _ _ Hstrict t) as P. rewrite seval_drop_zeros, seval_snormal, seval_score_gap in P.
+    pose proof (positive_always_sound _ _ Hstrict t) as P. rewrite seval_drop_zeros, seval_snormal, seval_gap in P.
     unfold S. lra. }
   assert (Htop : top (A c) Z j == S v0).
   { apply top_is.
