@@ -223,3 +223,29 @@ def test_a_failed_claim_on_an_extreme_is_status_1(tmp_path, monkeypatch):
     result = json.loads((out / "sweep.json").read_text())["cells"][0]["result"]
     assert result["status"] == "failed" and result["extreme"]["certified"] is False
     assert result["reason"].startswith("a claim came out false in the exact check: ")
+
+
+def test_the_figures_are_pngs_drawn_from_the_record_byte_for_byte_the_same(tmp_path):
+    from verify.core.figure_text import png_size
+    from verify.experiments.conjectures.sweep_figures import write_sweep_figures
+
+    out = tmp_path / "out"
+    assert main(["sweep", "last_leader_layer", "--out", str(out), "--n", "3,4", "--d", "2", "--alpha", "1/4,1",
+                 "--samples", "4", "--seed", "1"]) == 0
+    figures = sorted(p.name for p in (out / "figures").iterdir())
+    assert figures == ["curves-generic.png", "heatmap-generic.png"]
+    for name in figures:
+        size = png_size((out / "figures" / name).read_bytes())
+        assert size is not None and size[0] > 300 and size[1] > 200
+    # Drawn again from the saved record, elsewhere: the same bytes (no date, no software field).
+    record = json.loads((out / "sweep.json").read_text())
+    assert write_sweep_figures(record, tmp_path / "again") == [f"figures/{n}" for n in ("heatmap-generic.png",
+                                                                                        "curves-generic.png")]
+    for name in figures:
+        assert (tmp_path / "again" / "figures" / name).read_bytes() == (out / "figures" / name).read_bytes()
+
+
+def test_one_alpha_draws_a_heatmap_and_no_curve(tmp_path):
+    out = tmp_path / "out"
+    assert main(["sweep", "leader_count", "--out", str(out), "--n", "3", "--samples", "3"]) == 0
+    assert sorted(p.name for p in (out / "figures").iterdir()) == ["heatmap-generic.png"]

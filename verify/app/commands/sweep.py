@@ -27,6 +27,7 @@ from verify.experiments.conjectures.loader import looks_like_file
 from verify.experiments.conjectures.sweep import (MEASUREMENTS, QUANTILES, SWEEP_FORMAT, Measurement, applicable,
                                                  cell_key, cells_of, load_measurement, measure_cell, save_cell,
                                                  saved_cell)
+from verify.experiments.conjectures.sweep_figures import write_sweep_figures
 from .output import emit_json, identifier_column, json_option, progress_reporter, summary_console, summary_table
 
 MAX_SAMPLES = 1_000_000
@@ -177,7 +178,7 @@ def csv_table(rows: list[list[str]]) -> str:
 @click.command("sweep")
 @click.argument("target", metavar="MEASUREMENT")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder: sweep.md, sweep.csv, sweep.json, cells/ (resume) and certificates/.")
+              help="Output folder: sweep.md, sweep.csv, sweep.json, figures/, cells/ (resume) and certificates/.")
 @click.option("--grid", "grid_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A TOML file with the grid (keys n, d, alpha, samples, families, seed, layers) instead of options.")
 @click.option("--n", "n", default=None, help=f"Token counts, comma-separated (default {DEFAULTS['n']}).")
@@ -240,6 +241,7 @@ def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str 
         atomic_write_text(out / "sweep.json", json_text(record, where="sweep.json"))
         atomic_write_text(out / "sweep.md", markdown_table(measurement, rows))
         atomic_write_text(out / "sweep.csv", csv_table(rows))
+        figures = write_sweep_figures(record, out)
     measured = [e["result"] for e in entries if e["result"] is not None]
     statuses = {r["status"] for r in measured}
     status = (exitcodes.FALSE if "failed" in statuses else
@@ -253,6 +255,7 @@ def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str 
     for row in rows:
         table.add_row(*(Text(row[i]) for i in shown))
     console.print(table)
-    console.print(Text(f"wrote {out}/sweep.md, sweep.csv, sweep.json"), soft_wrap=True)
+    console.print(Text(f"wrote {out}/sweep.md, sweep.csv, sweep.json" + "".join(f", {f}" for f in figures)),
+                  soft_wrap=True)
     emit_json(record, json_to)
     return status
