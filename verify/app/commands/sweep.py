@@ -59,7 +59,11 @@ def _alphas(text: Any, field: str) -> list[Fraction]:
     items = text if isinstance(text, list) else str(text).split(",")
     values = []
     for item in items:
-        value = to_rational(str(item).strip() if not isinstance(item, (int, float)) else item, field=field)
+        if isinstance(item, bool) or not isinstance(item, (int, float, str)):
+            raise InputError(field, f"expected numbers such as 1/16 or 0.25, got {item!r}")
+        # A TOML float is read as written (0.1 is 1/10), as the campaign's TOML reads alpha.
+        value = to_rational(repr(item) if isinstance(item, float) else item.strip() if isinstance(item, str) else item,
+                            field=field)
         if value <= 0:
             raise InputError(field, f"expected alpha > 0, got {rational_to_str(value)}")
         values.append(value)
@@ -218,10 +222,12 @@ def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str 
             parameters = {"measurement": measurement.name, **cell.to_json_dict(), "samples": grid["samples"],
                           "seed": grid["seed"], "layers": grid["layers"]}
             path = out / "cells" / f"{key}.json"
-            result = saved_cell(path, parameters)
+            result, unusable = saved_cell(path, parameters)
             if result is not None:
                 reporter.log(f"cell {index + 1}/{len(cells)} {key}: done in an earlier run, skipped")
             else:
+                if unusable:
+                    reporter.log(f"cell {index + 1}/{len(cells)} {key}: the saved file is {unusable}; recomputed")
                 def store(report: dict[str, Any], key: str = key) -> str:
                     relative = f"certificates/{key}.json"
                     atomic_write_text(out / relative, json_text(report, where=relative))

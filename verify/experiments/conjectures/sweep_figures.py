@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from verify.core.figure_text import png_metadata
 from verify.core.io import atomic_write_bytes, safe_name
+from verify.core.text import short_number
 
 __all__ = ["write_sweep_figures", "STATISTICS"]
 
@@ -45,6 +46,12 @@ def _png(fig: Any) -> bytes:
     return buffer.getvalue()
 
 
+def _log2(alpha: str) -> float:
+    """log2 of an exact alpha, also beyond float64's range (the curves' axis)."""
+    value = Fraction(alpha)
+    return math.log2(value.numerator) - math.log2(value.denominator)
+
+
 def _figure(size: tuple[float, float]) -> Any:
     """A figure on its own Agg canvas (no pyplot state)."""
     # matplotlib: seconds to import, and needed only once the cells are done.
@@ -67,7 +74,9 @@ def _heatmap(record: dict[str, Any], family: str) -> Any | None:
     fig = _figure((max(6.4, 0.7 * len(alphas) * len(ds) + 2.4), 1.4 + 0.5 * len(ns) * len(STATISTICS)))
     axes = fig.subplots(len(STATISTICS), len(ds), squeeze=False)
     values = [v for r in by_cell.values() for s, _ in STATISTICS if (v := _value(r, s)) is not None]
-    high = max(values, default=1) or 1
+    low = min(0, min(values, default=0))
+    high = max(values, default=0)
+    high = high if high > low else low + 1
     for row, (statistic, label) in enumerate(STATISTICS):
         for column, d in enumerate(ds):
             ax = axes[row][column]
@@ -81,9 +90,9 @@ def _heatmap(record: dict[str, Any], family: str) -> Any | None:
                     grid[i][j] = value
                     uncertified = statistic == "max" and not (result or {}).get("extreme", {}).get("certified")
                     ax.text(j, i, f"{value}{'?' if uncertified else ''}", ha="center", va="center", fontsize=8,
-                            color="white" if value > high / 2 else "black")
-            image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=high, aspect="auto", origin="lower")
-            ax.set_xticks(range(len(alphas)), alphas)
+                            color="white" if value < (low + high) / 2 else "black")
+            image = ax.imshow(grid, cmap="viridis", vmin=low, vmax=high, aspect="auto", origin="lower")
+            ax.set_xticks(range(len(alphas)), [short_number(Fraction(a)) for a in alphas])
             ax.set_yticks(range(len(ns)), [str(n) for n in ns])
             ax.set_title(f"{label}, d = {d}")
             ax.set_xlabel("alpha")
@@ -100,7 +109,7 @@ def _curves(record: dict[str, Any], family: str) -> Any | None:
     if len(alphas) < 2:
         return None
     # matplotlib: seconds to import, and needed only once the cells are done.
-    from matplotlib.ticker import MaxNLocator, NullLocator
+    from matplotlib.ticker import MaxNLocator
 
     ticks = sorted(alphas, key=Fraction)
     ds = sorted({c["d"] for c, _ in cells})
@@ -113,22 +122,20 @@ def _curves(record: dict[str, Any], family: str) -> Any | None:
     colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
     for ax, d in zip(axes, ds):
         for index, n in enumerate(ns):
-            points = sorted(((Fraction(c["alpha"]), r) for c, r in cells if c["n"] == n and c["d"] == d),
+            points = sorted(((_log2(c["alpha"]), r) for c, r in cells if c["n"] == n and c["d"] == d),
                             key=lambda p: p[0])
             colour = colours[index % len(colours)]
             for (statistic, label), style in zip(STATISTICS, ("-", "--")):
-                xs = [float(a) for a, r in points if _value(r, statistic) is not None]
+                xs = [a for a, r in points if _value(r, statistic) is not None]
                 ys = [_value(r, statistic) for a, r in points if _value(r, statistic) is not None]
                 if xs:
                     ax.plot(xs, ys, style, marker="o", markersize=3, color=colour, label=f"n = {n}, {label}")
-        ax.set_xscale("log")
-        ax.set_xticks([float(Fraction(a)) for a in ticks], ticks)
-        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xticks([_log2(a) for a in ticks], [short_number(Fraction(a)) for a in ticks])
         if logarithmic:
             ax.set_yscale("log")
         else:
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.set_ylim(bottom=0, top=max(max(every, default=0) * 1.1, 1))
+            ax.set_ylim(bottom=min(0, min(every, default=0)), top=max(max(every, default=0) * 1.1, 1))
         ax.set_title(f"d = {d}")
         ax.set_xlabel("alpha (log scale)")
         ax.set_ylabel(record["measurement"])
