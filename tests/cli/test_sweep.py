@@ -249,3 +249,24 @@ def test_one_alpha_draws_a_heatmap_and_no_curve(tmp_path):
     out = tmp_path / "out"
     assert main(["sweep", "leader_count", "--out", str(out), "--n", "3", "--samples", "3"]) == 0
     assert sorted(p.name for p in (out / "figures").iterdir()) == ["heatmap-generic.png"]
+
+
+def test_cells_measured_on_dask_workers_give_the_serial_files(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    assert run_sweep(tmp_path / "serial") == 0
+    assert run_sweep(tmp_path / "dask", "--dask-local", "2") == 0
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "serial")  # certificates and figures included
+
+    # A user's file is loaded again on the worker; what it raises there is bad input naming it as written.
+    monkeypatch.chdir(tmp_path)
+    Path("mine.py").write_text(MEASUREMENT_FILE.format(value="1 // (run.config.n - 4)"))
+    capsys.readouterr()
+    assert main(["sweep", "mine.py", "--out", "err", *GRID, "--dask-local", "1"]) == 2
+    assert "error: mine.py: raised ZeroDivisionError while running (line 5)" in capsys.readouterr().err
+    assert not Path("err/sweep.json").exists()
+
+
+def test_one_executor_only(tmp_path, capsys):
+    assert main(["sweep", "leader_count", "--out", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:1",
+                 "--dask-local", "1"]) == 2
+    assert "error: --dask-local: choose one executor" in capsys.readouterr().err

@@ -41,10 +41,10 @@ from verify.core.float_dynamics import MergedBatch, float_layers, merge_identica
 from verify.core.float_rounding import SMALLEST_NORMAL, UNDERFLOW_SLACK, UNIT_ROUNDOFF
 from verify.core.io import atomic_write_text, canonical_sha256, json_text, read_json, safe_name
 from verify.core.numbers import InputError, rational_to_str
-from .loader import import_user_file, user_code
+from .loader import import_user_file, looks_like_file, user_code
 
 __all__ = ["Measurement", "FloatRun", "MEASUREMENTS", "Cell", "sample_seed", "screen_cell", "measure_cell",
-           "load_measurement", "quantile", "cell_key", "SWEEP_FORMAT", "CELL_FORMAT"]
+           "load_measurement", "measurement_named", "CellJob", "run_cell_job", "quantile", "cell_key", "SWEEP_FORMAT", "CELL_FORMAT"]
 
 SWEEP_FORMAT = "hardmax-verify/sweep-v1"
 CELL_FORMAT = "hardmax-verify/sweep-cell-v2"
@@ -237,6 +237,16 @@ def load_measurement(path: str | Path) -> Measurement:
         raise InputError(where, f"the measurement {measurement.name!r} has the name of a registered one; "
                                 "give it another name")
     return measurement
+
+
+def measurement_named(target: str) -> tuple[Measurement, str]:
+    """A registered measurement by name, or the one of a user's file; and what its errors name."""
+    if looks_like_file(target):
+        return load_measurement(target), target
+    if target not in MEASUREMENTS:
+        raise InputError("MEASUREMENT", f"unknown measurement {target!r}; expected one of {', '.join(MEASUREMENTS)} "
+                                        "or a FILE.py")
+    return MEASUREMENTS[target], "measurement"
 
 
 # ----------------------------------------------------------------------------- grid cells
@@ -436,6 +446,48 @@ def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: in
         result["reason"] = (f"the exact check came out {report.status}" if report.status != "certified"
                             else "the exact run does not establish the value")
     return result
+
+
+@dataclass(frozen=True)
+class CellJob:
+    """One cell to measure on a worker: everything :func:`run_cell_job` needs, picklable.
+
+    ``target`` is a registered measurement's name or the absolute path of the user's file (a
+    worker loads it again, so it must be at that path there; its errors name that path).
+    """
+
+    target: str
+    cell: Cell
+    samples: int
+    seed: int
+    layers: int
+
+
+def run_cell_job(job: CellJob) -> tuple[str, Any, Any]:
+    """Measure one cell where it runs (a Dask worker): ("done", result, the extreme's claims report or None).
+
+    Bad input (the user's measurement raising, say) comes back as ("bad input", field, message):
+    the client raises it, as a serial sweep would.
+    """
+    try:
+        registered = job.target in MEASUREMENTS
+        measurement = MEASUREMENTS[job.target] if registered else load_measurement(job.target)
+        reports: list[dict[str, Any]] = []
+
+        def keep(report: dict[str, Any]) -> str:
+            reports.append(report)
+            return certificate_path(measurement.name, job.cell)
+
+        result = measure_cell(measurement, job.cell, samples=job.samples, seed=job.seed, layers=job.layers,
+                              where="measurement" if registered else job.target, certificate=keep)
+    except InputError as error:
+        return "bad input", error.field, error.message
+    return "done", result, reports[0] if reports else None
+
+
+def certificate_path(measurement: str, cell: Cell) -> str:
+    """Where, relative to the output folder, the extreme's claims report of a cell is written."""
+    return f"certificates/{cell_key(measurement, cell)}.json"
 
 
 # ----------------------------------------------------------------------------- saved cells (resume)
