@@ -66,7 +66,8 @@ def test_one_subsection_per_question_each_opening_with_its_answer(runs: Path) ->
     assert (blocks[heading + 1].kind, blocks[heading + 1].text) == ("p", emergence.intro)
     files = {Path(f.file).name for f in section.figures}
     assert files == {f"{m}-{kind}-emerging_leader.png" for m in atlas.QUESTIONS for kind in ("heatmap", "curves")}
-    assert all(f.title.split(":")[0] in ("Emergence", "Eventual constancy") for f in section.figures)
+    assert [f.title.split(":")[0] for f in section.figures] == ["Emergence"] * 2 + ["Eventual constancy"] * 2
+    assert section.summary.startswith("4 of 4 cell extremes certified over 2 measurement sweeps")
 
 
 def test_fitted_c_is_the_least_squares_c_over_alpha() -> None:

@@ -56,8 +56,7 @@ def _need(data: Any, field: str, kinds: type | tuple[type, ...], where: str) -> 
 
 
 def _value(data: Any, field: str, where: str) -> int | None:
-    value = _need(data, field, (int, type(None)), where)
-    return value
+    return _need(data, field, (int, type(None)), where)
 
 
 def read_sweep(data: Any, where: str = "sweep.json") -> dict[str, Any]:
@@ -152,11 +151,11 @@ def _emergence(sweep: Mapping[str, Any]) -> Table:
     cells, certified_cells = _counts(sweep)
     if certified:
         cell, latest = max(certified, key=lambda item: (item[1], -Fraction(item[0]["alpha"])))
-        per_alpha = "; ".join(
-            f"alpha = {short_number(Fraction(a))}: {max(v for c, v in certified if c['alpha'] == a)}"
-            for a in alphas if any(c["alpha"] == a for c, _ in certified))
-        answer = (f"Leaders can emerge late, the latest at layer {latest} in this grid ({_where(cell)}); the "
-                  f"latest certified first-leading layer per alpha is {per_alpha}.")
+        per_alpha = [f"{max(v for c, v in certified if c['alpha'] == a)} at alpha = {short_number(Fraction(a))}"
+                     for a in alphas if any(c["alpha"] == a for c, _ in certified)]
+        listed = ", ".join(per_alpha[:-1]) + " and " + per_alpha[-1] if len(per_alpha) > 1 else per_alpha[0]
+        answer = (f"Leaders can emerge late, the latest at layer {latest} in this grid ({_where(cell)}); per alpha "
+                  f"the latest certified first-leading layer is {listed}.")
     else:
         answer = "No extreme of this sweep is certified, so it answers nothing yet."
     table_rows = [[family, str(n), str(d), *(f"{_extreme(results.get(a))} / {_median(results.get(a))}"
@@ -230,7 +229,10 @@ def section(block: Mapping[str, Any]) -> Section:
     tables = [{"last_leader_layer": _emergence, "constancy_layer": _constancy}[name](sweeps[name])
               for name in QUESTIONS if name in sweeps]
     figures = []
-    for figure in block.get("figures", []):
+    order = list(QUESTIONS)
+    for figure in sorted(block.get("figures", []), key=lambda f: (
+            next((i for i, name in enumerate(order) if Path(f["file"]).stem.startswith(name + "-")), len(order)),
+            Path(f["file"]).stem)):
         stem = Path(figure["file"]).stem  # MEASUREMENT-KIND-FAMILY (build names it after the folder)
         measurement = next((name for name in QUESTIONS if stem.startswith(name + "-")), None)
         if measurement is None:
@@ -242,10 +244,11 @@ def section(block: Mapping[str, Any]) -> Section:
         figures.append(Figure(stem, figure["file"], f"{question}: {kind}, {family}",
                               f"{measurement} of the {family} family: {what}; '?' marks an extreme not certified. "
                               "An illustration of the table above."))
-    summary = ("Measurement sweeps (`hardmax-verify sweep`, docs/sweep.md) over seeded families inside the theorem's "
-               "hypotheses. In every cell the largest value is re-computed exactly and certified or said not to be; "
-               "everything else is measured. The questions on general A and on leader control are answered by the "
-               "conjecture lab's and leader control's sections.")
+    numbers = glance_numbers(block)
+    summary = (f"{numbers['certified']} of {numbers['cells']} cell extremes certified over {len(sweeps)} measurement "
+               "sweeps (`hardmax-verify sweep`, docs/sweep.md) of seeded families inside the theorem's hypotheses; "
+               "medians and fits are measured. General A and leader control: see the conjecture lab's and leader "
+               "control's sections.")
     if unreadable:
         summary += " " + " ".join(unreadable)
     if not tables:
