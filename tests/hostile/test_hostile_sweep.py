@@ -191,3 +191,12 @@ def test_a_folder_in_place_of_a_saved_cell_cannot_complete(tmp_path: Path) -> No
     assert outcome.status == exitcodes.COULD_NOT_COMPLETE, outcome.describe()
     assert outcome.lines()[-1].startswith("error: could not complete"), outcome.describe()
     assert not (tmp_path / "out" / "sweep.json").exists()
+
+
+@pytest.mark.parametrize("address", ["not an address", "tcp://127.0.0.1:1"])
+def test_an_unusable_scheduler_is_refused_before_the_output_folder_is_made(tmp_path: Path, address: str) -> None:
+    pytest.importorskip("distributed")
+    outcome = run(["sweep", "leader_count", "--out", "out", *TINY, "--scheduler", address, "--connect-timeout", "1"],
+                  tmp_path)
+    assert_refused(outcome, exitcodes.BAD_INPUT, "error: --scheduler: ")
+    assert not (tmp_path / "out").exists()

@@ -28,7 +28,7 @@ from verify.experiments.conjectures.sweep import (QUANTILES, SWEEP_FORMAT, CellJ
                                                  cell_key, cells_of, certificate_path, measure_cell,
                                                  measurement_named, run_cell_job, save_cell, saved_cell)
 from verify.experiments.conjectures.sweep_figures import write_sweep_figures
-from ..campaign.executors import DEFAULT_CONNECT_TIMEOUT, DaskExecutor, make_executor
+from ..campaign.executors import DEFAULT_CONNECT_TIMEOUT, DaskExecutor, Executor, make_executor
 from .output import emit_json, identifier_column, json_option, progress_reporter, summary_console, summary_table
 
 MAX_SAMPLES = 1_000_000
@@ -135,15 +135,14 @@ def _measure_on_dask(executor: DaskExecutor, measurement: Measurement, target: s
     # A worker loads the user's file again: by its absolute path. A registered measurement goes by name.
     job_target = str(Path(target).resolve()) if where != "measurement" else measurement.name
     jobs = [CellJob(job_target, cells[index], grid["samples"], grid["seed"], grid["layers"]) for index, _ in pending]
-    with executor:
-        for position, (outcome, first, second) in executor.map_unordered(run_cell_job, jobs, name="hardmax-sweep"):
-            if outcome == "bad input":  # named as the user wrote the file's path
-                raise InputError(where if first == job_target else first, second)
-            index, parameters = pending[position]
-            if second is not None:
-                relative = first["extreme"]["certificate"]
-                atomic_write_text(out / relative, json_text(second, where=relative))
-            finished(index, first, parameters)
+    for position, (outcome, first, second) in executor.map_unordered(run_cell_job, jobs, name="hardmax-sweep"):
+        if outcome == "bad input":  # named as the user wrote the file's path
+            raise InputError(where if first == job_target else first, second)
+        index, parameters = pending[position]
+        if second is not None:
+            relative = first["extreme"]["certificate"]
+            atomic_write_text(out / relative, json_text(second, where=relative))
+        finished(index, first, parameters)
 
 
 def _cell_text(value: Any) -> str:
@@ -188,46 +187,10 @@ def csv_table(rows: list[list[str]]) -> str:
     return "\n".join(",".join(field(c) for c in line) for line in [list(COLUMNS), *rows]) + "\n"
 
 
-@click.command("sweep")
-@click.argument("target", metavar="MEASUREMENT")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder: sweep.md, sweep.csv, sweep.json, figures/, cells/ (resume) and certificates/.")
-@click.option("--grid", "grid_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="A TOML file with the grid (keys n, d, alpha, samples, families, seed, layers) instead of options.")
-@click.option("--n", "n", default=None, help=f"Token counts, comma-separated (default {DEFAULTS['n']}).")
-@click.option("--d", "d", default=None, help=f"Dimensions, comma-separated (default {DEFAULTS['d']}).")
-@click.option("--alpha", "alpha", default=None, help=f"Exact step parameters, comma-separated (default {DEFAULTS['alpha']}).")
-@click.option("--samples", default=None, help=f"Configurations drawn per cell (default {DEFAULTS['samples']}).")
-@click.option("--families", default=None, help=f"Families inside the hypotheses, comma-separated (default {DEFAULTS['families']}).")
-@click.option("--seed", default=None, help=f"The sweep's seed (default {DEFAULTS['seed']}): the same seed gives the same files.")
-@click.option("--layers", default=None, help=f"Layer budget of every run (default {DEFAULTS['layers']}).")
-@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="Measure the cells on an existing Dask cluster (`dask scheduler`; needs the 'distributed' extra; "
-                   "a FILE.py must be at the same path on the workers).")
-@click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=max_jobs()), default=None, metavar="N",
-              help="Start a Dask LocalCluster of N worker processes on loopback and measure the cells there.")
-@click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600),
-              default=DEFAULT_CONNECT_TIMEOUT, show_default=True, help="Seconds to reach the --scheduler.")
-@json_option("the sweep's record (as sweep.json)")
-def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str | None, alpha: str | None,
-          samples: str | None, families: str | None, seed: str | None, layers: str | None, scheduler: str | None,
-          dask_local: int | None, connect_timeout: float, json_to: str | None) -> int:
-    """Measure a quantity over a grid of seeded families, with each cell's extreme certified exactly.
-
-    MEASUREMENT is one of last_leader_layer, settling_layer, constancy_layer, leader_count,
-    distinct_limits, late_leader, or a FILE.py defining one Measurement (it runs with your
-    rights, as `python FILE.py` would). Each finished cell is saved in DIR/cells/ at once: a rerun
-    with the same grid skips it. --scheduler or --dask-local spread the cells over Dask workers,
-    with the same files as a serial run. Exit status 0 every cell's extreme certified, 1 a claim
-    came out false on an extreme, 3 some extreme not certified, 2 bad input, 4 could not complete.
-    """
-    measurement, where = measurement_named(target)
-    grid = read_grid({"n": n, "d": d, "alpha": alpha, "samples": samples, "families": families, "seed": seed,
-                      "layers": layers}, grid_file)
-    executor = (make_executor(scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout)
-                if scheduler is not None or dask_local is not None else None)
-    cells = list(cells_of(grid["families"], grid["n"], grid["d"], grid["alpha"]))
-    entries: list[dict[str, Any]] = []
+def _run(measurement: Measurement, where: str, target: str, grid: dict[str, Any], cells: list[Any],
+         entries: list[dict[str, Any]], out: Path,
+         executor: Executor | None) -> tuple[dict[str, Any], list[list[str]], list[str]]:
+    """Measure the cells not done yet (in this process or on Dask), holding ``out``; the record, rows and figures."""
     with directory_lock(out), progress_reporter() as reporter:
         (out / "cells").mkdir(parents=True, exist_ok=True)
         (out / "certificates").mkdir(exist_ok=True)
@@ -278,6 +241,56 @@ def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str 
         atomic_write_text(out / "sweep.md", markdown_table(measurement, rows))
         atomic_write_text(out / "sweep.csv", csv_table(rows))
         figures = write_sweep_figures(record, out)
+    return record, rows, figures
+
+
+@click.command("sweep")
+@click.argument("target", metavar="MEASUREMENT")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder: sweep.md, sweep.csv, sweep.json, figures/, cells/ (resume) and certificates/.")
+@click.option("--grid", "grid_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A TOML file with the grid (keys n, d, alpha, samples, families, seed, layers) instead of options.")
+@click.option("--n", "n", default=None, help=f"Token counts, comma-separated (default {DEFAULTS['n']}).")
+@click.option("--d", "d", default=None, help=f"Dimensions, comma-separated (default {DEFAULTS['d']}).")
+@click.option("--alpha", "alpha", default=None, help=f"Exact step parameters, comma-separated (default {DEFAULTS['alpha']}).")
+@click.option("--samples", default=None, help=f"Configurations drawn per cell (default {DEFAULTS['samples']}).")
+@click.option("--families", default=None, help=f"Families inside the hypotheses, comma-separated (default {DEFAULTS['families']}).")
+@click.option("--seed", default=None, help=f"The sweep's seed (default {DEFAULTS['seed']}): the same seed gives the same files.")
+@click.option("--layers", default=None, help=f"Layer budget of every run (default {DEFAULTS['layers']}).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Measure the cells on an existing Dask cluster (`dask scheduler`; needs the 'distributed' extra; "
+                   "a FILE.py must be at the same path on the workers).")
+@click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=max_jobs()), default=None, metavar="N",
+              help="Start a Dask LocalCluster of N worker processes on loopback and measure the cells there.")
+@click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600),
+              default=DEFAULT_CONNECT_TIMEOUT, show_default=True, help="Seconds to reach the --scheduler.")
+@json_option("the sweep's record (as sweep.json)")
+def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str | None, alpha: str | None,
+          samples: str | None, families: str | None, seed: str | None, layers: str | None, scheduler: str | None,
+          dask_local: int | None, connect_timeout: float, json_to: str | None) -> int:
+    """Measure a quantity over a grid of seeded families, with each cell's extreme certified exactly.
+
+    MEASUREMENT is one of last_leader_layer, settling_layer, constancy_layer, leader_count,
+    distinct_limits, late_leader, or a FILE.py defining one Measurement (it runs with your
+    rights, as `python FILE.py` would). Each finished cell is saved in DIR/cells/ at once: a rerun
+    with the same grid skips it. --scheduler or --dask-local spread the cells over Dask workers,
+    with the same files as a serial run. Exit status 0 every cell's extreme certified, 1 a claim
+    came out false on an extreme, 3 some extreme not certified, 2 bad input, 4 could not complete.
+    """
+    measurement, where = measurement_named(target)
+    grid = read_grid({"n": n, "d": d, "alpha": alpha, "samples": samples, "families": families, "seed": seed,
+                      "layers": layers}, grid_file)
+    executor = (make_executor(scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout)
+                if scheduler is not None or dask_local is not None else None)
+    cells = list(cells_of(grid["families"], grid["n"], grid["d"], grid["alpha"]))
+    entries: list[dict[str, Any]] = []
+    if executor is not None:
+        executor.start()  # an unreachable scheduler is refused before the output folder is made
+    try:
+        record, rows, figures = _run(measurement, where, target, grid, cells, entries, out, executor)
+    finally:
+        if executor is not None:
+            executor.close()
     measured = [e["result"] for e in entries if e["result"] is not None]
     statuses = {r["status"] for r in measured}
     status = (exitcodes.FALSE if "failed" in statuses else
