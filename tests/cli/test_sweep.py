@@ -223,3 +223,50 @@ def test_a_failed_claim_on_an_extreme_is_status_1(tmp_path, monkeypatch):
     result = json.loads((out / "sweep.json").read_text())["cells"][0]["result"]
     assert result["status"] == "failed" and result["extreme"]["certified"] is False
     assert result["reason"].startswith("a claim came out false in the exact check: ")
+
+
+def test_the_figures_are_pngs_drawn_from_the_record_byte_for_byte_the_same(tmp_path):
+    from verify.core.figure_text import png_size
+    from verify.experiments.conjectures.sweep_figures import write_sweep_figures
+
+    out = tmp_path / "out"
+    assert main(["sweep", "last_leader_layer", "--out", str(out), "--n", "3,4", "--d", "2", "--alpha", "1/4,1",
+                 "--samples", "4", "--seed", "1"]) == 0
+    figures = sorted(p.name for p in (out / "figures").iterdir())
+    assert figures == ["curves-generic.png", "heatmap-generic.png"]
+    for name in figures:
+        size = png_size((out / "figures" / name).read_bytes())
+        assert size is not None and size[0] > 300 and size[1] > 200
+    # Drawn again from the saved record, elsewhere: the same bytes (no date, no software field).
+    record = json.loads((out / "sweep.json").read_text())
+    assert write_sweep_figures(record, tmp_path / "again") == [f"figures/{n}" for n in ("heatmap-generic.png",
+                                                                                        "curves-generic.png")]
+    for name in figures:
+        assert (tmp_path / "again" / "figures" / name).read_bytes() == (out / "figures" / name).read_bytes()
+
+
+def test_one_alpha_draws_a_heatmap_and_no_curve(tmp_path):
+    out = tmp_path / "out"
+    assert main(["sweep", "leader_count", "--out", str(out), "--n", "3", "--samples", "3"]) == 0
+    assert sorted(p.name for p in (out / "figures").iterdir()) == ["heatmap-generic.png"]
+
+
+def test_cells_measured_on_dask_workers_give_the_serial_files(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    assert run_sweep(tmp_path / "serial") == 0
+    assert run_sweep(tmp_path / "dask", "--dask-local", "2") == 0
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "serial")  # certificates and figures included
+
+    # A user's file is loaded again on the worker; what it raises there is bad input naming it as written.
+    monkeypatch.chdir(tmp_path)
+    Path("mine.py").write_text(MEASUREMENT_FILE.format(value="1 // (run.config.n - 4)"))
+    capsys.readouterr()
+    assert main(["sweep", "mine.py", "--out", "err", *GRID, "--dask-local", "1"]) == 2
+    assert "error: mine.py: raised ZeroDivisionError while running (line 5)" in capsys.readouterr().err
+    assert not Path("err/sweep.json").exists()
+
+
+def test_one_executor_only(tmp_path, capsys):
+    assert main(["sweep", "leader_count", "--out", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:1",
+                 "--dask-local", "1"]) == 2
+    assert "error: --dask-local: choose one executor" in capsys.readouterr().err

@@ -81,12 +81,13 @@ def test_glance_quotes_the_runs_the_selection_rule_chose_per_d_and_protocol() ->
 def test_the_registry_lists_every_provider_in_the_report_s_order() -> None:
     """One table, verify/experiments/registry.py: the report's sections in order, each provider complete."""
     from verify.experiments.classify import report_section as classify
+    from verify.experiments.conjectures import atlas_section as atlas
     from verify.experiments.control import report_section as control
     from verify.experiments.registry import SECTION_PROVIDERS
     from verify.experiments.sentiment import reproduction_section
 
-    assert list(SECTION_PROVIDERS) == ["reproduction", "sentiment", "conjectures", "classify", "control"]
-    assert list(SECTION_PROVIDERS.values()) == [reproduction_section, sentiment, conjectures, classify, control]
+    assert list(SECTION_PROVIDERS) == ["reproduction", "sentiment", "conjectures", "atlas", "classify", "control"]
+    assert list(SECTION_PROVIDERS.values()) == [reproduction_section, sentiment, conjectures, atlas, classify, control]
     for key, provider in SECTION_PROVIDERS.items():
         assert provider.key == key and provider.glance_title and provider.produced_by
         assert all(callable(getattr(provider, name)) for name in ("item_fields", "figure_files", "section",

@@ -48,7 +48,8 @@ except ImportError:  # pragma: no cover - not POSIX: folders are not locked
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["MAX_INPUT_BYTES", "UnwritableOutput", "check_writable", "read_input", "read_text", "read_json", "json_from_bytes", "open_input",
-           "json_text", "NonFiniteJSON", "atomic_write_text", "atomic_write_bytes", "atomic_directory",
+           "json_text", "NonFiniteJSON", "atomic_write_text", "canonical_json",
+           "canonical_sha256", "atomic_write_bytes", "atomic_directory",
            "directory_lock", "safe_name", "sha256_file"]
 
 # Input files (configurations, campaigns, conjecture files) are at most this large. The largest
@@ -232,6 +233,16 @@ def json_text(value: Any, *, where: str, indent: int | None = 1, sort_keys: bool
 
 
 # --------------------------------------------------------------------------- files
+
+def canonical_json(value: Any) -> str:
+    """The canonical text of a JSON value: keys sorted, no whitespace, non-ASCII kept, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def canonical_sha256(value: Any) -> str:
+    """The sha256 (hex) of :func:`canonical_json` encoded as UTF-8."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
 
 def _ensure_folder(folder: Path) -> None:
     """Create ``folder`` and its parents; a path on the way that is a file is named in the error."""

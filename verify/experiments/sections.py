@@ -17,12 +17,14 @@ __all__ = ["Table", "Figure", "Section", "SectionProvider"]
 
 @dataclass(frozen=True)
 class Table:
-    """A table of display strings; ``heading`` (a sub-heading above it) and ``note`` (a paragraph after it) optional."""
+    """A table of display strings; ``heading`` (a sub-heading above it), ``intro`` (a paragraph between the two)
+    and ``note`` (a paragraph after it) optional."""
 
     headers: Sequence[str]
     rows: Sequence[Sequence[str]]
     heading: str = ""
     note: str = ""
+    intro: str = ""
 
 
 @dataclass(frozen=True)

@@ -611,6 +611,36 @@ class DaskExecutor(Executor):
             raise
         return merge_records(records)
 
+    def map_unordered(self, function: Callable[[Any], Any], items: Sequence[Any], *,
+                      name: str = "hardmax-call") -> Iterator[tuple[int, Any]]:
+        """``function(item)`` for every item on the cluster: (index, result) pairs in completion order.
+
+        What ``function`` raises is raised here (the rest cancelled); a worker lost for good is
+        :class:`CouldNotComplete`. ``function`` and the items must pickle (module-level functions).
+        """
+        distributed = _import_distributed("--scheduler" if self.scheduler is not None else "--dask-local")
+        client = self.start()._client
+        run = uuid.uuid4().hex
+        # pure=False and fresh keys per run, as for the campaign's tasks (run above).
+        futures = client.map(function, list(items), pure=False, retries=0,
+                             key=[f"{name}-{run}-{i}" for i in range(len(items))])
+        index = {future.key: i for i, future in enumerate(futures)}
+        try:
+            for future in distributed.as_completed(futures, loop=client.loop):
+                try:
+                    result = future.result()
+                except distributed.KilledWorker as error:
+                    raise CouldNotComplete(f"a Dask worker was lost running {future.key}: {error}") from None
+                future.release()
+                yield index[future.key], result
+        except BaseException:
+            try:
+                client.cancel(futures, force=True)
+            except Exception:  # noqa: BLE001 - the client may already be gone; close() follows
+                pass
+            self.close()
+            raise
+
     def close(self) -> None:
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None

@@ -19,12 +19,11 @@ definition separately; ``tests/unit/test_campaign_plan.py`` checks that the two 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from verify.core.io import read_json
+from verify.core.io import canonical_json, canonical_sha256, read_json
 from verify.core.numbers import InputError
 from .spec import CampaignSpec, parse_campaign
 from .tasks import Task, build_configuration, plan_tasks
@@ -36,16 +35,6 @@ PLAN_KEYS = ("campaign_sha256", "tasks")
 # Dependencies whose version can change a generated configuration (numpy's generator draws them).
 GENERATOR_VERSIONS = ("hardmax-verify", "numpy", "python")
 MAX_RESULTS_BYTES = 1 << 30  # the largest results.json --recheck reads
-
-
-def canonical_json(value: Any) -> str:
-    """The canonical text of a JSON value: keys sorted, no whitespace, non-ASCII kept, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def canonical_sha256(value: Any) -> str:
-    """The sha256 (hex) of :func:`canonical_json` encoded as UTF-8."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
 def campaign_block(spec: CampaignSpec, *, seed: int, tasks: int) -> dict[str, Any]:

@@ -23,10 +23,12 @@ from verify.core.families import FAMILIES, INSIDE_FAMILIES, MAX_D, MAX_N
 from verify.core.io import atomic_write_text, directory_lock, json_text, read_text
 from verify.core.limits import MAX_LAYER_BUDGET
 from verify.core.numbers import InputError, rational_to_str, to_rational
-from verify.experiments.conjectures.loader import looks_like_file
-from verify.experiments.conjectures.sweep import (MEASUREMENTS, QUANTILES, SWEEP_FORMAT, Measurement, applicable,
-                                                 cell_key, cells_of, load_measurement, measure_cell, save_cell,
-                                                 saved_cell)
+from verify.core.limits import max_jobs
+from verify.experiments.conjectures.sweep import (QUANTILES, SWEEP_FORMAT, CellJob, Measurement, applicable,
+                                                 cell_key, cells_of, certificate_path, measure_cell,
+                                                 measurement_named, run_cell_job, save_cell, saved_cell)
+from verify.experiments.conjectures.sweep_figures import write_sweep_figures
+from ..campaign.executors import DEFAULT_CONNECT_TIMEOUT, DaskExecutor, Executor, make_executor
 from .output import emit_json, identifier_column, json_option, progress_reporter, summary_console, summary_table
 
 MAX_SAMPLES = 1_000_000
@@ -58,7 +60,11 @@ def _alphas(text: Any, field: str) -> list[Fraction]:
     items = text if isinstance(text, list) else str(text).split(",")
     values = []
     for item in items:
-        value = to_rational(str(item).strip() if not isinstance(item, (int, float)) else item, field=field)
+        if isinstance(item, bool) or not isinstance(item, (int, float, str)):
+            raise InputError(field, f"expected numbers such as 1/16 or 0.25, got {item!r}")
+        # A TOML float is read as written (0.1 is 1/10), as the campaign's TOML reads alpha.
+        value = to_rational(repr(item) if isinstance(item, float) else item.strip() if isinstance(item, str) else item,
+                            field=field)
         if value <= 0:
             raise InputError(field, f"expected alpha > 0, got {rational_to_str(value)}")
         values.append(value)
@@ -123,13 +129,20 @@ def read_grid(options: dict[str, Any], grid_file: Path | None) -> dict[str, Any]
     }
 
 
-def _measurement(target: str) -> tuple[Measurement, str]:
-    if looks_like_file(target):
-        return load_measurement(target), target
-    if target not in MEASUREMENTS:
-        raise InputError("MEASUREMENT", f"unknown measurement {target!r}; expected one of {', '.join(MEASUREMENTS)} "
-                                        "or a FILE.py")
-    return MEASUREMENTS[target], "measurement"
+def _measure_on_dask(executor: DaskExecutor, measurement: Measurement, target: str, where: str, grid: dict[str, Any],
+                     cells: list[Any], pending: list[tuple[int, dict[str, Any]]], out: Path, finished: Any) -> None:
+    """The pending cells on Dask workers, each saved (and its certificate written) as it comes back."""
+    # A worker loads the user's file again: by its absolute path. A registered measurement goes by name.
+    job_target = str(Path(target).resolve()) if where != "measurement" else measurement.name
+    jobs = [CellJob(job_target, cells[index], grid["samples"], grid["seed"], grid["layers"]) for index, _ in pending]
+    for position, (outcome, first, second) in executor.map_unordered(run_cell_job, jobs, name="hardmax-sweep"):
+        if outcome == "bad input":  # named as the user wrote the file's path
+            raise InputError(where if first == job_target else first, second)
+        index, parameters = pending[position]
+        if second is not None:
+            relative = first["extreme"]["certificate"]
+            atomic_write_text(out / relative, json_text(second, where=relative))
+        finished(index, first, parameters)
 
 
 def _cell_text(value: Any) -> str:
@@ -174,10 +187,67 @@ def csv_table(rows: list[list[str]]) -> str:
     return "\n".join(",".join(field(c) for c in line) for line in [list(COLUMNS), *rows]) + "\n"
 
 
+def _run(measurement: Measurement, where: str, target: str, grid: dict[str, Any], cells: list[Any],
+         entries: list[dict[str, Any]], out: Path,
+         executor: Executor | None) -> tuple[dict[str, Any], list[list[str]], list[str]]:
+    """Measure the cells not done yet (in this process or on Dask), holding ``out``; the record, rows and figures."""
+    with directory_lock(out), progress_reporter() as reporter:
+        (out / "cells").mkdir(parents=True, exist_ok=True)
+        (out / "certificates").mkdir(exist_ok=True)
+        pending: list[tuple[int, dict[str, Any]]] = []
+        for index, cell in enumerate(cells):
+            key = cell_key(measurement.name, cell)
+            entry: dict[str, Any] = {"cell": cell.to_json_dict(), "result": None}
+            entries.append(entry)
+            reason = applicable(cell)
+            if reason is not None:
+                entry["not_applicable"] = reason
+                continue
+            parameters = {"measurement": measurement.name, **cell.to_json_dict(), "samples": grid["samples"],
+                          "seed": grid["seed"], "layers": grid["layers"]}
+            result, unusable = saved_cell(out / "cells" / f"{key}.json", parameters)
+            if result is not None:
+                reporter.log(f"cell {index + 1}/{len(cells)} {key}: done in an earlier run, skipped")
+                entry["result"] = result
+                continue
+            if unusable:
+                reporter.log(f"cell {index + 1}/{len(cells)} {key}: the saved file is {unusable}; recomputed")
+            pending.append((index, parameters))
+
+        def finished(index: int, result: dict[str, Any], parameters: dict[str, Any]) -> None:
+            key = cell_key(measurement.name, cells[index])
+            save_cell(out / "cells" / f"{key}.json", parameters, result)
+            entries[index]["result"] = result
+            reporter.log(f"cell {index + 1}/{len(cells)} {key}: {result['status']}")
+
+        if executor is None:
+            for index, parameters in pending:
+                def store(report: dict[str, Any], cell: Any = cells[index]) -> str:
+                    relative = certificate_path(measurement.name, cell)
+                    atomic_write_text(out / relative, json_text(report, where=relative))
+                    return relative
+
+                finished(index, measure_cell(measurement, cells[index], samples=grid["samples"], seed=grid["seed"],
+                                             layers=grid["layers"], where=where, progress=reporter.update,
+                                             certificate=store), parameters)
+        elif pending:
+            assert isinstance(executor, DaskExecutor)  # make_executor, given a scheduler or local workers
+            _measure_on_dask(executor, measurement, target, where, grid, cells, pending, out, finished)
+        record = {"format": SWEEP_FORMAT, "measurement": measurement.name, "description": measurement.description,
+                  "grid": {**grid, "alpha": [rational_to_str(a) for a in grid["alpha"]]},
+                  "quantiles": [name for name, _ in QUANTILES], "cells": entries}
+        rows = table_rows(entries)
+        atomic_write_text(out / "sweep.json", json_text(record, where="sweep.json"))
+        atomic_write_text(out / "sweep.md", markdown_table(measurement, rows))
+        atomic_write_text(out / "sweep.csv", csv_table(rows))
+        figures = write_sweep_figures(record, out)
+    return record, rows, figures
+
+
 @click.command("sweep")
 @click.argument("target", metavar="MEASUREMENT")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder: sweep.md, sweep.csv, sweep.json, cells/ (resume) and certificates/.")
+              help="Output folder: sweep.md, sweep.csv, sweep.json, figures/, cells/ (resume) and certificates/.")
 @click.option("--grid", "grid_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A TOML file with the grid (keys n, d, alpha, samples, families, seed, layers) instead of options.")
 @click.option("--n", "n", default=None, help=f"Token counts, comma-separated (default {DEFAULTS['n']}).")
@@ -187,59 +257,40 @@ def csv_table(rows: list[list[str]]) -> str:
 @click.option("--families", default=None, help=f"Families inside the hypotheses, comma-separated (default {DEFAULTS['families']}).")
 @click.option("--seed", default=None, help=f"The sweep's seed (default {DEFAULTS['seed']}): the same seed gives the same files.")
 @click.option("--layers", default=None, help=f"Layer budget of every run (default {DEFAULTS['layers']}).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Measure the cells on an existing Dask cluster (`dask scheduler`; needs the 'distributed' extra; "
+                   "a FILE.py must be at the same path on the workers).")
+@click.option("--dask-local", "dask_local", type=click.IntRange(min=1, max=max_jobs()), default=None, metavar="N",
+              help="Start a Dask LocalCluster of N worker processes on loopback and measure the cells there.")
+@click.option("--connect-timeout", "connect_timeout", type=click.FloatRange(min=0.1, max=600),
+              default=DEFAULT_CONNECT_TIMEOUT, show_default=True, help="Seconds to reach the --scheduler.")
 @json_option("the sweep's record (as sweep.json)")
 def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str | None, alpha: str | None,
-          samples: str | None, families: str | None, seed: str | None, layers: str | None, json_to: str | None) -> int:
+          samples: str | None, families: str | None, seed: str | None, layers: str | None, scheduler: str | None,
+          dask_local: int | None, connect_timeout: float, json_to: str | None) -> int:
     """Measure a quantity over a grid of seeded families, with each cell's extreme certified exactly.
 
     MEASUREMENT is one of last_leader_layer, settling_layer, constancy_layer, leader_count,
     distinct_limits, late_leader, or a FILE.py defining one Measurement (it runs with your
     rights, as `python FILE.py` would). Each finished cell is saved in DIR/cells/ at once: a rerun
-    with the same grid skips it. Exit status 0 every cell's extreme certified, 1 a claim came out
-    false on an extreme, 3 some extreme not certified, 2 bad input, 4 could not complete.
+    with the same grid skips it. --scheduler or --dask-local spread the cells over Dask workers,
+    with the same files as a serial run. Exit status 0 every cell's extreme certified, 1 a claim
+    came out false on an extreme, 3 some extreme not certified, 2 bad input, 4 could not complete.
     """
-    measurement, where = _measurement(target)
+    measurement, where = measurement_named(target)
     grid = read_grid({"n": n, "d": d, "alpha": alpha, "samples": samples, "families": families, "seed": seed,
                       "layers": layers}, grid_file)
+    executor = (make_executor(scheduler=scheduler, dask_local=dask_local, connect_timeout=connect_timeout)
+                if scheduler is not None or dask_local is not None else None)
     cells = list(cells_of(grid["families"], grid["n"], grid["d"], grid["alpha"]))
     entries: list[dict[str, Any]] = []
-    with directory_lock(out), progress_reporter() as reporter:
-        (out / "cells").mkdir(parents=True, exist_ok=True)
-        (out / "certificates").mkdir(exist_ok=True)
-        for index, cell in enumerate(cells):
-            key = cell_key(measurement.name, cell)
-            entry: dict[str, Any] = {"cell": cell.to_json_dict(), "result": None}
-            reason = applicable(cell)
-            if reason is not None:
-                entry["not_applicable"] = reason
-                entries.append(entry)
-                continue
-            parameters = {"measurement": measurement.name, **cell.to_json_dict(), "samples": grid["samples"],
-                          "seed": grid["seed"], "layers": grid["layers"]}
-            path = out / "cells" / f"{key}.json"
-            result = saved_cell(path, parameters)
-            if result is not None:
-                reporter.log(f"cell {index + 1}/{len(cells)} {key}: done in an earlier run, skipped")
-            else:
-                def store(report: dict[str, Any], key: str = key) -> str:
-                    relative = f"certificates/{key}.json"
-                    atomic_write_text(out / relative, json_text(report, where=relative))
-                    return relative
-
-                result = measure_cell(measurement, cell, samples=grid["samples"], seed=grid["seed"],
-                                      layers=grid["layers"], where=where, progress=reporter.update,
-                                      certificate=store)
-                save_cell(path, parameters, result)
-                reporter.log(f"cell {index + 1}/{len(cells)} {key}: {result['status']}")
-            entry["result"] = result
-            entries.append(entry)
-        record = {"format": SWEEP_FORMAT, "measurement": measurement.name, "description": measurement.description,
-                  "grid": {**grid, "alpha": [rational_to_str(a) for a in grid["alpha"]]},
-                  "quantiles": [name for name, _ in QUANTILES], "cells": entries}
-        rows = table_rows(entries)
-        atomic_write_text(out / "sweep.json", json_text(record, where="sweep.json"))
-        atomic_write_text(out / "sweep.md", markdown_table(measurement, rows))
-        atomic_write_text(out / "sweep.csv", csv_table(rows))
+    if executor is not None:
+        executor.start()  # an unreachable scheduler is refused before the output folder is made
+    try:
+        record, rows, figures = _run(measurement, where, target, grid, cells, entries, out, executor)
+    finally:
+        if executor is not None:
+            executor.close()
     measured = [e["result"] for e in entries if e["result"] is not None]
     statuses = {r["status"] for r in measured}
     status = (exitcodes.FALSE if "failed" in statuses else
@@ -253,6 +304,7 @@ def sweep(target: str, out: Path, grid_file: Path | None, n: str | None, d: str 
     for row in rows:
         table.add_row(*(Text(row[i]) for i in shown))
     console.print(table)
-    console.print(Text(f"wrote {out}/sweep.md, sweep.csv, sweep.json"), soft_wrap=True)
+    console.print(Text(f"wrote {out}/sweep.md, sweep.csv, sweep.json" + "".join(f", {f}" for f in figures)),
+                  soft_wrap=True)
     emit_json(record, json_to)
     return status

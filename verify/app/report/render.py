@@ -472,6 +472,8 @@ def _section_blocks(section: Section) -> list[Block]:
     for table in section.tables:
         if table.heading:
             blocks.append(_h(3, table.heading))
+        if table.intro:
+            blocks.append(_p(table.intro))
         blocks.append(_table(table.headers, table.rows))
         if table.note:
             blocks.append(_p(table.note))

@@ -91,6 +91,8 @@ class GlanceParts:
                         without = entry.get("without_attention")
                         self.ablations[entry.get("path")] = {k: without.get(k) for k in (
                             "accuracy_without_attention", "accuracy_at_K")} if isinstance(without, dict) else {}
+        elif self.key == "atlas":
+            self.summaries.append(_atlas_counts(data))
         elif self.key == "conjectures":
             if is_power_file(data):
                 self.power_files += 1
@@ -118,6 +120,9 @@ class GlanceParts:
         try:
             if self.key == "sentiment":
                 return _sentiment_glance(self.evaluations, self.ablations, self.count)
+            if self.key == "atlas":
+                return {"sweeps": self.count, "cells": sum(c for c, _ in self.summaries),
+                        "certified": sum(c for _, c in self.summaries)}
             if self.key == "conjectures":
                 return _conjecture_glance(self.summaries, self.count - self.power_files)
             if self.key == "reproduction":
@@ -179,6 +184,13 @@ def _sentiment_glance(evaluations: list, ablations: dict, count: int) -> dict:
 
 def is_power_file(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == CONJECTURE_POWER_FORMAT
+
+
+def _atlas_counts(sweep: Any) -> tuple[int, int]:
+    """(cells measured, extremes certified) of one saved sweep (docs/sweep.md): a certified extreme has
+    ``certified`` true (the claims report it carries is re-verified on its own, by ``certcheck FILE``)."""
+    results = [entry["result"] for entry in sweep["cells"] if entry["result"] is not None]
+    return len(results), sum(1 for r in results if r["extreme"] is not None and r["extreme"]["certified"] is True)
 
 
 def _conjecture_glance(summaries: list, count: int) -> dict:

@@ -1,7 +1,7 @@
 """A report's optional sections: the saved results the first screen quotes, against the saved files themselves.
 
 A report's optional sections (the sentiment experiment, its reproduction, the conjecture lab,
-exact classification, leader control) are built from saved result files under a runs folder.
+the atlas of measured open questions, exact classification, leader control) are built from saved result files under a runs folder.
 Each block of ``optional_sections`` lists its files with their sha256 and the fields it copied
 from them, and ``glance``: the numbers the section's line on the report's first screen prints.
 Given the folder, this checks, with its own code: every listed file and figure has the stated
@@ -42,6 +42,7 @@ SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
     "reproduction": ("sentiment/summary", ("summary.json",)),
     "conjectures": ("conjectures", ("*.json", "power/power.json")),
+    "atlas": ("atlas", ("*/sweep.json",)),
     "classify": ("classify", ("imdb.json", "scaling.json")),
     "control": ("control", ("study.json",)),
 }
@@ -62,6 +63,7 @@ SECTION_ITEM_FIELDS: dict[str, frozenset] = {
     "sentiment": frozenset({"analysis_rows", "evaluation", "softmax_certificate"}),
     "reproduction": frozenset({"reproduction_tables", "sentence", "runs", "notes", "protocol"}),
     "conjectures": frozenset({"power"}),
+    "atlas": frozenset({"sweep"}),
     "classify": frozenset({"imdb", "scaling"}),
     "control": frozenset({"study"}),
 }
@@ -363,6 +365,9 @@ def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: s
             if not is_projection(shown, data):
                 return "its study fields are not the file's"
         return _study_designs_problem(data)
+    elif key == "atlas":
+        if "sweep" in item and not is_projection(item["sweep"], data):
+            return "its sweep fields are not the file's"
     elif key == "conjectures":
         if is_power_file(data) != ("power" in item):
             return "a search-power table where the file is none, or none where it is one"

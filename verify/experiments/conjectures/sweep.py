@@ -39,15 +39,17 @@ from verify.core.config import Configuration
 from verify.core.families import FAMILIES, generate
 from verify.core.float_dynamics import MergedBatch, float_layers, merge_identical_tokens
 from verify.core.float_rounding import SMALLEST_NORMAL, UNDERFLOW_SLACK, UNIT_ROUNDOFF
-from verify.core.io import atomic_write_text, json_text, read_json, safe_name
+from verify.core.io import atomic_write_text, canonical_sha256, json_text, read_json, safe_name
 from verify.core.numbers import InputError, rational_to_str
-from .loader import import_user_file, user_code
+from .loader import import_user_file, looks_like_file, user_code
 
 __all__ = ["Measurement", "FloatRun", "MEASUREMENTS", "Cell", "sample_seed", "screen_cell", "measure_cell",
-           "load_measurement", "quantile", "cell_key", "SWEEP_FORMAT", "CELL_FORMAT"]
+           "load_measurement", "measurement_named", "CellJob", "run_cell_job", "quantile", "cell_key", "SWEEP_FORMAT", "CELL_FORMAT"]
 
 SWEEP_FORMAT = "hardmax-verify/sweep-v1"
-CELL_FORMAT = "hardmax-verify/sweep-cell-v1"
+CELL_FORMAT = "hardmax-verify/sweep-cell-v2"
+# A measured value is a count or a layer: within float64's exact integers, so figures draw it as it is.
+MAX_VALUE = 2**53
 QUANTILES: tuple[tuple[str, Fraction], ...] = (("q50", Fraction(1, 2)), ("q90", Fraction(9, 10)),
                                                 ("q99", Fraction(99, 100)))
 
@@ -225,10 +227,26 @@ def load_measurement(path: str | Path) -> Measurement:
     measurement = found[0]
     if not isinstance(measurement.name, str) or not measurement.name.strip():
         raise InputError(where, "the measurement's name must be a non-empty string")
+    if not isinstance(measurement.description, str):
+        raise InputError(where, "the measurement's description must be a string")
+    if not callable(measurement.exact):
+        raise InputError(where, "the measurement's exact reading must be a function of the run")
+    if measurement.screen is not None and not callable(measurement.screen):
+        raise InputError(where, "the measurement's screen must be a function of the float run, or None")
     if measurement.name in MEASUREMENTS:
         raise InputError(where, f"the measurement {measurement.name!r} has the name of a registered one; "
                                 "give it another name")
     return measurement
+
+
+def measurement_named(target: str) -> tuple[Measurement, str]:
+    """A registered measurement by name, or the one of a user's file; and what its errors name."""
+    if looks_like_file(target):
+        return load_measurement(target), target
+    if target not in MEASUREMENTS:
+        raise InputError("MEASUREMENT", f"unknown measurement {target!r}; expected one of {', '.join(MEASUREMENTS)} "
+                                        "or a FILE.py")
+    return MEASUREMENTS[target], "measurement"
 
 
 # ----------------------------------------------------------------------------- grid cells
@@ -307,7 +325,10 @@ def screen_cell(configs: Sequence[Configuration], *, layers: int, until_settled:
     """
     if not configs:
         return []
-    alpha = float(configs[0].alpha)
+    try:
+        alpha = float(configs[0].alpha)
+    except OverflowError:  # beyond float64: every configuration is measured on the exact run
+        return [None] * len(configs)
     if not alpha >= SMALLEST_NORMAL or not math.isfinite(alpha):
         return [None] * len(configs)
     batch, e0, matrix_bound, collided = _float_batch(configs)
@@ -353,6 +374,9 @@ def _checked_value(value: Any, where: str) -> int | None:
         return int(value)
     if not isinstance(value, int):
         raise InputError(where, f"a measurement must return an int or None, got {type(value).__name__}")
+    if abs(value) > MAX_VALUE:
+        raise InputError(where, f"a measurement must return an int of at most 2**53 in absolute value, got one of "
+                                f"{value.bit_length()} bits")
     return value
 
 
@@ -424,25 +448,78 @@ def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: in
     return result
 
 
+@dataclass(frozen=True)
+class CellJob:
+    """One cell to measure on a worker: everything :func:`run_cell_job` needs, picklable.
+
+    ``target`` is a registered measurement's name or the absolute path of the user's file (a
+    worker loads it again, so it must be at that path there; its errors name that path).
+    """
+
+    target: str
+    cell: Cell
+    samples: int
+    seed: int
+    layers: int
+
+
+def run_cell_job(job: CellJob) -> tuple[str, Any, Any]:
+    """Measure one cell where it runs (a Dask worker): ("done", result, the extreme's claims report or None).
+
+    Bad input (the user's measurement raising, say) comes back as ("bad input", field, message):
+    the client raises it, as a serial sweep would.
+    """
+    try:
+        registered = job.target in MEASUREMENTS
+        measurement = MEASUREMENTS[job.target] if registered else load_measurement(job.target)
+        reports: list[dict[str, Any]] = []
+
+        def keep(report: dict[str, Any]) -> str:
+            reports.append(report)
+            return certificate_path(measurement.name, job.cell)
+
+        result = measure_cell(measurement, job.cell, samples=job.samples, seed=job.seed, layers=job.layers,
+                              where="measurement" if registered else job.target, certificate=keep)
+    except InputError as error:
+        return "bad input", error.field, error.message
+    return "done", result, reports[0] if reports else None
+
+
+def certificate_path(measurement: str, cell: Cell) -> str:
+    """Where, relative to the output folder, the extreme's claims report of a cell is written."""
+    return f"certificates/{cell_key(measurement, cell)}.json"
+
+
 # ----------------------------------------------------------------------------- saved cells (resume)
 
-def saved_cell(path: Path, parameters: dict[str, Any]) -> dict[str, Any] | None:
-    """A cell's saved result when it was computed with exactly these parameters (else None: recompute)."""
-    if not path.is_file():
-        return None
+def saved_cell(path: Path, parameters: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """A cell's saved result when it was computed with exactly these parameters, and why not when it is None.
+
+    The file's ``sha256`` (of its parameters and result, canonical JSON) must match: a file that
+    was cut short, edited or damaged is never merged into the tables; the cell is recomputed and
+    its file rewritten. The reason is "" when there is no file (nothing to say).
+    """
+    if not path.exists():
+        return None, ""
     try:
         data = read_json(path, expected="a sweep cell result")
     except (InputError, OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != CELL_FORMAT or data.get("parameters") != parameters:
-        return None
+        return None, "unreadable"
+    if not isinstance(data, dict) or data.get("format") != CELL_FORMAT:
+        return None, "not a cell file of this version"
+    if data.get("parameters") != parameters:
+        return None, "saved with other parameters"
     result = data.get("result")
-    return result if isinstance(result, dict) else None
+    try:
+        intact = isinstance(result, dict) and data.get("sha256") == canonical_sha256([parameters, result])
+    except (TypeError, ValueError):
+        intact = False
+    return (result, "") if intact else (None, "damaged (its sha256 does not match)")
 
 
 def save_cell(path: Path, parameters: dict[str, Any], result: dict[str, Any]) -> None:
-    atomic_write_text(path, json_text({"format": CELL_FORMAT, "parameters": parameters, "result": result},
-                                      where=str(path)))
+    atomic_write_text(path, json_text({"format": CELL_FORMAT, "parameters": parameters, "result": result,
+                                       "sha256": canonical_sha256([parameters, result])}, where=str(path)))
 
 
 def cells_of(families: Sequence[str], ns: Sequence[int], ds: Sequence[int], alphas: Sequence[Fraction]) -> Iterator[Cell]:
