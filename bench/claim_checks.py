@@ -75,6 +75,10 @@ class FractionPoints:
     def __init__(self, points: Sequence[Vector]) -> None:
         self.points = [tuple(p) for p in points]
 
+    def gram(self, M: Sequence[Vector]) -> list[list[Fraction]]:
+        """G[i][j] = p_i^T M p_j in Fractions, pair by pair (the baseline's way)."""
+        return [[_dot(p, _mat_vec(M, q)) for q in self.points] for p in self.points]
+
 
 def fraction_supports_at(direction: Vector, x: Vector, points: FractionPoints) -> bool:
     return all(_dot(direction, u) <= _dot(direction, x) for u in points.points)

@@ -106,7 +106,8 @@ def test_the_untampered_report_verifies_in_full(results: dict[str, Any], runs: P
     result = check(results, runs, tmp_path)
     assert result.exit_status == 0, [o for o in result.outcomes if o.status != "verified"]
     sections = [o for o in result.outcomes if o.claim == "(sections)"]
-    assert {o.status for o in sections} == {"verified"} and len(sections) == 5  # every optional section
+    from verify.experiments.registry import SECTION_PROVIDERS
+    assert {o.status for o in sections} == {"verified"} and len(sections) == len(SECTION_PROVIDERS)  # every one
     assert recheck_plan(results) is None
 
 
