@@ -602,12 +602,7 @@ class DaskExecutor(Executor):
                 if progress is not None:
                     progress(task, record)
         except BaseException:
-            if futures:
-                try:
-                    client.cancel(futures, force=True)
-                except Exception:  # noqa: BLE001 - the client may already be gone; close() follows
-                    pass
-            self.close()
+            self._abandon(client, futures)
             raise
         return merge_records(records)
 
@@ -634,12 +629,17 @@ class DaskExecutor(Executor):
                 future.release()
                 yield index[future.key], result
         except BaseException:
+            self._abandon(client, futures)
+            raise
+
+    def _abandon(self, client: Any, futures: list[Any]) -> None:
+        """On an error or an interrupt: cancel what is still running, then close the cluster."""
+        if futures:
             try:
                 client.cancel(futures, force=True)
             except Exception:  # noqa: BLE001 - the client may already be gone; close() follows
                 pass
-            self.close()
-            raise
+        self.close()
 
     def close(self) -> None:
         client, cluster = self._client, self._cluster
