@@ -79,7 +79,9 @@ def test_without_a_study_the_report_names_the_command(tmp_path: Path) -> None:
     optional, _ = collect_optional_sections(tmp_path / "runs", "RUNS")
     assert "scripts/control_study.py" in optional["control"]["skipped"]
     glance = at_a_glance(_results(optional["control"]))
-    assert ("Leader control", f"absent from this report: {optional['control']['skipped']}.") in glance.sentences
+    reason = optional["control"]["skipped"].partition("; written by ")[0]
+    assert ("Leader control", f"absent from this report: {reason} (the command is under Optional sections skipped).") \
+        in glance.sentences
 
 
 def _results(block: dict) -> dict:

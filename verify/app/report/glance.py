@@ -129,7 +129,10 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
     if not section:
         return "absent from this report."
     if not section.get("files"):
-        return f"absent from this report: {section.get('skipped') or 'no saved results'}."
+        # The command that writes the results is under "Optional sections skipped": the first screen names the cause.
+        reason, command, _ = (section.get("skipped") or "no saved results").partition("; written by ")
+        return f"absent from this report: {reason}" + (" (the command is under Optional sections skipped)." if command
+                                                       else ".")
     if provided.strip():
         return provided.strip()
     provider = SECTION_PROVIDERS.get(key)

@@ -246,9 +246,7 @@ def section(block: Mapping[str, Any]) -> Section:
                               "An illustration of the table above."))
     numbers = glance_numbers(block)
     summary = (f"{numbers['certified']} of {numbers['cells']} cell extremes certified over {len(sweeps)} measurement "
-               "sweeps (`hardmax-verify sweep`, docs/sweep.md) of seeded families inside the theorem's hypotheses; "
-               "medians and fits are measured. General A and leader control: see the conjecture lab's and leader "
-               "control's sections.")
+               "sweeps (docs/sweep.md); medians and fits measured. General A, leader control: their own sections.")
     if unreadable:
         summary += " " + " ".join(unreadable)
     if not tables:
