@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
-__all__ = ["Table", "Figure", "Section", "SectionProvider"]
+from verify.core.numbers import InputError
+
+__all__ = ["Table", "Figure", "Section", "SectionProvider", "need_field"]
 
 
 @dataclass(frozen=True)
@@ -92,3 +94,16 @@ class SectionProvider(Protocol):
         """The conclusion the results at a glance state from :meth:`glance_numbers`, when the section's
         own summary is empty ("": the report counts the files)."""
         ...
+
+
+def need_field(data: Any, field: str, kinds: type | tuple[type, ...], where: str) -> Any:
+    """``data[field]`` of one of ``kinds`` (a bool is no int unless bool is named), or an InputError naming
+    ``where.field``: how a section provider reads its saved files."""
+    if not isinstance(data, Mapping) or field not in data:
+        raise InputError(f"{where}.{field}", "missing")
+    value = data[field]
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        raise InputError(f"{where}.{field}", f"expected {' or '.join(k.__name__ for k in kinds)}, "
+                                             f"got {type(value).__name__}")
+    return value

@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 
 from verify.core.formatting import noun_for
 from verify.core.numbers import InputError
-from ..sections import Figure, Section, Table
+from ..sections import Figure, Section, Table, need_field
 from . import IMDB_RESULTS_FORMAT as IMDB_FORMAT
 from . import SCALING_RESULTS_FORMAT as SCALING_FORMAT
 
@@ -53,14 +53,8 @@ produced_by = f"`{IMDB_COMMAND}` and `{SCALING_COMMAND}` (docs/classify.md)"
 
 
 def _need(data: Any, field: str, kinds: type | tuple[type, ...], where: str) -> Any:
-    """``data[field]`` of the expected type, or an InputError naming ``where.field``."""
-    if not isinstance(data, Mapping) or field not in data:
-        raise InputError(f"{where}.{field}", "missing")
-    value = data[field]
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise InputError(f"{where}.{field}", f"expected {' or '.join(k.__name__ for k in kinds)}, "
-                                             f"got {type(value).__name__}")
+    """:func:`need_field`, and a float must be finite."""
+    value = need_field(data, field, kinds, where)
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"{where}.{field}", f"expected a finite number, got {value}")
     return value

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 
 from verify.core.numbers import InputError
 from verify.core.text import short_number
-from ..sections import Figure, Section, Table
+from ..sections import Figure, Section, Table, need_field
 from .sweep import SWEEP_FORMAT
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
@@ -44,15 +44,7 @@ QUESTIONS: dict[str, str] = {"last_leader_layer": "Emergence: how late does the 
 _RESULT_FIELDS = ("samples", "defined", "undefined", "q50", "max", "status")
 
 
-def _need(data: Any, field: str, kinds: type | tuple[type, ...], where: str) -> Any:
-    if not isinstance(data, Mapping) or field not in data:
-        raise InputError(f"{where}.{field}", "missing")
-    value = data[field]
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise InputError(f"{where}.{field}", f"expected {' or '.join(k.__name__ for k in kinds)}, "
-                                             f"got {type(value).__name__}")
-    return value
+_need = need_field
 
 
 def _value(data: Any, field: str, where: str) -> int | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from verify.core.numbers import InputError
-from verify.experiments.sections import Figure, Section, Table
+from verify.experiments.sections import Figure, Section, Table, need_field
 from .study import FORMAT
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
@@ -37,15 +37,7 @@ _RATE_COUNTS = ("cases", "solver_feasible", "exact_designs", "exact_designs_of_s
                 "inconclusive")
 
 
-def _need(data: Any, field: str, kinds: type | tuple[type, ...], where: str) -> Any:
-    if not isinstance(data, Mapping) or field not in data:
-        raise InputError(f"{where}.{field}", "missing")
-    value = data[field]
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise InputError(f"{where}.{field}", f"expected {' or '.join(k.__name__ for k in kinds)}, "
-                                             f"got {type(value).__name__}")
-    return value
+_need = need_field
 
 
 def _count(data: Any, field: str, where: str) -> int:
