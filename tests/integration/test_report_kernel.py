@@ -59,6 +59,7 @@ def test_certcheck_holds_the_block_to_the_records(small_report: Path, tmp_path: 
     assert tampered(lambda b: b.update(rejected=[{"task": "nothing-of-this-file", "reason": "x"}]))
     assert tampered(lambda b: b.update(statement_sha256="0" * 63))
     assert tampered(lambda b: b.update(extra=1))
+    assert tampered(lambda b: b.update(rejected=5))   # not a list: refused, not a crash
 
 
 @pytest.mark.slow
@@ -108,6 +109,8 @@ def test_configurations_left_unchecked_are_named(small_report: Path, tmp_path: P
     assert block["certificates_kernel_checked"] == 0 and block["status"] == "checked"
     assert [u["task"] for u in block["unchecked_configurations"]] == names
     assert all("did not finish" in u["reason"] for u in block["unchecked_configurations"])
+    proved = prove_records([(names[0], records[0])], time_limit=1e-3).to_json_dict()   # prove --json says the same
+    assert [u["label"] for u in proved["unchecked_configurations"]] == [names[0]]
     lines = kernel_module.kernel_lines(block)
     assert any(line.startswith(f"kernel: not kernel-checked {names[0]}: ") for line in lines)
 

@@ -303,7 +303,7 @@ def assumptions_accepted(output: str) -> bool:
     """Print Assumptions (the last command of a file) names nothing but the primitive integers."""
     if CLOSED in output:
         return True
-    head, found, listed = ("\n" + output).rpartition("\nAxioms:\n")
+    _, found, listed = ("\n" + output).rpartition("\nAxioms:\n")
     if not found:
         return False
     names = []

@@ -74,7 +74,7 @@ class ProveResult:
             "kernel_seconds": round(self.kernel.seconds, 3),
             "certificates_kernel_checked": self.configurations_checked,
             "counts": self.counts(),
-            "not_kernel_checked_configurations": [{"label": label, "reason": why} for label, why in self.unchecked],
+            "unchecked_configurations": [{"label": label, "reason": why} for label, why in self.unchecked],
             "records": [{"label": label, **({"outside_hypotheses": True} if label in self.outside else {}),
                          "kernel_seconds": None if s is None else round(s, 3),
                          "claims": {c: {"status": o.status, "reason": o.reason} for c, o in claims.items()}}

@@ -29,7 +29,7 @@ from ..campaign.plan import campaign_block, campaign_plan
 from ..locations import project_folder
 from .citation import SPECIFICATION_ROLE, citation
 from .figures import write_figures
-from .glance import section_glance
+from .glance import WRITTEN_BY, section_glance
 from .kernel import KERNEL_KEY, kernel_block
 from .provenance import environment_block, sha256_file, sha256_text, utc_now
 from .render import build_document, to_html, to_markdown
@@ -92,7 +92,7 @@ def _skip_reason(runs_dir: Path, label: str, provider: SectionProvider) -> str:
         reason = f"the folder {label}/{folder} does not exist"
     else:
         reason = f"{label}/{folder} holds no saved results ({', '.join(provider.patterns)})"
-    return f"{reason}; written by {provider.produced_by.replace('RUNS', label)}"
+    return f"{reason}{WRITTEN_BY}{provider.produced_by.replace('RUNS', label)}"
 
 
 def provider_sections(optional: Mapping[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,10 @@ from verify.core import formatting as fmt
 from verify.experiments.registry import SECTION_PROVIDERS
 from .kernel import kernel_sentence
 
-__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "section_glance"]
+__all__ = ["ClaimCounts", "Glance", "at_a_glance", "experiment_sentences", "section_glance", "WRITTEN_BY"]
+
+# A skipped section's reason: the cause, then this, then the command that writes its results.
+WRITTEN_BY = "; written by "
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,7 @@ def _section_sentence(key: str, section: Mapping[str, Any] | None, provided: str
         return "absent from this report."
     if not section.get("files"):
         # The command that writes the results is under "Optional sections skipped": the first screen names the cause.
-        reason, command, _ = (section.get("skipped") or "no saved results").partition("; written by ")
+        reason, command, _ = (section.get("skipped") or "no saved results").partition(WRITTEN_BY)
         return f"absent from this report: {reason}" + (" (the command is under Optional sections skipped)." if command
                                                        else ".")
     if provided.strip():

@@ -147,12 +147,14 @@ def _unchecked_notes(results: Mapping[str, Any]) -> list[str]:
     if sentence is not None:
         block = results["kernel"]
         reasons = "; ".join(f"{reason} ({fmt.count(n)})" for reason, n in block.get("not_kernel_checked", {}).items())
-        notes.append(sentence + ". A kernel-checked claim rests on formal/Statement.v and Coq's kernel alone "
-                     "(docs/formal.md)" + (f"; not kernel-checked: {reasons}" if reasons else "") + ".")
+        notes.append(sentence + ". A kernel-checked claim rests on formal/Statement.v and Coq's kernel with its "
+                     "primitive 63-bit integers alone (docs/formal.md)"
+                     + (f"; not kernel-checked: {reasons}" if reasons else "") + ".")
         unchecked = block.get("unchecked_configurations", [])
         if unchecked:
-            named = "; ".join(f"{u['task']} ({u['reason']})" for u in unchecked_shown(block))
-            more = len(unchecked) - len(unchecked_shown(block))
+            shown = unchecked_shown(block)
+            named = "; ".join(f"{u['task']} ({u['reason']})" for u in shown)
+            more = len(unchecked) - len(shown)
             notes.append(f"Configurations whose certificate the kernel did not check: {named}"
                          + (f", and {fmt.count(more)} more (results.json names them)" if more > 0 else "") + ".")
     notes.append("Measured, not certified: the exact-against-float comparison (float64; the float run's own "

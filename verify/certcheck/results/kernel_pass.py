@@ -110,10 +110,11 @@ def _problems(data: dict, block: dict) -> list[str]:
                                                   for u in unchecked):
         return problems + ["unchecked_configurations: expected entries {task, reason} naming tasks of the file"]
     tasks = [u["task"] for u in unchecked]
-    if len(set(tasks)) != len(tasks) or set(tasks) & {r.get("task") for r in rejected if isinstance(r, dict)}:
+    refused = [r.get("task") for r in rejected if isinstance(r, dict)] if isinstance(rejected, list) else []
+    if len(set(tasks)) != len(tasks) or set(tasks) & set(refused):
         problems.append("unchecked_configurations: a task named twice, or also among the rejected")
     elif _whole(block["certificates_kernel_checked"]) and (
-            block["certificates_kernel_checked"] + len(tasks) + (len(rejected) if isinstance(rejected, list) else 0) < n
+            block["certificates_kernel_checked"] + len(tasks) + len(refused) < n
             or block["certificates_kernel_checked"] + len(tasks) > n):
         # Every configuration is kernel-checked, rejected or named here (a rejected one may still count as checked).
         problems.append(f"unchecked_configurations: {len(tasks)} named, but {block['certificates_kernel_checked']} of "
