@@ -5,13 +5,13 @@ leader, docs/theory.md T1, D3); the independent checker re-verifies them and ref
 """
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from verify.app.cli import main
-from verify.core.config import parse_configuration
-from verify.core.exact_dynamics import exact_layers
+from tests.common.first_leading import first_leading_layers
 from verify.experiments.conjectures import sweep as sweep_module
 
 # A small grid with a late leader in its n = 4 cell (seed 1): the extreme's value is 1, not 0.
@@ -46,18 +46,6 @@ def test_sweep_certifies_every_extreme_and_writes_the_tables(tmp_path, capsys):
     assert "cell 2/2" in capsys.readouterr().err  # progress on standard error
 
 
-def first_leading_layers(config_json: dict, layers: int = 60) -> dict[int, int]:
-    """An independent reading of T1's quantity: the exact engine's layers, no claim code."""
-    config = parse_configuration(config_json)
-    first: dict[int, int] = {}
-    for layer in exact_layers(config.tokens, alpha=config.alpha, A=config.A):
-        for i in layer.leaders():
-            first.setdefault(i, layer.index)
-        if layer.index == layers:
-            break
-    return first
-
-
 def test_a_certified_extreme_is_recomputed_independently_and_its_certificate_verifies(tmp_path, capsys):
     out = tmp_path / "out"
     assert run_sweep(out) == 0
@@ -78,6 +66,62 @@ def test_a_certified_extreme_is_recomputed_independently_and_its_certificate_ver
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(report))
     assert main(["certcheck", str(tampered)]) == 1
+
+
+def test_the_optimisers_best_is_certified_its_certificate_verifies_and_a_tampered_one_is_refused(tmp_path, capsys):
+    out = tmp_path / "out"
+    grid = ["--families", "emerging_leader", "--n", "3", "--alpha", "1/64", "--samples", "6", "--seed", "2"]
+    assert main(["sweep", "last_leader_layer", "--out", str(out), *grid, "--optimise", "80"]) == 0
+    record = json.loads((out / "sweep.json").read_text())
+    assert record["grid"]["optimise"] == 80
+    result = record["cells"][0]["result"]
+    best = result["optimised"]
+    # The n = 3 transient of docs/theory.md §6: near a tie the last leader emerges later than in the samples.
+    assert best["certified"] is True and best["improves"] is True
+    assert best["certified_value"] > result["extreme"]["certified_value"] == result["max"]
+    assert max(first_leading_layers(best["config"], layers=200).values()) == best["certified_value"]
+    md = (out / "sweep.md").read_text()
+    assert "| extreme | optimised | status |" in md and f"| {best['certified_value']} certified (improves) |" in md
+    assert (out / "sweep.csv").read_text().splitlines()[0].endswith(",extreme,optimised,status")
+    certificate = out / best["certificate"]
+    assert certificate.name == "last_leader_layer-emerging_leader-n3-d2-alpha1_64-optimised.json"
+    capsys.readouterr()
+    assert main(["certcheck", str(certificate)]) == 0
+
+    # Tampered: the last leader's first leading layer (the certified value) moved earlier in T1's certificate
+    # (a leader by D7 in its leaders, or by a D9 closed form in its chain's).
+    report = json.loads(certificate.read_text())
+    t1 = report["verdicts"]["T1"]["certificate"]
+    leaders = t1["leaders"] + (t1.get("closed_form") or {}).get("leaders", [])
+    last = max(leaders, key=lambda entry: entry["first_layer"])
+    assert last["first_layer"] == best["certified_value"]
+    last["first_layer"] -= 1
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(report))
+    assert main(["certcheck", str(tampered)]) == 1
+    # Tampered: one coordinate of the best configuration moved (its replayed layers are no longer the report's).
+    report = json.loads(certificate.read_text())
+    token = report["config"]["tokens"][0]
+    token[0] = str(Fraction(token[0]) + Fraction(1, 3))
+    tampered.write_text(json.dumps(report))
+    assert main(["certcheck", str(tampered)]) == 1
+
+
+def test_a_cell_saved_without_the_optimiser_is_recomputed_with_it(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_sweep(out) == 0
+    without = files_of(out)
+    assert "optimise" not in json.loads(without["sweep.json"])["grid"]
+    capsys.readouterr()
+    assert run_sweep(out, "--optimise", "5") == 0
+    assert "skipped" not in capsys.readouterr().err
+    cells = json.loads((out / "sweep.json").read_text())["cells"]
+    assert all(c["result"]["optimised"]["probes"] == 5 for c in cells)
+    assert run_sweep(out, "--optimise", "5") == 0  # with it: done, skipped
+    assert capsys.readouterr().err.count("done in an earlier run, skipped") == 2
+    assert run_sweep(out) == 0  # and without it again: recomputed, the files of a sweep that never had it
+    assert "skipped" not in capsys.readouterr().err
+    assert {k: v for k, v in files_of(out).items() if "-optimised" not in k} == without
 
 
 def test_same_seed_gives_byte_identical_files(tmp_path):
@@ -132,6 +176,9 @@ def test_a_saved_cell_of_other_parameters_is_recomputed(tmp_path, capsys):
     (["--families", "nonesuch"], "--families"),
     (["--families", "duplicates"], "--families"),  # outside the hypotheses
     (["--layers", "many"], "--layers"),
+    (["--optimise", "-1"], "--optimise"),
+    (["--optimise", "some"], "--optimise"),
+    (["--optimise", "100001"], "--optimise"),
 ])
 def test_bad_input_names_the_field(tmp_path, capsys, args, field):
     assert main(["sweep", "last_leader_layer", "--out", str(tmp_path / "out"), *args]) == 2
@@ -147,6 +194,9 @@ def test_unknown_measurement_and_grid_file(tmp_path, capsys):
     grid.write_text('n = [3]\nd = [2]\nalpha = ["1"]\nsamples = 4\nseeds = 3\n')
     assert main(["sweep", "leader_count", "--out", str(tmp_path / "o"), "--grid", str(grid)]) == 2
     assert f"error: {grid}: seeds: unknown key" in capsys.readouterr().err
+    grid.write_text('n = [3]\nd = [2]\nalpha = ["1"]\nsamples = 4\noptimise = "many"\n')
+    assert main(["sweep", "leader_count", "--out", str(tmp_path / "o"), "--grid", str(grid)]) == 2
+    assert f"error: {grid}: optimise: expected an integer, got 'many'" in capsys.readouterr().err
     grid.write_text('n = [3]\nd = [2]\nalpha = ["1"]\nsamples = 4\n')
     assert main(["sweep", "leader_count", "--out", str(tmp_path / "o"), "--grid", str(grid), "--n", "4"]) == 2
     assert "error: --grid: give the grid in the file or as options, not both" in capsys.readouterr().err
@@ -158,6 +208,18 @@ def test_grid_file_equals_the_same_options(tmp_path):
     assert main(["sweep", "last_leader_layer", "--out", str(tmp_path / "toml"), "--grid", str(grid)]) == 0
     assert run_sweep(tmp_path / "options") == 0
     assert files_of(tmp_path / "toml") == files_of(tmp_path / "options")
+
+
+def test_optimise_beside_a_grid_file_equals_the_grid_key_and_the_options(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('n = [3]\nd = [2]\nalpha = ["1"]\nsamples = 3\nseed = 1\n')
+    assert main(["sweep", "last_leader_layer", "--out", str(tmp_path / "beside"), "--grid", str(grid),
+                 "--optimise", "3"]) == 0
+    grid.write_text('n = [3]\nd = [2]\nalpha = ["1"]\nsamples = 3\nseed = 1\noptimise = 3\n')
+    assert main(["sweep", "last_leader_layer", "--out", str(tmp_path / "key"), "--grid", str(grid)]) == 0
+    assert main(["sweep", "last_leader_layer", "--out", str(tmp_path / "options"), "--n", "3", "--d", "2",
+                 "--alpha", "1", "--samples", "3", "--seed", "1", "--optimise", "3"]) == 0
+    assert files_of(tmp_path / "beside") == files_of(tmp_path / "key") == files_of(tmp_path / "options")
 
 
 def test_output_that_cannot_be_written_is_status_4(tmp_path, capsys):
@@ -256,6 +318,11 @@ def test_cells_measured_on_dask_workers_give_the_serial_files(tmp_path, capsys, 
     assert run_sweep(tmp_path / "serial") == 0
     assert run_sweep(tmp_path / "dask", "--dask-local", "2") == 0
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "serial")  # certificates and figures included
+    # With the optimiser stage: its best's certificate comes back from the worker too.
+    assert run_sweep(tmp_path / "serial-opt", "--optimise", "4") == 0
+    assert run_sweep(tmp_path / "dask-opt", "--optimise", "4", "--dask-local", "2") == 0
+    assert files_of(tmp_path / "dask-opt") == files_of(tmp_path / "serial-opt")
+    assert sum("-optimised" in name for name in files_of(tmp_path / "dask-opt")) == 2
 
     # A user's file is loaded again on the worker; what it raises there is bad input naming it as written.
     monkeypatch.chdir(tmp_path)

@@ -38,6 +38,8 @@ OPTIONS = {
     "layers 0": (["--layers", "0"], "--layers"),
     "layers huge": (["--layers", "99999999999"], "--layers"),
     "families empty": (["--families", ","], "--families"),
+    "optimise huge": (["--optimise", "1" * 40], "--optimise"),
+    "optimise negative": (["--optimise", "-3"], "--optimise"),
 }
 
 
@@ -69,6 +71,8 @@ GRIDS = {
     "samples huge": ("samples = 1000000000000\n", "samples"),
     "seed negative": ("seed = -5\n", "seed"),
     "layers a list": ("layers = [1]\n", "layers"),
+    "optimise a float": ("optimise = 2.5\n", "optimise"),
+    "optimise a boolean": ("optimise = true\n", "optimise"),
 }
 
 
@@ -78,6 +82,13 @@ def test_a_bad_grid_file_is_refused_naming_the_key(tmp_path: Path, case: str) ->
     (tmp_path / "grid.toml").write_bytes(text.encode("utf-8", "surrogateescape"))
     outcome = run(["sweep", "last_leader_layer", "--out", "out", "--grid", "grid.toml"], tmp_path)
     assert_refused(outcome, exitcodes.BAD_INPUT, f"error: grid.toml: {key}" if key else "error: grid.toml: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_optimise_beside_a_grid_file_that_also_gives_it_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "grid.toml").write_text("n = [3]\nsamples = 2\noptimise = 4\n")
+    outcome = run(["sweep", "last_leader_layer", "--out", "out", "--grid", "grid.toml", "--optimise", "4"], tmp_path)
+    assert_refused(outcome, exitcodes.BAD_INPUT, "error: --optimise: give optimise in grid.toml or as the option")
     assert not (tmp_path / "out").exists()
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from verify.claims.run import run_configuration
 from verify.core.families import generate
-from verify.experiments.conjectures.sweep import (MEASUREMENTS, Cell, FloatRun, applicable, cell_key, quantile,
-                                                 sample_seed, screen_cell)
+from verify.experiments.conjectures.sweep import (MEASUREMENTS, STAGES, Cell, FloatRun, applicable, cell_key,
+                                                 measure_cell, quantile, sample_seed, screen_cell)
 
 
 def test_quantile_is_nearest_rank():
@@ -87,3 +87,17 @@ def test_cells_name_and_range():
     assert applicable(cell) == "family coplanar needs d >= 3"
     assert applicable(Cell("generic", 4, 2, Fraction(1))) is None
     assert "/" not in cell_key("../../evil", cell) and not cell_key("../../evil", cell).startswith(".")
+
+
+def test_the_stage_clock_times_every_stage_a_cell_runs_and_changes_nothing() -> None:
+    cell = Cell("generic", 4, 2, Fraction(1, 2))
+    stages: dict[str, float] = {}
+    timed = measure_cell(MEASUREMENTS["last_leader_layer"], cell, samples=12, seed=3, layers=60, stages=stages,
+                         optimise_probes=3)
+    plain = measure_cell(MEASUREMENTS["last_leader_layer"], cell, samples=12, seed=3, layers=60, optimise_probes=3)
+    assert timed == plain
+    assert list(stages) == list(STAGES) and all(seconds >= 0 for seconds in stages.values())
+    # Without the optimiser its stage is not timed; the others are.
+    stages.clear()
+    measure_cell(MEASUREMENTS["last_leader_layer"], cell, samples=12, seed=3, layers=60, stages=stages)
+    assert list(stages) == [name for name in STAGES if name != "optimiser"]

@@ -40,7 +40,8 @@ from verify.experiments.conjectures.base import (AS_EXPECTED, CONSISTENT, CONSIS
 from verify.experiments.conjectures.builtin import BUILTIN_CONJECTURES, get_conjecture
 from verify.experiments.conjectures.catalogue import CATALOGUE
 from verify.experiments.conjectures.heldout import HELD_OUT
-from verify.experiments.conjectures.loader import load_conjectures, looks_like_file, user_code
+from verify.experiments.conjectures.loader import load_conjectures
+from verify.experiments.conjectures.user_files import looks_like_file, user_code
 from verify.experiments.conjectures.search import DEFAULT_SECONDS
 from ..locations import HOME_VARIABLE, user_folder
 from verify.core.numbers import InputError

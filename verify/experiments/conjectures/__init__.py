@@ -14,12 +14,32 @@ them (:mod:`verify.experiments.conjectures.heldout`) measure the search's power.
 and examples/my_conjecture.py.
 """
 
-from .base import Conjecture, ConjectureResult, Observation, SearchProgress, family_of, recheck_file, run_conjecture
-from .builtin import BUILTIN_CONJECTURES, get_conjecture
-from .catalogue import CATALOGUE
-from .heldout import HELD_OUT
-from .loader import load_conjectures
-from .search import Branch, Budget
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The public names load on first use (PEP 562): the report reads saved runs through its section
+# modules without importing the lab, and with it Hypothesis.
+_HOME = {"Conjecture": "base", "ConjectureResult": "base", "Observation": "base", "SearchProgress": "base",
+         "family_of": "base", "recheck_file": "base", "run_conjecture": "base",
+         "BUILTIN_CONJECTURES": "builtin", "get_conjecture": "builtin", "CATALOGUE": "catalogue",
+         "HELD_OUT": "heldout", "load_conjectures": "loader", "Branch": "search", "Budget": "search"}
+
+if TYPE_CHECKING:
+    from .base import Conjecture, ConjectureResult, Observation, SearchProgress, family_of, recheck_file, run_conjecture
+    from .builtin import BUILTIN_CONJECTURES, get_conjecture
+    from .catalogue import CATALOGUE
+    from .heldout import HELD_OUT
+    from .loader import load_conjectures
+    from .search import Branch, Budget
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BUILTIN_CONJECTURES",

@@ -63,6 +63,7 @@ from verify.core.io import atomic_write_text, json_text, safe_name
 from verify.core.numbers import rational_to_str
 
 from verify.core.versions import dependency_versions
+from .outcomes import EXPECTATIONS, Expectation, Outcome
 from .optimise import OPTIMISE_PROBES, OPTIMISE_SEEDS, Scope, numeric_target, optimise, simplicity
 from .search import (DEFAULT_SECONDS, ROUND_EXAMPLES, Branch, Budget, Clock, Round, branches_of, level_sizes,
                      round_seed, rounds)
@@ -86,10 +87,6 @@ __all__ = [
 ]
 
 Status = Literal["held", "failed", "undecided"]
-Outcome = Literal["held", "not refuted", "counterexample", "inconclusive"]
-Expectation = Literal["held", "refuted"]
-# The outcomes each expectation predicts ("held" is reserved for a proof; a search can only fail to refute).
-EXPECTATIONS: dict[str, tuple[Outcome, ...]] = {"held": ("held", "not refuted"), "refuted": ("counterexample",)}
 # The verdict of an outcome an expectation predicts: a refutation (or a proof) is as expected, a search that
 # found nothing is evidence only.
 AS_EXPECTED = "as expected"

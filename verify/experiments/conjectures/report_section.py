@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 
 from verify.core.formatting import counted
 from verify.core.numbers import InputError
-from .base import EXPECTATIONS
+from .outcomes import EXPECTATIONS
 from ..sections import Section, Table
 
 __all__ = ["key", "folder", "patterns", "figures_folder", "produced_by", "glance_title", "item_fields", "figure_files",
@@ -182,7 +182,7 @@ def power_sentence(power: Mapping[str, Any]) -> str:
 
 
 def is_surprise(summary: Mapping[str, Any]) -> bool:
-    """A decided outcome other than those the run's expectation predicts (:data:`base.EXPECTATIONS`);
+    """A decided outcome other than those the run's expectation predicts (:data:`outcomes.EXPECTATIONS`);
     a run that states no expectation, or is inconclusive, never surprises."""
     predicted = EXPECTATIONS.get(str(summary.get("expected")))
     outcome = summary.get("outcome")

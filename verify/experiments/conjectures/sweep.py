@@ -18,6 +18,14 @@ extreme is **certified** only when every verdict of that check is certified and 
 reading of the measurement is defined; its certified value is the exact one. The cell's other
 statistics are evidence (float screen under a proven bound, or exact runs), labelled so.
 
+With ``optimise_probes`` P > 0, the cell then runs the lab's worst-case optimiser
+(:func:`verify.experiments.conjectures.optimise.optimise`) for P probes from the cell's best
+sampled configurations, within the cell (same n, d and A, alpha fixed, the hypotheses kept), each
+probe measured on the exact run; its best configuration is re-checked with
+:func:`verify.claims.check_configuration` and certified under the same rule as the extreme. The
+sampled statistics and the extreme are left as they are: the optimiser's best is recorded beside
+them (``optimised``).
+
 Each finished cell is saved at once (atomically) under ``OUT/cells/``; a rerun with the same
 parameters skips it, so an interrupted sweep resumes where it stopped.
 """
@@ -26,6 +34,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -41,15 +51,19 @@ from verify.core.float_dynamics import MergedBatch, float_layers, merge_identica
 from verify.core.float_rounding import SMALLEST_NORMAL, UNDERFLOW_SLACK, UNIT_ROUNDOFF
 from verify.core.io import atomic_write_text, canonical_sha256, json_text, read_json, safe_name
 from verify.core.numbers import InputError, rational_to_str
-from .loader import import_user_file, looks_like_file, user_code
+from .optimise import OPTIMISE_SEEDS, Scope, optimise
+from .user_files import import_user_file, looks_like_file, user_code
 
 __all__ = ["Measurement", "FloatRun", "MEASUREMENTS", "Cell", "sample_seed", "screen_cell", "measure_cell",
-           "load_measurement", "measurement_named", "CellJob", "run_cell_job", "quantile", "cell_key", "SWEEP_FORMAT", "CELL_FORMAT"]
+           "load_measurement", "measurement_named", "CellJob", "run_cell_job", "quantile", "cell_key", "SWEEP_FORMAT", "CELL_FORMAT",
+           "optimiser_seed", "certificate_path", "MAX_OPTIMISE_PROBES"]
 
 SWEEP_FORMAT = "hardmax-verify/sweep-v1"
 CELL_FORMAT = "hardmax-verify/sweep-cell-v2"
 # A measured value is a count or a layer: within float64's exact integers, so figures draw it as it is.
 MAX_VALUE = 2**53
+# Probes of one cell's optimiser stage at most (each is one exact run).
+MAX_OPTIMISE_PROBES = 100_000
 QUANTILES: tuple[tuple[str, Fraction], ...] = (("q50", Fraction(1, 2)), ("q90", Fraction(9, 10)),
                                                 ("q99", Fraction(99, 100)))
 
@@ -274,6 +288,12 @@ def sample_seed(seed: int, index: int) -> int:
     return int.from_bytes(hashlib.sha256(f"hardmax-verify sweep {seed} {index}".encode()).digest()[:8], "big")
 
 
+def optimiser_seed(seed: int, measurement: str, cell: Cell) -> int:
+    """The seed of a cell's optimiser stage: a hash of the sweep's seed and the cell's key (stable across versions)."""
+    text = f"hardmax-verify sweep optimise {seed} {cell_key(measurement, cell)}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
 def applicable(cell: Cell) -> str | None:
     """Why the family cannot be drawn at this size (None: it can)."""
     spec = FAMILIES[cell.family]
@@ -382,15 +402,23 @@ def _checked_value(value: Any, where: str) -> int | None:
 
 def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: int, layers: int,
                  where: str = "measurement", progress: Callable[[str, int, int], None] | None = None,
-                 certificate: Callable[[dict[str, Any]], str] | None = None) -> dict[str, Any]:
+                 certificate: Callable[[dict[str, Any], str], str] | None = None,
+                 optimise_probes: int = 0, stages: dict[str, float] | None = None) -> dict[str, Any]:
     """Measure one cell: draw, screen, measure exactly what the screen cannot, certify the extreme.
 
-    ``certificate(report_json)`` stores the extreme's claims report and returns where (relative path).
+    ``certificate(report_json, relative_path)`` stores a claims report (the extreme's at
+    :func:`certificate_path`, the optimiser's best at its ``optimised=True`` path) and returns the
+    path recorded. With ``optimise_probes`` > 0 the optimiser stage runs after the extreme
+    (:func:`_optimised`) and its result is ``result["optimised"]``. ``stages``, when given, receives
+    the wall seconds of each stage (:data:`STAGES`; bench/sweep_cell.py prints their shares).
     """
+    clock = _StageClock(stages)
     seeds = [sample_seed(seed, j) for j in range(samples)]
     configs = [generate(cell.family, s, n=cell.n, d=cell.d, alpha=cell.alpha) for s in seeds]
+    clock.lap("draw")
     screens = (screen_cell(configs, layers=layers, until_settled=measurement.screen_until_settled)
                if measurement.screen is not None else [None] * samples)
+    clock.lap("float screen")
     values: list[int | None] = []
     exactly = 0
     for j, (config, screen) in enumerate(zip(configs, screens)):
@@ -405,6 +433,7 @@ def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: in
         values.append(value)
         if progress is not None:
             progress(cell_key(measurement.name, cell), j + 1, samples)
+    clock.lap("exact runs")
     defined = sorted(v for v in values if v is not None)
     result: dict[str, Any] = {
         "samples": samples, "defined": len(defined), "undefined": samples - len(defined),
@@ -422,16 +451,14 @@ def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: in
                    "nonzero": nonzero, "share_nonzero": f"{nonzero}/{len(defined)}"})
     extreme_index = at[0]
     config = configs[extreme_index]
-    report = check_configuration(config, layer_budget=layers, cross_check=False)
-    exact_value = _exact_value(measurement, report.run, where) if report.run is not None else None
-    certified = report.status == "certified" and exact_value is not None
+    report, certified, exact_value = _certify(measurement, config, layers=layers, where=where)
     extreme: dict[str, Any] = {
         "sample": extreme_index, "family_seed": seeds[extreme_index], "attained_by": len(at),
         "config": config.to_json_dict(), "screen_value": top, "claims_status": report.status,
         "certified": certified, "certified_value": exact_value if certified else None,
     }
     if certificate is not None:
-        extreme["certificate"] = certificate(report.to_json_dict())
+        extreme["certificate"] = certificate(report.to_json_dict(), certificate_path(measurement.name, cell))
     if certified and exact_value != top:
         extreme["note"] = "the exact value differs from the sweep's value: the exact one is certified"
     result["extreme"] = extreme
@@ -439,13 +466,130 @@ def measure_cell(measurement: Measurement, cell: Cell, *, samples: int, seed: in
         result["status"] = "certified"
     elif report.status == "failed":  # a claim of the theorem came out false on this draw: a finding, exit 1
         result["status"] = "failed"
-        result["reason"] = "a claim came out false in the exact check: " + ", ".join(
-            sorted(c for c, v in report.verdicts.items() if v.status == "failed"))
+        result["reason"] = "a claim came out false in the exact check: " + _failed_claims(report)
     else:
         result["status"] = "inconclusive"
         result["reason"] = (f"the exact check came out {report.status}" if report.status != "certified"
                             else "the exact run does not establish the value")
+    clock.lap("extreme check")
+    if optimise_probes > 0:
+        ranked = sorted((j for j, v in enumerate(values) if v is not None), key=lambda j: (-(values[j] or 0), j))
+        starts = [(configs[j], values[j]) for j in ranked[:OPTIMISE_SEEDS]]
+        reference = extreme["certified_value"] if certified else top
+        optimised = _optimised(measurement, cell, starts, reference, probes=optimise_probes, seed=seed,
+                               layers=layers, where=where, certificate=certificate)
+        result["optimised"] = optimised
+        _merge_optimised_status(result, optimised)
+        clock.lap("optimiser")
     return result
+
+
+# The stages of one cell, in order (what measure_cell's ``stages`` receives).
+STAGES: tuple[str, ...] = ("draw", "float screen", "exact runs", "extreme check", "optimiser")
+
+
+class _StageClock:
+    """Adds the wall seconds since the previous lap to ``stages[name]`` (nothing when ``stages`` is None)."""
+
+    def __init__(self, stages: dict[str, float] | None) -> None:
+        self.stages = stages
+        self.mark = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        if self.stages is not None:
+            now = time.perf_counter()
+            self.stages[name] = self.stages.get(name, 0.0) + now - self.mark
+            self.mark = now
+
+
+def _failed_claims(report: Any) -> str:
+    return ", ".join(sorted(c for c, v in report.verdicts.items() if v.status == "failed"))
+
+
+def _certify(measurement: Measurement, config: Configuration, *, layers: int, where: str) -> tuple[Any, bool, int | None]:
+    """The claims report of ``config``, whether its value is certified, and the exact value (the extreme's rule).
+
+    Certified only when every verdict of the exact check is certified and the exact reading is defined.
+    """
+    report = check_configuration(config, layer_budget=layers, cross_check=False)
+    exact_value = _exact_value(measurement, report.run, where) if report.run is not None else None
+    return report, report.status == "certified" and exact_value is not None, exact_value
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """An optimiser probe's outcome, as the optimiser reads it (its Observation protocol)."""
+
+    status: str
+    measurements: dict[str, Any]
+
+
+def _optimised(measurement: Measurement, cell: Cell, starts: Sequence[tuple[Configuration, int | None]],
+               reference: int, *, probes: int, seed: int, layers: int, where: str,
+               certificate: Callable[[dict[str, Any], str], str] | None) -> dict[str, Any]:
+    """The optimiser stage of one cell: ``probes`` probes from ``starts`` (the best samples), its best re-checked.
+
+    Every probe is measured on the exact run (``run_configuration`` and the measurement's exact
+    reading); an undefined value is an undecided probe. The scope is the cell: its n, d and A,
+    alpha fixed, the seeds' hypotheses kept (:class:`~.optimise.Scope`, :func:`~.optimise.in_scope`).
+    The best probe (the largest value, the first probed on a tie) is re-checked with
+    ``check_configuration`` and certified under the extreme's rule; it is recorded whether or not
+    it beats ``reference``, the extreme's value (``improves``).
+    """
+    scope = Scope(alpha_range=(cell.alpha, cell.alpha), min_n=cell.n, min_d=cell.d,
+                  label=cell_key(measurement.name, cell))
+    name = measurement.name
+
+    def observed(value: int | None) -> _Probe:
+        return _Probe("undecided", {}) if value is None else _Probe("held", {name: value})
+
+    seeds = [(config, observed(value), scope) for config, value in starts]
+    evaluated = 0
+    best: tuple[int, Configuration] | None = None
+
+    def evaluate(candidate: Configuration, _scope: Scope) -> _Probe | None:
+        nonlocal evaluated, best
+        if evaluated >= probes:
+            return None
+        evaluated += 1
+        value = _exact_value(measurement, run_configuration(candidate, layer_budget=layers), where)
+        if value is not None and (best is None or value > best[0]):
+            best = (value, candidate)
+        return observed(value)
+
+    optimise(seeds, target=name, evaluate=evaluate, rng=random.Random(optimiser_seed(seed, name, cell)),
+             probes=probes)
+    found: dict[str, Any] = {"probes": probes, "evaluated": evaluated, "seeds": len(starts)}
+    if best is None:
+        found.update({"config": None, "value": None, "improves": False, "claims_status": None,
+                      "certified": False, "certified_value": None})
+        return found
+    value, config = best
+    report, certified, exact_value = _certify(measurement, config, layers=layers, where=where)
+    found.update({"config": config.to_json_dict(), "value": value,
+                  "improves": value > reference, "claims_status": report.status,
+                  "certified": certified, "certified_value": exact_value if certified else None})
+    if certificate is not None:
+        found["certificate"] = certificate(report.to_json_dict(), certificate_path(name, cell, optimised=True))
+    if certified and exact_value != value:
+        found["note"] = "the exact check's value differs from the probe's: the exact one is certified"
+    if report.status == "failed":
+        found["reason"] = "a claim came out false in the exact check: " + _failed_claims(report)
+    return found
+
+
+def _merge_optimised_status(result: dict[str, Any], optimised: dict[str, Any]) -> None:
+    """A cell is certified only if its optimiser's best is too; a failed claim on it is a finding (status failed)."""
+    if optimised["config"] is None or optimised["certified"] or result["status"] == "failed":
+        return
+    if optimised["claims_status"] == "failed":
+        result["status"] = "failed"
+        result["reason"] = "on the optimiser's best, " + optimised["reason"]
+    elif result["status"] == "certified":
+        result["status"] = "inconclusive"
+        result["reason"] = (f"the optimiser's best: the exact check came out {optimised['claims_status']}"
+                            if optimised["claims_status"] != "certified"
+                            else "the optimiser's best: the exact run does not establish the value")
 
 
 @dataclass(frozen=True)
@@ -461,33 +605,36 @@ class CellJob:
     samples: int
     seed: int
     layers: int
+    optimise_probes: int = 0
 
 
 def run_cell_job(job: CellJob) -> tuple[str, Any, Any]:
-    """Measure one cell where it runs (a Dask worker): ("done", result, the extreme's claims report or None).
+    """Measure one cell where it runs (a Dask worker): ("done", result, [(relative path, claims report), ...]).
 
-    Bad input (the user's measurement raising, say) comes back as ("bad input", field, message):
-    the client raises it, as a serial sweep would.
+    The reports are the extreme's and, with the optimiser stage, its best's: the client writes
+    them. Bad input (the user's measurement raising, say) comes back as ("bad input", field,
+    message): the client raises it, as a serial sweep would.
     """
     try:
         registered = job.target in MEASUREMENTS
         measurement = MEASUREMENTS[job.target] if registered else load_measurement(job.target)
-        reports: list[dict[str, Any]] = []
+        reports: list[tuple[str, dict[str, Any]]] = []
 
-        def keep(report: dict[str, Any]) -> str:
-            reports.append(report)
-            return certificate_path(measurement.name, job.cell)
+        def keep(report: dict[str, Any], relative: str) -> str:
+            reports.append((relative, report))
+            return relative
 
         result = measure_cell(measurement, job.cell, samples=job.samples, seed=job.seed, layers=job.layers,
-                              where="measurement" if registered else job.target, certificate=keep)
+                              where="measurement" if registered else job.target, certificate=keep,
+                              optimise_probes=job.optimise_probes)
     except InputError as error:
         return "bad input", error.field, error.message
-    return "done", result, reports[0] if reports else None
+    return "done", result, reports
 
 
-def certificate_path(measurement: str, cell: Cell) -> str:
-    """Where, relative to the output folder, the extreme's claims report of a cell is written."""
-    return f"certificates/{cell_key(measurement, cell)}.json"
+def certificate_path(measurement: str, cell: Cell, *, optimised: bool = False) -> str:
+    """Where, relative to the output folder, a cell's claims report is written: its extreme's, or its optimiser's best's."""
+    return f"certificates/{cell_key(measurement, cell)}{'-optimised' if optimised else ''}.json"
 
 
 # ----------------------------------------------------------------------------- saved cells (resume)

@@ -4,7 +4,8 @@ Drawn from the sweep's record alone (``sweep.json``), with matplotlib's object A
 canvas (no pyplot state) and fixed PNG metadata (:func:`verify.core.figure_text.png_metadata`):
 the same record gives the same bytes. Figures illustrate; which extremes are certified is
 decided by the exact check and marked on the heatmap (an extreme that is not certified is
-shown with a question mark).
+shown with a question mark). A sweep with the optimiser stage draws its certified best on the
+curves as a second marker (a cross), beside the sampled extreme.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ def _value(result: dict[str, Any], statistic: str) -> int | None:
         return int(result["extreme"]["certified_value"])
     value = result.get(statistic)
     return None if value is None else int(value)
+
+
+def _optimised_value(result: dict[str, Any]) -> int | None:
+    """The optimiser's best where it is certified (an uncertified one is not drawn)."""
+    found = result.get("optimised")
+    return int(found["certified_value"]) if found and found.get("certified") else None
 
 
 def _measured(record: dict[str, Any], family: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -117,6 +124,8 @@ def _curves(record: dict[str, Any], family: str) -> Any | None:
     fig = _figure((max(6.4, 3.6 * len(ds) + 1.6), 3.4))
     axes = fig.subplots(1, len(ds), squeeze=False)[0]
     every = [v for _, r in cells for s, _ in STATISTICS if (v := _value(r, s)) is not None]
+    every += [v for _, r in cells if (v := _optimised_value(r)) is not None]
+    optimised = any(_optimised_value(r) is not None for _, r in cells)
     # Log scale where the values are positive and span more than a decade.
     logarithmic = bool(every) and min(every) > 0 and max(every) >= 10 * min(every)
     colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
@@ -130,6 +139,10 @@ def _curves(record: dict[str, Any], family: str) -> Any | None:
                 ys = [_value(r, statistic) for a, r in points if _value(r, statistic) is not None]
                 if xs:
                     ax.plot(xs, ys, style, marker="o", markersize=3, color=colour, label=f"n = {n}, {label}")
+            found = [(a, v) for a, r in points if (v := _optimised_value(r)) is not None]
+            if found:
+                ax.plot([a for a, _ in found], [v for _, v in found], linestyle="none", marker="x", markersize=6,
+                        color=colour, label=f"n = {n}, optimiser's best")
         ax.set_xticks([_log2(a) for a in ticks], [short_number(Fraction(a)) for a in ticks])
         if logarithmic:
             ax.set_yscale("log")
@@ -140,7 +153,11 @@ def _curves(record: dict[str, Any], family: str) -> Any | None:
         ax.set_xlabel("alpha (log scale)")
         ax.set_ylabel(record["measurement"])
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-    fig.suptitle(f"{record['measurement']} against alpha ({family}; solid: extreme, dashed: median)")
+    if optimised:  # a longer key: on a line of its own
+        fig.suptitle(f"{record['measurement']} against alpha ({family})\nsolid: extreme, dashed: median, "
+                     "x: the optimiser's best (certified)")
+    else:
+        fig.suptitle(f"{record['measurement']} against alpha ({family}; solid: extreme, dashed: median)")
     return fig
 
 
