@@ -125,11 +125,12 @@ def test_a_failed_T0_s_similarity_certificate_covers_what_its_evidence_says(tmp_
     report = claims(ROTATING_SQUARE)
     evidence = report["verdicts"]["T0"]["evidence"]
     assert report["stopped_by"] == "similarity" and evidence["similarity"]["contraction_power"] is not None
-    assert run_checker(report, tmp_path)[0] == 1 and certcheck.check_report(copy.deepcopy(report)).certificates_of_falsity == 1
+    # Two certificates of falsity: the similarity (T0) and the decreasing norms (D2, the tokens shrink to 0).
+    assert run_checker(report, tmp_path)[0] == 1 and certcheck.check_report(copy.deepcopy(report)).certificates_of_falsity == 2
     evidence["similarity"]["contraction_power"] = None
     refused_or_rejected(report, tmp_path, capsys, "T0 rejected", "evidence.limits")
     evidence["limits"] = "the limits are not certified (no power of M found to contract)"
-    assert certcheck.check_report(copy.deepcopy(report)).certificates_of_falsity == 1
+    assert certcheck.check_report(copy.deepcopy(report)).certificates_of_falsity == 2
     evidence["similarity"]["period"] = 2
     refused_or_rejected(report, tmp_path, capsys, "T0 rejected", "similarity")
     evidence["similarity"]["period"] = 1

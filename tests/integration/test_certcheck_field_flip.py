@@ -65,6 +65,10 @@ def files(small_report: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     square = parse_configuration(json.loads((REPO / "examples" / "rotating_square.json").read_text()),
                                  outside_hypotheses=True)
     out["claims (similarity, D11)"] = (claims(square), {})
+    # The atlas's general-A census: a failed T3 (a limit outside K) and a failed D2 (a norm that decreases), both
+    # re-verified (docs/theory.md §6).
+    out["claims (D2 and T3 counterexamples)"] = (_decoded((REPO / "runs" / "atlas" / "general_a" / "counterexamples" /
+                                                           "indefinite-T3.json").read_text(encoding="utf-8")), {})
 
     def command(*argv: str) -> Any:
         target = root / "out.json"
@@ -362,7 +366,7 @@ def _holes(data: Any, options: dict[str, Any], paths: list[tuple] | None) -> lis
 
 
 NAMES = ["results.json", "claims (D7 fates)", "claims (non-vertex limits)", "claims (closed-form chain)",
-         "claims (similarity, D11)",
+         "claims (similarity, D11)", "claims (D2 and T3 counterexamples)",
          "softmax (holds)", "softmax (stops)", "softmax (outside the hypotheses)", "control (realised)",
          "control (impossible)", "leader sets"]
 
@@ -373,8 +377,8 @@ def test_the_untouched_files_verify(files: dict[str, tuple[Any, dict[str, Any]]]
         answer = certcheck_answer(data, **options)
         assert data == before, f"the checker changed the {name} it read (flips share the untouched parts)"
         # An impossible control result is a verified certificate that its statement is false: exit 1, nothing rejected.
-        # So is a failed T0 with its similarity certificate (docs/theory.md D11).
-        false = name in ("control (impossible)", "claims (similarity, D11)")
+        # So is a failed T0 with its similarity certificate (docs/theory.md D11), and a failed D2 or T3 re-verified.
+        false = name in ("control (impossible)", "claims (similarity, D11)", "claims (D2 and T3 counterexamples)")
         assert (answer.status, answer.rejected) == ((1, False) if false else (0, False)), (name, answer.text[-2000:])
 
 

@@ -158,7 +158,7 @@ def test_the_checker_reads_the_sections_files_the_report_reads() -> None:
     assert {key: set(fields) for key, fields in certcheck.SECTION_ITEM_FIELDS.items()} == {
         "sentiment": {"analysis_rows", "evaluation", "softmax_certificate"},
         "reproduction": {"reproduction_tables", "sentence", "runs", "notes", "protocol"},
-        "conjectures": {"power"}, "atlas": {"sweep"}, "classify": {"imdb", "scaling"}, "control": {"study"}}
+        "conjectures": {"power"}, "atlas": {"sweep", "census", "leader_control"}, "classify": {"imdb", "scaling"}, "control": {"study"}}
 
 
 def test_the_first_screen_numbers_agree_on_the_projects_saved_results() -> None:

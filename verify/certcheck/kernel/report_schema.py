@@ -26,8 +26,9 @@ CROSS_CHECKS = ("the solvers' cross-checks (cvxpy, floats): evidence that never 
 SEARCH_LOG = ("the producer's log of its closed-form (D9) searches: the checker repeats no search; the chain a verdict "
               "rests on is in its certificate")
 NOT_CERTIFIED_EVIDENCE = ("in a failed or inconclusive verdict, the producer's account of it (a failed verdict's "
-                          "counterexample, an inconclusive verdict's reason): certcheck re-verifies certificates, not "
-                          "counterexamples; `check` re-decides a counterexample file")
+                          "counterexample, an inconclusive verdict's reason): certcheck re-verifies certificates and "
+                          "the counterexamples of T0 (D11), D2 and T3, not others; `check` re-decides a "
+                          "counterexample file")
 NO_ROUTINE = "a claim certcheck has no routine for: its verdict is reported unsupported, never verified"
 
 CONFIGURATION = Obj({
@@ -128,8 +129,17 @@ _FAILED_T0_EVIDENCE = Obj({**_NOT_CERTIFIED_EVIDENCE.fields, "similarity": SIMIL
                           extra=_NOT_CERTIFIED_EVIDENCE.extra, name="a failed T0 verdict's evidence")
 
 
+# A failed D2 or T3 verdict may state its counterexample, re-verified on the replay (:mod:`.falsity`).
+_FAILED_EVIDENCE = {claim: Obj({**_NOT_CERTIFIED_EVIDENCE.fields, **{key: CHECKED for key in keys}},
+                               optional=(*_NOT_CERTIFIED_EVIDENCE.optional, *keys), extra=_NOT_CERTIFIED_EVIDENCE.extra,
+                               name=f"a failed {claim} verdict's evidence")
+                    for claim, keys in (("D2", ("token", "layer", "lhs", "rhs")),
+                                        ("T3", ("token", "limit", "direction", "lhs", "rhs")))}
+
+
 def _verdict(claim: str, status: str) -> Obj:
     evidence = (_evidence(claim) if status == "certified" else _FAILED_T0_EVIDENCE if (claim, status) == ("T0", "failed")
+                else _FAILED_EVIDENCE.get(claim, _NOT_CERTIFIED_EVIDENCE) if status == "failed"
                 else _NOT_CERTIFIED_EVIDENCE)
     fields: dict[str, Node] = {"claim": CHECKED, "status": CHECKED, "summary": Unchecked(SUMMARY_SENTENCE),
                                "evidence": evidence,

@@ -29,6 +29,7 @@ from .report_schema import CLAIMS_REPORT, CONFIGURATION
 from .schema import CHECKED, Obj
 from .schema import problem as _schema_problem
 from .statuses import Facts, combine_statuses, _verify, _without_routine, facts_of
+from .falsity import VERIFIED as FALSITY_VERIFIED
 from .similarity import STOPPED_BY, VERIFIED, stated_similarity
 
 
@@ -429,8 +430,10 @@ def check_report(data: dict, *, source: str = "report", max_work: int = None,  #
         admit([run], DEFAULT_MAX_WORK if max_work is None else max_work, total)
         result = CheckResult(check_run(run))
         result.work = meter[1] - meter[0]
-        # A failed T0 whose similarity certificate holds (docs/theory.md D11) is a checked certificate of falsity.
-        result.certificates_of_falsity = sum(o.status == "failed" and o.reason.startswith(VERIFIED) for o in result.outcomes)
+        # A failed T0 whose similarity certificate holds (docs/theory.md D11), or a failed D2 or T3 whose counterexample
+        # holds on the replay (falsity.py), is a checked certificate of falsity.
+        result.certificates_of_falsity = sum(o.status == "failed" and o.reason.startswith((VERIFIED, FALSITY_VERIFIED))
+                                             for o in result.outcomes)
         return result
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from .claims import CHECKS, _check_layer_positions
 from .common import NEEDS_D3_D7, Rejected, counted
+from .falsity import judge_failed
 from .fates import _is_leader, _rests_on_chain, _search_fates
 from .model import Chain, Context, Fate, Model
 from .numbers import _show, _text
@@ -113,9 +114,12 @@ def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_faile
             return "rejected", f"a {status} verdict carries a certificate"
         if status == "failed":
             judged = judge_failed_T0(verdict, ctx.model) if claim == "T0" else None  # docs/theory.md D11
+            if claim in ("D2", "T3"):  # a counterexample on the replay (falsity.py)
+                judged = judge_failed(claim, verdict, ctx.model, facts.fates if facts.settled is not None else None)
             if judged is not None:
                 return judged
-            return "failed", "the file reports this claim false (certcheck re-verifies certificates, not counterexamples)"
+            return "failed", ("the file reports this claim false (certcheck re-verifies certificates and the "
+                              "counterexamples of T0, T3 and D2, not this one)")
         reason = facts.inconclusive_reason(claim)
         if reason is None and replay_failed:
             reason = "the file reports the replay failed, so its other verdicts are not decided"

@@ -14,7 +14,7 @@ from typing import Any
 from ..kernel import DecimalText, json_count, json_number, number_of
 
 
-# The outcomes a conjecture's expectation predicts (verify/experiments/conjectures/base.py's EXPECTATIONS;
+# The outcomes a conjecture's expectation predicts (verify/experiments/conjectures/outcomes.py's EXPECTATIONS;
 # "held" is reserved for a proof, a search that finds nothing says "not refuted").
 CONJECTURE_PREDICTS = {"held": ("held", "not refuted"), "refuted": ("counterexample",)}
 CONJECTURE_DECIDED = ("held", "not refuted", "counterexample")
@@ -63,8 +63,10 @@ class GlanceParts:
     """What a section's first-screen numbers need from its saved files, kept while they are read one at a
     time (a file's parsed content is dropped after its item is checked; only these small parts stay)."""
 
-    def __init__(self, key: str, count: int) -> None:
+    def __init__(self, key: str, count: int, paths: list | None = None) -> None:
         self.key, self.count = key, count
+        self.paths: list = list(paths or [])  # every listed file's path, readable or not (atlas: which are sweeps)
+        self.digests: dict = {"general_a": None, "leader_control": None}  # atlas: the census's and control's numbers
         self.evaluations: list = []   # sentiment: the fields of each evaluation the choice reads
         self.ablations: dict = {}     # sentiment: per analysed checkpoint, its accuracy without attention and at K
         self.summaries: list = []     # conjectures: the scalar summary of each run
@@ -92,7 +94,13 @@ class GlanceParts:
                         self.ablations[entry.get("path")] = {k: without.get(k) for k in (
                             "accuracy_without_attention", "accuracy_at_K")} if isinstance(without, dict) else {}
         elif self.key == "atlas":
-            self.summaries.append(_atlas_counts(data))
+            if path.endswith("/general_a/census.json"):
+                self.digests["general_a"] = _census_glance(data)
+            elif path.endswith("/leader_control/realisable.json"):
+                self.digests["leader_control"] = {name: sum(cell[name] for cell in data["cells"])
+                                                  for name in ("subsets", "realisable", "impossible")}
+            else:
+                self.summaries.append(_atlas_counts(data))
         elif self.key == "conjectures":
             if is_power_file(data):
                 self.power_files += 1
@@ -121,8 +129,9 @@ class GlanceParts:
             if self.key == "sentiment":
                 return _sentiment_glance(self.evaluations, self.ablations, self.count)
             if self.key == "atlas":
-                return {"sweeps": self.count, "cells": sum(c for c, _ in self.summaries),
-                        "certified": sum(c for _, c in self.summaries)}
+                return {"sweeps": sum(str(p).endswith("/sweep.json") for p in self.paths),
+                        "cells": sum(c for c, _ in self.summaries), "certified": sum(c for _, c in self.summaries),
+                        **self.digests}
             if self.key == "conjectures":
                 return _conjecture_glance(self.summaries, self.count - self.power_files)
             if self.key == "reproduction":
@@ -138,7 +147,7 @@ class GlanceParts:
 
 def glance_numbers(key: str, files: dict, count: int) -> dict | None | NoNumbers:
     """The numbers the section's first-screen line prints, from the saved files (path -> parsed JSON)."""
-    parts = GlanceParts(key, count)
+    parts = GlanceParts(key, count, list(files))
     for path, data in files.items():
         parts.add(path, data)
     return parts.numbers()
@@ -191,6 +200,17 @@ def _atlas_counts(sweep: Any) -> tuple[int, int]:
     ``certified`` true (the claims report it carries is re-verified on its own, by ``certcheck FILE``)."""
     results = [entry["result"] for entry in sweep["cells"] if entry["result"] is not None]
     return len(results), sum(1 for r in results if r["extreme"] is not None and r["extreme"]["certified"] is True)
+
+
+def _census_glance(census: Any) -> dict:
+    """From the general-A census (docs/sweep.md): its configurations, the claims failing for some class of A, and
+    how many of the counterexamples it names the independent checker re-verified when the census ran."""
+    claims, classes = census["claims"], census["classes"]
+    found = [c["claims"][claim]["counterexample"] for c in classes for claim in claims
+             if c["claims"][claim]["counterexample"]]
+    return {"configurations": sum(c["configurations"] for c in classes),
+            "failing": [claim for claim in claims if any(c["claims"][claim]["failed"] for c in classes)],
+            "counterexamples": len(found), "rechecked": sum(x["rechecked"] is True for x in found)}
 
 
 def _conjecture_glance(summaries: list, count: int) -> dict:

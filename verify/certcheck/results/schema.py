@@ -110,7 +110,7 @@ _TOP_COUNTEREXAMPLE = Obj({
 
 
 # The copied fields compared as projections of their saved file (sections.py): they may leave keys out.
-PROJECTED_FIELDS = {"control": ("study",), "conjectures": ("power",), "atlas": ("sweep",), "classify": ("imdb", "scaling")}
+PROJECTED_FIELDS = {"control": ("study",), "conjectures": ("power",), "atlas": ("sweep", "census", "leader_control"), "classify": ("imdb", "scaling")}
 
 
 def _section(key: str) -> Obj:

@@ -42,7 +42,7 @@ SECTION_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "sentiment": ("sentiment", ("*.json", "*/checkpoint.json", "*/analysis.json")),
     "reproduction": ("sentiment/summary", ("summary.json",)),
     "conjectures": ("conjectures", ("*.json", "power/power.json")),
-    "atlas": ("atlas", ("*/sweep.json",)),
+    "atlas": ("atlas", ("*/sweep.json", "general_a/census.json", "leader_control/realisable.json")),
     "classify": ("classify", ("imdb.json", "scaling.json")),
     "control": ("control", ("study.json",)),
 }
@@ -63,7 +63,7 @@ SECTION_ITEM_FIELDS: dict[str, frozenset] = {
     "sentiment": frozenset({"analysis_rows", "evaluation", "softmax_certificate"}),
     "reproduction": frozenset({"reproduction_tables", "sentence", "runs", "notes", "protocol"}),
     "conjectures": frozenset({"power"}),
-    "atlas": frozenset({"sweep"}),
+    "atlas": frozenset({"sweep", "census", "leader_control"}),
     "classify": frozenset({"imdb", "scaling"}),
     "control": frozenset({"study"}),
 }
@@ -254,7 +254,7 @@ def _section_problems(key: str, block: dict, base: str, root: str, inputs: Any, 
         return [f"it lists {counted(len(listed), 'file')}, the folder {base}/{folder} holds {len(present)} matching "
                 f"{', '.join(patterns)}" + (f"; not listed: {', '.join(extra[:3])}" if extra else "")
                 + (f"; not there: {', '.join(gone[:3])}" if gone else "")]
-    parts = GlanceParts(key, len(items))
+    parts = GlanceParts(key, len(items), [str(path) for path in listed])
     for index, item in enumerate(items):
         where = f"files[{index}] ({str(item.get('path'))[:80]})"
         try:
@@ -366,8 +366,9 @@ def _copied_fields(key: str, item: dict, data: Any, base: str = "", *, models: s
                 return "its study fields are not the file's"
         return _study_designs_problem(data)
     elif key == "atlas":
-        if "sweep" in item and not is_projection(item["sweep"], data):
-            return "its sweep fields are not the file's"
+        for field in ("sweep", "census", "leader_control"):
+            if field in item and not is_projection(item[field], data):
+                return f"its {field} fields are not the file's"
     elif key == "conjectures":
         if is_power_file(data) != ("power" in item):
             return "a search-power table where the file is none, or none where it is one"
