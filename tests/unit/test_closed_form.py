@@ -11,6 +11,8 @@ import random
 from fractions import Fraction as F
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verify.core import closed_form
 from verify.core.closed_form import (
@@ -32,6 +34,7 @@ from verify.core.exact_dynamics import exact_layers
 from verify.core.families import generate
 from verify.core.families import generate_face_mean_ties
 from verify.core.numbers import InputError
+from verify.strategies import configurations
 
 # docs/theory.md D9's example: (c, -1/2), (c, 1/2), (c, 0), (c, 1/4), (c, -1/4), c = -7/8, A = I, alpha = 1/2.
 C = F(-7, 8)
@@ -491,3 +494,154 @@ def test_chain_json_round_trip():
     assert chain_from_json(data).segments == long_chain.segments
     with pytest.raises(InputError, match="format"):
         chain_from_json({**data, "format": "other"})
+
+
+# ----------------------------------------------------------------------------- strict conditions in blocks
+
+
+def chain_facts(chain: Chain) -> str:
+    """Everything a chain says, written out: its JSON and each segment's until, threshold, failing condition, reason."""
+    return json.dumps(chain_to_json(chain)) + repr([(s.until, s.threshold, s.failing, s.reason) for s in chain.segments])
+
+
+def certify_in_blocks_of_one_row(tokens, **kwargs) -> Chain:
+    """The jump search with the all-pairs scores taken one row at a time (each row its own block)."""
+    saved = closed_form._BLOCK_ENTRIES
+    closed_form._BLOCK_ENTRIES = 1
+    try:
+        return certify(tokens, **kwargs)
+    finally:
+        closed_form._BLOCK_ENTRIES = saved
+
+
+def certify_one_by_one(tokens, **kwargs) -> Chain:
+    """The jump search with every strict condition decided on its own, on Python integers (no bulk decision, no int64)."""
+    saved = closed_form._FLOAT_TERMS, closed_form._INT64_SAFE
+    closed_form._FLOAT_TERMS, closed_form._INT64_SAFE = 0, -1
+    try:
+        return certify(tokens, **kwargs)
+    finally:
+        closed_form._FLOAT_TERMS, closed_form._INT64_SAFE = saved
+
+
+def reference_threshold(segment, A) -> int:
+    """docs/theory.md D9's threshold of a certified segment, from the paths alone (Fraction exp-poly algebra, not the
+    integer scores): the largest sign threshold of a strict condition s_jv - s_jw (v in F_j, w not) that has a
+    negative coefficient; 1 when none has."""
+    paths, sets = segment.paths, segment.sets
+    largest = 1
+    for j, members in enumerate(sets):
+        v = min(members)
+        own = paths[j].inner(paths[v], A)
+        for w in range(len(paths)):
+            if w not in members:
+                f = own - paths[j].inner(paths[w], A)
+                if any(t.coefficient < 0 for t in f.terms):
+                    largest = max(largest, sign_threshold(f))
+    return largest
+
+
+@given(st.one_of(configurations(min_n=2, max_n=9, max_d=3), configurations("face_mean_ties", max_n=9, max_d=3)),
+       st.sampled_from((0, 1, 4)))
+def test_conditions_decided_in_blocks_give_the_chain_of_one_by_one_decisions(config, probe):
+    kwargs = {"alpha": config.alpha, "A": config.A, "probe_layers": probe, "max_segments": 8}
+    chain = certify(config.tokens, **kwargs)
+    assert chain_facts(chain) == chain_facts(certify_one_by_one(config.tokens, **kwargs))
+    assert chain_facts(chain) == chain_facts(certify_in_blocks_of_one_row(config.tokens, **kwargs))
+    if chain.certified:
+        A = config.A if config.A is not None else [[F(int(r == c)) for c in range(config.d)] for r in range(config.d)]
+        assert chain.final.threshold == reference_threshold(chain.final, A)
+
+
+@pytest.mark.parametrize("family, seed, n, d", [("generic", 29, 6, 2), ("diagonal", 25, 6, 2), ("generic", 32, 8, 3),
+                                                ("generic", 1, 32, 2), ("hull_edges", 4, 15, 2)])
+def test_thresholds_decided_in_bulk_are_the_one_by_one_thresholds(family, seed, n, d):
+    config = generate(family, seed, n=n, d=d, alpha=F(1, 10))
+    chain = certify(config.tokens, alpha=config.alpha, A=config.A)
+    assert chain.certified
+    assert chain_facts(chain) == chain_facts(certify_one_by_one(config.tokens, alpha=config.alpha, A=config.A))
+    assert chain_facts(chain) == chain_facts(certify_in_blocks_of_one_row(config.tokens, alpha=config.alpha, A=config.A))
+    A = config.A if config.A is not None else [[F(int(r == c)) for c in range(d)] for r in range(d)]
+    assert chain.final.threshold == reference_threshold(chain.final, A)
+
+
+def test_bulk_decisions_leave_only_the_conditions_a_scan_must_decide():
+    # 32 generic tokens: most strict conditions have a threshold within the probe and are decided in bulk; each
+    # one left to its own decision is one the bulk test could not settle, each one decided in bulk has T <= first.
+    config = generate("generic", 1, n=32, d=2, alpha=F(1, 2))
+    segment = certify(config.tokens, alpha=config.alpha).final
+    paths = list(segment.paths)
+    sets = tuple(tuple(sorted(s)) for s in segment.sets)
+    scores = closed_form._Scores(paths, None)
+    first = closed_form.DEFAULT_PROBE_LAYERS + 1
+    bulk = closed_form._strict_conditions(scores, sets, list(range(len(paths))), first=first, bulk=True)
+    exact = closed_form._strict_conditions(scores, sets, list(range(len(paths))), first=first, bulk=False)
+    pairs = lambda side: list(zip(*(x.tolist() for x in side)))  # noqa: E731
+    assert pairs(bulk.negative) == pairs(exact.negative)
+    left, everything = pairs(bulk.positive), pairs(exact.positive)
+    assert exact.bulk_threshold is None and bulk.bulk_threshold is not None
+    assert len(left) < len(everything) // 2 and set(left) <= set(everything)
+    assert left == [p for p in everything if p in set(left)]  # the enumeration order is kept
+    decided = [closed_form._threshold_or_none(scores.exp_poly(scores.difference(u, sets[u][0], w)), first + 1)
+               for u, w in everything if (u, w) not in set(left)]
+    assert None not in decided and max(decided) == bulk.bulk_threshold
+
+
+def test_large_numbers_take_python_integers_and_give_the_scaled_chain():
+    # A = I: scaling every token by c > 0 scales every layer by c and keeps every attention set (scores scale by c^2),
+    # so the chain is the same up to the scale; at c = 10^40 the scores overflow int64 and Python integers are used.
+    config = generate("generic", 29, n=6, d=2, alpha=F(1, 10))
+    c = F(10) ** 40
+    small = certify(config.tokens, alpha=config.alpha)
+    large = certify([tuple(c * x for x in p) for p in config.tokens], alpha=config.alpha)
+    assert [(s.layer, s.status, s.until, s.threshold, s.failing, s.sets) for s in large.segments] == \
+        [(s.layer, s.status, s.until, s.threshold, s.failing, s.sets) for s in small.segments]
+    assert large.final.threshold > 4
+    assert large.limits() == tuple(tuple(c * x for x in p) for p in small.limits())
+
+
+def test_an_identically_vanishing_strict_condition_is_still_an_error():
+    # Two points with one path each but a set that leaves the other out, and every coefficient zero: impossible
+    # for sets computed from the positions (the condition holds at t = 0), so an assertion, named by its tokens.
+    paths = [ExpPoly.constant((F(1), F(0))), ExpPoly.constant((F(0), F(0)))]
+    scores = closed_form._Scores(paths, None)
+    with pytest.raises(AssertionError, match="token 1: the strict condition over 0 vanishes identically"):
+        closed_form._strict_conditions(scores, ((0,), (1,)), [0, 1], first=5, bulk=True)
+
+
+@pytest.mark.parametrize("family, seed, n, d, expected", [
+    # (layer, until, failing condition (kind, token, v, w)) per jump: known answers of the one-list implementation
+    ("emerging_leader", 5, 6, 2, [(0, 2, ("strict", 5, 3, 2))]),
+    ("tie_chains", 2, 9, 3, [(0, 1, ("tie", 3, 1, 3)), (1, 1, ("strict", 6, 3, 1)), (2, 1, ("strict", 5, 3, 1))])])
+def test_conditions_with_a_negative_leading_coefficient_are_decided_first(family, seed, n, d, expected):
+    # Without the probe two strict conditions fail at the same t; the one named is the first of the negative
+    # leading coefficients (they fail for sure), before any positive one, in the order (token, other token).
+    config = generate(family, seed, n=n, d=d)
+    chain = certify(config.tokens, alpha=config.alpha, A=config.A, probe_layers=0)
+    assert chain.certified
+    assert [(s.layer, s.until, (s.failing.kind, s.failing.token, s.failing.v, s.failing.w))
+            for s in chain.segments if s.status == "jump"] == expected
+
+
+def one_dimensional_scores(*paths):
+    """_Scores of 1-D paths given as [(coefficient, power, base), ...] each (A = I)."""
+    return closed_form._Scores([ExpPoly([((F(c),), a, F(b)) for c, a, b in terms], dim=1) for terms in paths], None)
+
+
+@pytest.mark.parametrize("far, power, decided", [
+    # point 0 = 1, point 1 = 3 (the set of both), point 2 = far t^power (1/2)^t (its own set):
+    # s_01 - s_02 = 3 - far t^power (1/2)^t, and s_11 - s_12 is three times it
+    (5, 0, 1),     # 3 > 5/2 at t = 1: T = 1, decided in bulk
+    (6, 0, None),  # 3 = 6/2 at t = 1, not below it: T = 2, the floats cannot tell, left to the exact decision
+    (5, 1, None),  # a power of t: T = 2 (t 5/2^t is 5/2 at t = 1 and t = 2), never decided in bulk
+])
+def test_bulk_decides_a_threshold_only_when_the_floats_prove_it(far, power, decided):
+    scores = one_dimensional_scores([(1, 0, 1)], [(3, 0, 1)], [(far, power, F(1, 2))])
+    pairs = closed_form._strict_conditions(scores, ((1,), (1,), (2,)), [0, 1, 2], first=5, bulk=True)
+    exact = closed_form._strict_conditions(scores, ((1,), (1,), (2,)), [0, 1, 2], first=5, bulk=False)
+    left = list(zip(*(x.tolist() for x in pairs.positive)))
+    assert pairs.bulk_threshold == decided
+    assert left == ([] if decided else [(0, 2), (1, 2)])
+    assert list(zip(*(x.tolist() for x in exact.positive))) == [(0, 2), (1, 2)]
+    T = closed_form._threshold_or_none(scores.exp_poly(scores.difference(0, 1, 2)), 6)
+    assert T == (1 if decided else 2)

@@ -119,3 +119,31 @@ def test_non_finite_huge_and_tiny_values_match_bit_for_bit(d: int) -> None:
     reference = run_layer(row_layout_layer_kernel, inputs)
     assert reference["undecided"].any() and np.isnan(reference["new_Z"]).any()
     assert_same_layers(inputs, label=f"extreme d={d}")
+
+
+def test_small_batches_run_on_one_thread_and_large_ones_on_the_team() -> None:
+    from verify.core.float_kernel import PARALLEL_MIN_WORK, threads_for
+
+    assert threads_for(np.array([3]), 2).single  # one configuration: nothing to share
+    assert threads_for(np.full(40, 6), 2).single  # 40 tiny configurations: waking threads costs more
+    assert not threads_for(np.full(8, 128), 16).single
+    assert not threads_for(np.array([1, 1]), PARALLEL_MIN_WORK).single
+
+
+def test_the_thread_count_changes_no_bit(monkeypatch) -> None:
+    """The kernel shares configurations among threads, each computed the same way: one thread or the
+    team give the same bytes (and the caller's thread count is restored)."""
+    import numba
+
+    from verify.core import float_kernel
+    from verify.core.float_dynamics import simulate_batch
+
+    tokens = np.random.default_rng(7).normal(size=(6, 96, 8))
+    assert not float_kernel.threads_for(np.full(6, 96), 8).single
+    before = numba.get_num_threads()
+    team = simulate_batch(tokens, alpha=0.5, layers=5)
+    monkeypatch.setattr(float_kernel, "PARALLEL_MIN_WORK", 1 << 62)
+    single = simulate_batch(tokens, alpha=0.5, layers=5)
+    assert numba.get_num_threads() == before
+    for name in ("final", "undecided", "first_undecided_layer", "leaders", "leader_layer", "position_error_bound"):
+        assert getattr(team, name).tobytes() == getattr(single, name).tobytes(), name

@@ -111,10 +111,13 @@ def _report_json(config):
 def test_certcheck_re_verifies_the_certificate():
     result = certcheck.check_report(_report_json(ROTATING_SQUARE))
     statuses = {o.claim: o.status for o in result.outcomes}
-    assert statuses["T0"] == "failed" and result.certificates_of_falsity == 1 and "rejected" not in statuses.values()
+    # Two certificates of falsity: T0's similarity, and D2's norms (the tokens shrink to 0, so |x|^2 = x^T A x falls).
+    reasons = {o.claim: o.reason for o in result.outcomes if o.status == "failed"}
+    assert set(reasons) == {"T0", "D2"} and all(r.startswith("re-verified") for r in reasons.values())
+    assert result.certificates_of_falsity == 2 and "rejected" not in statuses.values()
     assert result.exit_status == 1 and "a verified certificate shows the file's statement FALSE" in result.verdict_line()
     result = certcheck.check_report(_report_json(SQUARE_IN_3D))
-    assert result.certificates_of_falsity == 1 and all(o.status != "rejected" for o in result.outcomes)
+    assert result.certificates_of_falsity == 2 and all(o.status != "rejected" for o in result.outcomes)
 
 
 @pytest.mark.parametrize("field,value", [
@@ -126,8 +129,8 @@ def test_certcheck_rejects_a_tampered_certificate(field, value):
     data["verdicts"]["T0"]["evidence"]["similarity"][field] = value
     result = certcheck.check_report(data)
     rejected = [o for o in result.outcomes if o.status == "rejected"]
-    assert result.exit_status == 1 and result.certificates_of_falsity == 0
-    assert [o.claim for o in rejected][:1] == ["T0"], rejected
+    assert result.exit_status == 1 and result.certificates_of_falsity == 1  # D2's decreasing norms, untouched
+    assert [o.claim for o in rejected][:1] == ["T0"] and "D2" not in [o.claim for o in rejected], rejected
 
 
 def test_certcheck_rejects_a_leader_before_the_certificate_and_a_stop_without_one():

@@ -165,6 +165,24 @@ class ClaimRun:
     # The similarity certificate (docs/theory.md D11) that stopped a run with no leader: no token ever leads.
     similarity: Similarity | None = None
     _chain_json: dict[str, Any] | None = field(default=None, repr=False)
+    # The dynamics, paused after the last of ``layers``: a caller that wants more layers (the
+    # campaign's 30-layer figures) continues it instead of recomputing layers 0..last.
+    engine: Iterator[ExactLayer] | None = field(default=None, repr=False, compare=False)
+    _continued: list[ExactLayer] = field(default_factory=list, repr=False, compare=False)
+
+    def layers_through(self, last: int) -> list[ExactLayer]:
+        """Layers 0..``last`` of the run's dynamics: the run's own, then the engine continued (the run's
+        ``layers`` stay those its claims were checked on)."""
+        layers = (self.layers + self._continued)[:last + 1]
+        while len(layers) <= last:
+            if self.engine is None:
+                raise RuntimeError(f"the run's dynamics cannot be continued past layer {len(layers) - 1}")
+            layer = next(self.engine)
+            if layer.index != len(layers):
+                raise RuntimeError(f"dynamics yielded layer index {layer.index}, expected {len(layers)}")
+            self._continued.append(layer)
+            layers.append(layer)
+        return layers
 
     @property
     def outside(self) -> bool:
@@ -406,8 +424,10 @@ def _consequences(data: LayerData, fates: dict[int, TokenFate], alpha: Fraction,
 def layer_limit(config: Configuration, layer_budget: int) -> int:
     """The last layer a run of ``config`` may compute: ``layer_budget``, or earlier the last layer the
     independent checker replays under its default work limit (then the run stops by "work limit")."""
-    # Never run past what the independent checker replays under its default limit: every
-    # certificate issued here can be re-verified by `certcheck` without raising --max-work.
+    # Never run past what the independent checker replays under its default limit, so that the
+    # replay is never what keeps `certcheck` from re-verifying a certificate issued here. (A closed-form
+    # chain, D9, is checked on top of the replay: on very many tokens it can exceed the checker's work
+    # meter, which then stops the file: its certificates are reported unsupported, never verified.)
     # The numbers the checker's replay starts from, as it reads them: alpha, or V when given.
     numbers = [x for t in config.tokens for x in t] + [x for row in config.A_matrix for x in row]
     numbers += [config.alpha] if config.V is None else [x for row in config.V for x in row]
@@ -465,7 +485,8 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     led = False
     scores: list[list[list[Fraction]]] = []
     similar: Similarity | None = None
-    for layer in dynamics([list(t) for t in config.tokens], **kwargs):
+    engine = dynamics([list(t) for t in config.tokens], **kwargs)
+    for layer in engine:
         if layer.index != len(data):
             raise RuntimeError(f"dynamics yielded layer index {layer.index}, expected {len(data)}")
         engine_positions = [tuple(p) for p in layer.positions()]
@@ -525,7 +546,7 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     all_fates = [fates.get(t, TokenFate(t, "unsettled")) for t in range(config.n)]
     return ClaimRun(config, A, layers, data, all_fates, settled_layer, layer_budget, violations,
                     stopped_by=stopped_by, time_budget=time_budget, start_mismatch=start_mismatch, chain=chain,
-                    closed_form_attempts=attempts, similarity=similar)
+                    closed_form_attempts=attempts, similarity=similar, engine=engine)
 
 
 def _path_fates(chain: closed_form.Chain, fates: dict[int, TokenFate], d: LayerData, order: list[int]) -> None:

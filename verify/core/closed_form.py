@@ -28,6 +28,11 @@ What is exact here, and how:
   on all of it; intervals the bounds cannot settle are scanned once short;
 * a segment first takes a few layers from the exact engine (most patterns that change, change
   early), and decides the rest by the closed form.
+* a segment's n^2 strict conditions are never all kept: their integer coefficients are taken a
+  block of rows at a time (numpy int64 under a bound that rules out overflow, Python integers
+  beyond it); one whose leading coefficient is positive and whose sign threshold is within the
+  probed layers is decided there (the threshold by a float domination test with a proven margin,
+  exactly where the floats cannot tell), the others one by one, in the same order as ever.
 
 One refinement of docs/theory.md's threshold: only terms whose coefficient has the sign opposite
 to the leading coefficient can pull ``f`` across zero (the others have the leading sign for
@@ -48,7 +53,8 @@ from fractions import Fraction
 from math import comb, lcm
 from typing import Any, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequence, overload
 
-from flint import fmpz, fmpz_mat
+import numpy as np
+from flint import fmpz
 
 from .exact_dynamics import exact_layers
 from .formatting import counted
@@ -879,11 +885,15 @@ class _Scores:
     """All scores ``<A zhat_u(t), zhat_v(t)>`` of the solved paths, as integer exp-polys.
 
     Every path is multiplied by one common denominator and A by its own (a positive factor
-    changes neither signs nor identities). The coefficient vectors of all terms of all paths
-    are the rows of one integer matrix C, so one product ``(C A^T) C^T`` (python-flint) gives
-    every term-by-term score; bases are replaced by their rank in the sorted table of products
-    of two path bases, so that keys and sorting are on small integers.
+    changes neither signs nor identities): each term of each path is an integer coefficient
+    vector ``c`` (a row of C) and ``A c`` (a row of C A^T), and a term-by-term score is their
+    integer dot product. Bases are replaced by their rank in the sorted table of products of two
+    path bases, so that keys and sorting are on small integers. Nothing quadratic in the number
+    of paths is kept: a score is computed when asked for (a few recent ones are remembered), and
+    :func:`_strict_conditions` takes the scores of all pairs a block of rows at a time.
     """
+
+    _CACHE = 4096  # scores remembered (a token's score of its first member is asked for once per condition)
 
     def __init__(self, paths: Sequence[ExpPoly], A: list[list[Fraction]] | None) -> None:
         bases = sorted({t.base for p in paths for t in p.terms})
@@ -897,19 +907,13 @@ class _Scores:
         for p in paths:
             self.rows.append([(len(coefficients) + i, base_id[t.base], t.power) for i, t in enumerate(p.terms)])
             coefficients += [[int(x * D) for x in t.coefficient] for t in p.terms]
-        count = len(coefficients)
-        if count == 0:  # every path zero: only possible when every token sits at the origin
-            self.entries: list[int] = []
-            self.width = 0
+        self.coefficients = coefficients
+        if A is not None and coefficients:
+            a_scale = lcm(*(x.denominator for row in A for x in row))
+            A_int = [[int(x * a_scale) for x in row] for row in A]
+            self.applied = [[sum(a * x for a, x in zip(row, c)) for row in A_int] for c in coefficients]
         else:
-            C = fmpz_mat(coefficients)
-            if A is not None:
-                a_scale = lcm(*(x.denominator for row in A for x in row))
-                C_A = C * fmpz_mat([[int(x * a_scale) for x in row] for row in A]).transpose()
-            else:
-                C_A = C
-            self.entries = [int(x) for x in (C_A * C.transpose()).entries()]
-            self.width = count
+            self.applied = coefficients
         self._cache: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
 
     def score(self, u: int, v: int) -> dict[tuple[int, int], int]:
@@ -919,15 +923,17 @@ class _Scores:
         if found is not None:
             return found
         out: dict[tuple[int, int], int] = {}
-        entries, width = self.entries, self.width
+        applied, coefficients = self.applied, self.coefficients
         for row_u, base_u, power_u in self.rows[u]:
             products = self.product_id[base_u]
-            offset = row_u * width
+            left = applied[row_u]
             for row_v, base_v, power_v in self.rows[v]:
-                value = entries[offset + row_v]
+                value = sum(a * b for a, b in zip(left, coefficients[row_v]))
                 if value:
                     k = (products[base_v], power_u + power_v)
                     out[k] = out.get(k, 0) + value
+        if len(self._cache) >= self._CACHE:
+            self._cache.clear()
         self._cache[key] = out
         return out
 
@@ -942,6 +948,136 @@ class _Scores:
         # Integer coefficients (ints are rationals): the canonical order is the order of the keys.
         return ExpPoly._from_sorted(tuple(Term(value, power, self.products[base])
                                           for (base, power), value in sorted(merged.items()) if value), None)
+
+
+# Entries of one block of the all-pairs scores (rows x points x keys, in 64-bit words), a bound on its memory.
+_BLOCK_ENTRIES = 1 << 19
+# A sum of floats from this many terms or fewer is within 2^-42 of its exact value (relative), far
+# inside the 2^-40 margin of :func:`_strict_conditions`' domination test.
+_FLOAT_TERMS = 1 << 10
+_INT64_SAFE = (1 << 62) - 1
+_FLOAT_EXPONENT = 900  # coefficients below 2^900 and base powers above 2^-900: no overflow, no subnormals
+
+
+class _StrictPairs(NamedTuple):
+    """The strict conditions (u, v0 = first member of u's set, w) that need a per-condition
+    decision, in the order of :func:`build_segment`'s enumeration (u, then w ascending), split by
+    the sign of their leading coefficient; and the largest sign threshold of those decided in
+    bulk (None if none was)."""
+
+    negative: tuple[Any, Any]  # (u's, w's): arrays of point indices
+    positive: tuple[Any, Any]
+    bulk_threshold: int | None
+
+
+def _strict_conditions(scores: _Scores, point_sets: Sequence[tuple[int, ...]], representative: Sequence[int], *,
+                       first: int, bulk: bool) -> _StrictPairs:
+    """Classify every strict condition of (iii), ``s_u,v0 - s_u,w`` for w outside u's set, a block of rows at a time.
+
+    Exactly as :func:`build_segment` treats each one: a condition with no negative coefficient
+    holds for t >= 1 and is dropped; one with every coefficient zero is impossible (an assertion,
+    it holds at t = 0); the others are kept by index, by the sign of the leading coefficient. With
+    ``bulk``, a kept condition with a positive leading coefficient and no power of t is decided
+    here when its sign threshold T (:func:`_threshold_or_none`) is at most ``first``: then the scan
+    of [first, T) is empty, the condition holds for every t >= first and only T matters (the
+    certified segment's threshold is the largest). T is the least t >= 1 with
+    ``c_lead b_lead^t > sum |c_i| b_i^t`` over the negative terms (t_0 = 1 without powers of t, and
+    every ratio b_i / b_lead < 1 makes the sum of ratios decrease), tested for t = 1, ..., first.
+
+    Coefficients are exact integers throughout: numpy int64 when a bound on every entry shows
+    no overflow, Python integers (numpy object arrays) otherwise. The domination test alone is
+    in floats, with a proven margin: every coefficient below 2^900 and every power of a base
+    above 2^-900 (no overflow, no subnormal), each side of the inequality a sum of at most
+    2^10 products of two rounded numbers, so within a relative 2^-42 of its exact value; a
+    difference of the sides beyond 2^-40 of their sum decides, anything closer is left to the
+    exact per-condition decision.
+    """
+    m = len(point_sets)
+    types = sorted({(base, power) for rows in scores.rows for _, base, power in rows})
+    keys = sorted({(scores.product_id[b1][b2], p1 + p2) for b1, p1 in types for b2, p2 in types})
+    key_index = {k: i for i, k in enumerate(keys)}
+    dim = len(scores.coefficients[0]) if scores.coefficients else 0
+    largest_left = max((abs(x) for row in scores.applied for x in row), default=0)
+    largest_right = max((abs(x) for row in scores.coefficients for x in row), default=0)
+    pairs_per_key = max((sum(1 for b1, p1 in types for b2, p2 in types if (scores.product_id[b1][b2], p1 + p2) == k)
+                         for k in keys), default=0)
+    bound = 2 * pairs_per_key * dim * largest_left * largest_right  # |s_u,v0 - s_u,w| per key
+    dtype: Any = np.int64 if bound <= _INT64_SAFE else object
+    bulk = bulk and len(keys) <= _FLOAT_TERMS and bound.bit_length() <= _FLOAT_EXPONENT
+    powers_of_bases: list[Any] = []  # [t - 1][key]: the key's product base to the power t, rounded once
+    if bulk:
+        for t in range(1, first + 1):
+            powers = np.array([float(scores.products[b] ** t) for b, _ in keys])
+            if powers.min() < 2.0 ** -_FLOAT_EXPONENT:
+                break
+            powers_of_bases.append(powers)
+    # Per (base id, power) of a term: every point's A c (left) and c (right), zero rows where a path has no such term.
+    by_type = {kind: (np.zeros((m, dim), dtype=dtype), np.zeros((m, dim), dtype=dtype)) for kind in types}
+    for u, rows in enumerate(scores.rows):
+        for row, b, p in rows:
+            by_type[(b, p)][0][u] = scores.applied[row]
+            by_type[(b, p)][1][u] = scores.coefficients[row]
+    contributions = [(key_index[(scores.product_id[b1][b2], p1 + p2)], by_type[(b1, p1)][0], by_type[(b2, p2)][1].T)
+                     for b1, p1 in types for b2, p2 in types]
+    powered = np.array([p > 0 for _, p in keys], dtype=bool)
+    first_member = np.array([members[0] for members in point_sets], dtype=np.intp)
+    negative: tuple[list[Any], list[Any]] = ([], [])
+    positive: tuple[list[Any], list[Any]] = ([], [])
+    threshold: int | None = None
+    words = max(1, bound.bit_length() // 64)  # a block of long integers is a block of fewer of them
+    step = max(1, _BLOCK_ENTRIES // max(1, m * len(keys) * words))
+    for start in range(0, m, step):
+        stop = min(m, start + step)
+        rows_here = np.arange(start, stop)
+        coefficient = np.zeros((len(keys), stop - start, m), dtype=dtype)
+        for k, left, right in contributions:
+            coefficient[k] += left[start:stop] @ right
+        # s_u,v0 - s_u,w for every w, key by key (exact)
+        coefficient = coefficient[:, np.arange(stop - start), first_member[start:stop]][:, :, None] - coefficient
+        outside = np.ones((stop - start, m), dtype=bool)
+        for i, u in enumerate(range(start, stop)):
+            outside[i, list(point_sets[u])] = False
+        nonzero = coefficient != 0
+        vanishing = outside & ~nonzero.any(axis=0)
+        if vanishing.any():
+            row_at, w_at = (int(x) for x in np.argwhere(vanishing)[0])
+            raise AssertionError(f"token {representative[start + row_at]}: the strict condition over "
+                                 f"{representative[w_at]} vanishes identically although it holds at t = 0")
+        kept = outside & (coefficient < 0).any(axis=0)
+        if not kept.any():
+            continue
+        lead = len(keys) - 1 - np.argmax(nonzero[::-1], axis=0)  # the largest key with a nonzero coefficient
+        lead_value = np.take_along_axis(coefficient, lead[None], axis=0)[0]
+        lead_positive = lead_value > 0
+        exact_needed = kept.copy()
+        if powers_of_bases:
+            candidate = kept & lead_positive & ~(nonzero & powered[:, None, None]).any(axis=0)
+            if candidate.any():
+                ci, cw = np.nonzero(candidate)
+                values = coefficient[:, ci, cw].astype(np.float64)
+                lead_here = lead[ci, cw]
+                lead_float = values[lead_here, np.arange(len(ci))]
+                negative_part = np.where(values < 0, -values, 0.0)
+                open_ = np.ones(len(ci), dtype=bool)
+                for t, powers in enumerate(powers_of_bases, start=1):
+                    lhs = lead_float * powers[lead_here]
+                    rhs = (negative_part * powers[:, None]).sum(axis=0)
+                    margin = 2.0 ** -40 * (lhs + rhs)
+                    dominated = open_ & (lhs - rhs > margin)
+                    unclear = open_ & ~dominated & ~(rhs - lhs > margin)
+                    if dominated.any():
+                        threshold = t if threshold is None else max(threshold, t)
+                        exact_needed[ci[dominated], cw[dominated]] = False
+                    open_ &= ~dominated & ~unclear  # an unclear one is left to the exact decision
+                    if not open_.any():
+                        break
+        for target, sign in ((negative, ~lead_positive), (positive, lead_positive)):
+            at_row, at_w = np.nonzero(exact_needed & sign)
+            target[0].append(rows_here[at_row])
+            target[1].append(at_w)
+    def joined(lists: tuple[list[Any], list[Any]]) -> tuple[Any, Any]:
+        return tuple(np.concatenate(x) if x else np.zeros(0, dtype=np.intp) for x in lists)  # type: ignore[return-value]
+    return _StrictPairs(joined(negative), joined(positive), threshold)
 
 
 def _changed_condition(F: Sequence[tuple[int, ...]], C: Sequence[tuple[int, ...]],
@@ -1034,7 +1170,6 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
     # the scans of the rest.
     scores = _Scores(solved, None if A is None or M == _as_matrix(None, d) else M)
     ties: list[tuple[Condition, ExpPoly]] = []
-    strict: list[tuple[bool, int, Condition, dict[tuple[int, int], int]]] = []
     for u in range(len(points)):
         members = point_sets[u]
         v0 = members[0]
@@ -1043,18 +1178,9 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
             if any(merged.values()):
                 ties.append((Condition("tie", representative[u], representative[v0], representative[v]),
                              scores.exp_poly(merged)))
-        member_set = set(members)
-        for w in range(len(points)):
-            if w not in member_set:
-                merged = scores.difference(u, v0, w)
-                if any(value < 0 for value in merged.values()):
-                    lead = merged[max(k for k, value in merged.items() if value)]
-                    strict.append((lead > 0, len(strict),
-                                   Condition("strict", representative[u], representative[v0], representative[w]),
-                                   merged))
-                elif not any(merged.values()):
-                    raise AssertionError(f"token {representative[u]}: the strict condition over "
-                                         f"{representative[w]} vanishes identically although it holds at t = 0")
+    # The strict conditions are O(n^2): classified in blocks, never all kept; those that need a
+    # decision of their own are kept by index only, and come back in their enumeration order.
+    pairs = _strict_conditions(scores, point_sets, representative, first=first, bulk=first < max_threshold + 1)
 
     best: int | None = None
     failing: Condition | None = None
@@ -1063,14 +1189,15 @@ def build_segment(tokens: Sequence[Sequence[object]], *, alpha: object, A: Seque
         broken = first_nonzero(f, start=first)
         if broken is not None and (best is None or broken < best):
             best, failing = broken, condition
-    strict.sort(key=lambda item: item[:2])
-    thresholds: list[int] = []
+    thresholds: list[int] = [] if pairs.bulk_threshold is None else [pairs.bulk_threshold]
     undecided: list[Condition] = []
-    for _, _, condition, merged in strict:
+    for u_index, w_index in ((int(u), int(w)) for side in (pairs.negative, pairs.positive) for u, w in zip(*side)):
         cap = best if best is not None else max_threshold + 1
         if cap <= first:
             break  # nothing below the least failing t is left to scan
-        f = scores.exp_poly(merged)
+        v0 = point_sets[u_index][0]
+        condition = Condition("strict", representative[u_index], representative[v0], representative[w_index])
+        f = scores.exp_poly(scores.difference(u_index, v0, w_index))
         T = _threshold_or_none(f, cap)
         negative = f.leading_term().coefficient < 0
         stop = cap if T is None else (T + 1 if negative else T)

@@ -32,20 +32,22 @@ def _texts(fig: Any) -> list[Any]:
     return list(fig.findobj(match=is_text))
 
 
-def smallest_text_px(fig: Any, dpi: float) -> float | None:
+def smallest_text_px(fig: Any, dpi: float, *, drawn: bool = False) -> float | None:
     """The smallest font of ``fig``'s text, in pixels of a PNG saved at ``dpi`` (None: the figure has no text).
 
     The figure is laid out first (without rendering): tick labels get their text only then.
+    ``drawn``: the caller has just drawn it, so that layout is already done.
     """
-    fig.draw_without_rendering()
+    if not drawn:
+        fig.draw_without_rendering()
     sizes = [float(text.get_fontsize()) for text in _texts(fig)]
     return min(sizes) * dpi / 72 if sizes else None
 
 
-def png_metadata(fig: Any, dpi: float) -> dict[str, str | None]:
+def png_metadata(fig: Any, dpi: float, *, drawn: bool = False) -> dict[str, str | None]:
     """``savefig(metadata=...)`` of a PNG: no Software field (the bytes depend on data and versions only), and
-    the figure's smallest text (:data:`TEXT_KEY`), when it has any."""
-    smallest = smallest_text_px(fig, dpi)
+    the figure's smallest text (:data:`TEXT_KEY`), when it has any (``drawn``: see :func:`smallest_text_px`)."""
+    smallest = smallest_text_px(fig, dpi, drawn=drawn)
     return {"Software": None, **({TEXT_KEY: f"{smallest:.2f}"} if smallest is not None else {})}
 
 

@@ -217,7 +217,7 @@ def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.nda
     """
     # numba (about a second to import) only once a float layer runs: `simulate` in exact
     # arithmetic, `check` and the tests that never run a float layer start without it.
-    from .float_kernel import layer_kernel
+    from .float_kernel import layer_kernel, threads_for
 
     Z = batch.positions.copy()
     b, m, d = Z.shape
@@ -233,6 +233,7 @@ def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.nda
     At = np.array(batch.A_transposed, dtype=np.float64, order="C")
     weights = np.array(batch.weights, dtype=np.float64, order="C")
     counts = np.array(batch.counts, dtype=np.int64, order="C")
+    threads = threads_for(counts, d)
     k = 0
     while True:
         new_Z = np.zeros_like(Z)
@@ -243,8 +244,9 @@ def float_layers(batch: MergedBatch, *, alpha: np.ndarray, initial_error: np.nda
         score_error = np.zeros(b)
         attention = np.zeros((b, m, m) if record else (1, 1, 1), dtype=np.bool_)
         margin = np.empty((b, m))
-        layer_kernel(Z, weights, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding,
-                     record, new_Z, new_error, argmax, undecided, tie, attention, score_error, margin)
+        with threads:
+            layer_kernel(Z, weights, counts, At, alpha, error, matrix_bound, score_rounding, step_rounding,
+                         record, new_Z, new_error, argmax, undecided, tie, attention, score_error, margin)
         live = np.arange(m)[None, :] < batch.counts[:, None]
         position_error = np.where(live, error, 0.0).max(axis=1)
         yield FloatLayer(k, Z, argmax, tie, undecided, position_error, error, score_error,
