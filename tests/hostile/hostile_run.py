@@ -39,21 +39,25 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pytest
 
+from tests.common.ready_marker import announcing
+
 REPO = Path(__file__).resolve().parents[2]
 TIME_LIMIT = 60.0                # seconds per case
 MEMORY_LIMIT = 2 * 2**30         # bytes: address space of every process, and peak resident memory
-# Printed by the command line's child wrapper once verify.app.cli is imported, so that a signal test
-# can wait for it (a signal during interpreter start-up is Python's business, not the suite's).
+# Printed by the command once its stop handlers are in (the first thing verify.app.cli.run does), so
+# that a signal test can wait for it: a signal before then meets Python's default action, whose
+# outcome is Python's business, not the suite's.
 READY = "hostile-ready"
 # The stage lines of a long command whose standard error is not a terminal: "COMMAND: stage".
 PROGRESS_LINE = re.compile(r"^(report|selftest|hardmax-verify [a-z][a-z -]*): ")
-CHILD = f"import sys, verify.app.cli; sys.stderr.write('{READY}\\n'); sys.stderr.flush(); verify.app.cli.run()"
+ANNOUNCE_READY = announcing(READY)
+CHILD = ANNOUNCE_READY + "verify.app.cli.run()\n"
 # The launcher (see the module docstring). Each line it reads is a case (JSON): it forks it and says
 # "started PID"; when a case ends it says "ended PID WAIT-STATUS PEAK-KIB" (cases may overlap, as
 # a second run beside a first one). The forked process leaves the loop and runs the command as
 # CHILD does, at the top level of the program, so that its exit is an interpreter's exit (atexit
 # handlers, flushes).
-LAUNCHER = f"""
+LAUNCHER = ANNOUNCE_READY + """
 import gc, importlib, json, os, resource, select, sys
 import verify.app.cli
 from verify.app.commands import COMMANDS
@@ -76,7 +80,7 @@ def serve():
             if not pid:
                 break
             running.discard(pid)
-            say(f"ended {{pid}} {{status}} {{usage.ru_maxrss}}")
+            say(f"ended {pid} {status} {usage.ru_maxrss}")
         if b"\\n" not in buffer:
             if select.select([0], [], [], 0.01 if running else None)[0]:
                 chunk = os.read(0, 65536)
@@ -90,7 +94,7 @@ def serve():
         if pid == 0:
             return case
         running.add(pid)
-        say(f"started {{pid}}")
+        say(f"started {pid}")
 
 
 case = serve()
@@ -106,8 +110,6 @@ for fd, path in ((1, case["out"]), (2, case["err"])):
     os.dup2(handle, fd)
     os.close(handle)
 sys.argv = ["-c", *case["args"]]
-sys.stderr.write("{READY}\\n")
-sys.stderr.flush()
 verify.app.cli.run()
 """
 
@@ -317,7 +319,7 @@ def launch(args: Sequence[str], cwd: Path, *, limits: Mapping[int, int] = Mappin
 
 
 def wait_ready(proc: subprocess.Popen | Forked, timeout: float = TIME_LIMIT) -> float:
-    """Block until the child has imported verify.app.cli; returns that moment (monotonic)."""
+    """Block until the child's stop handlers are in (its READY line); returns that moment (monotonic)."""
     deadline = time.monotonic() + timeout
     while not proc.err_path.read_text(errors="replace").startswith(READY):  # type: ignore[union-attr]
         if proc.poll() is not None:

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.common.ready_marker import announcing
 from verify.app.cli import main
 from verify.core.config import make_configuration
 from verify.core.worked import WORKED_CONFIGURATIONS
@@ -193,9 +194,9 @@ name = "generic"
 n = [4, 10]
 d = [2]
 """
-# The child says "ready" once everything is imported, so that a signal lands in the run itself
-# (a signal during interpreter start-up is Python's business, not ours).
-CHILD = "import sys, verify.app.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); verify.app.cli.run()"
+# The child says "ready" once the command's stop handlers are in, so that a signal lands in the run
+# itself (tests/common/ready_marker.py).
+CHILD = announcing("ready") + "verify.app.cli.run()\n"
 
 
 def _tree_digest(folder: Path) -> dict[str, str]:
@@ -355,6 +356,35 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+# A stop that lands while run() installs the handlers, at the two places of verify.app.interrupts.install
+# where the handlers are in but the command has not started: right after install() returns, and just
+# before the redelivery thread starts. Either is a clean stop (130, the one line), never a traceback.
+CHILD_STOPPED_AS_HANDLERS_GO_IN = """
+import signal, sys, verify.app.cli, verify.app.interrupts
+where = sys.argv.pop(1)
+if where == "after install":
+    def stopping(install=verify.app.interrupts.install):
+        install()
+        signal.raise_signal(signal.SIGTERM)
+    verify.app.interrupts.install = stopping
+else:
+    def stopping(start=verify.app.interrupts._start_redelivery):
+        signal.raise_signal(signal.SIGTERM)
+        return start()
+    verify.app.interrupts._start_redelivery = stopping
+verify.app.cli.run()
+"""
+
+
+@pytest.mark.parametrize("where", ["after install", "before the redelivery thread"])
+def test_a_stop_as_the_handlers_go_in_is_clean(where: str, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", CHILD_STOPPED_AS_HANDLERS_GO_IN, where, "check", "missing.json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted: nothing half-written was left behind\n"
 
 
 def test_keyboard_interrupt_while_writing_the_report_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

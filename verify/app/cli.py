@@ -43,6 +43,7 @@ _DEBUG_HELP = "On an error, also print the Python traceback (for bug reports)."
 _INTERRUPTED = "interrupted: nothing half-written was left behind"
 
 _debug = False
+_said_interrupted = False  # the interrupted line was printed (see run)
 # click >= 8.2 raises this for a group called without a subcommand; older versions print the help themselves.
 _NO_ARGUMENTS: type[click.ClickException] = getattr(click.exceptions, "NoArgsIsHelpError",
                                                      type("_Never", (click.ClickException,), {}))
@@ -215,11 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         _report(error, f"error: {_usage_message(error)}")
         return exitcodes.BAD_INPUT
     except (click.exceptions.Abort, KeyboardInterrupt):
-        _safe_echo(_INTERRUPTED)
+        _say_interrupted()
         return exitcodes.INTERRUPTED
     except BaseException as error:  # noqa: BLE001 - every other failure is "could not complete", said in one line
         if _caused_by_interrupt(error):  # e.g. Ctrl-C during a lazy import, re-raised as ImportError by numba
-            _safe_echo(_INTERRUPTED)
+            _say_interrupted()
             return exitcodes.INTERRUPTED
         if _broken_pipe(error):
             # rich writes only to standard output or error, and has already pointed standard output at
@@ -272,6 +273,13 @@ def _caused_by_interrupt(error: BaseException) -> bool:
     return False
 
 
+def _say_interrupted() -> None:
+    """Say that the command was stopped cleanly (once: run() says it too when main() could not)."""
+    global _said_interrupted
+    _said_interrupted = True
+    _safe_echo(_INTERRUPTED)
+
+
 def _safe_echo(line: str) -> None:
     try:
         click.echo(line, err=True)
@@ -290,11 +298,16 @@ def _silence_stdout() -> None:
 
 
 def run() -> None:
-    interrupts.install()
     try:
+        interrupts.install()
         status = main()
-    except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled
+    except KeyboardInterrupt:  # a stop as the handlers go in, or a second Ctrl-C while the first was handled
         status = exitcodes.INTERRUPTED
+        if not _said_interrupted:  # stopped before main() could say so
+            try:
+                _say_interrupted()
+            except KeyboardInterrupt:
+                pass
     try:  # the last of the output, now rather than in the interpreter's exit, where a closed pipe is a traceback
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):

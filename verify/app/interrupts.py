@@ -146,12 +146,15 @@ def install() -> None:
     as ignored (raised inside a finaliser) is sent again.
     """
     global _previous_unraisablehook
-    _start_redelivery()
+    # The hook before the handlers (an interrupt they raise inside a finaliser is then sent again, not
+    # lost), the handlers before the redelivery thread: starting it can hand it the interpreter for a
+    # while, and a SIGTERM then would still find the default action (death by signal, not a clean stop).
     if sys.unraisablehook is not _redeliver_when_swallowed:
         _previous_unraisablehook, sys.unraisablehook = sys.unraisablehook, _redeliver_when_swallowed
     signal.signal(signal.SIGTERM, raise_interrupt)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, raise_interrupt)
+    _start_redelivery()
 
 
 def forget_unhandled() -> None:
