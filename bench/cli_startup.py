@@ -5,9 +5,10 @@
 Each command runs N times (default 7) in a fresh interpreter, as a user's shell starts it
 (``python -m verify ...``, this clone first on the path); printed per command: the median wall
 time, and the same for the baseline measured in the same run, ``python -c pass`` (the
-interpreter alone), with the ratio. Target: ``--help`` and ``--version`` under a second of wall
-time on an idle machine (the command line imports no command to list them:
-verify.app.commands.COMMANDS is a static table; tests/meta/test_cli_startup.py checks that no
+interpreter alone), with the ratio. Target: ``--help`` and ``--version`` under 0.3 s of wall
+time on an idle machine (exit 1 above it; ``check --help`` is shown for comparison: it imports
+its command's module). The command line imports no command to list them
+(verify.app.commands.COMMANDS is a static table; tests/meta/test_cli_startup.py checks that no
 command module is imported). The load average before and after is printed: on a loaded machine
 the wall times are upper bounds.
 """
@@ -23,7 +24,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-TARGET_SECONDS = 1.0
+TARGET_SECONDS = 0.3
+TARGETED = ("hardmax-verify --help", "hardmax-verify --version")
 COMMANDS = {
     "baseline: python -c pass": [sys.executable, "-c", "pass"],
     "hardmax-verify --help": [sys.executable, "-m", "verify", "--help"],
@@ -59,11 +61,12 @@ def main(argv: list[str] | None = None) -> int:
             baseline = seconds
             print(f"  {name:<30} {seconds:6.3f} s")
             continue
-        verdict = "within" if seconds < TARGET_SECONDS else "ABOVE"
-        if name in ("hardmax-verify --help", "hardmax-verify --version") and seconds >= TARGET_SECONDS:
-            slow.append(name)
-        print(f"  {name:<30} {seconds:6.3f} s   {seconds / baseline:5.1f}x the baseline   ({verdict} the target of "
-              f"{TARGET_SECONDS:g} s)")
+        line = f"  {name:<30} {seconds:6.3f} s   {seconds / baseline:5.1f}x the baseline"
+        if name in TARGETED:
+            line += f"   ({'within' if seconds < TARGET_SECONDS else 'ABOVE'} the target of {TARGET_SECONDS:g} s)"
+            if seconds >= TARGET_SECONDS:
+                slow.append(name)
+        print(line)
     print(f"load average after: {_load()}")
     return 1 if slow else 0
 

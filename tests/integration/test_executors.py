@@ -77,7 +77,7 @@ def _report(tmp: Path, name: str, *executor_args: str) -> str:
 def test_three_executors_give_identical_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The figures are drawn in this process from the merged records, whichever executor ran the
     # tasks: left out here (the other report tests draw them), so that each run costs its campaign.
-    monkeypatch.setattr(report_build, "write_figures", lambda records, out_dir: [])
+    monkeypatch.setattr(report_build, "write_figures", lambda records, out_dir, **_: [])
     texts = {args: _report(tmp_path, args.replace(" ", "").strip("-"), *args.split())
              for args in ("--jobs 1", "--jobs 2", "--dask-local 2")}
     parts = {args: deterministic_part(text) for args, text in texts.items()}

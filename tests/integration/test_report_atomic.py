@@ -59,8 +59,8 @@ def test_crash_while_writing(previous, monkeypatch: pytest.MonkeyPatch) -> None:
     out, before = previous
     real = build_module.write_figures
 
-    def write_then_crash(records, staging):
-        real(records, staging)
+    def write_then_crash(records, staging, **options):
+        real(records, staging, **options)
         assert any(staging.rglob("*.png"))  # something really was half-written
         raise OSError("disk full (injected)")
 

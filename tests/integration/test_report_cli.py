@@ -347,7 +347,7 @@ def test_time_budget_makes_unsettled_examples_inconclusive_and_the_report_says_s
     assert "no: time budget spent at layer 0" in markdown
     # The flag overrides the file and lands in the equivalent command (the same records: their
     # figures, drawn above, are left out).
-    monkeypatch.setattr(report_build, "write_figures", lambda records, out_dir: [])
+    monkeypatch.setattr(report_build, "write_figures", lambda records, out_dir, **_: [])
     assert _report(tmp_path, "--examples", "0", "--time-budget", "1e-9", "--runs", str(tmp_path / "none")) == 3
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert "--time-budget 1e-09" in results["environment"]["command_line"]

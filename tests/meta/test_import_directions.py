@@ -124,6 +124,8 @@ DYNAMIC_IMPORTS: dict[str, str] = {
     "verify.app.cli": "a subcommand's module is imported when that subcommand runs",
     "verify.app.campaign.executors": "a worker imports the modules its tasks need before the first task",
     "verify.claims": "every claim module of the package registers itself; none is named",
+    "verify.experiments.conjectures": "PEP 562 public names: the report reads saved runs without importing the lab "
+                                      "(and with it Hypothesis)",
 }
 
 
@@ -342,6 +344,7 @@ def _imported_by_name() -> tuple[Import, ...]:
     from verify.app.campaign.executors import WARM_MODULES
     from verify.app.commands import COMMANDS
     from verify.claims import claim_modules
+    from verify.experiments import conjectures
 
     by_name = {
         "verify": [f"verify.{module}" for module in verify._PUBLIC.values()],  # type: ignore[attr-defined]
@@ -349,6 +352,8 @@ def _imported_by_name() -> tuple[Import, ...]:
         "verify.app.campaign.executors": list(WARM_MODULES),
         "verify.claims": [f"verify.claims.{module}" for module in claim_modules()],
         "verify._moved": list(MOVED.values()),
+        "verify.experiments.conjectures": sorted({f"verify.experiments.conjectures.{module}"
+                                                  for module in conjectures._HOME.values()}),
     }
     assert set(by_name) == set(DYNAMIC_IMPORTS) and all(by_name.values())
     return tuple(Import(module, target, 0, False) for module, targets in by_name.items() for target in targets)

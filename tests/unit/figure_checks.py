@@ -5,8 +5,8 @@ tick labels, legend entries, annotations) against the figure's box in pixels;
 :func:`legends_over_content` finds a legend over the data or over another text;
 :func:`annotations_across_axes` finds a note on the data that runs over its axes' frame;
 :func:`saved_figures` records every figure saved while it is active, so that a test can run
-a drawing function as it is (one that saves through ``Figure.savefig`` or ``pyplot``) and then
-measure what it saved.
+a drawing function as it is (one that saves through ``Figure.savefig`` or ``pyplot``, or writes the
+pixels of an Agg canvas itself) and then measure what it saved.
 """
 
 from __future__ import annotations
@@ -107,19 +107,31 @@ def _drawn(text: Text) -> bool:
 
 @contextmanager
 def saved_figures() -> Iterator[list[Figure]]:
-    """Every figure saved (``Figure.savefig``, which pyplot's savefig calls too) inside the block, in order."""
+    """Every figure saved inside the block, in order: by ``Figure.savefig`` (which pyplot's savefig calls
+    too), or drawn on an Agg canvas whose pixels the caller takes out to write itself (the report's
+    figures). A figure only drawn (to measure it, say) is not saved, and not listed."""
     saved: list[Figure] = []
-    original = Figure.savefig
+    original_save, original_pixels = Figure.savefig, FigureCanvasAgg.buffer_rgba
+
+    def keep(fig: Figure) -> None:
+        if not any(fig is other for other in saved):
+            saved.append(fig)
 
     def recording(self: Figure, *args: object, **kwargs: object) -> object:
         # A figure saved with bbox_inches="tight" is cut to the box around everything drawn: no
         # text can be cut, whatever the figure's own size (text_outside then has nothing to say).
         self.saved_tight = kwargs.get("bbox_inches") == "tight"  # type: ignore[attr-defined]
-        saved.append(self)
-        return original(self, *args, **kwargs)
+        keep(self)
+        return original_save(self, *args, **kwargs)
+
+    def pixels(self: FigureCanvasAgg) -> object:
+        keep(self.figure)
+        return original_pixels(self)
 
     Figure.savefig = recording  # type: ignore[method-assign]
+    FigureCanvasAgg.buffer_rgba = pixels  # type: ignore[method-assign]
     try:
         yield saved
     finally:
-        Figure.savefig = original  # type: ignore[method-assign]
+        Figure.savefig = original_save  # type: ignore[method-assign]
+        FigureCanvasAgg.buffer_rgba = original_pixels  # type: ignore[method-assign]

@@ -181,3 +181,25 @@ def test_the_leader_control_figure_names_its_axes_and_its_marks(tmp_path) -> Non
         assert ax.get_xlabel() and ax.get_ylabel()
     legend_texts = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
     assert any("leader" in t for t in legend_texts) and any("A-norm" in t for t in legend_texts)
+
+
+@pytest.mark.slow  # matplotlib draws for seconds per figure
+def test_figures_drawn_side_by_side_are_the_bytes_drawn_one_by_one(records, tmp_path) -> None:
+    serial = figures.write_figures(records, tmp_path / "serial", jobs=1)
+    forked = figures.write_figures(records, tmp_path / "forked", jobs=2)
+    assert len(serial) == len(figures.FIGURES)  # the records support every figure
+    assert forked == serial
+    for info in serial:
+        for name in filter(None, (info.png, info.svg)):
+            assert (tmp_path / "forked" / name).read_bytes() == (tmp_path / "serial" / name).read_bytes(), name
+
+
+def _broken_figure(records: Any, out_dir: Path) -> None:
+    raise RuntimeError("a figure that cannot be drawn")
+
+
+def test_a_figure_that_fails_in_a_forked_drawer_fails_the_call(records, tmp_path, monkeypatch) -> None:
+    """Never a report with a figure silently missing: the drawer's error reaches the caller."""
+    monkeypatch.setattr(figures, "FIGURES", (figures.leaders_figure, _broken_figure))
+    with pytest.raises(RuntimeError, match="cannot be drawn"):
+        figures.write_figures(records, tmp_path, jobs=2)

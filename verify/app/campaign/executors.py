@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterator, Sequence
 
-import numba
 
 from verify.core.exitcodes import CouldNotComplete
 from verify.core.numbers import InputError
@@ -117,6 +116,8 @@ def _set_float_threads(count: int | None) -> int:
     each float layer pays for waking them (measured: 0.75 s against ~4 s for 34 float runs on a
     busy 2-core machine), and a process pool would oversubscribe the cores.
     """
+    import numba  # about 0.5 s: a pool's parent never needs it
+
     previous = numba.get_num_threads()
     if count is not None:
         numba.set_num_threads(max(1, min(count, numba.config.NUMBA_NUM_THREADS)))

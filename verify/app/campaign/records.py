@@ -13,8 +13,19 @@ from verify.core.numbers import rational_to_str, to_rational
 __all__ = ["claim_record", "fate_records"]
 
 
+_AS_IS = frozenset((str, int, bool, type(None)))
+
+
 def _json_ready(value: Any) -> Any:
     """Evidence and certificates as plain JSON (Fractions as "p/q", tuples and sets as lists)."""
+    kind = type(value)
+    # The common cases first, by exact type (an ABC's isinstance costs far more, on every node).
+    if kind in _AS_IS:
+        return value
+    if kind is dict:
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_json_ready(v) for v in value]
     if isinstance(value, Fraction):
         return rational_to_str(value)
     if isinstance(value, Mapping):

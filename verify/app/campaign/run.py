@@ -48,9 +48,8 @@ def run_task(task: Task, *, checker: Checker | None = None, timings: dict[str, f
     # The claim checks stop one layer after every token is settled (often layer 1 or 2); the
     # figures want a longer view, so the exact engine is run on to a fixed horizon.
     horizon = max(HORIZON, record["layers_run"])
-    engine_layers = list(getattr(report, "layers", []) or [])
-    if checker is None and len(engine_layers) > horizon:
-        layers = engine_layers[:horizon + 1]  # the claim checks already ran the real engine this far
+    if checker is None and report.run is not None:  # the real engine: continued where the claim checks paused it
+        layers = report.run.layers_through(horizon)
     else:
         layers = exact_run(config, horizon)
     fates = record["fates"]

@@ -313,7 +313,7 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         if on_stage is not None:
             on_stage("figures")
         clock = time.perf_counter()
-        figures = write_figures(records, staging)
+        figures = write_figures(records, staging, jobs=jobs)
         figure_seconds = time.perf_counter() - clock
         figure_targets = [figure for block in optional.values() for figure in block.get("figures", [])]
         for figure, source in zip(figure_targets, figure_sources):

@@ -8,12 +8,15 @@ their 8 to 10 tokens). Figures illustrate; the verdicts are decided elsewhere, e
 from __future__ import annotations
 
 import functools
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar, cast
 
 import matplotlib
+import matplotlib.image
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
@@ -63,17 +66,30 @@ class FigureInfo:
 
 
 def _save(fig: Figure, out_dir: Path, name: str, *, svg: bool = False) -> tuple[str, str | None]:
-    FigureCanvasAgg(fig)
+    canvas = FigureCanvasAgg(fig)
     figures = out_dir / "figures"
     figures.mkdir(parents=True, exist_ok=True)
     png = f"figures/{name}.png"
-    fig.savefig(out_dir / png, dpi=DPI, metadata=png_metadata(fig, DPI))
+    fig.set_dpi(DPI)
+    # One pass lays the figure out (constrained layout), renders the PNG's pixels and gives every
+    # text its size; the pixels are then written as savefig's PNG path writes them (matplotlib's
+    # _print_pil), with the figure's own colours: a matplotlibrc's savefig.* keys do not apply.
+    canvas.draw()
+    metadata = png_metadata(fig, DPI, drawn=True)
+    # metadata's None (no Software field) is what savefig passes too; the stubs only list str values.
+    matplotlib.image.imsave(out_dir / png, canvas.buffer_rgba(), format="png", origin="upper", dpi=DPI,
+                            metadata=cast("dict[str, str]", metadata))
+    # The layout is done: the SVG below is drawn without computing it again (a full layout each time).
+    fig.set_layout_engine("none")
     svg_name = None
     if svg:
         svg_name = f"figures/{name}.svg"
         # SVG element ids (clip paths) are random unless salted: a fixed salt makes the same
         # figure the same bytes on every run.
-        with matplotlib.rc_context({"svg.hashsalt": "hardmax-verify"}):
+        # The savefig.* keys at their defaults, as the PNG above has them whatever a matplotlibrc says.
+        with matplotlib.rc_context({"svg.hashsalt": "hardmax-verify", "savefig.facecolor": "auto",
+                                    "savefig.edgecolor": "auto", "savefig.transparent": False,
+                                    "savefig.bbox": None}):
             fig.savefig(out_dir / svg_name, metadata=SVG_METADATA)
     return png, svg_name
 
@@ -454,11 +470,32 @@ def leaders_figure(records: Sequence[dict[str, Any]], out_dir: Path) -> FigureIn
                       "tokens n, coloured by the dimension d; dotted: every token leads.")
 
 
-def write_figures(records: Sequence[dict[str, Any]], out_dir: Path) -> list[FigureInfo]:
-    """Draw every figure the records support into ``out_dir/figures``; return what was written."""
-    figures = []
-    for draw in (worked_panels, convergence_figure, float_figure, denominator_figure, leaders_figure):
-        info = draw(records, out_dir)
-        if info is not None:
-            figures.append(info)
-    return figures
+# Costliest first: with two processes the worked panels take one, the rest the other.
+FIGURES = (worked_panels, convergence_figure, float_figure, denominator_figure, leaders_figure)
+_drawing: tuple[Sequence[dict[str, Any]], Path] | None = None  # a forked drawer's records and folder
+
+
+def _adopt(records: Sequence[dict[str, Any]], out_dir: Path) -> None:
+    global _drawing
+    _drawing = (records, out_dir)
+
+
+def _draw_adopted(index: int) -> FigureInfo | None:
+    assert _drawing is not None
+    return FIGURES[index](*_drawing)
+
+
+def write_figures(records: Sequence[dict[str, Any]], out_dir: Path, *, jobs: int = 1) -> list[FigureInfo]:
+    """Draw every figure the records support into ``out_dir/figures``; return what was written.
+
+    With ``jobs`` > 1 (where processes can fork) the figures are drawn side by side in forked
+    processes, which inherit the records instead of receiving a copy; each figure is drawn by the
+    same code either way, so its bytes do not depend on ``jobs``.
+    """
+    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        with ProcessPoolExecutor(max_workers=min(jobs, len(FIGURES)), mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_adopt, initargs=(records, out_dir)) as pool:
+            drawn = list(pool.map(_draw_adopted, range(len(FIGURES))))
+    else:
+        drawn = [draw(records, out_dir) for draw in FIGURES]
+    return [info for info in drawn if info is not None]
