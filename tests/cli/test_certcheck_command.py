@@ -168,3 +168,42 @@ def test_max_work_help_states_the_estimate_the_checker_makes() -> None:
     assert formula is not None
     option = next(p for p in command.params if p.name == "max_work")
     assert f"about {formula.group(1)} per layer" in (getattr(option, "help", None) or "")
+
+
+def _with_stdout_closed(tmp_path: Path, *argv: str, module: str = "verify") -> int:
+    """The exit status of ``python -m MODULE ARGV`` whose standard output's reader leaves before it writes
+    anything (``| head`` that has read what it wanted)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.Popen([sys.executable, "-m", module, *argv], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)})
+    assert child.stdout is not None
+    child.stdout.close()
+    return child.wait(timeout=300)
+
+
+def test_a_reader_leaving_the_pipe_changes_no_verdict(tmp_path: Path) -> None:
+    """`certcheck BAD | head`: the rejection stands (exit 1), as the verification does (exit 0), and --json FILE is
+    written whole; in the direct checker and through the suite's command line."""
+    path, report = _claims(tmp_path)
+    out = tmp_path / "check.json"
+    assert _with_stdout_closed(tmp_path, "certcheck", str(path), "--json", str(out)) == 0
+    assert json.loads(out.read_text())["exit_status"] == 0
+    report["verdicts"]["T0"]["certificate"]["leaders"] = [0]
+    path.write_text(json.dumps(report))
+    out.unlink()
+    assert _with_stdout_closed(tmp_path, "certcheck", str(path), "--json", str(out)) == 1
+    assert json.loads(out.read_text())["exit_status"] == 1
+    assert _with_stdout_closed(tmp_path, "certcheck", str(path), "--json", "-") == 1
+    out.unlink()
+    assert _with_stdout_closed(tmp_path, str(path), "--json", str(out), module="verify.certcheck") == 1
+    assert json.loads(out.read_text())["exit_status"] == 1
+    assert _with_stdout_closed(tmp_path, str(path), module="verify.certcheck") == 1
+    # The suite's own commands: a false verdict of check stays false with nobody reading.
+    square = Path(__file__).resolve().parents[2] / "examples" / "rotating_square.json"
+    check_out = tmp_path / "square.json"
+    assert _with_stdout_closed(tmp_path, "check", str(square), "--outside-hypotheses", "--json", str(check_out)) == 1
+    assert json.loads(check_out.read_text())["verdicts"]["T0"]["status"] == "failed"

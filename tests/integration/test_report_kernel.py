@@ -73,7 +73,9 @@ def test_without_coqc_the_report_says_so(tmp_path: Path, monkeypatch: pytest.Mon
     block = outcome.results["kernel"]
     assert outcome.exit_status == 0 and block["status"] == "skipped" and "scripts/setup.sh" in block["reason"]
     assert "Coq's kernel did not check this report (skipped" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
-    assert certcheck.check_file(str(tmp_path / "r" / "results.json")).exit_status == 0
+    checked = certcheck.check_file(str(tmp_path / "r" / "results.json"))
+    # A pass that did not run verifies nothing: no kernel outcome, nothing counted as a verified certificate.
+    assert checked.exit_status == 0 and not [o for o in checked.outcomes if o.claim == "(kernel)"]
 
 
 def test_a_rejection_fails_the_report(small_report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,6 +91,18 @@ def test_a_rejection_fails_the_report(small_report: Path, tmp_path: Path, monkey
     assert outcome.exit_status == 1
     glance = (tmp_path / "r" / "report.md").read_text(encoding="utf-8").split("## Contents")[0]
     assert "Overall: **FAILED** (exit status 1)" in glance and "the kernel REJECTED 1 certificate" in glance
+    # results.json says so too, and the independent checker passes the falsity on: exit 1, nothing rejected.
+    results = json.loads((tmp_path / "r" / "results.json").read_text(encoding="utf-8"))
+    assert (results["summary"]["overall"], results["summary"]["exit_status"]) == ("failed", 1)
+    checked = certcheck.check_file(str(tmp_path / "r" / "results.json"))
+    assert [o.status for o in checked.outcomes if o.claim == "(kernel)"] == ["failed"]
+    assert checked.exit_status == 1 and not [o for o in checked.outcomes if o.status == "rejected"]
+    # A summary that hides the kernel's rejection is refused.
+    results["summary"].update(overall="certified", exit_status=0)
+    path = tmp_path / "hidden.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    hidden = certcheck.check_file(str(path))
+    assert any(o.claim == "(summary)" and o.status == "rejected" for o in hidden.outcomes)
 
 
 def test_configurations_left_unchecked_are_named(small_report: Path, tmp_path: Path,

@@ -141,7 +141,8 @@ def test_value_matrix_regression_leader_lost_after_certified_T1(monkeypatch) -> 
     assert "differ from the leader fates" in _outcome(result, "T1").reason
     for claim in ("T1", "D3"):
         assert _outcome(result, claim).status == "rejected"
-    assert {_outcome(result, c).status for c in ("T0", "D2", "replay")} == {"verified"}
+    assert {_outcome(result, c).status for c in ("T0", "replay")} == {"verified"}
+    assert _outcome(result, "D2").status == "inconclusive"  # D2, too, is proved for V = alpha I only
 
 
 def test_value_matrix_multiple_of_identity_is_the_proved_model() -> None:
@@ -331,6 +332,22 @@ def test_results_with_no_examples_but_a_certified_summary_are_rejected() -> None
     assert any("the file holds 0" in r for r in reasons)
     assert any("not one certificate in it verifies" in r for r in reasons)
 
+
+
+def test_a_consistent_results_file_of_no_configurations_is_never_everything_verified() -> None:
+    """Zero tasks planned, zero records, the summary the report would write: nothing false, nothing verified (exit 3)."""
+    from tests.common.results_files import canonical_sha256, results_of, summary_of
+
+    data = results_of([reports()["triangle"]])
+    data["campaign"].update(examples=0, tasks=0)
+    data["plan"] = {"campaign_sha256": canonical_sha256(data["campaign"]), "tasks": []}
+    data["examples"], data["summary"] = [], summary_of([], 60)
+    for row in data["summary"]["claims"].values():
+        row["recertified"] = 0
+    result = _check_results(data)
+    assert not _rejections(result), _rejections(result)
+    assert result.exit_status == 3
+    assert [o.reason for o in result.outcomes] == ["the file holds no configurations: there is nothing to verify"]
 
 def test_one_missing_record_is_named_in_the_singular() -> None:
     data = copy.deepcopy(_campaign())
@@ -1007,6 +1024,65 @@ def test_forged_D2_where_the_A_norm_decreases() -> None:
     _forge(report, "D2", {"last_layer": last, "norms": norms})
     assert "decreases" in _reason(report, "D2")
 
+
+
+def _exact_norms(report: dict[str, Any]) -> list[list[str]]:
+    """<A z_i^k, z_i^k> for every layer run, from the exact engine (V when the configuration has one)."""
+    config = report["config"]
+    A = [[_q(x) for x in row] for row in config["A"]] if config.get("A") else None
+    out = []
+    for layer in exact_layers(config["tokens"], alpha=config["alpha"], A=config.get("A"), V=config.get("V")):
+        if layer.index > report["last_layer"]:
+            return out
+        out.append([str(_dot([_dot(row, z) for row in A], z) if A else _dot(z, z)) for z in layer.positions()])
+    raise AssertionError  # pragma: no cover
+
+
+# Outside D2's proof (A not symmetric): no norm decreases within the layers run, but the locked token's squared
+# A-norm falls later (-25/8 at layer 0, towards -33/8). Certifying D2 from layers 0..1 would certify a false D2.
+D2_FALLS_LATER = {"tokens": [["1", "1/2"], ["1", "-1/2"]], "A": [["-3", "-3"], ["2", "-5/2"]], "alpha": "1/2"}
+
+
+@pytest.mark.parametrize("data, why", [(D2_FALLS_LATER, "A symmetric positive semidefinite only"),
+                                       (V_LEADER_LOST, "V = alpha I")])
+def test_D2_outside_its_proof_is_inconclusive_and_a_certified_one_rejected(data: dict[str, Any], why: str) -> None:
+    report = _report(parse_configuration(data, outside_hypotheses=True))
+    verdict = report["verdicts"]["D2"]
+    assert verdict["status"] == "inconclusive" and why in verdict["summary"]
+    assert _outcome(certcheck.check_report(report), "D2").status == "inconclusive"
+    _forge(report, "D2", {"last_layer": report["last_layer"], "norms": _exact_norms(report)})
+    report["verdicts"]["D2"]["evidence"]["A_symmetric_positive_definite"] = False
+    assert why in _reason(report, "D2")
+
+
+def test_D2_falls_after_the_layers_run_in_the_adversary_s_case() -> None:
+    """The reason D2_FALLS_LATER must not be certified: a later layer's norm is below layer 0's."""
+    report = _report(parse_configuration(D2_FALLS_LATER, outside_hypotheses=True))
+    A = [[_q(x) for x in row] for row in D2_FALLS_LATER["A"]]
+    norms = [[_dot([_dot(row, z) for row in A], z) for z in layer.positions()]
+             for _, layer in zip(range(40), exact_layers(D2_FALLS_LATER["tokens"], alpha="1/2", A=D2_FALLS_LATER["A"]))]
+    assert report["last_layer"] < 39 and min(row[1] for row in norms) < norms[0][1]
+
+
+def test_D2_on_a_singular_positive_semidefinite_A_is_certified_and_verified() -> None:
+    """D2's proof needs A symmetric positive semidefinite only (formal/Statement.v D2_statement)."""
+    data = {"tokens": [["2", "1"], ["0", "1"], ["1", "-1"]], "A": [["1", "0"], ["0", "0"]], "alpha": "1/2"}
+    report = _report(parse_configuration(data, outside_hypotheses=True))
+    assert report["verdicts"]["D2"]["status"] == "certified"
+    assert _outcome(certcheck.check_report(report), "D2").status == "verified"
+
+
+def test_D1_under_a_value_matrix_is_inconclusive_and_a_certified_one_rejected() -> None:
+    """Every token leads at layer 0 and stays put, so D1 holds on the layers run; with this V it is not proved."""
+    data = {"tokens": [["1", "0"], ["0", "1"], ["-1", "0"], ["0", "-1"]], "V": [["2", "1"], ["0", "1"]], "alpha": "1/2"}
+    report = _report(parse_configuration(data, outside_hypotheses=True))
+    verdict = report["verdicts"]["D1"]
+    assert verdict["status"] == "inconclusive" and "V = alpha I" in verdict["summary"]
+    assert _outcome(certcheck.check_report(report), "D1").status == "inconclusive"
+    last = report["last_layer"]
+    assert last >= 1
+    _forge(report, "D1", {"first_layer": 0, "last_layer": last, "weights": [[[[i, "1"]] for i in range(4)]] * last})
+    assert "V = alpha I" in _reason(report, "D1")
 
 # Non-symmetric A = [[1, 1], [-1, 1]] (Asym = I): token 2 locks onto the leaders' mean (1, 0), which
 # is not the projection of 0 onto their edge; a forged T4 with the exact KKT values, one negative.

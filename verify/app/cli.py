@@ -198,10 +198,52 @@ def _report(error: BaseException, line: str) -> None:
         pass
 
 
+class _ReaderMayLeave:
+    """Standard output (or error) that outlives its reader: once the reader of the pipe has gone (``| head``
+    has read what it wanted), what is left to print goes to /dev/null and the command runs on, so that its
+    exit status is its verdict and its ``--json FILE`` is written. Any other failure to write is raised."""
+
+    def __init__(self, stream: object, fd: int) -> None:
+        self._stream, self._fd = stream, fd
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)  # type: ignore[attr-defined]
+        except BrokenPipeError:
+            if not reader_went_away():
+                raise
+            _silence_stdout(self._fd)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()  # type: ignore[attr-defined]
+        except BrokenPipeError:
+            if not reader_went_away():
+                raise
+            _silence_stdout(self._fd)
+            try:  # what the buffer held now goes to /dev/null
+                self._stream.flush()  # type: ignore[attr-defined]
+            except BrokenPipeError:
+                pass
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs one command and returns its exit status; never raises (Ctrl-C included)."""
     global _debug
     _debug = os.environ.get(DEBUG_ENVIRONMENT, "") not in ("", "0")
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _ReaderMayLeave(stdout, 1), _ReaderMayLeave(stderr, 2)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         status = cli.main(args=argv, prog_name="hardmax-verify", standalone_mode=False)
     except InputError as error:
@@ -225,10 +267,9 @@ def main(argv: list[str] | None = None) -> int:
         if _broken_pipe(error):
             # rich writes only to standard output or error, and has already pointed standard output at
             # /dev/null when it reports a broken pipe; any other broken pipe is asked of the two now.
-            closed_by_reader = isinstance(error, SystemExit) or reader_went_away()
+            # Standard output itself outlives its reader (_ReaderMayLeave): a broken pipe that reaches here
+            # stopped the command before its verdict, so no status may look like one.
             _silence_stdout()
-            if closed_by_reader:  # `| head`, `| less` quit: output nobody reads, not a failure
-                return exitcodes.SUCCESS
         _report(error, f"error: could not complete: {_could_not_complete(error)}")
         return exitcodes.COULD_NOT_COMPLETE
     # Commands return their exit status (an int) or None for plain success.
@@ -287,11 +328,12 @@ def _safe_echo(line: str) -> None:
         pass
 
 
-def _silence_stdout() -> None:
-    """After a broken pipe, point stdout at /dev/null so that the interpreter's final flush is quiet."""
+def _silence_stdout(fd: int = 1) -> None:
+    """After a broken pipe, point standard output (or ``fd``) at /dev/null so that later writes and the
+    interpreter's final flush are quiet."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, fd)
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass

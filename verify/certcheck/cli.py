@@ -15,7 +15,7 @@ import os
 import select
 import sys
 import traceback
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .files import check_file
 from .jsontext import write_text
@@ -80,9 +80,13 @@ def main(argv: list[str] | None = None) -> int:
         result = check_file(args.file, max_work=args.max_work, max_bytes=args.max_bytes,
                             max_total_work=args.max_total_work, runs=args.runs, models=args.models)
         text = json.dumps(result.to_json_dict(), indent=1, allow_nan=False) + "\n"
-        # The summary goes to standard output, or to standard error when the JSON takes standard output.
-        print("\n".join(result.lines(verbose=args.verbose)), file=sys.stderr if args.json == "-" else sys.stdout)
-        if args.json is not None:
+        # The summary goes to standard output, or to standard error when the JSON takes standard output. The
+        # verdict is known: a reader that stops reading (`| head`) changes neither the exit status nor --json FILE.
+        _print_for_a_reader("\n".join(result.lines(verbose=args.verbose)) + "\n",
+                            sys.stderr if args.json == "-" else sys.stdout)
+        if args.json == "-":
+            _print_for_a_reader(text, sys.stdout)
+        elif args.json is not None:
             write_json(text, args.json)
     except BadInput as error:
         print(f"certcheck: error: {one_line(str(error))}", file=sys.stderr)
@@ -90,31 +94,40 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("certcheck: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError as error:
-        if not _reader_went_away():  # a FIFO given as --json lost its reader: that file was not written
-            return could_not_complete(error, debug=args.debug)
-        _quiet_stdout()  # `| head` read what it wanted: end quietly, as Unix tools do
-        return 0
+    except BrokenPipeError as error:  # a FIFO given as --json lost its reader: that file was not written
+        return could_not_complete(error, debug=args.debug)
     except Exception as error:  # noqa: BLE001 - a crash must never look like a verdict
         return could_not_complete(error, debug=args.debug)
     return result.exit_status
 
 
-def _reader_went_away() -> bool:
-    """Standard output is a pipe whose reader has closed it."""
+def _print_for_a_reader(text: str, stream: Any) -> None:
+    """Write ``text``; if the reader of the pipe has gone, the rest goes to /dev/null (any other error is raised)."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        if not _reader_went_away(stream.fileno()):
+            raise
+        _quiet_stdout(stream.fileno())
+
+
+def _reader_went_away(fd: int = 1) -> bool:
+    """Standard output (or ``fd``) is a pipe whose reader has closed it."""
     try:
         poller = select.poll()
-        poller.register(1, select.POLLOUT)
+        poller.register(fd, select.POLLOUT)
         return any(revents & select.POLLERR for _, revents in poller.poll(0))
     except (OSError, ValueError, AttributeError):
         return False
 
 
-def _quiet_stdout() -> None:
-    """Point standard output at /dev/null, so that the interpreter's last flush does not print a traceback."""
+def _quiet_stdout(fd: int = 1) -> None:
+    """Point standard output (or ``fd``) at /dev/null, so that the interpreter's last flush does not print a
+    traceback."""
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
+        os.dup2(devnull, fd)
         os.close(devnull)
 
 

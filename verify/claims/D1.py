@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verify.claims import registry
-from verify.claims.run import ClaimRun, make_verdict, outside_evidence, q, qv
+from verify.claims.run import ClaimRun, make_verdict, outside_evidence, q, qv, value_matrix_is_the_plain_model
 from verify.claims.verdicts import Verdict
 from verify.core import geometry
 
@@ -41,6 +41,10 @@ def check_D1(run: ClaimRun) -> Verdict:
         all_weights.append(layer_weights)
     if not all_weights:
         return make_verdict("D1", "inconclusive", "only one layer was run: no transition to check", run)
+    if not value_matrix_is_the_plain_model(run.config):
+        return make_verdict("D1", "inconclusive", f"every token of layers 1..{run.last_layer} is an exact convex "
+                            "combination of the previous layer, but D1 is proved for V = alpha I only: later layers "
+                            "are not decided", run)
     cert = {"first_layer": 0, "last_layer": run.last_layer, "weights": all_weights}
     return make_verdict("D1", "certified", f"every token of layers 1..{run.last_layer} is an exact convex combination "
                     "of the previous layer", run, certificate=cert)
@@ -48,4 +52,4 @@ def check_D1(run: ClaimRun) -> Verdict:
 
 CLAIM = registry.register(registry.Claim(
     "D1", "each token of layer k+1 lies in the convex hull of layer k", "check",
-    assumption="none within the layers computed; later layers unchecked", certificate="D1", check=check_D1))
+    assumption="V = alpha I (D1's proof); otherwise only a token outside the hull decides", certificate="D1", check=check_D1))

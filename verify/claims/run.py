@@ -481,7 +481,7 @@ def run_configuration(config: Configuration, *, layer_budget: int = 200, dynamic
     attempts: list[dict[str, Any]] = []
     progress_layer, wait = 0, CLOSED_FORM_AFTER
     # D11 is proved for the rule of docs/theory.md §1 (any A); it is searched while no token has led.
-    similarity_applies = _value_matrix_is_the_plain_model(config)
+    similarity_applies = value_matrix_is_the_plain_model(config)
     led = False
     scores: list[list[list[Fraction]]] = []
     similar: Similarity | None = None
@@ -785,7 +785,7 @@ class ClaimReport:
         }
 
 
-def _value_matrix_is_the_plain_model(config: Configuration) -> bool:
+def value_matrix_is_the_plain_model(config: Configuration) -> bool:
     """True without V, or when V = c I with c > 0: then the rule is docs/theory.md §1's with alpha = c."""
     if config.V is None:
         return True
@@ -889,7 +889,7 @@ def check_configuration(config: Configuration, *, layer_budget: int = 200, dynam
     run.cross_check = cross_check
     verdicts = {claim.id: _check_of(claim)(run) for claim in registry.claims("check")}
     verdicts = _nothing_certified_on_a_wrong_trajectory(verdicts)
-    if not _value_matrix_is_the_plain_model(config):
+    if not value_matrix_is_the_plain_model(config):
         verdicts = _without_unproved_facts(verdicts)
     return ClaimReport(config, verdicts, run.last_layer, run.layers, run.fates, run.settled_layer, layer_budget, run,
                        time_budget=time_budget, stopped_by=run.stopped_by)

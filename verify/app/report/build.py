@@ -308,6 +308,7 @@ def _build_report(*, out: Path, seed: int, spec: CampaignSpec, jobs: int, runs_d
         results[KERNEL_KEY], kernel_seconds = kernel_block(records, jobs=jobs)
         if results[KERNEL_KEY]["status"] == "rejected":
             exit_status = exitcodes.FALSE  # a certificate the suite issued is false: the suite failed
+            results["summary"].update(overall="failed", exit_status=exit_status)
 
     with atomic_directory(out) as staging:
         if on_stage is not None:

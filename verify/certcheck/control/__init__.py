@@ -4,7 +4,7 @@ It re-verifies a ``hardmax-verify control --json`` result (format ``hardmax-veri
 without trusting any of the suite's code: like the rest of the checker package it imports nothing
 from the code it checks (from the package it shares only the JSON reader, the number reader, the
 work units and the count with its noun, :mod:`.jsontext`, :mod:`.numbers`, :mod:`.meter` and
-:func:`.common.counted`), recomputes every score,
+:func:`.common.counted`, and the exact positive-semidefinite test), recomputes every score,
 margin, pivot and matrix from the tokens and the certificate, and compares them with what the
 file states.
 
@@ -53,6 +53,7 @@ from typing import Any, NamedTuple
 
 from ..jsontext import UnreadableJSON, decode_json, read_bounded, read_json_file
 from ..kernel import CHECKED, Items, Obj, Unchecked, cost, counted, read_digits
+from ..kernel import positive_semidefinite as is_positive_semidefinite
 from ..kernel import problem as _schema_problem
 
 __all__ = ["FORMAT", "MAX_TOKENS", "MAX_DIMENSION", "MAX_DIGITS", "MAX_SUBSETS", "MAX_WORK", "MAX_BYTES",
@@ -312,26 +313,6 @@ def _pivots(A: list) -> list[Fraction] | None:
         for i in range(j + 1, d):
             L[i][j] = (A[i][j] - sum((L[i][k] * L[j][k] * D[k] for k in range(j)), Fraction(0))) / pivot
     return D
-
-
-def is_positive_semidefinite(S: list) -> bool:
-    """Symmetric elimination with diagonal pivoting: a negative diagonal entry, or a zero diagonal with a nonzero
-    entry left, refutes it; a positive pivot is eliminated (Schur complement)."""
-    rows = [list(r) for r in S]
-    if any(rows[i][j] != rows[j][i] for i in range(len(rows)) for j in range(i)):
-        return False
-    while rows:
-        diagonal = [rows[i][i] for i in range(len(rows))]
-        if min(diagonal) < 0:
-            return False
-        top = max(diagonal)
-        if top == 0:
-            return all(x == 0 for r in rows for x in r)
-        p = diagonal.index(top)
-        pr = rows[p]
-        rows = [[rows[i][j] - pr[i] * pr[j] / top for j in range(len(rows)) if j != p]
-                for i in range(len(rows)) if i != p]
-    return True
 
 
 def _combination(tokens: list[tuple], weights: list[tuple[int, int, int, Fraction]]) -> list[list[Fraction]]:

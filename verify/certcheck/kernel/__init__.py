@@ -33,8 +33,8 @@ from .limits import (CHECKER_LIMITS, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, 
                      MAX_SECTION_FILES, SCORE_OVERHEAD, SECTION_READ_BYTES, WORK_SLACK, Limit)
 from .meter import WorkLimit, charge, cost, gcd_cost, metered
 from .model import Model, model_of, models_cached
-from .numbers import (bits_of, elimination_work, int_text, integer_rows, inverse, positive_definite, power_of_ten,
-                      read_digits, read_number)
+from .numbers import (bits_of, elimination_work, int_text, integer_rows, inverse, positive_definite, positive_semidefinite,
+                      power_of_ten, read_digits, read_number)
 from .report_schema import CLAIMS_REPORT, CONFIGURATION, LABEL, RUN_FIELDS
 from .run import (HORIZON, RUN, STATED_FIELDS, SUMMARY, Run, admit, check_record, check_report, check_run,
                   hypothesis_violations, null_fields, shape_of)
@@ -54,7 +54,7 @@ __all__ = [
     "MAX_SECTION_FILES", "SCORE_OVERHEAD", "SECTION_READ_BYTES", "WORK_SLACK", "WorkLimit", "charge", "cost",
     "gcd_cost", "metered", "input_bits", "max_checkable_layer", "replay_growth", "replay_work", "setup_work",
     # exact numbers
-    "read_number", "read_digits", "int_text", "power_of_ten", "integer_rows", "bits_of", "positive_definite",
+    "read_number", "read_digits", "int_text", "power_of_ten", "integer_rows", "bits_of", "positive_definite", "positive_semidefinite",
     "inverse", "elimination_work",
     # JSON values
     "DecimalText", "canonical_json", "canonical_sha256", "json_digest", "same_json", "brief_json", "is_projection",

@@ -20,7 +20,7 @@ from .common import BadInput, Point, Rejected, require
 from .estimate import input_bits, replay_growth, setup_work, value_growth
 from .limits import MAX_DIMENSION, SCORE_OVERHEAD
 from .meter import charge, cost, gcd_cost
-from .numbers import bits_of, _get, _int, integer_rows, inverse, read_number, positive_definite
+from .numbers import bits_of, _get, _int, integer_rows, inverse, read_number, positive_definite, positive_semidefinite
 
 
 class Model:
@@ -81,6 +81,7 @@ class Model:
         self._A_bits = 1 if self._A_integer is None else bits_of(self._A_integer)
         self._Asym: list | None = None
         self._Asym_positive_definite: bool | None = None
+        self._A_positive_semidefinite: bool | None = None
         self._diagonals: dict[int, tuple[list, int]] = {}
         self._integers: dict[int, tuple[list, int]] = {}
         self._locks: dict[tuple, list] = {}
@@ -137,6 +138,13 @@ class Model:
         if self._Asym_positive_definite is None:
             self._Asym_positive_definite = not self.given_A or positive_definite(self.Asym)
         return self._Asym_positive_definite
+
+    @property
+    def A_symmetric_positive_semidefinite(self) -> bool:
+        """A symmetric positive semidefinite (D2's hypothesis, formal/Statement.v), decided exactly once per model."""
+        if self._A_positive_semidefinite is None:
+            self._A_positive_semidefinite = not self.given_A or positive_semidefinite(self.A)
+        return self._A_positive_semidefinite
 
     def layer(self, k: int) -> list:
         require(0 <= k <= self.last, lambda: f"layer {k} is outside the run's layers 0..{self.last}")

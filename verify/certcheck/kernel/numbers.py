@@ -232,5 +232,29 @@ def positive_definite(S: list) -> bool:
     return True
 
 
+
+def positive_semidefinite(S: list) -> bool:
+    """Symmetric rational S is positive semidefinite: symmetric elimination with diagonal pivoting. A negative
+    diagonal entry refutes it (e_p^T S e_p < 0); when every remaining diagonal entry is zero, S is PSD exactly when
+    what remains is zero (a zero diagonal entry beside a nonzero entry of its row makes a 2 x 2 principal minor
+    negative); a positive pivot is eliminated, and S is PSD iff its Schur complement is. Each entry of a Schur
+    complement is a ratio of minors of S, so the elimination's cost is :func:`elimination_work`'s, paid before."""
+    rows = [[Fraction(x) for x in row] for row in S]
+    if any(rows[i][j] != rows[j][i] for i in range(len(rows)) for j in range(i)):
+        return False
+    charge(2 * elimination_work(len(rows), bits_of(integer_rows(rows)[0])) if rows else 0)
+    while rows:
+        diagonal = [rows[i][i] for i in range(len(rows))]
+        if min(diagonal) < 0:
+            return False
+        top = max(diagonal)
+        if top == 0:
+            return all(x == 0 for row in rows for x in row)
+        p = diagonal.index(top)
+        pivot_row = rows[p]
+        rows = [[rows[i][j] - pivot_row[i] * pivot_row[j] / top for j in range(len(rows)) if j != p]
+                for i in range(len(rows)) if i != p]
+    return True
+
 def _text(x: Fraction) -> str:
     return int_text(x.numerator) if x.denominator == 1 else f"{int_text(x.numerator)}/{int_text(x.denominator)}"

@@ -5,7 +5,9 @@ accepted only when the replay (with any verified D9 chain) cannot decide the cla
 downgraded verdict is rejected; a failed one is passed on. :class:`Facts` is what the replay says
 about one run (fates, settled layer, leaders) that every status is judged against. T1..T4 and D3
 rest on D3 and D7, which are not proved with a value matrix V that is not a positive multiple of
-I: their certificates are then rejected.
+I, and D1 and D2 are proved for that rule only, D2 for A symmetric positive semidefinite: outside
+their proofs a certificate over finitely many layers proves nothing beyond them, so it is rejected
+and an inconclusive verdict is accepted (:func:`outside_proof`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,19 @@ from .numbers import _show, _text
 from .report_schema import verdict_node
 from .schema import problem as _schema_problem
 from .similarity import judge_failed_T0
+
+
+def outside_proof(claim: str, m: Model) -> str | None:
+    """Why a certified ``claim`` would rest on no proof for this model (None: its proof covers every layer)."""
+    if not m.proved_model and claim in NEEDS_D3_D7:
+        return "with this value matrix V, D3/D7 are not proved: nothing follows beyond the layers run"
+    if not m.proved_model and claim in ("D1", "D2"):
+        return (f"{claim} is proved for the rule of docs/theory.md §1 (V = alpha I) only: with this value matrix V "
+                "the layers run prove nothing about later ones")
+    if claim == "D2" and not (m.A_symmetric and m.A_symmetric_positive_semidefinite):
+        return ("D2 is proved for A symmetric positive semidefinite only: with this A the layers run prove nothing "
+                "about later ones")
+    return None
 
 
 class Facts:
@@ -43,8 +58,9 @@ class Facts:
     def inconclusive_reason(self, claim: str) -> str | None:
         """Why ``claim`` cannot be decided on this run (None: the replay decides it, so 'inconclusive' is wrong)."""
         m, last = self.model, self.last
-        if not m.proved_model and claim in NEEDS_D3_D7:
-            return "with this value matrix V, D3/D7 are not proved: nothing follows beyond the layers run"
+        unproved = outside_proof(claim, m)
+        if unproved is not None:
+            return unproved
         without = set(range(m.n)) - set(self.fates)
         unsettled = (f"{_tokens_have(without)} no D7 fate within layers 0..{last} "
                      "and the run carries no verified certified closed-form chain (D9)" if self.settled is None else None)
@@ -63,7 +79,7 @@ class Facts:
             return None
         if claim in ("D1", "replay"):
             return None if last > 0 else "only layer 0 was run: no transition"
-        return None  # D2 is always decided
+        return None  # D2 is decided inside its proof (outside_proof)
 
 
 def facts_of(m: Model, last: int, chain: Chain | None = None) -> Facts:
@@ -87,7 +103,7 @@ def _decided_because(facts: Facts, claim: str) -> str:
     if claim in ("D1", "replay"):
         return f"layers 0..{facts.last} hold {counted(facts.last, 'transition')}"
     if claim == "D2":
-        return "D2 is decided on every run"
+        return "D2's proof covers this A and rule"
     return f"every token has a D7 fate or a verified closed-form path (D9) by layer {facts.settled}"
 
 
@@ -134,9 +150,9 @@ def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_faile
         CHECKS[claim](cert, ctx)
     except Rejected as error:
         return "rejected", str(error)
-    if claim in NEEDS_D3_D7 and not ctx.model.proved_model:
-        return "rejected", ("every condition holds for the layers replayed, but with this value matrix V "
-                            "D3/D7 are not proved, so nothing follows beyond them")
+    unproved = outside_proof(claim, ctx.model)
+    if unproved is not None:
+        return "rejected", f"every condition holds for the layers replayed, but {unproved}"
     if ctx.unverified_chain is not None and _rests_on_chain(cert):
         # A limit of the checker is not a falsehood: neither verified nor rejected.
         return "unsupported", (f"every other condition holds, but the certificate rests on a "

@@ -114,6 +114,9 @@ def _check_results(data: dict, source: str, examples: list, records: dict, runs:
         result.outcomes.append(Outcome(f"{source}.{where}", CAMPAIGN, "rejected", problem))
     for problem in _summary_problems(data, examples, verified, result):
         result.outcomes.append(Outcome(source, SUMMARY, "rejected", problem))
+    if not examples:  # a report of nothing certifies nothing: inconclusive, as the summary rule says
+        result.outcomes.append(Outcome(source, SUMMARY, NOT_CHECKED, "the file holds no configurations: there is "
+                                                                     "nothing to verify"))
     listed = _inputs_problem(data)
     if listed is not None:
         result.outcomes.append(Outcome(f"{source}.inputs", SECTIONS, "rejected", listed))
@@ -267,6 +270,9 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
         comparison = record.get("float_comparison")
         if isinstance(comparison, dict) and comparison.get("silent_disagreements"):
             statuses.append("failed")
+    kernel = data.get("kernel")
+    if isinstance(kernel, dict) and kernel.get("status") == "rejected":
+        statuses.append("failed")  # Coq's kernel refused a certificate the suite issued: the report fails
     overall = combine_statuses(statuses)
     exit_status = {"certified": 0, "failed": 1, "inconclusive": 3}[overall]
     if not examples:
