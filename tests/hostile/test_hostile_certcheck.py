@@ -58,6 +58,8 @@ def _chain(paths: list[list[dict[str, Any]]], *, until: int | None = None, segme
                "paths": paths}
     chain = {"format": certcheck.CLOSED_FORM_FORMAT, "status": "certified", "start_layer": 0,
              "segments": [dict(segment, layer=k * (until or 1)) for k in range(segments)]}
+    if until is not None:  # the last segment of a certified chain holds for every t
+        chain["segments"][-1].update(status="certified", until=None)
     fates = [{"token": t, "kind": "path", "layer": 0, "set": [t], "limit": ["1", "0"] if t == 0 else ["0", "1"]}
              for t in range(2)]
     certificate = {"last_layer": 0, "settled_layer": 0, "fates": fates, "closed_form": chain,
@@ -162,6 +164,13 @@ def _similarity(d: int, digits: int) -> dict[str, Any]:
     return dict(_claims(config, {"T0": T0}, 1), outside_hypotheses=True, stopped_by="similarity")
 
 
+def _nested(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 HUGE = "7" * 999_000  # a fraction of two such numbers is just within MAX_CHAIN_DIGITS
 CASES: dict[str, tuple[Any, int, str]] = {
     # name: (file content, exit status, fragment of the answer)
@@ -181,6 +190,10 @@ CASES: dict[str, tuple[Any, int, str]] = {
     "configuration number of 100,001 characters": (lambda: _claims({"tokens": [["1" * 100_001, "0"], ["0", "1"]],
                                                                    "alpha": "1/2"}, {}, 0), 2,
                                                    "more than the 100,000 the checker reads"),
+    # Nested past MAX_JSON_DEPTH (here in a label no check reads): refused as bad input, never a recursion crash.
+    "a configuration name nested 500 levels": (lambda: _claims({"tokens": [["1", "0"], ["0", "1"]], "alpha": "1/2",
+                                                                "name": _nested(500)}, {}, 0), 2,
+                                               "nested more deeply than 100 levels"),
     "last layer 5001": (lambda: _replay(2, 1, "1/2", last=5001), 2, "beyond the checker's limit of 5000 layers"),
     "60 tokens at layer 5000": (lambda: _replay(60, 2, "1/2", last=5000), 2, "raise it with --max-work"),
     "corner: leaders d=64": (lambda: _leaders(64), 0, "everything verified"),

@@ -570,3 +570,21 @@ def test_a_saved_file_with_a_repeated_key_is_unreadable_to_the_report_and_the_ch
     outcome = next(o for o in result.outcomes if o.source.endswith("optional_sections.sentiment"))
     assert result.exit_status == 1 and outcome.status == "rejected", outcome
     assert shown in outcome.reason and '"hardmax_accuracy" appears twice' in outcome.reason
+
+
+def test_a_section_emptied_after_the_report_is_rejected_against_its_runs_folder(
+        results: dict[str, Any], built: tuple[dict[str, Any], Path, Path], tmp_path: Path) -> None:
+    """A producer that blanks an unfavourable section (no files, a skipped reason, its inputs removed) is caught when
+    --runs names the folder the report read, which holds that section's files; without --runs nothing says so."""
+    block = results["optional_sections"]["control"]
+    assert block["files"] and block["directory"] == "runs/control"
+    listed = {item["path"] for item in block["files"]} | {figure.get("path") for figure in block.get("figures", [])}
+    results["optional_sections"]["control"] = {"directory": block["directory"], "files": [],
+                                               "skipped": "runs/control holds no saved results (study.json)"}
+    results["inputs"] = [entry for entry in results["inputs"] if entry["path"] not in listed]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    result = certcheck.check_file(str(path), runs=str(built[1]))
+    reasons = [o.reason for o in result.outcomes if o.claim == certcheck.SECTIONS and o.status == "rejected"]
+    assert result.exit_status == 1 and any("lists no saved files, but 1 file of its patterns" in r for r in reasons), \
+        reasons

@@ -1520,3 +1520,27 @@ def test_a_section_certcheck_has_no_routine_for_is_not_checked_even_without_file
     assert result.exit_status == 3
     assert [(o.claim, o.status) for o in result.outcomes if o.status != "verified"] == [("(sections)", "not checked")]
     assert any("no routine for the section 'forged'" in o.reason for o in result.outcomes)
+
+
+def test_a_boolean_is_not_a_count_nor_a_token() -> None:
+    """JSON's true is not 1 (nor false 0), as Python's == would have it: a fate's token or layer, summary.errors."""
+    report = copy.deepcopy(reports()["triangle"])
+    entry = next(f for f in report["fates"] if f["token"] == 1)
+    entry["token"] = True
+    assert any("fates[1]" in o.reason for o in _rejections(certcheck.check_report(report)))
+    report = copy.deepcopy(reports()["triangle"])
+    entry = next(f for f in report["fates"] if f["layer"] in (0, 1))
+    entry["layer"] = bool(entry["layer"])
+    assert _rejections(certcheck.check_report(report))
+    data = copy.deepcopy(_campaign())
+    assert data["summary"]["errors"] == 0
+    data["summary"]["errors"] = False
+    assert any("task error" in o.reason for o in _rejections(_check_results(data)))
+
+
+@pytest.mark.parametrize("alpha", ["-1", "0", "abc"])
+def test_an_invalid_alpha_beside_a_value_matrix_is_bad_input(alpha: str) -> None:
+    report = _report(parse_configuration(V_LEADER_LOST, outside_hypotheses=True))
+    report["config"]["alpha"] = alpha
+    with pytest.raises(certcheck.BadInput, match="config.alpha"):
+        certcheck.check_report(report)

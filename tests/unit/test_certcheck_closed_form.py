@@ -487,6 +487,24 @@ def test_a_huge_segment_boundary_is_beyond_the_limits_at_once():
         signal.signal(signal.SIGALRM, previous)
 
 
+
+def test_the_segments_after_a_huge_boundary_are_checked_but_for_their_start():
+    # Beyond the boundary only (i) (where each path starts) needs the huge evaluation: (ii) and (iii) of the later
+    # segments are still checked, so a later segment edited anywhere else is rejected, and the reason for "too
+    # expensive" says what was not checked.
+    data = certificate(D9_EXAMPLE, F(1, 2))
+    final = data["segments"][0]
+    data["segments"] = [{**final, "status": "jump", "until": 10 ** 9}, {**copy.deepcopy(final), "layer": 10 ** 9}]
+    del data["limits"], data["leaders"]
+    with pytest.raises(checker.TooExpensive, match=r"condition \(i\) of the later segments .* is not checked"):
+        check(data, D9_EXAMPLE, F(1, 2))
+    edited = copy.deepcopy(data)
+    edited["segments"][1]["paths"][3][0]["coefficient"] = ["0", "-1/3"]  # breaks the update rule (ii)
+    rejected(edited, D9_EXAMPLE, F(1, 2), match=r"segments\[1\]: \(ii\)")
+    edited = copy.deepcopy(data)
+    edited["segments"][1]["sets"][2] = [2]  # token 2 alone: the rule (ii) or the strict scores (iii) fail
+    rejected(edited, D9_EXAMPLE, F(1, 2), match=r"segments\[1\]: \((ii|iii)\)")
+
 def test_a_path_fate_with_another_limit_is_rejected(d9_report):
     report = copy.deepcopy(d9_report)
     for claim in ("T1", "T2", "T3", "T4"):

@@ -54,7 +54,7 @@ from .cli import could_not_complete, main, one_line, write_json
 from .files import KINDS, check_data, check_file, file_kind, read_json, schema_of, schemas
 from .kernel import (BAD_INPUT, CHECKER_LIMITS, CHECKS, CLOSED_FORM_FORMAT, COULD_NOT_COMPLETE, DEFAULT_MAX_BYTES,
                      DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, FORMAT, HORIZON, MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS,
-                     MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_DIMENSION, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
+                     MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_DIMENSION, MAX_JSON_DEPTH, MAX_LAYER, MAX_SECTION_BYTES, MAX_SECTION_FILES,
                      NOT_CHECKED, OUTCOME_STATUSES, RESTS_ON, RESULTS_SCHEMA, RUN, SCORE_OVERHEAD, SECTION_READ_BYTES,
                      SIMILARITY_FORMAT, SIMILARITY_VERIFIED, SUMMARY, WORK_SLACK, BadInput, CheckResult, DecimalText,
                      Limit, Model, Outcome, Rejected, TooExpensive, canonical_json, canonical_sha256, check_record,
@@ -78,7 +78,7 @@ __all__ = [
     # imports, so a test that changes a limit changes it there)
     "replay_work", "replay_growth", "setup_work", "input_bits", "max_checkable_layer", "CHECKER_LIMITS", "Limit",
     "SCORE_OVERHEAD", "DEFAULT_MAX_BYTES", "MAX_DIGITS", "MAX_LAYER", "MAX_DIMENSION", "DEFAULT_MAX_WORK", "DEFAULT_MAX_TOTAL_WORK", "WORK_SLACK",
-    "MAX_CHAIN_DIGITS", "MAX_CHAIN_SEGMENTS", "MAX_CHAIN_THRESHOLD", "MAX_SECTION_FILES", "MAX_SECTION_BYTES",
+    "MAX_CHAIN_DIGITS", "MAX_CHAIN_SEGMENTS", "MAX_CHAIN_THRESHOLD", "MAX_JSON_DEPTH", "MAX_SECTION_FILES", "MAX_SECTION_BYTES",
     "SECTION_READ_BYTES", "SECTION_PARSE_BYTES", "REPRODUCTION_RECORD_BYTES", "CHECKPOINT_HISTORY_BYTES",
     # the facts typed in a second time, which tests compare with the suite's
     "canonical_json", "canonical_sha256", "DecimalText", "SEED_STRIDE", "WORKED_FAMILY", "WORKED_ALPHA", "WORKED_TOKENS",

@@ -4,8 +4,8 @@ A file must say one thing to every reader. ``json.loads`` keeps the last of two 
 object where another reader keeps the first, and it accepts ``NaN`` and ``Infinity``, which are
 not JSON numbers: both are refused here, never read. Only a regular file is read (a FIFO or a
 device would hang, a directory is not a file), and never more than its byte limit, even when it
-grows after it was looked at. Text that is not UTF-8, not JSON, or nested more deeply than the
-interpreter can decode is refused the same way, as an :class:`UnreadableJSON` naming the path,
+grows after it was looked at. Text that is not UTF-8, not JSON, or nested more deeply than
+:data:`~.kernel.MAX_JSON_DEPTH` levels is refused the same way, as an :class:`UnreadableJSON` naming the path,
 why, and which of the :data:`KINDS` of refusal it is; no traceback of the decoder escapes.
 
 The callers differ only in how numbers are kept (``parse_float``: a decimal as its text;
@@ -27,6 +27,8 @@ import stat
 import sys
 import tempfile
 from typing import Any, BinaryIO, Callable
+
+from .kernel import MAX_JSON_DEPTH
 
 __all__ = ["UnreadableJSON", "Refused", "read_json_file", "read_bounded", "open_bounded", "decode_json", "write_text",
            "KINDS",
@@ -166,8 +168,8 @@ def decode_json(raw: bytes, path: str, *, parse_float: Callable[[str], Any] = st
     except UnicodeDecodeError:
         raise UnreadableJSON(path, "not UTF-8 text", NOT_UTF8) from None
     try:
-        return json.loads(text, parse_float=parse_float, parse_int=parse_int, parse_constant=_refuse_constant,
-                          object_pairs_hook=_unique_keys)
+        value = json.loads(text, parse_float=parse_float, parse_int=parse_int, parse_constant=_refuse_constant,
+                           object_pairs_hook=_unique_keys)
     except _Ambiguous as error:
         raise UnreadableJSON(path, str(error), error.kind) from None
     except Refused as error:
@@ -176,6 +178,25 @@ def decode_json(raw: bytes, path: str, *, parse_float: Callable[[str], Any] = st
         raise UnreadableJSON(path, "not valid JSON (nested more deeply than the reader can decode)", NOT_JSON) from None
     except ValueError as error:
         raise UnreadableJSON(path, f"not valid JSON ({str(error)[:200]})", NOT_JSON) from None
+    if _nesting_depth(value) > MAX_JSON_DEPTH:
+        # Every file this checker reads is a few levels deep; a deeper one would exhaust the recursion of what
+        # reads it later (json.dumps of a field, the schema walk) and end as a crash instead of bad input.
+        raise UnreadableJSON(path, f"nested more deeply than {MAX_JSON_DEPTH} levels", NOT_JSON)
+    return value
+
+
+
+def _nesting_depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def read_json_file(path: str, *, max_bytes: int, parse_float: Callable[[str], Any] = str,

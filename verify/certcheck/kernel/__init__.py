@@ -29,7 +29,7 @@ from .estimate import input_bits, max_checkable_layer, replay_growth, replay_wor
 from .jsonvalues import (UNREADABLE, DecimalText, Unreadable, brief_json, canonical_json, canonical_sha256, get_in,
                          is_projection, json_count, json_digest, json_number, number_of, same_json)
 from .limits import (CHECKER_LIMITS, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOTAL_WORK, DEFAULT_MAX_WORK, MAX_CHAIN_DIGITS,
-                     MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_DIMENSION, MAX_LAYER, MAX_SECTION_BYTES,
+                     MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD, MAX_DIGITS, MAX_JSON_DEPTH, MAX_DIMENSION, MAX_LAYER, MAX_SECTION_BYTES,
                      MAX_SECTION_FILES, SCORE_OVERHEAD, SECTION_READ_BYTES, WORK_SLACK, Limit)
 from .meter import WorkLimit, charge, cost, gcd_cost, metered
 from .model import Model, model_of, models_cached
@@ -50,7 +50,7 @@ __all__ = [
     "record_read",
     # limits, work
     "CHECKER_LIMITS", "Limit", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_TOTAL_WORK", "DEFAULT_MAX_WORK", "MAX_CHAIN_DIGITS",
-    "MAX_CHAIN_SEGMENTS", "MAX_CHAIN_THRESHOLD", "MAX_DIGITS", "MAX_DIMENSION", "MAX_LAYER", "MAX_SECTION_BYTES",
+    "MAX_CHAIN_SEGMENTS", "MAX_CHAIN_THRESHOLD", "MAX_DIGITS", "MAX_JSON_DEPTH", "MAX_DIMENSION", "MAX_LAYER", "MAX_SECTION_BYTES",
     "MAX_SECTION_FILES", "SCORE_OVERHEAD", "SECTION_READ_BYTES", "WORK_SLACK", "WorkLimit", "charge", "cost",
     "gcd_cost", "metered", "input_bits", "max_checkable_layer", "replay_growth", "replay_work", "setup_work",
     # exact numbers

@@ -27,6 +27,8 @@ RUN_OVERHEAD = 5000  # work units charged per run (its fixed cost: facts, fates,
 NUMBER_COST = 12  # work units charged per number read (about what reading one costs, measured: a few microseconds)
 WORK_SLACK = 1.2  # the meter stops a file at WORK_SLACK times its total work limit
 MAX_CHAIN_DIGITS = 2_000_000  # longest number of a closed-form chain (D9), read in chunks
+# The suite's files nest under 20 levels; deeper ones would exhaust the recursion of what reads them later.
+MAX_JSON_DEPTH = 100
 MAX_CHAIN_THRESHOLD = 200_000  # largest t a chain's sign is scanned to or a path evaluated at
 MAX_CHAIN_SEGMENTS = 10_000  # segments of one chain
 MAX_SECTION_FILES = 10_000  # saved files of one optional section
@@ -47,6 +49,7 @@ REFUSED, UNSUPPORTED, REJECTED, NOT_CHECKED_BEYOND = (
     "refused before checking (exit 2)", "unsupported (exit 3)", "rejected (exit 1)", "not checked (exit 3)")
 CHECKER_LIMITS: tuple[Limit, ...] = (
     Limit("DEFAULT_MAX_BYTES", DEFAULT_MAX_BYTES, "the file read (--max-bytes)", REFUSED),
+    Limit("MAX_JSON_DEPTH", MAX_JSON_DEPTH, "how deeply arrays and objects nest in a file", REFUSED),
     Limit("MAX_DIGITS", MAX_DIGITS, "characters of a number (p, p/q or a plain decimal; exponents are refused)",
           REJECTED),
     Limit("MAX_LAYER", MAX_LAYER, "the last layer a run states", REFUSED),

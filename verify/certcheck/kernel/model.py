@@ -56,10 +56,12 @@ class Model:
         self.A = _identity(self.d) if not self.given_A else matrix(config["A"], "config.A")
         self.V = None if config.get("V") is None else matrix(config["V"], "config.V")
         self.alpha = None
-        if self.V is None:
-            self.alpha = number(config.get("alpha"), "config.alpha")
-            if self.alpha <= 0:
-                raise BadInput("config.alpha", f"expected alpha > 0, got {self.alpha}")
+        if self.V is None or config.get("alpha") is not None:
+            # With V, alpha is not used, but a configuration that states one states a positive number.
+            alpha = number(config.get("alpha"), "config.alpha")
+            if alpha <= 0:
+                raise BadInput("config.alpha", f"expected alpha > 0, got {alpha}")
+            self.alpha = alpha if self.V is None else None
         # D3 and D7 are proved for z' = (z + alpha m)/(1 + alpha), which V = c I (c > 0) is, with alpha = c.
         self.proved_model = self.V is None or (self.V[0][0] > 0 and all(
             self.V[r][c] == (self.V[0][0] if r == c else 0) for r in range(self.d) for c in range(self.d)))

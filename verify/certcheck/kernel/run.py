@@ -373,10 +373,17 @@ def _same_value(given: Any, wanted: Any) -> bool:
     return same_json(given, wanted)
 
 
+def _same_entry(given: Any, wanted: Any) -> bool:
+    """Equal and of the same JSON type: ``true`` is not the token or layer 1, nor ``1.0`` the layer 1."""
+    if isinstance(wanted, list):
+        return isinstance(given, list) and len(given) == len(wanted) and all(map(_same_entry, given, wanted))
+    return type(given) is type(wanted) and given == wanted
+
+
 def _same_fate(given: Any, wanted: dict) -> bool:
     if not isinstance(given, dict) or set(given) - {"token", "kind", "layer", "set", "limit", "value"}:
         return False
-    if any(given.get(key) != wanted.get(key) for key in ("token", "kind", "layer", "set")):
+    if not all(_same_entry(given.get(key), wanted.get(key)) for key in ("token", "kind", "layer", "set")):
         return False
     if wanted["limit"] is None:
         return given.get("limit") is None and "value" not in given

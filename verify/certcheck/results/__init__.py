@@ -239,9 +239,9 @@ def _summary_problems(data: dict, examples: list, verified: dict, result: CheckR
     summary = data["summary"]
     problems = []
     errors = [r for r in examples if isinstance(r, dict) and r.get("status") == "error"]
-    if summary.get("examples") != len(examples):
+    if json_count(summary.get("examples")) != len(examples):
         problems.append(f"summary says {stated(summary.get('examples'), 'example')}, the file holds {len(examples):,}")
-    if summary.get("errors") != len(errors):
+    if json_count(summary.get("errors")) != len(errors):
         problems.append(f"summary says {stated(summary.get('errors'), 'task error')}, the file holds {len(errors):,}")
     claims = summary["claims"]
     # The claims this checker decides, plus those the records hold without a routine here (unsupported).

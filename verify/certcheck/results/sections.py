@@ -17,6 +17,7 @@ never verified.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import itertools
 import os
@@ -142,6 +143,10 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         if not block["files"]:
             if "glance" in block:
                 outcomes.append(Outcome(where, SECTIONS, "rejected", "glance numbers without any saved file"))
+            else:
+                blanked = _blanked(key, block, runs)
+                if blanked is not None:
+                    outcomes.append(Outcome(where, SECTIONS, "rejected", blanked))
             continue
         folder = SECTION_FILES[key][0]
         directory = block.get("directory")
@@ -173,6 +178,24 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
                                     f"{counted(len(block['files']), 'file')} and {counted(len(figures), 'figure')} of {base} have the stated "
                                     "sha256; the copied fields and the glance numbers are recomputed from the files"))
     return outcomes
+
+
+def _blanked(key: str, block: dict, runs: str | None) -> str | None:
+    """Why a section that lists no saved file is contradicted by the folder given with --runs (None: it is not).
+
+    The report skips a section only when its folder holds no file of its patterns; so when the report read a runs
+    folder (its ``directory`` is set) and --runs names that folder, a file of the patterns there means the section
+    was emptied after the report listed it. Without --runs, nothing says which folder the report read."""
+    if runs is None or not isinstance(block.get("directory"), str) or not os.path.isdir(runs):
+        return None
+    folder, patterns = SECTION_FILES[key]
+    directory = os.path.join(runs, *folder.split("/"))
+    found = sorted({path for pattern in patterns for path in glob.glob(os.path.join(glob.escape(directory), pattern))
+                    if os.path.isfile(path)})
+    if not found:
+        return None
+    return (f"lists no saved files, but {counted(len(found), 'file')} of its patterns ({', '.join(patterns)}) "
+            f"lie in {directory}, the folder --runs names: e.g. {os.path.relpath(found[0], runs)[:80]}")
 
 
 def _resolve(path: Any, root: str, base: str) -> str:
