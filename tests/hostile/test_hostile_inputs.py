@@ -79,6 +79,9 @@ CONFIGS = {
     "lone surrogate in the description": ('{"description": "\\udfff", "tokens": [[1]], "alpha": 1}', "surrogate"),
     "lone surrogate in a key": ('{"\\ud800": 1, "tokens": [[1]], "alpha": 1}', "unknown field"),
     "JSON nested 100,000 deep": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    # Decodable, but past the depth every reader of the suite and the checker allows (MAX_JSON_DEPTH).
+    "a name nested 500 deep": ('{"name": ' + "[" * 500 + "]" * 500 + ', "tokens": [["1", "0"]], "alpha": 1}',
+                               "nested too deeply (more than 100 levels)"),
     "tokens nested 50,000 deep": ('{"tokens": ' + "[" * 50_000 + "]" * 50_000 + ', "alpha": 1}', "nested too deeply"),
     "100,000-digit JSON integer": ('{"tokens": [[' + HUGE_DIGITS + ']], "alpha": 1}',
                                    "tokens[0][0]: number has too many digits"),

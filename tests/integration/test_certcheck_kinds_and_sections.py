@@ -586,5 +586,12 @@ def test_a_section_emptied_after_the_report_is_rejected_against_its_runs_folder(
     path.write_text(json.dumps(results), encoding="utf-8")
     result = certcheck.check_file(str(path), runs=str(built[1]))
     reasons = [o.reason for o in result.outcomes if o.claim == certcheck.SECTIONS and o.status == "rejected"]
-    assert result.exit_status == 1 and any("lists no saved files, but 1 file of its patterns" in r for r in reasons), \
-        reasons
+    assert result.exit_status == 1 and any("lists no saved files, but" in r and "holds files of its patterns" in r
+                                           for r in reasons), reasons
+    # The same with the directory taken out too: the other sections name the folder the report read.
+    results["optional_sections"]["control"]["directory"] = None
+    path.write_text(json.dumps(results), encoding="utf-8")
+    for runs in (str(built[1]), None):
+        result = certcheck.check_file(str(path), runs=runs)
+        reasons = [o.reason for o in result.outcomes if o.claim == certcheck.SECTIONS and o.status == "rejected"]
+        assert result.exit_status == 1 and any("directory is null" in r for r in reasons), reasons

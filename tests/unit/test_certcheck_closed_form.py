@@ -522,3 +522,14 @@ def test_a_run_downgraded_although_its_chain_settles_it_is_rejected(d9_report):
     report["status"] = "inconclusive"
     rejected_claims = {o.claim for o in checker.check_report(report).outcomes if o.status == "rejected"}
     assert "T2" in rejected_claims
+
+
+def test_a_sign_that_turns_negative_is_rejected_by_its_threshold_not_its_until():
+    # f(t) = 5 - t fails at t = 5. Over a jump of 10^9 layers the scan (and its charge) stops just past the
+    # threshold from which the negative leading term decides, so a tight allowance still rejects instead of stopping.
+    from verify.certcheck.kernel.meter import metered
+
+    f = {(F(1), 1): F(-1), (F(1), 0): F(5)}
+    with metered(10_000):
+        with pytest.raises(checker.Rejected, match="fails at t = 5"):
+            closed_form._cf_check_positive(f, 10 ** 9, "test")

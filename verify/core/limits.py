@@ -45,7 +45,7 @@ CONTROL_MAX_PROGRAMS = 4096          # --max-programs: design programs of the ta
 # The independent checker's limits (verify/certcheck/kernel/limits.py, CHECKER_LIMITS), by name.
 CHECKER: dict[str, int | float] = {
     "DEFAULT_MAX_BYTES": 64 << 20,          # the file read (--max-bytes)
-    "MAX_JSON_DEPTH": 100,                  # how deeply arrays and objects nest in a file
+    "MAX_JSON_DEPTH": numbers.MAX_JSON_DEPTH,  # how deeply arrays and objects nest in a file (the suite's reader too)
     "MAX_DIGITS": 100_000,                  # characters of a number
     "MAX_LAYER": 5000,                      # the last layer a run states
     "MAX_DIMENSION": 64,                    # the dimension of a configuration

@@ -180,11 +180,28 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
+# The deepest nesting of arrays and objects a file may have, as the independent checker allows
+# (verify/certcheck/kernel/limits.py): a file the suite reads is one the checker reads too.
+MAX_JSON_DEPTH = 100
+
+
+def _nesting_depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None:
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def parse_json(text: str, *, source: str = "input", parse_float: Callable[[str], Any] = Decimal) -> Any:
     """Parse JSON, reading every non-integer number from its decimal text (0.1 is 1/10).
 
-    NaN and Infinity are refused, and so is a key repeated within one object: a file says one
-    thing to every reader (the independent checkers refuse the same). Malformed JSON raises
+    NaN and Infinity are refused, and so is a key repeated within one object, or nesting deeper than
+    :data:`MAX_JSON_DEPTH`: a file says one thing to every reader (the independent checkers refuse the same). Malformed JSON raises
     :class:`InputError` with line and column. ``parse_float``: how a number with a fraction or an
     exponent is read, by default exactly (:class:`~decimal.Decimal`); ``float`` for saved results,
     which were written from floats (:func:`verify.core.io.read_json`).
@@ -195,6 +212,8 @@ def parse_json(text: str, *, source: str = "input", parse_float: Callable[[str],
                            parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
         if seen:  # an integer beyond the limit: refused, naming where it is
             raise InputError(source, f"{_long_integer_path(value)}: {_too_many_digits('').message}")
+        if _nesting_depth(value) > MAX_JSON_DEPTH:
+            raise InputError(source, f"JSON nested too deeply (more than {MAX_JSON_DEPTH} levels)")
         return value
     except json.JSONDecodeError as error:
         raise InputError(source, f"malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None

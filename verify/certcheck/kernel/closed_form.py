@@ -314,7 +314,9 @@ def _cf_check_positive(f, until, what):
         if until is None or until > MAX_CHAIN_THRESHOLD:
             raise
         T = until
-    stop = min(until, T) if until is not None and lead > 0 else (until if until is not None else T)
+    # From T on, f has its leading coefficient's sign: positive, nothing past T can fail; negative, f(T) < 0 fails
+    # (when T < until), so the scan need not go past T either way.
+    stop = T if until is None else min(until, T) if lead > 0 else min(until, T + 1)
     for t, value in _cf_signs(f, 0, stop):
         if value <= 0:
             raise Rejected(f"{what}: fails at t = {t} ({'zero' if value == 0 else 'negative'})")

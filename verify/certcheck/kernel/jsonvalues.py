@@ -8,7 +8,6 @@ numbers by value, as a report's copies of saved files are compared with the file
 
 from __future__ import annotations
 
-import decimal
 import hashlib
 import json
 import math
@@ -108,18 +107,12 @@ def number_of(value: Any) -> float | int:
 
 
 def same_json(a: Any, b: Any) -> bool:
-    """Equal JSON values, numbers compared by value (1 and 1.0, a decimal's text and its float; two decimals' texts
-    exactly)."""
+    """Equal JSON values, numbers compared by value (1 and 1.0, a decimal's text and its float). Two decimals are
+    compared as the floats they are: the report reads saved files as floats and copies each float's shortest text."""
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    if isinstance(a, DecimalText) and isinstance(b, DecimalText):
-        # Two decimals as written (a copied field against its saved file): exactly, not as the floats they round to.
-        try:
-            return decimal.Decimal(a) == decimal.Decimal(b)
-        except decimal.InvalidOperation:
-            return False
     x, y = json_number(a), json_number(b)
     if x is not None or y is not None:
         return x is not None and y is not None and x == y

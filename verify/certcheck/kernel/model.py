@@ -145,7 +145,9 @@ class Model:
     def A_symmetric_positive_semidefinite(self) -> bool:
         """A symmetric positive semidefinite (D2's hypothesis, formal/Statement.v), decided exactly once per model."""
         if self._A_positive_semidefinite is None:
-            self._A_positive_semidefinite = not self.given_A or positive_semidefinite(self.A)
+            # A symmetric positive definite A (inside the hypotheses) is PSD: no second elimination.
+            self._A_positive_semidefinite = not self.given_A or (self.A_symmetric and self.Asym_positive_definite) or \
+                positive_semidefinite(self.A)
         return self._A_positive_semidefinite
 
     def layer(self, k: int) -> list:

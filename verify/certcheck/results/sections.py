@@ -132,6 +132,9 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         return [Outcome(f"{source}.optional_sections", SECTIONS, "rejected", "expected an object of sections")]
     outcomes = []
     budget = [MAX_SECTION_BYTES, SECTION_PARSE_BYTES]  # bytes still to hash and to parse, shared by the sections of one file
+    # The report reads every section from one runs folder, or (no runs folder) none: a section without a directory
+    # beside sections with one was taken out of what the report read.
+    read_folder = any(isinstance(b, dict) and isinstance(b.get("directory"), str) for b in sections.values())
     for key, block in sections.items():
         where = f"{source}.optional_sections.{str(key)[:40]}"
         if not isinstance(block, dict) or not isinstance(block.get("files"), list):
@@ -143,6 +146,9 @@ def _section_outcomes(data: dict, source: str, runs: str | None, models: str | N
         if not block["files"]:
             if "glance" in block:
                 outcomes.append(Outcome(where, SECTIONS, "rejected", "glance numbers without any saved file"))
+            elif read_folder and block.get("directory") is None:
+                outcomes.append(Outcome(where, SECTIONS, "rejected", "directory is null, but the other sections name "
+                                                                     "the runs folder the report read"))
             else:
                 blanked = _blanked(key, block, runs)
                 if blanked is not None:
@@ -190,12 +196,13 @@ def _blanked(key: str, block: dict, runs: str | None) -> str | None:
         return None
     folder, patterns = SECTION_FILES[key]
     directory = os.path.join(runs, *folder.split("/"))
-    found = sorted({path for pattern in patterns for path in glob.glob(os.path.join(glob.escape(directory), pattern))
-                    if os.path.isfile(path)})
-    if not found:
+    # One file is enough to contradict the section: the search stops at the first.
+    found = next((path for pattern in patterns for path in glob.iglob(os.path.join(glob.escape(directory), pattern))
+                  if os.path.isfile(path)), None)
+    if found is None:
         return None
-    return (f"lists no saved files, but {counted(len(found), 'file')} of its patterns ({', '.join(patterns)}) "
-            f"lie in {directory}, the folder --runs names: e.g. {os.path.relpath(found[0], runs)[:80]}")
+    return (f"lists no saved files, but {directory}, the folder --runs names, holds files of its patterns "
+            f"({', '.join(patterns)}): e.g. {os.path.relpath(found, runs)[:80]}")
 
 
 def _resolve(path: Any, root: str, base: str) -> str:
