@@ -212,7 +212,7 @@ class _ReaderMayLeave:
         except BrokenPipeError:
             if not reader_went_away():
                 raise
-            _silence_stdout(self._fd)
+            _silence_output(self._fd)
             return len(text)
 
     def flush(self) -> None:
@@ -221,7 +221,7 @@ class _ReaderMayLeave:
         except BrokenPipeError:
             if not reader_went_away():
                 raise
-            _silence_stdout(self._fd)
+            _silence_output(self._fd)
             try:  # what the buffer held now goes to /dev/null
                 self._stream.flush()  # type: ignore[attr-defined]
             except BrokenPipeError:
@@ -269,7 +269,7 @@ def _main(argv: list[str] | None) -> int:
             # /dev/null when it reports a broken pipe; any other broken pipe is asked of the two now.
             # Standard output itself outlives its reader (_ReaderMayLeave): a broken pipe that reaches here
             # stopped the command before its verdict, so no status may look like one.
-            _silence_stdout()
+            _silence_output()
         _report(error, f"error: could not complete: {_could_not_complete(error)}")
         return exitcodes.COULD_NOT_COMPLETE
     # Commands return their exit status (an int) or None for plain success.
@@ -328,9 +328,9 @@ def _safe_echo(line: str) -> None:
         pass
 
 
-def _silence_stdout(fd: int = 1) -> None:
-    """After a broken pipe, point standard output (or ``fd``) at /dev/null so that later writes and the
-    interpreter's final flush are quiet."""
+def _silence_output(fd: int = 1) -> None:
+    """After a broken pipe, point standard output (or the output ``fd``) at /dev/null so that later writes and
+    the interpreter's final flush are quiet."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, fd)
@@ -353,7 +353,7 @@ def run() -> None:
     try:  # the last of the output, now rather than in the interpreter's exit, where a closed pipe is a traceback
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):
-        _silence_stdout()  # the command finished: its status stands
+        _silence_output()  # the command finished: its status stands
     if status == exitcodes.INTERRUPTED:
         interrupts.forget_unhandled()
         _bound_the_exit(status)

@@ -27,7 +27,7 @@ def check_D2(run: ClaimRun) -> Verdict:
     if not value_matrix_is_the_plain_model(run.config):
         return make_verdict("D2", "inconclusive", f"no squared A-norm decreases within layers 0..{run.last_layer}, but "
                             "D2 is proved for V = alpha I only: later layers are not decided", run)
-    if not is_positive_semidefinite(run.A):
+    if not (spd or is_positive_semidefinite(run.A)):  # positive definite already decided: no second elimination
         return make_verdict("D2", "inconclusive", f"no squared A-norm decreases within layers 0..{run.last_layer}, but "
                             "D2 is proved for A symmetric positive semidefinite only: later layers are not decided", run)
     cert = {"last_layer": run.last_layer, "norms": [[q(x) for x in row] for row in norms]}

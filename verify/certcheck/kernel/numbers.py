@@ -232,7 +232,6 @@ def positive_definite(S: list) -> bool:
     return True
 
 
-
 def positive_semidefinite(S: list) -> bool:
     """Symmetric rational S is positive semidefinite: symmetric elimination with diagonal pivoting. A negative
     diagonal entry refutes it (e_p^T S e_p < 0); when every remaining diagonal entry is zero, S is PSD exactly when
@@ -256,6 +255,7 @@ def positive_semidefinite(S: list) -> bool:
         rows = [[rows[i][j] - pivot_row[i] * pivot_row[j] / top for j in range(len(rows)) if j != p]
                 for i in range(len(rows)) if i != p]
     return True
+
 
 def _text(x: Fraction) -> str:
     return int_text(x.numerator) if x.denominator == 1 else f"{int_text(x.numerator)}/{int_text(x.denominator)}"

@@ -33,7 +33,7 @@ def outside_proof(claim: str, m: Model) -> str | None:
     if not m.proved_model and claim in ("D1", "D2"):
         return (f"{claim} is proved for the rule of docs/theory.md §1 (V = alpha I) only: with this value matrix V "
                 "the layers run prove nothing about later ones")
-    if claim == "D2" and not (m.A_symmetric and m.A_symmetric_positive_semidefinite):
+    if claim == "D2" and not m.A_symmetric_positive_semidefinite:
         return ("D2 is proved for A symmetric positive semidefinite only: with this A the layers run prove nothing "
                 "about later ones")
     return None
