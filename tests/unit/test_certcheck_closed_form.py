@@ -533,3 +533,55 @@ def test_a_sign_that_turns_negative_is_rejected_by_its_threshold_not_its_until()
     with metered(10_000):
         with pytest.raises(checker.Rejected, match="fails at t = 5"):
             closed_form._cf_check_positive(f, 10 ** 9, "test")
+
+
+# ----------------------------------------------------------------------------- rows settled by D7 (D9's (iii))
+
+LOCKED = [(C, F(-1, 2)), (C, F(1, 2)), (C, F(1, 4))]  # two leaders; token 2 locks onto token 1 at layer 0
+
+
+def _wrong_lock_chain():
+    """A chain whose (i) and (ii) hold but whose (iii) fails for token 2: it says token 2 follows token 0."""
+    data = certificate(LOCKED, F(1, 2))
+    segment = data["segments"][0]
+    segment["sets"][2] = [0]
+    segment["paths"][2] = [{"coefficient": ["0", "3/4"], "power": 0, "base": "2/3"},
+                           {"coefficient": ["-7/8", "-1/2"], "power": 0, "base": "1"}]
+    data["limits"][2] = ["-7/8", "-1/2"]
+    return data
+
+
+def test_a_fated_row_skips_iii_only_when_its_set_is_the_fate_set():
+    data = _wrong_lock_chain()
+    rejected(copy.deepcopy(data), LOCKED, F(1, 2), match=r"\(iii\) token 2")
+    # The caller's fates decide which rows are skipped: the true D7 set {1} differs, so the row is checked...
+    with pytest.raises(checker.Rejected, match=r"\(iii\) token 2"):
+        checker.verify_closed_form(copy.deepcopy(data), positions=LOCKED, alpha=F(1, 2),
+                                   fated={0: frozenset({0}), 1: frozenset({1}), 2: frozenset({1})})
+    # ...and a fate stating the chain's own set is trusted (which is why only the replay's D7 search gives them).
+    checker.verify_closed_form(copy.deepcopy(data), positions=LOCKED, alpha=F(1, 2), fated={2: frozenset({0})})
+
+
+def test_a_run_takes_its_fated_rows_from_the_replay_not_the_chain():
+    from verify.certcheck.kernel import model_of
+
+    config = {"tokens": [[str(x) for x in t] for t in LOCKED], "alpha": "1/2"}
+    honest = closed_form._run_chain({"T1": {"certificate": {"closed_form": certificate(LOCKED, F(1, 2))}}},
+                                    model_of(config))
+    assert honest.chain is not None and honest.problem is None
+    wrong = closed_form._run_chain({"T1": {"certificate": {"closed_form": _wrong_lock_chain()}}}, model_of(config))
+    assert wrong.chain is None and "(iii) token 2" in wrong.problem
+
+
+def test_rows_settled_by_d7_cost_no_scores():
+    from verify.certcheck.kernel import metered
+
+    data = certificate(D9_EXAMPLE, F(1, 2))
+    sets = [frozenset(s) for s in data["segments"][0]["sets"]]
+    spent = []
+    for fated in (None, {t: sets[t] for t in (0, 1, 3, 4)}):
+        with metered(10 ** 9) as meter:
+            check_data = copy.deepcopy(data)
+            checker.verify_closed_form(check_data, positions=D9_EXAMPLE, alpha=F(1, 2), fated=fated)
+            spent.append(meter[1] - meter[0])
+    assert spent[1] < spent[0]

@@ -11,7 +11,9 @@ verified exactly:
       functions are linearly independent on the integers t >= 0);
 (iii) with s_jv(t) = <A zhat_j(t), zhat_v(t)>: s_jv - s_jv' vanishes for v, v' in F_j, and
       s_jv - s_jw > 0 for w outside F_j, at every integer t in [0, until), or every t >= 0 for the
-      last segment of a certified chain.
+      last segment of a certified chain; not needed for a token whose attention set is F_j at
+      every layer from the segment's on by a D7 fate (leader, fixed, locked) the caller verified
+      on the replay by the chain's first layer (D9: the induction takes those sets from D7).
 
 Signs for every t >= 0 use a threshold computed here, never read from the chain: with c t^a b^t
 the leading term (largest b, then largest a) and R_i(t) = |c_i/c| t^(a_i-a) (b_i/b)^t for every
@@ -35,6 +37,7 @@ from typing import Any, NamedTuple
 from .common import Rejected, counted
 from .limits import MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD
 from .meter import charge, cost, gcd_cost
+from .fates import _search_fates
 from .model import Chain, Model
 from .numbers import read_digits, _q
 
@@ -198,21 +201,28 @@ class _CFScores:
         self.products = {(i, k): product_number[b * c] for i, b in enumerate(bases) for k, c in enumerate(bases)}
         denominators = [x.denominator for path in paths for c in path.values() for x in c]
         bits = _cf_bits(paths)
-        # The common denominator (at most the sum of the sizes), then every score: |T_j| |T_v| d products
-        # of scaled integers for every pair (j, v), and a fraction per term of each difference compared.
+        # The common denominator (at most the sum of the sizes), then A times every scaled coefficient;
+        # the scores themselves are paid for row by row (:meth:`charge_row`), as only some rows are checked.
         scale_bits = min(sum(x.bit_length() for x in denominators), len(denominators) * bits) + 1
         charge(cost(len(denominators), scale_bits, bits))
         scale = math.lcm(*denominators)
-        total_terms = sum(len(path) for path in paths)
-        size = scale.bit_length() + bits
-        a_bits = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for row in matrix for x in row)
-        charge(cost(total_terms * total_terms * len(matrix), size + a_bits, size)
-                + gcd_cost(total_terms * total_terms * len(paths), 2 * size + a_bits))
+        self.total_terms = sum(len(path) for path in paths)
+        self.d = len(matrix)
+        self.size = size = scale.bit_length() + bits
+        self.a_bits = a_bits = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for row in matrix for x in row)
+        charge(cost(self.total_terms * len(matrix) * len(matrix), size, a_bits))
         a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
         whole = [[int(x * a_scale) for x in row] for row in matrix]
         self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
         self.left = [[(i, a, [sum(m * x for m, x in zip(row, c)) for row in whole]) for i, a, c in terms]
                      for terms in self.right]
+
+    def charge_row(self, j):
+        """Pay for the scores of row j against every token: |T_j| |T_v| d products of scaled integers for each v,
+        and a fraction per term of each difference compared."""
+        pairs = len(self.left[j]) * self.total_terms
+        charge(cost(pairs * self.d, self.size + self.a_bits, self.size)
+               + gcd_cost(pairs, 2 * self.size + self.a_bits))
 
     def score(self, j, v):
         out = {}
@@ -326,13 +336,16 @@ def _cf_check_positive(f, until, what):
 # ----------------------------------------------------------------------------- the chain
 
 
-def verify_closed_form(certificate, *, positions, alpha, A=None):
+def verify_closed_form(certificate, *, positions, alpha, A=None, fated=None):
     """Verify a closed-form certificate against the caller's exact data; raise :class:`Rejected`, or
     :class:`TooExpensive` when a condition is beyond this checker's limits and every other one holds.
 
     ``positions``: the exact positions (Fractions) of every token at the chain's first layer,
     from a trusted source (the configuration, or the checker's own replay); ``alpha`` > 0;
-    ``A``: the d x d matrix (None: identity). Returns a summary: the segments' layers, the
+    ``A``: the d x d matrix (None: identity); ``fated``: {token: its attention set} for the tokens
+    with a D7 fate the caller verified on the replay by the chain's first layer (leader {j}, fixed
+    G + {j}, locked F), whose sets stay so forever: in a segment that gives such a token that set,
+    its row of (iii) is not checked (docs/theory.md D9). Returns a summary: the segments' layers, the
     layer from which the last segment holds, the largest threshold used, and for a certified
     chain the limits and the leaders with their first layers (checked against the
     certificate's claims when it makes them).
@@ -418,6 +431,9 @@ def verify_closed_form(certificate, *, positions, alpha, A=None):
         # (iii)
         table = _CFScores(paths, matrix)
         for j in range(n):
+            if fated is not None and fated.get(j) == sets[j]:
+                continue  # C_j = F_j at every layer from here on, by D7: (ii) alone carries its path
+            table.charge_row(j)
             members = sorted(sets[j])
             scores = [table.score(j, v) for v in range(n)]
             first = members[0]
@@ -560,8 +576,12 @@ def _run_chain(verdicts: dict, m: Model) -> ChainReading:
     start = data.get("start_layer")
     if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= m.last:
         return ChainReading(problem=f"closed_form.start_layer is {str(start)[:20]}, not a layer of the run (0..{m.last})")
+    # D7 fates the replay establishes by the chain's first layer (what Facts starts from, too): their sets
+    # hold at every later layer (docs/theory.md D7), so the chain's (iii) is not needed for them.
+    fates, _ = _search_fates(m, start)
+    fated = {t: f.set | {t} if f.kind == "fixed" else f.set for t, f in fates.items()}
     try:
-        summary = verify_closed_form(data, positions=m.layer(start), alpha=m.alpha, A=m.A)
+        summary = verify_closed_form(data, positions=m.layer(start), alpha=m.alpha, A=m.A, fated=fated)
     except Rejected as error:
         return ChainReading(problem=f"closed-form chain (D9) rejected: {str(error)[:300]}")
     except TooExpensive as error:

@@ -212,6 +212,15 @@ def _rests_on_chain(cert: dict) -> bool:
 
 
 def _search_fates(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
+    """Every D7 fate established within layers 0..last, and the settled layer (None if never): searched once
+    per model and layer (the closed-form chain and the run's facts both start from it); a fresh dict each call."""
+    if last not in m._fate_searches:
+        m._fate_searches[last] = _search_fates_once(m, last)
+    fates, settled = m._fate_searches[last]
+    return dict(fates), settled
+
+
+def _search_fates_once(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
     """Every D7 fate established within layers 0..last, and the settled layer (None if never).
 
     The same inductive rule the suite applies (docs/theory.md D7), found here from the replay: at

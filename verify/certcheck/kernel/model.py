@@ -90,6 +90,7 @@ class Model:
         self._Asym_integer: tuple[list, int] | None = None
         self._rows: tuple[int, Rows] | None = None
         self._facts: dict[tuple, Any] = {}  # the run's Facts by last layer and chain (statuses.facts_of)
+        self._fate_searches: dict[int, Any] = {}  # D7 fates found by layer (fates._search_fates)
         # The replay never goes past the run's last layer (set by the caller, checked against the work limit
         # before any checking): a certificate naming a later layer is rejected.
         self.last = 0
