@@ -210,7 +210,7 @@ class _CFScores:
         self.d = len(matrix)
         self.size = size = scale.bit_length() + bits
         self.a_bits = a_bits = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for row in matrix for x in row)
-        charge(cost(self.total_terms * len(matrix) * len(matrix), size, a_bits))
+        charge(cost(self.total_terms * self.d * self.d, size, a_bits))
         a_scale = math.lcm(*(x.denominator for row in matrix for x in row))
         whole = [[int(x * a_scale) for x in row] for row in matrix]
         self.right = [[(number[b], a, [int(x * scale) for x in c]) for (b, a), c in path.items()] for path in paths]
