@@ -585,3 +585,16 @@ def test_rows_settled_by_d7_cost_no_scores():
             checker.verify_closed_form(check_data, positions=D9_EXAMPLE, alpha=F(1, 2), fated=fated)
             spent.append(meter[1] - meter[0])
     assert spent[1] < spent[0]
+
+
+def test_the_fated_sets_are_the_attention_sets_the_replay_keeps():
+    # (1/2, 1/2) ties with both leaders and itself: fixed by D7 with the leaders G = {0, 1}, so its set at every
+    # later layer is G + {2}, not G; a leader keeps {j}. The chain's (iii) is skipped only for rows whose set this is.
+    from verify.certcheck.kernel.fates import _search_fates, fate_attention_sets
+    model = checker.Model({"tokens": [["1", "0"], ["0", "1"], ["1/2", "1/2"]], "alpha": "1/2"})
+    model.last = 3
+    fates, _ = _search_fates(model, 0)
+    assert {t: f.kind for t, f in fates.items()} == {0: "leader", 1: "leader", 2: "fixed"}
+    sets = fate_attention_sets(fates)
+    assert sets == {0: frozenset({0}), 1: frozenset({1}), 2: frozenset({0, 1, 2})}
+    assert all(model.attention(k)[t] == sets[t] for k in range(4) for t in sets)

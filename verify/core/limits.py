@@ -115,7 +115,7 @@ def readme_rows() -> list[tuple[str, str, str]]:
                     "past them is not kernel-checked, exit 3)", "`--time-limit SECONDS`"),
         ("`certcheck` file", f"a regular file, at most {_mib(c['DEFAULT_MAX_BYTES'])}", "`--max-bytes N`"),
         ("`certcheck` replay", f"last layer at most {c['MAX_LAYER']:,}, dimension at most {c['MAX_DIMENSION']}; "
-                               "estimated work (about 2 n^2 (d + 2) units a layer for n tokens in d dimensions, more "
+                               "estimated work (about n^2 (d + 2) units a layer and n^2 d once for n tokens in d dimensions, more "
                                "as the numbers grow, and d^3 for each matrix A or V) at most "
                                f"{c['DEFAULT_MAX_WORK']:,.0f} per configuration and {c['DEFAULT_MAX_TOTAL_WORK']:,.0f} "
                                f"per file; the work done is metered, and past {c['WORK_SLACK']} times the file's "

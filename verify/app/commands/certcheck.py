@@ -28,8 +28,8 @@ _STYLE = {"verified": "green", "inconclusive": "yellow", "failed": "bold red", "
 @json_option("every outcome (claim, status, reason) and the counts per claim")
 @click.option("--verbose", is_flag=True, help="List every outcome, not only the rejected ones.")
 @click.option("--max-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_WORK, show_default=True,
-              help="Estimated replay work allowed per configuration (about 2 n^2 (d + 2) per layer for n tokens in d "
-                   "dimensions, more as the numbers grow; docs/certcheck.md); a file asking for more is refused "
+              help="Estimated replay work allowed per configuration (about n^2 (d + 2) per layer and n^2 d once for n "
+                   "tokens in d dimensions, more as the numbers grow; docs/certcheck.md); a file asking for more is refused "
                    "before checking (exit 2).")
 @click.option("--max-total-work", type=click.IntRange(min=1), default=checker.DEFAULT_MAX_TOTAL_WORK,
               show_default=True, help="Replay work allowed for all the configurations of the file together; a file "

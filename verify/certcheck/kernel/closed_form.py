@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 from .common import Rejected, counted
 from .limits import MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD
 from .meter import charge, cost, gcd_cost
-from .fates import _search_fates
+from .fates import _search_fates, fate_attention_sets
 from .model import Chain, Model
 from .numbers import read_digits, _q
 
@@ -578,8 +578,7 @@ def _run_chain(verdicts: dict, m: Model) -> ChainReading:
         return ChainReading(problem=f"closed_form.start_layer is {str(start)[:20]}, not a layer of the run (0..{m.last})")
     # D7 fates the replay establishes by the chain's first layer (what Facts starts from, too): their sets
     # hold at every later layer (docs/theory.md D7), so the chain's (iii) is not needed for them.
-    fates, _ = _search_fates(m, start)
-    fated = {t: f.set | {t} if f.kind == "fixed" else f.set for t, f in fates.items()}
+    fated = fate_attention_sets(_search_fates(m, start)[0])
     try:
         summary = verify_closed_form(data, positions=m.layer(start), alpha=m.alpha, A=m.A, fated=fated)
     except Rejected as error:

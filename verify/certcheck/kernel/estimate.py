@@ -1,8 +1,10 @@
 """The work a run is estimated to need, before anything is checked (docs/certcheck.md, Limits).
 
-A run of n tokens in d dimensions through layer L costs about 2 n^2 (d + 2) work units a layer
-(the replay of docs/theory.md §1 and D1's combinations), with integers that start as large as the
-inputs (:func:`input_bits`) and grow each layer by the bits of the update (:func:`replay_growth`).
+A run of n tokens in d dimensions through layer L costs about n^2 (d + 2) work units a layer (the
+replay's scores, docs/theory.md §1) and n^2 d once (T2..T4 comparing every leader with every
+entry), with integers that start as large as the inputs (:func:`input_bits`) and grow each layer
+by the bits of the update (:func:`replay_growth`); the rest (the updates and D1's combinations,
+sum |C_i| d a layer) is charged by the meter as it runs.
 A run above the limit is refused before checking (exit 2); the producer asks
 :func:`max_checkable_layer` where to stop, so that the suite never emits a run the checker refuses.
 """
@@ -35,17 +37,21 @@ def replay_work(n: int, d: int, last_layer: int, bits: int = 0, growth: int = No
                 *, A: bool = False, V: bool = False) -> int:
     """The estimated work of checking a run of n tokens in d dimensions through layers 0..last_layer, in work units.
 
-    Each layer takes n^2 scores of d products (plus a fixed cost per score) twice, for the replay and
-    for D1's combinations; the certificates of T2..T4 compare every leader with every entry once
-    more. The integers start at ``bits`` (:func:`input_bits`) and grow by about ``growth`` bits a
-    layer (:func:`replay_growth`; default: the growth of alpha = 1/2), and a product of two b-bit
-    integers costs (b/WORK_BITS)^1.6 units once b passes WORK_BITS (Karatsuba). Measured: a few
-    tenths of a microsecond per unit on one core (docs/certcheck.md, Limits).
+    Each layer takes n^2 scores of d products (plus a fixed cost per score); the certificates of
+    T2..T4 compare every leader with every entry once, at most n^2 products of d at the last layer's
+    sizes. The updates and D1's combinations (sum |C_i| d products a layer, n d when the attention
+    sets are small) are not estimated: the meter charges them as they run. The integers start at
+    ``bits`` (:func:`input_bits`) and grow by about ``growth`` bits a layer (:func:`replay_growth`;
+    default: the growth of alpha = 1/2), and a product of two b-bit integers costs (b/WORK_BITS)^1.6
+    units once b passes WORK_BITS (Karatsuba). Measured: a few tenths of a microsecond per unit on one
+    core (docs/certcheck.md, Limits).
     """
     prefix = _layer_costs(max(bits, 1), replay_growth(Fraction(1, 2)) if growth is None else growth)
     # A matrix A (not the identity) adds A z per token, d^2 products; a value matrix its two products per token.
     per_layer = n * n * (d + SCORE_OVERHEAD) + (n * d * d if A else 0) + (2 * n * d * d if V else 0)
-    return int(per_layer * (2 * prefix[min(last_layer, MAX_LAYER)] + 1) + setup_work(d, bits, A=A, V=V))
+    last = min(last_layer, MAX_LAYER)
+    last_sizes = prefix[last] - (prefix[last - 1] if last > 0 else 0)  # the cost factor of layer L's products
+    return int(per_layer * prefix[last] + n * n * d * last_sizes + setup_work(d, bits, A=A, V=V))
 
 
 def replay_growth(alpha: Fraction | None = None, V: Any = None) -> int:

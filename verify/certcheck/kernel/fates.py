@@ -211,6 +211,11 @@ def _rests_on_chain(cert: dict) -> bool:
         isinstance(fates, list) and any(isinstance(e, dict) and e.get("kind") == "path" for e in fates))
 
 
+def fate_attention_sets(fates: dict[int, Fate]) -> dict[int, frozenset]:
+    """{token: its attention set at every later layer, by its D7 fate}: {j} for a leader, F if locked, G + {j} if fixed with leaders G."""
+    return {t: f.set | {t} if f.kind == "fixed" else f.set for t, f in fates.items()}
+
+
 def _search_fates(m: Model, last: int) -> tuple[dict[int, Fate], int | None]:
     """Every D7 fate established within layers 0..last, and the settled layer (None if never): searched once
     per model and layer (the closed-form chain and the run's facts both start from it); a fresh dict each call."""
