@@ -124,7 +124,9 @@ def test_after_a_sigkill_no_process_survives_and_the_next_run_cleans_up(earlier:
 def test_stopping_at_any_moment_is_clean(earlier: tuple[Path, dict[str, str]], signum: int, delay: float) -> None:
     """From just after the interpreter is up (imports, pool start-up) to the middle of the campaign."""
     work, digest = earlier
-    proc = start(_big(2), work)
+    # --debug changes nothing of a clean stop; should the exit ever hang and be cut short, the failure then
+    # shows where each thread waited.
+    proc = start(["--debug", *_big(2)], work)
     try:
         ready = wait_ready(proc)
         time.sleep(max(0.0, ready + delay - time.monotonic()))
