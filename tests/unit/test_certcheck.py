@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import random
 import re
 import sys
 from fractions import Fraction
@@ -624,7 +625,7 @@ def test_the_estimate_covers_most_of_what_the_meter_charges(n: int, d: int) -> N
     # Many leaders (random integer points): T2 and T3 compare nearly every token with every leader, n^2 d
     # products the estimate must count (without them the charge is over twice the estimate in d = 32). A
     # run at the per-configuration limit then finishes well within the meter's allowance for its file.
-    rng = __import__("random").Random(n * d)
+    rng = random.Random(n * d)
     tokens = sorted({tuple(rng.randint(-50, 50) for _ in range(d)) for _ in range(n)})
     config = parse_configuration({"tokens": [[str(x) for x in t] for t in tokens], "alpha": "1/2"})
     report = json.loads(json.dumps(check_configuration(config, cross_check=False,
