@@ -16,6 +16,9 @@ machine may be shared, so wall time is not used). The corners:
   purpose: the time is the replay's, the verdict a rejection);
 * ``chain power 10^18``: a closed-form chain (D9) whose term has power 10^18 (rejected: no
   solution of the update rule has it);
+* ``chain run n=N d=2``: ``check``'s report on bench/check_large.py's workload at the most tokens of
+  ``leaders d=2``: stopped at layer 0, settled by D7 fates and a closed-form chain (D9) of short
+  jumps and a final segment, whose every condition the checker verifies;
 * ``softmax d=64 n=N`` and ``softmax d=1 n=3 L=K``: records of ``hardmax-verify softmax --json``
   (built by the engine) with the most tokens, and the most layers, within the softmax checker's
   default work (verify/certcheck/softmax/, in the same units), beta large enough to hold;
@@ -36,6 +39,7 @@ Target: every corner under 60 CPU seconds (docs/certcheck.md, Limits).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import itertools
 import json
 import os
@@ -142,6 +146,20 @@ def chain_report() -> dict:
                    "leaders": [{"token": 0, "first_layer": 0, "position": ["1", "0"]},
                                {"token": 1, "first_layer": 0, "position": ["0", "1"]}]}
     return _run(config, 0, 0, {"T1": certificate})
+
+
+def chain_run(n: int, layer_budget: int = 200) -> dict:
+    """``check``'s report (float cross-checks off) on bench/check_large.py's workload of n tokens in d = 2: at the
+    largest n the run stops at layer 0, most tokens locked by D7 and the rest settled by a D9 chain, whose (iii)
+    the checker verifies on every row D7 leaves, against every token."""
+    from verify.claims import check_configuration
+    from verify.core.config import parse_configuration
+
+    spec = importlib.util.spec_from_file_location("check_large", Path(__file__).with_name("check_large.py"))
+    large = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(large)
+    report = check_configuration(parse_configuration(large.workload(n, 0)), layer_budget=layer_budget, cross_check=False)
+    return json.loads(json.dumps(report.to_json_dict()))
 
 
 def softmax_record(tokens: list[list[str]], *, alpha: str, beta: int, layers: int) -> dict:
@@ -338,6 +356,7 @@ def main() -> int:
         "replay n=60 d=2 alpha=1/2": (lambda: replay_report(60, 2, "1/2"), REJECTED),
         "replay n=2 d=1 alpha=999/1000": (lambda: replay_report(2, 1, "999/1000"), REJECTED),
         "chain power 10^18": (chain_report, REJECTED),
+        f"chain run n={n2} d=2": (lambda: chain_run(n2), VERIFIED),
     }
     others = {"softmax d=64": ("softmax", lambda: softmax_wide(64), VERIFIED),
               "softmax d=1": ("softmax", softmax_long, VERIFIED),

@@ -55,10 +55,25 @@ def test_bench_fails_when_a_corner_gets_another_status(monkeypatch: pytest.Monke
     """A corner that does not verify makes the bench exit 1, naming it."""
     bench = _bench()
     monkeypatch.setattr(bench, "measure", lambda name, data, folder: 1)
-    monkeypatch.setattr(bench.sys, "argv", ["certcheck_limits.py", "--only", "chain"])
+    monkeypatch.setattr(bench.sys, "argv", ["certcheck_limits.py", "--only", "chain power"])
     assert bench.main() == 0  # the chain corner is rejected on purpose
     monkeypatch.setattr(bench.sys, "argv", ["certcheck_limits.py", "--only", "leaders d=2 "])
     monkeypatch.setattr(bench, "leaders_report", lambda points: {})
     monkeypatch.setattr(bench, "_sphere", lambda n, d: [])
     assert bench.main() == 1
     assert "leaders d=2" in capsys.readouterr().err
+
+
+def test_the_chain_run_corner_is_settled_by_a_chain_the_checker_verifies() -> None:
+    """At 150 tokens with one layer (the corner's run at its size stops at layer 0) the report carries a D9 chain of
+    a jump and a final segment, which the checker verifies; with one coefficient of it changed, rejects."""
+    report = _bench().chain_run(150, layer_budget=1)
+    chains = [v["certificate"]["closed_form"] for v in report["verdicts"].values()
+              if isinstance(v.get("certificate"), dict) and "closed_form" in v["certificate"]]
+    assert chains and [s["status"] for s in chains[0]["segments"]][-1] == "certified"
+    assert any(s["status"] == "jump" for s in chains[0]["segments"])
+    assert certcheck.check_report(json.loads(json.dumps(report))).exit_status == _bench().VERIFIED
+    for chain in chains:
+        term = chain["segments"][-1]["paths"][-1][0]
+        term["coefficient"][0] = term["coefficient"][0] + "1" if "/" not in term["coefficient"][0] else "7/3"
+    assert certcheck.check_report(report).exit_status == _bench().REJECTED

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import random
+import re
 import shutil
 import signal
 import subprocess
@@ -85,6 +87,7 @@ from certcheck.kernel.closed_form import verify_closed_form
 c = Fraction(-7, 8)
 tokens = [(c, Fraction(-1, 2)), (c, Fraction(1, 2)), (c, Fraction(0)), (c, Fraction(1, 4)), (c, Fraction(-1, 4))]
 import json
+import random
 with open(sys.argv[2], encoding="utf-8") as handle:
     summary = verify_closed_form(json.load(handle), positions=tokens, alpha=Fraction(1, 2))
 print(sorted(summary["leaders"].items()))
@@ -529,10 +532,81 @@ def test_a_sign_that_turns_negative_is_rejected_by_its_threshold_not_its_until()
     # threshold from which the negative leading term decides, so a tight allowance still rejects instead of stopping.
     from verify.certcheck.kernel.meter import metered
 
-    f = {(F(1), 1): F(-1), (F(1), 0): F(5)}
+    f = {(0, 1): -1, (0, 0): 5}  # base number 0 stands for 1 / 1
     with metered(10_000):
         with pytest.raises(checker.Rejected, match="fails at t = 5"):
-            closed_form._cf_check_positive(f, 10 ** 9, "test")
+            closed_form._cf_check_positive(f, [1], 10 ** 9, "test")
+
+
+# ----------------------------------------------------------------------------- (iii) over a short jump
+
+# Over a jump of a few layers (iii) is checked from the positions at each t, elsewhere from the exp-polys of the
+# score differences: on the same segment both must find the same first failure, or none.
+HALF, ONE = F(1, 2), F(1)
+SHORT_JUMP_CASES = {
+    # token 1 starts on token 0, then moves off along t (1/2)^t: their tie breaks at t = 1
+    "tie breaks at t = 1": ([{(ONE, 0): [ONE, F(0)]}, {(ONE, 0): [ONE, F(0)], (HALF, 1): [ONE, F(0)]}],
+                            [{0, 1}, {0, 1}], 3),
+    # tokens 0 and 2 score highest in row 0, which claims 0 and 1: as many tokens as its set, but not its set
+    "members 0 and 1: the tie breaks at t = 0": (
+        [{(ONE, 0): [ONE, F(0)]}, {(ONE, 0): [F(0), ONE]}, {(ONE, 0): [ONE, F(0)]}], [{0, 1}, {1}, {0, 2}], 2),
+    # rows 0 and 1 both fail; row 0 is reported, by its first failure in token order, not in t
+    "member 0 over 2: fails at t = 1 (negative)": (
+        [{(ONE, 0): [ONE, F(0)]}, {(ONE, 0): [F(0), ONE]}, {(ONE, 0): [F(3), F(0)], (HALF, 0): [F(-3), F(0)]},
+         {(ONE, 0): [F(1, 2), F(0)], (HALF, 0): [F(1, 2), ONE]}], [{0}, {0}, {2}, {3}], 3),
+    # token 1 heads for (3, 0) from (0, -1): at t = 1 it outscores token 0 in row 0
+    "member 0 over 1: fails at t = 1 (negative)": (
+        [{(ONE, 0): [ONE, F(0)]}, {(ONE, 0): [F(3), F(0)], (HALF, 0): [F(-3), F(-1)]}], [{0}, {1}], 3),
+    # the same, but the jump ends before token 1 overtakes: nothing fails
+    "": ([{(ONE, 0): [ONE, F(0)]}, {(ONE, 0): [F(3), F(0)], (HALF, 0): [F(-3), F(-1)]}], [{0}, {1}], 1),
+}
+
+
+def test_signs_for_every_t_agree_with_evaluating_them():
+    # f = sum c t^a b^t with bases 1/3, 1/2, 2/3, 1: accepted only if positive at every t (checked up to 400, past
+    # any threshold these coefficients need), rejected at the first t where it is not.
+    rng = random.Random(7)
+    P = [2, 3, 4, 6]  # the bases times 6: f(t) 6^t has the sign of f(t)
+    for _ in range(2000):
+        f = {(rng.randrange(4), rng.randrange(3)): rng.randint(-6, 6) for _ in range(rng.randint(1, 4))}
+        f = {key: c for key, c in f.items() if c}
+        values = [sum(c * t ** a * P[i] ** t for (i, a), c in f.items()) for t in range(400)]
+        first_failure = next((t for t, x in enumerate(values) if x <= 0), None)
+        try:
+            closed_form._cf_check_positive(dict(f), P, None, "f")
+        except checker.Rejected as error:
+            assert first_failure is not None, (f, str(error))
+            assert re.search(rf"identically|negative, so|at t = {first_failure}\b", str(error)), (f, str(error))
+        else:
+            assert first_failure is None, (f, first_failure)
+
+
+@pytest.mark.parametrize("expected", list(SHORT_JUMP_CASES))
+def test_a_short_jump_checks_iii_as_the_exp_polys_do(expected):
+    paths, sets, until = SHORT_JUMP_CASES[expected]
+    identity = [[F(1), F(0)], [F(0), F(1)]]
+    found = []
+    for check_sets in (closed_form._cf_check_sets_at, closed_form._cf_check_sets):
+        arguments = (paths, sets, list(range(len(paths))), identity, until, "s")
+        try:
+            check_sets(*arguments) if check_sets is closed_form._cf_check_sets_at else check_sets(*arguments, 0, None)
+            found.append("")
+        except checker.Rejected as error:
+            found.append(str(error))
+    assert found[0] == found[1] and (found[0].endswith(expected) if expected else found[0] == "")
+
+
+@pytest.mark.parametrize("direct", [16, 0])
+def test_a_wrong_set_in_a_short_jump_is_rejected(monkeypatch, example, direct):
+    # The final segment, restated as a jump of two layers (the segment after it is never reached): the set
+    # {0, 1, 2} keeps (ii) (the dropped tokens' displacements cancel) but token 3 ties with it (at t = 0, and
+    # identically).
+    monkeypatch.setattr(closed_form, "_DIRECT_SCAN", direct)
+    final = example["segments"][0]
+    example["segments"] = [{**final, "status": "jump", "until": 2}, {**copy.deepcopy(final), "layer": 2}]
+    example["segments"][0]["sets"][2] = [0, 1, 2]
+    rejected(example, D9_EXAMPLE, F(1, 2),
+             match=r"segments\[0\]: \(iii\) token 2, member 0 over 3: (fails at t = 0 \(zero\)|the difference vanishes)")
 
 
 # ----------------------------------------------------------------------------- rows settled by D7 (D9's (iii))

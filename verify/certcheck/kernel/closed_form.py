@@ -13,9 +13,11 @@ verified exactly:
       s_jv - s_jw > 0 for w outside F_j, at every integer t in [0, until), or every t >= 0 for the
       last segment of a certified chain; not needed for a token whose attention set is F_j at
       every layer from the segment's on by a D7 fate (leader, fixed, locked) the caller verified
-      on the replay by the chain's first layer (D9: the induction takes those sets from D7).
+      on the replay by the chain's first layer (D9: the induction takes those sets from D7). Over a
+      jump of at most _DIRECT_SCAN layers it is checked at each t from the positions zhat(t).
 
-Signs for every t >= 0 use a threshold computed here, never read from the chain: with c t^a b^t
+Signs for every t >= 0 use a threshold computed here, never read from the chain (none when a
+leading c b^t outweighs the negative terms, all without a power of t, together): with c t^a b^t
 the leading term (largest b, then largest a) and R_i(t) = |c_i/c| t^(a_i-a) (b_i/b)^t for every
 other term whose coefficient has the sign opposite to c, each R_i is nonincreasing for
 t >= t_i = max(1, ceil((a_i - a)/(1 - b_i/b))), so from the first T in t_0, 2 t_0, 4 t_0, ...
@@ -39,13 +41,15 @@ from .limits import MAX_CHAIN_DIGITS, MAX_CHAIN_SEGMENTS, MAX_CHAIN_THRESHOLD
 from .meter import charge, cost, gcd_cost
 from .fates import _search_fates, fate_attention_sets
 from .model import Chain, Model
-from .numbers import read_digits, _q
+from .numbers import bits_of, integer_rows, read_digits, _q
 
 
 CLOSED_FORM_FORMAT = "hardmax-verify/closed-form-v1"
 # MAX_CHAIN_THRESHOLD (.limits) is the largest t the checker scans a sign up to or evaluates a path
 # at (a sign threshold, a segment's `until`); a chain that needs more is not checkable here: neither
 # verified nor rejected.
+# Over a jump of at most this many layers every t is evaluated: fewer values than a threshold's search.
+_DIRECT_SCAN = 16
 _SEGMENT_KINDS = {"unsettled": "without paths", "jump": "that ends at its until", "certified": "that holds for every t"}
 _CF_RATIONAL = re.compile(r"\A-?[0-9]+(/[0-9]+)?\Z", re.ASCII)
 
@@ -189,8 +193,8 @@ class _CFScores:
 
     Every coefficient is multiplied by one common denominator (and A by its own), so the
     arithmetic is on integers; bases are numbered, and a score is {(base pair, power): integer}.
-    A positive constant changes no sign and no identity. :meth:`scalar` turns a difference of
-    two scores back into {(base, power): Fraction} for the sign checks.
+    A positive constant changes no sign and no identity. Base number i stands for P[i] / L, with
+    integers P increasing with the base (L the bases' common denominator).
     """
 
     def __init__(self, paths, matrix):
@@ -198,6 +202,8 @@ class _CFScores:
         number = {b: i for i, b in enumerate(bases)}
         self.bases = sorted({b * c for b in bases for c in bases})  # products of two path bases
         product_number = {b: i for i, b in enumerate(self.bases)}
+        L = math.lcm(*(b.denominator for b in self.bases))
+        self.P = [b.numerator * (L // b.denominator) for b in self.bases]
         self.products = {(i, k): product_number[b * c] for i, b in enumerate(bases) for k, c in enumerate(bases)}
         denominators = [x.denominator for path in paths for c in path.values() for x in c]
         bits = _cf_bits(paths)
@@ -218,11 +224,8 @@ class _CFScores:
                      for terms in self.right]
 
     def charge_row(self, j):
-        """Pay for the scores of row j against every token: |T_j| |T_v| d products of scaled integers for each v,
-        and a fraction per term of each difference compared."""
-        pairs = len(self.left[j]) * self.total_terms
-        charge(cost(pairs * self.d, self.size + self.a_bits, self.size)
-               + gcd_cost(pairs, 2 * self.size + self.a_bits))
+        """Pay for the scores of row j against every token: |T_j| |T_v| d products of scaled integers for each v."""
+        charge(cost(len(self.left[j]) * self.total_terms * self.d, self.size + self.a_bits, self.size))
 
     def score(self, j, v):
         out = {}
@@ -234,44 +237,41 @@ class _CFScores:
                     out[key] = out.get(key, 0) + x
         return out
 
-    def scalar(self, score_p, score_q):
-        """score_p - score_q as {(base, power): Fraction}, zero coefficients dropped."""
+    def difference(self, score_p, score_q):
+        """score_p - score_q as {(base number, power): integer}, zero coefficients dropped (see :func:`_cf_signs`)."""
         out = dict(score_p)
         for key, x in score_q.items():
             out[key] = out.get(key, 0) - x
-        return {(self.bases[b], a): Fraction(x) for (b, a), x in out.items() if x}
+        return {key: x for key, x in out.items() if x}
 
 
-def _cf_signs(f, start, stop):
-    """(t, N(t)) for t = start .. stop - 1 with N(t) = f(t) D L^t an integer (D, L > 0): N(t) has
-    the sign of f(t). L is the common denominator of the bases, D of the coefficients."""
-    L = math.lcm(*(b.denominator for b, _ in f))
-    D = math.lcm(*(x.denominator for x in f.values()))
+def _cf_signs(f, P, start, stop):
+    """(t, N(t)) for t = start .. stop - 1, f = {(i, a): integer c} standing for sum c t^a (P[i] / L)^t with
+    integers P[i], L > 0: N(t) = f(t) L^t is an integer with the sign of f(t)."""
     by_base = {}
-    for (b, a), x in f.items():
-        by_base.setdefault(b.numerator * (L // b.denominator), []).append((a, x.numerator * (D // x.denominator)))
+    for (i, a), c in f.items():
+        by_base.setdefault(P[i], []).append((a, c))
     coefficient_bits = max(abs(c).bit_length() + a * max(stop, 1).bit_length() for terms in by_base.values()
                            for a, c in terms)
     charge(cost(max(stop - start, 0) * len(f), coefficient_bits,
-                  max(stop, 1) * max(P.bit_length() for P in by_base)))
-    powers = {P: P ** start for P in by_base}
+                  max(stop, 1) * max(base.bit_length() for base in by_base)))
+    powers = {base: base ** start for base in by_base}
     for t in range(start, stop):
-        yield t, sum(sum(c * t ** a for a, c in terms) * powers[P] for P, terms in by_base.items())
-        for P in powers:
-            powers[P] *= P
+        yield t, sum(sum(c * t ** a for a, c in terms) * powers[base] for base, terms in by_base.items())
+        for base in powers:
+            powers[base] *= base
 
 
-def _cf_threshold(f):
+def _cf_threshold(f, P):
     """T with sign f(t) = sign of the leading coefficient for every t >= T (see the module docstring)."""
-    lead_key = max(f)
-    b, a = lead_key
+    lead_key = max(f)  # base numbers increase with the base
+    i, a = lead_key
     c = f[lead_key]
     against = [(key, x) for key, x in f.items() if key != lead_key and (x > 0) != (c > 0)]
     t0 = 1
-    for (bi, ai), _ in against:
-        q = bi / b
-        if q < 1 and ai > a:
-            t0 = max(t0, math.ceil((ai - a) / (1 - q)))
+    for (k, ak), _ in against:
+        if P[k] < P[i] and ak > a:  # t_k = ceil((a_k - a) / (1 - P[k] / P[i]))
+            t0 = max(t0, -(-(ak - a) * P[i] // (P[i] - P[k])))
     # sum R_i(T) < 1  iff  |c| T^a b^T - sum |c_i| T^(a_i) b_i^T > 0: the sign of one more exp-poly at T.
     margin = {lead_key: abs(c)}
     for key, x in against:
@@ -280,7 +280,7 @@ def _cf_threshold(f):
     while True:
         if T > MAX_CHAIN_THRESHOLD:
             raise TooExpensive(f"a sign needs a scan beyond t = {MAX_CHAIN_THRESHOLD}")
-        for _, value in _cf_signs(margin, T, T + 1):
+        for _, value in _cf_signs(margin, P, T, T + 1):
             if value > 0:
                 return T
         T *= 2
@@ -288,49 +288,109 @@ def _cf_threshold(f):
 
 def _cf_zero_bound(f):
     highest = {}
-    for b, a in f:
-        highest[b] = max(highest.get(b, 0), a)
+    for i, a in f:
+        highest[i] = max(highest.get(i, 0), a)
     return sum(1 + a for a in highest.values())
 
 
-def _cf_check_tie(f, until, what):
-    """f = 0 at every t < until (until None: identically, by coefficients)."""
+def _cf_check_tie(f, P, until, what):
+    """f = 0 at every t < until (until None: identically, by coefficients); f as in :func:`_cf_signs`."""
     if not f:
         return
     if until is None:
         raise Rejected(f"{what}: the tie is not an identity (nonzero coefficients)")
     # A nonzero f vanishes at no more than M - 1 integers: among min(until, M) values a nonzero
     # shows exactly when the tie breaks before until.
-    for t, value in _cf_signs(f, 0, min(until, _cf_zero_bound(f))):
+    for t, value in _cf_signs(f, P, 0, min(until, _cf_zero_bound(f))):
         if value != 0:
             raise Rejected(f"{what}: the tie breaks at t = {t}")
 
 
-def _cf_check_positive(f, until, what):
-    """f > 0 at every t < until (until None: every t >= 0); returns the threshold used (0 if none)."""
+def _cf_check_positive(f, P, until, what):
+    """f > 0 at every t < until (until None: every t >= 0), f as in :func:`_cf_signs`; returns the threshold
+    used (0 if none)."""
     if not f:
         raise Rejected(f"{what}: the difference vanishes identically")
     if all(x > 0 for x in f.values()):
         # Every term is positive for t >= 1; at t = 0 only the terms without a power of t remain.
-        if sum((x for (_, a), x in f.items() if a == 0), Fraction(0)) <= 0:
+        if sum(x for (_, a), x in f.items() if a == 0) <= 0:
             raise Rejected(f"{what}: fails at t = 0")
         return 1
-    lead = f[max(f)]
+    lead_key = max(f)
+    lead = f[lead_key]
     if until is None and lead < 0:
         raise Rejected(f"{what}: the leading coefficient is negative, so it fails for large t")
+    if lead_key[1] == 0 and all(a == 0 for (_, a), x in f.items() if x < 0) and \
+            lead > -sum(x for x in f.values() if x < 0):
+        return 1  # the lead c b^t outweighs the negative c_i b_i^t (b_i <= b) together at every t >= 0
     try:
-        T = _cf_threshold(f)
+        T = _cf_threshold(f, P)
     except TooExpensive:
         if until is None or until > MAX_CHAIN_THRESHOLD:
             raise
         T = until
-    # From T on, f has its leading coefficient's sign: positive, nothing past T can fail; negative, f(T) < 0 fails
-    # (when T < until), so the scan need not go past T either way.
+    # From T on, f has its leading coefficient's sign: positive, nothing past T can fail; negative, f(T) < 0
+    # fails (when T < until), so the scan need not go past T either way.
     stop = T if until is None else min(until, T) if lead > 0 else min(until, T + 1)
-    for t, value in _cf_signs(f, 0, stop):
+    for t, value in _cf_signs(f, P, 0, stop):
         if value <= 0:
             raise Rejected(f"{what}: fails at t = {t} ({'zero' if value == 0 else 'negative'})")
     return T if lead > 0 else 0
+
+
+def _cf_check_sets(paths, sets, rows, matrix, until, where, largest, beyond_limit):
+    """(iii) for the rows given, at every t < until (None: every t >= 0), by the exp-polys of the score
+    differences; returns the largest threshold used and the first sign beyond the checker's limits."""
+    table = _CFScores(paths, matrix)
+    for j in rows:
+        table.charge_row(j)
+        members = sorted(sets[j])
+        scores = [table.score(j, v) for v in range(len(paths))]
+        first = members[0]
+        for v in members[1:]:
+            _cf_check_tie(table.difference(scores[v], scores[first]), table.P, until,
+                          f"{where}: (iii) token {j}, members {first} and {v}")
+        for w in range(len(paths)):
+            if w not in sets[j]:
+                what = f"{where}: (iii) token {j}, member {first} over {w}"
+                try:
+                    largest = max(largest, _cf_check_positive(table.difference(scores[first], scores[w]), table.P,
+                                                              until, what))
+                except TooExpensive as error:
+                    beyond_limit = beyond_limit or f"{what}: {error}"
+    return largest, beyond_limit
+
+
+def _cf_check_sets_at(paths, sets, rows, matrix, until, where):
+    """(iii) for the rows given at each t < until, from the positions zhat(t) as integer rows: a row's scores
+    are n inner products, its set must be the tokens of the highest. A failure is reported as
+    :func:`_cf_check_sets` reports it (by row, then ties, then the tokens outside, then t)."""
+    d = len(matrix)
+    whole, _ = integer_rows(matrix)
+    rights = []
+    for t in range(until):
+        points = [_cf_value(path, t, d) for path in paths]
+        size = max(max(x.numerator.bit_length(), x.denominator.bit_length()) for p in points for x in p)
+        charge(cost(len(points) * d, min(sum(x.denominator.bit_length() for p in points for x in p),
+                                         len(points) * d * size) + 1, size))  # the common denominator, times each
+        rights.append(integer_rows(points)[0])
+        size = bits_of(rights[-1])
+        charge(cost(len(rows) * (len(points) + d) * d, size + bits_of(whole), size))
+    for j in rows:
+        scores = []
+        for right in rights:
+            left = [sum(m * x for m, x in zip(row, right[j])) for row in whole]
+            scores.append([sum(p * q for p, q in zip(left, z)) for z in right])
+        first, *others = sorted(sets[j])
+        if all(max(row) == row[first] and row.count(row[first]) == 1 + len(others) and
+               all(row[v] == row[first] for v in others) for row in scores):
+            continue  # F_j holds the highest score, which no other token has
+        for t, v in ((t, v) for v in others for t, row in enumerate(scores) if row[v] != row[first]):
+            raise Rejected(f"{where}: (iii) token {j}, members {first} and {v}: the tie breaks at t = {t}")
+        for t, w in ((t, w) for w in range(len(paths)) if w not in sets[j] for t, row in enumerate(scores)
+                     if row[w] >= row[first]):
+            raise Rejected(f"{where}: (iii) token {j}, member {first} over {w}: fails at t = {t} "
+                           f"({'zero' if scores[t][w] == scores[t][first] else 'negative'})")
 
 
 # ----------------------------------------------------------------------------- the chain
@@ -428,25 +488,12 @@ def verify_closed_form(certificate, *, positions, alpha, A=None, fated=None):
         for j in range(n):
             if _cf_next(paths[j], d) != _cf_rule(paths[j], sets[j], paths, r, gamma, d):
                 raise Rejected(f"{where}: (ii) token {j}'s path does not satisfy the update rule identically")
-        # (iii)
-        table = _CFScores(paths, matrix)
-        for j in range(n):
-            if fated is not None and fated.get(j) == sets[j]:
-                continue  # C_j = F_j at every layer from here on, by D7: (ii) alone carries its path
-            table.charge_row(j)
-            members = sorted(sets[j])
-            scores = [table.score(j, v) for v in range(n)]
-            first = members[0]
-            for v in members[1:]:
-                _cf_check_tie(table.scalar(scores[v], scores[first]), until,
-                           f"{where}: (iii) token {j}, members {first} and {v}")
-            for w in range(n):
-                if w not in sets[j]:
-                    what = f"{where}: (iii) token {j}, member {first} over {w}"
-                    try:
-                        largest = max(largest, _cf_check_positive(table.scalar(scores[first], scores[w]), until, what))
-                    except TooExpensive as error:
-                        beyond_limit = beyond_limit or f"{what}: {error}"
+        # (iii): over a short jump at each t from the positions, else for every t from the scores' exp-polys
+        rows = [j for j in range(n) if fated is None or fated.get(j) != sets[j]]  # fated: C_j = F_j by D7 from here
+        if until is not None and until <= _DIRECT_SCAN:
+            _cf_check_sets_at(paths, sets, rows, matrix, until, where)
+        else:
+            largest, beyond_limit = _cf_check_sets(paths, sets, rows, matrix, until, where, largest, beyond_limit)
         layers.append(layer)
         if until is not None:
             if until > MAX_CHAIN_THRESHOLD or start is None:
