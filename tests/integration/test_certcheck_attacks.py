@@ -138,6 +138,29 @@ def test_a_failed_T0_s_similarity_certificate_covers_what_its_evidence_says(tmp_
     refused_or_rejected(report, tmp_path, capsys, "T0 rejected", "similarity.note")
 
 
+@pytest.mark.parametrize("claim", ["T1", "T2", "T3", "T4"])
+def test_an_inconclusive_verdict_s_similarity_and_limits_are_checked_too(tmp_path: Path, capsys: Any,
+                                                                          claim: str) -> None:
+    # docs/theory.md D11: T1..T4 have no leader to refer to; their evidence repeats the certificate and what it says
+    # of the limits, a statement the checker holds to the certificate like T0's.
+    report = claims(ROTATING_SQUARE)
+    evidence = report["verdicts"][claim]["evidence"]
+    assert report["verdicts"][claim]["status"] == "inconclusive" and evidence["limits"].startswith("every token")
+    assert run_checker(report, tmp_path)[0] == 1
+    evidence["limits"] = "the limits are not certified (no power of M found to contract)"
+    refused_or_rejected(report, tmp_path, capsys, f"{claim} rejected", "evidence.limits")
+    evidence["similarity"]["contraction_power"] = None
+    outcome = {o.claim: o.status for o in certcheck.check_report(copy.deepcopy(report)).outcomes}
+    assert outcome[claim] == "inconclusive"  # the weaker sentence, with the certificate that shows it
+    evidence["similarity"]["scale"] = "7"
+    refused_or_rejected(report, tmp_path, capsys, f"{claim} rejected", "similarity")
+    del evidence["similarity"]
+    refused_or_rejected(report, tmp_path, capsys, f"{claim} rejected", "evidence.limits")
+    del evidence["limits"]
+    outcome = {o.claim: o.status for o in certcheck.check_report(copy.deepcopy(report)).outcomes}
+    assert outcome[claim] == "inconclusive"  # nothing said of the limits, nothing to check
+
+
 # --------------------------------------------------------------------------- keys the checker does not know
 
 

@@ -121,12 +121,14 @@ _NOT_CERTIFIED_EVIDENCE = Obj({key: CHECKED for key in RUN_EVIDENCE} | {"closed_
                               name="a verdict's evidence")
 
 
-# A failed T0 verdict may carry a similarity certificate (docs/theory.md D11) that no token is ever a leader, and what
-# it says of the limits: both re-verified (:mod:`.similarity`).
+# A failed T0 verdict, and an inconclusive one (T1..T4: no leader to refer to), may carry a similarity certificate
+# (docs/theory.md D11) that no token is ever a leader, and what it says of the limits: both re-verified
+# (:mod:`.similarity`).
 SIMILARITY = Obj({key: CHECKED for key in SIMILARITY_FIELDS}, name="a similarity certificate (D11)")
-_FAILED_T0_EVIDENCE = Obj({**_NOT_CERTIFIED_EVIDENCE.fields, "similarity": SIMILARITY, "limits": CHECKED},
-                          optional=(*_NOT_CERTIFIED_EVIDENCE.optional, "similarity", "limits"),
-                          extra=_NOT_CERTIFIED_EVIDENCE.extra, name="a failed T0 verdict's evidence")
+_FAILED_T0_EVIDENCE, _INCONCLUSIVE_EVIDENCE = (
+    Obj({**_NOT_CERTIFIED_EVIDENCE.fields, "similarity": SIMILARITY, "limits": CHECKED},
+        optional=(*_NOT_CERTIFIED_EVIDENCE.optional, "similarity", "limits"), extra=_NOT_CERTIFIED_EVIDENCE.extra,
+        name=name) for name in ("a failed T0 verdict's evidence", "an inconclusive verdict's evidence"))
 
 
 # A failed D2 or T3 verdict may state its counterexample, re-verified on the replay (:mod:`.falsity`).
@@ -140,7 +142,7 @@ _FAILED_EVIDENCE = {claim: Obj({**_NOT_CERTIFIED_EVIDENCE.fields, **{key: CHECKE
 def _verdict(claim: str, status: str) -> Obj:
     evidence = (_evidence(claim) if status == "certified" else _FAILED_T0_EVIDENCE if (claim, status) == ("T0", "failed")
                 else _FAILED_EVIDENCE.get(claim, _NOT_CERTIFIED_EVIDENCE) if status == "failed"
-                else _NOT_CERTIFIED_EVIDENCE)
+                else _INCONCLUSIVE_EVIDENCE)
     fields: dict[str, Node] = {"claim": CHECKED, "status": CHECKED, "summary": Unchecked(SUMMARY_SENTENCE),
                                "evidence": evidence,
                                "cross_checks": Unchecked(CROSS_CHECKS)}

@@ -142,20 +142,25 @@ def no_leader_ever(cert: Any, m: Model) -> Similarity:
     return found
 
 
-def judge_failed_T0(verdict: dict, m: Model) -> tuple[str, str] | None:
-    """(outcome, reason) for a failed T0 verdict that carries a similarity certificate in its evidence, else None.
+def judge_similarity_evidence(evidence: dict, m: Model) -> Similarity:
+    """The certificate in a verdict's evidence, verified, with the evidence's ``limits`` sentence (if any) saying
+    what its contraction_power shows; Rejected otherwise. A ``limits`` sentence without a certificate is rejected."""
+    require("similarity" in evidence, "evidence.limits speaks of a similarity certificate (D11), but there is none")
+    sim = no_leader_ever(evidence["similarity"], m)
+    require("limits" not in evidence or evidence["limits"] == sim.limits,
+            lambda: f"evidence.limits says {str(evidence['limits'])[:80]!r}, the certificate shows {sim.limits!r}")
+    return sim
 
-    The evidence's ``limits`` sentence, if any, must say what the certificate's contraction_power shows."""
+
+def judge_failed_T0(verdict: dict, m: Model) -> tuple[str, str] | None:
+    """(outcome, reason) for a failed T0 verdict that carries a similarity certificate in its evidence, else None."""
     evidence = verdict.get("evidence")
-    if not isinstance(evidence, dict) or "similarity" not in evidence:
+    if not isinstance(evidence, dict) or not {"similarity", "limits"} & set(evidence):
         return None
     try:
-        sim = no_leader_ever(evidence["similarity"], m)
+        sim = judge_similarity_evidence(evidence, m)
     except Rejected as error:
         return "rejected", str(error)
-    if "limits" in evidence and evidence["limits"] != sim.limits:
-        return "rejected", (f"evidence.limits says {str(evidence['limits'])[:80]!r}, the certificate shows "
-                            f"{sim.limits!r}")
     return "failed", f"{VERIFIED} (docs/theory.md D11: Z^{sim.end} = M P Z^{sim.layer}, M^T A M = s A)"
 
 

@@ -23,7 +23,7 @@ from .model import Chain, Context, Fate, Model
 from .numbers import _show, _text
 from .report_schema import verdict_node
 from .schema import problem as _schema_problem
-from .similarity import judge_failed_T0
+from .similarity import judge_failed_T0, judge_similarity_evidence
 
 
 def outside_proof(claim: str, m: Model) -> str | None:
@@ -136,6 +136,12 @@ def _verify(claim: str, verdict: Any, ctx: "Context", facts: Facts, replay_faile
                 return judged
             return "failed", ("the file reports this claim false (certcheck re-verifies certificates and the "
                               "counterexamples of T0, T3 and D2, not this one)")
+        evidence = verdict.get("evidence")
+        if isinstance(evidence, dict) and {"similarity", "limits"} & set(evidence):
+            try:  # what the verdict says of the limits (docs/theory.md D11) is a statement: it must hold
+                judge_similarity_evidence(evidence, ctx.model)
+            except Rejected as error:
+                return "rejected", str(error)
         reason = facts.inconclusive_reason(claim)
         if reason is None and replay_failed:
             reason = "the file reports the replay failed, so its other verdicts are not decided"
