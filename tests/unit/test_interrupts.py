@@ -115,6 +115,49 @@ def test_an_interrupt_in_a_finaliser_is_raised_again_outside_it(name: str) -> No
     assert done.returncode == 0, done.stderr
 
 
+# A signal that lands in ``threading.Condition.__enter__`` just after its lock is taken: raised
+# there, it left the lock held for good (a future's condition: the process pool's manager thread
+# then waited for it for ever, and the interpreter's exit with it). It is raised once the frame is
+# left instead, and the ``with`` block then gives the lock back.
+_LANDED_IN_A_CONDITION = """
+import signal, sys, threading, time
+from verify.app import interrupts
+interrupts.install()
+class Lock:
+    def __init__(self):
+        self.inner = threading.Lock()
+    def acquire(self, *args):
+        return self.inner.acquire(*args)
+    def release(self):
+        self.inner.release()
+    def __enter__(self):
+        self.inner.acquire()
+        handing_over = sys._getframe(1)
+        print(handing_over.f_code.co_qualname, interrupts._would_be_lost(handing_over), flush=True)
+        interrupts.raise_interrupt(signal.SIG{name}, handing_over)
+        print("returned", flush=True)
+        return True
+    def __exit__(self, *exc):
+        self.inner.release()
+lock = Lock()
+try:
+    with threading.Condition(lock):
+        for _ in range(2000):
+            time.sleep(0.01)
+    print("lost")
+except KeyboardInterrupt:
+    print("raised", "and the lock is", "held" if lock.inner.locked() else "free")
+"""
+
+
+@pytest.mark.parametrize("name", ["INT", "TERM"])
+def test_an_interrupt_as_a_condition_takes_its_lock_is_raised_after_the_lock_is_held_safely(name: str) -> None:
+    done = _run(_LANDED_IN_A_CONDITION.format(name=name))
+    assert done.stdout.split() == ["Condition.__enter__", "True", "returned", "raised", "and", "the", "lock", "is",
+                                   "free"], done.stdout + done.stderr
+    assert done.returncode == 0, done.stderr
+
+
 def test_an_import_that_never_ends_is_interrupted_after_the_patience(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 

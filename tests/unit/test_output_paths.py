@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,4 +92,37 @@ def test_a_full_disk_in_a_report_folder_names_the_report_folder(tmp_path: Path) 
 
 def test_the_probe_leaves_nothing(tmp_path: Path) -> None:
     io._probe(tmp_path)
+    assert _listing(tmp_path) == []
+
+
+def _interrupted_once_created(monkeypatch: pytest.MonkeyPatch, call: str) -> list[str]:
+    """``os.<call>`` (open or mkdir) makes its file or folder, then a Ctrl-C lands before its result is kept."""
+    real, made = getattr(os, call), []
+
+    def make_then_interrupt(path: str | os.PathLike[str], *args: Any) -> Any:
+        result = real(path, *args)
+        if call == "open":
+            os.close(result)
+        made.append(os.fspath(path))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, call, make_then_interrupt)
+    return made
+
+
+@pytest.mark.parametrize("what", ["the writability probe", "an atomic write's temporary", "a staging folder"])
+def test_an_interrupt_just_after_a_file_is_made_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               what: str) -> None:
+    made = _interrupted_once_created(monkeypatch, "mkdir" if what == "a staging folder" else "open")
+    with pytest.raises(KeyboardInterrupt):
+        if what == "the writability probe":
+            check_writable(tmp_path / "report", folder=True, replaced=True)
+        elif what == "an atomic write's temporary":
+            atomic_write_text(tmp_path / "out.json", "{}\n")
+        else:
+            with atomic_directory(tmp_path / "report"):
+                pass
+    assert len(made) == 1
+    if what != "a staging folder":  # named for this process alone, so it is safe to remove
+        assert str(os.getpid()) in Path(made[0]).name
     assert _listing(tmp_path) == []

@@ -21,6 +21,10 @@ __all__ = ["raise_interrupt", "install", "forget_unhandled"]
 _IMPORT_MACHINERY = "<frozen importlib"
 # The frames under which a compiled module (a C extension: Cython's numpy.random, scipy) initialises.
 _COMPILED_MODULE_LOADING = frozenset({"ExtensionFileLoader.create_module", "ExtensionFileLoader.exec_module"})
+# threading.Condition's own frames that take or give back its lock: raised there, after the lock is
+# taken or before it is given back, the interrupt leaves the lock held for good (a future's condition:
+# the process pool's manager thread then waits for it for ever, and so does the interpreter's exit).
+_LOCK_HANDOVER = frozenset({"Condition.__enter__", "Condition.__exit__"})
 # How soon an interrupt that landed where it could be lost is delivered again.
 _RETRY_SECONDS = 0.01
 # How long an interrupt waits for such a place to be left: past this, an import that does not end
@@ -36,14 +40,17 @@ _raised: tuple[int, KeyboardInterrupt] | None = None
 def raise_interrupt(signum: int, frame: FrameType | None) -> None:
     """Signal handler: raise KeyboardInterrupt, unless the signal landed where the exception would be lost.
 
-    Two such places. In importlib's own code the exception can land between taking the import lock
-    and the ``try`` that releases it (the callback that drops a module's lock, for one): Python
-    reports it as "ignored", so the stop is lost, and the lock is never released, so the next
-    import in another thread hangs. While a compiled module initialises, it meets code that
-    swallows every exception: Cython-compiled modules (numpy.random, scipy) register their types
-    with ``collections.abc`` under a bare ``except: pass`` as they load, and the command then ran
-    to its end as if no signal had come. There the signal is sent again a moment later instead,
-    until that place is left (at most :data:`_IMPORT_PATIENCE_SECONDS`).
+    Three such places. In importlib's own code the exception can land between taking the import
+    lock and the ``try`` that releases it (the callback that drops a module's lock, for one):
+    Python reports it as "ignored", so the stop is lost, and the lock is never released, so the
+    next import in another thread hangs. In ``threading.Condition.__enter__`` / ``__exit__`` it can
+    land just after the lock is taken or just before it is given back: the lock stays held, and a
+    process pool's manager thread cancelling the futures waits for it for ever (so does the exit).
+    While a compiled module initialises, it meets code that swallows every exception:
+    Cython-compiled modules (numpy.random, scipy) register their types with ``collections.abc``
+    under a bare ``except: pass`` as they load, and the command then ran to its end as if no
+    signal had come. There the signal is sent again a moment later instead, until that place is
+    left (at most :data:`_IMPORT_PATIENCE_SECONDS`).
     """
     global _deferred_since, _raised
     if _would_be_lost(frame):
@@ -60,8 +67,12 @@ def raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def _would_be_lost(frame: Any) -> bool:
-    """True when ``frame`` runs importlib's code, or runs under the initialisation of a compiled module."""
+    """True when ``frame`` runs importlib's code or hands a Condition's lock over, or runs under the
+    initialisation of a compiled module."""
     if frame is not None and frame.f_code.co_filename.startswith(_IMPORT_MACHINERY):
+        return True
+    if (frame is not None and frame.f_code.co_filename == threading.__file__
+            and frame.f_code.co_qualname in _LOCK_HANDOVER):
         return True
     while frame is not None:
         if frame.f_code.co_qualname in _COMPILED_MODULE_LOADING:

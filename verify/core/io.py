@@ -37,10 +37,12 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, BinaryIO, Callable, Iterator, TypeVar
 
 from .exitcodes import CouldNotComplete, OutputBusy
 from .numbers import InputError, parse_json
+
+T = TypeVar("T")
 
 try:
     import fcntl
@@ -267,17 +269,50 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _unique_token() -> str:
+    """A name part no other process uses (its id) and this one uses once (a random part)."""
+    return f"{os.getpid()}.{secrets.token_hex(4)}"
+
+
+def _make_new(path: Path, make: Callable[[Path], T]) -> T | None:
+    """``make(path)``, which creates ``path`` exclusively, or None if ``path`` already exists.
+
+    An interrupt can land once ``path`` is made, before what ``make`` returned is kept; then
+    ``path`` is removed before the interrupt goes on. So ``path`` must be this process's alone:
+    named with :func:`_unique_token`, or made under a lock this process holds.
+    """
+    try:
+        return make(path)
+    except FileExistsError:
+        return None
+    except OSError:
+        raise
+    except BaseException:
+        _remove(path)
+        raise
+
+
+def _make_folder(path: Path) -> bool:
+    path.mkdir(0o777)
+    return True
+
+
+def _new_file(path: Path, mode: int) -> int | None:
+    """A descriptor of the file ``path``, created now (:func:`_make_new`), or None if it exists."""
+    return _make_new(path, lambda new: os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+
+
 def _probe(folder: Path) -> None:
     """Create and remove an empty file in ``folder``: the one test of writability that holds for root too."""
     while True:
-        probe = folder / f".hardmax-verify-probe.{secrets.token_hex(4)}"
-        try:
-            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        probe = folder / f".hardmax-verify-probe.{_unique_token()}"
+        fd = _new_file(probe, 0o600)
+        if fd is not None:
             break
-        except FileExistsError:
-            continue
-    os.close(fd)
-    probe.unlink(missing_ok=True)
+    try:
+        os.close(fd)
+    finally:
+        probe.unlink(missing_ok=True)
 
 
 class UnwritableOutput(CouldNotComplete):
@@ -346,15 +381,13 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
     path = Path(path)
     _ensure_folder(path.parent)
     while True:
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        tmp = path.with_name(f".{path.name}.{_unique_token()}.tmp")
         try:
-            # O_EXCL: never an existing file; mode 0o666: the kernel applies the umask.
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            continue
+            fd = _new_file(tmp, 0o666)  # mode 0o666: the kernel applies the umask
         except OSError as error:
             raise _naming(error, path) from None
+        if fd is not None:
+            break
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -592,11 +625,9 @@ def atomic_directory(target: Path) -> Iterator[Path]:
     with directory_lock(target):
         while True:
             staging = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
-            try:
-                staging.mkdir(0o777)  # the umask applies, as for any new folder
+            # The umask applies, as for any new folder. Only the lock's holder makes these folders.
+            if _make_new(staging, _make_folder):
                 break
-            except FileExistsError:
-                continue
         try:
             yield staging
             _swap_in(staging, target)
