@@ -292,14 +292,17 @@ def _make_new(path: Path, make: Callable[[Path], T]) -> T | None:
         raise
 
 
-def _make_folder(path: Path) -> bool:
-    path.mkdir(0o777)
-    return True
-
-
 def _new_file(path: Path, mode: int) -> int | None:
     """A descriptor of the file ``path``, created now (:func:`_make_new`), or None if it exists."""
     return _make_new(path, lambda new: os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+
+
+def _new_folder(path: Path) -> bool:
+    """True if the folder ``path`` was created now (:func:`_make_new`; the umask applies), False if it exists."""
+    def make(new: Path) -> bool:
+        new.mkdir(0o777)
+        return True
+    return _make_new(path, make) is not None
 
 
 def _probe(folder: Path) -> None:
@@ -625,8 +628,7 @@ def atomic_directory(target: Path) -> Iterator[Path]:
     with directory_lock(target):
         while True:
             staging = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
-            # The umask applies, as for any new folder. Only the lock's holder makes these folders.
-            if _make_new(staging, _make_folder):
+            if _new_folder(staging):  # only the lock's holder makes these folders
                 break
         try:
             yield staging
